@@ -1,0 +1,7 @@
+import type { CliCommand } from "../command.ts";
+
+/**
+ * Every sub-command of `agentops`, in the order `agentops --help` lists them. A new command is
+ * one file under this folder and one line here.
+ */
+export const commands: readonly CliCommand[] = [];

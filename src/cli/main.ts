@@ -1,0 +1,45 @@
+import { UsageError } from "./command.ts";
+import { commands } from "./commands/index.ts";
+
+function topLevelHelp(): string {
+  const width = Math.max(...commands.map((command) => command.name.length), 8);
+  const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
+  return ["Usage: agentops <command> [flags]", "", "Commands:", ...lines, "", "Run `agentops <command> --help` for a command's flags."].join("\n");
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(`${topLevelHelp()}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  if (command === undefined) {
+    process.stderr.write(`agentops: unknown command "${name}". Fix: run \`agentops --help\` for the list of commands.\n`);
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    process.stdout.write(`${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`agentops ${command.name}: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`agentops: unexpected failure: ${message}\n`);
+    process.exitCode = 1;
+  },
+);
