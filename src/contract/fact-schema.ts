@@ -1,0 +1,191 @@
+import { z } from "zod";
+import { timestampSchema } from "./timestamp.ts";
+
+/**
+ * The zod form of observation contract 1.0.0 (shared/spec/observation-contract.md §1–§2): what
+ * Avro cannot say (ranges, ISO 4217, fields required only for some values) is enforced here.
+ * Optional fields accept absent or null and normalise to absent, so `{"x": null}` and `{}` are the
+ * same fact. Objects are closed: an unknown field means a different contract, so it is rejected.
+ */
+
+export const OBSERVATION_CONTRACT = "agentops.observation@1.0.0";
+
+export const FACT_TYPES = ["model_call", "cost", "delivery_summary", "packet", "repair", "task_snapshot", "agent_step", "sandbox_event"] as const;
+export type FactType = (typeof FACT_TYPES)[number];
+
+export const PROVENANCE_BASES = ["DIRECT_HOST", "DIRECT_PROVIDER", "DERIVED", "ESTIMATED", "MANUAL"] as const;
+export const DELIVERY_OUTCOMES = ["SUCCEEDED", "FAILED", "CANCELLED", "INFRASTRUCTURE_FAILURE"] as const;
+export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
+
+const identifier = z.string().min(1).max(256);
+
+/** ISO 4217 codes as the runtime's ICU knows them; a made-up three-letter code is not a currency. */
+const ISO_4217 = new Set(Intl.supportedValuesOf("currency"));
+const nonNegativeInteger = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+/** Absent and null are the same: both become `undefined`. */
+function optional<T extends z.ZodType>(schema: T) {
+  return schema.nullish().transform((value) => value ?? undefined);
+}
+
+/** Provenance is kept as reported: an unknown basis is not a parse error but unreadable provenance. */
+const provenanceSchema = z
+  .strictObject({ basis: z.string(), source: optional(z.string()) })
+  .nullish()
+  .transform((value) => value ?? null);
+
+const envelope = {
+  contract: z.literal(OBSERVATION_CONTRACT),
+  fact_id: identifier,
+  event_time: timestampSchema,
+  provenance: provenanceSchema,
+};
+
+export const modelCallSchema = z.strictObject({
+  ...envelope,
+  type: z.literal("model_call"),
+  call_id: identifier,
+  run_id: identifier,
+  delivery_id: optional(identifier),
+  task_id: optional(identifier),
+  operational: z.boolean(),
+  provider: optional(z.string()),
+  model: optional(z.string()),
+  role: optional(z.string()),
+  runtime: optional(z.string()),
+  span_duration_ms: optional(z.number().nonnegative().finite()),
+  input_tokens: optional(nonNegativeInteger),
+  output_tokens: optional(nonNegativeInteger),
+  usage_source: optional(z.enum(["PROVIDER", "HOST", "NONE"])),
+});
+
+export const costSchema = z
+  .strictObject({
+    ...envelope,
+    type: z.literal("cost"),
+    cost_id: identifier,
+    call_id: optional(identifier),
+    delivery_id: optional(identifier),
+    amount_minor: nonNegativeInteger,
+    currency: z.string().refine((code) => /^[A-Z]{3}$/.test(code) && ISO_4217.has(code), { message: "currency must be an ISO 4217 code (three upper-case letters, e.g. USD)", params: { reason: "INVALID_CURRENCY" } }),
+    source: z.enum(["PROVIDER", "HOST", "ESTIMATE"]),
+    cost_basis: z.string().min(1),
+    attribution: z.enum(["PROJECT", "SHARED", "UNATTRIBUTED"]),
+    estimated: z.boolean(),
+  })
+  .superRefine((cost, ctx) => {
+    if ((cost.call_id === undefined) === (cost.delivery_id === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["call_id"], message: "a cost links by exactly one of call_id and delivery_id", params: { reason: "COST_LINK_NOT_EXACTLY_ONE" } });
+    }
+  });
+
+export const deliverySummarySchema = z
+  .strictObject({
+    ...envelope,
+    type: z.literal("delivery_summary"),
+    delivery_id: identifier,
+    task_id: optional(identifier),
+    run_id: optional(identifier),
+    status: z.enum(["OPEN", "TERMINAL"]),
+    outcome: optional(z.enum(DELIVERY_OUTCOMES)),
+    requirement_changed: z.boolean(),
+    elapsed_ms: optional(nonNegativeInteger),
+    stage_reached: optional(z.string().min(1)),
+  })
+  .superRefine((summary, ctx) => {
+    if (summary.status === "TERMINAL" && summary.outcome === undefined) {
+      ctx.addIssue({ code: "custom", path: ["outcome"], message: "a TERMINAL summary must record its outcome", params: { reason: "OUTCOME_REQUIRED" } });
+    }
+    if (summary.status === "OPEN" && summary.outcome !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["outcome"], message: "an OPEN summary has no outcome yet", params: { reason: "OUTCOME_NOT_ALLOWED" } });
+    }
+  });
+
+/** governance_revision is kept as reported: an unsupported revision is a metric exclusion, not a parse error. */
+export const packetSchema = z.strictObject({
+  ...envelope,
+  type: z.literal("packet"),
+  packet_id: identifier,
+  task_id: optional(identifier),
+  governance_revision: z.string().min(1),
+  repair_attribution: z.enum(["AVAILABLE", "UNAVAILABLE"]),
+});
+
+export const repairSchema = z.strictObject({
+  ...envelope,
+  type: z.literal("repair"),
+  repair_id: identifier,
+  finding_id: identifier,
+  packet_id: optional(identifier),
+  task_id: optional(identifier),
+  delivery_id: optional(identifier),
+  attributable: z.boolean(),
+});
+
+/** A defined task keeps exactly what the evaluation owner declared: missing parts stay missing. */
+const definedTaskSchema = z.strictObject({
+  task_id: optional(identifier),
+  members: optional(z.array(identifier)),
+  role_template: optional(z.string().min(1)),
+  template_assignment: optional(z.enum(["EVENT_TIME", "BACKFILLED"])),
+});
+
+export const taskSnapshotSchema = z
+  .strictObject({
+    ...envelope,
+    type: z.literal("task_snapshot"),
+    snapshot_id: identifier,
+    cutoff: timestampSchema,
+    tasks: z.array(definedTaskSchema),
+  })
+  .superRefine((snapshot, ctx) => {
+    const seen = new Set<string>();
+    snapshot.tasks.forEach((task, index) => {
+      if (task.task_id === undefined) return;
+      if (seen.has(task.task_id)) {
+        ctx.addIssue({ code: "custom", path: ["tasks", index, "task_id"], message: `task ${task.task_id} is defined twice in one snapshot`, params: { reason: "DUPLICATE_TASK_IN_SNAPSHOT" } });
+      }
+      seen.add(task.task_id);
+    });
+  });
+
+export const agentStepSchema = z.strictObject({
+  ...envelope,
+  type: z.literal("agent_step"),
+  run_id: identifier,
+  seq: nonNegativeInteger,
+  actor: optional(z.string()),
+  kind: z.enum(["tool_call", "message", "plan"]),
+  tool: optional(z.string()),
+  input: optional(z.string()),
+  observation_digest: optional(z.string()),
+  status: optional(z.enum(["ok", "error"])),
+  input_tokens: optional(nonNegativeInteger),
+  output_tokens: optional(nonNegativeInteger),
+});
+
+export const sandboxEventSchema = z.strictObject({
+  ...envelope,
+  type: z.literal("sandbox_event"),
+  run_id: identifier,
+  seq: nonNegativeInteger,
+  kind: z.enum(["exec", "file_read", "file_write", "file_delete", "network", "git", "sql"]),
+  command: optional(z.string()),
+  argv: optional(z.array(z.string())),
+  path: optional(z.string()),
+  cwd: optional(z.string()),
+  workspace_root: optional(z.string()),
+  target: optional(z.string()),
+  exit_code: optional(z.number().int()),
+});
+
+export const factSchemas = {
+  model_call: modelCallSchema,
+  cost: costSchema,
+  delivery_summary: deliverySummarySchema,
+  packet: packetSchema,
+  repair: repairSchema,
+  task_snapshot: taskSnapshotSchema,
+  agent_step: agentStepSchema,
+  sandbox_event: sandboxEventSchema,
+} as const;

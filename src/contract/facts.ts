@@ -1,0 +1,21 @@
+import type { z } from "zod";
+import type { agentStepSchema, costSchema, deliverySummarySchema, modelCallSchema, packetSchema, repairSchema, sandboxEventSchema, taskSnapshotSchema } from "./fact-schema.ts";
+
+/** Accepted, normalised facts: timestamps are epoch milliseconds, absent optionals are undefined. */
+export type ModelCall = z.output<typeof modelCallSchema>;
+export type Cost = z.output<typeof costSchema>;
+export type DeliverySummary = z.output<typeof deliverySummarySchema>;
+export type Packet = z.output<typeof packetSchema>;
+export type Repair = z.output<typeof repairSchema>;
+export type TaskSnapshot = z.output<typeof taskSnapshotSchema>;
+export type DefinedTask = TaskSnapshot["tasks"][number];
+export type AgentStep = z.output<typeof agentStepSchema>;
+export type SandboxEvent = z.output<typeof sandboxEventSchema>;
+
+export type MetricFact = ModelCall | Cost | DeliverySummary | Packet | Repair | TaskSnapshot;
+export type AgentEvent = AgentStep | SandboxEvent;
+export type Fact = MetricFact | AgentEvent;
+
+export function isAgentEvent(fact: Fact): fact is AgentEvent {
+  return fact.type === "agent_step" || fact.type === "sandbox_event";
+}
