@@ -1,7 +1,10 @@
 import type { CliCommand } from "../command.ts";
+import { catalogCommand } from "./catalog.ts";
 
 /**
  * Every sub-command of `agentops`, in the order `agentops --help` lists them. A new command is
  * one file under this folder and one line here.
  */
-export const commands: readonly CliCommand[] = [];
+export const commands: readonly CliCommand[] = [
+  catalogCommand,
+];
