@@ -4,6 +4,7 @@
 
 REGISTRY_VERSION="${AGENTOPS_REGISTRY_VERSION:-3.3.3}"
 REGISTRY_PORT=18081
+REGISTRY_MANAGEMENT_PORT=18082
 REGISTRY_URL="http://127.0.0.1:${REGISTRY_PORT}"
 REGISTRY_HOME="${CACHE_DIR}/apicurio-registry-${REGISTRY_VERSION}"
 REGISTRY_DIR="${SERVICES_DIR}/registry"
@@ -57,6 +58,7 @@ registry_up() {
     return 0
   fi
   require_port_free "${REGISTRY_PORT}" "schema registry"
+  require_port_free "${REGISTRY_MANAGEMENT_PORT}" "schema registry management"
   local java_bin
   java_bin="$(require_java 21 "Apicurio Registry ${REGISTRY_VERSION}")" || exit 1
   registry_fetch
@@ -71,6 +73,9 @@ registry_up() {
     "${REGISTRY_MARKER}"
     -Dquarkus.http.host=127.0.0.1
     "-Dquarkus.http.port=${REGISTRY_PORT}"
+    # Quarkus' management interface defaults to 0.0.0.0:9000; keep it on loopback, next to ours.
+    -Dquarkus.management.host=127.0.0.1
+    "-Dquarkus.management.port=${REGISTRY_MANAGEMENT_PORT}"
     -Dquarkus.log.file.enabled=true
     "-Dquarkus.log.file.path=${REGISTRY_DIR}/logs/registry.log"
     -Dquarkus.log.console.enabled=false
@@ -78,6 +83,8 @@ registry_up() {
     -Dapicurio.rest.deletion.artifact.enabled=true
     -Dapicurio.rest.deletion.artifact-version.enabled=true
     -Dapicurio.rest.deletion.group.enabled=true
+    # Global COMPATIBILITY rule from the first request on (the PUT after start makes it explicit).
+    -Dapicurio.rules.global.compatibility=BACKWARD
     -jar "${jar}"
   )
   setsid nohup "${cmd[@]}" >"${REGISTRY_DIR}/logs/stdout.log" 2>&1 </dev/null &
