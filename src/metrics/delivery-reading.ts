@@ -1,0 +1,36 @@
+import type { DeliverySummary } from "../contract/facts.ts";
+
+/** Orders summaries by (event_time, fact_id): the contract's tie-break, independent of arrival. */
+export function bySummaryTime(a: DeliverySummary, b: DeliverySummary): number {
+  if (a.event_time !== b.event_time) return a.event_time - b.event_time;
+  return a.fact_id < b.fact_id ? -1 : a.fact_id > b.fact_id ? 1 : 0;
+}
+
+/**
+ * A Delivery is terminal from its earliest TERMINAL summary by (event_time, fact_id); later
+ * TERMINAL summaries are ignored (they never change the outcome, stage or elapsed time read).
+ */
+export function terminalSummary(summaries: Iterable<DeliverySummary>): DeliverySummary | undefined {
+  let earliest: DeliverySummary | undefined;
+  for (const summary of summaries) {
+    if (summary.status !== "TERMINAL") continue;
+    if (earliest === undefined || bySummaryTime(summary, earliest) < 0) earliest = summary;
+  }
+  return earliest;
+}
+
+/** The first summary of any status: trajectory-partial-cost anchors the Delivery there. */
+export function firstSummary(summaries: Iterable<DeliverySummary>): DeliverySummary | undefined {
+  let earliest: DeliverySummary | undefined;
+  for (const summary of summaries) {
+    if (earliest === undefined || bySummaryTime(summary, earliest) < 0) earliest = summary;
+  }
+  return earliest;
+}
+
+/** TERMINAL summaries after the first one: counted as conflicts, never read. */
+export function laterTerminalSummaries(summaries: Iterable<DeliverySummary>): number {
+  let terminal = 0;
+  for (const summary of summaries) if (summary.status === "TERMINAL") terminal += 1;
+  return Math.max(0, terminal - 1);
+}

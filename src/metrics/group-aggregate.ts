@@ -1,0 +1,74 @@
+import type { Contribution } from "./contribution.ts";
+import { moneySliceKey } from "./money.ts";
+
+export interface MoneySliceTotal {
+  readonly currency: string;
+  readonly source: string;
+  readonly costBasis: string;
+  units: number;
+  amountMinor: number;
+}
+
+/**
+ * The running sums of one result group. Every field is a sum (or a counted multiset), so adding a
+ * contribution and subtracting it again restores the previous state exactly: integers only, with
+ * durations in integer microseconds, so floating-point order never leaks into a result.
+ */
+export class GroupAggregate {
+  readonly sample: Contribution;
+  units = 0;
+  candidates = 0;
+  covered = 0;
+  eligible = 0;
+  hits = 0;
+  amount = 0;
+  readonly categories = new Map<string, number>();
+  readonly exclusions = new Map<string, number>();
+  readonly money = new Map<string, MoneySliceTotal>();
+  /** event_time → how many contributions have it as their as_of; max() of the keys is as_of. */
+  private readonly asOfCounts = new Map<number, number>();
+
+  constructor(sample: Contribution) {
+    this.sample = sample;
+  }
+
+  /** Adds (sign 1) or retracts (sign -1) one contribution. */
+  apply(contribution: Contribution, sign: 1 | -1): void {
+    this.units += sign;
+    if (contribution.candidate) this.candidates += sign;
+    if (contribution.covered) this.covered += sign;
+    if (contribution.eligible) this.eligible += sign;
+    if (contribution.hit) this.hits += sign;
+    this.amount += sign * contribution.amount;
+    if (contribution.category !== undefined) bump(this.categories, contribution.category, sign);
+    for (const [reason, count] of Object.entries(contribution.exclusions)) bump(this.exclusions, reason, sign * count);
+    for (const share of contribution.money) {
+      const key = moneySliceKey(share.currency, share.source, share.costBasis);
+      let total = this.money.get(key);
+      if (total === undefined) {
+        total = { currency: share.currency, source: share.source, costBasis: share.costBasis, units: 0, amountMinor: 0 };
+        this.money.set(key, total);
+      }
+      total.units += sign;
+      total.amountMinor += sign * share.amountMinor;
+      if (total.units === 0) this.money.delete(key);
+    }
+    bump(this.asOfCounts, contribution.asOf, sign);
+  }
+
+  get isEmpty(): boolean {
+    return this.units === 0;
+  }
+
+  asOf(): number | undefined {
+    let latest: number | undefined;
+    for (const time of this.asOfCounts.keys()) if (Number.isFinite(time) && (latest === undefined || time > latest)) latest = time;
+    return latest;
+  }
+}
+
+function bump<K>(counts: Map<K, number>, key: K, delta: number): void {
+  const next = (counts.get(key) ?? 0) + delta;
+  if (next === 0) counts.delete(key);
+  else counts.set(key, next);
+}

@@ -1,0 +1,164 @@
+import type { CatalogSummary } from "../catalog/metric-definitions.ts";
+import type { MetricFact } from "../contract/facts.ts";
+import type { Contribution } from "./contribution.ts";
+import type { EngineConfig } from "./engine-config.ts";
+import { FactIndex } from "./fact-index.ts";
+import { FactLedger, type Conflict, type LedgerOutcome } from "./fact-ledger.ts";
+import { GroupAggregate } from "./group-aggregate.ts";
+import { MultiMap } from "./multi-map.ts";
+import { renderGroup } from "./render-result.ts";
+import type { MetricResult, ResultChange } from "./result-record.ts";
+import { callContributions } from "./units/call-unit.ts";
+import { deliveryContributions } from "./units/delivery-unit.ts";
+import { evidenceContributions } from "./units/evidence-unit.ts";
+import { finalizeContribution } from "./units/finalize.ts";
+import { packetContributions } from "./units/packet-unit.ts";
+import { taskContributions } from "./units/task-unit.ts";
+import { unitsReading, type TaskUnitIndex } from "./unit-key.ts";
+
+const NO_CONTRIBUTIONS: readonly Contribution[] = [];
+
+/**
+ * The metric engine: a pure, incremental function from a set of observation facts to metric
+ * results. `ingest` records a fact (accepting, ignoring a redelivery, or quarantining a conflict)
+ * and marks the units that read it; `flush` recomputes those units, swaps each one's old
+ * contributions for its new ones in the group sums, and returns the result keys that changed.
+ * Because every unit is a function of the accepted fact set and every group is a sum of units,
+ * results do not depend on arrival order, batching or how often flush is called.
+ */
+export class MetricEngine {
+  private readonly ledger = new FactLedger();
+  private readonly index = new FactIndex();
+  private readonly tasks: TaskUnitIndex = { byTaskId: new MultiMap(), byMember: new MultiMap() };
+  private readonly dirtyUnits = new Set<string>();
+  private readonly contributions = new Map<string, readonly Contribution[]>();
+  private readonly groups = new Map<string, GroupAggregate>();
+  private readonly dirtyGroups = new Set<string>();
+  /** group key → the result keys it published last (money groups publish one per slice). */
+  private readonly publishedKeys = new Map<string, readonly string[]>();
+  private readonly published = new Map<string, { json: string; result: MetricResult }>();
+  private readonly config: EngineConfig;
+  private readonly catalog: CatalogSummary;
+
+  constructor(config: EngineConfig, catalog: CatalogSummary) {
+    this.config = config;
+    this.catalog = catalog;
+  }
+
+  ingest(fact: MetricFact): LedgerOutcome {
+    const outcome = this.ledger.record(fact);
+    if (outcome.kind === "accepted") this.admit(fact);
+    if (outcome.kind === "quarantined") for (const earlier of outcome.retracted) this.withdraw(earlier);
+    return outcome;
+  }
+
+  /** Recomputes dirty units and returns every result key whose record changed (or vanished). */
+  flush(): ResultChange[] {
+    for (const unit of this.dirtyUnits) this.recompute(unit);
+    this.dirtyUnits.clear();
+    const changes: ResultChange[] = [];
+    for (const groupKey of [...this.dirtyGroups].sort()) {
+      const group = this.groups.get(groupKey);
+      const rendered = group === undefined || group.isEmpty ? [] : renderGroup(group, this.catalog, this.config.coverageThresholdHundredths);
+      if (group !== undefined && group.isEmpty) this.groups.delete(groupKey);
+      const keys = rendered.map((entry) => entry.key);
+      for (const stale of this.publishedKeys.get(groupKey) ?? []) {
+        if (keys.includes(stale)) continue;
+        this.published.delete(stale);
+        changes.push({ key: stale, result: null });
+      }
+      for (const { key, result } of rendered) {
+        const json = JSON.stringify(result);
+        if (this.published.get(key)?.json === json) continue;
+        this.published.set(key, { json, result });
+        changes.push({ key, result });
+      }
+      if (keys.length === 0) this.publishedKeys.delete(groupKey);
+      else this.publishedKeys.set(groupKey, keys);
+    }
+    this.dirtyGroups.clear();
+    return changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** Every current result, sorted by key, as canonical JSON lines (flushes first). */
+  results(): { key: string; json: string; result: MetricResult }[] {
+    this.flush();
+    return [...this.published.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, entry]) => ({ key, ...entry }));
+  }
+
+  conflicts(): Conflict[] {
+    return this.ledger.conflicts();
+  }
+
+  private admit(fact: MetricFact): void {
+    this.index.add(fact);
+    if (fact.type === "task_snapshot") this.indexTasks(fact, true);
+    this.markReaders(fact);
+  }
+
+  private withdraw(fact: MetricFact): void {
+    // Mark before removing: the links that find the readers go away with the fact.
+    this.markReaders(fact);
+    this.index.remove(fact);
+    if (fact.type === "task_snapshot") this.indexTasks(fact, false);
+  }
+
+  private markReaders(fact: MetricFact): void {
+    for (const unit of unitsReading(fact, this.index, this.tasks)) this.dirtyUnits.add(unit);
+  }
+
+  private indexTasks(snapshot: Extract<MetricFact, { type: "task_snapshot" }>, adding: boolean): void {
+    snapshot.tasks.forEach((task, position) => {
+      const unit = `task\u0000${snapshot.snapshot_id}\u0000${position}`;
+      const update = (index: MultiMap<string, string>, key: string): void => (adding ? index.add(key, unit) : index.delete(key, unit));
+      if (task.task_id !== undefined) update(this.tasks.byTaskId, task.task_id);
+      for (const member of task.members ?? []) update(this.tasks.byMember, member);
+    });
+  }
+
+  private recompute(unit: string): void {
+    const next = this.evaluate(unit).map(finalizeContribution);
+    const previous = this.contributions.get(unit) ?? NO_CONTRIBUTIONS;
+    for (const contribution of previous) this.applyToGroup(contribution, -1);
+    for (const contribution of next) this.applyToGroup(contribution, 1);
+    if (next.length === 0) this.contributions.delete(unit);
+    else this.contributions.set(unit, next);
+  }
+
+  private applyToGroup(contribution: Contribution, sign: 1 | -1): void {
+    let group = this.groups.get(contribution.groupKey);
+    if (group === undefined) {
+      group = new GroupAggregate(contribution);
+      this.groups.set(contribution.groupKey, group);
+    }
+    group.apply(contribution, sign);
+    this.dirtyGroups.add(contribution.groupKey);
+  }
+
+  private evaluate(unit: string) {
+    const [kind, id = "", position] = unit.split("\u0000");
+    switch (kind) {
+      case "call": {
+        const call = this.index.calls.get(id);
+        return call === undefined ? [] : callContributions(call, this.index, this.config);
+      }
+      case "evidence": {
+        const fact = this.index.evidenceFacts.get(id);
+        return fact === undefined ? [] : evidenceContributions(fact, this.config);
+      }
+      case "delivery":
+        return deliveryContributions(id, this.index, this.config);
+      case "packet": {
+        const packet = this.index.packets.get(id);
+        return packet === undefined ? [] : packetContributions(packet, this.index, this.config);
+      }
+      case "task": {
+        const snapshot = this.index.snapshots.get(id);
+        const task = snapshot?.tasks[Number(position)];
+        return snapshot === undefined || task === undefined ? [] : taskContributions(snapshot, task, this.index);
+      }
+      default:
+        throw new Error(`unknown unit kind in ${JSON.stringify(unit)}`);
+    }
+  }
+}

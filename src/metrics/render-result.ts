@@ -1,0 +1,128 @@
+import type { CatalogSummary, MetricDefinition } from "../catalog/metric-definitions.ts";
+import { formatTimestamp } from "../contract/timestamp.ts";
+import { coverageResult } from "./coverage.ts";
+import type { GroupAggregate, MoneySliceTotal } from "./group-aggregate.ts";
+import { FORMULA_SHAPES } from "./metric-formula.ts";
+import type { Cohort, CoverageResult, Measures, MetricResult, ResultStatus, ResultValue } from "./result-record.ts";
+import { cohortOf, resultKey } from "./scope.ts";
+
+export interface RenderedResult {
+  readonly key: string;
+  readonly result: MetricResult;
+}
+
+/**
+ * Turns one group's sums into its published records: one record, or for money metrics one per
+ * exact slice (plus, when candidates exist but no eligible money does, one NOT_AVAILABLE record
+ * for the cohort). Coverage is computed before and independently of the value and is always
+ * published; the value is hidden (null, no measures) when not available or below minimum sample.
+ */
+export function renderGroup(group: GroupAggregate, catalog: CatalogSummary, thresholdHundredths: number): RenderedResult[] {
+  const { metricId, scope, cohort } = group.sample;
+  const definition = catalog.metrics.get(metricId);
+  if (definition === undefined) throw new Error(`no catalog definition for ${metricId}`);
+  const coverage = coverageResult(group.covered, group.candidates, thresholdHundredths);
+  const asOfTime = group.asOf();
+  const base = {
+    catalog: catalog.catalogRevision,
+    definition,
+    coverage,
+    exclusions: sortedRecord(group.exclusions),
+    asOf: asOfTime === undefined ? null : formatTimestamp(asOfTime),
+  };
+  const shape = FORMULA_SHAPES[metricId];
+  if (shape !== "money") {
+    const record = assemble(base, scope, cohort, group.eligible, (status) => (status === "PUBLISHED" ? valueAndMeasures(shape, group, definition) : undefined));
+    return [{ key: group.sample.groupKey, result: record }];
+  }
+  const slices = [...group.money.values()];
+  if (slices.length === 0) {
+    return [{ key: group.sample.groupKey, result: assemble(base, scope, cohort, 0, () => undefined) }];
+  }
+  return slices.map((slice) => {
+    const sliceCohort = cohortOf({ ...cohort, currency: slice.currency, source: slice.source, cost_basis: slice.costBasis });
+    const result = assemble(base, scope, sliceCohort, slice.units, (status) => (status === "PUBLISHED" ? moneyValue(slice, definition) : undefined));
+    return { key: resultKey(metricId, scope, sliceCohort), result };
+  });
+}
+
+interface Shared {
+  readonly catalog: string;
+  readonly definition: MetricDefinition;
+  readonly coverage: CoverageResult;
+  readonly exclusions: Record<string, number>;
+  readonly asOf: string | null;
+}
+
+/**
+ * Status precedence: no covered or no eligible unit → NOT_AVAILABLE (missing is never zero);
+ * fewer eligible units than minimum_sample → BELOW_MINIMUM_SAMPLE; otherwise PUBLISHED.
+ */
+export function resultStatus(coveredUnits: number, eligibleUnits: number, minimumSample: number): ResultStatus {
+  if (coveredUnits === 0 || eligibleUnits === 0) return "NOT_AVAILABLE";
+  if (eligibleUnits < minimumSample) return "BELOW_MINIMUM_SAMPLE";
+  return "PUBLISHED";
+}
+
+function assemble(shared: Shared, scope: MetricResult["scope"], cohort: Cohort, eligibleUnits: number, compute: (status: ResultStatus) => { value: ResultValue; measures: Measures } | undefined): MetricResult {
+  const status = resultStatus(shared.coverage.numerator, eligibleUnits, shared.definition.minimumSample);
+  const computed = compute(status);
+  return {
+    catalog: shared.catalog,
+    metric_id: shared.definition.metricId,
+    metric_version: shared.definition.version,
+    scope,
+    cohort,
+    status,
+    value: computed?.value ?? null,
+    na_reason: status === "NOT_AVAILABLE" ? shared.definition.missing : null,
+    measures: computed?.measures ?? null,
+    eligible_units: eligibleUnits,
+    minimum_sample: shared.definition.minimumSample,
+    coverage: shared.coverage,
+    exclusions: shared.exclusions,
+    as_of: shared.asOf,
+  };
+}
+
+function measures(unit: string, parts: Partial<Omit<Measures, "unit">>): Measures {
+  return {
+    numerator: parts.numerator ?? null,
+    denominator: parts.denominator ?? null,
+    categories: parts.categories ?? null,
+    sum: parts.sum ?? null,
+    contributing: parts.contributing ?? null,
+    unit,
+    currency: parts.currency ?? null,
+  };
+}
+
+function valueAndMeasures(shape: Exclude<(typeof FORMULA_SHAPES)[keyof typeof FORMULA_SHAPES], "money">, group: GroupAggregate, definition: MetricDefinition): { value: ResultValue; measures: Measures } {
+  const eligible = group.eligible;
+  switch (shape) {
+    case "ratio":
+      return { value: group.hits / eligible, measures: measures(definition.unit, { numerator: group.hits, denominator: eligible }) };
+    case "per-category": {
+      const counts = sortedRecord(group.categories);
+      const quotients: Record<string, number> = {};
+      for (const [category, count] of Object.entries(counts)) quotients[category] = count / eligible;
+      return { value: quotients, measures: measures(definition.unit, { categories: counts, denominator: eligible }) };
+    }
+    case "mean-duration": {
+      const sumMillis = group.amount / 1000;
+      return { value: sumMillis / eligible, measures: measures(definition.unit, { sum: sumMillis, contributing: eligible }) };
+    }
+    case "sum":
+      return { value: group.amount, measures: measures(definition.unit, { sum: group.amount, contributing: eligible }) };
+  }
+}
+
+function moneyValue(slice: MoneySliceTotal, definition: MetricDefinition): { value: ResultValue; measures: Measures } {
+  return { value: slice.amountMinor, measures: measures(definition.unit, { sum: slice.amountMinor, contributing: slice.units, currency: slice.currency }) };
+}
+
+function sortedRecord(counts: ReadonlyMap<string, number>): Record<string, number> {
+  const sorted: Record<string, number> = {};
+  for (const key of [...counts.keys()].sort()) sorted[key] = counts.get(key) as number;
+  return sorted;
+}

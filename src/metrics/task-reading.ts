@@ -1,0 +1,84 @@
+import type { DeliveryOutcome } from "../contract/fact-schema.ts";
+import type { DefinedTask, DeliverySummary, TaskSnapshot } from "../contract/facts.ts";
+import { terminalSummary } from "./delivery-reading.ts";
+import type { FactIndex } from "./fact-index.ts";
+
+/** Contract §3: each defined task gets at most one reason, the first of this list that applies. */
+export const TASK_EXCLUSION_PRECEDENCE = [
+  "MISSING_TASK_IDENTITY",
+  "UNDEFINED_TASK_MEMBERSHIP",
+  "INCOMPLETE_COHORT_COORDINATES",
+  "OPEN_DELIVERY",
+  "MIXED_DELIVERY_OUTCOMES",
+  "REQUIREMENT_CHANGED",
+  "INFRASTRUCTURE_FAILURE",
+] as const;
+
+export type TaskExclusion = (typeof TASK_EXCLUSION_PRECEDENCE)[number];
+
+export interface TaskReading {
+  /** The one exclusion reason, by precedence; undefined for a comparable eligible terminal task. */
+  readonly exclusion: TaskExclusion | undefined;
+  /** The unique terminal outcome when every member's terminal outcome is the same one. */
+  readonly outcome: DeliveryOutcome | undefined;
+  /** The declared members, deduplicated, in declaration order. */
+  readonly members: readonly string[];
+  /** Greatest event_time of the summaries read. */
+  readonly asOf: number;
+}
+
+/**
+ * The role_template a task is sliced by: only an event-time assignment counts, because a
+ * backfilled template would apply today's configuration to history (seed §7: never backfill).
+ */
+export function eventTimeTemplate(task: DefinedTask): string | undefined {
+  return task.role_template !== undefined && task.template_assignment === "EVENT_TIME" ? task.role_template : undefined;
+}
+
+/**
+ * Seed §6.2 at the snapshot's cutoff. Members join summaries only by exact Delivery and Task
+ * identity (a summary naming another task, or none, does not join), and only summaries with
+ * event_time ≤ cutoff are read. Absence is never reconstructed and no winner is inferred.
+ * `slicesByTemplate` is false for role-model-task-outcome-rate, whose cohort is the attribution
+ * tuple: there a missing role_template is not a missing coordinate.
+ */
+export function readTask(task: DefinedTask, snapshot: TaskSnapshot, index: FactIndex, slicesByTemplate: boolean): TaskReading {
+  const members = [...new Set(task.members ?? [])];
+  let asOf = Number.NEGATIVE_INFINITY;
+  const reading = (exclusion: TaskExclusion | undefined, outcome?: DeliveryOutcome): TaskReading => ({ exclusion, outcome, members, asOf });
+
+  if (task.task_id === undefined) return reading("MISSING_TASK_IDENTITY");
+  if (members.length === 0) return reading("UNDEFINED_TASK_MEMBERSHIP");
+  if (slicesByTemplate && eventTimeTemplate(task) === undefined) return reading("INCOMPLETE_COHORT_COORDINATES");
+
+  const outcomes = new Set<DeliveryOutcome>();
+  let open = false;
+  let requirementChanged = false;
+  for (const member of members) {
+    const joined: DeliverySummary[] = [];
+    for (const summary of index.summariesByDelivery.get(member)) {
+      if (summary.task_id !== task.task_id || summary.event_time > snapshot.cutoff) continue;
+      joined.push(summary);
+      asOf = Math.max(asOf, summary.event_time);
+      if (summary.requirement_changed) requirementChanged = true;
+    }
+    const terminal = terminalSummary(joined);
+    if (terminal?.outcome === undefined) open = true;
+    else outcomes.add(terminal.outcome);
+  }
+  if (open) return reading("OPEN_DELIVERY");
+  if (outcomes.size > 1) return reading("MIXED_DELIVERY_OUTCOMES");
+  if (requirementChanged) return reading("REQUIREMENT_CHANGED");
+  const [outcome] = outcomes;
+  if (outcome === "INFRASTRUCTURE_FAILURE") return reading("INFRASTRUCTURE_FAILURE", outcome);
+  return reading(undefined, outcome);
+}
+
+/** Reasons that mean a required direct input is missing (the task is not covered), per reading. */
+export function lacksIdentityOrMembership(exclusion: TaskExclusion | undefined): boolean {
+  return exclusion === "MISSING_TASK_IDENTITY" || exclusion === "UNDEFINED_TASK_MEMBERSHIP" || exclusion === "INCOMPLETE_COHORT_COORDINATES";
+}
+
+export function lacksTerminalInputs(exclusion: TaskExclusion | undefined): boolean {
+  return lacksIdentityOrMembership(exclusion) || exclusion === "OPEN_DELIVERY";
+}
