@@ -34,7 +34,7 @@ case "${command}" in
     started="$(date +%s)"
     kafka_up "${keep_data}"
     registry_up
-    log "all services ready in $(($(date +%s) - started)) s: KAFKA_BROKERS=127.0.0.1:${KAFKA_PORT} SCHEMA_REGISTRY_URL=${REGISTRY_URL}"
+    log "all services ready in $(($(date +%s) - started)) s: KAFKA_BROKERS=127.0.0.1:${KAFKA_PORT} SCHEMA_REGISTRY_URL=${REGISTRY_URL}/apis/ccompat/v7"
     ;;
   down)
     registry_down

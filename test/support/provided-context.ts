@@ -1,0 +1,13 @@
+// What the integration globalSetup hands to every test through vitest's provide/inject.
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Comma-separated host:port list. */
+    kafkaBrokers: string;
+    /** Root of the Confluent-compatible schema registry API. */
+    schemaRegistryUrl: string;
+    /** Where the services came from: "env", "testcontainers" or "ops". */
+    servicesSource: string;
+  }
+}
+
+export {};

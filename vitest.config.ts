@@ -1,0 +1,35 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * Two projects: `unit` (pure code, no services, fast) and `integration` (a real Kafka broker and
+ * schema registry, found or started by test/support/global-setup.ts). `npm test` runs both;
+ * `npm run test:unit` runs only the first.
+ */
+export default defineConfig({
+  test: {
+    teardownTimeout: 120_000,
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.{test,spec}.ts", "test/property/**/*.{test,spec}.ts"],
+          environment: "node",
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.{test,spec}.ts", "test/fault/**/*.{test,spec}.ts"],
+          environment: "node",
+          globalSetup: ["test/support/global-setup.ts"],
+          // Two JVMs share the machine with the tests: generous time-outs, one file at a time.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          pool: "forks",
+          fileParallelism: false,
+          maxWorkers: 1,
+        },
+      },
+    ],
+  },
+});
