@@ -141,6 +141,7 @@ export const PROBLEM_CODES = {
   PUBLICATION_UNREADABLE: "the publication record cannot be read or parsed",
   PUBLICATION_INVALID: "the publication record is not a closed, complete record",
   PUBLICATION_REVISION_MISMATCH: "the publication record names another catalog revision",
+  PUBLICATION_DEPENDENCY_MISMATCH: "the publication record's dependency digests are not exactly the revisions the catalog binds",
   PUBLICATION_DIGEST_MISMATCH: "the publication record's semantic_digest differs from the catalog's digest",
 } as const;
 

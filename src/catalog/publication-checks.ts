@@ -30,8 +30,27 @@ export function publicationProblems(publication: unknown, catalog: unknown): Pro
   const catalogRecord = asRecord(catalog);
   const revision = `${String(catalogRecord?.["catalog_id"])}@${String(catalogRecord?.["version"])}`;
   if (record["catalog_revision"] !== revision) problems.push(problem("/catalog_revision", "PUBLICATION_REVISION_MISMATCH", `publishes ${JSON.stringify(record["catalog_revision"])} but the catalog is ${revision}`));
+  problems.push(...dependencyDigestProblems(record, catalogRecord));
   const digest = catalogDigest(catalog);
   const recorded = asString(record["semantic_digest"]);
   if (recorded !== digest) problems.push(problem("/semantic_digest", "PUBLICATION_DIGEST_MISMATCH", `records ${JSON.stringify(record["semantic_digest"])} but the catalog's digest is ${digest}; run \`agentops catalog digest\` and update publication.json`));
   return problems;
+}
+
+/** The dependency revisions the catalog binds, which the publication record must account for. */
+function boundRevisions(catalog: Readonly<Record<string, unknown>> | undefined): string[] {
+  return (asArray(catalog?.["dependencies"]) ?? []).flatMap((entry) => {
+    const dependency = asRecord(entry);
+    const profile = asRecord(dependency?.["observation_profile"]);
+    return [dependency?.["semantic_revision"], profile?.["semantic_revision"], profile?.["machine_revision"]].filter((value): value is string => typeof value === "string");
+  });
+}
+
+function dependencyDigestProblems(record: Readonly<Record<string, unknown>>, catalog: Readonly<Record<string, unknown>> | undefined): Problem[] {
+  const recorded = (asArray(record["dependency_digests"]) ?? []).map((entry) => asRecord(entry)?.["digest"]).filter((value): value is string => typeof value === "string");
+  const bound = boundRevisions(catalog);
+  const unrecorded = bound.filter((digest) => !recorded.includes(digest));
+  const unbound = recorded.filter((digest) => !bound.includes(digest));
+  if (unrecorded.length === 0 && unbound.length === 0) return [];
+  return [problem("/dependency_digests", "PUBLICATION_DEPENDENCY_MISMATCH", `must record how each bound dependency revision was obtained, and only those; unrecorded: ${JSON.stringify(unrecorded)}, not bound by the catalog: ${JSON.stringify(unbound)}`)];
 }
