@@ -1,8 +1,10 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { PROBLEM_CODES } from "../../../src/catalog/catalog-types.ts";
 import { METRIC_IDS, metricDefinition, shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
 import { publicationProblems } from "../../../src/catalog/publication-checks.ts";
 import { validateCatalog } from "../../../src/catalog/validate-catalog.ts";
-import { EVALUATION_DIR, readJson, shippedCatalogJson, shippedPublicationJson } from "./fixture-support.ts";
+import { EVALUATION_DIR, readJson, REPO_ROOT, shippedCatalogJson, shippedPublicationJson } from "./fixture-support.ts";
 
 interface RawMetric {
   metric_id: string;
@@ -81,5 +83,12 @@ describe("shippedCatalog() reads its metadata from the JSON file", () => {
   it("has the seed's minimum samples (20 for the five small-sample metrics, 1 otherwise)", () => {
     const twenty = ["role-template-rework-rate", "role-template-trajectory-partial-cost", "role-model-task-outcome-rate", "trajectory-partial-cost", "task-cohort-comparison-eligibility"];
     for (const id of METRIC_IDS) expect(metricDefinition(id).minimumSample, id).toBe(twenty.includes(id) ? 20 : 1);
+  });
+});
+
+describe("docs/catalog.md", () => {
+  it("documents every problem code", () => {
+    const docs = readFileSync(`${REPO_ROOT}docs/catalog.md`, "utf8");
+    for (const code of Object.keys(PROBLEM_CODES)) expect(docs, code).toContain(`\`${code}\``);
   });
 });
