@@ -1,10 +1,12 @@
 import type { CliCommand } from "../command.ts";
 import { catalogCommand } from "./catalog.ts";
+import { replayCommand } from "./replay.ts";
 
 /**
  * Every sub-command of `agentops`, in the order `agentops --help` lists them. A new command is
  * one file under this folder and one line here.
  */
 export const commands: readonly CliCommand[] = [
+  replayCommand,
   catalogCommand,
 ];
