@@ -1,6 +1,7 @@
 import type { CliCommand } from "../command.ts";
 import { catalogCommand } from "./catalog.ts";
 import { replayCommand } from "./replay.ts";
+import { topicsCommand } from "./topics.ts";
 
 /**
  * Every sub-command of `agentops`, in the order `agentops --help` lists them. A new command is
@@ -9,4 +10,5 @@ import { replayCommand } from "./replay.ts";
 export const commands: readonly CliCommand[] = [
   replayCommand,
   catalogCommand,
+  topicsCommand,
 ];

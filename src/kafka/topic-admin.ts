@@ -1,0 +1,69 @@
+import type { Admin } from "kafkajs";
+import { ConfigResourceTypes } from "./kafkajs.ts";
+import { planTopic, type ObservedTopic, type TopicAction } from "./topic-plan.ts";
+import { desiredConfigs, type TopicSpec } from "./topic-spec.ts";
+
+/** Reads, from the broker, the partitions, replication and managed configs of the spec's topics. */
+export async function observeTopics(admin: Admin, specs: readonly TopicSpec[]): Promise<Map<string, ObservedTopic>> {
+  const existing = new Set(await admin.listTopics());
+  const present = specs.filter((spec) => existing.has(spec.name));
+  const observed = new Map<string, ObservedTopic>();
+  if (present.length === 0) return observed;
+  const metadata = await admin.fetchTopicMetadata({ topics: present.map((spec) => spec.name) });
+  const described = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: present.map((spec) => ({ type: ConfigResourceTypes.TOPIC, name: spec.name, configNames: Object.keys(desiredConfigs(spec)) })),
+  });
+  for (const spec of present) {
+    const topicMetadata = metadata.topics.find((topic) => topic.name === spec.name);
+    const resource = described.resources.find((candidate) => candidate.resourceName === spec.name);
+    if (topicMetadata === undefined || resource === undefined) continue;
+    if (resource.errorCode !== 0) throw new Error(`${spec.name}: describeConfigs failed: ${resource.errorMessage ?? `error code ${resource.errorCode}`}`);
+    const configs: Record<string, string | null> = {};
+    for (const entry of resource.configEntries) configs[entry.configName] = entry.configValue;
+    observed.set(spec.name, {
+      partitions: topicMetadata.partitions.length,
+      replication: topicMetadata.partitions[0]?.replicas.length ?? 0,
+      configs,
+    });
+  }
+  return observed;
+}
+
+export async function planTopics(admin: Admin, specs: readonly TopicSpec[]): Promise<TopicAction[]> {
+  const observed = await observeTopics(admin, specs);
+  return specs.map((spec) => planTopic(spec, observed.get(spec.name)));
+}
+
+function toEntries(configs: Record<string, string>): Array<{ name: string; value: string }> {
+  return Object.entries(configs).map(([name, value]) => ({ name, value }));
+}
+
+/**
+ * Carries out a plan. kafkajs speaks the legacy AlterConfigs, which replaces a topic's whole
+ * dynamic config: every managed key is therefore sent on each alteration, never only the changed
+ * one, or the others would silently fall back to the broker defaults.
+ */
+export async function applyTopicActions(admin: Admin, actions: readonly TopicAction[]): Promise<void> {
+  const creations = actions.filter((action) => action.kind === "create");
+  if (creations.length > 0) {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: creations.map((action) => ({
+        topic: action.topic.name,
+        numPartitions: action.topic.partitions,
+        replicationFactor: action.topic.replication,
+        configEntries: toEntries(action.configs),
+      })),
+    });
+  }
+  for (const action of actions) {
+    if (action.kind !== "update") continue;
+    if (action.changes.length > 0) {
+      await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: action.topic.name, configEntries: toEntries(action.configs) }] });
+    }
+    if (action.addPartitions !== null) {
+      await admin.createPartitions({ topicPartitions: [{ topic: action.topic.name, count: action.addPartitions }] });
+    }
+  }
+}
