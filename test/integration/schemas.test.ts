@@ -1,0 +1,79 @@
+import { SchemaType } from "@kafkajs/confluent-schema-registry";
+import type { Admin } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FACT_TYPES } from "../../src/contract/fact-schema.ts";
+import { loadSchemas, type LoadedSchema } from "../../src/kafka/schemas.ts";
+import { closeAll, connectedAdmin, connectedProducer, consumeMessages, createTestTopic, testRegistry, uniqueName } from "../support/kafka.ts";
+import { sampleFacts, sampleOutputs, sampleSnapshotResult } from "../support/sample-records.ts";
+
+const catalog = loadSchemas();
+const registry = testRegistry();
+let admin: Admin;
+
+beforeAll(async () => {
+  admin = await connectedAdmin();
+});
+afterAll(closeAll);
+
+function cases(): Array<{ schema: LoadedSchema; record: Record<string, unknown> }> {
+  return [
+    ...FACT_TYPES.map((factType) => {
+      const schema = catalog.facts.get(factType);
+      if (schema === undefined) throw new Error(`no schema for ${factType}`);
+      return { schema, record: sampleFacts[factType] };
+    }),
+    { schema: catalog.outputs.metricResult, record: sampleOutputs.metricResult },
+    { schema: catalog.outputs.metricResult, record: sampleSnapshotResult },
+    { schema: catalog.outputs.tripwireAlert, record: sampleOutputs.tripwireAlert },
+    { schema: catalog.outputs.deadLetter, record: sampleOutputs.deadLetter },
+  ];
+}
+
+describe("Avro schemas", () => {
+  it("cover all 8 fact types with subjects named after the record (RecordNameStrategy)", () => {
+    expect([...catalog.facts.keys()].sort()).toEqual([...FACT_TYPES].sort());
+    expect(catalog.facts.get("model_call")?.subject).toBe("agentops.v1.ModelCall");
+    expect(new Set(catalog.all.map((schema) => schema.subject)).size).toBe(11);
+    for (const { schema, record } of cases()) expect(schema.type.isValid(record), `${schema.fullName} sample`).toBe(true);
+  });
+
+  it("every schema round-trips: register, encode, produce to the broker, consume, decode, equal", async () => {
+    const topic = await createTestTopic(admin, "schemas-roundtrip", { numPartitions: 3 });
+    const all = cases();
+    const encoded = await Promise.all(
+      all.map(async ({ schema, record }, index) => {
+        const { id } = await registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject: schema.subject });
+        expect(await registry.getLatestSchemaId(schema.subject)).toBe(id);
+        return { key: String(index), value: await registry.encode(id, record) };
+      }),
+    );
+    const producer = await connectedProducer();
+    await producer.send({ topic, messages: encoded });
+    const messages = await consumeMessages(topic, all.length);
+    expect(messages).toHaveLength(all.length);
+    for (const message of messages) {
+      const index = Number(message.key?.toString());
+      const expected = all[index];
+      if (expected === undefined || message.value === null) throw new Error(`unexpected message ${String(message.key)}`);
+      expect(message.value[0], "Confluent wire format magic byte").toBe(0);
+      const decoded: unknown = await registry.decode(message.value);
+      expect(decoded, expected.schema.fullName).toEqual(expected.record);
+    }
+  });
+
+  it("the registry refuses an incompatible change under BACKWARD and accepts a compatible one", async () => {
+    const subject = uniqueName("agentops.test.Evolving");
+    const base = JSON.parse(catalog.facts.get("packet")?.text ?? "{}") as { fields: unknown[] };
+    const v1 = { ...base, name: "Evolving", namespace: "agentops.test" };
+    await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(v1) }, { subject });
+    // BACKWARD: readers of the new schema must read data written with the old one. A required
+    // field without a default cannot be filled from old data, so the registry must refuse it.
+    const requiredField = { ...v1, fields: [...v1.fields, { name: "new_required", type: "string" }] };
+    await expect(registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(requiredField) }, { subject })).rejects.toThrow(/incompatib/i);
+    const changedType = { ...v1, fields: v1.fields.map((field) => ((field as { name: string }).name === "packet_id" ? { name: "packet_id", type: "long" } : field)) };
+    await expect(registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(changedType) }, { subject })).rejects.toThrow(/incompatib/i);
+    const optionalField = { ...v1, fields: [...v1.fields, { name: "new_optional", type: ["null", "string"], default: null }] };
+    const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(optionalField) }, { subject });
+    expect(await registry.getLatestSchemaId(subject)).toBe(id);
+  });
+});
