@@ -1,5 +1,6 @@
 import type { CliCommand } from "../command.ts";
 import { catalogCommand } from "./catalog.ts";
+import { generateCommand } from "./generate.ts";
 import { replayCommand } from "./replay.ts";
 import { topicsCommand } from "./topics.ts";
 
@@ -10,5 +11,6 @@ import { topicsCommand } from "./topics.ts";
 export const commands: readonly CliCommand[] = [
   replayCommand,
   catalogCommand,
+  generateCommand,
   topicsCommand,
 ];
