@@ -1,0 +1,102 @@
+import type { ShellWord } from "./shell-parser.ts";
+import { commandBaseName } from "./command-words.ts";
+
+/**
+ * Commands that run another command given in their arguments. Unwrapping them is what makes
+ * `sudo -u root rm -rf /`, `env A=1 nohup time rm -rf /` and `xargs rm -rf` visible as `rm`.
+ * For each wrapper: the short options that take a value (so their value is not mistaken for the
+ * command), and how many positional operands precede the command.
+ */
+interface WrapperSyntax {
+  readonly shortWithValue: string;
+  readonly longWithValue: readonly string[];
+  readonly operandsBeforeCommand: number;
+  /** Arguments that mean "do not run anything" (`command -v rm`). */
+  readonly inert?: readonly string[];
+}
+
+const WRAPPERS: Readonly<Record<string, WrapperSyntax>> = {
+  sudo: { shortWithValue: "ugpChDrtUT", longWithValue: ["user", "group", "host", "prompt", "close-from", "chdir", "role", "type", "other-user", "command-timeout"], operandsBeforeCommand: 0, inert: ["-l", "--list", "-v", "--validate", "-k", "-K", "-V", "--version", "-h", "--help"] },
+  doas: { shortWithValue: "uC", longWithValue: [], operandsBeforeCommand: 0 },
+  env: { shortWithValue: "uCS", longWithValue: ["unset", "chdir", "split-string"], operandsBeforeCommand: 0 },
+  nohup: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0 },
+  time: { shortWithValue: "fo", longWithValue: ["format", "output"], operandsBeforeCommand: 0 },
+  command: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0, inert: ["-v", "-V"] },
+  builtin: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0 },
+  exec: { shortWithValue: "a", longWithValue: [], operandsBeforeCommand: 0 },
+  nice: { shortWithValue: "n", longWithValue: ["adjustment"], operandsBeforeCommand: 0 },
+  ionice: { shortWithValue: "cnp", longWithValue: ["class", "classdata", "pid"], operandsBeforeCommand: 0 },
+  timeout: { shortWithValue: "sk", longWithValue: ["signal", "kill-after"], operandsBeforeCommand: 1 },
+  stdbuf: { shortWithValue: "ioe", longWithValue: ["input", "output", "error"], operandsBeforeCommand: 0 },
+  chronic: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0 },
+  unbuffer: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0 },
+  flock: { shortWithValue: "wEc", longWithValue: ["timeout", "conflict-exit-code", "command"], operandsBeforeCommand: 1 },
+  setsid: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0 },
+  caffeinate: { shortWithValue: "tw", longWithValue: [], operandsBeforeCommand: 0 },
+  watch: { shortWithValue: "nd", longWithValue: ["interval", "differences"], operandsBeforeCommand: 0 },
+  "container-exec": { shortWithValue: "euw", longWithValue: ["env", "env-file", "user", "workdir", "detach-keys"], operandsBeforeCommand: 1 },
+  xargs: { shortWithValue: "aEeIiLlnPsd", longWithValue: ["arg-file", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "delimiter", "process-slot-var"], operandsBeforeCommand: 0 },
+};
+
+export interface Unwrapped {
+  /** The innermost command's argv (empty when the wrapper runs nothing). */
+  readonly words: readonly ShellWord[];
+  /** The command gets extra arguments from stdin (`xargs`). */
+  readonly argumentsFromStdin: boolean;
+  /** Working directory set by a wrapper (`env -C dir`, `sudo -D dir`). */
+  readonly chdir: string | undefined;
+}
+
+export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
+  let current = words;
+  let argumentsFromStdin = false;
+  let chdir: string | undefined;
+  for (let depth = 0; depth < 8; depth++) {
+    let name = commandBaseName(current[0]);
+    // `docker exec [opts] CONTAINER cmd…`, `kubectl exec POD -- cmd…`: the command runs elsewhere, but runs.
+    if ((name === "docker" || name === "podman") && current[1]?.text === "exec") {
+      current = current.slice(1);
+      name = "container-exec";
+    } else if ((name === "kubectl" || name === "oc") && current[1]?.text === "exec") {
+      const separator = current.findIndex((word) => word.text === "--");
+      if (separator === -1) break;
+      current = current.slice(separator + 1);
+      continue;
+    }
+    const syntax = name === undefined ? undefined : WRAPPERS[name];
+    if (name === undefined || syntax === undefined) break;
+    if (name === "xargs") argumentsFromStdin = true;
+    let index = 1;
+    let operands = 0;
+    while (index < current.length) {
+      const word = current[index];
+      if (word === undefined) break;
+      const text = word.text;
+      if (syntax.inert?.includes(text)) return { words: [], argumentsFromStdin, chdir };
+      if (text === "--") {
+        index++;
+        break;
+      }
+      if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
+        index++;
+      } else if (text.startsWith("--") && !word.dynamic) {
+        const optionName = text.slice(2).split("=", 1)[0] ?? "";
+        if ((optionName === "chdir") && text.includes("=")) chdir = text.slice(text.indexOf("=") + 1);
+        index += !text.includes("=") && syntax.longWithValue.includes(optionName) ? 2 : 1;
+      } else if (text.startsWith("-") && text.length > 1 && !word.dynamic) {
+        const valueFlag = [...text.slice(1)].findIndex((flag) => syntax.shortWithValue.includes(flag));
+        const flag = valueFlag === -1 ? undefined : text.charAt(valueFlag + 1);
+        const valueInline = valueFlag !== -1 && valueFlag + 2 < text.length;
+        if (flag === "C" || flag === "D") chdir = valueInline ? text.slice(valueFlag + 2) : current[index + 1]?.text;
+        index += valueFlag !== -1 && !valueInline ? 2 : 1;
+      } else if (operands < syntax.operandsBeforeCommand) {
+        operands++;
+        index++;
+      } else {
+        break;
+      }
+    }
+    current = current.slice(index);
+  }
+  return { words: current, argumentsFromStdin, chdir };
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+
+/**
+ * Run-monitor configuration, validated once at construction. Defaults are the documented ones in
+ * docs/tripwires.md; every bound here is also a memory bound per run.
+ */
+export const tripwireConfigSchema = z
+  .strictObject({
+    loop: z
+      .strictObject({
+        minCycleLength: z.number().int().min(1).default(1),
+        maxCycleLength: z.number().int().min(1).max(32).default(8),
+        minRepetitions: z.number().int().min(2).default(3),
+        failingStepRepeats: z.number().int().min(2).default(3),
+        /** Tool calls kept per run (seq-sorted ring) for cycle and failing-step detection. */
+        actionWindow: z.number().int().min(2).max(4096).default(64),
+      })
+      .prefault({}),
+    redundancy: z
+      .strictObject({
+        /** Recent tool calls over which the redundant count and share are judged. */
+        window: z.number().int().min(1).max(4096).default(20),
+        minRedundantSteps: z.number().int().min(1).default(5),
+        minShare: z.number().gt(0).max(1).default(0.4),
+        /** The share is only judged once the window holds this many tool calls. */
+        minStepsForShare: z.number().int().min(1).default(10),
+        /** Distinct actions whose last observation is remembered per run. */
+        observationMemory: z.number().int().min(1).max(65536).default(128),
+      })
+      .prefault({}),
+    destructive: z
+      .strictObject({
+        protectedBranches: z.array(z.string().min(1)).default(["main", "master", "trunk", "develop", "production", "release/*"]),
+        /** Home directory of every run, when the deployment knows it; otherwise inferred from workspace_root or symbolic. */
+        home: z.string().startsWith("/").optional(),
+      })
+      .prefault({}),
+    /** A run with no event for this long, in event time relative to the newest event seen, is evicted. */
+    idleExpiryMinutes: z.number().positive().default(30),
+    /** Recent seqs remembered per record type for duplicate detection; older seqs are ignored as late. */
+    dedupeWindow: z.number().int().min(16).max(65536).default(512),
+    /** Distinct commands whose analysis is memoised (not state: a pure cache). */
+    analysisCacheSize: z.number().int().min(0).default(8192),
+  })
+  .check((context) => {
+    const { loop } = context.value;
+    if (loop.minCycleLength > loop.maxCycleLength) context.issues.push({ code: "custom", input: loop, path: ["loop"], message: "minCycleLength must be ≤ maxCycleLength" });
+    if (loop.actionWindow < loop.maxCycleLength * loop.minRepetitions) context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message: "actionWindow must hold maxCycleLength × minRepetitions actions" });
+    if (loop.actionWindow < loop.failingStepRepeats) context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message: "actionWindow must hold failingStepRepeats actions" });
+  });
+
+export type TripwireConfigInput = z.input<typeof tripwireConfigSchema>;
+export type TripwireConfig = z.output<typeof tripwireConfigSchema>;
+
+export function parseTripwireConfig(input: TripwireConfigInput = {}): TripwireConfig {
+  return tripwireConfigSchema.parse(input);
+}

@@ -1,0 +1,108 @@
+import type { DestructiveFinding } from "./command-analysis.ts";
+import { joinWords, parseOptions } from "./command-words.ts";
+import type { ShellWord } from "./shell-parser.ts";
+
+/** git subcommands that rewrite or discard history or work, and pushes that leave the machine. */
+
+export interface GitAnalysis {
+  readonly findings: DestructiveFinding[];
+  /** A push to an explicit URL or host: data leaves for a remote the run did not configure. */
+  readonly egressTarget: string | undefined;
+  /** The subcommand, for the read-only/state-changing decision. */
+  readonly subcommand: string | undefined;
+  /** `git -C dir`: the directory git works in. */
+  readonly workingDirectory: string | undefined;
+}
+
+const GLOBAL_OPTIONS_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"]);
+export const READ_ONLY_GIT = new Set(["status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "blame", "describe", "shortlog", "cat-file", "grep", "remote", "config", "help", "version", "reflog", "whatchanged", "show-ref", "for-each-ref", "rev-list", "merge-base"]);
+
+export function splitGitArgs(args: readonly ShellWord[]): { subcommand: string | undefined; rest: readonly ShellWord[]; workingDirectory: string | undefined } {
+  let workingDirectory: string | undefined;
+  for (let index = 0; index < args.length; index++) {
+    const text = args[index]?.text ?? "";
+    if (GLOBAL_OPTIONS_WITH_VALUE.has(text)) {
+      if (text === "-C") workingDirectory = args[index + 1]?.text;
+      index++;
+    } else if (text.startsWith("-")) {
+      continue; // --no-pager, -P, --bare, --git-dir=x ...
+    } else {
+      return { subcommand: text, rest: args.slice(index + 1), workingDirectory };
+    }
+  }
+  return { subcommand: undefined, rest: [], workingDirectory };
+}
+
+export function analyseGit(args: readonly ShellWord[], words: readonly ShellWord[], protectedBranches: readonly string[]): GitAnalysis {
+  const command = joinWords(words);
+  const { subcommand, rest, workingDirectory } = splitGitArgs(args);
+  const findings: DestructiveFinding[] = [];
+  let egressTarget: string | undefined;
+  const options = parseOptions(rest);
+  const finding = (ruleId: DestructiveFinding["ruleId"], detail: string): void => {
+    findings.push({ ruleId, command, path: workingDirectory, detail });
+  };
+  const helpOnly = rest.some((arg) => arg.text === "--help" || arg.text === "-h");
+  switch (helpOnly ? "help" : subcommand) {
+    case "filter-branch":
+    case "filter-repo":
+      finding("git-history-rewrite", `git ${subcommand} rewrites history`);
+      break;
+    case "reset":
+      if (options.longFlags.has("hard")) finding("git-reset-hard", "git reset --hard discards uncommitted changes");
+      break;
+    case "clean":
+      if (!options.shortFlags.has("n") && !options.longFlags.has("dry-run") && (options.shortFlags.has("f") || options.longFlags.has("force")) && (options.shortFlags.has("d") || options.shortFlags.has("x") || options.shortFlags.has("X"))) {
+        finding("git-clean-force", "git clean -f with -d/-x deletes untracked directories or ignored files");
+      }
+      break;
+    case "branch":
+      if (options.shortFlags.has("D") || ((options.shortFlags.has("d") || options.longFlags.has("delete")) && (options.shortFlags.has("f") || options.longFlags.has("force")))) {
+        finding("git-branch-force-delete", "branch deleted even if unmerged");
+      }
+      break;
+    case "push": {
+      const push = analysePush(rest, protectedBranches);
+      if (push.violation !== undefined) finding("git-force-push", push.violation);
+      egressTarget = push.foreignRemote;
+      break;
+    }
+    default:
+      break;
+  }
+  return { findings, egressTarget, subcommand, workingDirectory };
+}
+
+function analysePush(args: readonly ShellWord[], protectedBranches: readonly string[]): { violation: string | undefined; foreignRemote: string | undefined } {
+  const options = parseOptions(args, "o", ["repo", "push-option", "receive-pack", "exec"]);
+  const [remote, ...refspecs] = options.positionals.map((word) => word.text);
+  const foreignRemote = remote !== undefined && isUrlRemote(remote) ? remote : undefined;
+  if (options.shortFlags.has("n") || options.longFlags.has("dry-run")) return { violation: undefined, foreignRemote };
+  const destinations = refspecs.map(refspecDestination);
+  const forced = options.shortFlags.has("f") || options.longFlags.has("force") || options.longFlags.has("mirror") || refspecs.some((refspec) => refspec.startsWith("+"));
+  if (forced) return { violation: `forced push${destinations.length > 0 ? ` to ${destinations.join(", ")}` : ""}`, foreignRemote };
+  const protectedTargets = destinations.filter((branch) => isProtected(branch, protectedBranches));
+  const lease = options.longFlags.has("force-with-lease") || options.longFlags.has("force-if-includes");
+  const deleting = options.shortFlags.has("d") || options.longFlags.has("delete") || refspecs.some((refspec) => refspec.startsWith(":"));
+  // With a lease, overwriting only this run's own branch is the safe way to publish a rebase; a
+  // lease on a protected branch still rewrites shared history.
+  if ((lease || deleting) && protectedTargets.length > 0) {
+    return { violation: `${lease ? "force-with-lease push" : "remote branch deletion"} targeting protected ${protectedTargets.join(", ")}`, foreignRemote };
+  }
+  return { violation: undefined, foreignRemote };
+}
+
+function refspecDestination(refspec: string): string {
+  const withoutForce = refspec.replace(/^\+/, "");
+  const destination = withoutForce.includes(":") ? withoutForce.slice(withoutForce.indexOf(":") + 1) : withoutForce;
+  return destination.replace(/^refs\/heads\//, "");
+}
+
+function isProtected(branch: string, protectedBranches: readonly string[]): boolean {
+  return protectedBranches.some((pattern) => (pattern.endsWith("/*") ? branch.startsWith(pattern.slice(0, -1)) : branch === pattern));
+}
+
+/** `https://…`, `ssh://…`, `git@host:path`, `host:path`: a remote given inline, not a configured name. */
+export function isUrlRemote(remote: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(remote) || /^[^/\s:]+@[^/\s:]+:/.test(remote) || /^[^/\s:]+\.[^/\s:]+:/.test(remote);
+}

@@ -1,0 +1,11 @@
+/** Public surface of the run monitor (pure core). See docs/tripwires.md. */
+export { createRunMonitor, serializeMonitorState, restoreMonitorState, type RunMonitor, type MonitorResult, type MonitorState } from "./monitor.ts";
+export { stepRun } from "./run-step.ts";
+export { emptyRunState, serializeRunState, restoreRunState, summariseRun, type RunState, type RunStateSummary } from "./run-state.ts";
+export { replayAgentEvents } from "./replay.ts";
+export { parseTripwireConfig, tripwireConfigSchema, type TripwireConfig, type TripwireConfigInput } from "./config.ts";
+export { alertId, compareAlerts, type TripwireAlert, type AlertEvidence } from "./alert.ts";
+export { createCommandAnalyser, type CommandAnalyser } from "./command-analyser.ts";
+export type { CommandAnalysis, DestructiveFinding } from "./command-analysis.ts";
+export { DESTRUCTIVE_RULES, DESTRUCTIVE_RULE_IDS, destructiveRule, type DestructiveRule, type DestructiveRuleId, type Severity } from "./destructive-rules.ts";
+export { RUN_RULES, type RunRule, type RunRuleId } from "./run-rules.ts";

@@ -1,0 +1,49 @@
+import type { DestructiveFinding } from "./command-analysis.ts";
+import { joinWords } from "./command-words.ts";
+import type { ShellWord } from "./shell-parser.ts";
+
+/** terraform/tofu destroy, kubectl delete, helm uninstall. */
+
+const KUBECTL_VALUE_FLAGS = new Set(["-n", "--namespace", "--context", "--kubeconfig", "-s", "--server", "--cluster", "--user", "--token", "-l", "--selector", "-f", "--filename", "-o", "--output", "--as"]);
+const HELM_VALUE_FLAGS = new Set(["-n", "--namespace", "--kube-context", "--kubeconfig"]);
+
+function firstPositional(args: readonly ShellWord[], valueFlags: ReadonlySet<string>): { index: number; text: string } | undefined {
+  for (let index = 0; index < args.length; index++) {
+    const text = args[index]?.text ?? "";
+    if (valueFlags.has(text)) index++;
+    else if (!text.startsWith("-")) return { index, text };
+  }
+  return undefined;
+}
+
+function hasDryRun(args: readonly ShellWord[]): boolean {
+  return args.some((arg) => arg.text === "--dry-run" || (arg.text.startsWith("--dry-run=") && arg.text !== "--dry-run=none"));
+}
+
+export function analyseInfraCommand(name: string, args: readonly ShellWord[], words: readonly ShellWord[]): DestructiveFinding[] {
+  const command = joinWords(words);
+  switch (name) {
+    case "terraform":
+    case "tofu":
+    case "terragrunt": {
+      const subcommand = firstPositional(args, new Set());
+      const rest = subcommand === undefined ? [] : args.slice(subcommand.index + 1).map((arg) => arg.text);
+      const destroys = subcommand?.text === "destroy" || (subcommand?.text === "apply" && (rest.includes("-destroy") || rest.includes("--destroy")));
+      return destroys ? [{ ruleId: "infra-terraform-destroy", command, path: undefined, detail: `${name} ${subcommand?.text ?? ""} destroys managed infrastructure` }] : [];
+    }
+    case "kubectl":
+    case "oc": {
+      const subcommand = firstPositional(args, KUBECTL_VALUE_FLAGS);
+      if (subcommand?.text !== "delete" || hasDryRun(args)) return [];
+      const resource = args.slice(subcommand.index + 1).find((arg) => !arg.text.startsWith("-"))?.text ?? "resources";
+      return [{ ruleId: "infra-kubectl-delete", command, path: undefined, detail: `${name} delete ${resource}` }];
+    }
+    case "helm": {
+      const subcommand = firstPositional(args, HELM_VALUE_FLAGS);
+      if (subcommand === undefined || !["uninstall", "delete", "del", "un"].includes(subcommand.text) || hasDryRun(args)) return [];
+      return [{ ruleId: "infra-helm-uninstall", command, path: undefined, detail: `helm ${subcommand.text} removes a release` }];
+    }
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,146 @@
+import { makeAlert, type TripwireAlert } from "./alert.ts";
+import type { TripwireConfig } from "./config.ts";
+import { RUN_RULES } from "./run-rules.ts";
+
+/**
+ * Loop detection over a seq-sorted ring of the run's last tool calls (parallel number arrays: the
+ * state stays small and JSON-safe). Records may arrive out of seq order; a late tool call is
+ * inserted at its seq position and the tail of the ring is judged again.
+ */
+export interface LoopState {
+  seqs: number[];
+  actions: number[];
+  /** 1 when that tool call ended with status error. */
+  errors: number[];
+  /** The loop episode currently alerted, if any: a new alert needs a new episode. */
+  openCycle: { cycleLength: number; seqFrom: number; lastSeq: number } | null;
+  /** [action, last seq] of failing streaks already alerted (bounded). */
+  openFailures: [number, number][];
+}
+
+const MAX_OPEN_FAILURES = 16;
+
+export function emptyLoopState(): LoopState {
+  return { seqs: [], actions: [], errors: [], openCycle: null, openFailures: [] };
+}
+
+export interface ToolCallObservation {
+  readonly runId: string;
+  readonly seq: number;
+  readonly eventTime: number;
+  readonly action: number;
+  readonly tool: string;
+  readonly failed: boolean;
+}
+
+export function observeToolCall(state: LoopState, call: ToolCallObservation, config: TripwireConfig["loop"]): TripwireAlert[] {
+  insertSorted(state, call);
+  const alerts: TripwireAlert[] = [];
+  const cycle = detectCycle(state, config);
+  if (cycle === undefined) {
+    state.openCycle = null;
+  } else {
+    const open = state.openCycle;
+    const continuing = open !== null && open.cycleLength === cycle.cycleLength && cycle.seqFrom <= open.lastSeq;
+    if (continuing) {
+      open.lastSeq = cycle.seqTo;
+    } else {
+      state.openCycle = { cycleLength: cycle.cycleLength, seqFrom: cycle.seqFrom, lastSeq: cycle.seqTo };
+      const rule = RUN_RULES["loop-cycle"];
+      alerts.push(
+        makeAlert({
+          run_id: call.runId,
+          rule_id: rule.id,
+          rule_version: rule.version,
+          kind: rule.kind,
+          severity: rule.severity,
+          event_time: call.eventTime,
+          evidence: { seq_from: cycle.seqFrom, seq_to: cycle.seqTo, repetitions: cycle.repetitions, cycle_length: cycle.cycleLength },
+          message: `agent is looping: a cycle of ${cycle.cycleLength} action(s) repeated ${cycle.repetitions} times (seq ${cycle.seqFrom}..${cycle.seqTo})`,
+        }),
+      );
+    }
+  }
+  alerts.push(...observeFailure(state, call, config));
+  return alerts;
+}
+
+function insertSorted(state: LoopState, call: ToolCallObservation): void {
+  let index = state.seqs.length;
+  while (index > 0 && (state.seqs[index - 1] ?? 0) > call.seq) index--;
+  state.seqs.splice(index, 0, call.seq);
+  state.actions.splice(index, 0, call.action);
+  state.errors.splice(index, 0, call.failed ? 1 : 0);
+}
+
+export function trimLoopWindow(state: LoopState, window: number): void {
+  const excess = state.seqs.length - window;
+  if (excess <= 0) return;
+  state.seqs.splice(0, excess);
+  state.actions.splice(0, excess);
+  state.errors.splice(0, excess);
+}
+
+interface Cycle {
+  cycleLength: number;
+  repetitions: number;
+  seqFrom: number;
+  seqTo: number;
+}
+
+/** The shortest cycle length whose back-to-back repetitions at the tail reach the threshold. */
+function detectCycle(state: LoopState, config: TripwireConfig["loop"]): Cycle | undefined {
+  const actions = state.actions;
+  const count = actions.length;
+  for (let length = config.minCycleLength; length <= config.maxCycleLength; length++) {
+    if (count < length * config.minRepetitions) break;
+    // Length of the periodic tail beyond its first period: a[j] == a[j - length].
+    let matched = 0;
+    for (let index = count - 1; index - length >= 0 && actions[index] === actions[index - length]; index--) matched++;
+    const repetitions = Math.floor((matched + length) / length);
+    if (repetitions >= config.minRepetitions) {
+      return { cycleLength: length, repetitions, seqFrom: state.seqs[count - matched - length] ?? 0, seqTo: state.seqs[count - 1] ?? 0 };
+    }
+  }
+  return undefined;
+}
+
+/** Same action failing again and again, not necessarily back to back. */
+function observeFailure(state: LoopState, call: ToolCallObservation, config: TripwireConfig["loop"]): TripwireAlert[] {
+  const openIndex = state.openFailures.findIndex(([action]) => action === call.action);
+  if (!call.failed) {
+    if (openIndex !== -1) state.openFailures.splice(openIndex, 1);
+    return [];
+  }
+  let failures = 0;
+  let seqFrom = call.seq;
+  let seqTo: number | undefined;
+  for (let index = state.seqs.length - 1; index >= 0; index--) {
+    if (state.actions[index] !== call.action) continue;
+    if (state.errors[index] !== 1) break; // a success of the same action ends the streak
+    failures++;
+    seqFrom = state.seqs[index] ?? seqFrom;
+    seqTo ??= seqFrom;
+  }
+  if (failures < config.failingStepRepeats) return [];
+  const open = openIndex === -1 ? undefined : state.openFailures[openIndex];
+  if (open !== undefined) {
+    open[1] = Math.max(open[1], call.seq);
+    return [];
+  }
+  state.openFailures.push([call.action, call.seq]);
+  if (state.openFailures.length > MAX_OPEN_FAILURES) state.openFailures.shift();
+  const rule = RUN_RULES["loop-failing-step"];
+  return [
+    makeAlert({
+      run_id: call.runId,
+      rule_id: rule.id,
+      rule_version: rule.version,
+      kind: rule.kind,
+      severity: rule.severity,
+      event_time: call.eventTime,
+      evidence: { seq_from: seqFrom, seq_to: seqTo ?? call.seq, repetitions: failures, detail: `tool ${call.tool}` },
+      message: `the same ${call.tool} call failed ${failures} times (seq ${seqFrom}..${seqTo ?? call.seq}) without succeeding in between`,
+    }),
+  ];
+}

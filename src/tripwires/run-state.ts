@@ -1,0 +1,166 @@
+import { z } from "zod";
+import { emptyCredentialState, type CredentialState } from "./credential-egress-detector.ts";
+import { emptyLoopState, type LoopState } from "./loop-detector.ts";
+import { emptyRedundancyState, windowFigures, type RedundancyState } from "./redundancy-detector.ts";
+
+/**
+ * Everything the monitor remembers about one run: a plain JSON-safe value with bounded arrays, so
+ * the Kafka processor can write it to a compacted changelog topic (key = run_id) and restore it.
+ */
+export interface RunState {
+  runId: string;
+  firstEventTime: number;
+  lastEventTime: number;
+  lastSeq: number;
+  stepsSeen: number;
+  sandboxEventsSeen: number;
+  duplicatesIgnored: number;
+  lateIgnored: number;
+  alertsEmitted: number;
+  /** Recent seqs per record type, ascending, for at-least-once dedupe; below the floor = too late. */
+  seenStepSeqs: number[];
+  seenSandboxSeqs: number[];
+  stepSeqFloor: number;
+  sandboxSeqFloor: number;
+  loop: LoopState;
+  redundancy: RedundancyState;
+  credential: CredentialState;
+}
+
+/** The run-state summary record (agentops.run-state.v1, compacted, key = run_id). */
+export interface RunStateSummary {
+  readonly run_id: string;
+  readonly steps_seen: number;
+  readonly tool_calls_seen: number;
+  readonly sandbox_events_seen: number;
+  readonly redundant_steps: number;
+  /** redundant_steps / tool_calls_seen; null before the first tool call. */
+  readonly redundant_share: number | null;
+  readonly window_redundant_steps: number;
+  readonly window_redundant_share: number | null;
+  readonly last_seq: number;
+  readonly first_event_time: number;
+  readonly last_event_time: number;
+  /** Loop, failing-step and redundancy episodes currently alerted and not yet over. */
+  readonly open_alerts: number;
+  readonly alerts_emitted: number;
+  readonly duplicates_ignored: number;
+  readonly late_ignored: number;
+}
+
+export function emptyRunState(runId: string, eventTime: number): RunState {
+  return {
+    runId,
+    firstEventTime: eventTime,
+    lastEventTime: eventTime,
+    lastSeq: -1,
+    stepsSeen: 0,
+    sandboxEventsSeen: 0,
+    duplicatesIgnored: 0,
+    lateIgnored: 0,
+    alertsEmitted: 0,
+    seenStepSeqs: [],
+    seenSandboxSeqs: [],
+    stepSeqFloor: 0,
+    sandboxSeqFloor: 0,
+    loop: emptyLoopState(),
+    redundancy: emptyRedundancyState(),
+    credential: emptyCredentialState(),
+  };
+}
+
+export type SeqVerdict = "new" | "duplicate" | "late";
+
+/** Records a (type, seq) as seen; says whether it was new, a redelivery, or too old to tell. */
+export function admitSeq(state: RunState, type: "agent_step" | "sandbox_event", seq: number, window: number): SeqVerdict {
+  const seen = type === "agent_step" ? state.seenStepSeqs : state.seenSandboxSeqs;
+  const floor = type === "agent_step" ? state.stepSeqFloor : state.sandboxSeqFloor;
+  if (seq < floor) return "late";
+  let low = 0;
+  let high = seen.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((seen[middle] ?? 0) < seq) low = middle + 1;
+    else high = middle;
+  }
+  if (seen[low] === seq) return "duplicate";
+  seen.splice(low, 0, seq);
+  if (seen.length > window) {
+    const dropped = seen.shift() ?? 0;
+    if (type === "agent_step") state.stepSeqFloor = dropped + 1;
+    else state.sandboxSeqFloor = dropped + 1;
+  }
+  return "new";
+}
+
+export function summariseRun(state: RunState): RunStateSummary {
+  const redundancy = state.redundancy;
+  const window = windowFigures(redundancy);
+  return {
+    run_id: state.runId,
+    steps_seen: state.stepsSeen,
+    tool_calls_seen: redundancy.toolCallsSeen,
+    sandbox_events_seen: state.sandboxEventsSeen,
+    redundant_steps: redundancy.redundantSteps,
+    redundant_share: redundancy.toolCallsSeen === 0 ? null : redundancy.redundantSteps / redundancy.toolCallsSeen,
+    window_redundant_steps: window.count,
+    window_redundant_share: window.steps === 0 ? null : window.share,
+    last_seq: state.lastSeq,
+    first_event_time: state.firstEventTime,
+    last_event_time: state.lastEventTime,
+    open_alerts: (state.loop.openCycle === null ? 0 : 1) + state.loop.openFailures.length + (redundancy.episodeOpen ? 1 : 0),
+    alerts_emitted: state.alertsEmitted,
+    duplicates_ignored: state.duplicatesIgnored,
+    late_ignored: state.lateIgnored,
+  };
+}
+
+const numbers = z.array(z.number());
+const runStateSchema = z.strictObject({
+  runId: z.string(),
+  firstEventTime: z.number(),
+  lastEventTime: z.number(),
+  lastSeq: z.number(),
+  stepsSeen: z.number(),
+  sandboxEventsSeen: z.number(),
+  duplicatesIgnored: z.number(),
+  lateIgnored: z.number(),
+  alertsEmitted: z.number(),
+  seenStepSeqs: numbers,
+  seenSandboxSeqs: numbers,
+  stepSeqFloor: z.number(),
+  sandboxSeqFloor: z.number(),
+  loop: z.strictObject({
+    seqs: numbers,
+    actions: numbers,
+    errors: numbers,
+    openCycle: z.strictObject({ cycleLength: z.number(), seqFrom: z.number(), lastSeq: z.number() }).nullable(),
+    openFailures: z.array(z.tuple([z.number(), z.number()])),
+  }),
+  redundancy: z.strictObject({
+    epoch: z.number(),
+    observedActions: numbers,
+    observedDigests: numbers,
+    observedEpochs: numbers,
+    windowSeqs: numbers,
+    windowFlags: numbers,
+    toolCallsSeen: z.number(),
+    redundantSteps: z.number(),
+    episodeOpen: z.boolean(),
+  }),
+  credential: z.strictObject({
+    pendingRead: z.strictObject({ seq: z.number(), path: z.string() }).nullable(),
+    lastEgress: z.strictObject({ seq: z.number(), target: z.string() }).nullable(),
+    alertedReadSeq: z.number().nullable(),
+  }),
+});
+
+/** JSON text of a run's state, for the changelog topic. */
+export function serializeRunState(state: RunState): string {
+  return JSON.stringify(state);
+}
+
+/** Parses and validates a changelog value; throws on anything that is not a run state. */
+export function restoreRunState(text: string): RunState {
+  return runStateSchema.parse(JSON.parse(text));
+}

@@ -1,0 +1,143 @@
+import { EMPTY_ANALYSIS, mergeAnalyses, type CommandAnalysis, type DestructiveFinding } from "./command-analysis.ts";
+import { unwrapCommand } from "./command-wrappers.ts";
+import { commandBaseName, joinWords, parseOptions } from "./command-words.ts";
+import { credentialReadsOf, egressTargetsOf } from "./data-flow-commands.ts";
+import { judgeDelete } from "./delete-targets.ts";
+import { analyseFilesystemCommand, analyseRedirects, findRoots, isRecursiveRm, redirectsWriteFiles, rmTargetsFindings } from "./filesystem-commands.ts";
+import { analyseGit, READ_ONLY_GIT } from "./git-commands.ts";
+import { analyseInfraCommand } from "./infra-commands.ts";
+import { resolvePath, type PathContext } from "./path-resolution.ts";
+import { parseShell, type ShellWord, type SimpleCommand } from "./shell-parser.ts";
+import { sqlCommandFindings } from "./sql-commands.ts";
+
+/**
+ * Analyses one command line: parse with the bash grammar, walk every simple command it would run
+ * (pipelines, lists, subshells, substitutions), unwrap wrappers (sudo, env, xargs, ...), recurse
+ * into `bash -c '…'`/`eval`, track `cd` within the line, and ask each tool's analyser.
+ */
+export interface ShellAnalysisOptions {
+  readonly protectedBranches: readonly string[];
+}
+
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish"]);
+const MAX_NESTING = 4;
+const READ_ONLY_COMMANDS = new Set(["ls", "cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "wc", "pwd", "echo", "printf", "which", "type", "stat", "file", "tree", "du", "df", "env", "printenv", "less", "more", "sort", "uniq", "cut", "tr", "awk", "jq", "yq", "diff", "cmp", "test", "[", "true", "false", "whoami", "id", "uname", "date", "hostname", "basename", "dirname", "realpath", "readlink", "md5sum", "sha1sum", "sha256sum", "cd", "ps", "sleep", "nproc", "free", "uptime", "man", "column", "nl", "tac", "rev", "od", "xxd", "hexdump", "strings", "base64", ":", "find", "sed", "bat", "fd"]);
+
+export function analyseShellCommand(source: string, context: PathContext, options: ShellAnalysisOptions, depth = 0): CommandAnalysis {
+  if (depth > MAX_NESTING) return { ...EMPTY_ANALYSIS, changesState: true, unparsed: true };
+  const parsed = parseShell(source);
+  let cwd = context.cwd;
+  const parts: CommandAnalysis[] = [];
+  for (const command of parsed.commands) {
+    const here: PathContext = { ...context, cwd };
+    parts.push(analyseSimpleCommand(command, here, options, depth));
+    const [first, target] = command.words;
+    // `cd / && rm -rf *`: later commands in the line run in the new directory.
+    if (first?.text === "cd" && target !== undefined && !target.dynamic) cwd = resolvePath(target.text, here) ?? cwd;
+  }
+  const merged = mergeAnalyses(parts);
+  return parsed.hasSyntaxError ? { ...merged, unparsed: true } : merged;
+}
+
+function analyseSimpleCommand(command: SimpleCommand, context: PathContext, options: ShellAnalysisOptions, depth: number): CommandAnalysis {
+  const unwrapped = unwrapCommand(command.words);
+  const here: PathContext = unwrapped.chdir === undefined ? context : { ...context, cwd: resolvePath(unwrapped.chdir, context) ?? context.cwd };
+  const words = unwrapped.words;
+  const name = commandBaseName(words[0]);
+  const args = words.slice(1);
+  const label = joinWords(command.words);
+  const redirectFindings = analyseRedirects(command.redirects, label, here);
+  const writesFiles = redirectsWriteFiles(command.redirects);
+  // An unresolvable command name (`$(curl x) -rf /`, `$CMD`): we cannot know what runs. Documented limit.
+  if (name === undefined) return { findings: redirectFindings, credentialReads: [], egressTargets: [], changesState: words.length > 0 || writesFiles, unparsed: false };
+
+  const nested = nestedScript(name, args, command);
+  if (nested !== undefined) {
+    const inner = analyseShellCommand(nested, here, options, depth + 1);
+    return { ...inner, findings: [...redirectFindings, ...inner.findings], changesState: inner.changesState || writesFiles };
+  }
+
+  const findings: DestructiveFinding[] = [...redirectFindings];
+  const egressTargets = egressTargetsOf(name, args);
+  let changesState = writesFiles || !isReadOnly(name, args);
+  if (name === "git") {
+    const git = analyseGit(args, words, options.protectedBranches);
+    findings.push(...git.findings);
+    if (git.egressTarget !== undefined) egressTargets.push(git.egressTarget);
+    changesState = writesFiles || !(git.subcommand !== undefined && (READ_ONLY_GIT.has(git.subcommand) || isListingBranch(git.subcommand, args)));
+  } else if (unwrapped.argumentsFromStdin && name === "rm") {
+    findings.push(...xargsRmFindings(args, words, command.pipedFrom, here));
+  } else {
+    findings.push(...analyseFilesystemCommand(name, args, words, here, command.pipedFrom));
+    findings.push(...analyseInfraCommand(name, args, words));
+    findings.push(...sqlCommandFindings(name, args, words, command));
+  }
+  return { findings, credentialReads: credentialReadsOf(name, args, here), egressTargets, changesState, unparsed: false };
+}
+
+/** `bash -c 'script'`, `eval "script"`, `echo 'script' | sh`: a script given as data. */
+function nestedScript(name: string, args: readonly ShellWord[], command: SimpleCommand): string | undefined {
+  if (name === "eval") return args.every((arg) => !arg.dynamic) ? args.map((arg) => arg.text).join(" ") : undefined;
+  if (!SHELLS.has(name)) return undefined;
+  const commandFlag = args.findIndex((arg) => !arg.dynamic && /^-[a-z]*c[a-z]*$/i.test(arg.text) && !arg.text.startsWith("--"));
+  if (commandFlag !== -1) {
+    const script = args.slice(commandFlag + 1).find((arg) => !arg.text.startsWith("-") || arg.dynamic);
+    return script === undefined || script.dynamic ? undefined : script.text;
+  }
+  const scriptOnStdin = args.every((arg) => arg.text.startsWith("-"));
+  if (scriptOnStdin && command.stdinText !== undefined) return command.stdinText;
+  const producer = command.pipedFrom;
+  const producerName = commandBaseName(producer?.words[0]);
+  if (scriptOnStdin && producer !== undefined && (producerName === "echo" || producerName === "printf") && producer.words.every((word) => !word.dynamic)) {
+    return producer.words.slice(1).map((word) => word.text).join(" ");
+  }
+  return undefined;
+}
+
+/** `… | xargs rm -rf`: what feeds xargs decides what gets deleted. */
+function xargsRmFindings(args: readonly ShellWord[], words: readonly ShellWord[], producer: SimpleCommand | undefined, context: PathContext): DestructiveFinding[] {
+  const recursive = isRecursiveRm(args);
+  const label = joinWords(words);
+  const findings = rmTargetsFindings(parseOptions(args).positionals, recursive, label, context);
+  const producerName = commandBaseName(producer?.words[0]);
+  const producerArgs = producer?.words.slice(1) ?? [];
+  let judged: { target: ShellWord; filtered: boolean }[] | undefined;
+  if (producerName === "find") {
+    const filtered = producerArgs.some((arg) => arg.text.startsWith("-") && arg.text !== "-type" && arg.text !== "-maxdepth" && arg.text !== "-mindepth");
+    // Same judgement as `find … -delete`: find walks its roots recursively.
+    return [...findings, ...findRoots(producerArgs).flatMap((root) => {
+      const verdict = judgeDelete(root, true, filtered, context);
+      return verdict === undefined ? [] : [{ ruleId: verdict.ruleId, command: label, path: verdict.path, detail: `xargs deletes what find lists under ${verdict.path}` }];
+    })];
+  } else if (producerName === "echo" || producerName === "printf") {
+    judged = producerArgs
+      .filter((arg) => !arg.text.startsWith("-"))
+      .flatMap((arg) => arg.text.split(/\\n|\s+/).filter((text) => text !== "").map((text) => ({ target: { text, dynamic: arg.dynamic }, filtered: false })));
+  } else if (producerName === "ls") {
+    const listed = parseOptions(producerArgs).positionals;
+    judged = (listed.length === 0 ? [{ text: ".", dynamic: false }] : listed).map((directory) => ({ target: { text: `${directory.text}/*`, dynamic: directory.dynamic }, filtered: false }));
+  }
+  if (judged === undefined) {
+    return recursive ? [...findings, { ruleId: "fs-delete-dynamic-target", command: label, path: undefined, detail: "recursive delete of targets read from stdin" }] : findings;
+  }
+  for (const { target, filtered } of judged) {
+    const verdict = judgeDelete(target, recursive, filtered, context);
+    if (verdict !== undefined) findings.push({ ruleId: verdict.ruleId, command: label, path: verdict.path, detail: `xargs ${recursive ? "recursive " : ""}delete of ${verdict.path}` });
+  }
+  return findings;
+}
+
+function isReadOnly(name: string, args: readonly ShellWord[]): boolean {
+  if (!READ_ONLY_COMMANDS.has(name)) return ["kubectl", "terraform", "helm"].includes(name) && ["get", "describe", "logs", "plan", "show", "validate", "list", "status"].includes(args.find((arg) => !arg.text.startsWith("-"))?.text ?? "");
+  const texts = args.map((arg) => arg.text);
+  if (name === "find") return !texts.some((text) => ["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"].includes(text));
+  if (name === "sed") return !texts.some((text) => /^-[a-zA-Z]*i/.test(text) || text.startsWith("--in-place"));
+  return true;
+}
+
+function isListingBranch(subcommand: string, args: readonly ShellWord[]): boolean {
+  if (subcommand !== "branch" && subcommand !== "tag" && subcommand !== "stash") return false;
+  const rest = args.slice(args.findIndex((arg) => arg.text === subcommand) + 1).map((arg) => arg.text);
+  if (subcommand === "stash") return rest[0] === "list" || rest[0] === "show";
+  return rest.length === 0 || rest.every((text) => ["-a", "-r", "-l", "--list", "-v", "-vv", "--all", "--remotes", "--show-current"].includes(text));
+}
