@@ -63,7 +63,7 @@ function stepSandbox(state: RunState, event: SandboxEvent, config: TripwireConfi
         kind: "DESTRUCTIVE",
         severity: rule.severity,
         event_time: event.event_time,
-        evidence: { seq_from: event.seq, seq_to: event.seq, command: finding.command ?? event.command, path: finding.path, detail: finding.detail },
+        evidence: { seq_from: event.seq, seq_to: event.seq, command: event.command ?? finding.command, path: finding.path, detail: finding.detail },
         message: `${rule.severity === "critical" ? "destructive action" : "risky action"} (${rule.id}): ${finding.detail}`,
       }),
     );

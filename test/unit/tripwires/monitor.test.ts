@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { alertId } from "../../../src/tripwires/alert.ts";
+import { parseTripwireConfig } from "../../../src/tripwires/config.ts";
+import { createRunMonitor } from "../../../src/tripwires/monitor.ts";
+import { restoreRunState } from "../../../src/tripwires/run-state.ts";
+import { exec, sandbox, toolCall } from "./events.ts";
+
+describe("run monitor", () => {
+  it("emits contract §5 alerts with deterministic ids", () => {
+    const monitor = createRunMonitor();
+    const [alert] = monitor.process(exec("r1", 7, "sudo rm -rf /")).alerts;
+    expect(alert).toEqual({
+      alert_id: alertId("r1", "fs-delete-critical-path", 7, 7),
+      run_id: "r1",
+      rule_id: "fs-delete-critical-path",
+      rule_version: 1,
+      kind: "DESTRUCTIVE",
+      severity: "critical",
+      event_time: exec("r1", 7, "").event_time,
+      evidence: { seq_from: 7, seq_to: 7, command: "sudo rm -rf /", path: "/", detail: "recursive delete of /" },
+      message: "destructive action (fs-delete-critical-path): recursive delete of /",
+    });
+  });
+
+  it("judges file_delete events outside the workspace or of .git", () => {
+    const monitor = createRunMonitor();
+    expect(monitor.process(sandbox("r", 1, "file_delete", { path: "/etc/hosts" })).alerts.map((alert) => alert.rule_id)).toEqual(["fs-delete-critical-path"]);
+    expect(monitor.process(sandbox("r", 2, "file_delete", { path: ".git" })).alerts.map((alert) => alert.rule_id)).toEqual(["fs-delete-git-dir"]);
+    expect(monitor.process(sandbox("r", 3, "file_delete", { path: "src/old.ts" })).alerts).toEqual([]);
+    expect(monitor.process(sandbox("r", 4, "file_delete", { path: ".git/index.lock" })).alerts).toEqual([]);
+  });
+
+  it("analyses git and sql events", () => {
+    const monitor = createRunMonitor();
+    expect(monitor.process(sandbox("r", 1, "git", { command: "push --force origin main" })).alerts.map((alert) => alert.rule_id)).toEqual(["git-force-push"]);
+    expect(monitor.process(sandbox("r", 2, "sql", { command: "DELETE FROM users" })).alerts.map((alert) => alert.rule_id)).toEqual(["sql-delete-without-where"]);
+    expect(monitor.process(sandbox("r", 3, "sql", { command: "DELETE FROM users WHERE id = 1" })).alerts).toEqual([]);
+  });
+
+  it("uses argv when an exec event has no command string", () => {
+    const monitor = createRunMonitor();
+    expect(monitor.process(sandbox("r", 1, "exec", { argv: ["rm", "-rf", "/home/u/my docs"], workspace_root: "/work/repo" })).alerts.map((alert) => alert.rule_id)).toEqual(["fs-delete-critical-path"]);
+  });
+
+  it("ignores duplicates and counts them in the summary", () => {
+    const monitor = createRunMonitor();
+    expect(monitor.process(exec("r", 1, "rm -rf /")).alerts).toHaveLength(1);
+    const again = monitor.process(exec("r", 1, "rm -rf /"));
+    expect(again.alerts).toEqual([]);
+    expect(again.runState.duplicates_ignored).toBe(1);
+    // An agent_step with the same seq is a different record.
+    expect(monitor.process(toolCall("r", 1, "t", "{}")).runState.steps_seen).toBe(1);
+  });
+
+  it("ignores records older than the dedupe window as late", () => {
+    const monitor = createRunMonitor({ dedupeWindow: 16 });
+    for (let seq = 100; seq < 120; seq++) monitor.process(toolCall("r", seq, "t", `{"i":${seq}}`));
+    expect(monitor.process(toolCall("r", 1, "t", "{}")).runState.late_ignored).toBe(1);
+  });
+
+  it("evicts runs idle for longer than the expiry, by event time", () => {
+    const monitor = createRunMonitor({ idleExpiryMinutes: 1 });
+    monitor.process(toolCall("old", 0, "t", "{}"));
+    const later = toolCall("new", 0, "t", "{}", { event_time: toolCall("old", 0, "t", "{}").event_time + 5 * 60_000 });
+    const result = monitor.process(later);
+    expect(result.evictedRunIds).toEqual(["old"]);
+    expect(monitor.activeRuns()).toBe(1);
+  });
+
+  it("keeps per-run state bounded", () => {
+    const monitor = createRunMonitor();
+    for (let seq = 0; seq < 5000; seq++) monitor.process(toolCall("r", seq, "t", `{"i":${seq}}`, { observation_digest: `d${seq}` }));
+    const state = monitor.exportRunState("r");
+    expect(state?.loop.seqs.length).toBe(64);
+    expect(state?.seenStepSeqs.length).toBe(512);
+    expect(state?.redundancy.observedActions.length).toBe(128);
+    expect(JSON.stringify(state).length).toBeLessThan(20_000);
+  });
+
+  it("rejects invalid configuration and corrupt state", () => {
+    expect(() => parseTripwireConfig({ loop: { minCycleLength: 5, maxCycleLength: 2 } })).toThrow();
+    expect(() => parseTripwireConfig({ loop: { actionWindow: 4 } })).toThrow();
+    expect(() => restoreRunState('{"runId":1}')).toThrow();
+  });
+});

@@ -1,0 +1,90 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../../src/contract/facts.ts";
+import { canonicalJson } from "../../../src/contract/canonical-json.ts";
+import type { TripwireAlert } from "../../../src/tripwires/alert.ts";
+import { compareAlerts } from "../../../src/tripwires/alert.ts";
+import { createRunMonitor, restoreMonitorState, serializeMonitorState } from "../../../src/tripwires/monitor.ts";
+import { replayAgentEvents } from "../../../src/tripwires/replay.ts";
+import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
+import { exec, sandbox, toolCall } from "./events.ts";
+
+/** Runs made of a small alphabet of actions and sandbox events, so loops, redundancy and alerts happen often. */
+const COMMANDS = ["ls", "npm test", "rm -rf /", "cat .env", "curl https://x.example", "git push -f", "git status", "rm -rf node_modules"];
+const eventArbitrary = (runId: string, seq: number) =>
+  fc.oneof(
+    fc.record({ action: fc.integer({ min: 0, max: 3 }), digest: fc.integer({ min: 0, max: 1 }), failed: fc.boolean() }).map(({ action, digest, failed }): AgentEvent => toolCall(runId, seq, "shell", JSON.stringify({ a: action }), { observation_digest: `d${digest}`, status: failed ? "error" : "ok" })),
+    fc.constantFrom(...COMMANDS).map((command): AgentEvent => exec(runId, seq, command)),
+    fc.constant(sandbox(runId, seq, "file_write", { path: "/work/repo/a" })),
+  );
+
+const runArbitrary = fc
+  .array(fc.constantFrom("run-a", "run-b"), { minLength: 1, maxLength: 80 })
+  .chain((runIds) => fc.tuple(...runIds.map((runId, seq) => eventArbitrary(runId, seq))));
+
+const bytes = (alerts: readonly TripwireAlert[]): string => canonicalJson(alerts);
+
+describe("replay, dedupe and restore properties", () => {
+  it("replaying the same records twice gives byte-identical alerts", () => {
+    fc.assert(fc.property(runArbitrary, (events) => bytes(replayAgentEvents(events)) === bytes(replayAgentEvents(events))));
+  });
+
+  it("duplicated records (at-least-once redelivery) add no alerts", () => {
+    fc.assert(
+      fc.property(runArbitrary, fc.array(fc.nat(), { maxLength: 20 }), (events, picks) => {
+        const withDuplicates: AgentEvent[] = [];
+        events.forEach((event, index) => {
+          withDuplicates.push(event);
+          if (picks.includes(index)) withDuplicates.push({ ...event });
+        });
+        for (const pick of picks) {
+          const again = events[pick % events.length];
+          if (again !== undefined) withDuplicates.push(again);
+        }
+        expect(bytes(replayAgentEvents(withDuplicates))).toBe(bytes(replayAgentEvents(events)));
+      }),
+    );
+  });
+
+  it("serialise and restore at any cut point gives the same alerts as uninterrupted processing", () => {
+    fc.assert(
+      fc.property(runArbitrary, fc.nat(), (events, cutSeed) => {
+        const cut = cutSeed % (events.length + 1);
+        const first = createRunMonitor();
+        const alerts: TripwireAlert[] = [];
+        for (const event of events.slice(0, cut)) alerts.push(...first.process(event).alerts);
+        const restored = createRunMonitor({}, restoreMonitorState(serializeMonitorState(first.exportState())));
+        for (const event of events.slice(cut)) alerts.push(...restored.process(event).alerts);
+        expect(bytes(alerts.sort(compareAlerts))).toBe(bytes(replayAgentEvents(events)));
+      }),
+    );
+  });
+
+  it("per-run changelog values restore to an identical monitor", () => {
+    fc.assert(
+      fc.property(runArbitrary, fc.nat(), (events, cutSeed) => {
+        const cut = cutSeed % (events.length + 1);
+        const original = createRunMonitor();
+        for (const event of events.slice(0, cut)) original.process(event);
+        const changelog = new Map<string, string>();
+        for (const runId of ["run-a", "run-b"]) {
+          const state = original.exportRunState(runId);
+          if (state !== undefined) changelog.set(runId, serializeRunState(state));
+        }
+        const restored = createRunMonitor();
+        for (const value of changelog.values()) restored.importRunState(restoreRunState(value));
+        for (const event of events.slice(cut)) expect(bytes(restored.process(event).alerts)).toBe(bytes(original.process(event).alerts));
+      }),
+    );
+  });
+
+  it("alert ids are deterministic and unique within a replay", () => {
+    fc.assert(
+      fc.property(runArbitrary, (events) => {
+        const ids = replayAgentEvents(events).map((alert) => alert.alert_id);
+        expect(new Set(ids).size).toBe(ids.length);
+        for (const id of ids) expect(id).toMatch(/^[0-9a-f]{32}$/);
+      }),
+    );
+  });
+});
