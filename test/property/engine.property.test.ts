@@ -1,0 +1,401 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { shippedCatalog, type CatalogSummary } from "../../src/catalog/metric-definitions.ts";
+import type { DeliverySummary, MetricFact, TaskSnapshot } from "../../src/contract/facts.ts";
+import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
+import { evaluateFacts } from "../../src/metrics/evaluate-facts.ts";
+import { identitiesOf } from "../../src/metrics/fact-ledger.ts";
+import { MetricEngine } from "../../src/metrics/metric-engine.ts";
+import type { MetricResult } from "../../src/metrics/result-record.ts";
+import { DAY, HOUR, at, definedTask, parsed, raw, rawCost, rawModelCall, rawPacket, rawRepair, rawSummary } from "../unit/metrics/fact-builders.ts";
+
+/**
+ * Property tests of the metric engine (contract §3 order independence; seed §6.2, §6.4, §7). The
+ * arbitraries draw small, rich fact sets from a tiny id space, so links (costs to calls and
+ * Deliveries, repairs to packets and tasks, members to summaries), conflicts (shared fact_id,
+ * call_id, snapshot_id, cost_id, ...) and redeliveries actually happen. Every fact goes through
+ * parseFact, exactly as in production.
+ */
+
+const RUNS = 200;
+const CALLS = ["a", "b", "c"];
+const DELIVERIES = ["d1", "d2", "d3", "d4"];
+const TASKS = ["t1", "t2", "t3"];
+/** Which task a Delivery usually belongs to, so members, summaries and calls usually agree (and sometimes do not). */
+const OWNER: Readonly<Record<string, string>> = { d1: "t1", d2: "t1", d3: "t2", d4: "t3" };
+const OWNED: Readonly<Record<string, string[]>> = { t1: ["d1", "d2"], t2: ["d3"], t3: ["d4"] };
+const TIMES = [-25 * HOUR, 0, 10 * HOUR, 23 * HOUR, 23 * HOUR + 1, DAY + 2 * HOUR, 2 * DAY + 5].map(at);
+const CUTOFFS = [10 * HOUR, 23 * HOUR, DAY + 6 * HOUR].map(at);
+
+const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 3 });
+const time = fc.constantFrom(...TIMES);
+const provenance = fc.constantFrom<unknown>({ basis: "DIRECT_HOST", source: "h" }, { basis: "DIRECT_PROVIDER" }, { basis: "DERIVED" }, { basis: "MANUAL" }, null, { basis: "WEIRD" });
+/** Mostly content-derived fact ids; rarely a shared one, so records of different types collide. (fc.option's freq is 1/freq for nil.) */
+const factId = fc.oneof({ arbitrary: fc.constant(undefined), weight: 25 }, { arbitrary: fc.constantFrom("X", "Y"), weight: 1 });
+/** A Delivery and, usually, its owning task; sometimes another task or none. */
+const deliveryAndTask = fc.constantFrom(...DELIVERIES).chain((delivery) =>
+  fc.record({ delivery_id: fc.constant(delivery), task_id: fc.constantFrom<string | undefined>(OWNER[delivery], OWNER[delivery], OWNER[delivery], OWNER[delivery], "t3", undefined) }),
+);
+
+function withFactId(overrides: Record<string, unknown>, id: string | undefined): Record<string, unknown> {
+  return id === undefined ? overrides : { ...overrides, fact_id: id };
+}
+
+const modelCallArb = fc
+  .record({
+    call_id: fc.constantFrom(...CALLS),
+    link: fc.option(deliveryAndTask, { nil: undefined, freq: 4 }),
+    operational: fc.constantFrom(true, true, true, false),
+    provider: fc.constantFrom<string | undefined>("openai", "openai", "anthropic", undefined),
+    model: fc.constantFrom<string | undefined>("m1", "m1", undefined),
+    role: fc.constantFrom("writer", "reviewer"),
+    runtime: fc.constant("rt"),
+    span_duration_ms: opt(fc.constantFrom(0, 0.5, 120, 1000.25)),
+    input_tokens: opt(fc.nat({ max: 500 })),
+    output_tokens: opt(fc.nat({ max: 500 })),
+    usage_source: opt(fc.constantFrom("PROVIDER", "HOST", "NONE")),
+    provenance,
+    event_time: time,
+  })
+  .chain(({ link, ...fields }) => factId.map((id) => parsed(rawModelCall(withFactId({ ...fields, delivery_id: link?.delivery_id, task_id: link?.task_id }, id)))));
+
+const costArb = fc
+  .record({
+    cost_id: fc.constantFrom("k1", "k2", "k3", "k4", "k5"),
+    link: fc.oneof(fc.record({ call_id: fc.constantFrom(...CALLS) }), fc.record({ delivery_id: fc.constantFrom(...DELIVERIES) })),
+    amount_minor: fc.nat({ max: 1000 }),
+    currency: fc.constantFrom("USD", "USD", "EUR"),
+    source: fc.constantFrom("PROVIDER", "PROVIDER", "PROVIDER", "HOST", "ESTIMATE"),
+    cost_basis: fc.constantFrom("list", "list", "negotiated"),
+    attribution: fc.constantFrom("PROJECT", "PROJECT", "PROJECT", "PROJECT", "SHARED", "UNATTRIBUTED"),
+    estimated: fc.constantFrom(false, false, false, false, true),
+    provenance,
+    event_time: time,
+  })
+  .chain(({ link, ...fields }) => factId.map((id) => parsed(rawCost(withFactId({ ...fields, ...link }, id)))));
+
+const summaryArb = fc
+  .record({
+    link: deliveryAndTask,
+    terminal: fc.constantFrom(true, true, false),
+    outcome: fc.constantFrom("SUCCEEDED", "SUCCEEDED", "FAILED", "FAILED", "CANCELLED", "INFRASTRUCTURE_FAILURE"),
+    requirement_changed: fc.constantFrom(false, false, false, true),
+    elapsed_ms: opt(fc.nat({ max: 100_000 })),
+    stage_reached: opt(fc.constantFrom("review", "merged")),
+    provenance,
+    event_time: time,
+  })
+  .chain(({ link, terminal, outcome, ...fields }) => factId.map((id) => parsed(rawSummary(withFactId({ ...fields, ...link, status: terminal ? "TERMINAL" : "OPEN", outcome: terminal ? outcome : undefined }, id)))));
+
+const packetArb = fc
+  .record({
+    packet_id: fc.constantFrom("p1", "p2"),
+    task_id: opt(fc.constantFrom(...TASKS)),
+    governance_revision: fc.constantFrom("0.2", "0.2", "0.1"),
+    repair_attribution: fc.constantFrom("AVAILABLE", "AVAILABLE", "UNAVAILABLE"),
+    event_time: time,
+  })
+  .map((fields) => parsed(rawPacket(fields)));
+
+const repairArb = fc
+  .record({
+    repair_id: fc.constantFrom("r1", "r2", "r3"),
+    finding_id: fc.constantFrom("f1", "f2"),
+    packet_id: opt(fc.constantFrom("p1", "p2")),
+    task_id: opt(fc.constantFrom(...TASKS)),
+    delivery_id: opt(fc.constantFrom(...DELIVERIES)),
+    attributable: fc.constantFrom(true, true, false),
+    event_time: time,
+  })
+  .map((fields) => parsed(rawRepair(fields)));
+
+const definedTaskArb = fc.constantFrom<string | undefined>(...TASKS, ...TASKS, undefined).chain((taskId) =>
+  fc.record({
+    task_id: fc.constant(taskId),
+    members: fc.option(fc.oneof({ arbitrary: fc.subarray(OWNED[taskId ?? "t1"] ?? [], { minLength: 1 }), weight: 4 }, { arbitrary: fc.subarray(DELIVERIES), weight: 1 }), { nil: undefined, freq: 8 }),
+    role_template: fc.constantFrom<string | undefined>("tpl-a", "tpl-a", "tpl-b", undefined),
+    template_assignment: fc.constantFrom<string | undefined>("EVENT_TIME", "EVENT_TIME", "EVENT_TIME", "EVENT_TIME", "BACKFILLED", undefined),
+  }),
+);
+
+const snapshotArb = fc
+  .record({
+    snapshot_id: fc.constantFrom("s1", "s2"),
+    cutoff: fc.constantFrom(...CUTOFFS),
+    tasks: fc.array(definedTaskArb, { maxLength: 5 }),
+    event_time: time,
+  })
+  .map(({ tasks, ...fields }) => {
+    // A snapshot defining a task twice is rejected whole (DUPLICATE_TASK_IN_SNAPSHOT): keep the first.
+    const seen = new Set<string>();
+    const unique = tasks.filter((task) => task.task_id === undefined || (!seen.has(task.task_id) && seen.add(task.task_id) !== undefined));
+    return parsed(raw("task_snapshot", {}, { ...fields, tasks: unique.map((task) => definedTask(task)) }));
+  });
+
+const factArb: fc.Arbitrary<MetricFact> = fc.oneof(
+  { arbitrary: modelCallArb, weight: 4 },
+  { arbitrary: costArb, weight: 3 },
+  { arbitrary: summaryArb, weight: 4 },
+  { arbitrary: packetArb, weight: 1 },
+  { arbitrary: repairArb, weight: 2 },
+  { arbitrary: snapshotArb, weight: 2 },
+);
+
+const key = (fact: MetricFact): string => identitiesOf(fact).at(-1) as string;
+
+/**
+ * Mostly one record per identity (so facts link and contribute), plus a little noise drawn from
+ * the same tiny id space (so conflicts, redeliveries and cross-type fact_id collisions happen too).
+ */
+const factsArb: fc.Arbitrary<MetricFact[]> = fc
+  .record({
+    calls: fc.uniqueArray(modelCallArb, { selector: key, maxLength: 3 }),
+    costs: fc.uniqueArray(costArb, { selector: key, maxLength: 4 }),
+    summaries: fc.array(summaryArb, { maxLength: 8 }),
+    packets: fc.uniqueArray(packetArb, { selector: key, maxLength: 2 }),
+    repairs: fc.uniqueArray(repairArb, { selector: key, maxLength: 3 }),
+    snapshots: fc.uniqueArray(snapshotArb, { selector: key, maxLength: 2 }),
+    noise: fc.array(factArb, { maxLength: 3 }),
+  })
+  .map((parts) => [...parts.snapshots, ...parts.summaries, ...parts.calls, ...parts.costs, ...parts.packets, ...parts.repairs, ...parts.noise]);
+
+/**
+ * The shipped catalog, and the same catalog with every minimum_sample lowered to 1: small fact
+ * sets never reach the snapshot metrics' minimum of 20, and the formula properties must hold for
+ * PUBLISHED records of every metric.
+ */
+const SHIPPED = shippedCatalog();
+const MINIMUM_ONE: CatalogSummary = { ...SHIPPED, metrics: new Map([...SHIPPED.metrics].map(([id, definition]) => [id, { ...definition, minimumSample: 1 }])) };
+const CATALOGS = [SHIPPED, MINIMUM_ONE];
+
+function lines(facts: readonly MetricFact[], catalog: CatalogSummary = SHIPPED): readonly string[] {
+  return evaluateFacts(facts, DEFAULT_ENGINE_CONFIG, catalog).lines;
+}
+
+function results(facts: readonly MetricFact[], catalog: CatalogSummary = SHIPPED): MetricResult[] {
+  return lines(facts, catalog).map((line) => JSON.parse(line) as MetricResult);
+}
+
+/** A list and a permutation of it. */
+const shuffledArb = factsArb.chain((facts) =>
+  fc.array(fc.nat(), { minLength: facts.length, maxLength: facts.length }).map((keys) => {
+    const order = facts.map((_, i) => i).sort((i, j) => (keys[i] as number) - (keys[j] as number) || i - j);
+    return { facts, shuffled: order.map((i) => facts[i] as MetricFact) };
+  }),
+);
+
+function hash(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i += 1) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+describe("engine properties (contract §3 order independence)", () => {
+  it("(a) shuffling the input gives byte-identical output", () => {
+    fc.assert(
+      fc.property(shuffledArb, ({ facts, shuffled }) => {
+        expect(lines(shuffled)).toEqual(lines(facts));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("(b) duplicating records (redelivery) gives identical output", () => {
+    fc.assert(
+      fc.property(factsArb, fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 10 }), (facts, copies) => {
+        if (facts.length === 0) return;
+        const redelivered = [...facts];
+        for (const [which, where] of copies) redelivered.splice(where % (redelivered.length + 1), 0, facts[which % facts.length] as MetricFact);
+        expect(lines(redelivered)).toEqual(lines(facts));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("(c) k partitions (by hash of the fact's key) as interleaved batches with flush() between batches give identical output", () => {
+    fc.assert(
+      fc.property(factsArb, fc.integer({ min: 1, max: 4 }), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 3 })), { maxLength: 60 }), (facts, k, schedule) => {
+        const partitions: MetricFact[][] = Array.from({ length: k }, () => []);
+        // The Kafka key: the fact's primary identity, so all versions of one identity share a partition.
+        for (const fact of facts) partitions[hash(identitiesOf(fact).at(-1) as string) % k]?.push(fact);
+        const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog());
+        const cursors = partitions.map(() => 0);
+        const take = (p: number, n: number): void => {
+          const partition = partitions[p] as MetricFact[];
+          for (let i = 0; i < n && (cursors[p] as number) < partition.length; i += 1) {
+            engine.ingest(partition[cursors[p] as number] as MetricFact);
+            cursors[p] = (cursors[p] as number) + 1;
+          }
+          engine.flush();
+        };
+        for (const [p, n] of schedule) take(p % k, n);
+        for (let p = 0; p < k; p += 1) take(p, Number.MAX_SAFE_INTEGER);
+        expect(engine.results().map((entry) => entry.json)).toEqual(lines(facts));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe("engine properties (contract §1 conflicts)", () => {
+  it("(h) the output equals the output of the accepted facts alone: every version of a conflicting identity is quarantined, no winner", () => {
+    fc.assert(
+      fc.property(factsArb, (facts) => {
+        expect(lines(facts)).toEqual(lines(acceptedFacts(facts)));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe("engine properties (seed §6.4, §7, contract §4)", () => {
+  it("(d) 0 ≤ coverage.numerator ≤ coverage.denominator in every record, raw_ratio null iff denominator 0, state and alert as §6.4 says", () => {
+    fc.assert(
+      fc.property(factsArb, (facts) => {
+        for (const { coverage } of results(facts)) {
+          expect(coverage.numerator).toBeGreaterThanOrEqual(0);
+          expect(coverage.numerator).toBeLessThanOrEqual(coverage.denominator);
+          expect(coverage.raw_ratio === null).toBe(coverage.denominator === 0);
+          if (coverage.raw_ratio !== null) expect(coverage.raw_ratio).toBe(coverage.numerator / coverage.denominator);
+          const state = coverage.denominator === 0 ? "NO_POPULATION" : coverage.numerator === 0 ? "NO_COVERAGE" : coverage.numerator < coverage.denominator ? "PARTIAL" : "FULL";
+          expect(coverage.state).toBe(state);
+          expect(coverage.alert).toBe(coverage.denominator > 0 && 100 * coverage.numerator < 10 * coverage.denominator);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("(e) task-cohort-comparison-eligibility: numerator + Σ exclusions = defined tasks, against an independent reading of the input", () => {
+    fc.assert(
+      fc.property(factsArb, (facts) => {
+        const expected = expectedEligibility(facts);
+        const records = CATALOGS.flatMap((catalog) => results(facts, catalog)).filter((result) => result.metric_id === "task-cohort-comparison-eligibility");
+        expect(records.map((result) => recordKey(result)).sort()).toEqual([...expected.keys(), ...expected.keys()].sort());
+        for (const result of records) {
+          const oracle = expected.get(recordKey(result));
+          const excluded = Object.values(result.exclusions).reduce((a, b) => a + b, 0);
+          expect(result.eligible_units).toBe(oracle?.defined);
+          expect(excluded).toBeLessThanOrEqual(result.eligible_units);
+          expect(result.exclusions).toEqual(oracle?.reasons);
+          expect(result.eligible_units - excluded).toBe(oracle?.comparable);
+          if (result.status === "PUBLISHED") {
+            expect((result.measures?.numerator ?? Number.NaN) + excluded).toBe(result.eligible_units);
+            expect(result.measures?.denominator).toBe(result.eligible_units);
+          }
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("(f) every NOT_AVAILABLE and BELOW_MINIMUM_SAMPLE value is null with measures null", () => {
+    fc.assert(
+      fc.property(factsArb, (facts) => {
+        for (const result of CATALOGS.flatMap((catalog) => results(facts, catalog))) {
+          if (result.status === "PUBLISHED") continue;
+          expect(result.value).toBeNull();
+          expect(result.measures).toBeNull();
+          expect(result.na_reason === null).toBe(result.status === "BELOW_MINIMUM_SAMPLE");
+          if (result.status === "BELOW_MINIMUM_SAMPLE") expect(result.eligible_units).toBeLessThan(result.minimum_sample);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("(g) PUBLISHED values are never null, and a rate's value equals numerator / denominator (per category too)", () => {
+    const kinds = new Map([...shippedCatalog().metrics.values()].map((definition) => [definition.metricId, definition.kind]));
+    fc.assert(
+      fc.property(factsArb, (facts) => {
+        for (const result of CATALOGS.flatMap((catalog) => results(facts, catalog))) {
+          if (result.status !== "PUBLISHED") continue;
+          expect(result.value).not.toBeNull();
+          expect(result.eligible_units).toBeGreaterThanOrEqual(result.minimum_sample);
+          const measures = result.measures;
+          if (measures === null) throw new Error("PUBLISHED without measures");
+          switch (kinds.get(result.metric_id)) {
+            case "rate":
+              if (typeof result.value === "number") {
+                expect(result.value).toBe((measures.numerator as number) / (measures.denominator as number));
+                expect(measures.numerator).toBeLessThanOrEqual(measures.denominator as number);
+              } else {
+                const categories = measures.categories ?? {};
+                expect(Object.keys(result.value ?? {}).sort()).toEqual(Object.keys(categories).sort());
+                for (const [category, count] of Object.entries(categories)) expect((result.value as Record<string, number>)[category]).toBe(count / (measures.denominator as number));
+                expect(Object.values(categories).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(measures.denominator as number);
+              }
+              expect(measures.denominator).toBe(result.eligible_units);
+              break;
+            case "duration":
+              expect(result.value).toBe((measures.sum as number) / (measures.contributing as number));
+              expect(measures.contributing).toBe(result.eligible_units);
+              break;
+            default:
+              expect(result.value).toBe(measures.sum);
+              expect(measures.contributing).toBe(result.eligible_units);
+          }
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// An independent reading of seed §6.2 / contract §1 and §3 for task-cohort-comparison-eligibility.
+
+function recordKey(result: { scope: MetricResult["scope"]; cohort: MetricResult["cohort"] }): string {
+  const snapshotId = result.scope.kind === "snapshot" ? result.scope.snapshot_id : "?";
+  return `${snapshotId}|${result.cohort["role_template"] ?? ""}`;
+}
+
+/** Accepted facts: every identity of the fact carries exactly one distinct record (contract §1). */
+function acceptedFacts(facts: readonly MetricFact[]): MetricFact[] {
+  const distinct = new Map<string, MetricFact>();
+  for (const fact of facts) distinct.set(JSON.stringify(fact), fact);
+  const versions = new Map<string, number>();
+  for (const fact of distinct.values()) for (const identity of identitiesOf(fact)) versions.set(identity, (versions.get(identity) ?? 0) + 1);
+  return [...distinct.values()].filter((fact) => identitiesOf(fact).every((identity) => versions.get(identity) === 1));
+}
+
+function expectedEligibility(facts: readonly MetricFact[]): Map<string, { defined: number; comparable: number; reasons: Record<string, number> }> {
+  const accepted = acceptedFacts(facts);
+  const summaries = accepted.filter((fact): fact is DeliverySummary => fact.type === "delivery_summary");
+  const expected = new Map<string, { defined: number; comparable: number; reasons: Record<string, number> }>();
+  for (const snap of accepted.filter((fact): fact is TaskSnapshot => fact.type === "task_snapshot")) {
+    for (const task of snap.tasks) {
+      const eventTime = task.role_template !== undefined && task.template_assignment === "EVENT_TIME";
+      const key = `${snap.snapshot_id}|${eventTime ? task.role_template : ""}`;
+      const entry = expected.get(key) ?? { defined: 0, comparable: 0, reasons: {} };
+      expected.set(key, entry);
+      entry.defined += 1;
+      const reason = reasonFor(task, snap, summaries, eventTime);
+      if (reason === undefined) entry.comparable += 1;
+      else entry.reasons[reason] = (entry.reasons[reason] ?? 0) + 1;
+    }
+  }
+  for (const entry of expected.values()) entry.reasons = Object.fromEntries(Object.entries(entry.reasons).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return expected;
+}
+
+function reasonFor(task: TaskSnapshot["tasks"][number], snap: TaskSnapshot, summaries: readonly DeliverySummary[], eventTime: boolean): string | undefined {
+  if (task.task_id === undefined) return "MISSING_TASK_IDENTITY";
+  if (task.members === undefined || task.members.length === 0) return "UNDEFINED_TASK_MEMBERSHIP";
+  if (!eventTime) return "INCOMPLETE_COHORT_COORDINATES";
+  let open = false;
+  let changed = false;
+  const outcomes = new Set<string>();
+  for (const member of new Set(task.members)) {
+    const joined = summaries.filter((s) => s.delivery_id === member && s.task_id === task.task_id && s.event_time <= snap.cutoff);
+    if (joined.some((s) => s.requirement_changed)) changed = true;
+    const terminal = joined.filter((s) => s.status === "TERMINAL").sort((x, y) => x.event_time - y.event_time || (x.fact_id < y.fact_id ? -1 : x.fact_id > y.fact_id ? 1 : 0))[0];
+    if (terminal?.outcome === undefined) open = true;
+    else outcomes.add(terminal.outcome);
+  }
+  if (open) return "OPEN_DELIVERY";
+  if (outcomes.size > 1) return "MIXED_DELIVERY_OUTCOMES";
+  if (changed) return "REQUIREMENT_CHANGED";
+  if (outcomes.has("INFRASTRUCTURE_FAILURE")) return "INFRASTRUCTURE_FAILURE";
+  return undefined;
+}
