@@ -170,6 +170,18 @@ describe("streaming behaviour of MetricEngine", () => {
     expect(engine.flush()).toEqual([{ key: published?.key, result: null }]);
   });
 
+  it("a money slice whose money is retracted is tombstoned, and the cohort's NOT_AVAILABLE record appears (docs decision 16)", () => {
+    const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog());
+    engine.ingest(modelCall());
+    engine.ingest(cost({ fact_id: "the-cost" }));
+    const slice = engine.flush().find((change) => change.result?.metric_id === "operational-attributable-cost");
+    expect(slice?.result?.cohort).toMatchObject({ currency: "USD" });
+    engine.ingest(cost({ fact_id: "the-cost", amount_minor: 1 }));
+    const changes = engine.flush().filter((change) => change.key.includes("operational-attributable-cost"));
+    expect(changes).toContainEqual({ key: slice?.key, result: null });
+    expect(changes.find((change) => change.result !== null)?.result).toMatchObject({ cohort: TUPLE, status: "NOT_AVAILABLE", coverage: { numerator: 0, denominator: 1 } });
+  });
+
   it("flush() with nothing new reports no change", () => {
     const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog());
     for (const fact of facts) engine.ingest(fact);
