@@ -1,7 +1,11 @@
 import type { CliCommand } from "../command.ts";
 import { catalogCommand } from "./catalog.ts";
 import { generateCommand } from "./generate.ts";
+import { alertsCommand } from "./alerts.ts";
+import { produceCommand } from "./produce.ts";
 import { replayCommand } from "./replay.ts";
+import { resultsCommand } from "./results.ts";
+import { runCommand } from "./run.ts";
 import { topicsCommand } from "./topics.ts";
 
 /**
@@ -10,6 +14,10 @@ import { topicsCommand } from "./topics.ts";
  */
 export const commands: readonly CliCommand[] = [
   replayCommand,
+  runCommand,
+  produceCommand,
+  resultsCommand,
+  alertsCommand,
   catalogCommand,
   generateCommand,
   topicsCommand,

@@ -3,14 +3,24 @@ import { once } from "node:events";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
 import { replayFile } from "../../replay/replay-file.ts";
+import { runMonitorSink } from "../../replay/run-monitor-sink.ts";
 import { formatMetricTable, formatTable, metricRows } from "../../replay/replay-summary.ts";
 import { UsageError, type CliCommand } from "../command.ts";
-import { integerFlag, parseFlags, requiredStringFlag, stringFlag } from "../flags.ts";
+import { booleanFlag, integerFlag, parseFlags, requiredStringFlag, stringFlag, type ParsedFlags } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
+import { createKafka, resolveBrokers } from "../../kafka/client.ts";
+import { AvroTopicSerde } from "../../kafka/avro-serde.ts";
+import { createSchemaRegistry, resolveSchemaRegistryUrl } from "../../kafka/registry.ts";
+import { rebuildFromFactsTopic } from "../../stream/audit-rebuild.ts";
+import { compareResults, readLatestResults } from "../../stream/topic-results.ts";
+import { topicNames } from "../../stream/topic-names.ts";
+import type { EngineConfig } from "../../metrics/engine-config.ts";
 
 const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> --output <results.ndjson>
                        [--alerts <alerts.ndjson>] [--dlq <dlq.ndjson>]
                        [--window 1d] [--coverage-threshold 10]
+       agentops replay --from-topic [--verify] [--output <results.ndjson>]
+                       [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
 
 Replays a file of observation facts through the metric engine and the run monitor, in process
 (no Kafka needed), and writes the final result of every result key, one JSON object a line,
@@ -21,7 +31,12 @@ sorted by key. The same records in any order give byte-identical output.
   --alerts              where to write tripwire alerts from agent_step/sandbox_event records (NDJSON)
   --dlq                 where to write rejected records and conflicts, with line number and reason
   --window              window size for window-scoped metrics: 1d (default), 12h, 1h, 15m, ...
-  --coverage-threshold  LOW_COVERAGE alert threshold in hundredths, 0..99 (default 10; 0 = off)`;
+  --coverage-threshold  LOW_COVERAGE alert threshold in hundredths, 0..99 (default 10; 0 = off)
+
+Audit mode (--from-topic): rebuilds every result from offset 0 of the facts topic into fresh
+state. With --verify it compares them with the compacted results topic, prints the digest of
+both and every differing key, and exits 1 on any difference. Use the window and threshold the
+processors run with.`;
 
 async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
   const out = createWriteStream(path);
@@ -37,15 +52,33 @@ export const replayCommand: CliCommand = {
   summary: "replay a facts file through the engine in process and write the results",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { input: { type: "string" }, output: { type: "string" }, alerts: { type: "string" }, dlq: { type: "string" }, window: { type: "string" }, "coverage-threshold": { type: "string" } }, "replay");
-    const input = requiredStringFlag(flags, "input", "name the facts file, e.g. --input samples/facts.ndjson");
-    const output = requiredStringFlag(flags, "output", "name the results file, e.g. --output results.ndjson");
+    const flags = parseFlags(
+      argv,
+      {
+        input: { type: "string" },
+        output: { type: "string" },
+        alerts: { type: "string" },
+        dlq: { type: "string" },
+        window: { type: "string" },
+        "coverage-threshold": { type: "string" },
+        "from-topic": { type: "boolean" },
+        verify: { type: "boolean" },
+        brokers: { type: "string" },
+        "schema-registry": { type: "string" },
+        "topic-prefix": { type: "string" },
+      },
+      "replay",
+    );
     const windowText = stringFlag(flags, "window") ?? "1d";
     const windowMillis = parseWindowSize(windowText);
     if (windowMillis === undefined) throw new UsageError("--window", `"${windowText}" is not a duration`, "give a number and a unit (ms, s, m, h, d), e.g. --window 1d or --window 6h");
     const threshold = integerFlag(flags, "coverage-threshold", DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths, 0, 99);
     const config = engineConfigSchema.safeParse({ windowMillis, coverageThresholdHundredths: threshold });
     if (!config.success) throw new UsageError("--window", config.error.issues[0]?.message ?? "invalid", "use a size that divides one day (1h, 15m, ...) or whole days (1d, 7d)");
+    if (booleanFlag(flags, "from-topic")) return auditReplay(flags, config.data);
+    if (booleanFlag(flags, "verify")) throw new UsageError("--verify", "only applies to --from-topic", "add --from-topic to audit the results topic, or drop --verify");
+    const input = requiredStringFlag(flags, "input", "name the facts file, e.g. --input samples/facts.ndjson");
+    const output = requiredStringFlag(flags, "output", "name the results file, e.g. --output results.ndjson");
     let size: number;
     try {
       size = statSync(input).size;
@@ -55,7 +88,7 @@ export const replayCommand: CliCommand = {
 
     const progress = progressReporter("replay", size);
     const started = performance.now();
-    const outcome = await replayFile(input, config.data, shippedCatalog(), undefined, (bytes) => progress.update(bytes));
+    const outcome = await replayFile(input, config.data, shippedCatalog(), runMonitorSink(), (bytes) => progress.update(bytes));
     progress.done();
     const seconds = (performance.now() - started) / 1000;
 
@@ -93,3 +126,29 @@ export const replayCommand: CliCommand = {
     return 0;
   },
 };
+
+/** Audit replay: rebuild from the facts topic and, with --verify, compare with the results topic. */
+async function auditReplay(flags: ParsedFlags, config: EngineConfig): Promise<number> {
+  const kafka = createKafka({ brokers: resolveBrokers(stringFlag(flags, "brokers")), clientId: "agentops-audit" });
+  const registry = createSchemaRegistry(resolveSchemaRegistryUrl(stringFlag(flags, "schema-registry")));
+  const topics = topicNames(stringFlag(flags, "topic-prefix") ?? process.env["AGENTOPS_TOPIC_PREFIX"] ?? "");
+  const onRecord = (count: number): void => {
+    if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${topics.facts}: ${count.toLocaleString("en-US")} records`);
+  };
+  const rebuilt = await rebuildFromFactsTopic(kafka, registry, topics.facts, config, shippedCatalog(), onRecord);
+  if (process.stderr.isTTY === true) process.stderr.write("\r\u001b[K");
+  const output = stringFlag(flags, "output");
+  if (output !== undefined) await writeLines(output, [...rebuilt.keys()].sort().map((key) => JSON.stringify(rebuilt.get(key))));
+  process.stdout.write(`rebuilt ${rebuilt.size} results from ${topics.facts}\n`);
+  if (!booleanFlag(flags, "verify")) return 0;
+  const onTopic = await readLatestResults(kafka, new AvroTopicSerde(registry), topics.results);
+  const comparison = compareResults(rebuilt, onTopic);
+  process.stdout.write(`rebuilt digest       ${comparison.expectedDigest}\nresults topic digest ${comparison.actualDigest}\n`);
+  if (comparison.differingKeys.length === 0) {
+    process.stdout.write(`verified: ${onTopic.size} results on ${topics.results} equal the rebuild\n`);
+    return 0;
+  }
+  process.stdout.write(`MISMATCH: ${comparison.differingKeys.length} key(s) differ:\n`);
+  for (const key of comparison.differingKeys) process.stdout.write(`  ${key}  (rebuild: ${rebuilt.has(key) ? "present" : "absent"}, topic: ${onTopic.has(key) ? "present" : "absent"})\n`);
+  return 1;
+}

@@ -1,0 +1,45 @@
+import { createKafka, resolveBrokers } from "../../kafka/client.ts";
+import { AvroTopicSerde } from "../../kafka/avro-serde.ts";
+import { createSchemaRegistry, resolveSchemaRegistryUrl } from "../../kafka/registry.ts";
+import { readTopicToEnd } from "../../stream/read-topic.ts";
+import { topicNames } from "../../stream/topic-names.ts";
+import type { TripwireAlert } from "../../tripwires/index.ts";
+import type { CliCommand } from "../command.ts";
+import { booleanFlag, parseFlags, stringFlag } from "../flags.ts";
+import { followTopic } from "./follow-topic.ts";
+
+const USAGE = `Usage: agentops alerts [--follow] [--json] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+
+Prints tripwire alerts from the alerts topic: time, run, rule, severity, evidence and message.
+--follow keeps printing new alerts as they arrive, until Ctrl-C; --json prints one JSON object a line.`;
+
+export function describeAlert(alert: TripwireAlert): string {
+  const evidence = alert.evidence;
+  const parts = [`seq ${evidence.seq_from}..${evidence.seq_to}`];
+  if (evidence.cycle_length !== undefined && evidence.cycle_length !== null) parts.push(`cycle ${evidence.cycle_length}`);
+  if (evidence.repetitions !== undefined && evidence.repetitions !== null) parts.push(`x${evidence.repetitions}`);
+  if (evidence.command !== undefined && evidence.command !== null) parts.push(`command ${JSON.stringify(evidence.command)}`);
+  if (evidence.path !== undefined && evidence.path !== null) parts.push(`path ${evidence.path}`);
+  return `${new Date(alert.event_time).toISOString()}  ${alert.severity.toUpperCase().padEnd(8)}  run ${alert.run_id}  ${alert.rule_id}@${alert.rule_version}  ${parts.join(", ")}  ${alert.message}`;
+}
+
+export const alertsCommand: CliCommand = {
+  name: "alerts",
+  summary: "print tripwire alerts from the alerts topic",
+  usage: USAGE,
+  async run(argv) {
+    const flags = parseFlags(argv, { follow: { type: "boolean" }, json: { type: "boolean" }, brokers: { type: "string" }, "schema-registry": { type: "string" }, "topic-prefix": { type: "string" } }, "alerts");
+    const kafka = createKafka({ brokers: resolveBrokers(stringFlag(flags, "brokers")), clientId: "agentops-alerts" });
+    const serde = new AvroTopicSerde(createSchemaRegistry(resolveSchemaRegistryUrl(stringFlag(flags, "schema-registry"))));
+    const topic = topicNames(stringFlag(flags, "topic-prefix") ?? process.env["AGENTOPS_TOPIC_PREFIX"] ?? "").alerts;
+    const json = booleanFlag(flags, "json");
+    const print = async (value: Buffer | null): Promise<void> => {
+      if (value === null) return;
+      const alert = (await serde.decodeAlert(value)) as TripwireAlert;
+      process.stdout.write(json ? `${JSON.stringify(alert)}\n` : `${describeAlert(alert)}\n`);
+    };
+    if (booleanFlag(flags, "follow")) await followTopic(kafka, topic, (message) => print(message.value));
+    else await readTopicToEnd(kafka, topic, (message) => print(message.value));
+    return 0;
+  },
+};

@@ -1,0 +1,79 @@
+import { AvroTopicSerde } from "../../kafka/avro-serde.ts";
+import { createKafka, resolveBrokers } from "../../kafka/client.ts";
+import { createSchemaRegistry, resolveSchemaRegistryUrl } from "../../kafka/registry.ts";
+import type { MetricResult } from "../../metrics/result-record.ts";
+import { formatTable } from "../../replay/replay-summary.ts";
+import { readLatestResults } from "../../stream/topic-results.ts";
+import { topicNames } from "../../stream/topic-names.ts";
+import type { CliCommand } from "../command.ts";
+import { booleanFlag, parseFlags, stringFlag } from "../flags.ts";
+import { followTopic } from "./follow-topic.ts";
+
+const USAGE = `Usage: agentops results [--follow] [--json] [--metric ID] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+
+Prints the latest metric results from the compacted results topic: a readable table (metric,
+scope, cohort, status, value, coverage), or one JSON object a line with --json. --follow keeps
+printing each result as it changes, until Ctrl-C.`;
+
+function describeScope(result: MetricResult): string {
+  return result.scope.kind === "window" ? `${result.scope.start.slice(0, 16)}..${result.scope.end.slice(0, 16)}` : `snapshot ${result.scope.snapshot_id}`;
+}
+
+function describeValue(result: MetricResult): string {
+  if (result.value === null) return result.status === "BELOW_MINIMUM_SAMPLE" ? `(below ${result.minimum_sample})` : "N/A";
+  if (typeof result.value === "number") return Number.isInteger(result.value) ? String(result.value) : result.value.toFixed(4);
+  return Object.entries(result.value)
+    .map(([category, share]) => `${category}=${share.toFixed(3)}`)
+    .join(" ");
+}
+
+export function resultRow(result: MetricResult): string[] {
+  const coverage = result.coverage;
+  return [
+    result.metric_id,
+    describeScope(result),
+    Object.entries(result.cohort)
+      .map(([key, value]) => `${key}=${value}`)
+      .join(",") || "-",
+    result.status,
+    describeValue(result),
+    `${coverage.numerator}/${coverage.denominator} ${coverage.state}${coverage.alert ? " LOW" : ""}`,
+  ];
+}
+
+const HEADERS = ["metric", "scope", "cohort", "status", "value", "coverage"];
+
+export const resultsCommand: CliCommand = {
+  name: "results",
+  summary: "print the latest metric results from the results topic",
+  usage: USAGE,
+  async run(argv) {
+    const flags = parseFlags(argv, { follow: { type: "boolean" }, json: { type: "boolean" }, metric: { type: "string" }, brokers: { type: "string" }, "schema-registry": { type: "string" }, "topic-prefix": { type: "string" } }, "results");
+    const kafka = createKafka({ brokers: resolveBrokers(stringFlag(flags, "brokers")), clientId: "agentops-results" });
+    const serde = new AvroTopicSerde(createSchemaRegistry(resolveSchemaRegistryUrl(stringFlag(flags, "schema-registry"))));
+    const topic = topicNames(stringFlag(flags, "topic-prefix") ?? process.env["AGENTOPS_TOPIC_PREFIX"] ?? "").results;
+    const metric = stringFlag(flags, "metric");
+    const json = booleanFlag(flags, "json");
+    if (booleanFlag(flags, "follow")) {
+      await followTopic(kafka, topic, async (message) => {
+        const key = message.key?.toString("utf8") ?? "";
+        if (message.value === null) {
+          process.stdout.write(json ? `${JSON.stringify({ key, result: null })}\n` : `deleted ${key}\n`);
+          return;
+        }
+        const result = await serde.decodeResult(message.value);
+        if (metric !== undefined && result.metric_id !== metric) return;
+        process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${resultRow(result).join("  ")}\n`);
+      });
+      return 0;
+    }
+    const latest = await readLatestResults(kafka, serde, topic);
+    const results = [...latest.keys()]
+      .sort()
+      .map((key) => latest.get(key) as MetricResult)
+      .filter((result) => metric === undefined || result.metric_id === metric);
+    if (json) for (const result of results) process.stdout.write(`${JSON.stringify(result)}\n`);
+    else process.stdout.write(`${formatTable(HEADERS, results.map(resultRow))}\n${results.length} results on ${topic}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,140 @@
+import { Effect } from "effect";
+import type { Consumer, EachBatchPayload, Message } from "kafkajs";
+import { MetricEngine } from "../metrics/metric-engine.ts";
+import type { ResultChange } from "../metrics/result-record.ts";
+import { deadLetterKey, type DeadLetterRecord } from "./dead-letter.ts";
+import { decodeEngineFact } from "./engine-facts-record.ts";
+import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
+import { readTopicToEnd } from "./read-topic.ts";
+import { runConsumer } from "./run-consumer.ts";
+
+/**
+ * The metric engine on Kafka. Its input topic (accepted facts, one partition, compacted by fact
+ * version) is also its changelog: on every assignment the member rebuilds the engine from offset
+ * 0 without publishing, then reconciles the results topic (upserts every current result and
+ * tombstones keys that no longer exist), then goes live, publishing each batch's changed results.
+ * Results are upserts of whole values under a stable key, so a re-processed batch rewrites the
+ * same values: nothing can be counted twice. See docs/architecture.md for why one partition.
+ */
+export const engineProcessor = Effect.gen(function* () {
+  const environment = yield* Processors;
+  const state = new EngineMember(environment);
+  yield* runConsumer(environment, {
+    role: "engine",
+    topic: environment.topics.engineFacts,
+    fromBeginning: true,
+    commitOffsets: false,
+    onAssignment: (partitions, consumer) => state.assigned(partitions, consumer),
+    eachBatch: (payload) => state.handleBatch(payload),
+  });
+});
+
+class EngineMember {
+  private engine: MetricEngine | undefined;
+  /** Offset (exclusive) up to which the member is restoring silently; undefined once live. */
+  private restoreEnd: bigint | undefined;
+  /** Settles when the latest assignment has been prepared; batches wait for it. */
+  private ready: Promise<void> = Promise.resolve();
+  private readonly environment: ProcessorEnvironment;
+
+  constructor(environment: ProcessorEnvironment) {
+    this.environment = environment;
+  }
+
+  assigned(partitions: readonly number[], consumer: Consumer): Promise<void> {
+    this.ready = this.prepare(partitions, consumer);
+    return this.ready;
+  }
+
+  private async prepare(partitions: readonly number[], consumer: Consumer): Promise<void> {
+    if (!partitions.includes(0)) {
+      this.engine = undefined;
+      this.restoreEnd = undefined;
+      return;
+    }
+    const admin = this.environment.kafka.admin();
+    await admin.connect();
+    try {
+      const offsets = await admin.fetchTopicOffsets(this.environment.topics.engineFacts);
+      this.restoreEnd = BigInt(offsets.find((entry) => entry.partition === 0)?.high ?? "0");
+    } finally {
+      await admin.disconnect();
+    }
+    this.engine = new MetricEngine({ windowMillis: this.environment.config.windowMillis, coverageThresholdHundredths: this.environment.config.coverageThresholdHundredths }, this.environment.catalog);
+    // Rebuild from the very beginning whatever position the group client would resume from.
+    consumer.seek({ topic: this.environment.topics.engineFacts, partition: 0, offset: "0" });
+    this.environment.logger.info({ processor: "engine", restoreEnd: this.restoreEnd.toString() }, "rebuilding engine state from its input topic");
+    if (this.restoreEnd === 0n) await this.goLive();
+  }
+
+  async handleBatch(payload: EachBatchPayload): Promise<void> {
+    await this.ready;
+    const engine = this.engine;
+    if (engine === undefined) return;
+    const { batch } = payload;
+    const conflicts: Message[] = [];
+    for (const message of batch.messages) {
+      if (!payload.isRunning() || payload.isStale()) return;
+      const decoded = message.value === null ? undefined : decodeEngineFact(message.value);
+      if (decoded !== undefined) {
+        const outcome = engine.ingest(decoded.fact);
+        if (outcome.kind === "quarantined" && this.restoreEnd === undefined) conflicts.push(await this.conflictLetter(decoded.source, decoded.fact.fact_id, outcome.conflict.identity, outcome.conflict.factIds));
+      }
+      payload.resolveOffset(message.offset);
+      if (this.restoreEnd !== undefined && BigInt(message.offset) + 1n >= this.restoreEnd) await this.goLive();
+    }
+    this.environment.telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: "engine" }, batch.messages.length);
+    if (this.restoreEnd !== undefined) {
+      await payload.heartbeat();
+      return;
+    }
+    await this.publish(engine.flush(), conflicts);
+    await payload.heartbeat();
+  }
+
+  private async goLive(): Promise<void> {
+    const engine = this.engine;
+    if (engine === undefined) return;
+    engine.flush();
+    const current = new Map(engine.results().map((entry) => [entry.key, entry.result] as const));
+    const onTopic = new Set<string>();
+    await readTopicToEnd(this.environment.kafka, this.environment.topics.results, (message) => {
+      const key = message.key?.toString("utf8");
+      if (key === undefined) return;
+      if (message.value === null) onTopic.delete(key);
+      else onTopic.add(key);
+    });
+    const changes: ResultChange[] = [...current.entries()].map(([key, result]) => ({ key, result }));
+    for (const key of onTopic) if (!current.has(key)) changes.push({ key, result: null });
+    await this.publish(changes, []);
+    this.restoreEnd = undefined;
+    this.environment.logger.info({ processor: "engine", results: current.size, tombstones: changes.length - current.size }, "engine state rebuilt; results reconciled; live");
+  }
+
+  private async publish(changes: readonly ResultChange[], conflicts: readonly Message[]): Promise<void> {
+    const { serde, topics, producer, telemetry } = this.environment;
+    const results: Message[] = [];
+    for (const change of changes) results.push({ key: change.key, value: change.result === null ? null : await serde.encodeResult(change.result) });
+    const topicMessages = [
+      { topic: topics.results, messages: results },
+      { topic: topics.deadLetters, messages: [...conflicts] },
+    ].filter((entry) => entry.messages.length > 0);
+    if (topicMessages.length === 0) return;
+    await producer.sendBatch({ topicMessages });
+    telemetry.count("agentops_results_published_total", "Result upserts and tombstones written to the results topic", {}, results.length);
+    if (conflicts.length > 0) telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason: "CONFLICT" }, conflicts.length);
+  }
+
+  private async conflictLetter(source: DeadLetterRecord["source"], factId: string, identity: string, factIds: readonly string[]): Promise<Message> {
+    const letter: DeadLetterRecord = {
+      reason: "CONFLICT",
+      field: identity.split("\u0000")[0] ?? "",
+      detail: `${factIds.length} distinct records share ${identity.replace("\u0000", " ")} (fact ids ${factIds.join(", ")}); all are quarantined and none contributes`,
+      source,
+      factId,
+      key: null,
+      value: null,
+    };
+    return { key: deadLetterKey(letter), value: await this.environment.serde.encodeDeadLetter(letter) };
+  }
+}

@@ -1,0 +1,74 @@
+import { Effect } from "effect";
+import type { EachBatchPayload, Message } from "kafkajs";
+import { isAgentEvent } from "../contract/facts.ts";
+import { parseFact } from "../contract/parse-fact.ts";
+import type { DeadLetterRecord } from "./dead-letter.ts";
+import { deadLetterKey } from "./dead-letter.ts";
+import { encodeEngineFact } from "./engine-facts-record.ts";
+import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
+import { runConsumer } from "./run-consumer.ts";
+import { decodeWireRecord } from "./wire-decoder.ts";
+
+/**
+ * Ingest: facts topic → decode (registry) → validate (contract 1.0.0) → route. Rejected records go
+ * to the dead-letter topic with their reason and source coordinates; agent events go to the run
+ * monitor's topic keyed by run_id (same bytes); metric facts go, normalised, to the engine's
+ * input topic. Offsets are committed only after everything a batch produced is acknowledged, so
+ * a crash re-processes the batch (at-least-once) and the engine's redelivery rule absorbs it.
+ */
+export const ingestProcessor = Effect.gen(function* () {
+  const environment = yield* Processors;
+  yield* runConsumer(environment, {
+    role: "ingest",
+    topic: environment.topics.facts,
+    fromBeginning: true,
+    eachBatch: (payload) => handleBatch(environment, payload),
+  });
+});
+
+async function handleBatch(environment: ProcessorEnvironment, payload: EachBatchPayload): Promise<void> {
+  const { batch } = payload;
+  const { topics, serde, telemetry } = environment;
+  const deadLetters: Message[] = [];
+  const agentEvents: Message[] = [];
+  const engineFacts: Message[] = [];
+  let lastOffset: string | undefined;
+  for (const message of batch.messages) {
+    if (!payload.isRunning() || payload.isStale()) break;
+    const source = { topic: batch.topic, partition: batch.partition, offset: message.offset };
+    const decoded = await decodeWireRecord(environment.registry, message.value);
+    const parsed = decoded.ok ? parseFact(decoded.value) : undefined;
+    if (!decoded.ok || parsed === undefined || !parsed.ok) {
+      const rejection = decoded.ok ? (parsed !== undefined && !parsed.ok ? parsed.rejection : undefined) : { reason: decoded.reason, field: "", detail: decoded.detail };
+      if (rejection !== undefined) {
+        const letter: DeadLetterRecord = { ...rejection, source, factId: factIdOf(decoded.ok ? decoded.value : undefined), key: message.key, value: message.value };
+        deadLetters.push({ key: deadLetterKey(letter), value: await serde.encodeDeadLetter(letter) });
+        telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason: rejection.reason });
+      }
+    } else if (isAgentEvent(parsed.fact)) {
+      agentEvents.push({ key: parsed.fact.run_id, value: message.value });
+    } else {
+      const encoded = encodeEngineFact(parsed.fact, source);
+      engineFacts.push({ key: encoded.key, value: encoded.value });
+    }
+    lastOffset = message.offset;
+  }
+  const topicMessages = [
+    { topic: topics.deadLetters, messages: deadLetters },
+    { topic: topics.agentEvents, messages: agentEvents },
+    { topic: topics.engineFacts, messages: engineFacts },
+  ].filter((entry) => entry.messages.length > 0);
+  if (topicMessages.length > 0) await environment.producer.sendBatch({ topicMessages });
+  if (lastOffset !== undefined) {
+    payload.resolveOffset(lastOffset);
+    telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: "ingest" }, batch.messages.length);
+  }
+  await payload.commitOffsetsIfNecessary();
+  await payload.heartbeat();
+}
+
+function factIdOf(value: unknown): string | null {
+  if (typeof value !== "object" || value === null) return null;
+  const factId = (value as { fact_id?: unknown }).fact_id;
+  return typeof factId === "string" ? factId : null;
+}

@@ -1,0 +1,34 @@
+import { createServer, type Server } from "node:http";
+import { Effect, type Scope } from "effect";
+import { KafkaIoError } from "./errors.ts";
+import type { Telemetry } from "./telemetry.ts";
+
+/**
+ * Serves `/metrics` (Prometheus text format) and `/healthz` on 127.0.0.1 by default: operational
+ * endpoints are not for the open network unless a deployment binds them there deliberately.
+ */
+export function serveTelemetry(telemetry: Telemetry, port: number, healthy: () => boolean, host = "127.0.0.1"): Effect.Effect<Server, KafkaIoError, Scope.Scope> {
+  return Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () =>
+        new Promise<Server>((resolve, reject) => {
+          const server = createServer((request, response) => {
+            if (request.url === "/metrics") {
+              response.writeHead(200, { "content-type": "text/plain; version=0.0.4" });
+              response.end(telemetry.render());
+            } else if (request.url === "/healthz") {
+              const ok = healthy();
+              response.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
+              response.end(JSON.stringify({ status: ok ? "ok" : "starting" }));
+            } else {
+              response.writeHead(404).end();
+            }
+          });
+          server.once("error", reject);
+          server.listen(port, host, () => resolve(server));
+        }),
+      catch: (cause) => new KafkaIoError({ operation: `listen on ${host}:${port} for /metrics`, cause }),
+    }),
+    (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve()))),
+  );
+}

@@ -1,0 +1,25 @@
+import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
+import { Context } from "effect";
+import type { Kafka, Producer } from "kafkajs";
+import type { Logger } from "pino";
+import type { CatalogSummary } from "../catalog/metric-definitions.ts";
+import type { TopicSerde } from "./serde.ts";
+import type { StreamConfig } from "./stream-config.ts";
+import type { Telemetry } from "./telemetry.ts";
+import type { TopicNames } from "./topic-names.ts";
+
+/** What every processor of one instance shares: clients, encodings, topic names, telemetry. */
+export interface ProcessorEnvironment {
+  readonly kafka: Kafka;
+  /** One idempotent producer per instance, shared by its processors. */
+  readonly producer: Producer;
+  readonly registry: SchemaRegistry;
+  readonly serde: TopicSerde;
+  readonly topics: TopicNames;
+  readonly config: StreamConfig;
+  readonly logger: Logger;
+  readonly telemetry: Telemetry;
+  readonly catalog: CatalogSummary;
+}
+
+export class Processors extends Context.Tag("agentops/Processors")<Processors, ProcessorEnvironment>() {}

@@ -1,0 +1,75 @@
+import type { AddressInfo } from "node:net";
+import { Effect, Schedule, type Scope } from "effect";
+import { pino } from "pino";
+import { shippedCatalog } from "../catalog/metric-definitions.ts";
+import { AvroTopicSerde } from "../kafka/avro-serde.ts";
+import { createKafka } from "../kafka/client.ts";
+import { createSchemaRegistry } from "../kafka/registry.ts";
+import { engineProcessor } from "./engine-processor.ts";
+import { ensureTopics } from "./ensure-topics.ts";
+import { KafkaIoError, RegistryError } from "./errors.ts";
+import { ingestProcessor } from "./ingest-processor.ts";
+import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
+import { runMonitorProcessor } from "./run-monitor-processor.ts";
+import { serveTelemetry } from "./metrics-server.ts";
+import type { StreamConfig } from "./stream-config.ts";
+import { Telemetry } from "./telemetry.ts";
+import { topicNames } from "./topic-names.ts";
+
+/** Start-up calls that may meet a broker or registry still starting: retried with backoff. */
+const startupRetry = Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(8)));
+
+/**
+ * One processor instance: the roles it was given (ingest, engine, run-monitor), sharing one Kafka
+ * client, one idempotent producer, the registry serde and the telemetry endpoint. Everything is
+ * acquired in the enclosing scope, so closing it (SIGTERM) stops consumers first (committing what
+ * they processed), then the producer, then the endpoint.
+ */
+export function runInstance(config: StreamConfig): Effect.Effect<{ metricsPort: number }, KafkaIoError | RegistryError, Scope.Scope> {
+  return Effect.gen(function* () {
+    const logger = pino({ name: "agentops", level: config.logLevel, base: { instance: config.instanceId } });
+    const telemetry = new Telemetry();
+    const kafka = createKafka({ brokers: config.brokers, clientId: `agentops-${config.instanceId}`, logger });
+    const topics = topicNames(config.topicPrefix);
+
+    const created = yield* Effect.tryPromise({
+      try: async () => {
+        const admin = kafka.admin();
+        await admin.connect();
+        try {
+          return await ensureTopics(admin, config.topicPrefix);
+        } finally {
+          await admin.disconnect();
+        }
+      },
+      catch: (cause) => new KafkaIoError({ operation: "create missing topics", cause }),
+    }).pipe(Effect.retry(startupRetry));
+    if (created.length > 0) logger.info({ created }, "created missing topics");
+
+    const registry = createSchemaRegistry(config.schemaRegistryUrl);
+    const serde = new AvroTopicSerde(registry);
+    yield* Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }).pipe(Effect.retry(startupRetry));
+
+    const producer = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 } });
+          await producer.connect();
+          return producer;
+        },
+        catch: (cause) => new KafkaIoError({ operation: "connect producer", cause }),
+      }).pipe(Effect.retry(startupRetry)),
+      (producer) => Effect.promise(() => producer.disconnect().catch(() => undefined)),
+    );
+
+    let started = false;
+    const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started);
+    const environment: ProcessorEnvironment = { kafka, producer, registry, serde, topics, config, logger, telemetry, catalog: shippedCatalog() };
+    const roles = { ingest: ingestProcessor, engine: engineProcessor, "run-monitor": runMonitorProcessor } as const;
+    for (const role of config.roles) yield* roles[role].pipe(Effect.provideService(Processors, environment));
+    started = true;
+    const metricsPort = (server.address() as AddressInfo).port;
+    logger.info({ roles: config.roles, topics, metricsPort, brokers: config.brokers }, "processor instance running");
+    return { metricsPort };
+  });
+}

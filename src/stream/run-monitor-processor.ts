@@ -1,0 +1,117 @@
+import { Effect } from "effect";
+import type { EachBatchPayload, Message } from "kafkajs";
+import { isAgentEvent } from "../contract/facts.ts";
+import { parseFact } from "../contract/parse-fact.ts";
+import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, serializeRunState, type RunMonitor, type RunState, type RunStateSummary } from "../tripwires/index.ts";
+import { deadLetterKey, type DeadLetterRecord } from "./dead-letter.ts";
+import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
+import { readTopicToEnd } from "./read-topic.ts";
+import { runConsumer } from "./run-consumer.ts";
+import { decodeWireRecord } from "./wire-decoder.ts";
+
+/**
+ * The run monitor on Kafka: agent events (keyed by run_id) → per-partition monitors → alerts,
+ * the per-run summary (compacted run-state topic) and the per-run state changelog. The changelog
+ * has the agent-events topic's partitioning and is written to the same partition number, so on
+ * assignment a member restores exactly its runs. Each batch's outputs are acknowledged before its
+ * offsets are committed; a re-processed batch is recognised by the monitor's (run_id, seq)
+ * de-duplication, and alert ids are deterministic, so consumers can drop any repeat.
+ */
+export const runMonitorProcessor = Effect.gen(function* () {
+  const environment = yield* Processors;
+  const member = new RunMonitorMember(environment);
+  yield* runConsumer(environment, {
+    role: "run-monitor",
+    topic: environment.topics.agentEvents,
+    fromBeginning: true,
+    onAssignment: (partitions) => member.assigned(partitions),
+    eachBatch: (payload) => member.handleBatch(payload),
+  });
+});
+
+class RunMonitorMember {
+  private readonly monitors = new Map<number, RunMonitor>();
+  private readonly config = parseTripwireConfig();
+  /** Command analysis is pure and cached by command text: one analyser serves every partition. */
+  private readonly analyser = createCommandAnalyser({ protectedBranches: this.config.destructive.protectedBranches, cacheSize: this.config.analysisCacheSize });
+  private ready: Promise<void> = Promise.resolve();
+  private readonly environment: ProcessorEnvironment;
+
+  constructor(environment: ProcessorEnvironment) {
+    this.environment = environment;
+  }
+
+  assigned(partitions: readonly number[]): Promise<void> {
+    this.ready = this.restore(partitions);
+    return this.ready;
+  }
+
+  private async restore(partitions: readonly number[]): Promise<void> {
+    this.monitors.clear();
+    const states = new Map<number, Map<string, RunState>>(partitions.map((partition) => [partition, new Map()]));
+    await readTopicToEnd(this.environment.kafka, this.environment.topics.runMonitorChangelog, (message, partition) => {
+      const runs = states.get(partition);
+      const runId = message.key?.toString("utf8");
+      if (runs === undefined || runId === undefined) return;
+      if (message.value === null) runs.delete(runId);
+      else runs.set(runId, restoreRunState(message.value.toString("utf8")));
+    });
+    for (const [partition, runs] of states) this.monitors.set(partition, createRunMonitor(this.config, { runs: [...runs.values()] }, this.analyser));
+    this.environment.logger.info({ processor: "run-monitor", partitions, restoredRuns: [...states.values()].reduce((sum, runs) => sum + runs.size, 0) }, "run monitor state restored");
+  }
+
+  async handleBatch(payload: EachBatchPayload): Promise<void> {
+    await this.ready;
+    const { batch } = payload;
+    const monitor = this.monitors.get(batch.partition);
+    if (monitor === undefined) return;
+    const { serde, topics, telemetry } = this.environment;
+    const alerts: Message[] = [];
+    const deadLetters: Message[] = [];
+    const summaries = new Map<string, RunStateSummary>();
+    const evicted = new Set<string>();
+    let lastOffset: string | undefined;
+    for (const message of batch.messages) {
+      if (!payload.isRunning() || payload.isStale()) break;
+      const decoded = await decodeWireRecord(this.environment.registry, message.value);
+      const parsed = decoded.ok ? parseFact(decoded.value) : undefined;
+      const source = { topic: batch.topic, partition: batch.partition, offset: message.offset };
+      if (!decoded.ok || parsed === undefined || !parsed.ok || !isAgentEvent(parsed.fact)) {
+        const rejection = !decoded.ok ? { reason: decoded.reason, field: "", detail: decoded.detail } : parsed !== undefined && !parsed.ok ? parsed.rejection : { reason: "UNKNOWN_TYPE" as const, field: "type", detail: "only agent_step and sandbox_event records belong on the agent-events topic" };
+        const letter: DeadLetterRecord = { ...rejection, source, factId: null, key: message.key, value: message.value };
+        deadLetters.push({ key: deadLetterKey(letter), value: await serde.encodeDeadLetter(letter) });
+        telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason: rejection.reason });
+      } else {
+        const result = monitor.process(parsed.fact);
+        for (const alert of result.alerts) alerts.push({ key: alert.run_id, value: await serde.encodeAlert(alert) });
+        summaries.set(result.runState.run_id, result.runState);
+        for (const runId of result.evictedRunIds) evicted.add(runId);
+      }
+      lastOffset = message.offset;
+    }
+    const changelog: Message[] = [];
+    const runState: Message[] = [];
+    for (const runId of summaries.keys()) {
+      const state = monitor.exportRunState(runId);
+      if (state === undefined) continue;
+      changelog.push({ key: runId, value: serializeRunState(state), partition: batch.partition });
+      runState.push({ key: runId, value: JSON.stringify(summaries.get(runId)) });
+    }
+    for (const runId of evicted) if (!summaries.has(runId) || monitor.exportRunState(runId) === undefined) changelog.push({ key: runId, value: null, partition: batch.partition });
+    const topicMessages = [
+      { topic: topics.alerts, messages: alerts },
+      { topic: topics.runState, messages: runState },
+      { topic: topics.runMonitorChangelog, messages: changelog },
+      { topic: topics.deadLetters, messages: deadLetters },
+    ].filter((entry) => entry.messages.length > 0);
+    if (topicMessages.length > 0) await this.environment.producer.sendBatch({ topicMessages });
+    if (alerts.length > 0) telemetry.count("agentops_alerts_total", "Tripwire alerts written", {}, alerts.length);
+    telemetry.gauge("agentops_active_runs", "Runs held by this member's run monitors", { partition: String(batch.partition) }, monitor.activeRuns());
+    if (lastOffset !== undefined) {
+      payload.resolveOffset(lastOffset);
+      telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: "run-monitor" }, batch.messages.length);
+    }
+    await payload.commitOffsetsIfNecessary();
+    await payload.heartbeat();
+  }
+}

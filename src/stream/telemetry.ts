@@ -1,0 +1,61 @@
+/**
+ * Operational telemetry in Prometheus' text format. Wall-clock time appears here only (lag,
+ * throughput), never in a result. Counters are process-local; Prometheus sums across instances.
+ */
+type Labels = Readonly<Record<string, string>>;
+
+interface Series {
+  readonly help: string;
+  readonly type: "counter" | "gauge";
+  readonly values: Map<string, { labels: Labels; value: number }>;
+}
+
+export class Telemetry {
+  private readonly series = new Map<string, Series>();
+
+  count(name: string, help: string, labels: Labels = {}, delta = 1): void {
+    this.entry(name, help, "counter", labels).value += delta;
+  }
+
+  gauge(name: string, help: string, labels: Labels, value: number): void {
+    this.entry(name, help, "gauge", labels).value = value;
+  }
+
+  value(name: string, labels: Labels = {}): number {
+    return this.series.get(name)?.values.get(labelKey(labels))?.value ?? 0;
+  }
+
+  render(): string {
+    const lines: string[] = [];
+    for (const [name, series] of [...this.series.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      lines.push(`# HELP ${name} ${series.help}`, `# TYPE ${name} ${series.type}`);
+      for (const { labels, value } of series.values.values()) lines.push(`${name}${formatLabels(labels)} ${value}`);
+    }
+    return `${lines.join("\n")}\n`;
+  }
+
+  private entry(name: string, help: string, type: Series["type"], labels: Labels): { labels: Labels; value: number } {
+    let series = this.series.get(name);
+    if (series === undefined) {
+      series = { help, type, values: new Map() };
+      this.series.set(name, series);
+    }
+    const key = labelKey(labels);
+    let entry = series.values.get(key);
+    if (entry === undefined) {
+      entry = { labels, value: 0 };
+      series.values.set(key, entry);
+    }
+    return entry;
+  }
+}
+
+function labelKey(labels: Labels): string {
+  return JSON.stringify(Object.entries(labels).sort());
+}
+
+function formatLabels(labels: Labels): string {
+  const entries = Object.entries(labels).sort();
+  if (entries.length === 0) return "";
+  return `{${entries.map(([key, value]) => `${key}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`).join(",")}}`;
+}
