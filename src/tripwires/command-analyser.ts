@@ -6,7 +6,7 @@ import { analyseSql, sqlChangesState } from "./sql-analysis.ts";
 /**
  * Memoised command analysis. Parsing is the expensive part of the monitor and agents repeat the
  * same commands a lot, so results are cached by (command, cwd, workspace_root, home) in a bounded
- * LRU. The cache is a pure memo: the analysis depends on nothing else, so it is not run state and
+ * FIFO cache. The cache is a pure memo: the analysis depends on nothing else, so it is not run state and
  * is never serialised.
  */
 export interface CommandAnalyser {
@@ -15,24 +15,40 @@ export interface CommandAnalyser {
 }
 
 export function createCommandAnalyser(options: ShellAnalysisOptions & { readonly cacheSize: number }): CommandAnalyser {
-  const cache = new Map<string, CommandAnalysis>();
-  const remember = (key: string, compute: () => CommandAnalysis): CommandAnalysis => {
-    const hit = cache.get(key);
-    if (hit !== undefined) {
-      cache.delete(key);
-      cache.set(key, hit);
-      return hit;
-    }
+  // Two levels (context, then command) so a lookup never builds a long concatenated key.
+  const byContext = new Map<string, Map<string, CommandAnalysis>>();
+  let size = 0;
+  // Insertion order across both levels, oldest first, for eviction.
+  const order: [Map<string, CommandAnalysis>, string][] = [];
+  let orderStart = 0;
+  const remember = (contextKey: string, command: string, compute: () => CommandAnalysis): CommandAnalysis => {
+    let commands = byContext.get(contextKey);
+    const hit = commands?.get(command);
+    if (hit !== undefined) return hit;
     const value = compute();
-    cache.set(key, value);
-    if (cache.size > options.cacheSize) {
-      const oldest = cache.keys().next();
-      if (oldest.done !== true) cache.delete(oldest.value);
+    if (options.cacheSize === 0) return value;
+    if (commands === undefined) {
+      commands = new Map();
+      byContext.set(contextKey, commands);
+    }
+    commands.set(command, value);
+    order.push([commands, command]);
+    size++;
+    // Evict the oldest insertion (FIFO): cheaper than LRU on the hot path and as bounded.
+    while (size > options.cacheSize) {
+      const oldest = order[orderStart++];
+      if (oldest === undefined) break;
+      oldest[0].delete(oldest[1]);
+      size--;
+    }
+    if (orderStart > 4096 && orderStart * 2 > order.length) {
+      order.splice(0, orderStart);
+      orderStart = 0;
     }
     return value;
   };
   return {
-    analyseShell: (command, context) => remember(`sh\u0000${context.cwd ?? ""}\u0000${context.workspaceRoot ?? ""}\u0000${context.home ?? ""}\u0000${command}`, () => analyseShellCommand(command, context, options)),
-    analyseSqlStatement: (sql) => remember(`sql\u0000${sql}`, () => ({ findings: analyseSql(sql), credentialReads: [], egressTargets: [], changesState: sqlChangesState(sql), unparsed: false })),
+    analyseShell: (command, context) => remember(`${context.cwd ?? ""}\u0000${context.workspaceRoot ?? ""}\u0000${context.home ?? ""}`, command, () => analyseShellCommand(command, context, options)),
+    analyseSqlStatement: (sql) => remember("\u0000sql", sql, () => ({ findings: analyseSql(sql), credentialReads: [], egressTargets: [], changesState: sqlChangesState(sql), unparsed: false })),
   };
 }

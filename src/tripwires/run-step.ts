@@ -4,7 +4,7 @@ import { makeAlert, type TripwireAlert } from "./alert.ts";
 import type { CommandAnalyser } from "./command-analyser.ts";
 import type { TripwireConfig } from "./config.ts";
 import { observeDataFlow } from "./credential-egress-detector.ts";
-import { destructiveRule, type DestructiveRuleId } from "./destructive-rules.ts";
+import { destructiveRule } from "./destructive-rules.ts";
 import { observeToolCall, trimLoopWindow } from "./loop-detector.ts";
 import { observeStateChange, observeToolResult } from "./redundancy-detector.ts";
 import { admitSeq, type RunState } from "./run-state.ts";
@@ -50,10 +50,8 @@ function stepSandbox(state: RunState, event: SandboxEvent, config: TripwireConfi
   const analysis = analyseSandboxEvent(event, analyser, config.destructive.home);
   if (analysis.changesState) observeStateChange(state.redundancy);
   const alerts: TripwireAlert[] = [];
-  const alerted = new Set<DestructiveRuleId>();
   for (const finding of analysis.findings) {
-    if (alerted.has(finding.ruleId)) continue; // one alert per rule per record: its seq range is the id
-    alerted.add(finding.ruleId);
+    if (alerts.some((alert) => alert.rule_id === finding.ruleId)) continue; // one alert per rule per record: its seq range is the id
     const rule = destructiveRule(finding.ruleId);
     alerts.push(
       makeAlert({
