@@ -75,11 +75,12 @@ kafka_up() {
   sed "s|@DATA_DIR@|${data}|" "${OPS_ROOT}/ops/kafka/server.properties.template" >"${KAFKA_DIR}/server.properties"
   if [[ ! -f "${data}/meta.properties" ]]; then
     local cluster_id
-    # A KRaft cluster id is 16 random bytes in URL-safe base64 without padding.
+    # A KRaft cluster id is 16 random bytes in URL-safe base64 without padding. It may start with
+    # "-", so it is passed as --cluster-id=ID: as a separate word argparse would take it for a flag.
     cluster_id="$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
     log "kafka: formatting fresh KRaft storage (cluster ${cluster_id})"
     local -a format_cmd
-    mapfile -t format_cmd < <(kafka_command kafka.tools.StorageTool format -t "${cluster_id}" -c "${KAFKA_DIR}/server.properties")
+    mapfile -t format_cmd < <(kafka_command kafka.tools.StorageTool format "--cluster-id=${cluster_id}" -c "${KAFKA_DIR}/server.properties")
     if ! "${format_cmd[@]}" >"${KAFKA_DIR}/logs/format.log" 2>&1; then
       cat "${KAFKA_DIR}/logs/format.log" >&2
       die "kafka: formatting the storage failed (log: ${KAFKA_DIR}/logs/format.log)"
