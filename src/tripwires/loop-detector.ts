@@ -68,6 +68,13 @@ export function observeToolCall(state: LoopState, call: ToolCallObservation, con
 function insertSorted(state: LoopState, call: ToolCallObservation): void {
   let index = state.seqs.length;
   while (index > 0 && (state.seqs[index - 1] ?? 0) > call.seq) index--;
+  if (index === state.seqs.length) {
+    // The common case (in-order arrival): append without splice.
+    state.seqs.push(call.seq);
+    state.actions.push(call.action);
+    state.errors.push(call.failed ? 1 : 0);
+    return;
+  }
   state.seqs.splice(index, 0, call.seq);
   state.actions.splice(index, 0, call.action);
   state.errors.splice(index, 0, call.failed ? 1 : 0);
@@ -76,6 +83,12 @@ function insertSorted(state: LoopState, call: ToolCallObservation): void {
 export function trimLoopWindow(state: LoopState, window: number): void {
   const excess = state.seqs.length - window;
   if (excess <= 0) return;
+  if (excess === 1) {
+    state.seqs.shift();
+    state.actions.shift();
+    state.errors.shift();
+    return;
+  }
   state.seqs.splice(0, excess);
   state.actions.splice(0, excess);
   state.errors.splice(0, excess);

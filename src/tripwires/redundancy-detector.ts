@@ -81,6 +81,14 @@ export function observeToolResult(state: RedundancyState, step: RedundancyObserv
 
 /** Returns true when the action's last observation (same state epoch) had this digest. */
 function rememberObservation(state: RedundancyState, action: number, digest: number, memory: number): boolean {
+  const last = state.observedActions.length - 1;
+  if (last >= 0 && state.observedActions[last] === action) {
+    // Same action as the most recent one: update in place, it is already the newest entry.
+    const redundant = state.observedDigests[last] === digest && state.observedEpochs[last] === state.epoch;
+    state.observedDigests[last] = digest;
+    state.observedEpochs[last] = state.epoch;
+    return redundant;
+  }
   const index = state.observedActions.lastIndexOf(action);
   let redundant = false;
   if (index !== -1) {

@@ -84,7 +84,8 @@ export function admitSeq(state: RunState, type: "agent_step" | "sandbox_event", 
     else high = middle;
   }
   if (seen[low] === seq) return "duplicate";
-  seen.splice(low, 0, seq);
+  if (low === seen.length) seen.push(seq);
+  else seen.splice(low, 0, seq);
   if (seen.length > window) {
     const dropped = seen.shift() ?? 0;
     if (type === "agent_step") state.stepSeqFloor = dropped + 1;
