@@ -1,4 +1,4 @@
-import type { CommandAnalysis } from "./command-analysis.ts";
+import { EMPTY_ANALYSIS, type CommandAnalysis } from "./command-analysis.ts";
 import type { PathContext } from "./path-resolution.ts";
 import { analyseShellCommand, type ShellAnalysisOptions } from "./shell-analysis.ts";
 import { analyseSql, sqlChangesState } from "./sql-analysis.ts";
@@ -48,7 +48,19 @@ export function createCommandAnalyser(options: ShellAnalysisOptions & { readonly
     return value;
   };
   return {
-    analyseShell: (command, context) => remember(`${context.cwd ?? ""}\u0000${context.workspaceRoot ?? ""}\u0000${context.home ?? ""}`, command, () => analyseShellCommand(command, context, options)),
-    analyseSqlStatement: (sql) => remember("\u0000sql", sql, () => ({ findings: analyseSql(sql), credentialReads: [], egressTargets: [], changesState: sqlChangesState(sql), unparsed: false })),
+    analyseShell: (command, context) => remember(`${context.cwd ?? ""}\u0000${context.workspaceRoot ?? ""}\u0000${context.home ?? ""}`, command, () => guarded(() => analyseShellCommand(command, context, options))),
+    analyseSqlStatement: (sql) => remember("\u0000sql", sql, () => guarded(() => ({ findings: analyseSql(sql), credentialReads: [], egressTargets: [], changesState: sqlChangesState(sql), unparsed: false }))),
   };
+}
+
+/**
+ * A record the analysers cannot handle (e.g. nesting deep enough to exhaust the stack) must not
+ * stop the monitor: it is reported as unparsed and assumed to change state.
+ */
+function guarded(analyse: () => CommandAnalysis): CommandAnalysis {
+  try {
+    return analyse();
+  } catch {
+    return { ...EMPTY_ANALYSIS, changesState: true, unparsed: true };
+  }
 }
