@@ -24,9 +24,12 @@ export class AvroTopicSerde implements TopicSerde {
     this.schemas = schemas;
   }
 
-  /** Registers every schema now, so a registry problem surfaces at start-up, not mid-stream. */
+  /**
+   * Registers every schema now, so a registry problem surfaces at start-up, not mid-stream. One at
+   * a time: Apicurio answers concurrent first registrations with "rule COMPATIBILITY already exists".
+   */
   async registerAll(): Promise<void> {
-    await Promise.all(this.schemas.all.map((schema) => this.idOf(schema)));
+    for (const schema of this.schemas.all) await this.idOf(schema);
   }
 
   async encodeFact(fact: Fact): Promise<Buffer> {

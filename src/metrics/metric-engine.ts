@@ -5,6 +5,7 @@ import type { EngineConfig } from "./engine-config.ts";
 import { FactIndex } from "./fact-index.ts";
 import { FactLedger, type Conflict, type LedgerOutcome } from "./fact-ledger.ts";
 import { GroupAggregate } from "./group-aggregate.ts";
+import { byUtf8 } from "./key-order.ts";
 import { MultiMap } from "./multi-map.ts";
 import { renderGroup } from "./render-result.ts";
 import type { MetricResult, ResultChange } from "./result-record.ts";
@@ -13,8 +14,8 @@ import { deliveryContributions } from "./units/delivery-unit.ts";
 import { evidenceContributions } from "./units/evidence-unit.ts";
 import { finalizeContribution } from "./units/finalize.ts";
 import { packetContributions } from "./units/packet-unit.ts";
-import { taskContributions } from "./units/task-unit.ts";
-import { unitsReading, type TaskUnitIndex } from "./unit-key.ts";
+import { emptySnapshotContributions, taskContributions } from "./units/task-unit.ts";
+import { taskUnit, unitsReading, type TaskUnitIndex } from "./unit-key.ts";
 
 const NO_CONTRIBUTIONS: readonly Contribution[] = [];
 
@@ -57,7 +58,7 @@ export class MetricEngine {
     for (const unit of this.dirtyUnits) this.recompute(unit);
     this.dirtyUnits.clear();
     const changes: ResultChange[] = [];
-    for (const groupKey of [...this.dirtyGroups].sort()) {
+    for (const groupKey of [...this.dirtyGroups].sort(byUtf8)) {
       const group = this.groups.get(groupKey);
       const rendered = group === undefined || group.isEmpty ? [] : renderGroup(group, this.catalog, this.config.coverageThresholdHundredths);
       if (group !== undefined && group.isEmpty) this.groups.delete(groupKey);
@@ -77,13 +78,13 @@ export class MetricEngine {
       else this.publishedKeys.set(groupKey, keys);
     }
     this.dirtyGroups.clear();
-    return changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return changes.sort((a, b) => byUtf8(a.key, b.key));
   }
 
   /** Every current result, sorted by key, as canonical JSON lines (flushes first). */
   results(): { key: string; json: string; result: MetricResult }[] {
     this.flush();
-    return [...this.published.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, entry]) => ({ key, ...entry }));
+    return [...this.published.entries()].sort(([a], [b]) => byUtf8(a, b)).map(([key, entry]) => ({ key, ...entry }));
   }
 
   conflicts(): Conflict[] {
@@ -109,7 +110,7 @@ export class MetricEngine {
 
   private indexTasks(snapshot: Extract<MetricFact, { type: "task_snapshot" }>, adding: boolean): void {
     snapshot.tasks.forEach((task, position) => {
-      const unit = `task\u0000${snapshot.snapshot_id}\u0000${position}`;
+      const unit = taskUnit(snapshot.snapshot_id, position);
       const update = (index: MultiMap<string, string>, key: string): void => (adding ? index.add(key, unit) : index.delete(key, unit));
       if (task.task_id !== undefined) update(this.tasks.byTaskId, task.task_id);
       for (const member of task.members ?? []) update(this.tasks.byMember, member);
@@ -151,6 +152,10 @@ export class MetricEngine {
       case "packet": {
         const packet = this.index.packets.get(id);
         return packet === undefined ? [] : packetContributions(packet, this.index, this.config);
+      }
+      case "snapshot": {
+        const snapshot = this.index.snapshots.get(id);
+        return snapshot === undefined ? [] : emptySnapshotContributions(snapshot);
       }
       case "task": {
         const snapshot = this.index.snapshots.get(id);

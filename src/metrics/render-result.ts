@@ -109,8 +109,8 @@ function valueAndMeasures(shape: Exclude<(typeof FORMULA_SHAPES)[keyof typeof FO
       return { value: quotients, measures: measures(definition.unit, { categories: counts, denominator: eligible }) };
     }
     case "mean-duration": {
-      const sumMillis = group.amount / 1000;
-      return { value: sumMillis / eligible, measures: measures(definition.unit, { sum: sumMillis, contributing: eligible }) };
+      // Divide in integer microseconds first: 600 µs / 3 → 200 µs → 0.2 ms, not 0.6 / 3 = 0.19999….
+      return { value: group.amount / eligible / 1000, measures: measures(definition.unit, { sum: group.amount / 1000, contributing: eligible }) };
     }
     case "sum":
       return { value: group.amount, measures: measures(definition.unit, { sum: group.amount, contributing: eligible }) };

@@ -55,15 +55,19 @@ export function readTask(task: DefinedTask, snapshot: TaskSnapshot, index: FactI
   let open = false;
   let requirementChanged = false;
   for (const member of members) {
-    const joined: DeliverySummary[] = [];
+    const readable: DeliverySummary[] = [];
     for (const summary of index.summariesByDelivery.get(member)) {
-      if (summary.task_id !== task.task_id || summary.event_time > snapshot.cutoff) continue;
-      joined.push(summary);
+      if (summary.event_time > snapshot.cutoff) continue;
+      readable.push(summary);
+      if (summary.task_id !== task.task_id) continue;
       asOf = Math.max(asOf, summary.event_time);
       if (summary.requirement_changed) requirementChanged = true;
     }
-    const terminal = terminalSummary(joined);
-    if (terminal?.outcome === undefined) open = true;
+    // The Delivery's own terminal reading (its earliest TERMINAL summary up to the cutoff) decides;
+    // if that summary does not name this task, the member does not join and stays open. Choosing
+    // among the joining summaries instead would read a summary the contract says to ignore.
+    const terminal = terminalSummary(readable);
+    if (terminal?.outcome === undefined || terminal.task_id !== task.task_id) open = true;
     else outcomes.add(terminal.outcome);
   }
   if (open) return reading("OPEN_DELIVERY");

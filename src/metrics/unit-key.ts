@@ -12,6 +12,7 @@ export const deliveryUnit = (deliveryId: string): string => `delivery\u0000${del
 export const packetUnit = (packetId: string): string => `packet\u0000${packetId}`;
 export const evidenceUnit = (factId: string): string => `evidence\u0000${factId}`;
 export const taskUnit = (snapshotId: string, position: number): string => `task\u0000${snapshotId}\u0000${position}`;
+export const snapshotUnit = (snapshotId: string): string => `snapshot\u0000${snapshotId}`;
 
 /** Where defined tasks are, so a fact about a task or Delivery finds the task units reading it. */
 export interface TaskUnitIndex {
@@ -53,6 +54,7 @@ export function unitsReading(fact: MetricFact, index: FactIndex, tasks: TaskUnit
       tasksOf(fact.task_id, fact.delivery_id);
       break;
     case "task_snapshot":
+      units.push(snapshotUnit(fact.snapshot_id));
       fact.tasks.forEach((_, position) => units.push(taskUnit(fact.snapshot_id, position)));
       break;
   }

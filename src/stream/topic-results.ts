@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Kafka } from "kafkajs";
 import { canonicalJson } from "../contract/canonical-json.ts";
 import type { MetricResult } from "../metrics/result-record.ts";
+import { byUtf8 } from "../metrics/key-order.ts";
 import { readTopicToEnd } from "./read-topic.ts";
 import type { TopicSerde } from "./serde.ts";
 
@@ -30,7 +31,7 @@ export interface ResultComparison {
  */
 export function resultsDigest(results: ReadonlyMap<string, MetricResult>): string {
   const hash = createHash("sha256");
-  for (const key of [...results.keys()].sort()) hash.update(`${key}\n${canonicalJson(results.get(key))}\n`);
+  for (const key of [...results.keys()].sort(byUtf8)) hash.update(`${key}\n${canonicalJson(results.get(key))}\n`);
   return `sha256:${hash.digest("hex")}`;
 }
 
@@ -42,5 +43,5 @@ export function compareResults(expected: ReadonlyMap<string, MetricResult>, actu
     const right = actual.get(key);
     if (left === undefined || right === undefined || canonicalJson(left) !== canonicalJson(right)) differingKeys.push(key);
   }
-  return { expectedDigest: resultsDigest(expected), actualDigest: resultsDigest(actual), differingKeys: differingKeys.sort() };
+  return { expectedDigest: resultsDigest(expected), actualDigest: resultsDigest(actual), differingKeys: differingKeys.sort(byUtf8) };
 }

@@ -269,9 +269,7 @@ describe("engine properties (seed §6.4, §7, contract §4)", () => {
   it("(e) task-cohort-comparison-eligibility: numerator + Σ exclusions = defined tasks, against an independent reading of the input", () => {
     fc.assert(
       fc.property(factsArb, (facts) => {
-        const { expected, knownBug } = expectedEligibility(facts);
-        // test/unit/metrics/known-bugs.test.ts: the engine reads a later TERMINAL summary when only it joins the task.
-        fc.pre(!knownBug);
+        const { expected } = expectedEligibility(facts);
         const records = CATALOGS.flatMap((catalog) => results(facts, catalog)).filter((result) => result.metric_id === "task-cohort-comparison-eligibility");
         expect(records.map((result) => recordKey(result)).sort()).toEqual([...expected.keys(), ...expected.keys()].sort());
         for (const result of records) {
@@ -361,26 +359,26 @@ function acceptedFacts(facts: readonly MetricFact[]): MetricFact[] {
   return [...distinct.values()].filter((fact) => identitiesOf(fact).every((identity) => versions.get(identity) === 1));
 }
 
-function expectedEligibility(facts: readonly MetricFact[]): { expected: Map<string, { defined: number; comparable: number; reasons: Record<string, number> }>; knownBug: boolean } {
+function expectedEligibility(facts: readonly MetricFact[]): { expected: Map<string, { defined: number; comparable: number; reasons: Record<string, number> }> } {
   const accepted = acceptedFacts(facts);
   const summaries = accepted.filter((fact): fact is DeliverySummary => fact.type === "delivery_summary");
   const expected = new Map<string, { defined: number; comparable: number; reasons: Record<string, number> }>();
-  let knownBug = false;
   for (const snap of accepted.filter((fact): fact is TaskSnapshot => fact.type === "task_snapshot")) {
+    // A snapshot declaring no task still has its cohort-less record, with nothing defined.
+    if (snap.tasks.length === 0 && !expected.has(`${snap.snapshot_id}|`)) expected.set(`${snap.snapshot_id}|`, { defined: 0, comparable: 0, reasons: {} });
     for (const task of snap.tasks) {
       const eventTime = task.role_template !== undefined && task.template_assignment === "EVENT_TIME";
       const key = `${snap.snapshot_id}|${eventTime ? task.role_template : ""}`;
       const entry = expected.get(key) ?? { defined: 0, comparable: 0, reasons: {} };
       expected.set(key, entry);
       entry.defined += 1;
-      const { reason, ignoredTerminalJoins } = reasonFor(task, snap, summaries, eventTime);
-      if (ignoredTerminalJoins) knownBug = true;
+      const reason = reasonFor(task, snap, summaries, eventTime);
       if (reason === undefined) entry.comparable += 1;
       else entry.reasons[reason] = (entry.reasons[reason] ?? 0) + 1;
     }
   }
   for (const entry of expected.values()) entry.reasons = Object.fromEntries(Object.entries(entry.reasons).sort(([a], [b]) => (a < b ? -1 : 1)));
-  return { expected, knownBug };
+  return { expected };
 }
 
 function earliestTerminal(summaries: readonly DeliverySummary[]): DeliverySummary | undefined {
@@ -390,27 +388,22 @@ function earliestTerminal(summaries: readonly DeliverySummary[]): DeliverySummar
 /**
  * Seed §6.2 for one defined task. A member's terminal summary is the Delivery's earliest TERMINAL
  * summary up to the cutoff (contract §2); it joins the task only when it names the task (docs
- * decision 9), else the member is open. `ignoredTerminalJoins` flags the case the engine reads
- * differently today (a later, ignored TERMINAL summary that names the task): see known-bugs.test.ts.
+ * decision 9), else the member is open.
  */
-function reasonFor(task: TaskSnapshot["tasks"][number], snap: TaskSnapshot, summaries: readonly DeliverySummary[], eventTime: boolean): { reason: string | undefined; ignoredTerminalJoins: boolean } {
-  if (task.task_id === undefined) return { reason: "MISSING_TASK_IDENTITY", ignoredTerminalJoins: false };
-  if (task.members === undefined || task.members.length === 0) return { reason: "UNDEFINED_TASK_MEMBERSHIP", ignoredTerminalJoins: false };
-  if (!eventTime) return { reason: "INCOMPLETE_COHORT_COORDINATES", ignoredTerminalJoins: false };
+function reasonFor(task: TaskSnapshot["tasks"][number], snap: TaskSnapshot, summaries: readonly DeliverySummary[], eventTime: boolean): string | undefined {
+  if (task.task_id === undefined) return "MISSING_TASK_IDENTITY";
+  if (task.members === undefined || task.members.length === 0) return "UNDEFINED_TASK_MEMBERSHIP";
+  if (!eventTime) return "INCOMPLETE_COHORT_COORDINATES";
   let open = false;
   let changed = false;
-  let ignoredTerminalJoins = false;
   const outcomes = new Set<string>();
   for (const member of new Set(task.members)) {
     const read = summaries.filter((s) => s.delivery_id === member && s.event_time <= snap.cutoff);
     const joined = read.filter((s) => s.task_id === task.task_id);
     if (joined.some((s) => s.requirement_changed)) changed = true;
     const terminal = earliestTerminal(read);
-    const joinedTerminal = earliestTerminal(joined);
-    if (joinedTerminal !== undefined && joinedTerminal !== terminal) ignoredTerminalJoins = true;
     if (terminal?.outcome === undefined || terminal.task_id !== task.task_id) open = true;
     else outcomes.add(terminal.outcome);
   }
-  const reason = open ? "OPEN_DELIVERY" : outcomes.size > 1 ? "MIXED_DELIVERY_OUTCOMES" : changed ? "REQUIREMENT_CHANGED" : outcomes.has("INFRASTRUCTURE_FAILURE") ? "INFRASTRUCTURE_FAILURE" : undefined;
-  return { reason, ignoredTerminalJoins };
+  return open ? "OPEN_DELIVERY" : outcomes.size > 1 ? "MIXED_DELIVERY_OUTCOMES" : changed ? "REQUIREMENT_CHANGED" : outcomes.has("INFRASTRUCTURE_FAILURE") ? "INFRASTRUCTURE_FAILURE" : undefined;
 }

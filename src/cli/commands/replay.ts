@@ -15,6 +15,7 @@ import { rebuildFromFactsTopic } from "../../stream/audit-rebuild.ts";
 import { compareResults, readLatestResults } from "../../stream/topic-results.ts";
 import { topicNames } from "../../stream/topic-names.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
+import { byUtf8 } from "../../metrics/key-order.ts";
 
 const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> --output <results.ndjson>
                        [--alerts <alerts.ndjson>] [--dlq <dlq.ndjson>]
@@ -138,7 +139,7 @@ async function auditReplay(flags: ParsedFlags, config: EngineConfig): Promise<nu
   const rebuilt = await rebuildFromFactsTopic(kafka, registry, topics.facts, config, shippedCatalog(), onRecord);
   if (process.stderr.isTTY === true) process.stderr.write("\r\u001b[K");
   const output = stringFlag(flags, "output");
-  if (output !== undefined) await writeLines(output, [...rebuilt.keys()].sort().map((key) => JSON.stringify(rebuilt.get(key))));
+  if (output !== undefined) await writeLines(output, [...rebuilt.keys()].sort(byUtf8).map((key) => JSON.stringify(rebuilt.get(key))));
   process.stdout.write(`rebuilt ${rebuilt.size} results from ${topics.facts}\n`);
   if (!booleanFlag(flags, "verify")) return 0;
   const onTopic = await readLatestResults(kafka, new AvroTopicSerde(registry), topics.results);

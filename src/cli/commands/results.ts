@@ -1,6 +1,7 @@
 import { AvroTopicSerde } from "../../kafka/avro-serde.ts";
 import { createKafka, resolveBrokers } from "../../kafka/client.ts";
 import { createSchemaRegistry, resolveSchemaRegistryUrl } from "../../kafka/registry.ts";
+import { byUtf8 } from "../../metrics/key-order.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
 import { formatTable } from "../../replay/replay-summary.ts";
 import { readLatestResults } from "../../stream/topic-results.ts";
@@ -69,7 +70,7 @@ export const resultsCommand: CliCommand = {
     }
     const latest = await readLatestResults(kafka, serde, topic);
     const results = [...latest.keys()]
-      .sort()
+      .sort(byUtf8)
       .map((key) => latest.get(key) as MetricResult)
       .filter((result) => metric === undefined || result.metric_id === metric);
     if (json) for (const result of results) process.stdout.write(`${JSON.stringify(result)}\n`);

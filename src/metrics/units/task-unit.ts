@@ -57,6 +57,16 @@ export function taskContributions(snapshot: TaskSnapshot, task: DefinedTask, ind
   return drafts;
 }
 
+/**
+ * A snapshot that declares no task still gets its task-cohort-comparison-eligibility record:
+ * coverage 0/0 (NO_POPULATION) and the catalog's "N/A when the snapshot declares no task", because
+ * coverage is always published. Snapshots with tasks need nothing here: their tasks are the units.
+ */
+export function emptySnapshotContributions(snapshot: TaskSnapshot): ContributionDraft[] {
+  if (snapshot.tasks.length > 0) return [];
+  return [{ metricId: "task-cohort-comparison-eligibility", scope: snapshotScopeOf(snapshot.snapshot_id, snapshot.cutoff), cohort: {}, candidate: false, asOf: snapshot.event_time }];
+}
+
 function linkedRepairs(task: DefinedTask, reading: TaskReading, index: FactIndex) {
   const repairs = new Set(task.task_id === undefined ? [] : index.repairsByTask.get(task.task_id));
   for (const member of reading.members) for (const repair of index.repairsByDelivery.get(member)) repairs.add(repair);

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { CUTOFF, HOUR, WINDOW0, at, catalogMissingText, definedTask, evaluate, modelCall, snapshot, summary } from "./fact-builders.ts";
 
 /**
- * Rules the engine currently breaks. Each test is a normal (failing) test that states the rule;
- * the engine owner fixes the code, and the test then passes unchanged.
+ * Regressions: rules the engine once broke (found by the rule and property tests), each kept as a
+ * test that states the rule.
  */
 
 describe("docs/semantics.md decision 24: result lines are sorted by key (byte order) in every output", () => {
