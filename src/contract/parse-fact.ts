@@ -50,7 +50,7 @@ function rejectionOf(issue: z.core.$ZodIssue, record: Record<string, unknown>): 
   if (declared !== undefined) return { reason: declared, field, detail };
   switch (issue.code) {
     case "unrecognized_keys":
-      return { reason: "UNKNOWN_FIELD", field: [field, ...issue.keys].filter((part) => part !== "").join("."), detail: `unknown field(s) ${issue.keys.join(", ")} (contract ${OBSERVATION_CONTRACT} records are closed)` };
+      return { reason: "UNKNOWN_FIELD", field: [field, issue.keys[0] ?? ""].filter((part) => part !== "").join("."), detail: `unknown field(s) ${issue.keys.join(", ")} (contract ${OBSERVATION_CONTRACT} records are closed)` };
     case "invalid_type":
       return valueAt(record, issue.path) === undefined ? { reason: "MISSING_FIELD", field, detail: `${field} is required` } : { reason: "WRONG_TYPE", field, detail };
     case "too_small":

@@ -4,6 +4,7 @@ import { formatTimestamp } from "../contract/timestamp.ts";
 import type { MetricResult, Scope } from "../metrics/result-record.ts";
 import type { DeadLetterRecord } from "../stream/dead-letter.ts";
 import type { TopicSerde } from "../stream/serde.ts";
+import { plainData } from "../stream/wire-decoder.ts";
 import { shapeForAvro } from "./avro-shape.ts";
 import { factSchema, loadSchemas, type LoadedSchema, type SchemaCatalog } from "./schemas.ts";
 
@@ -43,7 +44,7 @@ export class AvroTopicSerde implements TopicSerde {
   }
 
   async decodeResult(bytes: Buffer): Promise<MetricResult> {
-    const record = (await this.registry.decode(bytes)) as Omit<MetricResult, "scope" | "as_of"> & { scope: Record<string, Record<string, unknown>>; as_of: number | null };
+    const record = plainData(await this.registry.decode(bytes)) as Omit<MetricResult, "scope" | "as_of"> & { scope: Record<string, Record<string, unknown>>; as_of: number | null };
     const [branch] = Object.values(record.scope);
     if (branch === undefined) throw new Error("metric result without a scope");
     const scope: Scope = branch["kind"] === "window" ? { kind: "window", start: formatTimestamp(Number(branch["start"])), end: formatTimestamp(Number(branch["end"])) } : { kind: "snapshot", snapshot_id: String(branch["snapshot_id"]), cutoff: formatTimestamp(Number(branch["cutoff"])) };
@@ -57,7 +58,7 @@ export class AvroTopicSerde implements TopicSerde {
   }
 
   async decodeAlert(bytes: Buffer): Promise<unknown> {
-    return this.registry.decode(bytes);
+    return plainData(await this.registry.decode(bytes));
   }
 
   async encodeDeadLetter(letter: DeadLetterRecord): Promise<Buffer> {
@@ -66,7 +67,7 @@ export class AvroTopicSerde implements TopicSerde {
   }
 
   async decodeDeadLetter(bytes: Buffer): Promise<DeadLetterRecord> {
-    const record = (await this.registry.decode(bytes)) as { reason: DeadLetterRecord["reason"]; detail: string; field: string | null; source: DeadLetterRecord["source"]; key: Buffer | null; value: Buffer | null; fact_id: string | null };
+    const record = plainData(await this.registry.decode(bytes)) as { reason: DeadLetterRecord["reason"]; detail: string; field: string | null; source: DeadLetterRecord["source"]; key: Buffer | null; value: Buffer | null; fact_id: string | null };
     return { reason: record.reason, field: record.field ?? "", detail: record.detail, source: record.source, factId: record.fact_id, key: record.key, value: record.value };
   }
 

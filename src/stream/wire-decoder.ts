@@ -22,10 +22,22 @@ export async function decodeWireRecord(registry: SchemaRegistry, bytes: Buffer |
     return { ok: false, reason: "UNKNOWN_SCHEMA_ID", detail: `schema id ${schemaId} is unknown to the registry: ${messageOf(error)}` };
   }
   try {
-    return { ok: true, value: await registry.decode(bytes) };
+    return { ok: true, value: plainData(await registry.decode(bytes)) };
   } catch (error) {
     return { ok: false, reason: "UNDECODABLE_BYTES", detail: `Avro body does not match schema ${schemaId}: ${messageOf(error)}` };
   }
+}
+
+/**
+ * avsc decodes records into instances of generated classes whose prototypes carry enumerable
+ * helpers (clone, toBuffer, ...); validation must see only the record's own fields.
+ */
+export function plainData(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plainData);
+  if (value === null || typeof value !== "object" || Buffer.isBuffer(value) || value instanceof Date) return value;
+  const plain: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) plain[key] = plainData((value as Record<string, unknown>)[key]);
+  return plain;
 }
 
 function isNotFound(error: unknown): boolean {
