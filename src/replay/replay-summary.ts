@@ -43,7 +43,9 @@ export function metricRows(results: readonly MetricResult[]): MetricRow[] {
 /** A plain-text table: fixed-width columns, readable in a terminal and in CI logs. */
 export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? "").length)));
-  const line = (cells: readonly string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ");
+  // Numbers (and n/m fractions) align right, text aligns left.
+  const numeric = (cell: string): boolean => /^-?[\d.,/ ]+$/.test(cell);
+  const line = (cells: readonly string[]): string => cells.map((cell, column) => (numeric(cell) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))).join("  ").trimEnd();
   return [line(headers), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)].join("\n");
 }
 

@@ -1,10 +1,12 @@
-import { createWriteStream, statSync } from "node:fs";
+import { createWriteStream, mkdirSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { once } from "node:events";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
 import { replayFile } from "../../replay/replay-file.ts";
 import { runMonitorSink } from "../../replay/run-monitor-sink.ts";
 import { formatMetricTable, formatTable, metricRows } from "../../replay/replay-summary.ts";
+import { RESULT_HEADERS, byMetricScopeCohort, resultRow } from "../../replay/result-rows.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, requiredStringFlag, stringFlag, type ParsedFlags } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
@@ -33,6 +35,8 @@ sorted by key. The same records in any order give byte-identical output.
   --dlq                 where to write rejected records and conflicts, with line number and reason
   --window              window size for window-scoped metrics: 1d (default), 12h, 1h, 15m, ...
   --coverage-threshold  LOW_COVERAGE alert threshold in hundredths, 0..99 (default 10; 0 = off)
+  --table               what to print: "summary" (one row per metric, the default) or "full"
+                        (every result: value, or why there is none, and its coverage)
 
 Audit mode (--from-topic): rebuilds every result from offset 0 of the facts topic into fresh
 state. With --verify it compares them with the compacted results topic, prints the digest of
@@ -40,6 +44,7 @@ both and every differing key, and exits 1 on any difference. Use the window and 
 processors run with.`;
 
 async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true });
   const out = createWriteStream(path);
   for (const line of lines) {
     if (!out.write(`${line}\n`)) await once(out, "drain");
@@ -62,6 +67,7 @@ export const replayCommand: CliCommand = {
         dlq: { type: "string" },
         window: { type: "string" },
         "coverage-threshold": { type: "string" },
+        table: { type: "string" },
         "from-topic": { type: "boolean" },
         verify: { type: "boolean" },
         brokers: { type: "string" },
@@ -102,6 +108,9 @@ export const replayCommand: CliCommand = {
       await writeLines(dlqPath, [...outcome.deadLetters.map((letter) => JSON.stringify(letter)), ...conflicts]);
     }
 
+    const table = stringFlag(flags, "table") ?? "summary";
+    if (table !== "summary" && table !== "full") throw new UsageError("--table", `"${table}" is not a table kind`, "give --table summary or --table full");
+    if (table === "full") process.stdout.write(`${formatTable(RESULT_HEADERS, outcome.results.map((entry) => entry.result).sort(byMetricScopeCohort).map(resultRow))}\n\n`);
     const { counts } = outcome;
     const rejected = Object.values(counts.rejected).reduce((sum, count) => sum + count, 0);
     process.stdout.write(`${formatMetricTable(metricRows(outcome.results.map((entry) => entry.result)))}\n\n`);

@@ -4,6 +4,7 @@ import { createSchemaRegistry, resolveSchemaRegistryUrl } from "../../kafka/regi
 import { byUtf8 } from "../../metrics/key-order.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
 import { formatTable } from "../../replay/replay-summary.ts";
+import { RESULT_HEADERS, resultRow } from "../../replay/result-rows.ts";
 import { readLatestResults } from "../../stream/topic-results.ts";
 import { topicNames } from "../../stream/topic-names.ts";
 import type { CliCommand } from "../command.ts";
@@ -16,33 +17,6 @@ Prints the latest metric results from the compacted results topic: a readable ta
 scope, cohort, status, value, coverage), or one JSON object a line with --json. --follow keeps
 printing each result as it changes, until Ctrl-C.`;
 
-function describeScope(result: MetricResult): string {
-  return result.scope.kind === "window" ? `${result.scope.start.slice(0, 16)}..${result.scope.end.slice(0, 16)}` : `snapshot ${result.scope.snapshot_id}`;
-}
-
-function describeValue(result: MetricResult): string {
-  if (result.value === null) return result.status === "BELOW_MINIMUM_SAMPLE" ? `(below ${result.minimum_sample})` : "N/A";
-  if (typeof result.value === "number") return Number.isInteger(result.value) ? String(result.value) : result.value.toFixed(4);
-  return Object.entries(result.value)
-    .map(([category, share]) => `${category}=${share.toFixed(3)}`)
-    .join(" ");
-}
-
-export function resultRow(result: MetricResult): string[] {
-  const coverage = result.coverage;
-  return [
-    result.metric_id,
-    describeScope(result),
-    Object.entries(result.cohort)
-      .map(([key, value]) => `${key}=${value}`)
-      .join(",") || "-",
-    result.status,
-    describeValue(result),
-    `${coverage.numerator}/${coverage.denominator} ${coverage.state}${coverage.alert ? " LOW" : ""}`,
-  ];
-}
-
-const HEADERS = ["metric", "scope", "cohort", "status", "value", "coverage"];
 
 export const resultsCommand: CliCommand = {
   name: "results",
@@ -74,7 +48,7 @@ export const resultsCommand: CliCommand = {
       .map((key) => latest.get(key) as MetricResult)
       .filter((result) => metric === undefined || result.metric_id === metric);
     if (json) for (const result of results) process.stdout.write(`${JSON.stringify(result)}\n`);
-    else process.stdout.write(`${formatTable(HEADERS, results.map(resultRow))}\n${results.length} results on ${topic}\n`);
+    else process.stdout.write(`${formatTable(RESULT_HEADERS, results.map(resultRow))}\n${results.length} results on ${topic}\n`);
     return 0;
   },
 };
