@@ -2,14 +2,14 @@ import type { DestructiveFinding } from "./command-analysis.ts";
 import { joinWords, parseOptions } from "./command-words.ts";
 import { judgeDelete } from "./delete-targets.ts";
 import { isSystemPath, resolvePath, type PathContext } from "./path-resolution.ts";
-import type { ShellRedirect, ShellWord, SimpleCommand } from "./shell-parser.ts";
+import type { ShellRedirect, ShellWord } from "./shell-parser.ts";
 
 /** rm, find -delete, shred, mkfs, dd, chmod/chown and writes into block devices. */
 
 const BLOCK_DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|mapper\/|loop\d|root|sr\d)/;
 const FIND_FILTERS = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-newer", "-mtime", "-mmin", "-atime", "-ctime", "-size", "-empty", "-user", "-group", "-perm", "-links", "-inum", "-samefile"]);
 
-export function analyseFilesystemCommand(name: string, args: readonly ShellWord[], words: readonly ShellWord[], context: PathContext, pipedFrom: SimpleCommand | undefined): DestructiveFinding[] {
+export function analyseFilesystemCommand(name: string, args: readonly ShellWord[], words: readonly ShellWord[], context: PathContext): DestructiveFinding[] {
   const command = joinWords(words);
   switch (name) {
     case "rm":
@@ -32,7 +32,6 @@ export function analyseFilesystemCommand(name: string, args: readonly ShellWord[
       return []; // unwrapped by the caller, which knows what feeds stdin
     default:
       if (name.startsWith("mkfs")) return [{ ruleId: "disk-format", command, path: args.at(-1)?.text, detail: `${name} creates a filesystem, erasing the device` }];
-      void pipedFrom;
       return [];
   }
 }

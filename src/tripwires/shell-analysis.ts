@@ -68,7 +68,7 @@ function analyseSimpleCommand(command: SimpleCommand, context: PathContext, opti
   } else if (unwrapped.argumentsFromStdin && name === "rm") {
     findings.push(...xargsRmFindings(args, words, command.pipedFrom, here));
   } else {
-    findings.push(...analyseFilesystemCommand(name, args, words, here, command.pipedFrom));
+    findings.push(...analyseFilesystemCommand(name, args, words, here));
     findings.push(...analyseInfraCommand(name, args, words));
     findings.push(...sqlCommandFindings(name, args, words, command));
   }
