@@ -52,9 +52,7 @@ export class AvroTopicSerde implements TopicSerde {
   }
 
   async encodeAlert(alert: unknown): Promise<Buffer> {
-    // The schema carries rule_version as a string so a rule can move to x.y versions.
-    const record = alert as { rule_version?: unknown };
-    return this.encode(this.schemas.outputs.tripwireAlert, { ...record, rule_version: String(record.rule_version) });
+    return this.encode(this.schemas.outputs.tripwireAlert, alert);
   }
 
   async decodeAlert(bytes: Buffer): Promise<unknown> {

@@ -8,7 +8,8 @@ export interface TripwireAlert {
   readonly alert_id: string;
   readonly run_id: string;
   readonly rule_id: DestructiveRuleId | RunRuleId;
-  readonly rule_version: number;
+  /** The rule's version as text (the Avro schema's string), e.g. "1". */
+  readonly rule_version: string;
   readonly kind: "LOOP" | "REDUNDANCY" | "DESTRUCTIVE";
   readonly severity: Severity;
   /** Epoch ms of the record that triggered the alert. */
@@ -35,12 +36,12 @@ export function alertId(runId: string, ruleId: string, seqFrom: number, seqTo: n
   return createHash("sha256").update(canonicalJson([runId, ruleId, seqFrom, seqTo])).digest("hex").slice(0, 32);
 }
 
-type AlertFields = Omit<TripwireAlert, "alert_id" | "evidence"> & { readonly evidence: AlertEvidence };
+type AlertFields = Omit<TripwireAlert, "alert_id" | "evidence" | "rule_version"> & { readonly rule_version: number; readonly evidence: AlertEvidence };
 
 export function makeAlert(fields: AlertFields): TripwireAlert {
   const evidence: Record<string, string | number> = {};
   for (const [key, value] of Object.entries(fields.evidence)) if (value !== undefined) evidence[key] = value as string | number;
-  return { alert_id: alertId(fields.run_id, fields.rule_id, fields.evidence.seq_from, fields.evidence.seq_to), ...fields, evidence: evidence as unknown as AlertEvidence };
+  return { alert_id: alertId(fields.run_id, fields.rule_id, fields.evidence.seq_from, fields.evidence.seq_to), ...fields, rule_version: String(fields.rule_version), evidence: evidence as unknown as AlertEvidence };
 }
 
 /** Total order for replay output: event time, then run, then seq range, then rule. */

@@ -13,7 +13,7 @@ describe("run monitor", () => {
       alert_id: alertId("r1", "fs-delete-critical-path", 7, 7),
       run_id: "r1",
       rule_id: "fs-delete-critical-path",
-      rule_version: 1,
+      rule_version: "1",
       kind: "DESTRUCTIVE",
       severity: "critical",
       event_time: exec("r1", 7, "").event_time,
