@@ -2,12 +2,11 @@ import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import type { Kafka } from "kafkajs";
 import type { CatalogSummary } from "../catalog/metric-definitions.ts";
 import { isAgentEvent } from "../contract/facts.ts";
-import { parseFact } from "../contract/parse-fact.ts";
 import type { EngineConfig } from "../metrics/engine-config.ts";
 import { MetricEngine } from "../metrics/metric-engine.ts";
 import type { MetricResult } from "../metrics/result-record.ts";
 import { readTopicToEnd } from "./read-topic.ts";
-import { decodeWireRecord } from "./wire-decoder.ts";
+import { decodeFact } from "./decode-fact.ts";
 
 /**
  * Audit replay: every record of the facts topic from offset 0, decoded and validated exactly as
@@ -20,9 +19,7 @@ export async function rebuildFromFactsTopic(kafka: Kafka, registry: SchemaRegist
   await readTopicToEnd(kafka, topic, async (message) => {
     count += 1;
     onRecord?.(count);
-    const decoded = await decodeWireRecord(registry, message.value);
-    if (!decoded.ok) return;
-    const parsed = parseFact(decoded.value);
+    const parsed = await decodeFact(registry, message.value);
     if (parsed.ok && !isAgentEvent(parsed.fact)) engine.ingest(parsed.fact);
   });
   return new Map(engine.results().map((entry) => [entry.key, entry.result] as const));

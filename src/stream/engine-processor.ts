@@ -2,7 +2,7 @@ import { Effect } from "effect";
 import type { Consumer, EachBatchPayload, Message } from "kafkajs";
 import { MetricEngine } from "../metrics/metric-engine.ts";
 import type { ResultChange } from "../metrics/result-record.ts";
-import { deadLetterKey, type DeadLetterRecord } from "./dead-letter.ts";
+import { deadLetterMessage, type DeadLetterRecord } from "./dead-letter.ts";
 import { decodeEngineFact } from "./engine-facts-record.ts";
 import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
 import { readTopicToEnd } from "./read-topic.ts";
@@ -122,7 +122,6 @@ class EngineMember {
     if (topicMessages.length === 0) return;
     await producer.sendBatch({ topicMessages });
     telemetry.count("agentops_results_published_total", "Result upserts and tombstones written to the results topic", {}, results.length);
-    if (conflicts.length > 0) telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason: "CONFLICT" }, conflicts.length);
   }
 
   private async conflictLetter(source: DeadLetterRecord["source"], factId: string, identity: string, factIds: readonly string[]): Promise<Message> {
@@ -135,6 +134,6 @@ class EngineMember {
       key: null,
       value: null,
     };
-    return { key: deadLetterKey(letter), value: await this.environment.serde.encodeDeadLetter(letter) };
+    return deadLetterMessage(this.environment.serde, this.environment.telemetry, letter);
   }
 }

@@ -1,13 +1,11 @@
 import { Effect } from "effect";
 import type { EachBatchPayload, Message } from "kafkajs";
 import { isAgentEvent } from "../contract/facts.ts";
-import { parseFact } from "../contract/parse-fact.ts";
-import type { DeadLetterRecord } from "./dead-letter.ts";
-import { deadLetterKey } from "./dead-letter.ts";
+import { deadLetterMessage } from "./dead-letter.ts";
 import { encodeEngineFact } from "./engine-facts-record.ts";
 import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
 import { runConsumer } from "./run-consumer.ts";
-import { decodeWireRecord } from "./wire-decoder.ts";
+import { decodeFact } from "./decode-fact.ts";
 
 /**
  * Ingest: facts topic → decode (registry) → validate (contract 1.0.0) → route. Rejected records go
@@ -36,15 +34,9 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
   for (const message of batch.messages) {
     if (!payload.isRunning() || payload.isStale()) break;
     const source = { topic: batch.topic, partition: batch.partition, offset: message.offset };
-    const decoded = await decodeWireRecord(environment.registry, message.value);
-    const parsed = decoded.ok ? parseFact(decoded.value) : undefined;
-    if (!decoded.ok || parsed === undefined || !parsed.ok) {
-      const rejection = decoded.ok ? (parsed !== undefined && !parsed.ok ? parsed.rejection : undefined) : { reason: decoded.reason, field: "", detail: decoded.detail };
-      if (rejection !== undefined) {
-        const letter: DeadLetterRecord = { ...rejection, source, factId: factIdOf(decoded.ok ? decoded.value : undefined), key: message.key, value: message.value };
-        deadLetters.push({ key: deadLetterKey(letter), value: await serde.encodeDeadLetter(letter) });
-        telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason: rejection.reason });
-      }
+    const parsed = await decodeFact(environment.registry, message.value);
+    if (!parsed.ok) {
+      deadLetters.push(await deadLetterMessage(serde, telemetry, { ...parsed.rejection, source, factId: parsed.factId, key: message.key, value: message.value }));
     } else if (isAgentEvent(parsed.fact)) {
       agentEvents.push({ key: parsed.fact.run_id, value: message.value });
     } else {
@@ -65,10 +57,4 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
   }
   await payload.commitOffsetsIfNecessary();
   await payload.heartbeat();
-}
-
-function factIdOf(value: unknown): string | null {
-  if (typeof value !== "object" || value === null) return null;
-  const factId = (value as { fact_id?: unknown }).fact_id;
-  return typeof factId === "string" ? factId : null;
 }

@@ -1,13 +1,12 @@
 import { Effect } from "effect";
 import type { EachBatchPayload, Message } from "kafkajs";
 import { isAgentEvent } from "../contract/facts.ts";
-import { parseFact } from "../contract/parse-fact.ts";
 import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, serializeRunState, type RunMonitor, type RunState, type RunStateSummary } from "../tripwires/index.ts";
-import { deadLetterKey, type DeadLetterRecord } from "./dead-letter.ts";
+import { deadLetterMessage } from "./dead-letter.ts";
 import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
 import { readTopicToEnd } from "./read-topic.ts";
 import { runConsumer } from "./run-consumer.ts";
-import { decodeWireRecord } from "./wire-decoder.ts";
+import { decodeFact } from "./decode-fact.ts";
 
 /**
  * The run monitor on Kafka: agent events (keyed by run_id) → per-partition monitors → alerts,
@@ -73,14 +72,11 @@ class RunMonitorMember {
     let lastOffset: string | undefined;
     for (const message of batch.messages) {
       if (!payload.isRunning() || payload.isStale()) break;
-      const decoded = await decodeWireRecord(this.environment.registry, message.value);
-      const parsed = decoded.ok ? parseFact(decoded.value) : undefined;
+      const parsed = await decodeFact(this.environment.registry, message.value);
       const source = { topic: batch.topic, partition: batch.partition, offset: message.offset };
-      if (!decoded.ok || parsed === undefined || !parsed.ok || !isAgentEvent(parsed.fact)) {
-        const rejection = !decoded.ok ? { reason: decoded.reason, field: "", detail: decoded.detail } : parsed !== undefined && !parsed.ok ? parsed.rejection : { reason: "UNKNOWN_TYPE" as const, field: "type", detail: "only agent_step and sandbox_event records belong on the agent-events topic" };
-        const letter: DeadLetterRecord = { ...rejection, source, factId: null, key: message.key, value: message.value };
-        deadLetters.push({ key: deadLetterKey(letter), value: await serde.encodeDeadLetter(letter) });
-        telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason: rejection.reason });
+      if (!parsed.ok || !isAgentEvent(parsed.fact)) {
+        const rejection = parsed.ok ? { reason: "UNKNOWN_TYPE" as const, field: "type", detail: "only agent_step and sandbox_event records belong on the agent-events topic" } : parsed.rejection;
+        deadLetters.push(await deadLetterMessage(serde, telemetry, { ...rejection, source, factId: parsed.factId, key: message.key, value: message.value }));
       } else {
         const result = monitor.process(parsed.fact);
         for (const alert of result.alerts) alerts.push({ key: alert.run_id, value: await serde.encodeAlert(alert) });
