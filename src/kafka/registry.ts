@@ -10,6 +10,10 @@ export function resolveSchemaRegistryUrl(flag?: string, env: NodeJS.ProcessEnv =
   return (flag ?? env["SCHEMA_REGISTRY_URL"] ?? DEFAULT_SCHEMA_REGISTRY_URL).replace(/\/+$/, "");
 }
 
-export function createSchemaRegistry(url: string): SchemaRegistry {
-  return new SchemaRegistry({ host: url, clientId: "agentops-stream" });
+/** Basic auth from SCHEMA_REGISTRY_USERNAME / SCHEMA_REGISTRY_PASSWORD (environment only, never logged). */
+export function createSchemaRegistry(url: string, env: NodeJS.ProcessEnv = process.env): SchemaRegistry {
+  const username = env["SCHEMA_REGISTRY_USERNAME"];
+  const password = env["SCHEMA_REGISTRY_PASSWORD"];
+  const auth = username !== undefined && username !== "" ? { auth: { username, password: password ?? "" } } : {};
+  return new SchemaRegistry({ host: url, clientId: "agentops-stream", ...auth });
 }

@@ -1,11 +1,8 @@
-import { createKafka, resolveBrokers } from "../../kafka/client.ts";
-import { AvroTopicSerde } from "../../kafka/avro-serde.ts";
-import { createSchemaRegistry, resolveSchemaRegistryUrl } from "../../kafka/registry.ts";
 import { readTopicToEnd } from "../../stream/read-topic.ts";
-import { topicNames } from "../../stream/topic-names.ts";
 import type { TripwireAlert } from "../../tripwires/index.ts";
+import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
 import type { CliCommand } from "../command.ts";
-import { booleanFlag, parseFlags, stringFlag } from "../flags.ts";
+import { booleanFlag, parseFlags } from "../flags.ts";
 import { followTopic } from "./follow-topic.ts";
 
 const USAGE = `Usage: agentops alerts [--follow] [--json] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
@@ -28,10 +25,9 @@ export const alertsCommand: CliCommand = {
   summary: "print tripwire alerts from the alerts topic",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { follow: { type: "boolean" }, json: { type: "boolean" }, brokers: { type: "string" }, "schema-registry": { type: "string" }, "topic-prefix": { type: "string" } }, "alerts");
-    const kafka = createKafka({ brokers: resolveBrokers(stringFlag(flags, "brokers")), clientId: "agentops-alerts" });
-    const serde = new AvroTopicSerde(createSchemaRegistry(resolveSchemaRegistryUrl(stringFlag(flags, "schema-registry"))));
-    const topic = topicNames(stringFlag(flags, "topic-prefix") ?? process.env["AGENTOPS_TOPIC_PREFIX"] ?? "").alerts;
+    const flags = parseFlags(argv, { follow: { type: "boolean" }, json: { type: "boolean" }, ...CLUSTER_FLAGS }, "alerts");
+    const { kafka, serde, topics } = clusterClients(flags, "agentops-alerts");
+    const topic = topics.alerts;
     const json = booleanFlag(flags, "json");
     const print = async (value: Buffer | null): Promise<void> => {
       if (value === null) return;

@@ -1,11 +1,8 @@
 import { statSync } from "node:fs";
-import { AvroTopicSerde } from "../../kafka/avro-serde.ts";
-import { createKafka, resolveBrokers } from "../../kafka/client.ts";
-import { createSchemaRegistry, resolveSchemaRegistryUrl } from "../../kafka/registry.ts";
 import { readRecords } from "../../replay/record-source.ts";
-import { topicNames } from "../../stream/topic-names.ts";
+import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
-import { integerFlag, parseFlags, requiredStringFlag, stringFlag } from "../flags.ts";
+import { integerFlag, parseFlags, requiredStringFlag } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
 
 const USAGE = `Usage: agentops produce --input <facts.ndjson|facts.avro> [--brokers host:port] [--schema-registry URL]
@@ -21,7 +18,7 @@ export const produceCommand: CliCommand = {
   summary: "publish a facts file to Kafka (Avro through the schema registry)",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { input: { type: "string" }, brokers: { type: "string" }, "schema-registry": { type: "string" }, "topic-prefix": { type: "string" }, batch: { type: "string" } }, "produce");
+    const flags = parseFlags(argv, { input: { type: "string" }, ...CLUSTER_FLAGS, batch: { type: "string" } }, "produce");
     const input = requiredStringFlag(flags, "input", "name the facts file, e.g. --input samples/facts.ndjson");
     const batchSize = integerFlag(flags, "batch", 500, 1, 100_000);
     let size: number;
@@ -30,9 +27,7 @@ export const produceCommand: CliCommand = {
     } catch {
       throw new UsageError("--input", `cannot read ${input}`, "check the path; generate a file with `agentops generate --out facts.ndjson`");
     }
-    const topics = topicNames(stringFlag(flags, "topic-prefix") ?? process.env["AGENTOPS_TOPIC_PREFIX"] ?? "");
-    const kafka = createKafka({ brokers: resolveBrokers(stringFlag(flags, "brokers")), clientId: "agentops-produce" });
-    const serde = new AvroTopicSerde(createSchemaRegistry(resolveSchemaRegistryUrl(stringFlag(flags, "schema-registry"))));
+    const { kafka, serde, topics } = clusterClients(flags, "agentops-produce");
     await serde.registerAll();
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();

@@ -7,15 +7,12 @@ import { replayFile } from "../../replay/replay-file.ts";
 import { runMonitorSink } from "../../replay/run-monitor-sink.ts";
 import { formatMetricTable, formatTable, metricRows } from "../../replay/replay-summary.ts";
 import { RESULT_HEADERS, byMetricScopeCohort, resultRow } from "../../replay/result-rows.ts";
+import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, requiredStringFlag, stringFlag, type ParsedFlags } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
-import { createKafka, resolveBrokers } from "../../kafka/client.ts";
-import { AvroTopicSerde } from "../../kafka/avro-serde.ts";
-import { createSchemaRegistry, resolveSchemaRegistryUrl } from "../../kafka/registry.ts";
 import { rebuildFromFactsTopic } from "../../stream/audit-rebuild.ts";
 import { compareResults, readLatestResults } from "../../stream/topic-results.ts";
-import { topicNames } from "../../stream/topic-names.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import { byUtf8 } from "../../metrics/key-order.ts";
 
@@ -70,9 +67,7 @@ export const replayCommand: CliCommand = {
         table: { type: "string" },
         "from-topic": { type: "boolean" },
         verify: { type: "boolean" },
-        brokers: { type: "string" },
-        "schema-registry": { type: "string" },
-        "topic-prefix": { type: "string" },
+        ...CLUSTER_FLAGS,
       },
       "replay",
     );
@@ -139,9 +134,7 @@ export const replayCommand: CliCommand = {
 
 /** Audit replay: rebuild from the facts topic and, with --verify, compare with the results topic. */
 async function auditReplay(flags: ParsedFlags, config: EngineConfig): Promise<number> {
-  const kafka = createKafka({ brokers: resolveBrokers(stringFlag(flags, "brokers")), clientId: "agentops-audit" });
-  const registry = createSchemaRegistry(resolveSchemaRegistryUrl(stringFlag(flags, "schema-registry")));
-  const topics = topicNames(stringFlag(flags, "topic-prefix") ?? process.env["AGENTOPS_TOPIC_PREFIX"] ?? "");
+  const { kafka, registry, serde, topics } = clusterClients(flags, "agentops-audit");
   const onRecord = (count: number): void => {
     if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${topics.facts}: ${count.toLocaleString("en-US")} records`);
   };
@@ -151,7 +144,7 @@ async function auditReplay(flags: ParsedFlags, config: EngineConfig): Promise<nu
   if (output !== undefined) await writeLines(output, [...rebuilt.keys()].sort(byUtf8).map((key) => JSON.stringify(rebuilt.get(key))));
   process.stdout.write(`rebuilt ${rebuilt.size} results from ${topics.facts}\n`);
   if (!booleanFlag(flags, "verify")) return 0;
-  const onTopic = await readLatestResults(kafka, new AvroTopicSerde(registry), topics.results);
+  const onTopic = await readLatestResults(kafka, serde, topics.results);
   const comparison = compareResults(rebuilt, onTopic);
   process.stdout.write(`rebuilt digest       ${comparison.expectedDigest}\nresults topic digest ${comparison.actualDigest}\n`);
   if (comparison.differingKeys.length === 0) {

@@ -1,12 +1,9 @@
-import { AvroTopicSerde } from "../../kafka/avro-serde.ts";
-import { createKafka, resolveBrokers } from "../../kafka/client.ts";
-import { createSchemaRegistry, resolveSchemaRegistryUrl } from "../../kafka/registry.ts";
 import { byUtf8 } from "../../metrics/key-order.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
 import { formatTable } from "../../replay/replay-summary.ts";
 import { RESULT_HEADERS, resultRow } from "../../replay/result-rows.ts";
 import { readLatestResults } from "../../stream/topic-results.ts";
-import { topicNames } from "../../stream/topic-names.ts";
+import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
 import type { CliCommand } from "../command.ts";
 import { booleanFlag, parseFlags, stringFlag } from "../flags.ts";
 import { followTopic } from "./follow-topic.ts";
@@ -23,10 +20,9 @@ export const resultsCommand: CliCommand = {
   summary: "print the latest metric results from the results topic",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { follow: { type: "boolean" }, json: { type: "boolean" }, metric: { type: "string" }, brokers: { type: "string" }, "schema-registry": { type: "string" }, "topic-prefix": { type: "string" } }, "results");
-    const kafka = createKafka({ brokers: resolveBrokers(stringFlag(flags, "brokers")), clientId: "agentops-results" });
-    const serde = new AvroTopicSerde(createSchemaRegistry(resolveSchemaRegistryUrl(stringFlag(flags, "schema-registry"))));
-    const topic = topicNames(stringFlag(flags, "topic-prefix") ?? process.env["AGENTOPS_TOPIC_PREFIX"] ?? "").results;
+    const flags = parseFlags(argv, { follow: { type: "boolean" }, json: { type: "boolean" }, metric: { type: "string" }, ...CLUSTER_FLAGS }, "results");
+    const { kafka, serde, topics } = clusterClients(flags, "agentops-results");
+    const topic = topics.results;
     const metric = stringFlag(flags, "metric");
     const json = booleanFlag(flags, "json");
     if (booleanFlag(flags, "follow")) {
