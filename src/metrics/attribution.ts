@@ -10,7 +10,28 @@ import { cohortOf } from "./scope.ts";
 export function attributionCohort(call: ModelCall): Cohort | undefined {
   const { provider, model, role, runtime } = call;
   if (!provider || !model || !role || !runtime) return undefined;
-  return cohortOf({ provider, model, role, runtime });
+  const identity = `${provider}\u0000${model}\u0000${role}\u0000${runtime}`;
+  let cohort = tuples.get(identity);
+  if (cohort === undefined) {
+    cohort = cohortOf({ provider, model, role, runtime });
+    tuples.set(identity, cohort);
+  }
+  return cohort;
+}
+
+/** Tuple cohorts by their four coordinates: one lookup per call instead of a sort. */
+const tuples = new Map<string, Cohort>();
+
+const directed = new WeakMap<Cohort, { readonly input: Cohort; readonly output: Cohort }>();
+
+/** The token-usage cohort: the tuple plus the direction (input or output), shared per tuple. */
+export function directedCohort(tuple: Cohort, direction: "input" | "output"): Cohort {
+  let pair = directed.get(tuple);
+  if (pair === undefined) {
+    pair = { input: cohortOf({ ...tuple, direction: "input" }), output: cohortOf({ ...tuple, direction: "output" }) };
+    directed.set(tuple, pair);
+  }
+  return pair[direction];
 }
 
 export const INCOMPLETE_ATTRIBUTION = "INCOMPLETE_ATTRIBUTION";

@@ -10,8 +10,6 @@ export class FactIndex {
   readonly calls = new Map<string, ModelCall>();
   readonly packets = new Map<string, Packet>();
   readonly snapshots = new Map<string, TaskSnapshot>();
-  /** Facts that count for direct-evidence-basis-rate, by fact_id. */
-  readonly evidenceFacts = new Map<string, ModelCall | Cost | DeliverySummary>();
 
   readonly summariesByDelivery = new MultiMap<string, DeliverySummary>();
   readonly costsByCall = new MultiMap<string, Cost>();
@@ -43,17 +41,14 @@ export class FactIndex {
     switch (fact.type) {
       case "model_call":
         keep(this.calls, fact.call_id, fact);
-        keep(this.evidenceFacts, fact.fact_id, fact);
         link(this.callsByDelivery, fact.delivery_id, fact);
         link(this.callsByTask, fact.task_id, fact);
         return;
       case "cost":
-        keep(this.evidenceFacts, fact.fact_id, fact);
         link(this.costsByCall, fact.call_id, fact);
         link(this.costsByDelivery, fact.delivery_id, fact);
         return;
       case "delivery_summary":
-        keep(this.evidenceFacts, fact.fact_id, fact);
         link(this.summariesByDelivery, fact.delivery_id, fact);
         return;
       case "packet":

@@ -11,29 +11,42 @@ export type LedgerOutcome =
   | { readonly kind: "redelivery" }
   | { readonly kind: "quarantined"; readonly retracted: readonly MetricFact[]; readonly conflict: Conflict };
 
+/** The kinds of identity a fact can claim (see identityOf). */
+type IdentityKind = "fact" | "call" | "snapshot" | "cost" | "packet" | "repair";
+
 /**
- * Identities a fact claims. Two distinct records under one identity are a conflict: all of them are
- * quarantined and none contributes. Beyond the contract's fact_id, call_id and snapshot_id, the
- * ids of costs, packets and repairs are identities too (docs/semantics.md): a second, different
- * report of the same cost is not a correction we may pick a winner for.
+ * The identity a fact claims besides its fact_id. Two distinct records under one identity are a
+ * conflict: all of them are quarantined and none contributes. Beyond the contract's call_id and
+ * snapshot_id, the ids of costs, packets and repairs are identities too (docs/semantics.md): a
+ * second, different report of the same cost is not a correction we may pick a winner for.
  */
-export function identitiesOf(fact: MetricFact): string[] {
-  const own = `fact\u0000${fact.fact_id}`;
+function secondaryIdentity(fact: MetricFact): [IdentityKind, string] | undefined {
   switch (fact.type) {
     case "model_call":
-      return [own, `call\u0000${fact.call_id}`];
+      return ["call", fact.call_id];
     case "task_snapshot":
-      return [own, `snapshot\u0000${fact.snapshot_id}`];
+      return ["snapshot", fact.snapshot_id];
     case "cost":
-      return [own, `cost\u0000${fact.cost_id}`];
+      return ["cost", fact.cost_id];
     case "packet":
-      return [own, `packet\u0000${fact.packet_id}`];
+      return ["packet", fact.packet_id];
     case "repair":
-      return [own, `repair\u0000${fact.repair_id}`];
+      return ["repair", fact.repair_id];
     case "delivery_summary":
-      return [own];
+      return undefined;
   }
 }
+
+/** Every identity a fact claims, as `kind id` strings (for reports and tests). */
+export function identitiesOf(fact: MetricFact): string[] {
+  const secondary = secondaryIdentity(fact);
+  return [`fact\u0000${fact.fact_id}`, ...(secondary === undefined ? [] : [`${secondary[0]}\u0000${secondary[1]}`])];
+}
+
+/** The records under one identity: one record as itself (the usual case), several as an array. */
+type Versions = MetricFact | MetricFact[];
+
+const versionList = (versions: Versions | undefined): readonly MetricFact[] => (versions === undefined ? [] : Array.isArray(versions) ? versions : [versions]);
 
 /**
  * Decides, for every record, whether it is new, a byte-identical redelivery (a no-op) or part of a
@@ -42,57 +55,62 @@ export function identitiesOf(fact: MetricFact): string[] {
  * not on their order.
  */
 export class FactLedger {
-  /** identity → its distinct records (almost always exactly one). */
-  private readonly versions = new Map<string, MetricFact[]>();
+  private readonly byKind: Record<IdentityKind, Map<string, Versions>> = { fact: new Map(), call: new Map(), snapshot: new Map(), cost: new Map(), packet: new Map(), repair: new Map() };
 
   record(fact: MetricFact): LedgerOutcome {
-    const identities = identitiesOf(fact);
-    const ownVersions = this.versions.get(identities[0] as string);
-    if (ownVersions !== undefined && ownVersions.some((known) => sameRecord(known, fact))) return { kind: "redelivery" };
+    const own = this.byKind.fact.get(fact.fact_id);
+    if (own !== undefined && versionList(own).some((known) => sameRecord(known, fact))) return { kind: "redelivery" };
+
+    const identities: [IdentityKind, string][] = [["fact", fact.fact_id]];
+    const secondary = secondaryIdentity(fact);
+    if (secondary !== undefined) identities.push(secondary);
 
     const retracted: MetricFact[] = [];
-    let conflictIdentity: string | undefined;
+    let conflictAt: [IdentityKind, string] | undefined;
     for (const identity of identities) {
-      const known = this.versions.get(identity);
+      const [kind, id] = identity;
+      const map = this.byKind[kind];
+      const known = map.get(id);
       if (known === undefined) {
-        this.versions.set(identity, [fact]);
+        map.set(id, fact);
         continue;
       }
-      if (known.length === 1) retracted.push(known[0] as MetricFact);
-      known.push(fact);
-      conflictIdentity ??= identity;
+      if (!Array.isArray(known)) {
+        retracted.push(known);
+        map.set(id, [known, fact]);
+      } else {
+        known.push(fact);
+      }
+      conflictAt ??= identity;
     }
-    if (conflictIdentity === undefined) return { kind: "accepted", fact };
+    if (conflictAt === undefined) return { kind: "accepted", fact };
     const stillAccepted = retracted.filter((earlier, index) => retracted.indexOf(earlier) === index && this.wasAcceptedBefore(earlier, fact));
-    const all = this.versions.get(conflictIdentity) ?? [];
-    return { kind: "quarantined", retracted: stillAccepted, conflict: { identity: conflictIdentity, factIds: all.map((version) => version.fact_id) } };
-  }
-
-  /** True when the fact is currently accepted (every identity has exactly this one record). */
-  isAccepted(fact: MetricFact): boolean {
-    return identitiesOf(fact).every((identity) => {
-      const known = this.versions.get(identity);
-      return known !== undefined && known.length === 1 && known[0] === fact;
-    });
+    const [kind, id] = conflictAt;
+    return { kind: "quarantined", retracted: stillAccepted, conflict: { identity: `${kind}\u0000${id}`, factIds: versionList(this.byKind[kind].get(id)).map((version) => version.fact_id) } };
   }
 
   /** Every identity that currently carries more than one record, sorted, for reports. */
   conflicts(): Conflict[] {
     const found: Conflict[] = [];
-    for (const [identity, records] of this.versions) {
-      if (records.length > 1) found.push({ identity, factIds: records.map((record) => record.fact_id).sort() });
+    for (const [kind, map] of Object.entries(this.byKind)) {
+      for (const [id, versions] of map) {
+        if (Array.isArray(versions)) found.push({ identity: `${kind}\u0000${id}`, factIds: versions.map((record) => record.fact_id).sort() });
+      }
     }
     return found.sort((a, b) => (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0));
   }
 
   /**
    * Was `earlier` accepted until `incoming` arrived? Its identities all had one record, except the
-   * ones that `incoming` just joined (which now hold two: earlier and incoming).
+   * ones that `incoming` just joined (which now hold exactly earlier and incoming).
    */
   private wasAcceptedBefore(earlier: MetricFact, incoming: MetricFact): boolean {
-    return identitiesOf(earlier).every((identity) => {
-      const known = this.versions.get(identity) ?? [];
-      if (known.length === 1) return known[0] === earlier;
+    const identities: [IdentityKind, string][] = [["fact", earlier.fact_id]];
+    const secondary = secondaryIdentity(earlier);
+    if (secondary !== undefined) identities.push(secondary);
+    return identities.every(([kind, id]) => {
+      const known = this.byKind[kind].get(id);
+      if (!Array.isArray(known)) return known === earlier;
       return known.length === 2 && known[0] === earlier && known[1] === incoming;
     });
   }

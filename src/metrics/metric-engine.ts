@@ -92,6 +92,7 @@ export class MetricEngine {
   }
 
   private admit(fact: MetricFact): void {
+    this.applyEvidence(fact, 1);
     this.index.add(fact);
     if (fact.type === "task_snapshot") this.indexTasks(fact, true);
     this.markReaders(fact);
@@ -100,8 +101,19 @@ export class MetricEngine {
   private withdraw(fact: MetricFact): void {
     // Mark before removing: the links that find the readers go away with the fact.
     this.markReaders(fact);
+    this.applyEvidence(fact, -1);
     this.index.remove(fact);
     if (fact.type === "task_snapshot") this.indexTasks(fact, false);
+  }
+
+  /**
+   * direct-evidence-basis-rate reads nothing but the fact itself, so its unit is never recomputed:
+   * the contribution is added on acceptance and the same contribution subtracted on quarantine.
+   * Not keeping a million per-fact contributions is most of the engine's memory saving.
+   */
+  private applyEvidence(fact: MetricFact, sign: 1 | -1): void {
+    if (fact.type !== "model_call" && fact.type !== "cost" && fact.type !== "delivery_summary") return;
+    for (const draft of evidenceContributions(fact, this.config)) this.applyToGroup(finalizeContribution(draft), sign);
   }
 
   private markReaders(fact: MetricFact): void {
@@ -142,10 +154,6 @@ export class MetricEngine {
       case "call": {
         const call = this.index.calls.get(id);
         return call === undefined ? [] : callContributions(call, this.index, this.config);
-      }
-      case "evidence": {
-        const fact = this.index.evidenceFacts.get(id);
-        return fact === undefined ? [] : evidenceContributions(fact, this.config);
       }
       case "delivery":
         return deliveryContributions(id, this.index, this.config);

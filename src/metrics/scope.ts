@@ -2,30 +2,90 @@ import { formatTimestamp } from "../contract/timestamp.ts";
 import type { MetricId } from "../catalog/metric-definitions.ts";
 import type { Cohort, Scope, SnapshotScope, WindowScope } from "./result-record.ts";
 
+/*
+ * Scopes, cohorts and result keys are interned: every contribution names its group, and a million
+ * facts name only a few thousand distinct groups. Sharing one object (and one key string) per
+ * distinct value keeps memory proportional to groups, not facts, and turns key building into
+ * identity lookups. The caches grow with distinct windows, snapshots and cohorts only.
+ */
+
+/** The cohort-less record's cohort. */
+export const NO_COHORT: Cohort = Object.freeze({});
+
+const windowScopes = new Map<number, Map<number, WindowScope>>();
+
 /** The tumbling event-time window holding an anchoring time (epoch-aligned, so UTC-aligned). */
 export function windowScopeOf(eventTime: number, windowMillis: number): WindowScope {
   const start = Math.floor(eventTime / windowMillis) * windowMillis;
-  return { kind: "window", start: formatTimestamp(start), end: formatTimestamp(start + windowMillis) };
+  let bySize = windowScopes.get(windowMillis);
+  if (bySize === undefined) {
+    bySize = new Map();
+    windowScopes.set(windowMillis, bySize);
+  }
+  let scope = bySize.get(start);
+  if (scope === undefined) {
+    scope = Object.freeze({ kind: "window", start: formatTimestamp(start), end: formatTimestamp(start + windowMillis) });
+    bySize.set(start, scope);
+  }
+  return scope;
 }
+
+const snapshotScopes = new Map<string, SnapshotScope>();
 
 export function snapshotScopeOf(snapshotId: string, cutoff: number): SnapshotScope {
-  return { kind: "snapshot", snapshot_id: snapshotId, cutoff: formatTimestamp(cutoff) };
+  const key = `${snapshotId}\u0000${cutoff}`;
+  let scope = snapshotScopes.get(key);
+  if (scope === undefined) {
+    scope = Object.freeze({ kind: "snapshot", snapshot_id: snapshotId, cutoff: formatTimestamp(cutoff) });
+    snapshotScopes.set(key, scope);
+  }
+  return scope;
 }
 
-/** Builds a cohort with its keys sorted, skipping nothing: callers pass only complete coordinates. */
+const cohorts = new Map<string, Cohort>();
+
+/** The shared cohort with these coordinates, keys sorted. Callers pass only complete coordinates. */
 export function cohortOf(entries: Readonly<Record<string, string>>): Cohort {
-  const sorted: Record<string, string> = {};
-  for (const key of Object.keys(entries).sort()) sorted[key] = entries[key] as string;
-  return sorted;
+  const keys = Object.keys(entries).sort();
+  const identity = JSON.stringify(keys.map((key) => [key, entries[key]]));
+  let cohort = cohorts.get(identity);
+  if (cohort === undefined) {
+    const sorted: Record<string, string> = {};
+    for (const key of keys) sorted[key] = entries[key] as string;
+    cohort = Object.freeze(sorted);
+    cohorts.set(identity, cohort);
+  }
+  return cohort;
 }
 
 /**
  * The result key: RFC 8785 canonical JSON of {metric_id, scope, cohort}. Keys are written in JCS
- * order by hand (cohort, metric_id, scope; scope's own keys sorted) because this runs for every
- * contribution and JSON.stringify is several times faster than a generic canonicaliser; a test
- * proves the two agree.
+ * order by hand (cohort, metric_id, scope; scope's own keys sorted), and a test proves this equals
+ * a generic canonicaliser's output.
  */
 export function resultKey(metricId: MetricId, scope: Scope, cohort: Cohort): string {
   const canonicalScope = scope.kind === "window" ? { end: scope.end, kind: scope.kind, start: scope.start } : { cutoff: scope.cutoff, kind: scope.kind, snapshot_id: scope.snapshot_id };
   return JSON.stringify({ cohort, metric_id: metricId, scope: canonicalScope });
+}
+
+const groupKeys = new WeakMap<Scope, WeakMap<Cohort, Map<MetricId, string>>>();
+
+/** resultKey for interned scopes and cohorts, computed once per distinct group and shared. */
+export function groupKeyOf(metricId: MetricId, scope: Scope, cohort: Cohort): string {
+  let byCohort = groupKeys.get(scope);
+  if (byCohort === undefined) {
+    byCohort = new WeakMap();
+    groupKeys.set(scope, byCohort);
+  }
+  let byMetric = byCohort.get(cohort);
+  if (byMetric === undefined) {
+    byMetric = new Map();
+    byCohort.set(cohort, byMetric);
+  }
+  let key = byMetric.get(metricId);
+  if (key === undefined) {
+    key = resultKey(metricId, scope, cohort);
+    byMetric.set(metricId, key);
+  }
+  return key;
 }

@@ -78,6 +78,17 @@ export function readTask(task: DefinedTask, snapshot: TaskSnapshot, index: FactI
   return reading(undefined, outcome);
 }
 
+/**
+ * The same task read for a metric sliced by role_template: the template coordinate takes its place
+ * in the precedence (after identity and membership). Derived from the tuple-cohort reading so a
+ * task's Deliveries are read once; an excluded coordinate means nothing after it was read.
+ */
+export function withTemplateCoordinate(reading: TaskReading, task: DefinedTask): TaskReading {
+  if (reading.exclusion === "MISSING_TASK_IDENTITY" || reading.exclusion === "UNDEFINED_TASK_MEMBERSHIP") return reading;
+  if (eventTimeTemplate(task) !== undefined) return reading;
+  return { exclusion: "INCOMPLETE_COHORT_COORDINATES", outcome: undefined, members: reading.members, asOf: Number.NEGATIVE_INFINITY };
+}
+
 /** Reasons that mean a required direct input is missing (the task is not covered), per reading. */
 export function lacksIdentityOrMembership(exclusion: TaskExclusion | undefined): boolean {
   return exclusion === "MISSING_TASK_IDENTITY" || exclusion === "UNDEFINED_TASK_MEMBERSHIP" || exclusion === "INCOMPLETE_COHORT_COORDINATES";

@@ -3,14 +3,13 @@ import type { FactIndex } from "./fact-index.ts";
 import type { MultiMap } from "./multi-map.ts";
 
 /**
- * A unit is what a metric counts: a call, a Delivery, a packet, an evidence fact, or one defined
- * task of one snapshot. Its key names it; its contributions are recomputed when any fact it reads
+ * A unit is what a metric counts: a call, a Delivery, a packet, or one defined task of one
+ * snapshot (evidence facts are units too, but depend on nothing else: the engine adds them directly). Its key names it; its contributions are recomputed when any fact it reads
  * changes.
  */
 export const callUnit = (callId: string): string => `call\u0000${callId}`;
 export const deliveryUnit = (deliveryId: string): string => `delivery\u0000${deliveryId}`;
 export const packetUnit = (packetId: string): string => `packet\u0000${packetId}`;
-export const evidenceUnit = (factId: string): string => `evidence\u0000${factId}`;
 export const taskUnit = (snapshotId: string, position: number): string => `task\u0000${snapshotId}\u0000${position}`;
 export const snapshotUnit = (snapshotId: string): string => `snapshot\u0000${snapshotId}`;
 
@@ -29,12 +28,11 @@ export function unitsReading(fact: MetricFact, index: FactIndex, tasks: TaskUnit
   };
   switch (fact.type) {
     case "model_call":
-      units.push(callUnit(fact.call_id), evidenceUnit(fact.fact_id));
+      units.push(callUnit(fact.call_id));
       if (fact.delivery_id !== undefined) units.push(deliveryUnit(fact.delivery_id));
       tasksOf(fact.task_id, fact.delivery_id);
       break;
     case "cost": {
-      units.push(evidenceUnit(fact.fact_id));
       const viaCall = fact.call_id === undefined ? undefined : index.calls.get(fact.call_id);
       if (fact.call_id !== undefined) units.push(callUnit(fact.call_id));
       const deliveryId = fact.delivery_id ?? viaCall?.delivery_id;
@@ -43,7 +41,7 @@ export function unitsReading(fact: MetricFact, index: FactIndex, tasks: TaskUnit
       break;
     }
     case "delivery_summary":
-      units.push(evidenceUnit(fact.fact_id), deliveryUnit(fact.delivery_id));
+      units.push(deliveryUnit(fact.delivery_id));
       tasksOf(undefined, fact.delivery_id);
       break;
     case "packet":

@@ -1,11 +1,11 @@
 import type { ModelCall } from "../../contract/facts.ts";
 import type { MetricId } from "../../catalog/metric-definitions.ts";
-import { INCOMPLETE_ATTRIBUTION, attributionCohort } from "../attribution.ts";
+import { INCOMPLETE_ATTRIBUTION, attributionCohort, directedCohort } from "../attribution.ts";
 import type { ContributionDraft } from "../contribution.ts";
 import type { EngineConfig } from "../engine-config.ts";
 import type { FactIndex } from "../fact-index.ts";
 import { readMoney } from "../money.ts";
-import { cohortOf, windowScopeOf } from "../scope.ts";
+import { NO_COHORT, windowScopeOf } from "../scope.ts";
 import { excludedFor, millisToMicros } from "./finalize.ts";
 
 /** The window metrics whose unit is an operational model call, sliced by the attribution tuple. */
@@ -21,7 +21,7 @@ export function callContributions(call: ModelCall, index: FactIndex, config: Eng
   const scope = windowScopeOf(call.event_time, config.windowMillis);
   const tuple = attributionCohort(call);
   if (tuple === undefined) {
-    return CALL_METRICS.map((metricId) => ({ metricId, scope, cohort: {}, candidate: true, exclusions: excludedFor(INCOMPLETE_ATTRIBUTION), asOf: call.event_time }));
+    return CALL_METRICS.map((metricId) => ({ metricId, scope, cohort: NO_COHORT, candidate: true, exclusions: excludedFor(INCOMPLETE_ATTRIBUTION), asOf: call.event_time }));
   }
   const asOf = call.event_time;
   const drafts: ContributionDraft[] = [];
@@ -31,7 +31,7 @@ export function callContributions(call: ModelCall, index: FactIndex, config: Eng
 
   for (const direction of ["input", "output"] as const) {
     const tokens = direction === "input" ? call.input_tokens : call.output_tokens;
-    drafts.push({ metricId: "operational-token-usage", scope, cohort: cohortOf({ ...tuple, direction }), candidate: true, covered: tokens !== undefined, eligible: tokens !== undefined, amount: tokens ?? 0, asOf });
+    drafts.push({ metricId: "operational-token-usage", scope, cohort: directedCohort(tuple, direction), candidate: true, covered: tokens !== undefined, eligible: tokens !== undefined, amount: tokens ?? 0, asOf });
   }
 
   const money = readMoney(index.costsByCall.get(call.call_id));

@@ -4,7 +4,7 @@ import { firstSummary, laterTerminalSummaries, terminalSummary } from "../delive
 import type { EngineConfig } from "../engine-config.ts";
 import type { FactIndex } from "../fact-index.ts";
 import { readMoney } from "../money.ts";
-import { windowScopeOf } from "../scope.ts";
+import { NO_COHORT, windowScopeOf } from "../scope.ts";
 import { millisToMicros } from "./finalize.ts";
 
 /**
@@ -44,7 +44,7 @@ export function deliveryContributions(deliveryId: string, index: FactIndex, conf
   drafts.push({
     metricId: "trajectory-partial-cost",
     scope: windowScopeOf(first.event_time, config.windowMillis),
-    cohort: {},
+    cohort: NO_COHORT,
     candidate: true,
     covered: hasMoney,
     eligible: hasMoney,
@@ -61,9 +61,9 @@ export function deliveryContributions(deliveryId: string, index: FactIndex, conf
   const asOf = terminal.event_time;
   // Seed §5: "Deliveries with direct C56 / linked terminal Deliveries": a Delivery without C56 stays
   // in the denominator (eligible) but is uncovered and in no stage's numerator.
-  drafts.push({ metricId: "delivery-stage-reach", scope, cohort: {}, candidate: true, covered: terminal.stage_reached !== undefined, eligible: true, category: terminal.stage_reached, exclusions, asOf });
-  drafts.push({ metricId: "delivery-terminal-outcome-rate", scope, cohort: {}, candidate: true, covered: terminal.outcome !== undefined, eligible: terminal.outcome !== undefined, category: terminal.outcome, exclusions, asOf });
+  drafts.push({ metricId: "delivery-stage-reach", scope, cohort: NO_COHORT, candidate: true, covered: terminal.stage_reached !== undefined, eligible: true, category: terminal.stage_reached, exclusions, asOf });
+  drafts.push({ metricId: "delivery-terminal-outcome-rate", scope, cohort: NO_COHORT, candidate: true, covered: terminal.outcome !== undefined, eligible: terminal.outcome !== undefined, category: terminal.outcome, exclusions, asOf });
   const elapsed = terminal.elapsed_ms;
-  drafts.push({ metricId: "delivery-cycle-time-ms", scope, cohort: {}, candidate: true, covered: elapsed !== undefined, eligible: elapsed !== undefined, amount: elapsed === undefined ? 0 : millisToMicros(elapsed), exclusions, asOf });
+  drafts.push({ metricId: "delivery-cycle-time-ms", scope, cohort: NO_COHORT, candidate: true, covered: elapsed !== undefined, eligible: elapsed !== undefined, amount: elapsed === undefined ? 0 : millisToMicros(elapsed), exclusions, asOf });
   return drafts;
 }

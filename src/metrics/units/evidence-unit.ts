@@ -2,7 +2,7 @@ import { PROVENANCE_BASES } from "../../contract/fact-schema.ts";
 import type { Cost, DeliverySummary, ModelCall } from "../../contract/facts.ts";
 import type { ContributionDraft } from "../contribution.ts";
 import type { EngineConfig } from "../engine-config.ts";
-import { windowScopeOf } from "../scope.ts";
+import { NO_COHORT, windowScopeOf } from "../scope.ts";
 
 const READABLE_BASES: ReadonlySet<string> = new Set(PROVENANCE_BASES);
 const DIRECT_BASES: ReadonlySet<string> = new Set(["DIRECT_HOST", "DIRECT_PROVIDER"]);
@@ -19,7 +19,7 @@ export function evidenceContributions(fact: ModelCall | Cost | DeliverySummary, 
     {
       metricId: "direct-evidence-basis-rate",
       scope: windowScopeOf(fact.event_time, config.windowMillis),
-      cohort: {},
+      cohort: NO_COHORT,
       candidate: true,
       covered: readable,
       eligible: readable,

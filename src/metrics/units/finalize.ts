@@ -1,5 +1,5 @@
 import type { Contribution, ContributionDraft } from "../contribution.ts";
-import { resultKey } from "../scope.ts";
+import { groupKeyOf } from "../scope.ts";
 
 const NO_EXCLUSIONS: Readonly<Record<string, number>> = Object.freeze({});
 
@@ -9,7 +9,7 @@ export function finalizeContribution(draft: ContributionDraft): Contribution {
     metricId: draft.metricId,
     scope: draft.scope,
     cohort: draft.cohort,
-    groupKey: resultKey(draft.metricId, draft.scope, draft.cohort),
+    groupKey: groupKeyOf(draft.metricId, draft.scope, draft.cohort),
     candidate: draft.candidate,
     covered: draft.covered ?? false,
     eligible: draft.eligible ?? false,

@@ -2,7 +2,7 @@ import type { Packet } from "../../contract/facts.ts";
 import type { ContributionDraft } from "../contribution.ts";
 import type { EngineConfig } from "../engine-config.ts";
 import type { FactIndex } from "../fact-index.ts";
-import { windowScopeOf } from "../scope.ts";
+import { NO_COHORT, windowScopeOf } from "../scope.ts";
 
 export const SUPPORTED_GOVERNANCE_REVISION = "0.2";
 
@@ -15,7 +15,7 @@ export const SUPPORTED_GOVERNANCE_REVISION = "0.2";
 export function packetContributions(packet: Packet, index: FactIndex, config: EngineConfig): ContributionDraft[] {
   const scope = windowScopeOf(packet.event_time, config.windowMillis);
   if (packet.governance_revision !== SUPPORTED_GOVERNANCE_REVISION) {
-    return [{ metricId: "packet-rework-rate", scope, cohort: {}, candidate: false, exclusions: { UNSUPPORTED_GOVERNANCE_REVISION: 1 }, asOf: packet.event_time }];
+    return [{ metricId: "packet-rework-rate", scope, cohort: NO_COHORT, candidate: false, exclusions: { UNSUPPORTED_GOVERNANCE_REVISION: 1 }, asOf: packet.event_time }];
   }
   const covered = packet.repair_attribution === "AVAILABLE";
   let repaired = false;
@@ -24,5 +24,5 @@ export function packetContributions(packet: Packet, index: FactIndex, config: En
     asOf = Math.max(asOf, repair.event_time);
     if (repair.attributable) repaired = true;
   }
-  return [{ metricId: "packet-rework-rate", scope, cohort: {}, candidate: true, covered, eligible: covered, hit: covered && repaired, asOf }];
+  return [{ metricId: "packet-rework-rate", scope, cohort: NO_COHORT, candidate: true, covered, eligible: covered, hit: covered && repaired, asOf }];
 }

@@ -4,8 +4,8 @@ import type { ContributionDraft } from "../contribution.ts";
 import type { FactIndex } from "../fact-index.ts";
 import { readMoney } from "../money.ts";
 import type { Cohort } from "../result-record.ts";
-import { cohortOf, snapshotScopeOf } from "../scope.ts";
-import { eventTimeTemplate, lacksIdentityOrMembership, lacksTerminalInputs, readTask, type TaskReading } from "../task-reading.ts";
+import { cohortOf, NO_COHORT, snapshotScopeOf } from "../scope.ts";
+import { eventTimeTemplate, lacksIdentityOrMembership, lacksTerminalInputs, readTask, withTemplateCoordinate, type TaskReading } from "../task-reading.ts";
 import { deliveryCosts } from "./delivery-unit.ts";
 import { excludedFor } from "./finalize.ts";
 
@@ -18,9 +18,10 @@ import { excludedFor } from "./finalize.ts";
 export function taskContributions(snapshot: TaskSnapshot, task: DefinedTask, index: FactIndex): ContributionDraft[] {
   const scope = snapshotScopeOf(snapshot.snapshot_id, snapshot.cutoff);
   const readable = (eventTime: number): boolean => eventTime <= snapshot.cutoff;
-  const reading = readTask(task, snapshot, index, true);
+  const tupleReading = readTask(task, snapshot, index, false);
+  const reading = withTemplateCoordinate(tupleReading, task);
   const template = eventTimeTemplate(task);
-  const cohort: Cohort = template === undefined ? {} : cohortOf({ role_template: template });
+  const cohort: Cohort = template === undefined ? NO_COHORT : cohortOf({ role_template: template });
   let asOf = Math.max(snapshot.event_time, reading.asOf);
   const eligible = reading.exclusion === undefined;
   const exclusions = excludedFor(reading.exclusion);
@@ -53,7 +54,7 @@ export function taskContributions(snapshot: TaskSnapshot, task: DefinedTask, ind
     asOf: Math.max(asOf, money.asOf),
   });
 
-  drafts.push(...outcomeByTupleContributions(snapshot, task, index, scope, readable));
+  drafts.push(...outcomeByTupleContributions(snapshot, task, tupleReading, index, scope, readable));
   return drafts;
 }
 
@@ -64,7 +65,7 @@ export function taskContributions(snapshot: TaskSnapshot, task: DefinedTask, ind
  */
 export function emptySnapshotContributions(snapshot: TaskSnapshot): ContributionDraft[] {
   if (snapshot.tasks.length > 0) return [];
-  return [{ metricId: "task-cohort-comparison-eligibility", scope: snapshotScopeOf(snapshot.snapshot_id, snapshot.cutoff), cohort: {}, candidate: false, asOf: snapshot.event_time }];
+  return [{ metricId: "task-cohort-comparison-eligibility", scope: snapshotScopeOf(snapshot.snapshot_id, snapshot.cutoff), cohort: NO_COHORT, candidate: false, asOf: snapshot.event_time }];
 }
 
 function linkedRepairs(task: DefinedTask, reading: TaskReading, index: FactIndex) {
@@ -84,8 +85,7 @@ function linkedOperationalCalls(task: DefinedTask, members: readonly string[], i
  * coordinate. A task whose linked operational calls all lack a complete tuple is counted once in
  * the cohort-less record.
  */
-function outcomeByTupleContributions(snapshot: TaskSnapshot, task: DefinedTask, index: FactIndex, scope: ReturnType<typeof snapshotScopeOf>, readable: (eventTime: number) => boolean): ContributionDraft[] {
-  const reading = readTask(task, snapshot, index, false);
+function outcomeByTupleContributions(snapshot: TaskSnapshot, task: DefinedTask, reading: TaskReading, index: FactIndex, scope: ReturnType<typeof snapshotScopeOf>, readable: (eventTime: number) => boolean): ContributionDraft[] {
   const calls = linkedOperationalCalls(task, reading.members, index, readable);
   if (calls.length === 0) return [];
   const tuples = new Map<string, Cohort>();
@@ -96,7 +96,7 @@ function outcomeByTupleContributions(snapshot: TaskSnapshot, task: DefinedTask, 
     if (tuple !== undefined) tuples.set(JSON.stringify(tuple), tuple);
   }
   if (tuples.size === 0) {
-    return [{ metricId: "role-model-task-outcome-rate", scope, cohort: {}, candidate: true, exclusions: excludedFor(INCOMPLETE_ATTRIBUTION), asOf }];
+    return [{ metricId: "role-model-task-outcome-rate", scope, cohort: NO_COHORT, candidate: true, exclusions: excludedFor(INCOMPLETE_ATTRIBUTION), asOf }];
   }
   const eligible = reading.exclusion === undefined;
   const covered = !(reading.exclusion === "MISSING_TASK_IDENTITY" || reading.exclusion === "UNDEFINED_TASK_MEMBERSHIP" || reading.exclusion === "OPEN_DELIVERY");
