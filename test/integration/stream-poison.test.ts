@@ -1,0 +1,104 @@
+import type { Kafka, RecordMetadata } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Fact } from "../../src/contract/facts.ts";
+import { parseFactJson } from "../../src/contract/parse-fact.ts";
+import { evaluateFacts } from "../../src/metrics/evaluate-facts.ts";
+import type { MetricResult } from "../../src/metrics/result-record.ts";
+import { topicNames } from "../../src/stream/topic-names.ts";
+import { closeAll, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
+import { describeDifferences, fetchMetrics, killAllProcessors, metricSum, readDeadLetters, resultsByKey, startProcessor, testDir, topicSerde, waitFor, waitForResults } from "../support/processes.ts";
+
+/**
+ * Issue #5, poison records: bytes that are not Avro, a wire-format record with a schema id the
+ * registry does not know, a real Avro record of an unsupported contract, and two different
+ * records sharing a fact_id each land on the dead-letter topic with their reason and the
+ * coordinates they were read at; a valid fact produced after them still updates the results.
+ */
+
+let kafka: Kafka;
+
+beforeAll(() => {
+  kafka = testKafka();
+});
+
+afterAll(async () => {
+  await killAllProcessors();
+  await closeAll();
+});
+
+/** A fact in the contract's JSON form, validated (so the test cannot send an accidental reject). */
+function fact(json: Record<string, unknown>): Fact {
+  const parsed = parseFactJson(JSON.stringify(json));
+  if (!parsed.ok) throw new Error(`test fact is invalid: ${parsed.rejection.detail}`);
+  return parsed.fact;
+}
+
+const envelope = { contract: "agentops.observation@1.0.0", provenance: { basis: "DIRECT_HOST", source: "test" } };
+
+function coordinates(metadata: RecordMetadata[] | undefined, topic: string): { topic: string; partition: number; offset: string } {
+  const [record] = metadata ?? [];
+  if (record === undefined || record.baseOffset === undefined) throw new Error("no record metadata from the broker");
+  return { topic, partition: record.partition, offset: record.baseOffset };
+}
+
+describe("poison records", () => {
+  it("each lands in the dead-letter topic with its reason and source coordinates, and the stream goes on", async () => {
+    const dir = testDir("agentops-poison-");
+    const prefix = uniqueName("poison");
+    const topics = topicNames(prefix);
+    const instance = await startProcessor({ topicPrefix: prefix, name: "poison", dir });
+    const producer = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
+    const serde = topicSerde();
+    const send = async (partition: number, key: string, value: Buffer) => coordinates(await producer.send({ topic: topics.facts, messages: [{ key, value, partition }] }), topics.facts);
+
+    const garbageBytes = Buffer.from("this is not Avro at all", "utf8");
+    const unknownIdBytes = Buffer.concat([Buffer.from([0]), Buffer.from([0x00, 0x0f, 0x42, 0x3f]), Buffer.from("junk after schema id 999999")]);
+    const callJson = { ...envelope, type: "model_call", fact_id: "poison-call-1", event_time: "2026-03-01T10:00:00.000Z", call_id: "poison-call-1", run_id: "poison-run", operational: true, provider: "anthropic", model: "claude-x", role: "writer", runtime: "claude-code", span_duration_ms: 1200, input_tokens: 100, output_tokens: 20, usage_source: "PROVIDER" };
+    const call = fact(callJson);
+    const unsupported = { ...fact({ ...envelope, type: "model_call", fact_id: "poison-old-contract", event_time: "2026-03-01T11:00:00.000Z", call_id: "poison-old-call", run_id: "poison-run", operational: true }), contract: "agentops.observation@0.9.0" } as unknown as Fact;
+    const unsupportedBytes = await serde.encodeFact(unsupported);
+    expect(unsupportedBytes[0]).toBe(0); // a real wire-format record of the registered schema
+    const conflicting = fact({ ...callJson, input_tokens: 999 });
+    const valid = fact({ ...envelope, type: "delivery_summary", fact_id: "poison-summary-1", event_time: "2026-03-05T09:00:00.000Z", delivery_id: "poison-dlv-1", status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false, elapsed_ms: 60_000, stage_reached: "review" });
+
+    const garbageAt = await send(0, "garbage", garbageBytes);
+    const unknownIdAt = await send(1, "unknown-schema", unknownIdBytes);
+    const unsupportedAt = await send(2, "poison-old-contract", unsupportedBytes);
+    const firstVersionAt = await send(0, call.fact_id, await serde.encodeFact(call));
+    const secondVersionAt = await send(1, call.fact_id, await serde.encodeFact(conflicting));
+
+    const letters = await waitFor(
+      "four dead letters",
+      async () => {
+        const found = await readDeadLetters(kafka, topics.deadLetters, serde);
+        return found.length >= 4 ? found : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 1_000 },
+    );
+    const byReason = new Map(letters.map((letter) => [letter.reason, letter] as const));
+    expect([...byReason.keys()].sort()).toEqual(["CONFLICT", "UNDECODABLE_BYTES", "UNKNOWN_SCHEMA_ID", "UNSUPPORTED_CONTRACT"]);
+
+    expect(byReason.get("UNDECODABLE_BYTES")).toMatchObject({ source: garbageAt, key: Buffer.from("garbage"), value: garbageBytes });
+    expect(byReason.get("UNKNOWN_SCHEMA_ID")).toMatchObject({ source: unknownIdAt, value: unknownIdBytes });
+    expect(byReason.get("UNKNOWN_SCHEMA_ID")?.detail).toContain("999999");
+    expect(byReason.get("UNSUPPORTED_CONTRACT")).toMatchObject({ source: unsupportedAt, factId: "poison-old-contract", value: unsupportedBytes });
+    // The engine finds the conflict when the second version reaches it; either may be second.
+    const conflict = byReason.get("CONFLICT");
+    expect(conflict?.factId).toBe(call.fact_id);
+    expect([firstVersionAt, secondVersionAt]).toContainEqual(conflict?.source);
+    expect(conflict?.detail).toContain(call.fact_id);
+
+    // The stream goes on: a valid fact produced after the poison updates the results, and the
+    // quarantined call contributes nothing (its window would otherwise have results).
+    await send(2, valid.fact_id, await serde.encodeFact(valid));
+    const expected = resultsByKey(evaluateFacts([call, conflicting, valid] as Parameters<typeof evaluateFacts>[0]).lines.map((line) => JSON.parse(line) as MetricResult));
+    expect(expected.size).toBeGreaterThan(0);
+    expect([...expected.values()].every((result) => result.scope.kind !== "window" || result.scope.start.startsWith("2026-03-05"))).toBe(true);
+    const quiet = await waitForResults(kafka, topics.results, expected, 90_000, serde);
+    expect(quiet.comparison.differingKeys, describeDifferences(expected, quiet.actual, quiet.comparison)).toEqual([]);
+
+    const samples = await fetchMetrics(instance);
+    for (const reason of ["UNDECODABLE_BYTES", "UNKNOWN_SCHEMA_ID", "UNSUPPORTED_CONTRACT", "CONFLICT"]) expect(metricSum(samples, "agentops_dead_letters_total", { reason }), reason).toBeGreaterThanOrEqual(1);
+    expect(await readDeadLetters(kafka, topics.deadLetters, serde)).toHaveLength(4);
+  });
+});
