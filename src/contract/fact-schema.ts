@@ -21,6 +21,10 @@ const identifier = z.string().min(1).max(256);
 
 /** ISO 4217 codes as the runtime's ICU knows them; a made-up three-letter code is not a currency. */
 const ISO_4217 = new Set(Intl.supportedValuesOf("currency"));
+/** The currency rule of `costSchema`, exported for the fast path (src/contract/fast-parse.ts). */
+export function isCurrencyCode(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code) && ISO_4217.has(code);
+}
 const nonNegativeInteger = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
 /** Absent and null are the same: both become `undefined`. */
@@ -67,7 +71,7 @@ export const costSchema = z
     call_id: optional(identifier),
     delivery_id: optional(identifier),
     amount_minor: nonNegativeInteger,
-    currency: z.string().refine((code) => /^[A-Z]{3}$/.test(code) && ISO_4217.has(code), { message: "currency must be an ISO 4217 code (three upper-case letters, e.g. USD)", params: { reason: "INVALID_CURRENCY" } }),
+    currency: z.string().refine(isCurrencyCode, { message: "currency must be an ISO 4217 code (three upper-case letters, e.g. USD)", params: { reason: "INVALID_CURRENCY" } }),
     source: z.enum(["PROVIDER", "HOST", "ESTIMATE"]),
     cost_basis: z.string().min(1),
     attribution: z.enum(["PROJECT", "SHARED", "UNATTRIBUTED"]),

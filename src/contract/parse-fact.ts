@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { FACT_TYPES, OBSERVATION_CONTRACT, factSchemas, type FactType } from "./fact-schema.ts";
 import type { Fact } from "./facts.ts";
+import { fastParseFact } from "./fast-parse.ts";
 import type { Rejection, RejectionReason } from "./rejection.ts";
 
 export type ParseResult = { readonly ok: true; readonly fact: Fact } | { readonly ok: false; readonly rejection: Rejection };
@@ -19,6 +20,8 @@ function isFactType(value: unknown): value is FactType {
  * it, because its other fields may mean something else.
  */
 export function parseFact(input: unknown): ParseResult {
+  const fast = fastParseFact(input);
+  if (fast !== undefined) return { ok: true, fact: fast };
   if (typeof input !== "object" || input === null || Array.isArray(input)) return reject("NOT_AN_OBJECT", "", "a fact is a JSON object");
   const record = input as Record<string, unknown>;
   if (record["contract"] !== OBSERVATION_CONTRACT) {

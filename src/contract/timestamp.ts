@@ -16,7 +16,8 @@ export const timestampSchema = z.union([z.string(), z.number(), z.date()]).trans
   return millis;
 });
 
-function toEpochMillis(input: string | number | Date): number | undefined {
+/** The acceptance rule of `timestampSchema`, exported for the fast path (src/contract/fast-parse.ts). */
+export function toEpochMillis(input: string | number | Date): number | undefined {
   if (input instanceof Date) return Number.isNaN(input.getTime()) ? undefined : input.getTime();
   if (typeof input === "number") return Number.isSafeInteger(input) ? input : undefined;
   if (!ISO_WITH_ZONE.test(input)) return undefined;

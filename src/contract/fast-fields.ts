@@ -1,0 +1,161 @@
+import { agentStepSchema, costSchema, deliverySummarySchema, modelCallSchema, packetSchema, repairSchema, sandboxEventSchema, taskSnapshotSchema } from "./fact-schema.ts";
+import { toEpochMillis } from "./timestamp.ts";
+
+/**
+ * Field checks of the validation fast path (src/contract/fast-parse.ts). Each one mirrors one zod
+ * rule of src/contract/fact-schema.ts exactly (the same test, the same normalised value); where it
+ * can, it reads its constants from the zod schemas themselves (closed key sets, enum values,
+ * identifier bounds), so zod stays the single definition of the contract. Every helper answers
+ * either the normalised value or `BAD`, which means "let zod decide" (zod then gives the reason).
+ */
+
+export const BAD: unique symbol = Symbol("fast-parse: ask zod");
+export type Bad = typeof BAD;
+export type Rec = Record<string, unknown>;
+
+/** zod's `isObject`: what an object schema accepts as its input. */
+export function isRecord(value: unknown): value is Rec {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Closed records: the key set each strict object schema accepts (zod's `keySet`). */
+export const KEYS = {
+  model_call: keysOf(modelCallSchema.shape),
+  cost: keysOf(costSchema.shape),
+  delivery_summary: keysOf(deliverySummarySchema.shape),
+  packet: keysOf(packetSchema.shape),
+  repair: keysOf(repairSchema.shape),
+  task_snapshot: keysOf(taskSnapshotSchema.shape),
+  agent_step: keysOf(agentStepSchema.shape),
+  sandbox_event: keysOf(sandboxEventSchema.shape),
+  provenance: keysOf(modelCallSchema.shape.provenance.in.unwrap().unwrap().shape),
+  task: keysOf(taskSnapshotSchema.shape.tasks.element.shape),
+} as const;
+
+function keysOf(shape: object): ReadonlySet<string> {
+  return new Set(Object.keys(shape));
+}
+
+/** True when every key `for…in` yields (zod's unknown-key scan) is one of the schema's keys. */
+export function onlyKnownKeys(record: Rec, keys: ReadonlySet<string>): boolean {
+  for (const key in record) if (!keys.has(key)) return false;
+  return true;
+}
+
+/** Enum values, read from the zod enums (optional ones unwrapped from `nullish().transform()`). */
+export const ENUMS = {
+  usageSource: new Set<unknown>(modelCallSchema.shape.usage_source.in.unwrap().unwrap().options),
+  costSource: new Set<unknown>(costSchema.shape.source.options),
+  attribution: new Set<unknown>(costSchema.shape.attribution.options),
+  deliveryStatus: new Set<unknown>(deliverySummarySchema.shape.status.options),
+  deliveryOutcome: new Set<unknown>(deliverySummarySchema.shape.outcome.in.unwrap().unwrap().options),
+  repairAttribution: new Set<unknown>(packetSchema.shape.repair_attribution.options),
+  templateAssignment: new Set<unknown>(taskSnapshotSchema.shape.tasks.element.shape.template_assignment.in.unwrap().unwrap().options),
+  stepKind: new Set<unknown>(agentStepSchema.shape.kind.options),
+  stepStatus: new Set<unknown>(agentStepSchema.shape.status.in.unwrap().unwrap().options),
+  sandboxKind: new Set<unknown>(sandboxEventSchema.shape.kind.options),
+} as const;
+
+/** Identifier bounds (`z.string().min(1).max(256)`), read from the schema of fact_id. */
+const ID_MIN = modelCallSchema.shape.fact_id.minLength ?? 0;
+const ID_MAX = modelCallSchema.shape.fact_id.maxLength ?? Number.POSITIVE_INFINITY;
+
+/** `identifier`: a string of 1..256 UTF-16 code units. */
+export function isId(value: unknown): value is string {
+  return typeof value === "string" && value.length >= ID_MIN && value.length <= ID_MAX;
+}
+
+/** `z.string().min(1)`. */
+export function isNonEmpty(value: unknown): value is string {
+  return typeof value === "string" && value.length >= 1;
+}
+
+/** `nonNegativeInteger`: a safe integer ≥ 0 (zod's `.int()` is the safe-integer range). */
+export function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** Optional fields (`optional(...)`): absent or null is `undefined`; otherwise the value must pass. */
+export function optString(value: unknown): string | undefined | Bad {
+  return typeof value === "string" ? value : value === undefined || value === null ? undefined : BAD;
+}
+
+export function optId(value: unknown): string | undefined | Bad {
+  if (typeof value === "string") return value.length >= ID_MIN && value.length <= ID_MAX ? value : BAD;
+  return value === undefined || value === null ? undefined : BAD;
+}
+
+export function optNonEmpty(value: unknown): string | undefined | Bad {
+  if (typeof value === "string") return value.length >= 1 ? value : BAD;
+  return value === undefined || value === null ? undefined : BAD;
+}
+
+export function optCount(value: unknown): number | undefined | Bad {
+  if (typeof value === "number") return Number.isSafeInteger(value) && value >= 0 ? value : BAD;
+  return value === undefined || value === null ? undefined : BAD;
+}
+
+/** `z.number().int()` (exit_code): any safe integer. */
+export function optInteger(value: unknown): number | undefined | Bad {
+  if (typeof value === "number") return Number.isSafeInteger(value) ? value : BAD;
+  return value === undefined || value === null ? undefined : BAD;
+}
+
+/** `z.number().nonnegative().finite()` (span_duration_ms). */
+export function optDuration(value: unknown): number | undefined | Bad {
+  if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value : BAD;
+  return value === undefined || value === null ? undefined : BAD;
+}
+
+export function optEnum(value: unknown, values: ReadonlySet<unknown>): string | undefined | Bad {
+  if (typeof value === "string") return values.has(value) ? value : BAD;
+  return value === undefined || value === null ? undefined : BAD;
+}
+
+/** `z.array(identifier)` / `z.array(z.string())`, optional: a fresh array, as zod returns. */
+export function optIdArray(value: unknown): string[] | undefined | Bad {
+  if (Array.isArray(value)) {
+    const copy: string[] = [];
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      if (!isId(item)) return BAD;
+      copy.push(item);
+    }
+    return copy;
+  }
+  return value === undefined || value === null ? undefined : BAD;
+}
+
+export function optStringArray(value: unknown): string[] | undefined | Bad {
+  if (Array.isArray(value)) {
+    const copy: string[] = [];
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      if (typeof item !== "string") return BAD;
+      copy.push(item);
+    }
+    return copy;
+  }
+  return value === undefined || value === null ? undefined : BAD;
+}
+
+/** `timestampSchema`: string, number or Date through the same `toEpochMillis`. */
+export function timestamp(value: unknown): number | Bad {
+  if (typeof value === "string") return toEpochMillis(value) ?? BAD;
+  if (typeof value === "number") return Number.isSafeInteger(value) ? value : BAD;
+  if (value instanceof Date) return toEpochMillis(value) ?? BAD;
+  return BAD;
+}
+
+/** `provenanceSchema`: absent or null is null; otherwise a closed `{basis, source?}` with a string basis. */
+export function provenance(value: unknown): Rec | null | Bad {
+  if (value === undefined || value === null) return null;
+  if (!isRecord(value) || !onlyKnownKeys(value, KEYS.provenance)) return BAD;
+  const basis = value["basis"];
+  if (typeof basis !== "string") return BAD;
+  const source = optString(value["source"]);
+  if (source === BAD) return BAD;
+  const out: Rec = { basis };
+  if (source !== undefined || "source" in value) out["source"] = source;
+  return out;
+}
