@@ -7,6 +7,7 @@ import { decodeEngineFact } from "./engine-facts-record.ts";
 import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
 import { readTopicToEnd } from "./read-topic.ts";
 import { runConsumer } from "./run-consumer.ts";
+import { sendBounded } from "./send-bounded.ts";
 
 /**
  * The metric engine on Kafka. Its input topic (accepted facts, one partition, compacted by fact
@@ -120,7 +121,7 @@ class EngineMember {
       { topic: topics.deadLetters, messages: [...conflicts] },
     ].filter((entry) => entry.messages.length > 0);
     if (topicMessages.length === 0) return;
-    await producer.sendBatch({ topicMessages });
+    await sendBounded(producer, topicMessages);
     telemetry.count("agentops_results_published_total", "Result upserts and tombstones written to the results topic", {}, results.length);
   }
 

@@ -5,6 +5,7 @@ import { deadLetterMessage } from "./dead-letter.ts";
 import { encodeEngineFact } from "./engine-facts-record.ts";
 import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
 import { runConsumer } from "./run-consumer.ts";
+import { sendBounded } from "./send-bounded.ts";
 import { decodeFact } from "./decode-fact.ts";
 
 /**
@@ -50,7 +51,7 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
     { topic: topics.agentEvents, messages: agentEvents },
     { topic: topics.engineFacts, messages: engineFacts },
   ].filter((entry) => entry.messages.length > 0);
-  if (topicMessages.length > 0) await environment.producer.sendBatch({ topicMessages });
+  if (topicMessages.length > 0) await sendBounded(environment.producer, topicMessages);
   if (lastOffset !== undefined) {
     payload.resolveOffset(lastOffset);
     telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: "ingest" }, batch.messages.length);

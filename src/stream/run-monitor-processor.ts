@@ -6,6 +6,7 @@ import { deadLetterMessage } from "./dead-letter.ts";
 import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
 import { readTopicToEnd } from "./read-topic.ts";
 import { runConsumer } from "./run-consumer.ts";
+import { sendBounded } from "./send-bounded.ts";
 import { decodeFact } from "./decode-fact.ts";
 
 /**
@@ -100,7 +101,7 @@ class RunMonitorMember {
       { topic: topics.runMonitorChangelog, messages: changelog },
       { topic: topics.deadLetters, messages: deadLetters },
     ].filter((entry) => entry.messages.length > 0);
-    if (topicMessages.length > 0) await this.environment.producer.sendBatch({ topicMessages });
+    if (topicMessages.length > 0) await sendBounded(this.environment.producer, topicMessages);
     if (alerts.length > 0) telemetry.count("agentops_alerts_total", "Tripwire alerts written", {}, alerts.length);
     telemetry.gauge("agentops_active_runs", "Runs held by this member's run monitors", { partition: String(batch.partition) }, monitor.activeRuns());
     if (lastOffset !== undefined) {
