@@ -15,7 +15,7 @@ import { evidenceContributions } from "./units/evidence-unit.ts";
 import { finalizeContribution } from "./units/finalize.ts";
 import { packetContributions } from "./units/packet-unit.ts";
 import { emptySnapshotContributions, taskContributions } from "./units/task-unit.ts";
-import { taskUnit, unitsReading, type TaskUnitIndex } from "./unit-key.ts";
+import { markUnitsReading, taskUnitId, UNIT_KINDS, type TaskUnitIndex, type UnitKind } from "./unit-key.ts";
 
 const NO_CONTRIBUTIONS: readonly Contribution[] = [];
 
@@ -31,8 +31,11 @@ export class MetricEngine {
   private readonly ledger = new FactLedger();
   private readonly index = new FactIndex();
   private readonly tasks: TaskUnitIndex = { byTaskId: new MultiMap(), byMember: new MultiMap() };
-  private readonly dirtyUnits = new Set<string>();
-  private readonly contributions = new Map<string, readonly Contribution[]>();
+  private readonly dirtyUnits: Record<UnitKind, Set<string>> = { call: new Set(), delivery: new Set(), packet: new Set(), task: new Set(), snapshot: new Set() };
+  private readonly contributions: Record<UnitKind, Map<string, readonly Contribution[]>> = { call: new Map(), delivery: new Map(), packet: new Map(), task: new Map(), snapshot: new Map() };
+  private readonly markDirty = (kind: UnitKind, id: string): void => {
+    this.dirtyUnits[kind].add(id);
+  };
   private readonly groups = new Map<string, GroupAggregate>();
   private readonly dirtyGroups = new Set<string>();
   /** group key → the result keys it published last (money groups publish one per slice). */
@@ -55,8 +58,10 @@ export class MetricEngine {
 
   /** Recomputes dirty units and returns every result key whose record changed (or vanished). */
   flush(): ResultChange[] {
-    for (const unit of this.dirtyUnits) this.recompute(unit);
-    this.dirtyUnits.clear();
+    for (const kind of UNIT_KINDS) {
+      for (const id of this.dirtyUnits[kind]) this.recompute(kind, id);
+      this.dirtyUnits[kind].clear();
+    }
     const changes: ResultChange[] = [];
     for (const groupKey of [...this.dirtyGroups].sort(byUtf8)) {
       const group = this.groups.get(groupKey);
@@ -117,25 +122,26 @@ export class MetricEngine {
   }
 
   private markReaders(fact: MetricFact): void {
-    for (const unit of unitsReading(fact, this.index, this.tasks)) this.dirtyUnits.add(unit);
+    markUnitsReading(fact, this.index, this.tasks, this.markDirty);
   }
 
   private indexTasks(snapshot: Extract<MetricFact, { type: "task_snapshot" }>, adding: boolean): void {
     snapshot.tasks.forEach((task, position) => {
-      const unit = taskUnit(snapshot.snapshot_id, position);
+      const unit = taskUnitId(snapshot.snapshot_id, position);
       const update = (index: MultiMap<string, string>, key: string): void => (adding ? index.add(key, unit) : index.delete(key, unit));
       if (task.task_id !== undefined) update(this.tasks.byTaskId, task.task_id);
       for (const member of task.members ?? []) update(this.tasks.byMember, member);
     });
   }
 
-  private recompute(unit: string): void {
-    const next = this.evaluate(unit).map(finalizeContribution);
-    const previous = this.contributions.get(unit) ?? NO_CONTRIBUTIONS;
+  private recompute(kind: UnitKind, id: string): void {
+    const next = this.evaluate(kind, id).map(finalizeContribution);
+    const contributions = this.contributions[kind];
+    const previous = contributions.get(id) ?? NO_CONTRIBUTIONS;
     for (const contribution of previous) this.applyToGroup(contribution, -1);
     for (const contribution of next) this.applyToGroup(contribution, 1);
-    if (next.length === 0) this.contributions.delete(unit);
-    else this.contributions.set(unit, next);
+    if (next.length === 0) contributions.delete(id);
+    else contributions.set(id, next);
   }
 
   private applyToGroup(contribution: Contribution, sign: 1 | -1): void {
@@ -148,8 +154,7 @@ export class MetricEngine {
     this.dirtyGroups.add(contribution.groupKey);
   }
 
-  private evaluate(unit: string) {
-    const [kind, id = "", position] = unit.split("\u0000");
+  private evaluate(kind: UnitKind, id: string) {
     switch (kind) {
       case "call": {
         const call = this.index.calls.get(id);
@@ -166,12 +171,11 @@ export class MetricEngine {
         return snapshot === undefined ? [] : emptySnapshotContributions(snapshot);
       }
       case "task": {
-        const snapshot = this.index.snapshots.get(id);
-        const task = snapshot?.tasks[Number(position)];
+        const separator = id.lastIndexOf("\u0000");
+        const snapshot = this.index.snapshots.get(id.slice(0, separator));
+        const task = snapshot?.tasks[Number(id.slice(separator + 1))];
         return snapshot === undefined || task === undefined ? [] : taskContributions(snapshot, task, this.index);
       }
-      default:
-        throw new Error(`unknown unit kind in ${JSON.stringify(unit)}`);
     }
   }
 }

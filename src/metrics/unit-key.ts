@@ -3,15 +3,18 @@ import type { FactIndex } from "./fact-index.ts";
 import type { MultiMap } from "./multi-map.ts";
 
 /**
- * A unit is what a metric counts: a call, a Delivery, a packet, or one defined task of one
- * snapshot (evidence facts are units too, but depend on nothing else: the engine adds them directly). Its key names it; its contributions are recomputed when any fact it reads
- * changes.
+ * A unit is what a metric counts: a call, a Delivery, a packet, one defined task of one snapshot,
+ * or a snapshot itself (for its no-task record). Evidence facts are units too, but depend on
+ * nothing else, so the engine adds them directly. A unit is named by its kind and its id (the
+ * fact's own id string, so no key is built per fact); its contributions are recomputed when any
+ * fact it reads changes.
  */
-export const callUnit = (callId: string): string => `call\u0000${callId}`;
-export const deliveryUnit = (deliveryId: string): string => `delivery\u0000${deliveryId}`;
-export const packetUnit = (packetId: string): string => `packet\u0000${packetId}`;
-export const taskUnit = (snapshotId: string, position: number): string => `task\u0000${snapshotId}\u0000${position}`;
-export const snapshotUnit = (snapshotId: string): string => `snapshot\u0000${snapshotId}`;
+export type UnitKind = "call" | "delivery" | "packet" | "task" | "snapshot";
+
+export const UNIT_KINDS: readonly UnitKind[] = ["call", "delivery", "packet", "task", "snapshot"];
+
+/** A task unit's id: snapshot id and the task's position in it. */
+export const taskUnitId = (snapshotId: string, position: number): string => `${snapshotId}\u0000${position}`;
 
 /** Where defined tasks are, so a fact about a task or Delivery finds the task units reading it. */
 export interface TaskUnitIndex {
@@ -19,42 +22,39 @@ export interface TaskUnitIndex {
   readonly byMember: MultiMap<string, string>;
 }
 
-/** Every unit whose contributions may change when this fact is accepted or retracted. */
-export function unitsReading(fact: MetricFact, index: FactIndex, tasks: TaskUnitIndex): string[] {
-  const units: string[] = [];
+/** Calls `mark` for every unit whose contributions may change when this fact is accepted or retracted. */
+export function markUnitsReading(fact: MetricFact, index: FactIndex, tasks: TaskUnitIndex, mark: (kind: UnitKind, id: string) => void): void {
   const tasksOf = (taskId: string | undefined, deliveryId: string | undefined): void => {
-    if (taskId !== undefined) units.push(...tasks.byTaskId.get(taskId));
-    if (deliveryId !== undefined) units.push(...tasks.byMember.get(deliveryId));
+    if (taskId !== undefined) for (const task of tasks.byTaskId.get(taskId)) mark("task", task);
+    if (deliveryId !== undefined) for (const task of tasks.byMember.get(deliveryId)) mark("task", task);
   };
   switch (fact.type) {
     case "model_call":
-      units.push(callUnit(fact.call_id));
-      if (fact.delivery_id !== undefined) units.push(deliveryUnit(fact.delivery_id));
+      mark("call", fact.call_id);
+      if (fact.delivery_id !== undefined) mark("delivery", fact.delivery_id);
       tasksOf(fact.task_id, fact.delivery_id);
-      break;
+      return;
     case "cost": {
-      const viaCall = fact.call_id === undefined ? undefined : index.calls.get(fact.call_id);
-      if (fact.call_id !== undefined) units.push(callUnit(fact.call_id));
-      const deliveryId = fact.delivery_id ?? viaCall?.delivery_id;
-      if (deliveryId !== undefined) units.push(deliveryUnit(deliveryId));
+      if (fact.call_id !== undefined) mark("call", fact.call_id);
+      const deliveryId = fact.delivery_id ?? (fact.call_id === undefined ? undefined : index.calls.get(fact.call_id)?.delivery_id);
+      if (deliveryId !== undefined) mark("delivery", deliveryId);
       tasksOf(undefined, deliveryId);
-      break;
+      return;
     }
     case "delivery_summary":
-      units.push(deliveryUnit(fact.delivery_id));
+      mark("delivery", fact.delivery_id);
       tasksOf(undefined, fact.delivery_id);
-      break;
+      return;
     case "packet":
-      units.push(packetUnit(fact.packet_id));
-      break;
+      mark("packet", fact.packet_id);
+      return;
     case "repair":
-      if (fact.packet_id !== undefined) units.push(packetUnit(fact.packet_id));
+      if (fact.packet_id !== undefined) mark("packet", fact.packet_id);
       tasksOf(fact.task_id, fact.delivery_id);
-      break;
+      return;
     case "task_snapshot":
-      units.push(snapshotUnit(fact.snapshot_id));
-      fact.tasks.forEach((_, position) => units.push(taskUnit(fact.snapshot_id, position)));
-      break;
+      mark("snapshot", fact.snapshot_id);
+      fact.tasks.forEach((_, position) => mark("task", taskUnitId(fact.snapshot_id, position)));
+      return;
   }
-  return units;
 }
