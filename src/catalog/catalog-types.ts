@@ -138,6 +138,7 @@ export const PROBLEM_CODES = {
   FILTER_DUPLICATE: "a filter is listed twice",
   MINIMUM_SAMPLE_INVALID: "minimum_sample is not an integer >= 1",
   MINIMUM_SAMPLE_MISMATCH: "minimum_sample differs from the seed's value for that metric",
+  VALUE_SEMANTICS_MISMATCH: "value_semantics kind or unit differs from the seed's §5 table for that metric",
   PUBLICATION_UNREADABLE: "the publication record cannot be read or parsed",
   PUBLICATION_INVALID: "the publication record is not a closed, complete record",
   PUBLICATION_REVISION_MISMATCH: "the publication record names another catalog revision",

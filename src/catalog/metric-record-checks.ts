@@ -3,7 +3,7 @@ import { asArray, asRecord, asString, EXACT_VERSION, type JsonRecord } from "./j
 import { METRIC_IDS, isMetricId } from "./metric-ids.ts";
 import { statesZero, startsWithNaWhen } from "./missing-text.ts";
 import { REMOVED_METRIC_IDS } from "./removed-metrics.ts";
-import { SEED_MINIMUM_SAMPLES } from "./seed-minimum-samples.ts";
+import { SEED_MINIMUM_SAMPLES, SEED_VALUE_SEMANTICS } from "./seed-minimum-samples.ts";
 
 /**
  * Bounded semantic checks of input_definitions and the 14 metric records (seed §3-§5): the exact
@@ -76,6 +76,11 @@ export function metricRecordProblems(entry: unknown, index: number, inputIds: Re
     if (typeof kind !== "string" || !(VALUE_KINDS as readonly string[]).includes(kind)) problems.push(problem(`${path}/value_semantics/kind`, "VALUE_KIND_INVALID", `must be one of ${VALUE_KINDS.join(", ")} (no profile, composite or state kind), found ${JSON.stringify(kind)}`));
     const unit = semantics["unit"];
     if (typeof unit !== "string" || unit.trim() === "") problems.push(problem(`${path}/value_semantics/unit`, "VALUE_UNIT_EMPTY", "the value's unit must be a non-empty string"));
+    const id = metric["metric_id"];
+    const seed = isMetricId(id) ? SEED_VALUE_SEMANTICS[id] : undefined;
+    if (seed !== undefined && typeof kind === "string" && (VALUE_KINDS as readonly string[]).includes(kind) && typeof unit === "string" && unit.trim() !== "" && (kind !== seed.kind || unit !== seed.unit)) {
+      problems.push(problem(`${path}/value_semantics`, "VALUE_SEMANTICS_MISMATCH", `the seed fixes ${id} as ${seed.kind} / ${seed.unit}, found ${kind} / ${unit}`));
+    }
     const missing = asString(semantics["missing"]);
     if (missing === undefined || !startsWithNaWhen(missing)) problems.push(problem(`${path}/value_semantics/missing`, "MISSING_NOT_NA", `must start with "N/A when", found ${JSON.stringify(semantics["missing"])}`));
     if (missing !== undefined && statesZero(missing)) problems.push(problem(`${path}/value_semantics/missing`, "MISSING_STATES_ZERO", `states a zero ("${missing}"); missing is never zero (seed §7)`));
