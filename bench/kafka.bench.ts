@@ -1,0 +1,375 @@
+/**
+ * Kafka benchmark (`npm run bench:kafka`) on the local broker and registry:
+ *   0. a generated workload (`agentops generate --facts N`, reused from bench/out/ when present);
+ *   1. produced once with `agentops produce` to a fresh 3-partition facts topic: produce rate;
+ *   2. raw consumption: one kafkajs consumer reading the facts topic with registry decode only;
+ *   3. the full processor: one `agentops run` instance (ingest, engine, run monitor) from start
+ *      until quiescent (every record processed, engine lag 0, results no longer changing, per
+ *      its /metrics): facts/s, peak RSS (VmHWM), then the end-to-end latency of single new facts
+ *      (produce → its result on the results topic) once idle.
+ * Writes the section "Kafka (local broker)" of bench/RESULTS.md.
+ *
+ *   node_modules/.bin/node bench/kafka.bench.ts [--facts 1000000] [--no-write] [--keep-topics]
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { fileURLToPath } from "node:url";
+import type { Kafka } from "kafkajs";
+import { AvroTopicSerde } from "../src/kafka/avro-serde.ts";
+import { createKafka } from "../src/kafka/client.ts";
+import { createSchemaRegistry } from "../src/kafka/registry.ts";
+import { parseFactJson } from "../src/contract/parse-fact.ts";
+import { ensureTopics } from "../src/stream/ensure-topics.ts";
+import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
+import { DEFAULT_SEED } from "../src/workload/workload.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const OUT = `${ROOT}bench/out/`;
+const NODE = `${ROOT}node_modules/.bin/node`;
+const RESULTS = `${ROOT}bench/RESULTS.md`;
+const HEADING = "## Kafka (local broker)";
+const BROKERS = (process.env["KAFKA_BROKERS"] ?? "127.0.0.1:19092").split(",");
+const REGISTRY_URL = process.env["SCHEMA_REGISTRY_URL"] ?? "http://127.0.0.1:18081/apis/ccompat/v7";
+const PROCESSOR_TIMEOUT_MS = 20 * 60_000;
+const PROBES = 5;
+
+const argv = process.argv.slice(2);
+const FACTS = Number(argv.includes("--facts") ? argv[argv.indexOf("--facts") + 1] : 1_000_000);
+const writeResults = !argv.includes("--no-write");
+const keepTopics = argv.includes("--keep-topics");
+
+/** The node flags bin/agentops' shebang gives the CLI (heap size), so children run as users run them. */
+const CLI_NODE_FLAGS = (readFileSync(`${ROOT}bin/agentops`, "utf8").split("\n")[0] ?? "").split(/\s+/).filter((word) => word.startsWith("--"));
+
+function log(message: string): void {
+  process.stderr.write(`[bench:kafka ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+const rate = (count: number, seconds: number): string => `${Math.round(count / seconds).toLocaleString("en-US")}/s`;
+const mib = (bytes: number): string => `${(bytes / 1_048_576).toFixed(0)} MiB`;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function agentops(args: readonly string[], stdio: "inherit" | "ignore" = "ignore"): ChildProcess {
+  return spawn(NODE, [...CLI_NODE_FLAGS, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, ...args], { cwd: ROOT, stdio: ["ignore", stdio, stdio] });
+}
+
+function exited(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
+}
+
+async function topicCount(kafka: Kafka, topic: string): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return (await admin.fetchTopicOffsets(topic)).reduce((sum, partition) => sum + Number(partition.high) - Number(partition.low), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function ensureWorkload(): Promise<string> {
+  const path = `${OUT}facts-${FACTS}-seed${DEFAULT_SEED}.ndjson`;
+  if (existsSync(path)) {
+    log(`reusing ${path}`);
+    return path;
+  }
+  log(`generating ${FACTS.toLocaleString("en-US")} lines → ${path}`);
+  const code = await exited(agentops(["generate", "--facts", String(FACTS), "--seed", String(DEFAULT_SEED), "--out", path], "inherit"));
+  if (code !== 0) throw new Error(`agentops generate exited ${code}`);
+  return path;
+}
+
+interface ProduceRun {
+  readonly seconds: number;
+  readonly facts: number;
+  readonly agentEvents: number;
+}
+
+async function produce(kafka: Kafka, topics: TopicNames, prefix: string, input: string): Promise<ProduceRun> {
+  log(`produce: agentops produce --input ${input} --topic-prefix ${prefix} --batch 2000`);
+  const started = performance.now();
+  const child = agentops(["produce", "--input", input, "--topic-prefix", prefix, "--batch", "2000"]);
+  const done = exited(child);
+  let finished = false;
+  void done.then(() => (finished = true));
+  while (!finished) {
+    await Promise.race([done, sleep(10_000)]);
+    if (!finished) {
+      const count = (await topicCount(kafka, topics.facts)) + (await topicCount(kafka, topics.agentEvents));
+      log(`produce: ${count.toLocaleString("en-US")} records on the topics after ${((performance.now() - started) / 1000).toFixed(0)} s (${rate(count, (performance.now() - started) / 1000)})`);
+    }
+  }
+  const code = await done;
+  if (code !== 0) throw new Error(`agentops produce exited ${code}`);
+  const seconds = (performance.now() - started) / 1000;
+  const facts = await topicCount(kafka, topics.facts);
+  const agentEvents = await topicCount(kafka, topics.agentEvents);
+  log(`produce: ${(facts + agentEvents).toLocaleString("en-US")} records (${facts.toLocaleString("en-US")} facts, ${agentEvents.toLocaleString("en-US")} agent events) in ${seconds.toFixed(1)} s = ${rate(facts + agentEvents, seconds)}`);
+  return { seconds, facts, agentEvents };
+}
+
+/** One kafkajs consumer, as the processor has, decoding every record through the registry. */
+async function rawConsume(kafka: Kafka, topic: string, expected: number): Promise<{ seconds: number; joinSeconds: number }> {
+  const registry = createSchemaRegistry(REGISTRY_URL);
+  const consumer = kafka.consumer({ groupId: `bench-raw-${Date.now().toString(36)}`, maxWaitTimeInMs: 200 });
+  const started = performance.now();
+  let firstBatchAt = 0;
+  let read = 0;
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const progress = setInterval(() => log(`raw consume: ${read.toLocaleString("en-US")} / ${expected.toLocaleString("en-US")} (${rate(read, (performance.now() - started) / 1000)})`), 5_000);
+  await new Promise<void>((resolve, reject) => {
+    consumer
+      .run({
+        autoCommit: false,
+        eachBatch: async ({ batch, heartbeat }) => {
+          if (firstBatchAt === 0) firstBatchAt = performance.now();
+          for (const message of batch.messages) {
+            if (message.value !== null) await registry.decode(message.value);
+            read += 1;
+          }
+          await heartbeat();
+          if (read >= expected) resolve();
+        },
+      })
+      .catch(reject);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(progress);
+  await consumer.disconnect();
+  log(`raw consume: ${read.toLocaleString("en-US")} facts decoded in ${seconds.toFixed(1)} s = ${rate(read, seconds)} (group join ${((firstBatchAt - started) / 1000).toFixed(1)} s)`);
+  return { seconds, joinSeconds: (firstBatchAt - started) / 1000 };
+}
+
+function metricValues(text: string, name: string, labels: Readonly<Record<string, string>> = {}): number[] {
+  const values: number[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (!Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))) continue;
+    values.push(Number(line.slice(line.lastIndexOf(" ") + 1)));
+  }
+  return values;
+}
+
+const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
+
+function procStatus(pid: number, field: "VmHWM" | "VmRSS"): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match === null ? 0 : Number(match[1]) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+interface ProcessorRun {
+  readonly seconds: number;
+  readonly startupSeconds: number;
+  readonly peakRssBytes: number;
+  readonly resultsPublished: number;
+  readonly probeLatenciesMs: number[];
+  readonly engineFacts: number;
+  readonly maxLag: number;
+}
+
+async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, facts: number, agentEvents: number): Promise<ProcessorRun> {
+  const logPath = `${OUT}kafka-bench-processor.log`;
+  const out = openSync(logPath, "w");
+  const started = performance.now();
+  const child = spawn(NODE, [...CLI_NODE_FLAGS, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", "bench", "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL], { cwd: ROOT, stdio: ["ignore", out, out] });
+  closeSync(out);
+  const pid = child.pid ?? 0;
+  log(`processor: agentops run --topic-prefix ${prefix} (pid ${pid}), log ${logPath}`);
+  try {
+    let port: number | undefined;
+    let startupSeconds = 0;
+    while (port === undefined) {
+      if (child.exitCode !== null) throw new Error(`processor exited ${child.exitCode}; see ${logPath}`);
+      const match = /"metricsPort":(\d+)/.exec(readFileSync(logPath, "utf8"));
+      if (match === null) await sleep(100);
+      else port = Number(match[1]);
+    }
+    const metrics = async (): Promise<string> => (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+    await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 120_000);
+    startupSeconds = (performance.now() - started) / 1000;
+    log(`processor: healthy after ${startupSeconds.toFixed(1)} s on :${port}`);
+
+    let lastPublished = -1;
+    let lastProgress = 0;
+    let maxLag = 0;
+    let seconds = 0;
+    let engineFacts = 0;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`processor exited ${child.exitCode}; see ${logPath}`);
+      if (performance.now() - started > PROCESSOR_TIMEOUT_MS) throw new Error(`processor not quiescent after ${PROCESSOR_TIMEOUT_MS / 60_000} min; see ${logPath}`);
+      const text = await metrics();
+      const ingest = sum(metricValues(text, "agentops_records_processed_total", { processor: "ingest" }));
+      const engine = sum(metricValues(text, "agentops_records_processed_total", { processor: "engine" }));
+      const monitor = sum(metricValues(text, "agentops_records_processed_total", { processor: "run-monitor" }));
+      const lags = metricValues(text, "agentops_consumer_lag");
+      const engineLag = sum(metricValues(text, "agentops_consumer_lag", { processor: "engine" }));
+      const published = sum(metricValues(text, "agentops_results_published_total"));
+      maxLag = Math.max(maxLag, sum(lags));
+      engineFacts = await topicCount(kafka, topics.engineFacts);
+      const elapsed = (performance.now() - started) / 1000;
+      if (elapsed - lastProgress >= 5) {
+        lastProgress = elapsed;
+        log(`processor: ${elapsed.toFixed(0)} s: ingest ${ingest.toLocaleString("en-US")}/${facts.toLocaleString("en-US")}, engine ${engine.toLocaleString("en-US")}/${engineFacts.toLocaleString("en-US")} (lag ${engineLag}), run monitor ${monitor.toLocaleString("en-US")}/${agentEvents.toLocaleString("en-US")}, results published ${published.toLocaleString("en-US")}, RSS ${mib(procStatus(pid, "VmRSS"))}`);
+      }
+      const caughtUp = ingest >= facts && monitor >= agentEvents && engine >= engineFacts && engineLag === 0 && lags.every((lag) => lag === 0);
+      if (caughtUp && published === lastPublished) break;
+      // The time of the first poll at which everything was processed; confirmed by one more poll.
+      if (caughtUp) seconds = (performance.now() - started) / 1000;
+      lastPublished = caughtUp ? published : -1;
+      await sleep(caughtUp ? 2_000 : 500);
+    }
+    const peakRssBytes = procStatus(pid, "VmHWM");
+    const resultsPublished = sum(metricValues(await metrics(), "agentops_results_published_total"));
+    log(`processor: quiescent after ${seconds.toFixed(1)} s: ${rate(facts, seconds)} facts (${rate(facts + agentEvents, seconds)} records), peak RSS ${mib(peakRssBytes)}, ${resultsPublished.toLocaleString("en-US")} result upserts`);
+    const probeLatenciesMs = await probeLatency(kafka, topics);
+    return { seconds, startupSeconds, peakRssBytes: Math.max(peakRssBytes, procStatus(pid, "VmHWM")), resultsPublished, probeLatenciesMs, engineFacts, maxLag };
+  } finally {
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    await exited(child);
+    clearTimeout(timer);
+  }
+}
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await condition()) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(200);
+  }
+}
+
+/**
+ * End-to-end latency once idle: a new terminal Delivery in a window no other fact touches, timed
+ * from `send` to the arrival of that window's delivery-terminal-outcome-rate result.
+ */
+async function probeLatency(kafka: Kafka, topics: TopicNames): Promise<number[]> {
+  const serde = new AvroTopicSerde(createSchemaRegistry(REGISTRY_URL));
+  const arrived = new Map<string, number>();
+  const consumer = kafka.consumer({ groupId: `bench-probe-${Date.now().toString(36)}`, maxWaitTimeInMs: 50 });
+  await consumer.connect();
+  await consumer.subscribe({ topic: topics.results, fromBeginning: false });
+  let joined = false;
+  consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      const key = message.key?.toString("utf8") ?? "";
+      if (key.includes("delivery-terminal-outcome-rate") && key.includes('"start":"2031-')) {
+        const start = /"start":"(2031-[^"]+)"/.exec(key)?.[1];
+        if (start !== undefined && !arrived.has(start)) arrived.set(start, performance.now());
+      }
+    },
+  });
+  await waitUntil(async () => joined, 60_000);
+  await sleep(2_000); // the new group's fetch position is set before the first probe
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const latencies: number[] = [];
+  try {
+    for (let index = 1; index <= PROBES; index += 1) {
+      const day = `2031-01-${String(index).padStart(2, "0")}`;
+      const parsed = parseFactJson(JSON.stringify({ contract: "agentops.observation@1.0.0", type: "delivery_summary", fact_id: `bench-probe-${Date.now()}-${index}`, event_time: `${day}T12:00:00.000Z`, provenance: { basis: "DIRECT_HOST", source: "bench" }, delivery_id: `bench-probe-${index}`, status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false }));
+      if (!parsed.ok) throw new Error(parsed.rejection.detail);
+      const value = await serde.encodeFact(parsed.fact);
+      const sent = performance.now();
+      await producer.send({ topic: topics.facts, messages: [{ key: parsed.fact.fact_id, value }] });
+      const windowStart = `${day}T00:00:00.000Z`;
+      await waitUntil(async () => arrived.has(windowStart), 60_000);
+      latencies.push((arrived.get(windowStart) ?? sent) - sent);
+      log(`probe ${index}: ${latencies.at(-1)?.toFixed(0)} ms from send to its result on ${topics.results}`);
+      await sleep(500);
+    }
+  } finally {
+    await producer.disconnect();
+    await consumer.disconnect();
+  }
+  return latencies;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+function writeSection(section: string): void {
+  const existing = existsSync(RESULTS) ? readFileSync(RESULTS, "utf8") : "# Benchmark results\n";
+  const start = existing.indexOf(HEADING);
+  let next: string;
+  if (start === -1) next = `${existing.trimEnd()}\n\n${section}`;
+  else {
+    const after = existing.indexOf("\n## ", start + HEADING.length);
+    next = `${existing.slice(0, start)}${section}${after === -1 ? "" : `\n${existing.slice(after + 1)}`}`;
+  }
+  writeFileSync(RESULTS, next.endsWith("\n") ? next : `${next}\n`);
+}
+
+mkdirSync(OUT, { recursive: true });
+const date = execFileSync("date", ["-u"], { encoding: "utf8" }).trim();
+const loadBefore = loadavg();
+const nodeVersion = execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim();
+const input = await ensureWorkload();
+const kafka = createKafka({ brokers: BROKERS, clientId: "bench-kafka" });
+const prefix = `bench.${Date.now().toString(36)}`;
+const topics = topicNames(prefix);
+const admin = kafka.admin();
+await admin.connect();
+log(`created ${(await ensureTopics(admin, prefix)).length} topics under ${prefix}`);
+await admin.disconnect();
+
+try {
+  const produced = await produce(kafka, topics, prefix, input);
+  const raw = await rawConsume(kafka, topics.facts, produced.facts);
+  const processor = await runProcessor(kafka, topics, prefix, produced.facts, produced.agentEvents);
+  const loadAfter = loadavg();
+  const rawRate = produced.facts / raw.seconds;
+  const processorRate = produced.facts / processor.seconds;
+  const ratio = processorRate / rawRate;
+  const lines = Number(readFileSync(`${input}.lines`, "utf8").trim()) || Number.NaN;
+  const section = [
+    HEADING,
+    "",
+    `- Date: ${date} (\`date -u\`)`,
+    `- Machine: ${cpus().length} cores (\`nproc\` = ${execFileSync("nproc", { encoding: "utf8" }).trim()}), ${(totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, node ${nodeVersion}; Kafka 4.4.0 (one KRaft node, ops/services.sh) and Apicurio 3.3.3 on the same cores, shared with other engineers' jobs (load average 1/5/15 min: ${loadBefore.map((value) => value.toFixed(1)).join(" / ")} before, ${loadAfter.map((value) => value.toFixed(1)).join(" / ")} after).`,
+    `- Command: \`npm run bench:kafka${FACTS === 1_000_000 ? "" : ` -- --facts ${FACTS}`}\` (= \`node bench/kafka.bench.ts\`)`,
+    `- Workload: \`agentops generate --facts ${FACTS} --seed ${DEFAULT_SEED}\` (${Number.isNaN(lines) ? "?" : lines.toLocaleString("en-US")} lines; invalid lines are not sent by \`produce\`): ${produced.facts.toLocaleString("en-US")} metric facts on the 3-partition facts topic, ${produced.agentEvents.toLocaleString("en-US")} agent events on the agent-events topic.`,
+    "",
+    "| measurement | result |",
+    "|---|---|",
+    `| produce (\`agentops produce --batch 2000\`, one idempotent producer, Avro via the registry) | ${(produced.facts + produced.agentEvents).toLocaleString("en-US")} records in ${produced.seconds.toFixed(1)} s = **${rate(produced.facts + produced.agentEvents, produced.seconds)}** |`,
+    `| raw consumption: one kafkajs consumer, registry decode only, facts topic | ${produced.facts.toLocaleString("en-US")} facts in ${raw.seconds.toFixed(1)} s (incl. ${raw.joinSeconds.toFixed(1)} s group join) = **${rate(produced.facts, raw.seconds)}** |`,
+    `| full processor: one \`agentops run\` (ingest + engine + run monitor), start → quiescent | ${produced.facts.toLocaleString("en-US")} facts + ${produced.agentEvents.toLocaleString("en-US")} agent events in ${processor.seconds.toFixed(1)} s (healthy after ${processor.startupSeconds.toFixed(1)} s) = **${rate(produced.facts, processor.seconds)} facts** (${rate(produced.facts + produced.agentEvents, processor.seconds)} records) |`,
+    `| processor / raw consumption | **${ratio.toFixed(2)}** (target ≥ 0.5: **${ratio >= 0.5 ? "met" : "missed"}**) |`,
+    `| end-to-end lag of the backlog (last fact already produced when the processor starts) | ${processor.seconds.toFixed(1)} s; max summed consumer lag seen on /metrics ${processor.maxLag.toLocaleString("en-US")} records |`,
+    `| end-to-end latency once idle (new fact: send → its result on the results topic), ${PROBES} probes | median **${median(processor.probeLatenciesMs).toFixed(0)} ms**, max ${Math.max(...processor.probeLatenciesMs).toFixed(0)} ms |`,
+    `| processor peak RSS (/proc/<pid>/status VmHWM) | **${mib(processor.peakRssBytes)}** |`,
+    `| engine input (engine-facts topic) / result upserts written | ${processor.engineFacts.toLocaleString("en-US")} records / ${processor.resultsPublished.toLocaleString("en-US")} |`,
+    "",
+    "Quiescent = every record of the facts and agent-events topics processed (`agentops_records_processed_total`), the engine's processed count at the engine-facts topic's end with lag 0, every lag gauge 0, and `agentops_results_published_total` unchanged over a further 2 s poll; the time is that of the first poll at which all held (polled every 0.5 s). Raw consumption and the processor each run alone (not concurrently), one after the other, on the topics produced once.",
+    "",
+  ].join("\n");
+  process.stdout.write(`${section}\n`);
+  if (writeResults) {
+    writeSection(section);
+    log(`wrote section to ${RESULTS}`);
+  }
+} finally {
+  if (!keepTopics) {
+    const cleanup = kafka.admin();
+    await cleanup.connect();
+    const names = (await cleanup.listTopics()).filter((name) => name.startsWith(`${prefix}.`));
+    await cleanup.deleteTopics({ topics: names }).catch((error: unknown) => log(`could not delete the bench topics: ${String(error)}`));
+    await cleanup.disconnect();
+    log(`deleted ${names.length} bench topics`);
+  }
+}
