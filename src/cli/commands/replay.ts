@@ -16,7 +16,7 @@ import { compareResults, readLatestResults } from "../../stream/topic-results.ts
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import { byUtf8 } from "../../metrics/key-order.ts";
 
-const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> --output <results.ndjson>
+const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--output <results.ndjson>]
                        [--alerts <alerts.ndjson>] [--dlq <dlq.ndjson>]
                        [--window 1d] [--coverage-threshold 10]
        agentops replay --from-topic [--verify] [--output <results.ndjson>]
@@ -27,7 +27,7 @@ Replays a file of observation facts through the metric engine and the run monito
 sorted by key. The same records in any order give byte-identical output.
 
   --input               NDJSON (one fact a line, the contract's JSON form) or an Avro container file (.avro)
-  --output              where to write the results (NDJSON)
+  --output              where to write the results (NDJSON); at least one of --output, --alerts, --dlq
   --alerts              where to write tripwire alerts from agent_step/sandbox_event records (NDJSON)
   --dlq                 where to write rejected records and conflicts, with line number and reason
   --window              window size for window-scoped metrics: 1d (default), 12h, 1h, 15m, ...
@@ -80,7 +80,10 @@ export const replayCommand: CliCommand = {
     if (booleanFlag(flags, "from-topic")) return auditReplay(flags, config.data);
     if (booleanFlag(flags, "verify")) throw new UsageError("--verify", "only applies to --from-topic", "add --from-topic to audit the results topic, or drop --verify");
     const input = requiredStringFlag(flags, "input", "name the facts file, e.g. --input samples/facts.ndjson");
-    const output = requiredStringFlag(flags, "output", "name the results file, e.g. --output results.ndjson");
+    const output = stringFlag(flags, "output");
+    if (output === undefined && stringFlag(flags, "alerts") === undefined && stringFlag(flags, "dlq") === undefined) {
+      throw new UsageError("--output", "no output was named", "name at least one of --output results.ndjson, --alerts alerts.ndjson, --dlq dlq.ndjson");
+    }
     let size: number;
     try {
       size = statSync(input).size;
@@ -94,7 +97,7 @@ export const replayCommand: CliCommand = {
     progress.done();
     const seconds = (performance.now() - started) / 1000;
 
-    await writeLines(output, outcome.results.map((entry) => entry.json));
+    if (output !== undefined) await writeLines(output, outcome.results.map((entry) => entry.json));
     const alertsPath = stringFlag(flags, "alerts");
     if (alertsPath !== undefined) await writeLines(alertsPath, outcome.alerts.map((alert) => JSON.stringify(alert)));
     const dlqPath = stringFlag(flags, "dlq");
@@ -127,7 +130,7 @@ export const replayCommand: CliCommand = {
         ],
       )}\n`,
     );
-    process.stdout.write(`\n${outcome.results.length} results → ${output} in ${seconds.toFixed(2)} s (${Math.round(counts.records / Math.max(seconds, 0.001)).toLocaleString("en-US")} records/s)\n`);
+    process.stdout.write(`\n${outcome.results.length} results${output === undefined ? "" : ` → ${output}`} in ${seconds.toFixed(2)} s (${Math.round(counts.records / Math.max(seconds, 0.001)).toLocaleString("en-US")} records/s)\n`);
     return 0;
   },
 };
