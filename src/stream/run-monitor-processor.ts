@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import type { EachBatchPayload, Message } from "kafkajs";
 import { isAgentEvent } from "../contract/facts.ts";
-import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, serializeRunState, type RunMonitor, type RunState, type RunStateSummary } from "../tripwires/index.ts";
+import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, type RunMonitor, type RunState, type RunStateSummary } from "../tripwires/index.ts";
 import { deadLetterMessage } from "./dead-letter.ts";
 import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
 import { readTopicToEnd } from "./read-topic.ts";
@@ -86,22 +86,24 @@ class RunMonitorMember {
       }
       lastOffset = message.offset;
     }
+    // Alerts first, on their own: an operator waits for them; run state and changelog can follow.
+    if (alerts.length > 0 || deadLetters.length > 0) {
+      await sendBounded(this.environment.producer, [{ topic: topics.alerts, messages: alerts }, { topic: topics.deadLetters, messages: deadLetters }].filter((entry) => entry.messages.length > 0));
+    }
     const changelog: Message[] = [];
     const runState: Message[] = [];
-    for (const runId of summaries.keys()) {
-      const state = monitor.exportRunState(runId);
+    for (const [runId, summary] of summaries) {
+      const state = monitor.serializedRunState(runId);
       if (state === undefined) continue;
-      changelog.push({ key: runId, value: serializeRunState(state), partition: batch.partition });
-      runState.push({ key: runId, value: JSON.stringify(summaries.get(runId)) });
+      changelog.push({ key: runId, value: state, partition: batch.partition });
+      runState.push({ key: runId, value: JSON.stringify(summary) });
     }
-    for (const runId of evicted) if (!summaries.has(runId) || monitor.exportRunState(runId) === undefined) changelog.push({ key: runId, value: null, partition: batch.partition });
-    const topicMessages = [
-      { topic: topics.alerts, messages: alerts },
+    for (const runId of evicted) if (monitor.serializedRunState(runId) === undefined) changelog.push({ key: runId, value: null, partition: batch.partition });
+    const stateMessages = [
       { topic: topics.runState, messages: runState },
       { topic: topics.runMonitorChangelog, messages: changelog },
-      { topic: topics.deadLetters, messages: deadLetters },
     ].filter((entry) => entry.messages.length > 0);
-    if (topicMessages.length > 0) await sendBounded(this.environment.producer, topicMessages);
+    if (stateMessages.length > 0) await sendBounded(this.environment.producer, stateMessages);
     if (alerts.length > 0) telemetry.count("agentops_alerts_total", "Tripwire alerts written", {}, alerts.length);
     telemetry.gauge("agentops_active_runs", "Runs held by this member's run monitors", { partition: String(batch.partition) }, monitor.activeRuns());
     if (lastOffset !== undefined) {

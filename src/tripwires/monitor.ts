@@ -21,6 +21,8 @@ export interface RunMonitor {
   process(event: AgentEvent): MonitorResult;
   /** The run's state as it would be written to the changelog, or undefined if not held. */
   exportRunState(runId: string): RunState | undefined;
+  /** The run's serialised changelog value, without the defensive copy exportRunState makes. */
+  serializedRunState(runId: string): string | undefined;
   /** Puts back a run state read from the changelog (on start or rebalance). */
   importRunState(state: RunState): void;
   /** Every held run, in eviction-scan order; enough to rebuild the monitor exactly. */
@@ -79,6 +81,10 @@ export function createRunMonitor(configInput: TripwireConfigInput = {}, initial?
     exportRunState: (runId) => {
       const state = runs.get(runId);
       return state === undefined ? undefined : structuredClone(state);
+    },
+    serializedRunState: (runId) => {
+      const state = runs.get(runId);
+      return state === undefined ? undefined : serializeRunState(state);
     },
     importRunState: (state) => adopt(structuredClone(state)),
     exportState: () => ({ runs: [...runs.values()].map((state) => structuredClone(state)) }),
