@@ -27,6 +27,12 @@ export class GroupAggregate {
   readonly money = new Map<string, MoneySliceTotal>();
   /** event_time → how many contributions have it as their as_of; max() of the keys is as_of. */
   private readonly asOfCounts = new Map<number, number>();
+  /**
+   * The greatest key of asOfCounts, kept as contributions come and go: only retracting the last
+   * contribution at the maximum time needs a scan. Recomputing max() on every render made a
+   * stream of flushes quadratic in a group's units.
+   */
+  private latest: number | undefined;
 
   constructor(sample: Contribution) {
     this.sample = sample;
@@ -53,7 +59,15 @@ export class GroupAggregate {
       total.amountMinor += sign * share.amountMinor;
       if (total.units === 0) this.money.delete(key);
     }
-    bump(this.asOfCounts, contribution.asOf, sign);
+    const time = contribution.asOf;
+    bump(this.asOfCounts, time, sign);
+    if (!Number.isFinite(time)) return;
+    if (sign === 1) {
+      if (this.latest === undefined || time > this.latest) this.latest = time;
+    } else if (time === this.latest && !this.asOfCounts.has(time)) {
+      this.latest = undefined;
+      for (const known of this.asOfCounts.keys()) if (Number.isFinite(known) && (this.latest === undefined || known > this.latest)) this.latest = known;
+    }
   }
 
   get isEmpty(): boolean {
@@ -61,9 +75,7 @@ export class GroupAggregate {
   }
 
   asOf(): number | undefined {
-    let latest: number | undefined;
-    for (const time of this.asOfCounts.keys()) if (Number.isFinite(time) && (latest === undefined || time > latest)) latest = time;
-    return latest;
+    return this.latest;
   }
 }
 

@@ -41,7 +41,9 @@ export function runConsumer(environment: ProcessorEnvironment, spec: ConsumerSpe
       await consumer.run({
         autoCommit: spec.commitOffsets ?? true,
         eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: 1,
+        // Partitions are independent (ingest is stateless, run monitors are per partition): while one
+        // batch waits for its produce acknowledgements, the next partition's batch is decoded.
+        partitionsConsumedConcurrently: 3,
         eachBatch: async (payload) => {
           await spec.eachBatch(payload);
           const last = payload.batch.lastOffset();
