@@ -20,6 +20,12 @@ export interface ProcessorEnvironment {
   readonly logger: Logger;
   readonly telemetry: Telemetry;
   readonly catalog: CatalogSummary;
+  /**
+   * Declares the instance broken (a consumer that kafkajs will not restart): /healthz turns 503
+   * and `agentops run` stops with exit code 1, so a supervisor restarts the whole instance
+   * instead of it running on with a dead role.
+   */
+  readonly fail: (reason: string) => void;
 }
 
 export class Processors extends Context.Tag("agentops/Processors")<Processors, ProcessorEnvironment>() {}

@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { Effect, Schedule, type Scope } from "effect";
+import { Deferred, Effect, Schedule, type Scope } from "effect";
 import { pino } from "pino";
 import { shippedCatalog } from "../catalog/metric-definitions.ts";
 import { AvroTopicSerde } from "../kafka/avro-serde.ts";
@@ -25,7 +25,7 @@ const startupRetry = Schedule.exponential("500 millis").pipe(Schedule.intersect(
  * acquired in the enclosing scope, so closing it (SIGTERM) stops consumers first (committing what
  * they processed), then the producer, then the endpoint.
  */
-export function runInstance(config: StreamConfig): Effect.Effect<{ metricsPort: number }, KafkaIoError | RegistryError, Scope.Scope> {
+export function runInstance(config: StreamConfig): Effect.Effect<{ metricsPort: number; failure: Deferred.Deferred<never, KafkaIoError> }, KafkaIoError | RegistryError, Scope.Scope> {
   return Effect.gen(function* () {
     const logger = pino({ name: "agentops", level: config.logLevel, base: { instance: config.instanceId } });
     const telemetry = new Telemetry();
@@ -53,7 +53,7 @@ export function runInstance(config: StreamConfig): Effect.Effect<{ metricsPort: 
     const producer = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 } });
+          const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { initialRetryTime: 300, maxRetryTime: 10_000 } });
           await producer.connect();
           return producer;
         },
@@ -63,13 +63,18 @@ export function runInstance(config: StreamConfig): Effect.Effect<{ metricsPort: 
     );
 
     let started = false;
-    const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started);
-    const environment: ProcessorEnvironment = { kafka, producer, registry, serde, topics, config, logger, telemetry, catalog: shippedCatalog() };
+    const failure = yield* Deferred.make<never, KafkaIoError>();
+    const fail = (reason: string): void => {
+      logger.fatal({ reason }, "processor instance failed");
+      Effect.runSync(Deferred.fail(failure, new KafkaIoError({ operation: "process", cause: new Error(reason) })));
+    };
+    const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
+    const environment: ProcessorEnvironment = { kafka, producer, registry, serde, topics, config, logger, telemetry, catalog: shippedCatalog(), fail };
     const roles = { ingest: ingestProcessor, engine: engineProcessor, "run-monitor": runMonitorProcessor } as const;
     for (const role of config.roles) yield* roles[role].pipe(Effect.provideService(Processors, environment));
     started = true;
     const metricsPort = (server.address() as AddressInfo).port;
     logger.info({ roles: config.roles, topics, metricsPort, brokers: config.brokers }, "processor instance running");
-    return { metricsPort };
+    return { metricsPort, failure };
   });
 }

@@ -35,6 +35,7 @@ export function runConsumer(environment: ProcessorEnvironment, spec: ConsumerSpe
       consumer.on(consumer.events.CRASH, (event) => {
         telemetry.count("agentops_consumer_crashes_total", "Consumer crashes (kafkajs restarts the consumer), by processor", { processor: spec.role });
         logger.warn({ processor: spec.role, error: String(event.payload.error), restart: event.payload.restart }, "consumer crashed");
+        if (!event.payload.restart) environment.fail(`${spec.role} consumer crashed and will not restart: ${String(event.payload.error)}`);
       });
       await consumer.connect();
       await consumer.subscribe({ topic: spec.topic, fromBeginning: spec.fromBeginning });

@@ -1,4 +1,4 @@
-import { Effect, Exit, Fiber } from "effect";
+import { Cause, Deferred, Effect, Exit, Fiber } from "effect";
 import { runInstance } from "../../stream/processor-runtime.ts";
 import { resolveStreamConfig, type RawStreamConfig } from "../../stream/stream-config.ts";
 import { UsageError, type CliCommand } from "../command.ts";
@@ -40,7 +40,8 @@ export const runCommand: CliCommand = {
     const config = await Effect.runPromise(Effect.either(resolveStreamConfig(raw, process.env)));
     if (config._tag === "Left") throw new UsageError(config.left.field, config.left.problem, config.left.fix);
 
-    const fiber = Effect.runFork(Effect.scoped(Effect.zipRight(runInstance(config.right), Effect.never)));
+    // Runs until interrupted (SIGTERM, Ctrl-C: exit 0) or until a role fails for good (exit 1).
+    const fiber = Effect.runFork(Effect.scoped(Effect.flatMap(runInstance(config.right), ({ failure }) => Deferred.await(failure))));
     const stop = (): void => {
       void Effect.runPromise(Fiber.interrupt(fiber));
     };
@@ -49,7 +50,7 @@ export const runCommand: CliCommand = {
     const exit = await Effect.runPromise(Fiber.await(fiber));
     if (Exit.isInterrupted(exit)) return 0;
     if (Exit.isFailure(exit)) {
-      process.stderr.write(`agentops run: ${Exit.isFailure(exit) ? String(exit.cause) : ""}\n`);
+      process.stderr.write(`agentops run: ${Cause.pretty(exit.cause)}\n`);
       return 1;
     }
     return 0;
