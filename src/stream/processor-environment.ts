@@ -11,7 +11,7 @@ import type { TopicNames } from "./topic-names.ts";
 /** What every processor of one instance shares: clients, encodings, topic names, telemetry. */
 export interface ProcessorEnvironment {
   readonly kafka: Kafka;
-  /** One idempotent producer per instance, shared by its processors. */
+  /** The role's own idempotent producer. */
   readonly producer: Producer;
   readonly registry: SchemaRegistry;
   readonly serde: TopicSerde;

@@ -21,9 +21,10 @@ const startupRetry = Schedule.exponential("500 millis").pipe(Schedule.intersect(
 
 /**
  * One processor instance: the roles it was given (ingest, engine, run-monitor), sharing one Kafka
- * client, one idempotent producer, the registry serde and the telemetry endpoint. Everything is
- * acquired in the enclosing scope, so closing it (SIGTERM) stops consumers first (committing what
- * they processed), then the producer, then the endpoint.
+ * client, the registry serde and the telemetry endpoint; each role has its own idempotent
+ * producer. Everything is acquired in the enclosing scope, so closing it (SIGTERM) stops each
+ * role's consumer first (committing what it processed), then that role's producer, and the
+ * endpoint last.
  */
 export function runInstance(config: StreamConfig): Effect.Effect<{ metricsPort: number; failure: Deferred.Deferred<never, KafkaIoError> }, KafkaIoError | RegistryError, Scope.Scope> {
   return Effect.gen(function* () {
@@ -50,7 +51,9 @@ export function runInstance(config: StreamConfig): Effect.Effect<{ metricsPort: 
     const serde = new AvroTopicSerde(registry);
     yield* Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }).pipe(Effect.retry(startupRetry));
 
-    const producer = yield* Effect.acquireRelease(
+    // One idempotent producer per role: each keeps one request in flight (ordering per partition),
+    // and roles do not queue behind each other's acknowledgements.
+    const connectProducer = Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
           const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { initialRetryTime: 300, maxRetryTime: 10_000 } });
@@ -69,9 +72,12 @@ export function runInstance(config: StreamConfig): Effect.Effect<{ metricsPort: 
       Effect.runSync(Deferred.fail(failure, new KafkaIoError({ operation: "process", cause: new Error(reason) })));
     };
     const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
-    const environment: ProcessorEnvironment = { kafka, producer, registry, serde, topics, config, logger, telemetry, catalog: shippedCatalog(), fail };
+    const shared = { kafka, registry, serde, topics, config, logger, telemetry, catalog: shippedCatalog(), fail };
     const roles = { ingest: ingestProcessor, engine: engineProcessor, "run-monitor": runMonitorProcessor } as const;
-    for (const role of config.roles) yield* roles[role].pipe(Effect.provideService(Processors, environment));
+    for (const role of config.roles) {
+      const environment: ProcessorEnvironment = { ...shared, producer: yield* connectProducer };
+      yield* roles[role].pipe(Effect.provideService(Processors, environment));
+    }
     started = true;
     const metricsPort = (server.address() as AddressInfo).port;
     logger.info({ roles: config.roles, topics, metricsPort, brokers: config.brokers }, "processor instance running");
