@@ -17,6 +17,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { writeWorkload } from "../src/workload/writer.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
+import { writeResultsSection } from "./results-section.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const OUT = `${ROOT}bench/out/`;
@@ -208,17 +209,6 @@ function renderSection(rows: readonly Row[], date: string): string {
   ].join("\n");
 }
 
-function writeSection(section: string): void {
-  const existing = existsSync(RESULTS) ? readFileSync(RESULTS, "utf8") : "# Benchmark results\n";
-  const start = existing.indexOf(HEADING);
-  let next: string;
-  if (start === -1) next = `${existing.trimEnd()}\n\n${section}`;
-  else {
-    const after = existing.indexOf("\n## ", start + HEADING.length);
-    next = `${existing.slice(0, start)}${section}${after === -1 ? "" : `\n${existing.slice(after + 1)}`}`;
-  }
-  writeFileSync(RESULTS, next.endsWith("\n") ? next : `${next}\n`);
-}
 
 mkdirSync(OUT, { recursive: true });
 const date = execFileSync("date", ["-u"], { encoding: "utf8" }).trim();
@@ -227,6 +217,6 @@ for (const size of SIZES) rows.push(await measure(size));
 const section = renderSection(rows, date);
 process.stdout.write(`${section}\n`);
 if (writeResults) {
-  writeSection(section);
+  writeResultsSection(HEADING, section);
   log(`wrote section to ${RESULTS}`);
 }

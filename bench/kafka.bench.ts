@@ -12,7 +12,7 @@
  *   node_modules/.bin/node bench/kafka.bench.ts [--facts 1000000] [--no-write] [--keep-topics]
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { Kafka } from "kafkajs";
@@ -23,6 +23,7 @@ import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { ensureTopics } from "../src/stream/ensure-topics.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
+import { writeResultsSection } from "./results-section.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const OUT = `${ROOT}bench/out/`;
@@ -304,17 +305,6 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-function writeSection(section: string): void {
-  const existing = existsSync(RESULTS) ? readFileSync(RESULTS, "utf8") : "# Benchmark results\n";
-  const start = existing.indexOf(HEADING);
-  let next: string;
-  if (start === -1) next = `${existing.trimEnd()}\n\n${section}`;
-  else {
-    const after = existing.indexOf("\n## ", start + HEADING.length);
-    next = `${existing.slice(0, start)}${section}${after === -1 ? "" : `\n${existing.slice(after + 1)}`}`;
-  }
-  writeFileSync(RESULTS, next.endsWith("\n") ? next : `${next}\n`);
-}
 
 mkdirSync(OUT, { recursive: true });
 const date = execFileSync("date", ["-u"], { encoding: "utf8" }).trim();
@@ -362,7 +352,7 @@ try {
   ].join("\n");
   process.stdout.write(`${section}\n`);
   if (writeResults) {
-    writeSection(section);
+    writeResultsSection(HEADING, section);
     log(`wrote section to ${RESULTS}`);
   }
 } finally {

@@ -17,7 +17,7 @@
  *     [--warmup 10] [--runs 200] [--probe-ms 100] [--no-core] [--no-write] [--trace-gc] [--keep-logs]
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -28,10 +28,10 @@ import { createKafka } from "../src/kafka/client.ts";
 import { createSchemaRegistry, DEFAULT_SCHEMA_REGISTRY_URL } from "../src/kafka/registry.ts";
 import { topicNames } from "../src/stream/topic-names.ts";
 import { AgentEventLoad, distribution, type Distribution } from "./tripwires-kafka-load.ts";
+import { writeResultsSection } from "./results-section.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const NODE = `${ROOT}node_modules/.bin/node`;
-const RESULTS = `${ROOT}bench/RESULTS.md`;
 const HEADING = "## Tripwires (Kafka, produce-to-alert)";
 const BROKERS = (process.env["KAFKA_BROKERS"] ?? "127.0.0.1:19092").split(",");
 const REGISTRY_URL = process.env["SCHEMA_REGISTRY_URL"] ?? DEFAULT_SCHEMA_REGISTRY_URL;
@@ -523,27 +523,6 @@ function renderSection(run: KafkaRun, core: CoreRun | undefined, date: string): 
   ].join("\n");
 }
 
-/** Hand-written findings below the generated table; kept when the section is regenerated. */
-const ANALYSIS = "\n### Analysis";
-
-/**
- * Replaces this benchmark's section of RESULTS.md (read right before writing), or appends it.
- * An "### Analysis" part already in the section is kept (it says which run it analysed).
- */
-function writeSection(section: string): void {
-  const current = readFileSync(RESULTS, "utf8");
-  const start = current.indexOf(HEADING);
-  if (start === -1) {
-    writeFileSync(RESULTS, `${current.trimEnd()}\n\n${section}`);
-    return;
-  }
-  const next = current.indexOf("\n## ", start + HEADING.length);
-  const end = next === -1 ? current.length : next + 1;
-  const old = current.slice(start, end);
-  const analysis = old.indexOf(ANALYSIS);
-  const kept = analysis === -1 ? "" : `${old.slice(analysis + 1).trimEnd()}\n`;
-  writeFileSync(RESULTS, `${current.slice(0, start)}${section}${kept === "" ? "" : `\n${kept}`}${next === -1 ? "" : `\n${current.slice(next + 1)}`}`);
-}
 
 const date = execFileSync("date", ["-u"], { encoding: "utf8" }).trim();
 const run = await kafkaBenchmark();
@@ -552,6 +531,6 @@ log(`probes ${run.injected} injected, ${run.received} received, ${run.missing.le
 const core = runCore ? coreBenchmark() : undefined;
 const section = renderSection(run, core, date);
 if (writeResults) {
-  writeSection(section);
+  writeResultsSection(HEADING, section);
   log(`wrote ${HEADING.slice(3)} to bench/RESULTS.md`);
 } else process.stdout.write(`${section}\n`);
