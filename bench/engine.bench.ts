@@ -70,6 +70,12 @@ interface ChildRun {
 }
 
 /** Runs NODE with args under /usr/bin/time -v; peak RSS from "Maximum resident set size". */
+/**
+ * The node flags bin/agentops runs with (its shebang line, e.g. the heap limit), so the replay is
+ * measured as `npx agentops replay` runs and not with node's defaults.
+ */
+const CLI_NODE_FLAGS: readonly string[] = (readFileSync(`${ROOT}bin/agentops`, "utf8").split("\n")[0] ?? "").split(/\s+/).filter((word) => word.startsWith("--"));
+
 function runTimed(args: readonly string[], timeoutMs: number): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -143,7 +149,7 @@ async function measure(size: number): Promise<Row> {
   const inProcessLoad = loadNow();
   log(`replay (node bin/agentops replay) on ${lines.toLocaleString("en-US")} lines…`);
   const output = `${OUT}replay-${size}.results.ndjson`;
-  const replay = await runTimed(["bin/agentops", "replay", "--input", path, "--output", output], REPLAY_TIMEOUT_MS);
+  const replay = await runTimed([...CLI_NODE_FLAGS, "bin/agentops", "replay", "--input", path, "--output", output], REPLAY_TIMEOUT_MS);
   rmSync(output, { force: true });
   let replayNote = "";
   if (replay.code === 0) {
