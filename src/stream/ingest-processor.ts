@@ -42,7 +42,8 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
       agentEvents.push({ key: parsed.fact.run_id, value: message.value });
     } else {
       const encoded = encodeEngineFact(parsed.fact, source);
-      engineFacts.push({ key: encoded.key, value: encoded.value });
+      // The engine topic has one partition by design: naming it skips the key hash per record.
+      engineFacts.push({ key: encoded.key, value: encoded.value, partition: 0 });
     }
     lastOffset = message.offset;
   }
