@@ -30,10 +30,17 @@ export const engineProcessor = Effect.gen(function* () {
   });
 });
 
+/** Backlog (records behind the high watermark) above which a batch's flush may be deferred. */
+const FLUSH_BACKLOG_THRESHOLD = 20_000n;
+/** Deferred flushes still happen at least this often, so results keep moving during catch-up. */
+const FLUSH_EVERY_FACTS = 100_000;
+
 class EngineMember {
   private engine: MetricEngine | undefined;
   /** Offset (exclusive) up to which the member is restoring silently; undefined once live. */
   private restoreEnd: bigint | undefined;
+  /** Facts ingested since the last flush (see handleBatch). */
+  private unflushed = 0;
   /** Settles when the latest assignment has been prepared; batches wait for it. */
   private ready: Promise<void> = Promise.resolve();
   private readonly environment: ProcessorEnvironment;
@@ -61,6 +68,7 @@ class EngineMember {
     } finally {
       await admin.disconnect();
     }
+    this.unflushed = 0;
     this.engine = new MetricEngine({ windowMillis: this.environment.config.windowMillis, coverageThresholdHundredths: this.environment.config.coverageThresholdHundredths }, this.environment.catalog);
     // Rebuild from the very beginning whatever position the group client would resume from.
     consumer.seek({ topic: this.environment.topics.engineFacts, partition: 0, offset: "0" });
@@ -89,7 +97,17 @@ class EngineMember {
       await payload.heartbeat();
       return;
     }
-    await this.publish(engine.flush(), conflicts);
+    // Catching up on a backlog, results for facts the next batches will change again are not worth
+    // publishing: flush once the backlog is small, or at least every FLUSH_EVERY_FACTS facts. At the
+    // head of the stream every batch is flushed, so live latency is unchanged.
+    this.unflushed += batch.messages.length;
+    const backlog = BigInt(batch.highWatermark) - BigInt(batch.lastOffset()) - 1n;
+    if (backlog > FLUSH_BACKLOG_THRESHOLD && this.unflushed < FLUSH_EVERY_FACTS) {
+      await this.publish([], conflicts);
+    } else {
+      this.unflushed = 0;
+      await this.publish(engine.flush(), conflicts);
+    }
     await payload.heartbeat();
   }
 
