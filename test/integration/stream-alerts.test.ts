@@ -1,11 +1,11 @@
 import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Fact } from "../../src/contract/facts.ts";
-import { parseFactJson } from "../../src/contract/parse-fact.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
 import type { TripwireAlert } from "../../src/tripwires/index.ts";
 import { closeAll, connectedConsumer, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
 import { fetchMetrics, killAllProcessors, metricSum, sleep, startProcessor, testDir, topicSerde, waitFor } from "../support/processes.ts";
+import { validFact } from "../support/valid-fact.ts";
 
 /**
  * Issue #6 on Kafka: a destructive command in a run's sandbox events raises an alert on the
@@ -24,12 +24,6 @@ afterAll(async () => {
   await closeAll();
 });
 
-function fact(json: Record<string, unknown>): Fact {
-  const parsed = parseFactJson(JSON.stringify(json));
-  if (!parsed.ok) throw new Error(`test fact is invalid: ${parsed.rejection.detail}`);
-  return parsed.fact;
-}
-
 describe("tripwire alerts on Kafka", () => {
   it("an alert for `rm -rf /` arrives on the alerts topic while the run's events keep flowing", async () => {
     const dir = testDir("agentops-alerts-");
@@ -41,7 +35,7 @@ describe("tripwire alerts on Kafka", () => {
     const start = Date.parse("2026-04-01T12:00:00.000Z");
     const envelope = (seq: number) => ({ contract: "agentops.observation@1.0.0", fact_id: `${runId}-${seq}`, event_time: new Date(start + seq * 1_000).toISOString(), provenance: { basis: "DIRECT_HOST", source: "agent-host" }, run_id: runId, seq });
     // Distinct, harmless steps: no loop or redundancy, so the only alert is the destructive one.
-    const step = (seq: number): Fact => fact({ ...envelope(seq), type: "agent_step", actor: "writer", kind: "message", input: JSON.stringify({ text: `note ${seq}` }), observation_digest: `sha256:${seq}`, status: "ok" });
+    const step = (seq: number): Fact => validFact({ ...envelope(seq), type: "agent_step", actor: "writer", kind: "message", input: JSON.stringify({ text: `note ${seq}` }), observation_digest: `sha256:${seq}`, status: "ok" });
 
     const received: Array<{ alert: TripwireAlert; eventsProduced: number }> = [];
     let eventsProduced = 0;
@@ -58,8 +52,8 @@ describe("tripwire alerts on Kafka", () => {
       await producer.send({ topic: topics.agentEvents, messages: [{ key: runId, value: await serde.encodeFact(event) }] });
       eventsProduced += 1;
     };
-    await produce(fact({ ...envelope(0), type: "agent_step", actor: "writer", kind: "plan" }));
-    await produce(fact({ ...envelope(1), type: "sandbox_event", kind: "exec", command: "rm -rf /", cwd: "/work/repo", workspace_root: "/work/repo", exit_code: 0 }));
+    await produce(validFact({ ...envelope(0), type: "agent_step", actor: "writer", kind: "plan" }));
+    await produce(validFact({ ...envelope(1), type: "sandbox_event", kind: "exec", command: "rm -rf /", cwd: "/work/repo", workspace_root: "/work/repo", exit_code: 0 }));
 
     // Keep the run going, one event at a time, until the alert shows up (or the run would end).
     const plannedEvents = 240;

@@ -1,12 +1,12 @@
 import type { Kafka, RecordMetadata } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Fact } from "../../src/contract/facts.ts";
-import { parseFactJson } from "../../src/contract/parse-fact.ts";
 import { evaluateFacts } from "../../src/metrics/evaluate-facts.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
 import { closeAll, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
 import { describeDifferences, fetchMetrics, killAllProcessors, metricSum, readDeadLetters, resultsByKey, startProcessor, testDir, topicSerde, waitFor, waitForResults } from "../support/processes.ts";
+import { validFact } from "../support/valid-fact.ts";
 
 /**
  * Issue #5, poison records: bytes that are not Avro, a wire-format record with a schema id the
@@ -25,13 +25,6 @@ afterAll(async () => {
   await killAllProcessors();
   await closeAll();
 });
-
-/** A fact in the contract's JSON form, validated (so the test cannot send an accidental reject). */
-function fact(json: Record<string, unknown>): Fact {
-  const parsed = parseFactJson(JSON.stringify(json));
-  if (!parsed.ok) throw new Error(`test fact is invalid: ${parsed.rejection.detail}`);
-  return parsed.fact;
-}
 
 const envelope = { contract: "agentops.observation@1.0.0", provenance: { basis: "DIRECT_HOST", source: "test" } };
 
@@ -54,12 +47,12 @@ describe("poison records", () => {
     const garbageBytes = Buffer.from("this is not Avro at all", "utf8");
     const unknownIdBytes = Buffer.concat([Buffer.from([0]), Buffer.from([0x00, 0x0f, 0x42, 0x3f]), Buffer.from("junk after schema id 999999")]);
     const callJson = { ...envelope, type: "model_call", fact_id: "poison-call-1", event_time: "2026-03-01T10:00:00.000Z", call_id: "poison-call-1", run_id: "poison-run", operational: true, provider: "anthropic", model: "claude-x", role: "writer", runtime: "claude-code", span_duration_ms: 1200, input_tokens: 100, output_tokens: 20, usage_source: "PROVIDER" };
-    const call = fact(callJson);
-    const unsupported = { ...fact({ ...envelope, type: "model_call", fact_id: "poison-old-contract", event_time: "2026-03-01T11:00:00.000Z", call_id: "poison-old-call", run_id: "poison-run", operational: true }), contract: "agentops.observation@0.9.0" } as unknown as Fact;
+    const call = validFact(callJson);
+    const unsupported = { ...validFact({ ...envelope, type: "model_call", fact_id: "poison-old-contract", event_time: "2026-03-01T11:00:00.000Z", call_id: "poison-old-call", run_id: "poison-run", operational: true }), contract: "agentops.observation@0.9.0" } as unknown as Fact;
     const unsupportedBytes = await serde.encodeFact(unsupported);
     expect(unsupportedBytes[0]).toBe(0); // a real wire-format record of the registered schema
-    const conflicting = fact({ ...callJson, input_tokens: 999 });
-    const valid = fact({ ...envelope, type: "delivery_summary", fact_id: "poison-summary-1", event_time: "2026-03-05T09:00:00.000Z", delivery_id: "poison-dlv-1", status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false, elapsed_ms: 60_000, stage_reached: "review" });
+    const conflicting = validFact({ ...callJson, input_tokens: 999 });
+    const valid = validFact({ ...envelope, type: "delivery_summary", fact_id: "poison-summary-1", event_time: "2026-03-05T09:00:00.000Z", delivery_id: "poison-dlv-1", status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false, elapsed_ms: 60_000, stage_reached: "review" });
 
     const garbageAt = await send(0, "garbage", garbageBytes);
     const unknownIdAt = await send(1, "unknown-schema", unknownIdBytes);
