@@ -1,4 +1,4 @@
-import type { MetricCatalogDocument, Problem } from "./catalog-types.ts";
+import type { Problem } from "./catalog-types.ts";
 import { envelopeProblems } from "./envelope-checks.ts";
 import { asArray, asRecord } from "./json-access.ts";
 import { inputDefinitionProblems, metricRecordProblems, metricSetProblems } from "./metric-record-checks.ts";
@@ -27,8 +27,4 @@ export function validateCatalog(document: unknown): Problem[] {
   const semanticPaths = new Set(semantic.map((p) => p.path));
   const structural = schemaProblems(document).filter((p) => STRUCTURAL_CODES.has(p.code) || !semanticPaths.has(p.path));
   return [...structural, ...semantic];
-}
-
-export function isValidCatalog(document: unknown): document is MetricCatalogDocument {
-  return validateCatalog(document).length === 0;
 }

@@ -1,5 +1,5 @@
 import type { logCreator, LogEntry } from "kafkajs";
-import { pino, type Logger } from "pino";
+import type { Logger } from "pino";
 import { logLevel } from "./kafkajs.ts";
 
 /**
@@ -24,9 +24,4 @@ export function pinoLogCreator(logger: Logger): logCreator {
         logger.debug(bindings, message);
     }
   };
-}
-
-/** The default structured logger for Kafka-facing code; level from AGENTOPS_LOG_LEVEL. */
-export function kafkaLogger(name: string): Logger {
-  return pino({ name, level: process.env["AGENTOPS_LOG_LEVEL"] ?? "warn" });
 }

@@ -50,11 +50,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RawStreamConfig {
   }
   return raw;
 }
-
-export function flagNameOf(field: keyof StreamConfig): string {
-  return SOURCES[field].flag;
-}
-
 /** Flags override environment, which overrides defaults; then everything is validated. */
 export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessEnv): Effect.Effect<StreamConfig, ConfigError> {
   const merged: RawStreamConfig = { ...configFromEnv(env), ...Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) };

@@ -67,5 +67,3 @@ export function optionValue(args: readonly ShellWord[], short: string | undefine
   }
   return value;
 }
-
-export const STATIC_WORD = (text: string): ShellWord => ({ text, dynamic: false });

@@ -72,12 +72,6 @@ export function classifyPath(raw: string, context: PathContext): PathClass {
   if (SYSTEM_DIRECTORIES.some((directory) => isUnder(path, directory))) return "system";
   return workspace === undefined ? "unknown" : "outside-workspace";
 }
-
-/** True for paths whose loss is severe whatever the workspace: `/`, home, system dirs. */
-export function isCriticalLocation(pathClass: PathClass): boolean {
-  return pathClass === "root" || pathClass === "home" || pathClass === "system";
-}
-
 /** Top-level directories where a world-writable or ownership change breaks the machine. */
 export function isSystemPath(raw: string, context: PathContext): boolean {
   const cls = classifyPath(raw, context);
