@@ -108,8 +108,29 @@ export function optDuration(value: unknown): number | undefined | Bad {
 }
 
 export function optEnum(value: unknown, values: ReadonlySet<unknown>): string | undefined | Bad {
-  if (typeof value === "string") return values.has(value) ? value : BAD;
+  if (typeof value === "string") return values.has(value) ? intern(value) : BAD;
   return value === undefined || value === null ? undefined : BAD;
+}
+
+/**
+ * Low-cardinality labels (provider, model, role, runtime, currency, cost basis, enums, stage and
+ * template ids) repeat in every fact, and JSON.parse makes a new string for each occurrence.
+ * Sharing one instance per distinct value keeps a million held facts from holding millions of
+ * copies. Bounded, so a stream of unique values cannot grow it without limit.
+ */
+const INTERNED_MAX = 10_000;
+const interned = new Map<string, string>();
+
+export function intern(value: string): string {
+  const known = interned.get(value);
+  if (known !== undefined) return known;
+  if (interned.size < INTERNED_MAX) interned.set(value, value);
+  return value;
+}
+
+/** optString for a low-cardinality label: the same check, the shared instance. */
+export function optLabel(value: unknown): string | undefined | Bad {
+  return typeof value === "string" ? intern(value) : value === undefined || value === null ? undefined : BAD;
 }
 
 /** `z.array(identifier)` / `z.array(z.string())`, optional: a fresh array, as zod returns. */
@@ -147,6 +168,8 @@ export function timestamp(value: unknown): number | Bad {
   return BAD;
 }
 
+const provenances = new Map<string, Rec>();
+
 /** `provenanceSchema`: absent or null is null; otherwise a closed `{basis, source?}` with a string basis. */
 export function provenance(value: unknown): Rec | null | Bad {
   if (value === undefined || value === null) return null;
@@ -155,7 +178,13 @@ export function provenance(value: unknown): Rec | null | Bad {
   if (typeof basis !== "string") return BAD;
   const source = optString(value["source"]);
   if (source === BAD) return BAD;
-  const out: Rec = { basis };
-  if (source !== undefined || "source" in value) out["source"] = source;
+  // Provenance repeats across facts: one shared (frozen) object per distinct shape and value.
+  const hasSource = source !== undefined || "source" in value;
+  const key = JSON.stringify([basis, hasSource ? (source ?? null) : 0]);
+  const known = provenances.get(key);
+  if (known !== undefined) return known;
+  const out: Rec = { basis: intern(basis) };
+  if (hasSource) out["source"] = source === undefined ? undefined : intern(source);
+  if (provenances.size < INTERNED_MAX) provenances.set(key, Object.freeze(out));
   return out;
 }

@@ -13,6 +13,8 @@ import {
   optDuration,
   optEnum,
   optId,
+  optLabel,
+  intern,
   optIdArray,
   optInteger,
   optNonEmpty,
@@ -99,16 +101,16 @@ function modelCall(r: Rec): Rec | undefined {
   const operational = r["operational"];
   if (typeof operational !== "boolean") return undefined;
   out["operational"] = operational;
-  const provider = optString(r["provider"]);
+  const provider = optLabel(r["provider"]);
   if (provider === BAD) return undefined;
   if (provider !== undefined || "provider" in r) out["provider"] = provider;
-  const model = optString(r["model"]);
+  const model = optLabel(r["model"]);
   if (model === BAD) return undefined;
   if (model !== undefined || "model" in r) out["model"] = model;
-  const role = optString(r["role"]);
+  const role = optLabel(r["role"]);
   if (role === BAD) return undefined;
   if (role !== undefined || "role" in r) out["role"] = role;
-  const runtime = optString(r["runtime"]);
+  const runtime = optLabel(r["runtime"]);
   if (runtime === BAD) return undefined;
   if (runtime !== undefined || "runtime" in r) out["runtime"] = runtime;
   const spanDuration = optDuration(r["span_duration_ms"]);
@@ -146,10 +148,10 @@ function cost(r: Rec): Rec | undefined {
   const estimated = r["estimated"];
   if (!isCount(amount) || typeof currency !== "string" || !isCurrencyCode(currency) || !ENUMS.costSource.has(source) || !isNonEmpty(basis) || !ENUMS.attribution.has(attribution) || typeof estimated !== "boolean") return undefined;
   out["amount_minor"] = amount;
-  out["currency"] = currency;
-  out["source"] = source;
-  out["cost_basis"] = basis;
-  out["attribution"] = attribution;
+  out["currency"] = intern(currency);
+  out["source"] = intern(source as string);
+  out["cost_basis"] = intern(basis);
+  out["attribution"] = intern(attribution as string);
   out["estimated"] = estimated;
   return out;
 }
@@ -181,7 +183,7 @@ function deliverySummary(r: Rec): Rec | undefined {
   if (elapsed !== undefined || "elapsed_ms" in r) out["elapsed_ms"] = elapsed;
   const stage = optNonEmpty(r["stage_reached"]);
   if (stage === BAD) return undefined;
-  if (stage !== undefined || "stage_reached" in r) out["stage_reached"] = stage;
+  if (stage !== undefined || "stage_reached" in r) out["stage_reached"] = stage === undefined ? undefined : intern(stage);
   return out;
 }
 
@@ -197,7 +199,7 @@ function packet(r: Rec): Rec | undefined {
   const revision = r["governance_revision"];
   const repairAttribution = r["repair_attribution"];
   if (!isNonEmpty(revision) || !ENUMS.repairAttribution.has(repairAttribution)) return undefined;
-  out["governance_revision"] = revision;
+  out["governance_revision"] = intern(revision as string);
   out["repair_attribution"] = repairAttribution;
   return out;
 }
