@@ -1,0 +1,64 @@
+import { Effect, Either } from "effect";
+import { describe, expect, it } from "vitest";
+import { securityFromEnv } from "../../../src/kafka/client.ts";
+import { resolveStreamConfig } from "../../../src/stream/stream-config.ts";
+
+const resolve = (flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv = {}) => Effect.runSync(Effect.either(resolveStreamConfig(flags, env)));
+
+describe("processor configuration (flags, then environment, then defaults; validated)", () => {
+  it("defaults to the local services and every role", () => {
+    const config = resolve({});
+    expect(Either.isRight(config)).toBe(true);
+    if (Either.isLeft(config)) return;
+    expect(config.right.brokers).toEqual(["127.0.0.1:19092"]);
+    expect(config.right.roles).toEqual(["ingest", "engine", "run-monitor"]);
+    expect(config.right.windowMillis).toBe(86_400_000);
+    expect(config.right.coverageThresholdHundredths).toBe(10);
+    expect(config.right.groupPrefix).toBe("agentops");
+  });
+
+  it("flags win over the environment", () => {
+    const config = resolve({ brokers: "b1:9092,b2:9092", windowMillis: "6h" }, { KAFKA_BROKERS: "env:9092", AGENTOPS_WINDOW: "1h", AGENTOPS_COVERAGE_THRESHOLD: "25" });
+    if (Either.isLeft(config)) throw new Error(config.left.message);
+    expect(config.right.brokers).toEqual(["b1:9092", "b2:9092"]);
+    expect(config.right.windowMillis).toBe(6 * 3_600_000);
+    expect(config.right.coverageThresholdHundredths).toBe(25);
+  });
+
+  it("a topic prefix also separates the consumer groups", () => {
+    const config = resolve({ topicPrefix: "staging" });
+    if (Either.isLeft(config)) throw new Error(config.left.message);
+    expect(config.right.groupPrefix).toBe("staging.agentops");
+  });
+
+  it.each([
+    [{ coverageThresholdHundredths: "100" }, "--coverage-threshold / AGENTOPS_COVERAGE_THRESHOLD"],
+    [{ coverageThresholdHundredths: "ten" }, "--coverage-threshold / AGENTOPS_COVERAGE_THRESHOLD"],
+    [{ windowMillis: "7h" }, "--window / AGENTOPS_WINDOW"],
+    [{ roles: "ingest,reporting" }, "--roles / AGENTOPS_ROLES"],
+    [{ brokers: "no-port" }, "--brokers / KAFKA_BROKERS"],
+    [{ metricsPort: "70000" }, "--metrics-port / AGENTOPS_METRICS_PORT"],
+    [{ logLevel: "loud" }, "--log-level / AGENTOPS_LOG_LEVEL"],
+  ])("a bad value (%j) names its flag, its environment variable and the fix", (flags, field) => {
+    const config = resolve(flags);
+    expect(Either.isLeft(config)).toBe(true);
+    if (Either.isRight(config)) return;
+    expect(config.left.field).toBe(field);
+    expect(config.left.fix.length).toBeGreaterThan(10);
+  });
+});
+
+describe("Kafka security from the environment only", () => {
+  it("nothing set: plaintext", () => {
+    expect(securityFromEnv({})).toEqual({});
+  });
+
+  it("TLS and SASL/SCRAM when configured", () => {
+    expect(securityFromEnv({ KAFKA_SSL: "true", KAFKA_SASL_MECHANISM: "SCRAM-SHA-512", KAFKA_SASL_USERNAME: "u", KAFKA_SASL_PASSWORD: "p" })).toEqual({ ssl: true, sasl: { mechanism: "scram-sha-512", username: "u", password: "p" } });
+  });
+
+  it("an unknown mechanism or a missing password is refused with the fix, never half-configured", () => {
+    expect(() => securityFromEnv({ KAFKA_SASL_MECHANISM: "kerberos" })).toThrow(/KAFKA_SASL_MECHANISM.*Fix/);
+    expect(() => securityFromEnv({ KAFKA_SASL_MECHANISM: "plain", KAFKA_SASL_USERNAME: "u" })).toThrow(/KAFKA_SASL_PASSWORD.*Fix/);
+  });
+});

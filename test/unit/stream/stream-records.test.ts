@@ -1,0 +1,61 @@
+import type { Message, Producer, TopicMessages } from "kafkajs";
+import { describe, expect, it } from "vitest";
+import type { MetricFact } from "../../../src/contract/facts.ts";
+import { parseFact } from "../../../src/contract/parse-fact.ts";
+import { decodeEngineFact, encodeEngineFact } from "../../../src/stream/engine-facts-record.ts";
+import { sendBounded } from "../../../src/stream/send-bounded.ts";
+import { Telemetry } from "../../../src/stream/telemetry.ts";
+
+function packet(overrides: Record<string, unknown> = {}): MetricFact {
+  const parsed = parseFact({ contract: "agentops.observation@1.0.0", type: "packet", fact_id: "f1", event_time: "2026-10-01T00:00:00Z", provenance: null, packet_id: "p1", governance_revision: "0.2", repair_attribution: "AVAILABLE", ...overrides });
+  if (!parsed.ok || parsed.fact.type !== "packet") throw new Error("bad test fact");
+  return parsed.fact;
+}
+
+const source = { topic: "facts", partition: 2, offset: "41" };
+
+describe("engine-facts records (the engine's input and changelog)", () => {
+  it("round-trip the normalised fact and its source coordinates", () => {
+    const encoded = encodeEngineFact(packet(), source);
+    expect(decodeEngineFact(Buffer.from(encoded.value))).toEqual({ fact: packet(), source });
+  });
+
+  it("a redelivery has the same key (compaction collapses it); two versions of one fact_id have different keys (both survive)", () => {
+    expect(encodeEngineFact(packet(), source).key).toBe(encodeEngineFact(packet(), { ...source, offset: "99" }).key);
+    expect(encodeEngineFact(packet(), source).key).not.toBe(encodeEngineFact(packet({ repair_attribution: "UNAVAILABLE" }), source).key);
+  });
+
+  it("a record that no longer validates is not fed to the engine", () => {
+    expect(decodeEngineFact(Buffer.from(JSON.stringify({ fact: { type: "packet" }, source })))).toBeUndefined();
+  });
+});
+
+describe("sendBounded", () => {
+  it("splits a batch into requests under the size bound, keeping every message in order", async () => {
+    const requests: TopicMessages[][] = [];
+    const producer = { sendBatch: async ({ topicMessages }: { topicMessages: TopicMessages[] }) => void requests.push(topicMessages) } as unknown as Producer;
+    const messages: Message[] = Array.from({ length: 10 }, (_, index) => ({ key: `k${index}`, value: "x".repeat(100) }));
+    await sendBounded(producer, [{ topic: "a", messages: messages.slice(0, 6) }, { topic: "b", messages: messages.slice(6) }], 400);
+    expect(requests.length).toBeGreaterThan(2);
+    for (const request of requests) {
+      const bytes = request.flatMap((entry) => entry.messages).reduce((sum, message) => sum + String(message.key).length + String(message.value).length + 64, 0);
+      expect(bytes).toBeLessThanOrEqual(400);
+    }
+    const sent = requests.flatMap((request) => request.flatMap((entry) => entry.messages.map((message) => `${entry.topic}:${String(message.key)}`)));
+    expect(sent).toEqual([...messages.slice(0, 6).map((message) => `a:${String(message.key)}`), ...messages.slice(6).map((message) => `b:${String(message.key)}`)]);
+  });
+});
+
+describe("telemetry (Prometheus text format)", () => {
+  it("renders counters and gauges with sorted, escaped labels", () => {
+    const telemetry = new Telemetry();
+    telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic", { reason: "CONFLICT" });
+    telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic", { reason: "CONFLICT" }, 2);
+    telemetry.gauge("agentops_consumer_lag", "Lag", { topic: 't"1', partition: "0" }, 7);
+    const text = telemetry.render();
+    expect(text).toContain("# TYPE agentops_dead_letters_total counter");
+    expect(text).toContain('agentops_dead_letters_total{reason="CONFLICT"} 3');
+    expect(text).toContain('agentops_consumer_lag{partition="0",topic="t\\"1"} 7');
+    expect(telemetry.value("agentops_dead_letters_total", { reason: "CONFLICT" })).toBe(3);
+  });
+});
