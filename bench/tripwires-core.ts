@@ -3,26 +3,17 @@
 import type { AgentEvent } from "../src/contract/facts.ts";
 import { createCommandAnalyser } from "../src/tripwires/command-analyser.ts";
 import { createRunMonitor } from "../src/tripwires/monitor.ts";
+import { Rng } from "../src/workload/prng.ts";
 
 const BASE_TIME = 1_767_225_600_000;
 const COMMAND_TEMPLATES = ["npm test", "npm run build", "ls -la src", "git status", "git diff --stat", "cat package.json", "rm -rf node_modules", "rm -rf dist", "grep -rn TODO src", "git add -A && git commit -m wip", "npx tsc -p tsconfig.json", "python -m pytest -q", "git push origin feature/x", "find . -name '*.ts' | head", "sed -i 's/a/b/' src/file.ts", "curl -s https://registry.npmjs.org/zod", "cat .env.example", "docker compose up -d", "make", "cargo build"];
 const DANGEROUS = ["rm -rf /", "git push --force origin main", "psql -c 'DROP TABLE users'", "sudo rm -rf ~", "terraform destroy -auto-approve"];
 
-/** Deterministic PRNG so every run of the benchmark processes the same mix. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A realistic mix: 60% tool calls over a small per-run action set (loops and re-reads happen), 40% sandbox events. */
 function generate(runs: number, eventsPerRun: number, distinctCommands: number, seed: number, firstSeq = 0): AgentEvent[] {
-  const random = mulberry32(seed);
+  // The workload generator's seeded PRNG: every run of the benchmark processes the same mix.
+  const rng = new Rng(seed);
+  const random = (): number => rng.next();
   const events: AgentEvent[] = [];
   const commands = Array.from({ length: distinctCommands }, (_, index) => (index < COMMAND_TEMPLATES.length ? COMMAND_TEMPLATES[index] ?? "ls" : `${COMMAND_TEMPLATES[index % COMMAND_TEMPLATES.length] ?? "ls"} # variant ${index}`));
   for (let seq = firstSeq; seq < firstSeq + eventsPerRun; seq++) {

@@ -2,6 +2,7 @@
 // benign background agent events over many concurrent runs, destructive injections at a known
 // run/seq, and nearest-rank percentiles. Pure: no Kafka, no clock.
 import type { AgentEvent, SandboxEvent } from "../src/contract/facts.ts";
+import { Rng } from "../src/workload/prng.ts";
 
 /** Benign, realistic command lines (all read-only or workspace-local: none of them alerts). */
 const BENIGN_COMMANDS = ["ls", "ls -la src", "cat package.json", "npm test", "npm run build", "git status", "git diff --stat", "git log --oneline -5", "grep -rn TODO src", "grep -rn 'export function' src/tripwires", "npx tsc -p tsconfig.json", "npx eslint src", "python -m pytest -q", "find . -name '*.ts' | head", "sed -n 1,40p src/index.ts", "rm -rf dist", "rm -rf node_modules/.cache", "mkdir -p build && cp src/a.ts build/", "git add -A && git commit -m wip", "make", "cargo build", "cat README.md | head -20", "wc -l src/*.ts", "node --version", "git checkout -b feature/x"];
@@ -10,18 +11,6 @@ const BENIGN_COMMANDS = ["ls", "ls -la src", "cat package.json", "npm test", "np
 export const DESTRUCTIVE_COMMANDS = ["rm -rf /", "git push --force origin main", "psql -c 'DROP TABLE users'", "sudo rm -rf ~", "terraform destroy -auto-approve", "bash -c 'rm -rf /etc'"];
 
 const WORKSPACE = "/work/repo";
-
-/** Deterministic PRNG so every run of the benchmark sends the same mix. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Slot {
   runId: string;
@@ -46,7 +35,9 @@ export class AgentEventLoad {
   private runsStarted = 0;
 
   constructor(options: { concurrentRuns: number; eventsPerRun: number; seed: number; runPrefix: string }) {
-    this.random = mulberry32(options.seed);
+    // The workload generator's seeded PRNG: every run sends the same mix.
+    const rng = new Rng(options.seed);
+    this.random = () => rng.next();
     this.eventsPerRun = options.eventsPerRun;
     this.prefix = options.runPrefix;
     this.slots = Array.from({ length: options.concurrentRuns }, () => this.freshSlot());

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { Rng } from "../../../src/workload/prng.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 const NODE = join(ROOT, "node_modules/.bin/node");
@@ -13,19 +14,12 @@ function agentops(...args: string[]) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** A seeded shuffle (mulberry32), so a failure can be reproduced. */
+/** A seeded shuffle (the workload generator's PRNG), so a failure can be reproduced. */
 function shuffled<T>(items: readonly T[], seed: number): T[] {
-  let state = seed >>> 0;
-  const random = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new Rng(seed);
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(random() * (i + 1));
+    const j = Math.floor(rng.next() * (i + 1));
     [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
   }
   return copy;
