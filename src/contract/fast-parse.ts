@@ -1,4 +1,4 @@
-import { OBSERVATION_CONTRACT, isCurrencyCode } from "./fact-schema.ts";
+import { OBSERVATION_CONTRACT, isCurrencyCode, type FactType } from "./fact-schema.ts";
 import type { Fact } from "./facts.ts";
 import {
   BAD,
@@ -40,38 +40,24 @@ import {
  */
 export function fastParseFact(input: unknown): Fact | undefined {
   if (!isRecord(input) || input["contract"] !== OBSERVATION_CONTRACT) return undefined;
-  let out: Rec | undefined;
-  switch (input["type"]) {
-    case "model_call":
-      out = onlyKnownKeys(input, KEYS.model_call) ? modelCall(input) : undefined;
-      break;
-    case "cost":
-      out = onlyKnownKeys(input, KEYS.cost) ? cost(input) : undefined;
-      break;
-    case "delivery_summary":
-      out = onlyKnownKeys(input, KEYS.delivery_summary) ? deliverySummary(input) : undefined;
-      break;
-    case "packet":
-      out = onlyKnownKeys(input, KEYS.packet) ? packet(input) : undefined;
-      break;
-    case "repair":
-      out = onlyKnownKeys(input, KEYS.repair) ? repair(input) : undefined;
-      break;
-    case "task_snapshot":
-      out = onlyKnownKeys(input, KEYS.task_snapshot) ? taskSnapshot(input) : undefined;
-      break;
-    case "agent_step":
-      out = onlyKnownKeys(input, KEYS.agent_step) ? agentStep(input) : undefined;
-      break;
-    case "sandbox_event":
-      out = onlyKnownKeys(input, KEYS.sandbox_event) ? sandboxEvent(input) : undefined;
-      break;
-    default:
-      return undefined;
-  }
+  const type = input["type"];
+  const builder = typeof type === "string" && Object.hasOwn(BUILDERS, type) ? BUILDERS[type as FactType] : undefined;
+  if (builder === undefined || !onlyKnownKeys(input, KEYS[type as FactType])) return undefined;
   // The builders below produce exactly the zod output shape of the record's type.
-  return out as Fact | undefined;
+  return builder(input) as Fact | undefined;
 }
+
+/** Each record type's builder (closed keys are checked before it runs). */
+const BUILDERS: Readonly<Record<FactType, (record: Rec) => Rec | undefined>> = {
+  model_call: modelCall,
+  cost,
+  delivery_summary: deliverySummary,
+  packet,
+  repair,
+  task_snapshot: taskSnapshot,
+  agent_step: agentStep,
+  sandbox_event: sandboxEvent,
+};
 
 /** The envelope in shape order: contract, fact_id, event_time, provenance, type. */
 function envelope(record: Rec, type: string): Rec | undefined {

@@ -21,7 +21,15 @@ function isFactType(value: unknown): value is FactType {
  */
 export function parseFact(input: unknown): ParseResult {
   const fast = fastParseFact(input);
-  if (fast !== undefined) return { ok: true, fact: fast };
+  return fast !== undefined ? { ok: true, fact: fast } : parseFactWithSchemas(input);
+}
+
+/**
+ * The zod schemas alone: the contract's single definition, and the path that names the reason
+ * for a rejection. parseFact asks it only when the fast path declines; the fast path's tests
+ * compare against it.
+ */
+export function parseFactWithSchemas(input: unknown): ParseResult {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return reject("NOT_AN_OBJECT", "", "a fact is a JSON object");
   const record = input as Record<string, unknown>;
   if (record["contract"] !== OBSERVATION_CONTRACT) {
