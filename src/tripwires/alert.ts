@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../contract/canonical-json.ts";
-import type { DestructiveRuleId, Severity } from "./destructive-rules.ts";
-import type { RunRuleId } from "./run-rules.ts";
+import type { DestructiveRule, DestructiveRuleId, Severity } from "./destructive-rules.ts";
+import type { RunRule, RunRuleId } from "./run-rules.ts";
 
 /** A tripwire alert, contract §5 (alerts topic, keyed by run_id). */
 export interface TripwireAlert {
@@ -36,12 +36,24 @@ export function alertId(runId: string, ruleId: string, seqFrom: number, seqTo: n
   return createHash("sha256").update(canonicalJson([runId, ruleId, seqFrom, seqTo])).digest("hex").slice(0, 32);
 }
 
-type AlertFields = Omit<TripwireAlert, "alert_id" | "evidence" | "rule_version"> & { readonly rule_version: number; readonly evidence: AlertEvidence };
+/** What a detector knows about one alert; the rule supplies id, version, kind and severity. */
+type AlertFields = Pick<TripwireAlert, "run_id" | "event_time" | "message"> & { readonly evidence: AlertEvidence };
 
-export function makeAlert(fields: AlertFields): TripwireAlert {
+/** An alert raised by `rule`: destructive rules are DESTRUCTIVE, run rules carry their own kind. */
+export function makeAlert(rule: DestructiveRule | RunRule, fields: AlertFields): TripwireAlert {
   const evidence: Record<string, string | number> = {};
   for (const [key, value] of Object.entries(fields.evidence)) if (value !== undefined) evidence[key] = value as string | number;
-  return { alert_id: alertId(fields.run_id, fields.rule_id, fields.evidence.seq_from, fields.evidence.seq_to), ...fields, rule_version: String(fields.rule_version), evidence: evidence as unknown as AlertEvidence };
+  return {
+    alert_id: alertId(fields.run_id, rule.id, fields.evidence.seq_from, fields.evidence.seq_to),
+    run_id: fields.run_id,
+    rule_id: rule.id,
+    rule_version: String(rule.version),
+    kind: "kind" in rule ? rule.kind : "DESTRUCTIVE",
+    severity: rule.severity,
+    event_time: fields.event_time,
+    evidence: evidence as unknown as AlertEvidence,
+    message: fields.message,
+  };
 }
 
 /** Total order for replay output: event time, then run, then seq range, then rule. */

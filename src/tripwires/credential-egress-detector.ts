@@ -43,12 +43,8 @@ export function observeDataFlow(state: CredentialState, observation: DataFlowObs
     state.alertedReadSeq = read.seq;
     const rule = destructiveRule("credential-exfiltration");
     alerts.push(
-      makeAlert({
+      makeAlert(rule, {
         run_id: observation.runId,
-        rule_id: rule.id,
-        rule_version: rule.version,
-        kind: "DESTRUCTIVE",
-        severity: rule.severity,
         event_time: observation.eventTime,
         evidence: { seq_from: read.seq, seq_to: egress.seq, path: read.path, command: observation.command, detail: `egress to ${egress.target}` },
         message: `credential ${read.path} was read (seq ${read.seq}) and data then left the sandbox to ${egress.target} (seq ${egress.seq})`,

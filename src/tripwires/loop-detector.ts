@@ -48,12 +48,8 @@ export function observeToolCall(state: LoopState, call: ToolCallObservation, con
       state.openCycle = { cycleLength: cycle.cycleLength, seqFrom: cycle.seqFrom, lastSeq: cycle.seqTo };
       const rule = RUN_RULES["loop-cycle"];
       alerts.push(
-        makeAlert({
+        makeAlert(rule, {
           run_id: call.runId,
-          rule_id: rule.id,
-          rule_version: rule.version,
-          kind: rule.kind,
-          severity: rule.severity,
           event_time: call.eventTime,
           evidence: { seq_from: cycle.seqFrom, seq_to: cycle.seqTo, repetitions: cycle.repetitions, cycle_length: cycle.cycleLength },
           message: `agent is looping: a cycle of ${cycle.cycleLength} action(s) repeated ${cycle.repetitions} times (seq ${cycle.seqFrom}..${cycle.seqTo})`,
@@ -145,12 +141,8 @@ function observeFailure(state: LoopState, call: ToolCallObservation, config: Tri
   if (state.openFailures.length > MAX_OPEN_FAILURES) state.openFailures.shift();
   const rule = RUN_RULES["loop-failing-step"];
   return [
-    makeAlert({
+    makeAlert(rule, {
       run_id: call.runId,
-      rule_id: rule.id,
-      rule_version: rule.version,
-      kind: rule.kind,
-      severity: rule.severity,
       event_time: call.eventTime,
       evidence: { seq_from: seqFrom, seq_to: seqTo ?? call.seq, repetitions: failures, detail: `tool ${call.tool}` },
       message: `the same ${call.tool} call failed ${failures} times (seq ${seqFrom}..${seqTo ?? call.seq}) without succeeding in between`,

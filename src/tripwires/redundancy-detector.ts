@@ -66,12 +66,8 @@ export function observeToolResult(state: RedundancyState, step: RedundancyObserv
   const rule = RUN_RULES["redundant-steps"];
   const percent = Math.round(share * 100);
   return [
-    makeAlert({
+    makeAlert(rule, {
       run_id: step.runId,
-      rule_id: rule.id,
-      rule_version: rule.version,
-      kind: rule.kind,
-      severity: rule.severity,
       event_time: step.eventTime,
       evidence: { seq_from: seqFrom, seq_to: step.seq, repetitions: count, detail: `${count} of the last ${steps} tool calls redundant (${percent}%)` },
       message: `agent is repeating itself: ${count} of its last ${steps} tool calls returned an observation it already had (${percent}%)`,

@@ -54,12 +54,8 @@ function stepSandbox(state: RunState, event: SandboxEvent, config: TripwireConfi
     if (alerts.some((alert) => alert.rule_id === finding.ruleId)) continue; // one alert per rule per record: its seq range is the id
     const rule = destructiveRule(finding.ruleId);
     alerts.push(
-      makeAlert({
+      makeAlert(rule, {
         run_id: state.runId,
-        rule_id: rule.id,
-        rule_version: rule.version,
-        kind: "DESTRUCTIVE",
-        severity: rule.severity,
         event_time: event.event_time,
         evidence: { seq_from: event.seq, seq_to: event.seq, command: event.command ?? finding.command, path: finding.path, detail: finding.detail },
         message: `${rule.severity === "critical" ? "destructive action" : "risky action"} (${rule.id}): ${finding.detail}`,
