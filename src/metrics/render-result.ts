@@ -109,8 +109,10 @@ function valueAndMeasures(shape: Exclude<(typeof FORMULA_SHAPES)[keyof typeof FO
       return { value: quotients, measures: measures(definition.unit, { categories: counts, denominator: eligible }) };
     }
     case "mean-duration": {
-      // Divide in integer microseconds first: 600 µs / 3 → 200 µs → 0.2 ms, not 0.6 / 3 = 0.19999….
-      return { value: group.amount / eligible / 1000, measures: measures(definition.unit, { sum: group.amount / 1000, contributing: eligible }) };
+      // One division of the exact integer total by an exact integer gives the double nearest the true
+      // mean: 600 µs over 3 → 0.2 ms, not 0.6 / 3 = 0.19999…, and 196,609 ms over 3 → 65536.33333333333,
+      // not the 65536.33333333334 that dividing by the count and then by 1000 rounds to.
+      return { value: group.amount / (eligible * 1000), measures: measures(definition.unit, { sum: group.amount / 1000, contributing: eligible }) };
     }
     case "sum":
       return { value: group.amount, measures: measures(definition.unit, { sum: group.amount, contributing: eligible }) };

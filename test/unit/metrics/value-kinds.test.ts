@@ -45,7 +45,15 @@ describe("seed §4 duration: an elapsed time in milliseconds; N/A when start or 
   it("fractional span durations sum exactly (integer microseconds): 0.1 + 0.2 + 0.3 ms = 0.6 ms, not 0.6000000000000001", () => {
     const result = evaluate([modelCall({ call_id: "a", span_duration_ms: 0.1 }), modelCall({ call_id: "b", span_duration_ms: 0.2 }), modelCall({ call_id: "c", span_duration_ms: 0.3 })]).get("operational-latency-ms", TUPLE, WINDOW0);
     expect(result.measures).toMatchObject({ sum: 0.6, contributing: 3 });
-    expect(result.value as number).toBeCloseTo(0.2, 9);
+    expect(result.value).toBe(0.2);
+  });
+
+  it("a mean is the double nearest the exact quotient: 196,609 ms over 3 Deliveries is 65536.33333333333 (found by the property test)", () => {
+    const facts = [67_828, 63_020, 65_761].map((elapsed_ms, index) => summary({ delivery_id: `d-${index}`, elapsed_ms }));
+    const result = evaluate(facts).get("delivery-cycle-time-ms", {}, WINDOW0);
+    expect(result.measures).toMatchObject({ sum: 196_609, contributing: 3 });
+    expect(result.value).toBe(196_609 / 3);
+    expect(result.value).toBe(65536.33333333333);
   });
 });
 
