@@ -10,17 +10,20 @@ import { cohortOf } from "./scope.ts";
 export function attributionCohort(call: ModelCall): Cohort | undefined {
   const { provider, model, role, runtime } = call;
   if (!provider || !model || !role || !runtime) return undefined;
-  const identity = `${provider}\u0000${model}\u0000${role}\u0000${runtime}`;
-  let cohort = tuples.get(identity);
-  if (cohort === undefined) {
-    cohort = cohortOf({ provider, model, role, runtime });
-    tuples.set(identity, cohort);
-  }
+  // Nested maps keyed by the coordinates themselves: no key string is built per call.
+  let byModel = tuples.get(provider);
+  if (byModel === undefined) tuples.set(provider, (byModel = new Map()));
+  let byRole = byModel.get(model);
+  if (byRole === undefined) byModel.set(model, (byRole = new Map()));
+  let byRuntime = byRole.get(role);
+  if (byRuntime === undefined) byRole.set(role, (byRuntime = new Map()));
+  let cohort = byRuntime.get(runtime);
+  if (cohort === undefined) byRuntime.set(runtime, (cohort = cohortOf({ provider, model, role, runtime })));
   return cohort;
 }
 
-/** Tuple cohorts by their four coordinates: one lookup per call instead of a sort. */
-const tuples = new Map<string, Cohort>();
+/** Tuple cohorts by provider, model, role and runtime: four small lookups per call instead of a sort. */
+const tuples = new Map<string, Map<string, Map<string, Map<string, Cohort>>>>();
 
 const directed = new WeakMap<Cohort, { readonly input: Cohort; readonly output: Cohort }>();
 

@@ -47,7 +47,9 @@ export class GroupAggregate {
     if (contribution.hit) this.hits += sign;
     this.amount += sign * contribution.amount;
     if (contribution.category !== undefined) bump(this.categories, contribution.category, sign);
-    for (const [reason, count] of Object.entries(contribution.exclusions)) bump(this.exclusions, reason, sign * count);
+    // for…in, not Object.entries: most contributions have no exclusion, and this runs per contribution.
+    const exclusions = contribution.exclusions;
+    for (const reason in exclusions) bump(this.exclusions, reason, sign * (exclusions[reason] as number));
     for (const share of contribution.money) {
       const key = moneySliceKey(share.currency, share.source, share.costBasis);
       let total = this.money.get(key);

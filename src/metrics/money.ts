@@ -13,34 +13,69 @@ export function costExclusion(cost: Cost): string | undefined {
 
 /** What a unit's linked costs add up to, per exact slice, plus the costs left out by reason. */
 export interface MoneyReading {
-  readonly shares: MoneyShare[];
-  readonly excluded: Record<string, number>;
+  readonly shares: readonly MoneyShare[];
+  readonly excluded: Readonly<Record<string, number>>;
   readonly asOf: number;
 }
+
+const NO_EXCLUDED_COSTS: Readonly<Record<string, number>> = Object.freeze({});
+const NO_SHARES: readonly MoneyShare[] = Object.freeze([]);
 
 /**
  * Sums eligible costs separately by exact (currency, source, cost_basis). No conversion, no
  * rounding: amounts are integer minor units. Slices come out sorted so contributions are stable.
+ * Almost every unit has at most one slice, so a Map is made only when a second slice appears.
  */
 export function readMoney(costs: Iterable<Cost>): MoneyReading {
-  const slices = new Map<string, MoneyShare>();
-  const excluded: Record<string, number> = {};
+  let single: MoneyShare | undefined;
+  let singleKey = "";
+  let slices: Map<string, MoneyShare> | undefined;
+  let excluded: Record<string, number> | undefined;
   let asOf = Number.NEGATIVE_INFINITY;
   for (const cost of costs) {
     asOf = Math.max(asOf, cost.event_time);
     const reason = costExclusion(cost);
     if (reason !== undefined) {
+      excluded ??= {};
       excluded[reason] = (excluded[reason] ?? 0) + 1;
       continue;
     }
     const key = moneySliceKey(cost.currency, cost.source, cost.cost_basis);
+    if (slices === undefined && (single === undefined || singleKey === key)) {
+      single = { currency: cost.currency, source: cost.source, costBasis: cost.cost_basis, amountMinor: (single?.amountMinor ?? 0) + cost.amount_minor };
+      singleKey = key;
+      continue;
+    }
+    if (slices === undefined) {
+      slices = new Map();
+      if (single !== undefined) slices.set(singleKey, single);
+    }
     const known = slices.get(key);
     slices.set(key, { currency: cost.currency, source: cost.source, costBasis: cost.cost_basis, amountMinor: (known?.amountMinor ?? 0) + cost.amount_minor });
   }
-  const shares = [...slices.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, share]) => share);
-  return { shares, excluded, asOf };
+  const shares = slices !== undefined ? [...slices.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, share]) => share) : single !== undefined ? [single] : NO_SHARES;
+  return { shares, excluded: excluded ?? NO_EXCLUDED_COSTS, asOf };
 }
 
+/** Slice keys by currency, source and cost basis: built once per distinct slice, then looked up. */
+const sliceKeys = new Map<string, Map<string, Map<string, string>>>();
+
+/** The canonical key of an exact money slice: JSON of [currency, source, cost_basis]. */
 export function moneySliceKey(currency: string, source: string, costBasis: string): string {
-  return JSON.stringify([currency, source, costBasis]);
+  let bySource = sliceKeys.get(currency);
+  if (bySource === undefined) {
+    bySource = new Map();
+    sliceKeys.set(currency, bySource);
+  }
+  let byBasis = bySource.get(source);
+  if (byBasis === undefined) {
+    byBasis = new Map();
+    bySource.set(source, byBasis);
+  }
+  let key = byBasis.get(costBasis);
+  if (key === undefined) {
+    key = JSON.stringify([currency, source, costBasis]);
+    byBasis.set(costBasis, key);
+  }
+  return key;
 }
