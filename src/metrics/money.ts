@@ -1,5 +1,6 @@
 import type { Cost } from "../contract/facts.ts";
 import type { MoneyShare } from "./contribution.ts";
+import { memoized } from "./memo-map.ts";
 
 /**
  * Contract §2: a cost is eligible money only when reported directly (PROVIDER or HOST), attributed
@@ -62,20 +63,7 @@ const sliceKeys = new Map<string, Map<string, Map<string, string>>>();
 
 /** The canonical key of an exact money slice: JSON of [currency, source, cost_basis]. */
 export function moneySliceKey(currency: string, source: string, costBasis: string): string {
-  let bySource = sliceKeys.get(currency);
-  if (bySource === undefined) {
-    bySource = new Map();
-    sliceKeys.set(currency, bySource);
-  }
-  let byBasis = bySource.get(source);
-  if (byBasis === undefined) {
-    byBasis = new Map();
-    bySource.set(source, byBasis);
-  }
-  let key = byBasis.get(costBasis);
-  if (key === undefined) {
-    key = JSON.stringify([currency, source, costBasis]);
-    byBasis.set(costBasis, key);
-  }
-  return key;
+  const bySource = memoized(sliceKeys, currency, () => new Map<string, Map<string, string>>());
+  const byBasis = memoized(bySource, source, () => new Map<string, string>());
+  return memoized(byBasis, costBasis, () => JSON.stringify([currency, source, costBasis]));
 }

@@ -1,5 +1,6 @@
 import { formatTimestamp } from "../contract/timestamp.ts";
 import type { MetricId } from "../catalog/metric-definitions.ts";
+import { memoized } from "./memo-map.ts";
 import type { Cohort, Scope, SnapshotScope, WindowScope } from "./result-record.ts";
 
 /*
@@ -17,29 +18,15 @@ const windowScopes = new Map<number, Map<number, WindowScope>>();
 /** The tumbling event-time window holding an anchoring time (epoch-aligned, so UTC-aligned). */
 export function windowScopeOf(eventTime: number, windowMillis: number): WindowScope {
   const start = Math.floor(eventTime / windowMillis) * windowMillis;
-  let bySize = windowScopes.get(windowMillis);
-  if (bySize === undefined) {
-    bySize = new Map();
-    windowScopes.set(windowMillis, bySize);
-  }
-  let scope = bySize.get(start);
-  if (scope === undefined) {
-    scope = Object.freeze({ kind: "window", start: formatTimestamp(start), end: formatTimestamp(start + windowMillis) });
-    bySize.set(start, scope);
-  }
-  return scope;
+  const bySize = memoized(windowScopes, windowMillis, () => new Map<number, WindowScope>());
+  return memoized(bySize, start, () => Object.freeze({ kind: "window", start: formatTimestamp(start), end: formatTimestamp(start + windowMillis) }));
 }
 
-const snapshotScopes = new Map<string, SnapshotScope>();
+const snapshotScopes = new Map<string, Map<number, SnapshotScope>>();
 
 export function snapshotScopeOf(snapshotId: string, cutoff: number): SnapshotScope {
-  const key = `${snapshotId}\u0000${cutoff}`;
-  let scope = snapshotScopes.get(key);
-  if (scope === undefined) {
-    scope = Object.freeze({ kind: "snapshot", snapshot_id: snapshotId, cutoff: formatTimestamp(cutoff) });
-    snapshotScopes.set(key, scope);
-  }
-  return scope;
+  const byCutoff = memoized(snapshotScopes, snapshotId, () => new Map<number, SnapshotScope>());
+  return memoized(byCutoff, cutoff, () => Object.freeze({ kind: "snapshot", snapshot_id: snapshotId, cutoff: formatTimestamp(cutoff) }));
 }
 
 const cohorts = new Map<string, Cohort>();
@@ -48,14 +35,11 @@ const cohorts = new Map<string, Cohort>();
 export function cohortOf(entries: Readonly<Record<string, string>>): Cohort {
   const keys = Object.keys(entries).sort();
   const identity = JSON.stringify(keys.map((key) => [key, entries[key]]));
-  let cohort = cohorts.get(identity);
-  if (cohort === undefined) {
+  return memoized(cohorts, identity, () => {
     const sorted: Record<string, string> = {};
     for (const key of keys) sorted[key] = entries[key] as string;
-    cohort = Object.freeze(sorted);
-    cohorts.set(identity, cohort);
-  }
-  return cohort;
+    return Object.freeze(sorted);
+  });
 }
 
 /**
@@ -72,20 +56,7 @@ const groupKeys = new WeakMap<Scope, WeakMap<Cohort, Map<MetricId, string>>>();
 
 /** resultKey for interned scopes and cohorts, computed once per distinct group and shared. */
 export function groupKeyOf(metricId: MetricId, scope: Scope, cohort: Cohort): string {
-  let byCohort = groupKeys.get(scope);
-  if (byCohort === undefined) {
-    byCohort = new WeakMap();
-    groupKeys.set(scope, byCohort);
-  }
-  let byMetric = byCohort.get(cohort);
-  if (byMetric === undefined) {
-    byMetric = new Map();
-    byCohort.set(cohort, byMetric);
-  }
-  let key = byMetric.get(metricId);
-  if (key === undefined) {
-    key = resultKey(metricId, scope, cohort);
-    byMetric.set(metricId, key);
-  }
-  return key;
+  const byCohort = memoized(groupKeys, scope, () => new WeakMap<Cohort, Map<MetricId, string>>());
+  const byMetric = memoized(byCohort, cohort, () => new Map<MetricId, string>());
+  return memoized(byMetric, metricId, () => resultKey(metricId, scope, cohort));
 }
