@@ -33,6 +33,11 @@ export const tripwireConfigSchema = z
         protectedBranches: z.array(z.string().min(1)).default(["main", "master", "trunk", "develop", "production", "release/*"]),
         /** Home directory of every run, when the deployment knows it; otherwise inferred from workspace_root or symbolic. */
         home: z.string().startsWith("/").optional(),
+        /**
+         * Observed file_delete events under a directory already alerted on (same rule) are grouped
+         * while they keep coming within this many seconds of event time; 0 alerts on every one.
+         */
+        deletionQuietSeconds: z.number().min(0).max(86_400).default(60),
       })
       .prefault({}),
     /** A run with no event for this long, in event time relative to the newest event seen, is evicted. */

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { emptyCredentialState, type CredentialState } from "./credential-egress-detector.ts";
+import { MAX_DELETION_EPISODES, type DeletionEpisode } from "./deletion-episodes.ts";
+import { DESTRUCTIVE_RULE_IDS } from "./destructive-rules.ts";
 import { emptyLoopState, type LoopState } from "./loop-detector.ts";
 import { emptyRedundancyState, windowFigures, type RedundancyState } from "./redundancy-detector.ts";
 
@@ -25,6 +27,10 @@ export interface RunState {
   loop: LoopState;
   redundancy: RedundancyState;
   credential: CredentialState;
+  /** Alerted deletions whose follow-up file_delete events are grouped, not alerted again. */
+  deletionEpisodes: DeletionEpisode[];
+  /** file_delete findings grouped into an open episode instead of alerting. */
+  deletionsGrouped: number;
 }
 
 /** The run-state summary record (agentops.run-state.v1, compacted, key = run_id). */
@@ -46,6 +52,8 @@ export interface RunStateSummary {
   readonly alerts_emitted: number;
   readonly duplicates_ignored: number;
   readonly late_ignored: number;
+  /** Observed deletions grouped into an already alerted episode (docs/tripwires.md, flood control). */
+  readonly deletions_grouped: number;
 }
 
 export function emptyRunState(runId: string, eventTime: number): RunState {
@@ -66,6 +74,8 @@ export function emptyRunState(runId: string, eventTime: number): RunState {
     loop: emptyLoopState(),
     redundancy: emptyRedundancyState(),
     credential: emptyCredentialState(),
+    deletionEpisodes: [],
+    deletionsGrouped: 0,
   };
 }
 
@@ -113,6 +123,7 @@ export function summariseRun(state: RunState): RunStateSummary {
     alerts_emitted: state.alertsEmitted,
     duplicates_ignored: state.duplicatesIgnored,
     late_ignored: state.lateIgnored,
+    deletions_grouped: state.deletionsGrouped,
   };
 }
 
@@ -154,6 +165,9 @@ const runStateSchema = z.strictObject({
     lastEgress: z.strictObject({ seq: z.number(), target: z.string() }).nullable(),
     alertedReadSeq: z.number().nullable(),
   }),
+  // Defaults: changelog values written before deletion grouping existed still restore.
+  deletionEpisodes: z.array(z.strictObject({ ruleId: z.enum(DESTRUCTIVE_RULE_IDS), root: z.string(), lastEventTime: z.number() })).max(MAX_DELETION_EPISODES).default([]),
+  deletionsGrouped: z.number().default(0),
 });
 
 /** JSON text of a run's state, for the changelog topic. */

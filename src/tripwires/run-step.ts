@@ -4,6 +4,7 @@ import { makeAlert, type TripwireAlert } from "./alert.ts";
 import type { CommandAnalyser } from "./command-analyser.ts";
 import type { TripwireConfig } from "./config.ts";
 import { observeDataFlow } from "./credential-egress-detector.ts";
+import { episodeRoot, groupObservedDeletion, openEpisode } from "./deletion-episodes.ts";
 import { destructiveRule } from "./destructive-rules.ts";
 import { observeToolCall, trimLoopWindow } from "./loop-detector.ts";
 import { observeStateChange, observeToolResult } from "./redundancy-detector.ts";
@@ -52,6 +53,16 @@ function stepSandbox(state: RunState, event: SandboxEvent, config: TripwireConfi
   const alerts: TripwireAlert[] = [];
   for (const finding of analysis.findings) {
     if (alerts.some((alert) => alert.rule_id === finding.ruleId)) continue; // one alert per rule per record: its seq range is the id
+    if (finding.path !== undefined && finding.ruleId.startsWith("fs-delete-")) {
+      if (event.kind === "file_delete") {
+        if (groupObservedDeletion(state.deletionEpisodes, finding.ruleId, finding.path, event.event_time, config.destructive.deletionQuietSeconds * 1000)) {
+          state.deletionsGrouped++;
+          continue;
+        }
+      } else {
+        openEpisode(state.deletionEpisodes, finding.ruleId, episodeRoot(finding.path, true), event.event_time);
+      }
+    }
     const rule = destructiveRule(finding.ruleId);
     alerts.push(
       makeAlert(rule, {
