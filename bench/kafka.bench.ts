@@ -178,7 +178,9 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
   const logPath = `${OUT}kafka-bench-processor.log`;
   const out = openSync(logPath, "w");
   const started = performance.now();
-  const child = spawn(NODE, [...CLI_NODE_FLAGS, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", "bench", "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL], { cwd: ROOT, stdio: ["ignore", out, out] });
+  // BENCH_CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of the processor there when it stops (summarise with bench/engine-profile-summary.ts).
+  const profileFlags = process.env.BENCH_CPU_PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`];
+  const child = spawn(NODE, [...CLI_NODE_FLAGS, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", "bench", "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL], { cwd: ROOT, stdio: ["ignore", out, out] });
   closeSync(out);
   const pid = child.pid ?? 0;
   log(`processor: agentops run --topic-prefix ${prefix} (pid ${pid}), log ${logPath}`);

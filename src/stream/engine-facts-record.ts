@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { MetricFact } from "../contract/facts.ts";
 import { parseFact } from "../contract/parse-fact.ts";
 
@@ -10,7 +10,8 @@ import { parseFact } from "../contract/parse-fact.ts";
  * Values are the normalised fact as JSON: internal, so no registry round trip is needed.
  */
 export function engineFactKey(fact: MetricFact, canonical: string): string {
-  return `${fact.fact_id}\u0000${createHash("sha256").update(canonical).digest("hex").slice(0, 32)}`;
+  // One-shot crypto.hash: the same digest as createHash(…).update(…).digest(), a third of the cost per record.
+  return `${fact.fact_id}\u0000${hash("sha256", canonical, "hex").slice(0, 32)}`;
 }
 
 /** Where a fact was first read, so a conflict found later can point at the records involved. */
@@ -20,9 +21,13 @@ export interface SourceCoordinates {
   readonly offset: string;
 }
 
-export function encodeEngineFact(fact: MetricFact, source: SourceCoordinates): { key: string; value: string } {
+/**
+ * The value is encoded to bytes here, once: kafkajs would convert a string itself, and the bounded
+ * sender would first measure it (flattening the concatenated string) to size its requests.
+ */
+export function encodeEngineFact(fact: MetricFact, source: SourceCoordinates): { key: string; value: Buffer } {
   const canonical = JSON.stringify(fact);
-  return { key: engineFactKey(fact, canonical), value: `{"fact":${canonical},"source":${JSON.stringify(source)}}` };
+  return { key: engineFactKey(fact, canonical), value: Buffer.from(`{"fact":${canonical},"source":${JSON.stringify(source)}}`, "utf8") };
 }
 
 /** Decodes a record of the engine-facts topic; it was validated on the way in and is re-checked. */

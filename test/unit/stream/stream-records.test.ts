@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Message, Producer, TopicMessages } from "kafkajs";
 import { describe, expect, it } from "vitest";
 import type { MetricFact } from "../../../src/contract/facts.ts";
@@ -23,6 +24,12 @@ describe("engine-facts records (the engine's input and changelog)", () => {
   it("a redelivery has the same key (compaction collapses it); two versions of one fact_id have different keys (both survive)", () => {
     expect(encodeEngineFact(packet(), source).key).toBe(encodeEngineFact(packet(), { ...source, offset: "99" }).key);
     expect(encodeEngineFact(packet(), source).key).not.toBe(encodeEngineFact(packet({ repair_attribution: "UNAVAILABLE" }), source).key);
+  });
+
+  it("the key format is stable (fact_id, NUL, 32 hex digits of SHA-256 of the canonical fact): existing compacted topics keep their keys", () => {
+    const fact = packet();
+    const digest = createHash("sha256").update(JSON.stringify(fact)).digest("hex").slice(0, 32);
+    expect(encodeEngineFact(fact, source).key).toBe(`f1\u0000${digest}`);
   });
 
   it("a record that no longer validates is not fed to the engine", () => {
