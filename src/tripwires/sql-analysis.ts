@@ -1,11 +1,15 @@
 import sqlParser from "node-sql-parser";
 import type { DestructiveFinding } from "./command-analysis.ts";
+import { leadingKeywords, splitSqlStatements } from "./sql-statements.ts";
 
 /**
- * SQL statements understood by node-sql-parser. The statement is parsed with the dialects below in
- * order and the first one that accepts it wins; a statement no dialect accepts yields no finding
- * (documented limit: we do not fall back to keyword matching, which is what makes
- * `SELECT 'DROP TABLE x'` and `grep "DROP TABLE"` safe).
+ * SQL statements understood by node-sql-parser. A script is split into statements first
+ * (sql-statements.ts); each is parsed with the dialects below in order and the first one that
+ * accepts it wins. We do not fall back to keyword matching over the text, which is what makes
+ * `SELECT 'DROP TABLE x'` and `grep "DROP TABLE"` safe, with one exception that fails closed: a
+ * statement no dialect reads (node-sql-parser knows no `DROP SCHEMA … CASCADE`, `DROP ROLE`, …)
+ * whose own leading keyword is DROP or TRUNCATE is judged by that keyword. Those two are
+ * destructive whatever follows; DELETE and UPDATE are not guessed (their WHERE decides).
  */
 const { Parser } = sqlParser;
 const parser = new Parser();
@@ -31,17 +35,33 @@ export function parseSqlStatements(sql: string): StatementNode[] | undefined {
 }
 
 export function analyseSql(sql: string, command: string = sql): DestructiveFinding[] {
-  const statements = parseSqlStatements(sql);
-  if (statements === undefined) return [];
   const findings: DestructiveFinding[] = [];
-  for (const statement of statements) {
-    const type = String(statement.type ?? "").toLowerCase();
-    if (type === "drop") findings.push({ ruleId: "sql-drop", command, path: undefined, detail: `DROP ${String(statement.keyword ?? "").toUpperCase()}`.trim() });
-    else if (type === "truncate") findings.push({ ruleId: "sql-truncate", command, path: undefined, detail: "TRUNCATE" });
-    else if (type === "delete" && isUnbounded(statement.where)) findings.push({ ruleId: "sql-delete-without-where", command, path: undefined, detail: "DELETE without a restricting WHERE" });
-    else if (type === "update" && isUnbounded(statement.where)) findings.push({ ruleId: "sql-update-without-where", command, path: undefined, detail: "UPDATE without a restricting WHERE" });
+  for (const text of splitSqlStatements(sql)) {
+    const statements = parseSqlStatements(text);
+    // A dialect that "accepts" a statement it does not know can return nodes without a type.
+    if (statements === undefined || statements.length === 0 || statements.some((statement) => typeof statement.type !== "string")) {
+      const finding = unparsedStatementFinding(text, command);
+      if (finding !== undefined) findings.push(finding);
+      continue;
+    }
+    for (const statement of statements) {
+      const type = String(statement.type).toLowerCase();
+      if (type === "drop") findings.push({ ruleId: "sql-drop", command, path: undefined, detail: `DROP ${String(statement.keyword ?? "").toUpperCase()}`.trim() });
+      else if (type === "truncate") findings.push({ ruleId: "sql-truncate", command, path: undefined, detail: "TRUNCATE" });
+      else if (type === "delete" && isUnbounded(statement.where)) findings.push({ ruleId: "sql-delete-without-where", command, path: undefined, detail: "DELETE without a restricting WHERE" });
+      else if (type === "update" && isUnbounded(statement.where)) findings.push({ ruleId: "sql-update-without-where", command, path: undefined, detail: "UPDATE without a restricting WHERE" });
+    }
   }
   return findings;
+}
+
+/** The fail-closed reading of a statement no parser dialect reads: by its leading keyword only. */
+function unparsedStatementFinding(statement: string, command: string): DestructiveFinding | undefined {
+  const [verb, object] = leadingKeywords(statement, 2);
+  const why = "statement read by its leading keywords: the SQL parser does not know it";
+  if (verb === "DROP") return { ruleId: "sql-drop", command, path: undefined, detail: `${object === undefined ? "DROP" : `DROP ${object}`} (${why})` };
+  if (verb === "TRUNCATE") return { ruleId: "sql-truncate", command, path: undefined, detail: `TRUNCATE (${why})` };
+  return undefined;
 }
 
 /** No WHERE, or one that is a constant truth (`WHERE true`, `WHERE 1=1`, `WHERE 'a'='a'`). */
