@@ -38,7 +38,8 @@ export function leadingKeywords(statement: string, count: number): string[] {
       index = skipped;
       continue;
     }
-    const word = /^[A-Za-z_]+/.exec(statement.slice(index));
+    WORD.lastIndex = index;
+    const word = WORD.exec(statement);
     if (word !== null) {
       words.push(word[0].toUpperCase());
       index += word[0].length;
@@ -50,6 +51,10 @@ export function leadingKeywords(statement: string, count: number): string[] {
   }
   return words;
 }
+
+// Sticky patterns match at lastIndex without slicing the text (a slice per `$` would be quadratic).
+const WORD = /[A-Za-z_]+/y;
+const DOLLAR_TAG = /\$[A-Za-z_]*\$/y;
 
 /** Where the quoted text or comment starting at `index` ends (exclusive), or `index` if none starts there. */
 function skipQuotedOrComment(sql: string, index: number): number {
@@ -76,7 +81,8 @@ function skipQuotedOrComment(sql: string, index: number): number {
     return sql.length;
   }
   if (char === "$") {
-    const tag = /^\$[A-Za-z_]*\$/.exec(sql.slice(index));
+    DOLLAR_TAG.lastIndex = index;
+    const tag = DOLLAR_TAG.exec(sql);
     if (tag === null) return index;
     const end = sql.indexOf(tag[0], index + tag[0].length);
     return end === -1 ? sql.length : end + tag[0].length;

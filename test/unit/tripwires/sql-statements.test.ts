@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { analyseSql } from "../../../src/tripwires/sql-analysis.ts";
 import { leadingKeywords, splitSqlStatements } from "../../../src/tripwires/sql-statements.ts";
@@ -16,6 +17,29 @@ describe("SQL lexer: statements and leading keywords", () => {
     expect(leadingKeywords("  -- note\n /* c */ drop schema public cascade", 2)).toEqual(["DROP", "SCHEMA"]);
     expect(leadingKeywords(`DROP "schema"`, 2)).toEqual(["DROP"]);
     expect(leadingKeywords("SELECT 'DROP TABLE x'", 2)).toEqual(["SELECT"]);
+  });
+});
+
+describe("SQL lexer on arbitrary text (property)", () => {
+  const sqlish = fc.array(fc.constantFrom("DROP", " ", ";", "'", "''", '"', "`", "$$", "$t$", "--", "\n", "/*", "*/", "x", "TABLE"), { maxLength: 40 }).map((parts) => parts.join(""));
+  it("never throws; statements are trimmed, non-empty pieces of the input, in order, with no top-level text lost but separators", () => {
+    fc.assert(
+      fc.property(fc.oneof(sqlish, fc.string()), (sql) => {
+        const statements = splitSqlStatements(sql);
+        let from = 0;
+        for (const statement of statements) {
+          expect(statement).toBe(statement.trim());
+          expect(statement).not.toBe("");
+          const at = sql.indexOf(statement, from);
+          expect(at).toBeGreaterThanOrEqual(from);
+          expect(sql.slice(from, at).replaceAll(";", "").trim()).toBe("");
+          from = at + statement.length;
+        }
+        expect(sql.slice(from).replaceAll(";", "").trim()).toBe("");
+        for (const statement of statements) expect(leadingKeywords(statement, 2).length).toBeLessThanOrEqual(2);
+      }),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 100) },
+    );
   });
 });
 
