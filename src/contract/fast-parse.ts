@@ -35,8 +35,8 @@ import {
  * contract, and the rejection reasons come from zod alone. Verified against zod by
  * test/unit/contract/fast-parse.test.ts and test/property/fast-parse.property.test.ts.
  *
- * Each optional field is written as `if (value !== undefined || "key" in record) out.key = value`:
- * zod's rule for an optional whose value normalises to undefined (kept when the key was present).
+ * Optional fields go through copyOptional, zod's rule for an optional whose value normalises to
+ * undefined (kept when the key was present).
  */
 export function fastParseFact(input: unknown): Fact | undefined {
   if (!isRecord(input) || input["contract"] !== OBSERVATION_CONTRACT) return undefined;
@@ -45,6 +45,17 @@ export function fastParseFact(input: unknown): Fact | undefined {
   if (builder === undefined || !onlyKnownKeys(input, KEYS[type as FactType])) return undefined;
   // The builders below produce exactly the zod output shape of the record's type.
   return builder(input) as Fact | undefined;
+}
+
+/**
+ * zod's rule for an optional field: an invalid value rejects the record (false); a value that
+ * normalises to undefined is kept only when the key was present; absent keys stay absent.
+ */
+function copyOptional<T>(from: Rec, to: Rec, key: string, read: (value: unknown) => T | typeof BAD): boolean {
+  const value = read(from[key]);
+  if (value === BAD) return false;
+  if (value !== undefined || key in from) to[key] = value;
+  return true;
 }
 
 /** Each record type's builder (closed keys are checked before it runs). */
@@ -78,39 +89,19 @@ function modelCall(r: Rec): Rec | undefined {
   if (!isId(callId) || !isId(runId)) return undefined;
   out["call_id"] = callId;
   out["run_id"] = runId;
-  const deliveryId = optId(r["delivery_id"]);
-  if (deliveryId === BAD) return undefined;
-  if (deliveryId !== undefined || "delivery_id" in r) out["delivery_id"] = deliveryId;
-  const taskId = optId(r["task_id"]);
-  if (taskId === BAD) return undefined;
-  if (taskId !== undefined || "task_id" in r) out["task_id"] = taskId;
+  if (!copyOptional(r, out, "delivery_id", optId)) return undefined;
+  if (!copyOptional(r, out, "task_id", optId)) return undefined;
   const operational = r["operational"];
   if (typeof operational !== "boolean") return undefined;
   out["operational"] = operational;
-  const provider = optLabel(r["provider"]);
-  if (provider === BAD) return undefined;
-  if (provider !== undefined || "provider" in r) out["provider"] = provider;
-  const model = optLabel(r["model"]);
-  if (model === BAD) return undefined;
-  if (model !== undefined || "model" in r) out["model"] = model;
-  const role = optLabel(r["role"]);
-  if (role === BAD) return undefined;
-  if (role !== undefined || "role" in r) out["role"] = role;
-  const runtime = optLabel(r["runtime"]);
-  if (runtime === BAD) return undefined;
-  if (runtime !== undefined || "runtime" in r) out["runtime"] = runtime;
-  const spanDuration = optDuration(r["span_duration_ms"]);
-  if (spanDuration === BAD) return undefined;
-  if (spanDuration !== undefined || "span_duration_ms" in r) out["span_duration_ms"] = spanDuration;
-  const inputTokens = optCount(r["input_tokens"]);
-  if (inputTokens === BAD) return undefined;
-  if (inputTokens !== undefined || "input_tokens" in r) out["input_tokens"] = inputTokens;
-  const outputTokens = optCount(r["output_tokens"]);
-  if (outputTokens === BAD) return undefined;
-  if (outputTokens !== undefined || "output_tokens" in r) out["output_tokens"] = outputTokens;
-  const usageSource = optEnum(r["usage_source"], ENUMS.usageSource);
-  if (usageSource === BAD) return undefined;
-  if (usageSource !== undefined || "usage_source" in r) out["usage_source"] = usageSource;
+  if (!copyOptional(r, out, "provider", optLabel)) return undefined;
+  if (!copyOptional(r, out, "model", optLabel)) return undefined;
+  if (!copyOptional(r, out, "role", optLabel)) return undefined;
+  if (!copyOptional(r, out, "runtime", optLabel)) return undefined;
+  if (!copyOptional(r, out, "span_duration_ms", optDuration)) return undefined;
+  if (!copyOptional(r, out, "input_tokens", optCount)) return undefined;
+  if (!copyOptional(r, out, "output_tokens", optCount)) return undefined;
+  if (!copyOptional(r, out, "usage_source", (value) => optEnum(value, ENUMS.usageSource))) return undefined;
   return out;
 }
 
@@ -148,12 +139,8 @@ function deliverySummary(r: Rec): Rec | undefined {
   const deliveryId = r["delivery_id"];
   if (!isId(deliveryId)) return undefined;
   out["delivery_id"] = deliveryId;
-  const taskId = optId(r["task_id"]);
-  if (taskId === BAD) return undefined;
-  if (taskId !== undefined || "task_id" in r) out["task_id"] = taskId;
-  const runId = optId(r["run_id"]);
-  if (runId === BAD) return undefined;
-  if (runId !== undefined || "run_id" in r) out["run_id"] = runId;
+  if (!copyOptional(r, out, "task_id", optId)) return undefined;
+  if (!copyOptional(r, out, "run_id", optId)) return undefined;
   const status = r["status"];
   if (!ENUMS.deliveryStatus.has(status)) return undefined;
   out["status"] = status;
@@ -164,9 +151,7 @@ function deliverySummary(r: Rec): Rec | undefined {
   const requirementChanged = r["requirement_changed"];
   if (typeof requirementChanged !== "boolean") return undefined;
   out["requirement_changed"] = requirementChanged;
-  const elapsed = optCount(r["elapsed_ms"]);
-  if (elapsed === BAD) return undefined;
-  if (elapsed !== undefined || "elapsed_ms" in r) out["elapsed_ms"] = elapsed;
+  if (!copyOptional(r, out, "elapsed_ms", optCount)) return undefined;
   const stage = optNonEmpty(r["stage_reached"]);
   if (stage === BAD) return undefined;
   if (stage !== undefined || "stage_reached" in r) out["stage_reached"] = stage === undefined ? undefined : intern(stage);
@@ -179,9 +164,7 @@ function packet(r: Rec): Rec | undefined {
   const packetId = r["packet_id"];
   if (!isId(packetId)) return undefined;
   out["packet_id"] = packetId;
-  const taskId = optId(r["task_id"]);
-  if (taskId === BAD) return undefined;
-  if (taskId !== undefined || "task_id" in r) out["task_id"] = taskId;
+  if (!copyOptional(r, out, "task_id", optId)) return undefined;
   const revision = r["governance_revision"];
   const repairAttribution = r["repair_attribution"];
   if (!isNonEmpty(revision) || !ENUMS.repairAttribution.has(repairAttribution)) return undefined;
@@ -198,15 +181,9 @@ function repair(r: Rec): Rec | undefined {
   if (!isId(repairId) || !isId(findingId)) return undefined;
   out["repair_id"] = repairId;
   out["finding_id"] = findingId;
-  const packetId = optId(r["packet_id"]);
-  if (packetId === BAD) return undefined;
-  if (packetId !== undefined || "packet_id" in r) out["packet_id"] = packetId;
-  const taskId = optId(r["task_id"]);
-  if (taskId === BAD) return undefined;
-  if (taskId !== undefined || "task_id" in r) out["task_id"] = taskId;
-  const deliveryId = optId(r["delivery_id"]);
-  if (deliveryId === BAD) return undefined;
-  if (deliveryId !== undefined || "delivery_id" in r) out["delivery_id"] = deliveryId;
+  if (!copyOptional(r, out, "packet_id", optId)) return undefined;
+  if (!copyOptional(r, out, "task_id", optId)) return undefined;
+  if (!copyOptional(r, out, "delivery_id", optId)) return undefined;
   const attributable = r["attributable"];
   if (typeof attributable !== "boolean") return undefined;
   out["attributable"] = attributable;
@@ -243,18 +220,10 @@ function taskSnapshot(r: Rec): Rec | undefined {
 function definedTask(value: unknown): Rec | undefined {
   if (!isRecord(value) || !onlyKnownKeys(value, KEYS.task)) return undefined;
   const out: Rec = {};
-  const taskId = optId(value["task_id"]);
-  if (taskId === BAD) return undefined;
-  if (taskId !== undefined || "task_id" in value) out["task_id"] = taskId;
-  const members = optIdArray(value["members"]);
-  if (members === BAD) return undefined;
-  if (members !== undefined || "members" in value) out["members"] = members;
-  const roleTemplate = optNonEmpty(value["role_template"]);
-  if (roleTemplate === BAD) return undefined;
-  if (roleTemplate !== undefined || "role_template" in value) out["role_template"] = roleTemplate;
-  const assignment = optEnum(value["template_assignment"], ENUMS.templateAssignment);
-  if (assignment === BAD) return undefined;
-  if (assignment !== undefined || "template_assignment" in value) out["template_assignment"] = assignment;
+  if (!copyOptional(value, out, "task_id", optId)) return undefined;
+  if (!copyOptional(value, out, "members", optIdArray)) return undefined;
+  if (!copyOptional(value, out, "role_template", optNonEmpty)) return undefined;
+  if (!copyOptional(value, out, "template_assignment", (value) => optEnum(value, ENUMS.templateAssignment))) return undefined;
   return out;
 }
 
@@ -266,30 +235,16 @@ function agentStep(r: Rec): Rec | undefined {
   if (!isId(runId) || !isCount(seq)) return undefined;
   out["run_id"] = runId;
   out["seq"] = seq;
-  const actor = optString(r["actor"]);
-  if (actor === BAD) return undefined;
-  if (actor !== undefined || "actor" in r) out["actor"] = actor;
+  if (!copyOptional(r, out, "actor", optString)) return undefined;
   const kind = r["kind"];
   if (!ENUMS.stepKind.has(kind)) return undefined;
   out["kind"] = kind;
-  const tool = optString(r["tool"]);
-  if (tool === BAD) return undefined;
-  if (tool !== undefined || "tool" in r) out["tool"] = tool;
-  const stepInput = optString(r["input"]);
-  if (stepInput === BAD) return undefined;
-  if (stepInput !== undefined || "input" in r) out["input"] = stepInput;
-  const digest = optString(r["observation_digest"]);
-  if (digest === BAD) return undefined;
-  if (digest !== undefined || "observation_digest" in r) out["observation_digest"] = digest;
-  const status = optEnum(r["status"], ENUMS.stepStatus);
-  if (status === BAD) return undefined;
-  if (status !== undefined || "status" in r) out["status"] = status;
-  const inputTokens = optCount(r["input_tokens"]);
-  if (inputTokens === BAD) return undefined;
-  if (inputTokens !== undefined || "input_tokens" in r) out["input_tokens"] = inputTokens;
-  const outputTokens = optCount(r["output_tokens"]);
-  if (outputTokens === BAD) return undefined;
-  if (outputTokens !== undefined || "output_tokens" in r) out["output_tokens"] = outputTokens;
+  if (!copyOptional(r, out, "tool", optString)) return undefined;
+  if (!copyOptional(r, out, "input", optString)) return undefined;
+  if (!copyOptional(r, out, "observation_digest", optString)) return undefined;
+  if (!copyOptional(r, out, "status", (value) => optEnum(value, ENUMS.stepStatus))) return undefined;
+  if (!copyOptional(r, out, "input_tokens", optCount)) return undefined;
+  if (!copyOptional(r, out, "output_tokens", optCount)) return undefined;
   return out;
 }
 
@@ -303,26 +258,12 @@ function sandboxEvent(r: Rec): Rec | undefined {
   out["run_id"] = runId;
   out["seq"] = seq;
   out["kind"] = kind;
-  const command = optString(r["command"]);
-  if (command === BAD) return undefined;
-  if (command !== undefined || "command" in r) out["command"] = command;
-  const argv = optStringArray(r["argv"]);
-  if (argv === BAD) return undefined;
-  if (argv !== undefined || "argv" in r) out["argv"] = argv;
-  const path = optString(r["path"]);
-  if (path === BAD) return undefined;
-  if (path !== undefined || "path" in r) out["path"] = path;
-  const cwd = optString(r["cwd"]);
-  if (cwd === BAD) return undefined;
-  if (cwd !== undefined || "cwd" in r) out["cwd"] = cwd;
-  const workspaceRoot = optString(r["workspace_root"]);
-  if (workspaceRoot === BAD) return undefined;
-  if (workspaceRoot !== undefined || "workspace_root" in r) out["workspace_root"] = workspaceRoot;
-  const target = optString(r["target"]);
-  if (target === BAD) return undefined;
-  if (target !== undefined || "target" in r) out["target"] = target;
-  const exitCode = optInteger(r["exit_code"]);
-  if (exitCode === BAD) return undefined;
-  if (exitCode !== undefined || "exit_code" in r) out["exit_code"] = exitCode;
+  if (!copyOptional(r, out, "command", optString)) return undefined;
+  if (!copyOptional(r, out, "argv", optStringArray)) return undefined;
+  if (!copyOptional(r, out, "path", optString)) return undefined;
+  if (!copyOptional(r, out, "cwd", optString)) return undefined;
+  if (!copyOptional(r, out, "workspace_root", optString)) return undefined;
+  if (!copyOptional(r, out, "target", optString)) return undefined;
+  if (!copyOptional(r, out, "exit_code", optInteger)) return undefined;
   return out;
 }
