@@ -93,6 +93,47 @@ stop_pid() {
   log "${name}: stopped"
 }
 
+# wait_for_service <name> <pidfile> <started epoch s> <timeout s> <timeout env var> <poll s> <log dir>
+#                  <ready command> [log files to show if the process dies...]
+# Polls the ready command until it succeeds; dies with the logs' tail if the process exits, or
+# naming the variable that raises the timeout if it takes too long.
+wait_for_service() {
+  local name="$1" pidfile="$2" started="$3" timeout_s="$4" timeout_var="$5" poll_s="$6" log_dir="$7" ready="$8"
+  shift 8
+  local deadline=$((started + timeout_s))
+  until "${ready}"; do
+    if ! kill -0 "$(cat "${pidfile}")" 2>/dev/null; then
+      tail -30 "$@" >&2 2>/dev/null || true
+      die "${name}: the process exited during start (logs: ${log_dir}/)"
+    fi
+    if (($(date +%s) >= deadline)); then
+      die "${name}: not ready after ${timeout_s} s (logs: ${log_dir}/); raise ${timeout_var} on a slow machine"
+    fi
+    log "${name}: waiting ($(($(date +%s) - started)) s)"
+    sleep "${poll_s}"
+  done
+}
+
+# service_status <name> <pidfile> <address> <port> <running command> <healthy command>
+# One status line; exit status 0 only for a service of ours that is running and healthy.
+service_status() {
+  local name="$1" pidfile="$2" address="$3" port="$4" running="$5" healthy="$6"
+  if "${running}"; then
+    if "${healthy}"; then
+      printf '%-9s running  pid %s  %s  healthy\n' "${name}" "$(cat "${pidfile}")" "${address}"
+    else
+      printf '%-9s running  pid %s  %s  NOT answering\n' "${name}" "$(cat "${pidfile}")" "${address}"
+      return 1
+    fi
+  elif port_listening "${port}"; then
+    printf '%-9s foreign  port %s is used by a process not started by ops/\n' "${name}" "${port}"
+    return 1
+  else
+    printf '%-9s stopped\n' "${name}"
+    return 1
+  fi
+}
+
 # Common JVM flags: bounded heap, and a fast start over peak throughput (two JVMs share 2 cores).
 jvm_fast_start_flags() {
   printf '%s\n' -XX:TieredStopAtLevel=1 -Xshare:auto -XX:+UseSerialGC -XX:MaxMetaspaceSize=256m -Djava.awt.headless=true

@@ -97,37 +97,13 @@ kafka_up() {
   # This shell has no job control, so setsid execs in place and $! is the JVM's pid.
   setsid nohup "${broker_cmd[@]}" >"${KAFKA_DIR}/logs/stdout.log" 2>&1 </dev/null &
   echo $! >"${KAFKA_PID}"
-  local deadline=$((started + KAFKA_READY_TIMEOUT_S))
-  while true; do
-    if ! kill -0 "$(cat "${KAFKA_PID}")" 2>/dev/null; then
-      tail -30 "${KAFKA_DIR}/logs/stdout.log" "${KAFKA_DIR}/logs/server.log" >&2 2>/dev/null || true
-      die "kafka: the broker exited during start (logs: ${KAFKA_DIR}/logs/)"
-    fi
-    if port_listening "${KAFKA_PORT}" && kafka_health --quiet; then break; fi
-    if (($(date +%s) >= deadline)); then
-      die "kafka: not ready after ${KAFKA_READY_TIMEOUT_S} s (logs: ${KAFKA_DIR}/logs/); raise AGENTOPS_KAFKA_READY_TIMEOUT_S on a slow machine"
-    fi
-    log "kafka: waiting for the broker ($(($(date +%s) - started)) s)"
-    sleep 2
-  done
+  wait_for_service kafka "${KAFKA_PID}" "${started}" "${KAFKA_READY_TIMEOUT_S}" AGENTOPS_KAFKA_READY_TIMEOUT_S 2 "${KAFKA_DIR}/logs" kafka_ready \
+    "${KAFKA_DIR}/logs/stdout.log" "${KAFKA_DIR}/logs/server.log"
   log "kafka: ready after $(($(date +%s) - started)) s"
 }
 
 kafka_down() { stop_pid "${KAFKA_PID}" "${KAFKA_MARKER}" "kafka"; }
 
-kafka_status() {
-  if kafka_is_running; then
-    if kafka_health; then
-      printf 'kafka     running  pid %s  127.0.0.1:%s  healthy\n' "$(cat "${KAFKA_PID}")" "${KAFKA_PORT}"
-    else
-      printf 'kafka     running  pid %s  127.0.0.1:%s  NOT answering\n' "$(cat "${KAFKA_PID}")" "${KAFKA_PORT}"
-      return 1
-    fi
-  elif port_listening "${KAFKA_PORT}"; then
-    printf 'kafka     foreign  port %s is used by a process not started by ops/\n' "${KAFKA_PORT}"
-    return 1
-  else
-    printf 'kafka     stopped\n'
-    return 1
-  fi
-}
+kafka_ready() { port_listening "${KAFKA_PORT}" && kafka_health --quiet; }
+
+kafka_status() { service_status kafka "${KAFKA_PID}" "127.0.0.1:${KAFKA_PORT}" "${KAFKA_PORT}" kafka_is_running kafka_health; }

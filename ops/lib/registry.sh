@@ -89,37 +89,12 @@ registry_up() {
   )
   setsid nohup "${cmd[@]}" >"${REGISTRY_DIR}/logs/stdout.log" 2>&1 </dev/null &
   echo $! >"${REGISTRY_PID}"
-  local deadline=$((started + REGISTRY_READY_TIMEOUT_S))
-  while ! registry_healthy; do
-    if ! kill -0 "$(cat "${REGISTRY_PID}")" 2>/dev/null; then
-      tail -30 "${REGISTRY_DIR}/logs/stdout.log" "${REGISTRY_DIR}/logs/registry.log" >&2 2>/dev/null || true
-      die "registry: Apicurio exited during start (logs: ${REGISTRY_DIR}/logs/)"
-    fi
-    if (($(date +%s) >= deadline)); then
-      die "registry: not ready after ${REGISTRY_READY_TIMEOUT_S} s (logs: ${REGISTRY_DIR}/logs/); raise AGENTOPS_REGISTRY_READY_TIMEOUT_S on a slow machine"
-    fi
-    log "registry: waiting for Apicurio ($(($(date +%s) - started)) s)"
-    sleep 3
-  done
+  wait_for_service registry "${REGISTRY_PID}" "${started}" "${REGISTRY_READY_TIMEOUT_S}" AGENTOPS_REGISTRY_READY_TIMEOUT_S 3 "${REGISTRY_DIR}/logs" registry_healthy \
+    "${REGISTRY_DIR}/logs/stdout.log" "${REGISTRY_DIR}/logs/registry.log"
   registry_set_compatibility
   log "registry: ready after $(($(date +%s) - started)) s (global compatibility BACKWARD)"
 }
 
 registry_down() { stop_pid "${REGISTRY_PID}" "${REGISTRY_MARKER}" "registry"; }
 
-registry_status() {
-  if registry_is_running; then
-    if registry_healthy; then
-      printf 'registry  running  pid %s  %s  healthy\n' "$(cat "${REGISTRY_PID}")" "${REGISTRY_URL}"
-    else
-      printf 'registry  running  pid %s  %s  NOT answering\n' "$(cat "${REGISTRY_PID}")" "${REGISTRY_URL}"
-      return 1
-    fi
-  elif port_listening "${REGISTRY_PORT}"; then
-    printf 'registry  foreign  port %s is used by a process not started by ops/\n' "${REGISTRY_PORT}"
-    return 1
-  else
-    printf 'registry  stopped\n'
-    return 1
-  fi
-}
+registry_status() { service_status registry "${REGISTRY_PID}" "${REGISTRY_URL}" "${REGISTRY_PORT}" registry_is_running registry_healthy; }
