@@ -6,6 +6,7 @@ import { AvroTopicSerde } from "../kafka/avro-serde.ts";
 import { createKafka } from "../kafka/client.ts";
 import { createSchemaRegistry } from "../kafka/registry.ts";
 import { engineProcessor } from "./engine-processor.ts";
+import { engineThread } from "./engine-thread.ts";
 import { ensureTopics } from "./ensure-topics.ts";
 import { KafkaIoError, RegistryError } from "./errors.ts";
 import { ingestProcessor } from "./ingest-processor.ts";
@@ -26,7 +27,19 @@ const startupRetry = Schedule.exponential("500 millis").pipe(Schedule.intersect(
  * role's consumer first (committing what it processed), then that role's producer, and the
  * endpoint last.
  */
-export function runInstance(config: StreamConfig): Effect.Effect<{ metricsPort: number; failure: Deferred.Deferred<never, KafkaIoError> }, KafkaIoError | RegistryError, Scope.Scope> {
+export interface InstanceOptions {
+  /** Serve /metrics and /healthz (false on the engine thread, which reports to its parent). */
+  readonly serveTelemetry?: boolean;
+}
+
+export interface RunningInstance {
+  /** The /metrics port; 0 when telemetry is not served. */
+  readonly metricsPort: number;
+  readonly failure: Deferred.Deferred<never, KafkaIoError>;
+  readonly telemetry: Telemetry;
+}
+
+export function runInstance(config: StreamConfig, options: InstanceOptions = {}): Effect.Effect<RunningInstance, KafkaIoError | RegistryError, Scope.Scope> {
   return Effect.gen(function* () {
     const logger = pino({ name: "agentops", level: config.logLevel, base: { instance: config.instanceId } });
     const telemetry = new Telemetry();
@@ -71,16 +84,27 @@ export function runInstance(config: StreamConfig): Effect.Effect<{ metricsPort: 
       logger.fatal({ reason }, "processor instance failed");
       Effect.runSync(Deferred.fail(failure, new KafkaIoError({ operation: "process", cause: new Error(reason) })));
     };
-    const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
+    const server = options.serveTelemetry === false ? undefined : yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
     const shared = { kafka, registry, serde, topics, config, logger, telemetry, catalog: shippedCatalog(), fail };
     const roles = { ingest: ingestProcessor, engine: engineProcessor, "run-monitor": runMonitorProcessor } as const;
+    // Alone, the engine has the event loop to itself: a thread would only add a hop.
+    const threadedEngine = config.engineThread === "on" && config.roles.length > 1;
     for (const role of config.roles) {
+      if (role === "engine" && threadedEngine) {
+        yield* engineThread(config, telemetry, fail, logger);
+        continue;
+      }
       const environment: ProcessorEnvironment = { ...shared, producer: yield* connectProducer };
       yield* roles[role].pipe(Effect.provideService(Processors, environment));
     }
     started = true;
+    if (server === undefined) {
+      // The engine thread: its parent logs the instance (and its /metrics port) once.
+      logger.info({ roles: config.roles, topics }, "engine thread running");
+      return { metricsPort: 0, failure, telemetry };
+    }
     const metricsPort = (server.address() as AddressInfo).port;
-    logger.info({ roles: config.roles, topics, metricsPort, brokers: config.brokers }, "processor instance running");
-    return { metricsPort, failure };
+    logger.info({ roles: config.roles, engineThread: threadedEngine, topics, metricsPort, brokers: config.brokers }, "processor instance running");
+    return { metricsPort, failure, telemetry };
   });
 }
