@@ -180,7 +180,9 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
   const started = performance.now();
   // BENCH_CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of the processor there when it stops (summarise with bench/engine-profile-summary.ts).
   const profileFlags = process.env.BENCH_CPU_PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`];
-  const child = spawn(NODE, [...CLI_NODE_FLAGS, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", "bench", "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL], { cwd: ROOT, stdio: ["ignore", out, out] });
+  // BENCH_PROCESSOR_ARGS adds `agentops run` flags, e.g. "--engine-thread on" (with --no-write: the table is for the default).
+  const extraArgs = (process.env.BENCH_PROCESSOR_ARGS ?? "").split(/\s+/).filter((word) => word !== "");
+  const child = spawn(NODE, [...CLI_NODE_FLAGS, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", "bench", "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...extraArgs], { cwd: ROOT, stdio: ["ignore", out, out] });
   closeSync(out);
   const pid = child.pid ?? 0;
   log(`processor: agentops run --topic-prefix ${prefix} (pid ${pid}), log ${logPath}`);
