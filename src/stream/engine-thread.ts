@@ -12,7 +12,7 @@ import type { Telemetry } from "./telemetry.ts";
 const STOP_TIMEOUT_MS = 60_000;
 
 /**
- * The engine role on a worker thread of this process (`--engine-thread on`). One Node.js event loop
+ * The engine role on a worker thread of this process (`--engine-thread`, on by default with more than one core). One Node.js event loop
  * runs everything on one core; the engine is the heaviest role, so a thread of its own lets a
  * second core work on it while ingest and the run monitor keep this one. The thread is a complete
  * engine member (its own Kafka clients, consumer and producer); it reports its telemetry to this

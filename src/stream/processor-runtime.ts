@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { availableParallelism } from "node:os";
 import { Deferred, Effect, Schedule, type Scope } from "effect";
 import { pino } from "pino";
 import { shippedCatalog } from "../catalog/metric-definitions.ts";
@@ -88,7 +89,7 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
     const shared = { kafka, registry, serde, topics, config, logger, telemetry, catalog: shippedCatalog(), fail };
     const roles = { ingest: ingestProcessor, engine: engineProcessor, "run-monitor": runMonitorProcessor } as const;
     // Alone, the engine has the event loop to itself: a thread would only add a hop.
-    const threadedEngine = config.engineThread === "on" && config.roles.length > 1;
+    const threadedEngine = config.roles.length > 1 && (config.engineThread === "on" || (config.engineThread === "auto" && availableParallelism() > 1));
     for (const role of config.roles) {
       if (role === "engine" && threadedEngine) {
         yield* engineThread(config, telemetry, fail, logger);

@@ -21,8 +21,11 @@ export const streamConfigSchema = z.strictObject({
   coverageThresholdHundredths: z.number().int().min(0).max(99),
   metricsPort: z.number().int().min(0).max(65535),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
-  /** Run the engine role on its own thread (a second core) when this instance has other roles too. */
-  engineThread: z.enum(["on", "off"]),
+  /**
+   * Run the engine role on its own thread (a second core) when this instance has other roles too;
+   * "auto" (the default) does so when the machine has more than one core.
+   */
+  engineThread: z.enum(["auto", "on", "off"]),
 });
 
 export type StreamConfig = z.output<typeof streamConfigSchema>;
@@ -39,7 +42,7 @@ const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: stri
   coverageThresholdHundredths: { flag: "--coverage-threshold", env: "AGENTOPS_COVERAGE_THRESHOLD", fix: "give a whole number from 0 to 99 (hundredths; 0 turns the alert off)" },
   metricsPort: { flag: "--metrics-port", env: "AGENTOPS_METRICS_PORT", fix: "give a free TCP port, or 0 to pick one" },
   logLevel: { flag: "--log-level", env: "AGENTOPS_LOG_LEVEL", fix: "give one of fatal, error, warn, info, debug, trace, silent" },
-  engineThread: { flag: "--engine-thread", env: "AGENTOPS_ENGINE_THREAD", fix: "give on (the engine on a thread of its own, using a second core) or off" },
+  engineThread: { flag: "--engine-thread", env: "AGENTOPS_ENGINE_THREAD", fix: "give auto (a thread of its own when there is more than one core), on or off" },
 };
 
 export type RawStreamConfig = Partial<Record<keyof StreamConfig, string | undefined>>;
@@ -70,7 +73,7 @@ export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessE
     coverageThresholdHundredths: merged.coverageThresholdHundredths === undefined ? DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths : Number(merged.coverageThresholdHundredths),
     metricsPort: merged.metricsPort === undefined ? 9464 : Number(merged.metricsPort),
     logLevel: merged.logLevel ?? "info",
-    engineThread: merged.engineThread ?? "off",
+    engineThread: merged.engineThread ?? "auto",
   };
   const parsed = streamConfigSchema.safeParse(candidate);
   if (parsed.success) return Effect.succeed(parsed.data);

@@ -7,13 +7,14 @@ import { parseFlags, stringFlag } from "../flags.ts";
 const USAGE = `Usage: agentops run [--brokers host:port[,...]] [--schema-registry URL] [--roles ingest,engine,run-monitor]
                     [--instance-id NAME] [--group PREFIX] [--topic-prefix PREFIX]
                     [--window 1d] [--coverage-threshold 10] [--metrics-port 9464] [--log-level info]
-                    [--engine-thread on|off]
+                    [--engine-thread auto|on|off]
 
 Starts one processor instance on Kafka. Every flag can also come from the environment:
 KAFKA_BROKERS, SCHEMA_REGISTRY_URL, AGENTOPS_ROLES, AGENTOPS_INSTANCE_ID, AGENTOPS_GROUP,
 AGENTOPS_TOPIC_PREFIX, AGENTOPS_WINDOW, AGENTOPS_COVERAGE_THRESHOLD, AGENTOPS_METRICS_PORT,
-AGENTOPS_LOG_LEVEL, AGENTOPS_ENGINE_THREAD (flags win). --engine-thread on runs the engine role
-on a thread of its own (a second core) when the instance has other roles too; off by default. Missing topics are created from topics/topics.json.
+AGENTOPS_LOG_LEVEL, AGENTOPS_ENGINE_THREAD (flags win). The engine role runs on a thread of its
+own (a second core) when the instance has other roles too: --engine-thread auto (the default) does
+so when the machine has more than one core; on and off force it. Missing topics are created from topics/topics.json.
 More instances with the same --group share the work (consumer groups). SIGTERM or Ctrl-C stops
 consumers cleanly, committing what was processed. Logs are JSON lines (pino) on stdout;
 /metrics (Prometheus) and /healthz are served on 127.0.0.1:<metrics-port>.`;

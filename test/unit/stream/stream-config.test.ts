@@ -15,10 +15,10 @@ describe("processor configuration (flags, then environment, then defaults; valid
     expect(config.right.windowMillis).toBe(86_400_000);
     expect(config.right.coverageThresholdHundredths).toBe(10);
     expect(config.right.groupPrefix).toBe("agentops");
-    expect(config.right.engineThread).toBe("off");
+    expect(config.right.engineThread).toBe("auto");
   });
 
-  it("--engine-thread on|off, from the flag or AGENTOPS_ENGINE_THREAD", () => {
+  it("--engine-thread auto|on|off, from the flag or AGENTOPS_ENGINE_THREAD", () => {
     const fromEnv = resolve({}, { AGENTOPS_ENGINE_THREAD: "on" });
     const fromFlag = resolve({ engineThread: "off" }, { AGENTOPS_ENGINE_THREAD: "on" });
     if (Either.isLeft(fromEnv) || Either.isLeft(fromFlag)) throw new Error("valid configuration refused");
