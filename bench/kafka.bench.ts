@@ -3,7 +3,7 @@
  *   0. a generated workload (`agentops generate --facts N`, reused from bench/out/ when present);
  *   1. produced once with `agentops produce` to a fresh 3-partition facts topic: produce rate;
  *   2. raw consumption: one kafkajs consumer reading the facts topic with registry decode only;
- *   3. the full processor: one `agentops run` instance (ingest, engine, run monitor) from start
+ *   3. the full processor: one `agentops run` instance (ingest, engine, run monitor; default flags) from start
  *      until quiescent (every record processed, engine lag 0, results no longer changing, per
  *      its /metrics): facts/s, peak RSS (VmHWM), then the end-to-end latency of single new facts
  *      (produce → its result on the results topic) once idle.
@@ -344,7 +344,7 @@ try {
     "|---|---|",
     `| produce (\`agentops produce --batch 2000\`, one idempotent producer, Avro via the registry) | ${(produced.facts + produced.agentEvents).toLocaleString("en-US")} records in ${produced.seconds.toFixed(1)} s = **${rate(produced.facts + produced.agentEvents, produced.seconds)}** |`,
     `| raw consumption: one kafkajs consumer, registry decode only, facts topic | ${produced.facts.toLocaleString("en-US")} facts in ${raw.seconds.toFixed(1)} s (incl. ${raw.joinSeconds.toFixed(1)} s group join) = **${rate(produced.facts, raw.seconds)}** |`,
-    `| full processor: one \`agentops run\` (ingest + engine + run monitor), start → quiescent | ${produced.facts.toLocaleString("en-US")} facts + ${produced.agentEvents.toLocaleString("en-US")} agent events in ${processor.seconds.toFixed(1)} s (healthy after ${processor.startupSeconds.toFixed(1)} s) = **${rate(produced.facts, processor.seconds)} facts** (${rate(produced.facts + produced.agentEvents, processor.seconds)} records) |`,
+    `| full processor: one \`agentops run\` (ingest + engine + run monitor; the engine on its own thread, the default with 2 cores), start → quiescent | ${produced.facts.toLocaleString("en-US")} facts + ${produced.agentEvents.toLocaleString("en-US")} agent events in ${processor.seconds.toFixed(1)} s (healthy after ${processor.startupSeconds.toFixed(1)} s) = **${rate(produced.facts, processor.seconds)} facts** (${rate(produced.facts + produced.agentEvents, processor.seconds)} records) |`,
     `| processor / raw consumption | **${ratio.toFixed(2)}** (target ≥ 0.5: **${ratio >= 0.5 ? "met" : "missed"}**) |`,
     `| end-to-end lag of the backlog (last fact already produced when the processor starts) | ${processor.seconds.toFixed(1)} s; max summed consumer lag seen on /metrics ${processor.maxLag.toLocaleString("en-US")} records |`,
     `| end-to-end latency once idle (new fact: send → its result on the results topic), ${PROBES} probes | median **${median(processor.probeLatenciesMs).toFixed(0)} ms**, max ${Math.max(...processor.probeLatenciesMs).toFixed(0)} ms |`,
