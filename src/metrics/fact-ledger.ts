@@ -63,18 +63,8 @@ export class FactLedger {
     const own = this.byKind.fact.get(fact.fact_id);
     if (own !== undefined && versionList(own).some((known) => sameRecord(known, fact))) return REDELIVERY;
 
-    // The usual case, a new fact whose identities are all unseen, without building identity lists.
-    const secondary = secondaryIdentity(fact);
-    if (own === undefined) {
-      const secondaryMap = secondary === undefined ? undefined : this.byKind[secondary[0]];
-      if (secondary === undefined || secondaryMap?.has(secondary[1]) === false) {
-        this.byKind.fact.set(fact.fact_id, fact);
-        if (secondary !== undefined) secondaryMap?.set(secondary[1], fact);
-        return { kind: "accepted", fact };
-      }
-    }
-
     const identities: [IdentityKind, string][] = [["fact", fact.fact_id]];
+    const secondary = secondaryIdentity(fact);
     if (secondary !== undefined) identities.push(secondary);
 
     const retracted: MetricFact[] = [];

@@ -4,8 +4,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { Cause, Deferred, Effect, Exit, Fiber } from "effect";
-import type { EngineThreadCommand, EngineThreadReport } from "./engine-thread-messages.ts";
-import { TELEMETRY_INTERVAL_MS } from "./engine-thread-messages.ts";
+import { TELEMETRY_INTERVAL_MS, type EngineThreadCommand, type EngineThreadReport } from "./engine-thread-messages.ts";
 import { runInstance } from "./processor-runtime.ts";
 import { streamConfigSchema } from "./stream-config.ts";
 
