@@ -1,7 +1,7 @@
 // In-process throughput and per-run memory of the run monitor core (no Kafka).
 // Run: npm run bench:tripwires:core   (node --expose-gc bench/tripwires-core.ts)
 import type { AgentEvent } from "../src/contract/facts.ts";
-import { createCommandAnalyser } from "../src/tripwires/command-analyser.ts";
+import { createCommandAnalyser } from "../src/tripwires/commands/command-analyser.ts";
 import { createRunMonitor } from "../src/tripwires/monitor.ts";
 import { Rng } from "../src/workload/prng.ts";
 

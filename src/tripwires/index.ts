@@ -5,7 +5,7 @@ export { emptyRunState, serializeRunState, restoreRunState, summariseRun, type R
 export { replayAgentEvents } from "./replay.ts";
 export { parseTripwireConfig, tripwireConfigSchema, type TripwireConfig, type TripwireConfigInput } from "./config.ts";
 export { alertId, compareAlerts, type TripwireAlert, type AlertEvidence } from "./alert.ts";
-export { createCommandAnalyser, type CommandAnalyser } from "./command-analyser.ts";
-export type { CommandAnalysis, DestructiveFinding } from "./command-analysis.ts";
-export { DESTRUCTIVE_RULES, DESTRUCTIVE_RULE_IDS, destructiveRule, type DestructiveRule, type DestructiveRuleId, type Severity } from "./destructive-rules.ts";
-export { RUN_RULES, type RunRule, type RunRuleId } from "./run-rules.ts";
+export { createCommandAnalyser, type CommandAnalyser } from "./commands/command-analyser.ts";
+export type { CommandAnalysis, DestructiveFinding } from "./commands/command-analysis.ts";
+export { DESTRUCTIVE_RULES, DESTRUCTIVE_RULE_IDS, destructiveRule, type DestructiveRule, type DestructiveRuleId, type Severity } from "./rules/destructive-rules.ts";
+export { RUN_RULES, type RunRule, type RunRuleId } from "./rules/run-rules.ts";

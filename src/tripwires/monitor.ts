@@ -1,6 +1,6 @@
 import type { AgentEvent } from "../contract/facts.ts";
 import type { TripwireAlert } from "./alert.ts";
-import { createCommandAnalyser, type CommandAnalyser } from "./command-analyser.ts";
+import { createCommandAnalyser, type CommandAnalyser } from "./commands/command-analyser.ts";
 import { parseTripwireConfig, type TripwireConfig, type TripwireConfigInput } from "./config.ts";
 import { emptyRunState, restoreRunState, serializeRunState, summariseRun, type RunState, type RunStateSummary } from "./run-state.ts";
 import { stepRun } from "./run-step.ts";

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { emptyCredentialState, type CredentialState } from "./credential-egress-detector.ts";
-import { MAX_DELETION_EPISODES, type DeletionEpisode } from "./deletion-episodes.ts";
-import { DESTRUCTIVE_RULE_IDS } from "./destructive-rules.ts";
-import { emptyLoopState, type LoopState } from "./loop-detector.ts";
-import { emptyRedundancyState, windowFigures, type RedundancyState } from "./redundancy-detector.ts";
+import { emptyCredentialState, type CredentialState } from "./detectors/credential-egress-detector.ts";
+import { MAX_DELETION_EPISODES, type DeletionEpisode } from "./detectors/deletion-episodes.ts";
+import { DESTRUCTIVE_RULE_IDS } from "./rules/destructive-rules.ts";
+import { emptyLoopState, type LoopState } from "./detectors/loop-detector.ts";
+import { emptyRedundancyState, windowFigures, type RedundancyState } from "./detectors/redundancy-detector.ts";
 
 /**
  * Everything the monitor remembers about one run: a plain JSON-safe value with bounded arrays, so

@@ -1,15 +1,15 @@
 import type { AgentEvent, AgentStep, SandboxEvent } from "../contract/facts.ts";
 import { actionIdentity, hash53 } from "./action-identity.ts";
 import { makeAlert, type TripwireAlert } from "./alert.ts";
-import type { CommandAnalyser } from "./command-analyser.ts";
+import type { CommandAnalyser } from "./commands/command-analyser.ts";
 import type { TripwireConfig } from "./config.ts";
-import { observeDataFlow } from "./credential-egress-detector.ts";
-import { episodeRoot, groupObservedDeletion, openEpisode } from "./deletion-episodes.ts";
-import { destructiveRule } from "./destructive-rules.ts";
-import { observeToolCall, trimLoopWindow } from "./loop-detector.ts";
-import { observeStateChange, observeToolResult } from "./redundancy-detector.ts";
+import { observeDataFlow } from "./detectors/credential-egress-detector.ts";
+import { episodeRoot, groupObservedDeletion, openEpisode } from "./detectors/deletion-episodes.ts";
+import { destructiveRule } from "./rules/destructive-rules.ts";
+import { observeToolCall, trimLoopWindow } from "./detectors/loop-detector.ts";
+import { observeStateChange, observeToolResult } from "./detectors/redundancy-detector.ts";
 import { admitSeq, type RunState } from "./run-state.ts";
-import { analyseSandboxEvent } from "./sandbox-event-analysis.ts";
+import { analyseSandboxEvent } from "./commands/sandbox-event-analysis.ts";
 
 /**
  * One record applied to one run's state: the whole run monitor for a single run, synchronous and

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createCommandAnalyser } from "../../../src/tripwires/command-analyser.ts";
+import { createCommandAnalyser } from "../../../src/tripwires/commands/command-analyser.ts";
 
 const analyser = createCommandAnalyser({ protectedBranches: ["main"], cacheSize: 0 });
 const context = { cwd: "/work/repo", workspaceRoot: "/work/repo", home: undefined };

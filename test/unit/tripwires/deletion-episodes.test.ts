@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/contract/facts.ts";
-import { MAX_DELETION_EPISODES } from "../../../src/tripwires/deletion-episodes.ts";
+import { MAX_DELETION_EPISODES } from "../../../src/tripwires/detectors/deletion-episodes.ts";
 import { createRunMonitor, type RunMonitor } from "../../../src/tripwires/monitor.ts";
 import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
 import { exec, sandbox } from "./events.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyPath, resolvePath } from "../../../src/tripwires/path-resolution.ts";
+import { classifyPath, resolvePath } from "../../../src/tripwires/commands/path-resolution.ts";
 
 const workspace = { cwd: "/work/repo/src", workspaceRoot: "/work/repo", home: undefined };
 

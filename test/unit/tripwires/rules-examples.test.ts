@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DESTRUCTIVE_RULES } from "../../../src/tripwires/destructive-rules.ts";
+import { DESTRUCTIVE_RULES } from "../../../src/tripwires/rules/destructive-rules.ts";
 import { createRunMonitor } from "../../../src/tripwires/monitor.ts";
 import { exec, sandbox } from "./events.ts";
 

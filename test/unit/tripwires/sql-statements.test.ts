@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { analyseSql } from "../../../src/tripwires/sql-analysis.ts";
-import { leadingKeywords, splitSqlStatements } from "../../../src/tripwires/sql-statements.ts";
+import { analyseSql } from "../../../src/tripwires/commands/sql/sql-analysis.ts";
+import { leadingKeywords, splitSqlStatements } from "../../../src/tripwires/commands/sql/sql-statements.ts";
 
 describe("SQL lexer: statements and leading keywords", () => {
   it("splits at top-level semicolons only: not inside strings, quoted identifiers, dollar quotes or comments", () => {

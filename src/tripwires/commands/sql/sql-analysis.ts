@@ -1,5 +1,5 @@
 import sqlParser from "node-sql-parser";
-import type { DestructiveFinding } from "./command-analysis.ts";
+import type { DestructiveFinding } from "../command-analysis.ts";
 import { leadingKeywords, splitSqlStatements } from "./sql-statements.ts";
 
 /**

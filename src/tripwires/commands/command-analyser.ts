@@ -1,7 +1,7 @@
 import { EMPTY_ANALYSIS, type CommandAnalysis } from "./command-analysis.ts";
 import type { PathContext } from "./path-resolution.ts";
 import { analyseShellCommand, type ShellAnalysisOptions } from "./shell-analysis.ts";
-import { analyseSql, sqlChangesState } from "./sql-analysis.ts";
+import { analyseSql, sqlChangesState } from "./sql/sql-analysis.ts";
 
 /**
  * Memoised command analysis. Parsing is the expensive part of the monitor and agents repeat the

@@ -1,4 +1,4 @@
-import type { SandboxEvent } from "../contract/facts.ts";
+import type { SandboxEvent } from "../../contract/facts.ts";
 import type { CommandAnalyser } from "./command-analyser.ts";
 import { EMPTY_ANALYSIS, type CommandAnalysis, type DestructiveFinding } from "./command-analysis.ts";
 import { isCredentialPath } from "./credential-paths.ts";

@@ -8,7 +8,7 @@ import { analyseGit, READ_ONLY_GIT } from "./git-commands.ts";
 import { analyseInfraCommand } from "./infra-commands.ts";
 import { resolvePath, type PathContext } from "./path-resolution.ts";
 import { parseShell, type ShellWord, type SimpleCommand } from "./shell-parser.ts";
-import { sqlCommandFindings } from "./sql-commands.ts";
+import { sqlCommandFindings } from "./sql/sql-commands.ts";
 
 /**
  * Analyses one command line: parse with the bash grammar, walk every simple command it would run

@@ -1,6 +1,6 @@
-import { makeAlert, type TripwireAlert } from "./alert.ts";
-import type { TripwireConfig } from "./config.ts";
-import { RUN_RULES } from "./run-rules.ts";
+import { makeAlert, type TripwireAlert } from "../alert.ts";
+import type { TripwireConfig } from "../config.ts";
+import { RUN_RULES } from "../rules/run-rules.ts";
 
 /**
  * A tool call is redundant when the same action (tool + canonical input) returns the same

@@ -1,4 +1,4 @@
-import type { DestructiveRuleId } from "./destructive-rules.ts";
+import type { DestructiveRuleId } from "../rules/destructive-rules.ts";
 import { classifyPath, resolvePath, type PathClass, type PathContext } from "./path-resolution.ts";
 import type { ShellWord } from "./shell-parser.ts";
 

@@ -1,6 +1,6 @@
-import { makeAlert, type TripwireAlert } from "./alert.ts";
-import type { TripwireConfig } from "./config.ts";
-import { RUN_RULES } from "./run-rules.ts";
+import { makeAlert, type TripwireAlert } from "../alert.ts";
+import type { TripwireConfig } from "../config.ts";
+import { RUN_RULES } from "../rules/run-rules.ts";
 
 /**
  * Loop detection over a seq-sorted ring of the run's last tool calls (parallel number arrays: the

@@ -1,5 +1,5 @@
-import { makeAlert, type TripwireAlert } from "./alert.ts";
-import { destructiveRule } from "./destructive-rules.ts";
+import { makeAlert, type TripwireAlert } from "../alert.ts";
+import { destructiveRule } from "../rules/destructive-rules.ts";
 
 /**
  * Cross-event rule: a credential read followed (by seq) by network egress in the same run.
