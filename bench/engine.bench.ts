@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { writeWorkload } from "../src/workload/writer.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
 import { writeResultsSection } from "./results-section.ts";
+import { workloadLineCount } from "./workload-lines.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const OUT = `${ROOT}bench/out/`;
@@ -117,19 +118,9 @@ interface Row {
   readonly load: string;
 }
 
-function countLines(path: string): number {
-  const sidecarLines = `${path}.lines`;
-  if (existsSync(sidecarLines) && statSync(sidecarLines).mtimeMs >= statSync(path).mtimeMs) return Number(readFileSync(sidecarLines, "utf8"));
-  const buffer = readFileSync(path);
-  let lines = 0;
-  for (let at = buffer.indexOf(10); at !== -1; at = buffer.indexOf(10, at + 1)) lines += 1;
-  writeFileSync(sidecarLines, String(lines));
-  return lines;
-}
-
 async function measure(size: number): Promise<Row> {
   const path = await ensureWorkload(size);
-  const lines = countLines(path);
+  const lines = workloadLineCount(path);
 
   const capped = lines > IN_PROCESS_CAP * 1.01;
   log(`in-process engine on ${capped ? `the first ${IN_PROCESS_CAP.toLocaleString("en-US")} of ` : ""}${lines.toLocaleString("en-US")} lines…`);

@@ -24,6 +24,7 @@ import { ensureTopics } from "../src/stream/ensure-topics.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
 import { writeResultsSection } from "./results-section.ts";
+import { workloadLineCount } from "./workload-lines.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const OUT = `${ROOT}bench/out/`;
@@ -331,14 +332,14 @@ try {
   const rawRate = produced.facts / raw.seconds;
   const processorRate = produced.facts / processor.seconds;
   const ratio = processorRate / rawRate;
-  const lines = Number(readFileSync(`${input}.lines`, "utf8").trim()) || Number.NaN;
+  const lines = workloadLineCount(input);
   const section = [
     HEADING,
     "",
     `- Date: ${date} (\`date -u\`)`,
     `- Machine: ${cpus().length} cores (\`nproc\` = ${execFileSync("nproc", { encoding: "utf8" }).trim()}), ${(totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, node ${nodeVersion}; Kafka 4.4.0 (one KRaft node, ops/services.sh) and Apicurio 3.3.3 on the same cores, shared with other engineers' jobs (load average 1/5/15 min: ${loadBefore.map((value) => value.toFixed(1)).join(" / ")} before, ${loadAfter.map((value) => value.toFixed(1)).join(" / ")} after).`,
     `- Command: \`npm run bench:kafka${FACTS === 1_000_000 ? "" : ` -- --facts ${FACTS}`}\` (= \`node bench/kafka.bench.ts\`)`,
-    `- Workload: \`agentops generate --facts ${FACTS} --seed ${DEFAULT_SEED}\` (${Number.isNaN(lines) ? "?" : lines.toLocaleString("en-US")} lines; invalid lines are not sent by \`produce\`): ${produced.facts.toLocaleString("en-US")} metric facts on the 3-partition facts topic, ${produced.agentEvents.toLocaleString("en-US")} agent events on the agent-events topic.`,
+    `- Workload: \`agentops generate --facts ${FACTS} --seed ${DEFAULT_SEED}\` (${lines.toLocaleString("en-US")} lines; invalid lines are not sent by \`produce\`): ${produced.facts.toLocaleString("en-US")} metric facts on the 3-partition facts topic, ${produced.agentEvents.toLocaleString("en-US")} agent events on the agent-events topic.`,
     "",
     "| measurement | result |",
     "|---|---|",
