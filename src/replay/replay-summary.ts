@@ -1,4 +1,6 @@
-import type { MetricResult } from "../metrics/result-record.ts";
+import type { CoverageResult, MetricResult } from "../metrics/result-record.ts";
+import { describeCohort, describeScope } from "./result-rows.ts";
+import { formatTable } from "./text-table.ts";
 
 /** Counts a replay reports at the end: what came in, what was refused, what came out. */
 export interface ReplayCounts {
@@ -10,6 +12,13 @@ export interface ReplayCounts {
   rejected: Record<string, number>;
 }
 
+/** The result with the lowest coverage ratio of a metric, and where it is (scope and cohort). */
+export interface LowestCoverage {
+  readonly coverage: CoverageResult;
+  readonly scope: string;
+  readonly cohort: string;
+}
+
 export interface MetricRow {
   readonly metricId: string;
   readonly records: number;
@@ -17,15 +26,30 @@ export interface MetricRow {
   readonly belowMinimum: number;
   readonly notAvailable: number;
   readonly coverageAlerts: number;
-  readonly coveredUnits: number;
-  readonly candidateUnits: number;
+  /**
+   * Coverage is a property of one result key: summing numerators and denominators across cohorts
+   * and windows would count a money cohort's shared population once per slice, so the summary
+   * names the weakest key instead. Undefined when no result of the metric has a population.
+   */
+  readonly lowest: LowestCoverage | undefined;
 }
 
-/** One row per metric: how many result records and of which status, and pooled coverage. */
+/** a/b < c/d without floating point: both denominators are positive unit counts. */
+function lowerRatio(left: CoverageResult, right: CoverageResult): boolean {
+  return left.numerator * right.denominator < right.numerator * left.denominator;
+}
+
+/**
+ * One row per metric: how many result records of each status, how many raised LOW_COVERAGE, and
+ * the lowest coverage among its results with its key. `results` in the output files' key order
+ * makes the choice among equal ratios deterministic (the first key wins).
+ */
 export function metricRows(results: readonly MetricResult[]): MetricRow[] {
   const rows = new Map<string, MetricRow>();
   for (const result of results) {
-    const row = rows.get(result.metric_id) ?? { metricId: result.metric_id, records: 0, published: 0, belowMinimum: 0, notAvailable: 0, coverageAlerts: 0, coveredUnits: 0, candidateUnits: 0 };
+    const row = rows.get(result.metric_id) ?? { metricId: result.metric_id, records: 0, published: 0, belowMinimum: 0, notAvailable: 0, coverageAlerts: 0, lowest: undefined };
+    const hasPopulation = result.coverage.denominator > 0;
+    const lower = hasPopulation && (row.lowest === undefined || lowerRatio(result.coverage, row.lowest.coverage));
     rows.set(result.metric_id, {
       ...row,
       records: row.records + 1,
@@ -33,33 +57,27 @@ export function metricRows(results: readonly MetricResult[]): MetricRow[] {
       belowMinimum: row.belowMinimum + (result.status === "BELOW_MINIMUM_SAMPLE" ? 1 : 0),
       notAvailable: row.notAvailable + (result.status === "NOT_AVAILABLE" ? 1 : 0),
       coverageAlerts: row.coverageAlerts + (result.coverage.alert ? 1 : 0),
-      coveredUnits: row.coveredUnits + result.coverage.numerator,
-      candidateUnits: row.candidateUnits + result.coverage.denominator,
+      lowest: lower ? { coverage: result.coverage, scope: describeScope(result.scope), cohort: describeCohort(result.cohort) } : row.lowest,
     });
   }
   return [...rows.values()].sort((a, b) => (a.metricId < b.metricId ? -1 : 1));
 }
 
-/** A plain-text table: fixed-width columns, readable in a terminal and in CI logs. */
-export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? "").length)));
-  // Numbers (and n/m fractions) align right, text aligns left.
-  const numeric = (cell: string): boolean => /^-?[\d.,/ ]+$/.test(cell);
-  const line = (cells: readonly string[]): string => cells.map((cell, column) => (numeric(cell) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))).join("  ").trimEnd();
-  return [line(headers), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)].join("\n");
+function describeCoverage(coverage: CoverageResult): string {
+  return `${coverage.numerator}/${coverage.denominator} ${coverage.state}${coverage.alert ? " LOW" : ""}`;
 }
 
-export function formatMetricTable(rows: readonly MetricRow[]): string {
-  return formatTable(
-    ["metric", "records", "published", "below-min", "n/a", "cov-alerts", "coverage"],
-    rows.map((row) => [
-      row.metricId,
-      String(row.records),
-      String(row.published),
-      String(row.belowMinimum),
-      String(row.notAvailable),
-      String(row.coverageAlerts),
-      row.candidateUnits === 0 ? "-" : `${row.coveredUnits}/${row.candidateUnits}`,
-    ]),
+/** Per metric: results by status, LOW_COVERAGE alerts, and the lowest coverage with its key. */
+export function formatMetricTable(rows: readonly MetricRow[], width?: number): string {
+  const counts = formatTable(
+    ["metric", "results", "published", "below-min", "n/a", "low-cov", "lowest coverage"],
+    rows.map((row) => [row.metricId, String(row.records), String(row.published), String(row.belowMinimum), String(row.notAvailable), String(row.coverageAlerts), row.lowest === undefined ? "-" : describeCoverage(row.lowest.coverage)]),
+    width === undefined ? {} : { width },
   );
+  const where = formatTable(
+    ["metric", "lowest coverage at (scope, cohort)"],
+    rows.map((row) => [row.metricId, row.lowest === undefined ? "no result has a population" : `${row.lowest.scope}, ${row.lowest.cohort}`]),
+    width === undefined ? {} : { width, wrap: [1] },
+  );
+  return `${counts}\n\n${where}`;
 }

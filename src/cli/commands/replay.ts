@@ -5,8 +5,9 @@ import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
 import { replayFile } from "../../replay/replay-file.ts";
 import { runMonitorSink } from "../../replay/run-monitor-sink.ts";
-import { formatMetricTable, formatTable, metricRows } from "../../replay/replay-summary.ts";
-import { RESULT_HEADERS, byMetricScopeCohort, resultRow } from "../../replay/result-rows.ts";
+import { formatMetricTable, metricRows } from "../../replay/replay-summary.ts";
+import { RESULT_HEADERS, byMetricScopeCohort, formatGroupedResults, resultRow } from "../../replay/result-rows.ts";
+import { formatTable } from "../../replay/text-table.ts";
 import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, requiredStringFlag, stringFlag, type ParsedFlags } from "../flags.ts";
@@ -19,6 +20,7 @@ import { byUtf8 } from "../../metrics/key-order.ts";
 const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--output <results.ndjson>]
                        [--alerts <alerts.ndjson>] [--dlq <dlq.ndjson>]
                        [--window 1d] [--coverage-threshold 10]
+                       [--table summary|grouped|full] [--width 120]
        agentops replay --from-topic [--verify] [--output <results.ndjson>]
                        [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
 
@@ -32,13 +34,19 @@ sorted by key. The same records in any order give byte-identical output.
   --dlq                 where to write rejected records and conflicts, with line number and reason
   --window              window size for window-scoped metrics: 1d (default), 12h, 1h, 15m, ...
   --coverage-threshold  LOW_COVERAGE alert threshold in hundredths, 0..99 (default 10; 0 = off)
-  --table               what to print: "summary" (one row per metric, the default) or "full"
-                        (every result: value, or why there is none, and its coverage)
+  --table               what to print before the input counts: "summary" (one row per metric: results
+                        by status and the lowest coverage with its key; the default), "grouped" (also
+                        every result, grouped by metric with short cohort labels, fitting the width)
+                        or "full" (also every result on one line, every cohort coordinate spelled out)
+  --width               columns to fit "summary" and "grouped" into (default: the terminal's, else 120)
 
 Audit mode (--from-topic): rebuilds every result from offset 0 of the facts topic into fresh
 state. With --verify it compares them with the compacted results topic, prints the digest of
 both and every differing key, and exits 1 on any difference. Use the window and threshold the
 processors run with.`;
+
+/** Columns the tables fit into when stdout is not a terminal (CI logs, pipes). */
+const DEFAULT_WIDTH = 120;
 
 async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });
@@ -65,6 +73,7 @@ export const replayCommand: CliCommand = {
         window: { type: "string" },
         "coverage-threshold": { type: "string" },
         table: { type: "string" },
+        width: { type: "string" },
         "from-topic": { type: "boolean" },
         verify: { type: "boolean" },
         ...CLUSTER_FLAGS,
@@ -79,6 +88,9 @@ export const replayCommand: CliCommand = {
     if (!config.success) throw new UsageError("--window", config.error.issues[0]?.message ?? "invalid", "use a size that divides one day (1h, 15m, ...) or whole days (1d, 7d)");
     if (booleanFlag(flags, "from-topic")) return auditReplay(flags, config.data);
     if (booleanFlag(flags, "verify")) throw new UsageError("--verify", "only applies to --from-topic", "add --from-topic to audit the results topic, or drop --verify");
+    const table = stringFlag(flags, "table") ?? "summary";
+    if (table !== "summary" && table !== "grouped" && table !== "full") throw new UsageError("--table", `"${table}" is not a table kind`, "give --table summary, --table grouped or --table full");
+    const width = integerFlag(flags, "width", process.stdout.isTTY === true ? (process.stdout.columns ?? DEFAULT_WIDTH) : DEFAULT_WIDTH, 40, 1000);
     const input = requiredStringFlag(flags, "input", "name the facts file, e.g. --input samples/facts.ndjson");
     const output = stringFlag(flags, "output");
     if (output === undefined && stringFlag(flags, "alerts") === undefined && stringFlag(flags, "dlq") === undefined) {
@@ -106,12 +118,12 @@ export const replayCommand: CliCommand = {
       await writeLines(dlqPath, [...outcome.deadLetters.map((letter) => JSON.stringify(letter)), ...conflicts]);
     }
 
-    const table = stringFlag(flags, "table") ?? "summary";
-    if (table !== "summary" && table !== "full") throw new UsageError("--table", `"${table}" is not a table kind`, "give --table summary or --table full");
-    if (table === "full") process.stdout.write(`${formatTable(RESULT_HEADERS, outcome.results.map((entry) => entry.result).sort(byMetricScopeCohort).map(resultRow))}\n\n`);
+    const results = outcome.results.map((entry) => entry.result);
+    if (table === "full") process.stdout.write(`${formatTable(RESULT_HEADERS, [...results].sort(byMetricScopeCohort).map(resultRow))}\n\n`);
+    if (table === "grouped") process.stdout.write(`${formatGroupedResults(results, width)}\n\n`);
     const { counts } = outcome;
     const rejected = Object.values(counts.rejected).reduce((sum, count) => sum + count, 0);
-    process.stdout.write(`${formatMetricTable(metricRows(outcome.results.map((entry) => entry.result)))}\n\n`);
+    process.stdout.write(`${formatMetricTable(metricRows(results), width)}\n\n`);
     process.stdout.write(
       `${formatTable(
         ["input", "count"],

@@ -1,6 +1,6 @@
 import { byUtf8 } from "../../metrics/key-order.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
-import { formatTable } from "../../replay/replay-summary.ts";
+import { formatTable } from "../../replay/text-table.ts";
 import { RESULT_HEADERS, resultRow } from "../../replay/result-rows.ts";
 import { readLatestResults } from "../../stream/topic-results.ts";
 import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
