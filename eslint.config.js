@@ -16,4 +16,11 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
     },
   },
+  {
+    // The live view's page scripts run in the browser as plain ES modules (served, never built).
+    files: ["src/serve/static/**/*.js"],
+    languageOptions: {
+      globals: { window: "readonly", document: "readonly", Node: "readonly", EventSource: "readonly", requestAnimationFrame: "readonly", uPlot: "readonly" },
+    },
+  },
 );

@@ -6,6 +6,7 @@ import { produceCommand } from "./produce.ts";
 import { replayCommand } from "./replay.ts";
 import { resultsCommand } from "./results.ts";
 import { runCommand } from "./run.ts";
+import { serveCommand } from "./serve.ts";
 import { topicsCommand } from "./topics.ts";
 
 /**
@@ -18,6 +19,7 @@ export const commands: readonly CliCommand[] = [
   produceCommand,
   resultsCommand,
   alertsCommand,
+  serveCommand,
   catalogCommand,
   generateCommand,
   topicsCommand,

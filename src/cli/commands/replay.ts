@@ -18,7 +18,7 @@ import type { EngineConfig } from "../../metrics/engine-config.ts";
 import { byUtf8 } from "../../metrics/key-order.ts";
 
 const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--output <results.ndjson>]
-                       [--alerts <alerts.ndjson>] [--dlq <dlq.ndjson>]
+                       [--alerts <alerts.ndjson>] [--runs <runs.ndjson>] [--dlq <dlq.ndjson>]
                        [--window 1d] [--coverage-threshold 10]
                        [--table summary|grouped|full] [--width 120]
        agentops replay --from-topic [--verify] [--output <results.ndjson>]
@@ -31,6 +31,8 @@ sorted by key. The same records in any order give byte-identical output.
   --input               NDJSON (one fact a line, the contract's JSON form) or an Avro container file (.avro)
   --output              where to write the results (NDJSON); at least one of --output, --alerts, --dlq
   --alerts              where to write tripwire alerts from agent_step/sandbox_event records (NDJSON)
+  --runs                where to write the last run-state summary of every monitored run (NDJSON; the
+                        run-state topic's records, read by \`agentops serve\`)
   --dlq                 where to write rejected records and conflicts, with line number and reason
   --window              window size for window-scoped metrics: 1d (default), 12h, 1h, 15m, ...
   --coverage-threshold  LOW_COVERAGE alert threshold in hundredths, 0..99 (default 10; 0 = off)
@@ -69,6 +71,7 @@ export const replayCommand: CliCommand = {
         input: { type: "string" },
         output: { type: "string" },
         alerts: { type: "string" },
+        runs: { type: "string" },
         dlq: { type: "string" },
         window: { type: "string" },
         "coverage-threshold": { type: "string" },
@@ -105,13 +108,16 @@ export const replayCommand: CliCommand = {
 
     const progress = progressReporter("replay", size);
     const started = performance.now();
-    const outcome = await replayFile(input, config.data, shippedCatalog(), runMonitorSink(), (bytes) => progress.update(bytes));
+    const monitor = runMonitorSink();
+    const outcome = await replayFile(input, config.data, shippedCatalog(), monitor, (bytes) => progress.update(bytes));
     progress.done();
     const seconds = (performance.now() - started) / 1000;
 
     if (output !== undefined) await writeLines(output, outcome.results.map((entry) => entry.json));
     const alertsPath = stringFlag(flags, "alerts");
     if (alertsPath !== undefined) await writeLines(alertsPath, outcome.alerts.map((alert) => JSON.stringify(alert)));
+    const runsPath = stringFlag(flags, "runs");
+    if (runsPath !== undefined) await writeLines(runsPath, monitor.runStates().map((summary) => JSON.stringify(summary)));
     const dlqPath = stringFlag(flags, "dlq");
     if (dlqPath !== undefined) {
       const conflicts = outcome.conflicts.map((conflict) => JSON.stringify({ reason: "CONFLICT", field: "", detail: `${conflict.factIds.length} distinct records share identity ${conflict.identity.replace("\u0000", " ")}; all are quarantined`, source: { file: input, fact_ids: conflict.factIds }, raw: null }));

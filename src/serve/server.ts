@@ -1,0 +1,100 @@
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ViewEvent, ViewState } from "./view-state.ts";
+
+const STATIC_DIR = join(dirname(fileURLToPath(import.meta.url)), "static");
+// uPlot's main entry is dist/uPlot.cjs.js; its browser bundle and stylesheet sit beside it.
+const UPLOT_DIR = dirname(createRequire(import.meta.url).resolve("uplot"));
+
+/**
+ * Every file the page loads, by URL path: the page's own files and uPlot's prebuilt browser bundle
+ * straight from node_modules (no build step). Nothing else on disk is reachable.
+ */
+const FILES: Readonly<Record<string, { path: string; type: string }>> = {
+  "/": { path: join(STATIC_DIR, "index.html"), type: "text/html; charset=utf-8" },
+  "/app.js": { path: join(STATIC_DIR, "app.js"), type: "text/javascript; charset=utf-8" },
+  "/format.js": { path: join(STATIC_DIR, "format.js"), type: "text/javascript; charset=utf-8" },
+  "/style.css": { path: join(STATIC_DIR, "style.css"), type: "text/css; charset=utf-8" },
+  "/vendor/uPlot.iife.min.js": { path: join(UPLOT_DIR, "uPlot.iife.min.js"), type: "text/javascript; charset=utf-8" },
+  "/vendor/uPlot.min.css": { path: join(UPLOT_DIR, "uPlot.min.css"), type: "text/css; charset=utf-8" },
+};
+
+/** A comment line every 15 s keeps proxies and the browser from closing an idle event stream. */
+const KEEPALIVE_MS = 15_000;
+
+function sseFrame(event: ViewEvent): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+async function serveFile(response: ServerResponse, file: { path: string; type: string }): Promise<void> {
+  const body = await readFile(file.path);
+  response.writeHead(200, { "content-type": file.type, "content-length": body.length, "cache-control": "no-cache" });
+  response.end(body);
+}
+
+/** The event stream: the whole state first (event "snapshot"), then every change as it happens. */
+function serveEvents(request: IncomingMessage, response: ServerResponse, state: ViewState): void {
+  response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
+  response.write(`event: snapshot\ndata: ${JSON.stringify(state.snapshot())}\n\n`);
+  const unsubscribe = state.subscribe((event) => response.write(sseFrame(event)));
+  const keepalive = setInterval(() => response.write(": keepalive\n\n"), KEEPALIVE_MS);
+  request.on("close", () => {
+    clearInterval(keepalive);
+    unsubscribe();
+  });
+}
+
+export interface ViewServer {
+  readonly server: Server;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The view's HTTP server (node:http): the page, its scripts, `/api/snapshot` (the records as JSON)
+ * and `/events` (server-sent events). Read-only: every other method or path is refused.
+ */
+export async function startViewServer(state: ViewState, host: string, port: number): Promise<ViewServer> {
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      response.writeHead(405, { allow: "GET, HEAD" }).end();
+      return;
+    }
+    if (path === "/events") return serveEvents(request, response, state);
+    if (path === "/api/snapshot") {
+      response.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" });
+      response.end(JSON.stringify(state.snapshot()));
+      return;
+    }
+    const file = FILES[path];
+    if (file === undefined) {
+      response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(`not found: ${path}\n`);
+      return;
+    }
+    serveFile(response, file).catch((error: unknown) => {
+      response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}\n`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const boundPort = typeof address === "object" && address !== null ? address.port : port;
+  return {
+    server,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,292 @@
+// The live view. It shows the records the server streams — result records, tripwire alerts and
+// run-state summaries — as they were published: every figure on the page is a field of a record,
+// formatted for reading; no metric is computed here.
+import { formatInstant, instantMillis } from "./format.js";
+
+const view = { results: new Map(), alerts: new Map(), runs: new Map(), fresh: new Set() };
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) if (value !== undefined && value !== null) node.setAttribute(name, String(value));
+  for (const child of children.flat()) if (child !== undefined && child !== null) node.append(child instanceof Node ? child : String(child));
+  return node;
+}
+
+// ---------- metrics ----------
+
+const STATUS_TEXT = { PUBLISHED: "published", BELOW_MINIMUM_SAMPLE: "below minimum sample", NOT_AVAILABLE: "N/A" };
+
+function scopeText(scope) {
+  if (scope.kind === "snapshot") return `snapshot ${scope.snapshot_id} (cutoff ${formatInstant(scope.cutoff)})`;
+  return `${formatInstant(scope.start)} → ${formatInstant(scope.end)}`;
+}
+
+function cohortNode(cohort) {
+  const entries = Object.entries(cohort);
+  if (entries.length === 0) return el("td", { class: "cohort why" }, "no cohort");
+  return el("td", { class: "cohort" }, entries.map(([key, value]) => el("span", {}, el("b", {}, `${key} `), value)));
+}
+
+/** A number as the CLI prints it: integers whole, fractions to 4 places; the exact value in the title. */
+function numberText(value) {
+  return Number.isInteger(value) ? String(value) : value.toFixed(4);
+}
+
+function valueNode(result) {
+  if (result.status === "BELOW_MINIMUM_SAMPLE") return el("td", { class: "why", "data-status": result.status }, `below minimum sample: ${result.eligible_units} of ${result.minimum_sample} eligible units`);
+  if (result.value === null) return el("td", { class: "why", "data-status": result.status }, result.na_reason ?? "N/A");
+  if (typeof result.value === "number") {
+    const currency = result.measures?.currency;
+    const unit = currency ? ` ${currency} minor units` : "";
+    return el("td", { class: "num value", title: JSON.stringify(result.value), "data-value": JSON.stringify(result.value) }, `${numberText(result.value)}${unit}`);
+  }
+  return el(
+    "td",
+    { class: "value", "data-value": JSON.stringify(result.value) },
+    Object.entries(result.value).map(([category, share]) => el("span", { class: "category", title: String(share) }, `${category} ${share.toFixed(3)} `)),
+  );
+}
+
+function coverageNode(coverage) {
+  // The bar's length is the record's own raw_ratio; a ratio of null (no population) has no bar.
+  const ratio = coverage.raw_ratio;
+  const bar = el("span", { class: `bar${coverage.alert ? " alert" : ""}` }, ratio === null ? null : el("i", { style: `width:${(ratio * 100).toFixed(1)}%` }));
+  return el(
+    "td",
+    { class: "coverage" },
+    bar,
+    el("span", { class: "fraction" }, `${coverage.numerator}/${coverage.denominator}`),
+    " ",
+    el("span", { class: `badge ${coverage.state}` }, coverage.state),
+    coverage.alert ? [" ", el("span", { class: "badge low", title: `coverage below ${coverage.threshold_hundredths}%` }, "LOW_COVERAGE")] : null,
+  );
+}
+
+function compareResults(a, b) {
+  const scopeKey = (scope) => (scope.kind === "window" ? `w${instantMillis(scope.start)}` : `s${scope.snapshot_id}`);
+  const left = `${scopeKey(a.scope)}\u0000${JSON.stringify(a.cohort)}`;
+  const right = `${scopeKey(b.scope)}\u0000${JSON.stringify(b.cohort)}`;
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function byMetric() {
+  const groups = new Map();
+  for (const [key, result] of view.results) {
+    if (!groups.has(result.metric_id)) groups.set(result.metric_id, []);
+    groups.get(result.metric_id).push([key, result]);
+  }
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+}
+
+function renderMetrics() {
+  const container = document.getElementById("metrics");
+  const groups = byMetric();
+  document.getElementById("result-count").textContent = `${view.results.size} results, ${groups.length} metrics`;
+  container.replaceChildren(
+    ...groups.map(([metricId, entries]) => {
+      entries.sort(([, a], [, b]) => compareResults(a, b));
+      const statuses = new Map();
+      for (const [, result] of entries) statuses.set(result.status, (statuses.get(result.status) ?? 0) + 1);
+      const rows = entries.map(([key, result]) =>
+        el(
+          "tr",
+          { "data-key": key, "data-metric": metricId },
+          el("td", {}, scopeText(result.scope)),
+          cohortNode(result.cohort),
+          el("td", {}, el("span", { class: `badge ${result.status}` }, STATUS_TEXT[result.status] ?? result.status)),
+          valueNode(result),
+          coverageNode(result.coverage),
+        ),
+      );
+      return el(
+        "details",
+        { open: "", "data-metric": metricId },
+        el("summary", {}, el("h3", {}, metricId), " ", el("span", { class: "muted" }, [...statuses].map(([status, count]) => `${count} ${STATUS_TEXT[status] ?? status}`).join(", "))),
+        el("table", {}, el("thead", {}, el("tr", {}, ["scope", "cohort", "status", "value, or why there is none", "coverage"].map((title) => el("th", {}, title)))), el("tbody", {}, rows)),
+      );
+    }),
+  );
+}
+
+// ---------- trends ----------
+
+const charts = [];
+
+/** Axis labels only (the values themselves are in the metrics table): 3835953 → 3.8M. */
+function compactNumber(value) {
+  return new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 2 }).format(value);
+}
+
+/** One chart per (window metric, cohort): x = window start, one series per value (or category). */
+function renderTrends() {
+  for (const chart of charts.splice(0)) chart.destroy();
+  const container = document.getElementById("trends");
+  const sections = [];
+  for (const [metricId, entries] of byMetric()) {
+    const windows = entries.filter(([, result]) => result.scope.kind === "window");
+    if (windows.length === 0) continue;
+    const cohorts = new Map();
+    for (const [, result] of windows) {
+      const cohortKey = JSON.stringify(result.cohort);
+      if (!cohorts.has(cohortKey)) cohorts.set(cohortKey, []);
+      cohorts.get(cohortKey).push(result);
+    }
+    const boxes = [];
+    for (const [cohortKey, results] of [...cohorts].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      results.sort((a, b) => instantMillis(a.scope.start) - instantMillis(b.scope.start));
+      if (!results.some((result) => result.value !== null)) continue;
+      const xs = results.map((result) => instantMillis(result.scope.start) / 1000);
+      const categorical = results.some((result) => result.value !== null && typeof result.value === "object");
+      const names = categorical ? [...new Set(results.flatMap((result) => (result.value && typeof result.value === "object" ? Object.keys(result.value) : [])))].sort() : ["value"];
+      // A window without a published value is a gap (null), never a zero.
+      const series = names.map((name) => results.map((result) => (result.value === null ? null : categorical ? (result.value[name] ?? null) : result.value)));
+      const currency = results.find((result) => result.measures?.currency)?.measures.currency;
+      const cohortText = Object.entries(JSON.parse(cohortKey)).map(([key, value]) => `${key}=${value}`).join(", ") || "no cohort";
+      const gaps = results.filter((result) => result.value === null).length;
+      const box = el("div", { class: "chart", "data-metric": metricId, "data-cohort": cohortKey }, el("div", { class: "title" }, cohortText, currency ? ` (${currency} minor units)` : "", gaps > 0 ? el("span", { class: "why" }, ` · ${gaps} window(s) without a value`) : null));
+      boxes.push(box);
+      const palette = ["#2e90fa", "#f79009", "#12b76a", "#7a5af8", "#f04438", "#667085"];
+      charts.push(
+        new uPlot(
+          {
+            width: 300,
+            height: 140,
+            legend: { show: categorical, live: false },
+            // Window starts are instants: shown in UTC like every time on the page.
+            tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), "Etc/UTC"),
+            scales: { x: { time: true } },
+            axes: [{ size: 30 }, { size: 56, values: (_chart, ticks) => ticks.map(compactNumber) }],
+            series: [{}, ...names.map((name, index) => ({ label: name, stroke: palette[index % palette.length], points: { show: true, size: 5 }, spanGaps: false }))],
+          },
+          [xs, ...series],
+          box,
+        ),
+      );
+    }
+    if (boxes.length > 0) sections.push(el("details", { open: "" }, el("summary", {}, el("h3", {}, metricId)), el("div", { class: "charts" }, boxes)));
+  }
+  container.replaceChildren(...sections);
+}
+
+// ---------- alerts and runs ----------
+
+function evidenceText(evidence) {
+  const parts = [`seq ${evidence.seq_from}..${evidence.seq_to}`];
+  if (evidence.cycle_length != null) parts.push(`cycle of ${evidence.cycle_length}`);
+  if (evidence.repetitions != null) parts.push(`×${evidence.repetitions}`);
+  if (evidence.command != null) parts.push(`command: ${evidence.command}`);
+  if (evidence.path != null) parts.push(`path: ${evidence.path}`);
+  if (evidence.detail != null) parts.push(evidence.detail);
+  return parts.join(" · ");
+}
+
+function runStateText(run) {
+  if (run === undefined) return "run state not seen yet";
+  const share = run.redundant_share == null ? "no tool call yet" : `${(run.redundant_share * 100).toFixed(1)}% redundant`;
+  return `${run.steps_seen} steps, ${run.tool_calls_seen} tool calls (${share}), ${run.sandbox_events_seen} sandbox events · open alerts ${run.open_alerts}, alerts emitted ${run.alerts_emitted} · last event ${formatInstant(run.last_event_time)}`;
+}
+
+/** Runs with alerts, the run whose alert arrived last first; alerts of a run newest first. */
+function renderAlerts() {
+  const byRun = new Map();
+  let arrival = 0;
+  const lastArrival = new Map();
+  for (const alert of view.alerts.values()) {
+    arrival += 1;
+    if (!byRun.has(alert.run_id)) byRun.set(alert.run_id, []);
+    byRun.get(alert.run_id).push(alert);
+    lastArrival.set(alert.run_id, arrival);
+  }
+  const runs = [...byRun].sort(([a], [b]) => lastArrival.get(b) - lastArrival.get(a));
+  document.getElementById("alert-count").textContent = `${view.alerts.size} alerts in ${byRun.size} runs · ${view.runs.size} runs monitored`;
+  document.getElementById("runs").replaceChildren(
+    ...runs.map(([runId, alerts]) => {
+      const fresh = alerts.some((alert) => view.fresh.has(alert.alert_id));
+      return el(
+        "div",
+        { class: `run${fresh ? " fresh" : ""}`, "data-run": runId },
+        el("div", {}, el("strong", {}, `run ${runId}`)),
+        el("div", { class: "run-state" }, runStateText(view.runs.get(runId))),
+        [...alerts].reverse().map((alert) =>
+          el(
+            "div",
+            { class: "alert", "data-alert": alert.alert_id },
+            el(
+              "div",
+              { class: "head" },
+              el("span", { class: `badge ${alert.severity}`, "data-field": "severity" }, alert.severity),
+              el("strong", { "data-field": "kind" }, alert.kind),
+              el("span", { "data-field": "rule" }, `${alert.rule_id}@${alert.rule_version}`),
+              el("span", { class: "muted", "data-field": "time" }, formatInstant(alert.event_time)),
+            ),
+            el("span", { "data-field": "evidence" }, evidenceText(alert.evidence ?? {})),
+            el("span", { "data-field": "message" }, alert.message),
+          ),
+        ),
+      );
+    }),
+  );
+}
+
+// ---------- the event stream ----------
+
+let pending = null;
+function schedule(part) {
+  pending ??= new Set();
+  pending.add(part);
+  requestAnimationFrame(() => {
+    if (pending === null) return;
+    const parts = pending;
+    pending = null;
+    if (parts.has("metrics")) {
+      renderMetrics();
+      renderTrends();
+    }
+    if (parts.has("alerts")) renderAlerts();
+  });
+}
+
+function showStatus(status) {
+  document.getElementById("source").textContent = status.description;
+  const error = document.getElementById("source-error");
+  error.hidden = status.error === null;
+  error.textContent = status.error ?? "";
+}
+
+const events = new EventSource("/events");
+const connection = document.getElementById("connection");
+events.addEventListener("open", () => {
+  connection.textContent = "live";
+  connection.className = "badge live";
+});
+events.addEventListener("error", () => {
+  connection.textContent = "disconnected, retrying";
+  connection.className = "badge down";
+});
+events.addEventListener("snapshot", (event) => {
+  const snapshot = JSON.parse(event.data);
+  view.results = new Map(snapshot.results.map(({ key, result }) => [key, result]));
+  view.alerts = new Map(snapshot.alerts.map((alert) => [alert.alert_id, alert]));
+  view.runs = new Map(snapshot.runs.map((run) => [run.run_id, run]));
+  showStatus(snapshot.status);
+  schedule("metrics");
+  schedule("alerts");
+});
+events.addEventListener("result", (event) => {
+  const { key, result } = JSON.parse(event.data);
+  if (result === null) view.results.delete(key);
+  else view.results.set(key, result);
+  schedule("metrics");
+});
+events.addEventListener("alert", (event) => {
+  const { alert } = JSON.parse(event.data);
+  view.alerts.set(alert.alert_id, alert);
+  view.fresh.add(alert.alert_id);
+  schedule("alerts");
+});
+events.addEventListener("run", (event) => {
+  const { run } = JSON.parse(event.data);
+  view.runs.set(run.run_id, run);
+  schedule("alerts");
+});
+events.addEventListener("status", (event) => showStatus(JSON.parse(event.data).status));
