@@ -12,11 +12,14 @@ import type { AlertRecord, RunRecord, ViewState } from "./view-state.ts";
  */
 export async function startKafkaSource(kafka: Kafka, serde: TopicSerde, topics: TopicNames, state: ViewState): Promise<{ stop(): Promise<void> }> {
   const consumers: Consumer[] = [];
+  const groupIds: string[] = [];
   const failed = (topic: string, error: unknown): void => {
     state.setStatus({ ...state.snapshot().status, error: `${topic}: ${error instanceof Error ? error.message : String(error)}` });
   };
   const follow = async (topic: string, onMessage: (message: KafkaMessage) => Promise<void>): Promise<void> => {
-    const consumer = kafka.consumer({ groupId: `agentops-serve-${randomUUID()}`, maxWaitTimeInMs: 200 });
+    const groupId = `agentops-serve-${randomUUID()}`;
+    groupIds.push(groupId);
+    const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 200 });
     consumers.push(consumer);
     consumer.on(consumer.events.CRASH, (event) => failed(topic, event.payload.error));
     await consumer.connect();
@@ -48,6 +51,11 @@ export async function startKafkaSource(kafka: Kafka, serde: TopicSerde, topics: 
   return {
     async stop(): Promise<void> {
       await Promise.all(consumers.map((consumer) => consumer.disconnect()));
+      // The groups committed nothing; leave no trace of them on the cluster.
+      const admin = kafka.admin();
+      await admin.connect();
+      await admin.deleteGroups(groupIds).catch(() => undefined);
+      await admin.disconnect();
     },
   };
 }
