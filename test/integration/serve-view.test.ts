@@ -152,5 +152,8 @@ describe.skipIf(browserPath === undefined)("agentops serve in a headless browser
 
     mkdirSync(ARTIFACT_DIR, { recursive: true });
     await page.screenshot({ path: join(ARTIFACT_DIR, "serve-view.png") });
+    // The metrics table (values, N/A and minimum-sample reasons, coverage bars) of one metric.
+    const table = await page.$('#metrics details[data-metric="role-template-rework-rate"]');
+    await table?.screenshot({ path: join(ARTIFACT_DIR, "serve-metrics.png") });
   });
 });

@@ -16,9 +16,9 @@ function el(tag, attributes = {}, ...children) {
 
 const STATUS_TEXT = { PUBLISHED: "published", BELOW_MINIMUM_SAMPLE: "below minimum sample", NOT_AVAILABLE: "N/A" };
 
-function scopeText(scope) {
-  if (scope.kind === "snapshot") return `snapshot ${scope.snapshot_id} (cutoff ${formatInstant(scope.cutoff)})`;
-  return `${formatInstant(scope.start)} → ${formatInstant(scope.end)}`;
+function scopeNode(scope) {
+  if (scope.kind === "snapshot") return el("td", { class: "scope" }, `snapshot ${scope.snapshot_id}`, el("br"), el("span", { class: "muted" }, `cutoff ${formatInstant(scope.cutoff)}`));
+  return el("td", { class: "scope" }, formatInstant(scope.start), el("br"), el("span", { class: "muted" }, `→ ${formatInstant(scope.end)}`));
 }
 
 function cohortNode(cohort) {
@@ -91,7 +91,7 @@ function renderMetrics() {
         el(
           "tr",
           { "data-key": key, "data-metric": metricId },
-          el("td", {}, scopeText(result.scope)),
+          scopeNode(result.scope),
           cohortNode(result.cohort),
           el("td", {}, el("span", { class: `badge ${result.status}` }, STATUS_TEXT[result.status] ?? result.status)),
           valueNode(result),
