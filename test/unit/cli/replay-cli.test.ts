@@ -46,7 +46,7 @@ describe("agentops replay (embedded, end to end through the CLI)", () => {
     expect(results.split("\n").filter((line) => line !== "").length).toBeGreaterThan(100);
     expect(readFileSync(join(dir, "b.ndjson"), "utf8")).toBe(results);
     expect(readFileSync(join(dir, "b-alerts.ndjson"), "utf8")).toBe(readFileSync(join(dir, "a-alerts.ndjson"), "utf8"));
-    expect(first.stdout).toMatch(/metric\s+records\s+published/);
+    expect(first.stdout).toMatch(/metric\s+results\s+published/);
   });
 
   it("rejected lines go to the dead-letter file with their line number and reason, and conflicts are listed", () => {
