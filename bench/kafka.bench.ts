@@ -16,11 +16,11 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:f
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { Kafka } from "kafkajs";
-import { AvroTopicSerde } from "../src/kafka/avro-serde.ts";
+import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { createKafka } from "../src/kafka/client.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
-import { ensureTopics } from "../src/stream/ensure-topics.ts";
+import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
 import { writeResultsSection } from "./results-section.ts";

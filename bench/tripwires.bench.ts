@@ -23,7 +23,7 @@ import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Consumer, Message, Producer } from "kafkajs";
-import { AvroTopicSerde } from "../src/kafka/avro-serde.ts";
+import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { createKafka } from "../src/kafka/client.ts";
 import { createSchemaRegistry, DEFAULT_SCHEMA_REGISTRY_URL } from "../src/kafka/registry.ts";
 import { topicNames } from "../src/stream/topic-names.ts";

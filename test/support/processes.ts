@@ -6,12 +6,12 @@ import { fileURLToPath } from "node:url";
 import type { Kafka, Producer } from "kafkajs";
 import { canonicalJson } from "../../src/contract/canonical-json.ts";
 import { parseFactJson } from "../../src/contract/parse-fact.ts";
-import { AvroTopicSerde } from "../../src/kafka/avro-serde.ts";
+import { AvroTopicSerde } from "../../src/kafka/serde/avro-serde.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";
 import { resultKey } from "../../src/metrics/scope.ts";
-import type { DeadLetterRecord } from "../../src/stream/dead-letter.ts";
-import { readTopicToEnd } from "../../src/stream/read-topic.ts";
-import { compareResults, readLatestResults, type ResultComparison } from "../../src/stream/topic-results.ts";
+import type { DeadLetterRecord } from "../../src/contract/dead-letter.ts";
+import { readTopicToEnd } from "../../src/kafka/read-topic.ts";
+import { compareResults, readLatestResults, type ResultComparison } from "../../src/stream/audit/topic-results.ts";
 import type { TopicNames } from "../../src/stream/topic-names.ts";
 import { serviceEndpoints, testRegistry } from "./kafka.ts";
 

@@ -1,6 +1,6 @@
 import { Cause, Deferred, Effect, Exit, Fiber } from "effect";
-import { runInstance } from "../../stream/processor-runtime.ts";
-import { resolveStreamConfig, type RawStreamConfig } from "../../stream/stream-config.ts";
+import { runInstance } from "../../stream/runtime/processor-runtime.ts";
+import { resolveStreamConfig, type RawStreamConfig } from "../../stream/runtime/stream-config.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { parseFlags, stringFlag } from "../flags.ts";
 

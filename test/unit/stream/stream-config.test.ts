@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect";
 import { describe, expect, it } from "vitest";
 import { securityFromEnv } from "../../../src/kafka/client.ts";
-import { resolveStreamConfig } from "../../../src/stream/stream-config.ts";
+import { resolveStreamConfig } from "../../../src/stream/runtime/stream-config.ts";
 
 const resolve = (flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv = {}) => Effect.runSync(Effect.either(resolveStreamConfig(flags, env)));
 

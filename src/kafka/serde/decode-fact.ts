@@ -1,5 +1,5 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
-import { parseFact, type ParseResult } from "../contract/parse-fact.ts";
+import { parseFact, type ParseResult } from "../../contract/parse-fact.ts";
 import { decodeWireRecord } from "./wire-decoder.ts";
 
 /** A decoded and validated record, with the fact_id when one could be read (for dead letters). */

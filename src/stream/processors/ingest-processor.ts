@@ -1,12 +1,12 @@
 import { Effect } from "effect";
 import type { EachBatchPayload, Message } from "kafkajs";
-import { isAgentEvent } from "../contract/facts.ts";
-import { deadLetterMessage } from "./dead-letter.ts";
-import { encodeEngineFact } from "./engine-facts-record.ts";
-import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
-import { runConsumer } from "./run-consumer.ts";
-import { sendBounded } from "./send-bounded.ts";
-import { decodeFact } from "./decode-fact.ts";
+import { isAgentEvent } from "../../contract/facts.ts";
+import { deadLetterMessage } from "./dead-letter-message.ts";
+import { encodeEngineFact } from "../../kafka/serde/engine-facts-record.ts";
+import { Processors, type ProcessorEnvironment } from "../runtime/processor-environment.ts";
+import { runConsumer } from "../runtime/run-consumer.ts";
+import { sendBounded } from "../../kafka/send-bounded.ts";
+import { decodeFact } from "../../kafka/serde/decode-fact.ts";
 
 /**
  * Ingest: facts topic → decode (registry) → validate (contract 1.0.0) → route. Rejected records go

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import type { Kafka } from "kafkajs";
-import { canonicalJson } from "../contract/canonical-json.ts";
-import type { MetricResult } from "../metrics/result-record.ts";
-import { byUtf8 } from "../metrics/key-order.ts";
-import { readTopicToEnd } from "./read-topic.ts";
-import type { TopicSerde } from "./serde.ts";
+import { canonicalJson } from "../../contract/canonical-json.ts";
+import type { MetricResult } from "../../metrics/result-record.ts";
+import { byUtf8 } from "../../metrics/key-order.ts";
+import { readTopicToEnd } from "../../kafka/read-topic.ts";
+import type { TopicSerde } from "../../kafka/serde/topic-serde.ts";
 
 /** The latest value of every live key of the compacted results topic (tombstoned keys are gone). */
 export async function readLatestResults(kafka: Kafka, serde: TopicSerde, topic: string): Promise<Map<string, MetricResult>> {

@@ -1,5 +1,5 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
-import type { RejectionReason } from "../contract/rejection.ts";
+import type { RejectionReason } from "../../contract/rejection.ts";
 
 export type WireDecoding = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: Extract<RejectionReason, "UNDECODABLE_BYTES" | "UNKNOWN_SCHEMA_ID">; readonly detail: string };
 

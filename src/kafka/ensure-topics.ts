@@ -1,6 +1,6 @@
 import type { Admin } from "kafkajs";
-import { applyTopicActions, planTopics } from "../kafka/topic-admin.ts";
-import { loadTopicSpecFile } from "../kafka/topic-spec.ts";
+import { applyTopicActions, planTopics } from "./topic-admin.ts";
+import { loadTopicSpecFile } from "./topic-spec.ts";
 
 /**
  * Creates the topology's topics that are missing (with the prefix, if any) from topics/topics.json.

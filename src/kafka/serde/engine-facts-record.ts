@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
-import type { MetricFact } from "../contract/facts.ts";
-import { parseFact } from "../contract/parse-fact.ts";
+import type { MetricFact } from "../../contract/facts.ts";
+import { parseFact } from "../../contract/parse-fact.ts";
 
 /**
  * The engine's input topic doubles as its state changelog: accepted, normalised facts, one

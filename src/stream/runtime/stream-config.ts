@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import { z } from "zod";
-import { DEFAULT_ENGINE_CONFIG, DAY_MILLIS, parseWindowSize } from "../metrics/engine-config.ts";
+import { DEFAULT_ENGINE_CONFIG, DAY_MILLIS, parseWindowSize } from "../../metrics/engine-config.ts";
 import { ConfigError } from "./errors.ts";
 
 /**

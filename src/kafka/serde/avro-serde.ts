@@ -1,10 +1,10 @@
 import { SchemaType, type SchemaRegistry } from "@kafkajs/confluent-schema-registry";
-import type { Fact } from "../contract/facts.ts";
-import { formatTimestamp } from "../contract/timestamp.ts";
-import type { MetricResult, Scope } from "../metrics/result-record.ts";
-import type { DeadLetterRecord } from "../stream/dead-letter.ts";
-import type { TopicSerde } from "../stream/serde.ts";
-import { plainData } from "../stream/wire-decoder.ts";
+import type { Fact } from "../../contract/facts.ts";
+import { formatTimestamp } from "../../contract/timestamp.ts";
+import type { MetricResult, Scope } from "../../metrics/result-record.ts";
+import type { DeadLetterRecord } from "../../contract/dead-letter.ts";
+import type { TopicSerde } from "./topic-serde.ts";
+import { plainData } from "./wire-decoder.ts";
 import { shapeForAvro } from "./avro-shape.ts";
 import { factSchema, loadSchemas, type LoadedSchema, type SchemaCatalog } from "./schemas.ts";
 

@@ -1,5 +1,5 @@
-import type { AgentEvent } from "../contract/facts.ts";
-import { compareAlerts, createRunMonitor, type TripwireAlert, type TripwireConfigInput } from "../tripwires/index.ts";
+import type { AgentEvent } from "../../../contract/facts.ts";
+import { compareAlerts, createRunMonitor, type TripwireAlert, type TripwireConfigInput } from "../../../tripwires/index.ts";
 import type { AgentEventSink } from "./replay-file.ts";
 
 /** The run monitor as the replay's agent-event sink: alerts in file order, sorted at the end. */

@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import avro from "avsc";
-import { parseFact, parseFactJson, type ParseResult } from "../contract/parse-fact.ts";
+import { parseFact, parseFactJson, type ParseResult } from "../../../contract/parse-fact.ts";
 
 /** One input record with where it came from, so a rejection can name its line or block position. */
 export interface SourcedRecord {

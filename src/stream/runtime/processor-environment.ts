@@ -2,11 +2,11 @@ import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import { Context } from "effect";
 import type { Kafka, Producer } from "kafkajs";
 import type { Logger } from "pino";
-import type { CatalogSummary } from "../catalog/metric-definitions.ts";
-import type { TopicSerde } from "./serde.ts";
+import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
+import type { TopicSerde } from "../../kafka/serde/topic-serde.ts";
 import type { StreamConfig } from "./stream-config.ts";
 import type { Telemetry } from "./telemetry.ts";
-import type { TopicNames } from "./topic-names.ts";
+import type { TopicNames } from "../topic-names.ts";
 
 /** What every processor of one instance shares: clients, encodings, topic names, telemetry. */
 export interface ProcessorEnvironment {

@@ -1,13 +1,13 @@
 import { Effect } from "effect";
 import type { EachBatchPayload, Message } from "kafkajs";
-import { isAgentEvent } from "../contract/facts.ts";
-import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, type RunMonitor, type RunState, type RunStateSummary } from "../tripwires/index.ts";
-import { deadLetterMessage } from "./dead-letter.ts";
-import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
-import { readTopicToEnd } from "./read-topic.ts";
-import { runConsumer } from "./run-consumer.ts";
-import { sendBounded } from "./send-bounded.ts";
-import { decodeFact } from "./decode-fact.ts";
+import { isAgentEvent } from "../../contract/facts.ts";
+import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, type RunMonitor, type RunState, type RunStateSummary } from "../../tripwires/index.ts";
+import { deadLetterMessage } from "./dead-letter-message.ts";
+import { Processors, type ProcessorEnvironment } from "../runtime/processor-environment.ts";
+import { readTopicToEnd } from "../../kafka/read-topic.ts";
+import { runConsumer } from "../runtime/run-consumer.ts";
+import { sendBounded } from "../../kafka/send-bounded.ts";
+import { decodeFact } from "../../kafka/serde/decode-fact.ts";
 
 /**
  * The run monitor on Kafka: agent events (keyed by run_id) → per-partition monitors → alerts,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import avro from "avsc";
-import { FACT_TYPES, type FactType } from "../contract/fact-schema.ts";
+import { FACT_TYPES, type FactType } from "../../contract/fact-schema.ts";
 
 /**
  * The Avro schemas under schemas/, and which one each fact type and output record uses.
@@ -11,7 +11,7 @@ import { FACT_TYPES, type FactType } from "../contract/fact-schema.ts";
  * the record's full name, e.g. `agentops.v1.ModelCall`, the same in every topic that carries it.
  * That is also what @kafkajs/confluent-schema-registry derives from an Avro schema by default.
  */
-export const SCHEMAS_DIR = fileURLToPath(new URL("../../schemas/", import.meta.url));
+export const SCHEMAS_DIR = fileURLToPath(new URL("../../../schemas/", import.meta.url));
 
 export const NAMESPACE = "agentops.v1";
 

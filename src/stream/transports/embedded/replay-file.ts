@@ -1,13 +1,13 @@
-import type { CatalogSummary } from "../catalog/metric-definitions.ts";
-import type { AgentEvent } from "../contract/facts.ts";
-import { isAgentEvent } from "../contract/facts.ts";
-import type { Rejection } from "../contract/rejection.ts";
-import type { EngineConfig } from "../metrics/engine-config.ts";
-import type { Conflict } from "../metrics/fact-ledger.ts";
-import { MetricEngine } from "../metrics/metric-engine.ts";
-import type { MetricResult } from "../metrics/result-record.ts";
+import type { CatalogSummary } from "../../../catalog/metric-definitions.ts";
+import type { AgentEvent } from "../../../contract/facts.ts";
+import { isAgentEvent } from "../../../contract/facts.ts";
+import type { Rejection } from "../../../contract/rejection.ts";
+import type { EngineConfig } from "../../../metrics/engine-config.ts";
+import type { Conflict } from "../../../metrics/fact-ledger.ts";
+import { MetricEngine } from "../../../metrics/metric-engine.ts";
+import type { MetricResult } from "../../../metrics/result-record.ts";
 import { readRecords } from "./record-source.ts";
-import type { ReplayCounts } from "./replay-summary.ts";
+import type { ReplayCounts } from "../../../cli/replay-summary.ts";
 
 /** A rejected input record, with its coordinates in the input file. */
 export interface FileDeadLetter {

@@ -1,10 +1,10 @@
-import type { Fact } from "../contract/facts.ts";
-import type { MetricResult } from "../metrics/result-record.ts";
-import type { DeadLetterRecord } from "./dead-letter.ts";
+import type { Fact } from "../../contract/facts.ts";
+import type { MetricResult } from "../../metrics/result-record.ts";
+import type { DeadLetterRecord } from "../../contract/dead-letter.ts";
 
 /**
  * The encodings of the public topics. Production uses Avro through the schema registry
- * (src/kafka/avro-serde.ts); the interface keeps processors independent of it.
+ * (src/kafka/serde/avro-serde.ts); the interface keeps processors independent of it.
  */
 export interface TopicSerde {
   encodeFact(fact: Fact): Promise<Buffer>;

@@ -1,12 +1,12 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import type { Kafka } from "kafkajs";
-import type { CatalogSummary } from "../catalog/metric-definitions.ts";
-import { isAgentEvent } from "../contract/facts.ts";
-import type { EngineConfig } from "../metrics/engine-config.ts";
-import { MetricEngine } from "../metrics/metric-engine.ts";
-import type { MetricResult } from "../metrics/result-record.ts";
-import { readTopicToEnd } from "./read-topic.ts";
-import { decodeFact } from "./decode-fact.ts";
+import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
+import { isAgentEvent } from "../../contract/facts.ts";
+import type { EngineConfig } from "../../metrics/engine-config.ts";
+import { MetricEngine } from "../../metrics/metric-engine.ts";
+import type { MetricResult } from "../../metrics/result-record.ts";
+import { readTopicToEnd } from "../../kafka/read-topic.ts";
+import { decodeFact } from "../../kafka/serde/decode-fact.ts";
 
 /**
  * Audit replay: every record of the facts topic from offset 0, decoded and validated exactly as

@@ -1,13 +1,14 @@
 import { Effect } from "effect";
 import type { Consumer, EachBatchPayload, Message } from "kafkajs";
-import { MetricEngine } from "../metrics/metric-engine.ts";
-import type { ResultChange } from "../metrics/result-record.ts";
-import { deadLetterMessage, type DeadLetterRecord } from "./dead-letter.ts";
-import { decodeEngineFact } from "./engine-facts-record.ts";
-import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
-import { readTopicToEnd } from "./read-topic.ts";
-import { runConsumer } from "./run-consumer.ts";
-import { sendBounded } from "./send-bounded.ts";
+import { MetricEngine } from "../../metrics/metric-engine.ts";
+import type { ResultChange } from "../../metrics/result-record.ts";
+import type { DeadLetterRecord } from "../../contract/dead-letter.ts";
+import { deadLetterMessage } from "./dead-letter-message.ts";
+import { decodeEngineFact } from "../../kafka/serde/engine-facts-record.ts";
+import { Processors, type ProcessorEnvironment } from "../runtime/processor-environment.ts";
+import { readTopicToEnd } from "../../kafka/read-topic.ts";
+import { runConsumer } from "../runtime/run-consumer.ts";
+import { sendBounded } from "../../kafka/send-bounded.ts";
 
 /**
  * The metric engine on Kafka. Its input topic (accepted facts, one partition, compacted by fact
