@@ -2,7 +2,7 @@ import { createWriteStream, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { once } from "node:events";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
-import { DEFAULT_ENGINE_CONFIG, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
+import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
 import { replayFile } from "../../stream/transports/embedded/replay-file.ts";
 import { runMonitorSink } from "../../stream/transports/embedded/run-monitor-sink.ts";
 import { formatMetricTable, formatTable, metricRows } from "../replay-summary.ts";
@@ -71,7 +71,7 @@ export const replayCommand: CliCommand = {
       },
       "replay",
     );
-    const windowText = stringFlag(flags, "window") ?? "1d";
+    const windowText = stringFlag(flags, "window") ?? DEFAULT_WINDOW;
     const windowMillis = parseWindowSize(windowText);
     if (windowMillis === undefined) throw new UsageError("--window", `"${windowText}" is not a duration`, "give a number and a unit (ms, s, m, h, d), e.g. --window 1d or --window 6h");
     const threshold = integerFlag(flags, "coverage-threshold", DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths, 0, 99);

@@ -1,6 +1,8 @@
 import { Effect } from "effect";
 import { z } from "zod";
-import { DEFAULT_ENGINE_CONFIG, DAY_MILLIS, parseWindowSize } from "../../metrics/engine-config.ts";
+import { DEFAULT_BROKERS } from "../../kafka/client.ts";
+import { DEFAULT_SCHEMA_REGISTRY_URL } from "../../kafka/registry.ts";
+import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
 import { ConfigError } from "./errors.ts";
 
 /**
@@ -17,8 +19,9 @@ export const streamConfigSchema = z.strictObject({
   /** Prefixes every topic name (`<prefix>.agentops.facts.v1`); empty for the standard names. */
   topicPrefix: z.string().regex(/^[A-Za-z0-9._-]{0,100}$/, "letters, digits, . _ - only"),
   roles: z.array(z.enum(["ingest", "engine", "run-monitor"])).min(1),
-  windowMillis: z.number().int().positive().refine((size) => DAY_MILLIS % size === 0 || size % DAY_MILLIS === 0, "must divide one day or be whole days"),
-  coverageThresholdHundredths: z.number().int().min(0).max(99),
+  // The engine's own rules for these two, so a window the replay refuses is refused here too.
+  windowMillis: engineConfigSchema.shape.windowMillis,
+  coverageThresholdHundredths: engineConfigSchema.shape.coverageThresholdHundredths,
   metricsPort: z.number().int().min(0).max(65535),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   /**
@@ -32,8 +35,8 @@ export type StreamConfig = z.output<typeof streamConfigSchema>;
 
 /** Flag name and environment variable for each field, so an error can name both. */
 const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: string }> = {
-  brokers: { flag: "--brokers", env: "KAFKA_BROKERS", fix: "give host:port[,host:port], e.g. 127.0.0.1:19092" },
-  schemaRegistryUrl: { flag: "--schema-registry", env: "SCHEMA_REGISTRY_URL", fix: "give the registry's Confluent-compatible URL, e.g. http://127.0.0.1:18081/apis/ccompat/v7" },
+  brokers: { flag: "--brokers", env: "KAFKA_BROKERS", fix: `give host:port[,host:port], e.g. ${DEFAULT_BROKERS}` },
+  schemaRegistryUrl: { flag: "--schema-registry", env: "SCHEMA_REGISTRY_URL", fix: `give the registry's Confluent-compatible URL, e.g. ${DEFAULT_SCHEMA_REGISTRY_URL}` },
   instanceId: { flag: "--instance-id", env: "AGENTOPS_INSTANCE_ID", fix: "give a short name for this instance, e.g. worker-1" },
   groupPrefix: { flag: "--group", env: "AGENTOPS_GROUP", fix: "give a consumer group prefix, e.g. agentops" },
   topicPrefix: { flag: "--topic-prefix", env: "AGENTOPS_TOPIC_PREFIX", fix: "give letters, digits, '.', '_' or '-' (or nothing for the standard topic names)" },
@@ -59,11 +62,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RawStreamConfig {
 /** Flags override environment, which overrides defaults; then everything is validated. */
 export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessEnv): Effect.Effect<StreamConfig, ConfigError> {
   const merged: RawStreamConfig = { ...configFromEnv(env), ...Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) };
-  const window = merged.windowMillis ?? "1d";
+  const window = merged.windowMillis ?? DEFAULT_WINDOW;
   const windowMillis = parseWindowSize(window);
   const candidate = {
-    brokers: (merged.brokers ?? "127.0.0.1:19092").split(",").map((broker) => broker.trim()).filter((broker) => broker !== ""),
-    schemaRegistryUrl: (merged.schemaRegistryUrl ?? "http://127.0.0.1:18081/apis/ccompat/v7").replace(/\/+$/, ""),
+    brokers: (merged.brokers ?? DEFAULT_BROKERS).split(",").map((broker) => broker.trim()).filter((broker) => broker !== ""),
+    schemaRegistryUrl: (merged.schemaRegistryUrl ?? DEFAULT_SCHEMA_REGISTRY_URL).replace(/\/+$/, ""),
     instanceId: merged.instanceId ?? `agentops-${process.pid}`,
     // Deployments sharing a cluster under different topic prefixes must not share consumer groups.
     groupPrefix: merged.groupPrefix ?? (merged.topicPrefix === undefined || merged.topicPrefix === "" ? "agentops" : `${merged.topicPrefix}.agentops`),
