@@ -2,6 +2,7 @@ import { Effect } from "effect";
 import type { Consumer, EachBatchPayload, Message } from "kafkajs";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
 import type { ResultChange } from "../../metrics/result-record.ts";
+import { reconcileResults } from "./reconcile-results.ts";
 import type { DeadLetterRecord } from "../../contract/dead-letter.ts";
 import { deadLetterMessage } from "./dead-letter-message.ts";
 import { decodeEngineFact } from "../../kafka/serde/engine-facts-record.ts";
@@ -13,8 +14,9 @@ import { sendBounded } from "../../kafka/send-bounded.ts";
 /**
  * The metric engine on Kafka. Its input topic (accepted facts, one partition, compacted by fact
  * version) is also its changelog: on every assignment the member rebuilds the engine from offset
- * 0 without publishing, then reconciles the results topic (upserts every current result and
- * tombstones keys that no longer exist), then goes live, publishing each batch's changed results.
+ * 0 without publishing, then reconciles the results topic (upserts each result whose value differs
+ * from the topic's, tombstones keys that no longer exist: a restart with no new facts writes
+ * nothing), then goes live, publishing each batch's changed results.
  * Results are upserts of whole values under a stable key, so a re-processed batch rewrites the
  * same values: nothing can be counted twice. See docs/architecture.md for why one partition.
  */
@@ -117,26 +119,29 @@ class EngineMember {
     if (engine === undefined) return;
     engine.flush();
     const current = new Map(engine.results().map((entry) => [entry.key, entry.result] as const));
-    const onTopic = new Set<string>();
+    const onTopic = new Map<string, Buffer>();
     await readTopicToEnd(this.environment.kafka, this.environment.topics.results, (message) => {
       const key = message.key?.toString("utf8");
       if (key === undefined) return;
       if (message.value === null) onTopic.delete(key);
-      else onTopic.add(key);
+      else onTopic.set(key, message.value);
     });
-    const changes: ResultChange[] = [...current.entries()].map(([key, result]) => ({ key, result }));
-    for (const key of onTopic) if (!current.has(key)) changes.push({ key, result: null });
-    await this.publish(changes, []);
+    const { upserts, tombstones } = await reconcileResults(current, onTopic, (result) => this.environment.serde.encodeResult(result));
+    await this.send([...upserts, ...tombstones.map((key) => ({ key, value: null }))], []);
     this.restoreEnd = undefined;
-    this.environment.logger.info({ processor: "engine", results: current.size, tombstones: changes.length - current.size }, "engine state rebuilt; results reconciled; live");
+    this.environment.logger.info({ processor: "engine", results: current.size, upserts: upserts.length, tombstones: tombstones.length }, "engine state rebuilt; results reconciled; live");
   }
 
   private async publish(changes: readonly ResultChange[], conflicts: readonly Message[]): Promise<void> {
-    const { serde, topics, producer, telemetry } = this.environment;
     const results: Message[] = [];
-    for (const change of changes) results.push({ key: change.key, value: change.result === null ? null : await serde.encodeResult(change.result) });
+    for (const change of changes) results.push({ key: change.key, value: change.result === null ? null : await this.environment.serde.encodeResult(change.result) });
+    await this.send(results, conflicts);
+  }
+
+  private async send(results: readonly Message[], conflicts: readonly Message[]): Promise<void> {
+    const { topics, producer, telemetry } = this.environment;
     const topicMessages = [
-      { topic: topics.results, messages: results },
+      { topic: topics.results, messages: [...results] },
       { topic: topics.deadLetters, messages: [...conflicts] },
     ].filter((entry) => entry.messages.length > 0);
     if (topicMessages.length === 0) return;
