@@ -57,6 +57,5 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
     payload.resolveOffset(lastOffset);
     telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: "ingest" }, batch.messages.length);
   }
-  await payload.commitOffsetsIfNecessary();
   await payload.heartbeat();
 }

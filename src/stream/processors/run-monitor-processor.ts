@@ -110,7 +110,6 @@ class RunMonitorMember {
       payload.resolveOffset(lastOffset);
       telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: "run-monitor" }, batch.messages.length);
     }
-    await payload.commitOffsetsIfNecessary();
-    await payload.heartbeat();
+      await payload.heartbeat();
   }
 }

@@ -8,9 +8,6 @@ import { KafkaIoError } from "./errors.ts";
 import type { StreamConfig } from "./stream-config.ts";
 import type { Telemetry } from "./telemetry.ts";
 
-/** How long a stopping engine thread may take to commit and disconnect before it is terminated. */
-const STOP_TIMEOUT_MS = 60_000;
-
 /**
  * The engine role on a worker thread of this process (`--engine-thread`, on by default with more than one core). One Node.js event loop
  * runs everything on one core; the engine is the heaviest role, so a thread of its own lets a
@@ -49,9 +46,9 @@ export function engineThread(config: StreamConfig, telemetry: Telemetry, fail: (
       stopping = true;
       const exited = once(worker, "exit");
       worker.postMessage({ type: "stop" } satisfies EngineThreadCommand);
-      const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), STOP_TIMEOUT_MS).unref());
+      const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), config.shutdownTimeoutMs).unref());
       if ((await Promise.race([exited, timeout])) === "timeout") {
-        logger.warn({ processor: "engine", timeoutMs: STOP_TIMEOUT_MS }, "engine thread did not stop in time; terminating it");
+        logger.warn({ processor: "engine", timeoutMs: config.shutdownTimeoutMs }, "engine thread did not stop in time; terminating it");
         await worker.terminate();
       }
     });

@@ -8,11 +8,21 @@ import type { StreamConfig } from "./stream-config.ts";
 import type { Telemetry } from "./telemetry.ts";
 import type { TopicNames } from "../topic-names.ts";
 
+/**
+ * Whether a role has started a batch whose offsets it has not committed yet (updated by the
+ * runtime around every batch), so a shutdown can say whether it committed what was processed.
+ */
+export interface CommitState {
+  uncommitted: boolean;
+}
+
 /** What every processor of one instance shares: clients, encodings, topic names, telemetry. */
 export interface ProcessorEnvironment {
   readonly kafka: Kafka;
   /** The role's own idempotent producer. */
   readonly producer: Producer;
+  /** The role's own commit state. */
+  readonly commitState: CommitState;
   readonly registry: SchemaRegistry;
   readonly serde: TopicSerde;
   readonly topics: TopicNames;

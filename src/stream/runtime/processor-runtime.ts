@@ -11,7 +11,7 @@ import { engineThread } from "./engine-thread.ts";
 import { ensureTopics } from "../../kafka/ensure-topics.ts";
 import { KafkaIoError, RegistryError } from "./errors.ts";
 import { ingestProcessor } from "../processors/ingest-processor.ts";
-import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
+import { Processors, type CommitState, type ProcessorEnvironment } from "./processor-environment.ts";
 import { runMonitorProcessor } from "../processors/run-monitor-processor.ts";
 import { serveTelemetry } from "./metrics-server.ts";
 import type { StreamConfig } from "./stream-config.ts";
@@ -38,6 +38,8 @@ export interface RunningInstance {
   readonly metricsPort: number;
   readonly failure: Deferred.Deferred<never, KafkaIoError>;
   readonly telemetry: Telemetry;
+  /** Roles that processed records whose offsets are not committed (read after the scope closed). */
+  readonly uncommittedRoles: () => readonly string[];
 }
 
 export function runInstance(config: StreamConfig, options: InstanceOptions = {}): Effect.Effect<RunningInstance, KafkaIoError | RegistryError, Scope.Scope> {
@@ -90,22 +92,26 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
     const roles = { ingest: ingestProcessor, engine: engineProcessor, "run-monitor": runMonitorProcessor } as const;
     // Alone, the engine has the event loop to itself: a thread would only add a hop.
     const threadedEngine = config.roles.length > 1 && (config.engineThread === "on" || (config.engineThread === "auto" && availableParallelism() > 1));
+    const commitStates = new Map<string, CommitState>();
+    const uncommittedRoles = (): string[] => [...commitStates].filter(([, state]) => state.uncommitted).map(([role]) => role);
     for (const role of config.roles) {
       if (role === "engine" && threadedEngine) {
         yield* engineThread(config, telemetry, fail, logger);
         continue;
       }
-      const environment: ProcessorEnvironment = { ...shared, producer: yield* connectProducer };
+      const commitState: CommitState = { uncommitted: false };
+      commitStates.set(role, commitState);
+      const environment: ProcessorEnvironment = { ...shared, producer: yield* connectProducer, commitState };
       yield* roles[role].pipe(Effect.provideService(Processors, environment));
     }
     started = true;
     if (server === undefined) {
       // The engine thread: its parent logs the instance (and its /metrics port) once.
       logger.info({ roles: config.roles, topics }, "engine thread running");
-      return { metricsPort: 0, failure, telemetry };
+      return { metricsPort: 0, failure, telemetry, uncommittedRoles };
     }
     const metricsPort = (server.address() as AddressInfo).port;
     logger.info({ roles: config.roles, engineThread: threadedEngine, topics, metricsPort, brokers: config.brokers }, "processor instance running");
-    return { metricsPort, failure, telemetry };
+    return { metricsPort, failure, telemetry, uncommittedRoles };
   });
 }

@@ -16,8 +16,9 @@ export interface ConsumerSpec {
 
 /**
  * Runs one consumer-group member for the life of the enclosing scope: connect, subscribe, run,
- * and on scope close a clean disconnect (kafkajs finishes the batch in flight and commits what
- * was resolved). kafkajs restarts a crashed consumer itself (restartOnFailure), which is how a
+ * and on scope close a clean disconnect (kafkajs finishes the batch in flight). The runtime, not
+ * the processor, commits: after a batch's handler has resolved its offsets (its outputs
+ * acknowledged), they are committed here, and the role's `commitState` says whether that succeeded. kafkajs restarts a crashed consumer itself (restartOnFailure), which is how a
  * broker restart is survived; rebalances and lag are counted for /metrics.
  */
 export function runConsumer(environment: ProcessorEnvironment, spec: ConsumerSpec): Effect.Effect<Consumer, KafkaIoError, Scope.Scope> {
@@ -46,7 +47,13 @@ export function runConsumer(environment: ProcessorEnvironment, spec: ConsumerSpe
         // batch waits for its produce acknowledgements, the next partition's batch is decoded.
         partitionsConsumedConcurrently: 3,
         eachBatch: async (payload) => {
+          const commits = spec.commitOffsets ?? true;
+          if (commits) environment.commitState.uncommitted = true;
           await spec.eachBatch(payload);
+          if (commits) {
+            await payload.commitOffsetsIfNecessary();
+            environment.commitState.uncommitted = false;
+          }
           const last = payload.batch.lastOffset();
           const lag = Number(BigInt(payload.batch.highWatermark) - BigInt(last) - 1n);
           telemetry.gauge("agentops_consumer_lag", "Records behind the partition's high watermark after the last batch", { processor: spec.role, topic: spec.topic, partition: String(payload.batch.partition) }, Math.max(0, lag));

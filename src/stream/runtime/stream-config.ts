@@ -29,9 +29,17 @@ export const streamConfigSchema = z.strictObject({
    * "auto" (the default) does so when the machine has more than one core.
    */
   engineThread: z.enum(["auto", "on", "off"]),
+  /**
+   * How long SIGTERM may take: the batches in flight finish and commit, consumers leave their
+   * groups, producers flush. Past it the instance exits non-zero, and the next member re-processes
+   * what was not committed (at-least-once), rather than hanging on an unreachable broker.
+   */
+  shutdownTimeoutMs: z.number().int().min(1_000, "must be at least 1s").max(600_000, "must be at most 10m"),
 });
 
 export type StreamConfig = z.output<typeof streamConfigSchema>;
+
+export const DEFAULT_SHUTDOWN_TIMEOUT = "30s";
 
 /** Flag name and environment variable for each field, so an error can name both. */
 const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: string }> = {
@@ -46,6 +54,7 @@ const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: stri
   metricsPort: { flag: "--metrics-port", env: "AGENTOPS_METRICS_PORT", fix: "give a free TCP port, or 0 to pick one" },
   logLevel: { flag: "--log-level", env: "AGENTOPS_LOG_LEVEL", fix: "give one of fatal, error, warn, info, debug, trace, silent" },
   engineThread: { flag: "--engine-thread", env: "AGENTOPS_ENGINE_THREAD", fix: "give auto (a thread of its own when there is more than one core), on or off" },
+  shutdownTimeoutMs: { flag: "--shutdown-timeout", env: "AGENTOPS_SHUTDOWN_TIMEOUT", fix: "give a duration from 1s to 10m, e.g. 30s" },
 };
 
 export type RawStreamConfig = Partial<Record<keyof StreamConfig, string | undefined>>;
@@ -77,6 +86,8 @@ export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessE
     metricsPort: merged.metricsPort === undefined ? 9464 : Number(merged.metricsPort),
     logLevel: merged.logLevel ?? "info",
     engineThread: merged.engineThread ?? "auto",
+    // Durations read like window sizes (30s, 2m), so one parser serves both.
+    shutdownTimeoutMs: parseWindowSize(merged.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT) ?? Number.NaN,
   };
   const parsed = streamConfigSchema.safeParse(candidate);
   if (parsed.success) return Effect.succeed(parsed.data);
