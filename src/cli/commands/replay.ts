@@ -4,7 +4,8 @@ import { once } from "node:events";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
 import { replayFile } from "../../stream/transports/embedded/replay-file.ts";
-import { runMonitorSink } from "../../stream/transports/embedded/run-monitor-sink.ts";
+import { runMonitorReplay } from "../../tripwires/replay.ts";
+import { conflictRejection } from "../../stream/processors/conflict-rejection.ts";
 import { formatMetricTable, formatTable, metricRows } from "../replay-summary.ts";
 import { RESULT_HEADERS, byMetricScopeCohort, resultRow } from "../result-rows.ts";
 import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
@@ -93,7 +94,7 @@ export const replayCommand: CliCommand = {
 
     const progress = progressReporter("replay", size);
     const started = performance.now();
-    const outcome = await replayFile(input, config.data, shippedCatalog(), runMonitorSink(), (bytes) => progress.update(bytes));
+    const outcome = await replayFile(input, config.data, shippedCatalog(), runMonitorReplay(), (bytes) => progress.update(bytes));
     progress.done();
     const seconds = (performance.now() - started) / 1000;
 
@@ -102,7 +103,7 @@ export const replayCommand: CliCommand = {
     if (alertsPath !== undefined) await writeLines(alertsPath, outcome.alerts.map((alert) => JSON.stringify(alert)));
     const dlqPath = stringFlag(flags, "dlq");
     if (dlqPath !== undefined) {
-      const conflicts = outcome.conflicts.map((conflict) => JSON.stringify({ reason: "CONFLICT", field: "", detail: `${conflict.factIds.length} distinct records share identity ${conflict.identity.replace("\u0000", " ")}; all are quarantined`, source: { file: input, fact_ids: conflict.factIds }, raw: null }));
+      const conflicts = outcome.conflicts.map((conflict) => JSON.stringify({ ...conflictRejection(conflict), source: { file: input, fact_ids: conflict.factIds }, raw: null }));
       await writeLines(dlqPath, [...outcome.deadLetters.map((letter) => JSON.stringify(letter)), ...conflicts]);
     }
 

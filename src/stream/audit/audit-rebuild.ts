@@ -1,12 +1,12 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import type { Kafka } from "kafkajs";
 import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
-import { isAgentEvent } from "../../contract/facts.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import { decodeFact } from "../../kafka/serde/decode-fact.ts";
+import { routeRecord } from "../processors/ingest-router.ts";
 
 /**
  * Audit replay: every record of the facts topic from offset 0, decoded and validated exactly as
@@ -19,8 +19,8 @@ export async function rebuildFromFactsTopic(kafka: Kafka, registry: SchemaRegist
   await readTopicToEnd(kafka, topic, async (message) => {
     count += 1;
     onRecord?.(count);
-    const parsed = await decodeFact(registry, message.value);
-    if (parsed.ok && !isAgentEvent(parsed.fact)) engine.ingest(parsed.fact);
+    const route = routeRecord(await decodeFact(registry, message.value));
+    if (route.to === "engine") engine.ingest(route.fact);
   });
   return new Map(engine.results().map((entry) => [entry.key, entry.result] as const));
 }

@@ -1,9 +1,11 @@
 import { Effect } from "effect";
 import type { Consumer, EachBatchPayload, Message } from "kafkajs";
+import type { Conflict } from "../../metrics/fact-ledger.ts";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
 import type { ResultChange } from "../../metrics/result-record.ts";
 import { reconcileResults } from "./reconcile-results.ts";
 import type { DeadLetterRecord } from "../../contract/dead-letter.ts";
+import { conflictRejection } from "./conflict-rejection.ts";
 import { deadLetterMessage } from "./dead-letter-message.ts";
 import { decodeEngineFact } from "../../kafka/serde/engine-facts-record.ts";
 import { Processors, type ProcessorEnvironment } from "../runtime/processor-environment.ts";
@@ -90,7 +92,7 @@ class EngineMember {
       const decoded = message.value === null ? undefined : decodeEngineFact(message.value);
       if (decoded !== undefined) {
         const outcome = engine.ingest(decoded.fact);
-        if (outcome.kind === "quarantined" && this.restoreEnd === undefined) conflicts.push(await this.conflictLetter(decoded.source, decoded.fact.fact_id, outcome.conflict.identity, outcome.conflict.factIds));
+        if (outcome.kind === "quarantined" && this.restoreEnd === undefined) conflicts.push(await this.conflictLetter(decoded.source, decoded.fact.fact_id, outcome.conflict));
       }
       payload.resolveOffset(message.offset);
       if (this.restoreEnd !== undefined && BigInt(message.offset) + 1n >= this.restoreEnd) await this.goLive();
@@ -149,16 +151,7 @@ class EngineMember {
     telemetry.count("agentops_results_published_total", "Result upserts and tombstones written to the results topic", {}, results.length);
   }
 
-  private async conflictLetter(source: DeadLetterRecord["source"], factId: string, identity: string, factIds: readonly string[]): Promise<Message> {
-    const letter: DeadLetterRecord = {
-      reason: "CONFLICT",
-      field: identity.split("\u0000")[0] ?? "",
-      detail: `${factIds.length} distinct records share ${identity.replace("\u0000", " ")} (fact ids ${factIds.join(", ")}); all are quarantined and none contributes`,
-      source,
-      factId,
-      key: null,
-      value: null,
-    };
-    return deadLetterMessage(this.environment.serde, this.environment.telemetry, letter);
+  private conflictLetter(source: DeadLetterRecord["source"], factId: string, conflict: Conflict): Promise<Message> {
+    return deadLetterMessage(this.environment.serde, this.environment.telemetry, { ...conflictRejection(conflict), source, factId, key: null, value: null });
   }
 }

@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import type { EachBatchPayload, Message } from "kafkajs";
-import { isAgentEvent } from "../../contract/facts.ts";
 import { deadLetterMessage } from "./dead-letter-message.ts";
+import { routeRecord } from "./ingest-router.ts";
 import { encodeEngineFact } from "../../kafka/serde/engine-facts-record.ts";
 import { Processors, type ProcessorEnvironment } from "../runtime/processor-environment.ts";
 import { runConsumer } from "../runtime/run-consumer.ts";
@@ -35,13 +35,14 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
   for (const message of batch.messages) {
     if (!payload.isRunning() || payload.isStale()) break;
     const source = { topic: batch.topic, partition: batch.partition, offset: message.offset };
-    const parsed = await decodeFact(environment.registry, message.value);
-    if (!parsed.ok) {
-      deadLetters.push(await deadLetterMessage(serde, telemetry, { ...parsed.rejection, source, factId: parsed.factId, key: message.key, value: message.value }));
-    } else if (isAgentEvent(parsed.fact)) {
-      agentEvents.push({ key: parsed.fact.run_id, value: message.value });
+    const decoded = await decodeFact(environment.registry, message.value);
+    const route = routeRecord(decoded);
+    if (route.to === "dead-letters") {
+      deadLetters.push(await deadLetterMessage(serde, telemetry, { ...route.rejection, source, factId: decoded.factId, key: message.key, value: message.value }));
+    } else if (route.to === "run-monitor") {
+      agentEvents.push({ key: route.event.run_id, value: message.value });
     } else {
-      const encoded = encodeEngineFact(parsed.fact, source);
+      const encoded = encodeEngineFact(route.fact, source);
       // The engine topic has one partition by design: naming it skips the key hash per record.
       engineFacts.push({ key: encoded.key, value: encoded.value, partition: 0 });
     }

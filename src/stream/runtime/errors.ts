@@ -20,6 +20,3 @@ export class RegistryError extends Data.TaggedError("RegistryError")<{ readonly 
     return `schema registry ${this.operation} failed: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`;
   }
 }
-
-/** Results on the topic differ from a fresh rebuild (audit replay). */
-export class VerificationMismatch extends Data.TaggedError("VerificationMismatch")<{ readonly differingKeys: readonly string[] }> {}

@@ -1,11 +1,11 @@
 import type { CatalogSummary } from "../../../catalog/metric-definitions.ts";
-import type { AgentEvent } from "../../../contract/facts.ts";
-import { isAgentEvent } from "../../../contract/facts.ts";
 import type { Rejection } from "../../../contract/rejection.ts";
 import type { EngineConfig } from "../../../metrics/engine-config.ts";
 import type { Conflict } from "../../../metrics/fact-ledger.ts";
 import { MetricEngine } from "../../../metrics/metric-engine.ts";
 import type { MetricResult } from "../../../metrics/result-record.ts";
+import type { RunMonitorReplay } from "../../../tripwires/replay.ts";
+import { routeRecord } from "../../processors/ingest-router.ts";
 import { readRecords } from "./record-source.ts";
 import type { ReplayCounts } from "../../../cli/replay-summary.ts";
 
@@ -17,12 +17,6 @@ export interface FileDeadLetter {
   /** `line` is the 1-based line of an NDJSON file, or the 1-based record index of an Avro container. */
   readonly source: { readonly file: string; readonly line: number };
   readonly raw: string | null;
-}
-
-/** Where agent events go during a replay (the run monitor); alerts come back at the end. */
-export interface AgentEventSink {
-  accept(event: AgentEvent): void;
-  finish(): readonly unknown[];
 }
 
 export interface ReplayOutcome {
@@ -38,28 +32,26 @@ export interface ReplayOutcome {
  * and returns the final state. Rejected records are kept with their position; nothing stops the
  * replay but an unreadable file.
  */
-export async function replayFile(path: string, config: EngineConfig, catalog: CatalogSummary, agentEvents: AgentEventSink | undefined, onBytes?: (bytesRead: number) => void): Promise<ReplayOutcome> {
+export async function replayFile(path: string, config: EngineConfig, catalog: CatalogSummary, agentEvents: RunMonitorReplay | undefined, onBytes?: (bytesRead: number) => void): Promise<ReplayOutcome> {
   const engine = new MetricEngine(config, catalog);
   const deadLetters: FileDeadLetter[] = [];
   const counts: ReplayCounts = { records: 0, accepted: 0, redeliveries: 0, quarantined: 0, agentEvents: 0, rejected: {} };
   for await (const record of readRecords(path, onBytes)) {
     counts.records += 1;
-    if (!record.parsed.ok) {
-      const { reason, field, detail } = record.parsed.rejection;
+    const route = routeRecord(record.parsed);
+    if (route.to === "dead-letters") {
+      const { reason, field, detail } = route.rejection;
       counts.rejected[reason] = (counts.rejected[reason] ?? 0) + 1;
       deadLetters.push({ reason, field, detail, source: { file: path, line: record.position }, raw: record.raw ?? null });
-      continue;
-    }
-    const fact = record.parsed.fact;
-    if (isAgentEvent(fact)) {
+    } else if (route.to === "run-monitor") {
       counts.agentEvents += 1;
-      agentEvents?.accept(fact);
-      continue;
+      agentEvents?.accept(route.event);
+    } else {
+      const outcome = engine.ingest(route.fact);
+      if (outcome.kind === "accepted") counts.accepted += 1;
+      else if (outcome.kind === "redelivery") counts.redeliveries += 1;
+      else counts.quarantined += 1;
     }
-    const outcome = engine.ingest(fact);
-    if (outcome.kind === "accepted") counts.accepted += 1;
-    else if (outcome.kind === "redelivery") counts.redeliveries += 1;
-    else counts.quarantined += 1;
   }
   const results = engine.results();
   return { results, deadLetters, conflicts: engine.conflicts(), alerts: agentEvents?.finish() ?? [], counts };
