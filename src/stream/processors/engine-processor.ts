@@ -11,7 +11,7 @@ import { decodeEngineFact } from "../../kafka/serde/engine-facts-record.ts";
 import { Processors, type ProcessorEnvironment } from "../runtime/processor-environment.ts";
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import { runConsumer } from "../runtime/run-consumer.ts";
-import { sendBounded } from "../../kafka/send-bounded.ts";
+import { TOPOLOGY } from "../topology.ts";
 
 /**
  * The metric engine on Kafka. Its input topic (accepted facts, one partition, compacted by fact
@@ -27,7 +27,7 @@ export const engineProcessor = Effect.gen(function* () {
   const state = new EngineMember(environment);
   yield* runConsumer(environment, {
     role: "engine",
-    topic: environment.topics.engineFacts,
+    topic: environment.topics[TOPOLOGY.engine.source],
     fromBeginning: true,
     commitOffsets: false,
     onAssignment: (partitions, consumer) => state.assigned(partitions, consumer),
@@ -141,13 +141,13 @@ class EngineMember {
   }
 
   private async send(results: readonly Message[], conflicts: readonly Message[]): Promise<void> {
-    const { topics, producer, telemetry } = this.environment;
+    const { topics, telemetry } = this.environment;
     const topicMessages = [
       { topic: topics.results, messages: [...results] },
       { topic: topics.deadLetters, messages: [...conflicts] },
     ].filter((entry) => entry.messages.length > 0);
     if (topicMessages.length === 0) return;
-    await sendBounded(producer, topicMessages);
+    await this.environment.send(topicMessages);
     telemetry.count("agentops_results_published_total", "Result upserts and tombstones written to the results topic", {}, results.length);
   }
 

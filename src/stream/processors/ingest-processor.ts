@@ -5,7 +5,7 @@ import { routeRecord } from "./ingest-router.ts";
 import { encodeEngineFact } from "../../kafka/serde/engine-facts-record.ts";
 import { Processors, type ProcessorEnvironment } from "../runtime/processor-environment.ts";
 import { runConsumer } from "../runtime/run-consumer.ts";
-import { sendBounded } from "../../kafka/send-bounded.ts";
+import { TOPOLOGY } from "../topology.ts";
 import { decodeFact } from "../../kafka/serde/decode-fact.ts";
 
 /**
@@ -19,7 +19,7 @@ export const ingestProcessor = Effect.gen(function* () {
   const environment = yield* Processors;
   yield* runConsumer(environment, {
     role: "ingest",
-    topic: environment.topics.facts,
+    topic: environment.topics[TOPOLOGY.ingest.source],
     fromBeginning: true,
     eachBatch: (payload) => handleBatch(environment, payload),
   });
@@ -53,7 +53,7 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
     { topic: topics.agentEvents, messages: agentEvents },
     { topic: topics.engineFacts, messages: engineFacts },
   ].filter((entry) => entry.messages.length > 0);
-  if (topicMessages.length > 0) await sendBounded(environment.producer, topicMessages);
+  if (topicMessages.length > 0) await environment.send(topicMessages);
   if (lastOffset !== undefined) {
     payload.resolveOffset(lastOffset);
     telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: "ingest" }, batch.messages.length);

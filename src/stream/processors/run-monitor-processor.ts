@@ -6,7 +6,7 @@ import { deadLetterMessage } from "./dead-letter-message.ts";
 import { Processors, type ProcessorEnvironment } from "../runtime/processor-environment.ts";
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import { runConsumer } from "../runtime/run-consumer.ts";
-import { sendBounded } from "../../kafka/send-bounded.ts";
+import { TOPOLOGY } from "../topology.ts";
 import { decodeFact } from "../../kafka/serde/decode-fact.ts";
 
 /**
@@ -22,7 +22,7 @@ export const runMonitorProcessor = Effect.gen(function* () {
   const member = new RunMonitorMember(environment);
   yield* runConsumer(environment, {
     role: "run-monitor",
-    topic: environment.topics.agentEvents,
+    topic: environment.topics[TOPOLOGY["run-monitor"].source],
     fromBeginning: true,
     onAssignment: (partitions) => member.assigned(partitions),
     eachBatch: (payload) => member.handleBatch(payload),
@@ -88,7 +88,7 @@ class RunMonitorMember {
     }
     // Alerts first, on their own: an operator waits for them; run state and changelog can follow.
     if (alerts.length > 0 || deadLetters.length > 0) {
-      await sendBounded(this.environment.producer, [{ topic: topics.alerts, messages: alerts }, { topic: topics.deadLetters, messages: deadLetters }].filter((entry) => entry.messages.length > 0));
+      await this.environment.send([{ topic: topics.alerts, messages: alerts }, { topic: topics.deadLetters, messages: deadLetters }].filter((entry) => entry.messages.length > 0));
     }
     const changelog: Message[] = [];
     const runState: Message[] = [];
@@ -103,7 +103,7 @@ class RunMonitorMember {
       { topic: topics.runState, messages: runState },
       { topic: topics.runMonitorChangelog, messages: changelog },
     ].filter((entry) => entry.messages.length > 0);
-    if (stateMessages.length > 0) await sendBounded(this.environment.producer, stateMessages);
+    if (stateMessages.length > 0) await this.environment.send(stateMessages);
     if (alerts.length > 0) telemetry.count("agentops_alerts_total", "Tripwire alerts written", {}, alerts.length);
     telemetry.gauge("agentops_active_runs", "Runs held by this member's run monitors", { partition: String(batch.partition) }, monitor.activeRuns());
     if (lastOffset !== undefined) {

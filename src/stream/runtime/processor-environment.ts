@@ -1,6 +1,6 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import { Context } from "effect";
-import type { Kafka, Producer } from "kafkajs";
+import type { Kafka, TopicMessages } from "kafkajs";
 import type { Logger } from "pino";
 import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { TopicSerde } from "../../kafka/serde/topic-serde.ts";
@@ -19,8 +19,12 @@ export interface CommitState {
 /** What every processor of one instance shares: clients, encodings, topic names, telemetry. */
 export interface ProcessorEnvironment {
   readonly kafka: Kafka;
-  /** The role's own idempotent producer. */
-  readonly producer: Producer;
+  /**
+   * Sends through the role's own idempotent producer, in bounded requests, to the sinks
+   * topology.ts declares for the role; a write anywhere else is refused (the description cannot
+   * drift from what the processor does).
+   */
+  readonly send: (topicMessages: readonly TopicMessages[]) => Promise<void>;
   /** The role's own commit state. */
   readonly commitState: CommitState;
   readonly registry: SchemaRegistry;

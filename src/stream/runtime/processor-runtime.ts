@@ -1,11 +1,14 @@
 import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
 import { Deferred, Effect, Schedule, type Scope } from "effect";
+import type { TopicMessages } from "kafkajs";
 import { pino } from "pino";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
 import { createKafka } from "../../kafka/client.ts";
 import { createSchemaRegistry } from "../../kafka/registry.ts";
+import { sendBounded } from "../../kafka/send-bounded.ts";
+import { TOPOLOGY } from "../topology.ts";
 import { engineProcessor } from "../processors/engine-processor.ts";
 import { engineThread } from "./engine-thread.ts";
 import { ensureTopics } from "../../kafka/ensure-topics.ts";
@@ -101,7 +104,14 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
       }
       const commitState: CommitState = { uncommitted: false };
       commitStates.set(role, commitState);
-      const environment: ProcessorEnvironment = { ...shared, producer: yield* connectProducer, commitState };
+      const producer = yield* connectProducer;
+      const sinks = new Set(TOPOLOGY[role].sinks.map((sink) => topics[sink.topic]));
+      const send = (topicMessages: readonly TopicMessages[]): Promise<void> => {
+        const undeclared = topicMessages.find((entry) => !sinks.has(entry.topic));
+        if (undeclared !== undefined) return Promise.reject(new Error(`${role} writes ${undeclared.topic}, which src/stream/topology.ts does not declare as its sink`));
+        return sendBounded(producer, topicMessages);
+      };
+      const environment: ProcessorEnvironment = { ...shared, send, commitState };
       yield* roles[role].pipe(Effect.provideService(Processors, environment));
     }
     started = true;

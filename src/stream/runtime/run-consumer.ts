@@ -1,10 +1,11 @@
 import { Effect, type Scope } from "effect";
 import type { Consumer, EachBatchPayload } from "kafkajs";
 import { KafkaIoError } from "./errors.ts";
+import type { ProcessorName } from "../topology.ts";
 import type { ProcessorEnvironment } from "./processor-environment.ts";
 
 export interface ConsumerSpec {
-  readonly role: "ingest" | "engine" | "run-monitor";
+  readonly role: ProcessorName;
   readonly topic: string;
   readonly fromBeginning: boolean;
   /** When false nothing is committed: the engine always rebuilds from offset 0 on assignment. */

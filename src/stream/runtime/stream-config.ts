@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DEFAULT_BROKERS } from "../../kafka/client.ts";
 import { DEFAULT_SCHEMA_REGISTRY_URL } from "../../kafka/registry.ts";
 import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
+import { PROCESSOR_NAMES } from "../topology.ts";
 import { ConfigError } from "./errors.ts";
 
 /**
@@ -18,7 +19,7 @@ export const streamConfigSchema = z.strictObject({
   groupPrefix: z.string().min(1).max(100),
   /** Prefixes every topic name (`<prefix>.agentops.facts.v1`); empty for the standard names. */
   topicPrefix: z.string().regex(/^[A-Za-z0-9._-]{0,100}$/, "letters, digits, . _ - only"),
-  roles: z.array(z.enum(["ingest", "engine", "run-monitor"])).min(1),
+  roles: z.array(z.enum(PROCESSOR_NAMES)).min(1),
   // The engine's own rules for these two, so a window the replay refuses is refused here too.
   windowMillis: engineConfigSchema.shape.windowMillis,
   coverageThresholdHundredths: engineConfigSchema.shape.coverageThresholdHundredths,
@@ -80,7 +81,7 @@ export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessE
     // Deployments sharing a cluster under different topic prefixes must not share consumer groups.
     groupPrefix: merged.groupPrefix ?? (merged.topicPrefix === undefined || merged.topicPrefix === "" ? "agentops" : `${merged.topicPrefix}.agentops`),
     topicPrefix: merged.topicPrefix ?? "",
-    roles: (merged.roles ?? "ingest,engine,run-monitor").split(",").map((role) => role.trim()),
+    roles: (merged.roles ?? PROCESSOR_NAMES.join(",")).split(",").map((role) => role.trim()),
     windowMillis: windowMillis ?? Number.NaN,
     coverageThresholdHundredths: merged.coverageThresholdHundredths === undefined ? DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths : Number(merged.coverageThresholdHundredths),
     metricsPort: merged.metricsPort === undefined ? 9464 : Number(merged.metricsPort),
