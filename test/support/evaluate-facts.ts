@@ -1,8 +1,8 @@
-import { shippedCatalog, type CatalogSummary } from "../catalog/metric-definitions.ts";
-import type { MetricFact } from "../contract/facts.ts";
-import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from "./engine-config.ts";
-import type { Conflict } from "./fact-ledger.ts";
-import { MetricEngine } from "./metric-engine.ts";
+import { shippedCatalog, type CatalogSummary } from "../../src/catalog/metric-definitions.ts";
+import type { MetricFact } from "../../src/contract/facts.ts";
+import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from "../../src/metrics/engine-config.ts";
+import type { Conflict } from "../../src/metrics/fact-ledger.ts";
+import { MetricEngine } from "../../src/metrics/metric-engine.ts";
 
 export interface Evaluation {
   /** One canonical JSON line per result key, sorted by key: the byte-comparable output. */
@@ -10,7 +10,7 @@ export interface Evaluation {
   readonly conflicts: readonly Conflict[];
 }
 
-/** Runs a whole fact set through a fresh engine and returns the final results. */
+/** Runs a whole fact set through a fresh engine and returns the final results (the tests' expected answer; nothing in src/ needs it). */
 export function evaluateFacts(facts: Iterable<MetricFact>, config: EngineConfig = DEFAULT_ENGINE_CONFIG, catalog: CatalogSummary = shippedCatalog()): Evaluation {
   const engine = new MetricEngine(config, catalog);
   for (const fact of facts) engine.ingest(fact);
