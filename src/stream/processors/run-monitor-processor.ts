@@ -1,8 +1,9 @@
 import { Effect } from "effect";
 import type { EachBatchPayload, Message } from "kafkajs";
-import { isAgentEvent } from "../../contract/facts.ts";
-import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, type RunMonitor, type RunState, type RunStateSummary } from "../../tripwires/index.ts";
+import { isAgentEvent, type AgentEvent } from "../../contract/facts.ts";
+import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, type RunMonitor, type RunState } from "../../tripwires/index.ts";
 import { deadLetterMessage } from "./dead-letter-message.ts";
+import { processAgentEvents } from "./run-monitor-batch.ts";
 import { Processors, type ProcessorEnvironment } from "../runtime/processor-environment.ts";
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import { runConsumer } from "../runtime/run-consumer.ts";
@@ -66,10 +67,8 @@ class RunMonitorMember {
     const monitor = this.monitors.get(batch.partition);
     if (monitor === undefined) return;
     const { serde, topics, telemetry } = this.environment;
-    const alerts: Message[] = [];
     const deadLetters: Message[] = [];
-    const summaries = new Map<string, RunStateSummary>();
-    const evicted = new Set<string>();
+    const events: AgentEvent[] = [];
     let lastOffset: string | undefined;
     for (const message of batch.messages) {
       if (!payload.isRunning() || payload.isStale()) break;
@@ -79,26 +78,20 @@ class RunMonitorMember {
         const rejection = parsed.ok ? { reason: "UNKNOWN_TYPE" as const, field: "type", detail: "only agent_step and sandbox_event records belong on the agent-events topic" } : parsed.rejection;
         deadLetters.push(await deadLetterMessage(serde, telemetry, { ...rejection, source, factId: parsed.factId, key: message.key, value: message.value }));
       } else {
-        const result = monitor.process(parsed.fact);
-        for (const alert of result.alerts) alerts.push({ key: alert.run_id, value: await serde.encodeAlert(alert) });
-        summaries.set(result.runState.run_id, result.runState);
-        for (const runId of result.evictedRunIds) evicted.add(runId);
+        events.push(parsed.fact);
       }
       lastOffset = message.offset;
     }
+    const output = processAgentEvents(monitor, events);
+    const alerts: Message[] = [];
+    for (const alert of output.alerts) alerts.push({ key: alert.run_id, value: await serde.encodeAlert(alert) });
     // Alerts first, on their own: an operator waits for them; run state and changelog can follow.
     if (alerts.length > 0 || deadLetters.length > 0) {
       await this.environment.send([{ topic: topics.alerts, messages: alerts }, { topic: topics.deadLetters, messages: deadLetters }].filter((entry) => entry.messages.length > 0));
     }
-    const changelog: Message[] = [];
-    const runState: Message[] = [];
-    for (const [runId, summary] of summaries) {
-      const state = monitor.serializedRunState(runId);
-      if (state === undefined) continue;
-      changelog.push({ key: runId, value: state, partition: batch.partition });
-      runState.push({ key: runId, value: JSON.stringify(summary) });
-    }
-    for (const runId of evicted) if (monitor.serializedRunState(runId) === undefined) changelog.push({ key: runId, value: null, partition: batch.partition });
+    // The changelog goes to the partition the runs' events came from, so a member restores exactly its runs.
+    const changelog: Message[] = [...output.changelog].map(([runId, value]) => ({ key: runId, value, partition: batch.partition }));
+    const runState: Message[] = [...output.runStates].map(([runId, summary]) => ({ key: runId, value: JSON.stringify(summary) }));
     const stateMessages = [
       { topic: topics.runState, messages: runState },
       { topic: topics.runMonitorChangelog, messages: changelog },
@@ -110,6 +103,6 @@ class RunMonitorMember {
       payload.resolveOffset(lastOffset);
       telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: "run-monitor" }, batch.messages.length);
     }
-      await payload.heartbeat();
+    await payload.heartbeat();
   }
 }
