@@ -16,8 +16,12 @@ import { isAlive, killAllProcessors, logTail, REPO_ROOT, runAgentopsOk, startPro
  */
 
 const BOUND_MS = 5_000;
-/** Process start-up, the signal and the exit path, on a loaded shared machine. */
-const SLACK_MS = 10_000;
+/**
+ * The signal's delivery and the exit path on a loaded shared machine (at a load of 20 on 2 cores
+ * the exit came 15 s after the signal). Without the bound the instance was still alive after 4
+ * minutes; the stderr line below proves it was the bound that ended it.
+ */
+const SLACK_MS = 40_000;
 
 interface Proxy {
   readonly port: number;
