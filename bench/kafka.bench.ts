@@ -16,11 +16,11 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:f
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { Kafka } from "kafkajs";
-import { AvroTopicSerde } from "../src/kafka/avro-serde.ts";
-import { createKafka } from "../src/kafka/client.ts";
-import { createSchemaRegistry } from "../src/kafka/registry.ts";
+import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
+import { createKafka, resolveBrokers } from "../src/kafka/client.ts";
+import { createSchemaRegistry, resolveSchemaRegistryUrl } from "../src/kafka/registry.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
-import { ensureTopics } from "../src/stream/ensure-topics.ts";
+import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
 import { writeResultsSection } from "./results-section.ts";
@@ -31,8 +31,8 @@ const OUT = `${ROOT}bench/out/`;
 const NODE = `${ROOT}node_modules/.bin/node`;
 const RESULTS = `${ROOT}bench/RESULTS.md`;
 const HEADING = "## Kafka (local broker)";
-const BROKERS = (process.env["KAFKA_BROKERS"] ?? "127.0.0.1:19092").split(",");
-const REGISTRY_URL = process.env["SCHEMA_REGISTRY_URL"] ?? "http://127.0.0.1:18081/apis/ccompat/v7";
+const BROKERS = resolveBrokers();
+const REGISTRY_URL = resolveSchemaRegistryUrl();
 const PROCESSOR_TIMEOUT_MS = 20 * 60_000;
 const PROBES = 5;
 

@@ -1,6 +1,6 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import type { Kafka } from "kafkajs";
-import { AvroTopicSerde } from "../kafka/avro-serde.ts";
+import { AvroTopicSerde } from "../kafka/serde/avro-serde.ts";
 import { createKafka, resolveBrokers } from "../kafka/client.ts";
 import { createSchemaRegistry, resolveSchemaRegistryUrl } from "../kafka/registry.ts";
 import { topicNames, type TopicNames } from "../stream/topic-names.ts";

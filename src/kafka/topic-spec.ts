@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -9,6 +10,8 @@ const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,249}$/, "must be 1..249 of
 
 export const TopicSpecSchema = z.strictObject({
   name: topicName,
+  /** The topology's name for the topic (src/stream/topic-names.ts); topics without one are not read by the processors. */
+  role: z.string().regex(/^[a-z][A-Za-z]*$/, "must be a camelCase identifier, e.g. engineFacts").optional(),
   description: z.string().min(1),
   partitions: z.int().min(1).max(10_000),
   replication: z.int().min(1).max(32),
@@ -28,9 +31,12 @@ export const TopicSpecFileSchema = z
   })
   .superRefine((file, context) => {
     const seen = new Set<string>();
+    const roles = new Set<string>();
     file.topics.forEach((topic, index) => {
       if (seen.has(topic.name)) context.addIssue({ code: "custom", path: ["topics", index, "name"], message: `duplicate topic "${topic.name}"` });
       seen.add(topic.name);
+      if (topic.role !== undefined && roles.has(topic.role)) context.addIssue({ code: "custom", path: ["topics", index, "role"], message: `duplicate role "${topic.role}"` });
+      if (topic.role !== undefined) roles.add(topic.role);
       for (const reserved of ["cleanup.policy", "retention.ms"]) {
         if (topic.configs?.[reserved] !== undefined) {
           context.addIssue({ code: "custom", path: ["topics", index, "configs", reserved], message: "set it with cleanupPolicy / retentionMs instead" });
@@ -60,6 +66,16 @@ export function parseTopicSpecFile(text: string, source: string): TopicSpecFile 
     throw new TopicSpecError(`${source}: invalid topic spec:\n${problems.join("\n")}`);
   }
   return result.data;
+}
+
+/** A topic's name under a deployment's namespace prefix (none: the name as specified). */
+export function prefixedTopicName(prefix: string, name: string): string {
+  return prefix === "" ? name : `${prefix}.${name}`;
+}
+
+/** The shipped spec file, read synchronously: topic names are needed before any I/O starts. */
+export function loadShippedTopicSpecFile(): TopicSpecFile {
+  return parseTopicSpecFile(readFileSync(DEFAULT_TOPICS_FILE, "utf8"), DEFAULT_TOPICS_FILE);
 }
 
 export async function loadTopicSpecFile(path: string = DEFAULT_TOPICS_FILE): Promise<TopicSpecFile> {

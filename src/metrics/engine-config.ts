@@ -17,6 +17,9 @@ export const engineConfigSchema = z.strictObject({
 
 export type EngineConfig = z.output<typeof engineConfigSchema>;
 
+/** The default window as a user writes it (flags, environment); parseWindowSize(DEFAULT_WINDOW) is DAY_MILLIS. */
+export const DEFAULT_WINDOW = "1d";
+
 export const DEFAULT_ENGINE_CONFIG: EngineConfig = { windowMillis: DAY_MILLIS, coverageThresholdHundredths: 10 };
 
 const UNIT_MILLIS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY_MILLIS };

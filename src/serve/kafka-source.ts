@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Consumer, Kafka, KafkaMessage } from "kafkajs";
-import type { TopicSerde } from "../stream/serde.ts";
+import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
 import type { TopicNames } from "../stream/topic-names.ts";
 import type { AlertRecord, RunRecord, ViewState } from "./view-state.ts";
 

@@ -1,6 +1,9 @@
+import { loadShippedTopicSpecFile, prefixedTopicName, type TopicSpecFile } from "../kafka/topic-spec.ts";
+
 /**
- * The topics of the topology (topics/topics.json describes their settings). A namespace prefix
- * lets several independent deployments, or tests, share one cluster without touching each other.
+ * The topics of the topology, by the role each plays. The names come from topics/topics.json
+ * (each topic there carries its `role`), never from code. A namespace prefix lets several
+ * independent deployments, or tests, share one cluster without touching each other.
  */
 export interface TopicNames {
   readonly facts: string;
@@ -13,16 +16,31 @@ export interface TopicNames {
   readonly runMonitorChangelog: string;
 }
 
-export function topicNames(prefix = ""): TopicNames {
-  const name = (base: string): string => (prefix === "" ? base : `${prefix}.${base}`);
-  return {
-    facts: name("agentops.facts.v1"),
-    agentEvents: name("agentops.agent-events.v1"),
-    deadLetters: name("agentops.dlq.v1"),
-    engineFacts: name("agentops.engine-facts.v1"),
-    results: name("agentops.metric-results.v1"),
-    alerts: name("agentops.alerts.v1"),
-    runState: name("agentops.run-state.v1"),
-    runMonitorChangelog: name("agentops.run-monitor-changelog.v1"),
+export type TopicRole = keyof TopicNames;
+
+/** Base names by role from a spec file; a role the topology needs and the file lacks is an error. */
+export function topicNamesFrom(file: TopicSpecFile, prefix = ""): TopicNames {
+  const byRole = new Map(file.topics.flatMap((topic) => (topic.role === undefined ? [] : [[topic.role, topic.name] as const])));
+  const name = (role: TopicRole): string => {
+    const base = byRole.get(role);
+    if (base === undefined) throw new Error(`topics/topics.json: no topic has "role": "${role}"; the topology needs one`);
+    return prefixedTopicName(prefix, base);
   };
+  return {
+    facts: name("facts"),
+    agentEvents: name("agentEvents"),
+    deadLetters: name("deadLetters"),
+    engineFacts: name("engineFacts"),
+    results: name("results"),
+    alerts: name("alerts"),
+    runState: name("runState"),
+    runMonitorChangelog: name("runMonitorChangelog"),
+  };
+}
+
+let shipped: TopicSpecFile | undefined;
+
+export function topicNames(prefix = ""): TopicNames {
+  shipped ??= loadShippedTopicSpecFile();
+  return topicNamesFrom(shipped, prefix);
 }

@@ -2,7 +2,7 @@ import type { AgentEvent } from "../contract/facts.ts";
 import type { TripwireAlert } from "./alert.ts";
 import { createCommandAnalyser, type CommandAnalyser } from "./commands/command-analyser.ts";
 import { parseTripwireConfig, type TripwireConfig, type TripwireConfigInput } from "./config.ts";
-import { emptyRunState, restoreRunState, serializeRunState, summariseRun, type RunState, type RunStateSummary } from "./run-state.ts";
+import { emptyRunState, serializeRunState, summariseRun, type RunState, type RunStateSummary } from "./run-state.ts";
 import { stepRun } from "./run-step.ts";
 
 /**
@@ -25,11 +25,10 @@ export interface RunMonitor {
   serializedRunState(runId: string): string | undefined;
   /** Puts back a run state read from the changelog (on start or rebalance). */
   importRunState(state: RunState): void;
-  /** Every held run, in eviction-scan order; enough to rebuild the monitor exactly. */
-  exportState(): MonitorState;
   activeRuns(): number;
 }
 
+/** The runs a monitor starts from (restored from the per-run changelog on start or rebalance). */
 export interface MonitorState {
   readonly runs: readonly RunState[];
 }
@@ -43,7 +42,7 @@ export function createRunMonitor(configInput: TripwireConfigInput = {}, initial?
   const idleMs = config.idleExpiryMinutes * MINUTE_MS;
   // Sweeping is O(runs), so it happens once per event-time minute of the watermark. The sweep
   // points depend only on the watermark, which is derived from the runs themselves, so a monitor
-  // restored from exported state sweeps at exactly the same points as the original.
+  // restored from its runs' states sweeps at exactly the same points as the original.
   let watermark = Number.NEGATIVE_INFINITY;
   let sweptMinute = Number.NEGATIVE_INFINITY;
   const adopt = (state: RunState): void => {
@@ -87,17 +86,6 @@ export function createRunMonitor(configInput: TripwireConfigInput = {}, initial?
       return state === undefined ? undefined : serializeRunState(state);
     },
     importRunState: (state) => adopt(structuredClone(state)),
-    exportState: () => ({ runs: [...runs.values()].map((state) => structuredClone(state)) }),
     activeRuns: () => runs.size,
   };
-}
-
-export function serializeMonitorState(state: MonitorState): string {
-  return `[${state.runs.map(serializeRunState).join(",")}]`;
-}
-
-export function restoreMonitorState(text: string): MonitorState {
-  const parsed: unknown = JSON.parse(text);
-  if (!Array.isArray(parsed)) throw new TypeError("monitor state must be a JSON array of run states");
-  return { runs: parsed.map((run) => restoreRunState(JSON.stringify(run))) };
 }

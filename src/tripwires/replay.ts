@@ -1,16 +1,40 @@
 import type { AgentEvent } from "../contract/facts.ts";
 import { compareAlerts, type TripwireAlert } from "./alert.ts";
+import type { RunStateSummary } from "./run-state.ts";
 import type { TripwireConfigInput } from "./config.ts";
 import { createRunMonitor } from "./monitor.ts";
 
+/** A run monitor fed one record at a time, whose alerts come back together at the end. */
+export interface RunMonitorReplay {
+  accept(event: AgentEvent): void;
+  /** Every alert so far, sorted by (event_time, run_id, seq range, rule_id, alert_id). */
+  finish(): TripwireAlert[];
+  /** The last run-state summary of every run, by run id: what the run-state topic would hold. */
+  runStates(): readonly RunStateSummary[];
+}
+
 /**
- * Embedded replay for `agentops replay`: feeds the records in the given order through a fresh
- * monitor and returns every alert, sorted by (event_time, run_id, seq range, rule_id, alert_id).
- * The same records in the same order always give byte-identical alerts.
+ * Embedded replay of the run monitor (`agentops replay`, the tests): a fresh monitor over the
+ * records in the given order. The same records in the same order always give byte-identical alerts.
  */
-export function replayAgentEvents(events: readonly AgentEvent[], config: TripwireConfigInput = {}): TripwireAlert[] {
+export function runMonitorReplay(config: TripwireConfigInput = {}): RunMonitorReplay {
   const monitor = createRunMonitor(config);
   const alerts: TripwireAlert[] = [];
-  for (const event of events) alerts.push(...monitor.process(event).alerts);
-  return alerts.sort(compareAlerts);
+  const runs = new Map<string, RunStateSummary>();
+  return {
+    accept: (event) => {
+      const result = monitor.process(event);
+      alerts.push(...result.alerts);
+      runs.set(result.runState.run_id, result.runState);
+    },
+    finish: () => [...alerts].sort(compareAlerts),
+    runStates: () => [...runs.keys()].sort().map((runId) => runs.get(runId) as RunStateSummary),
+  };
+}
+
+/** The whole replay over an array of records. */
+export function replayAgentEvents(events: readonly AgentEvent[], config: TripwireConfigInput = {}): TripwireAlert[] {
+  const replay = runMonitorReplay(config);
+  for (const event of events) replay.accept(event);
+  return replay.finish();
 }

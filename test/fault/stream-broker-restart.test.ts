@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { topicNames } from "../../src/stream/topic-names.ts";
-import { readLatestResults } from "../../src/stream/topic-results.ts";
+import { readLatestResults } from "../../src/stream/audit/topic-results.ts";
 import { closeAll, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
 import {
   REPO_ROOT,

@@ -3,7 +3,7 @@ import type avro from "avsc";
 import type { Admin } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FACT_TYPES } from "../../src/contract/fact-schema.ts";
-import { loadSchemas, type LoadedSchema } from "../../src/kafka/schemas.ts";
+import { loadSchemas, type LoadedSchema } from "../../src/kafka/serde/schemas.ts";
 import { closeAll, connectedAdmin, connectedProducer, consumeMessages, createTestTopic, testRegistry, uniqueName } from "../support/kafka.ts";
 import { sampleFacts, sampleOutputs, sampleSnapshotResult } from "../support/sample-records.ts";
 

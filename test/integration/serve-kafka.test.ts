@@ -5,7 +5,7 @@ import { resultKey } from "../../src/metrics/scope.ts";
 import { startKafkaSource } from "../../src/serve/kafka-source.ts";
 import { startViewServer, type ViewServer } from "../../src/serve/server.ts";
 import { ViewState, type ViewSnapshot } from "../../src/serve/view-state.ts";
-import { ensureTopics } from "../../src/stream/ensure-topics.ts";
+import { ensureTopics } from "../../src/kafka/ensure-topics.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
 import { createRunMonitor } from "../../src/tripwires/index.ts";
 import { closeAll, connectedAdmin, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";

@@ -1,7 +1,7 @@
 import type { Kafka, RecordMetadata } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Fact } from "../../src/contract/facts.ts";
-import { evaluateFacts } from "../../src/metrics/evaluate-facts.ts";
+import { evaluateFacts } from "../support/evaluate-facts.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
 import { closeAll, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { shippedCatalog, type CatalogSummary } from "../../src/catalog/metric-definitions.ts";
 import type { DeliverySummary, MetricFact, TaskSnapshot } from "../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
-import { evaluateFacts } from "../../src/metrics/evaluate-facts.ts";
+import { evaluateFacts } from "../support/evaluate-facts.ts";
 import { identitiesOf } from "../../src/metrics/fact-ledger.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";

@@ -6,12 +6,12 @@ import { fileURLToPath } from "node:url";
 import type { Kafka, Producer } from "kafkajs";
 import { canonicalJson } from "../../src/contract/canonical-json.ts";
 import { parseFactJson } from "../../src/contract/parse-fact.ts";
-import { AvroTopicSerde } from "../../src/kafka/avro-serde.ts";
+import { AvroTopicSerde } from "../../src/kafka/serde/avro-serde.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";
 import { resultKey } from "../../src/metrics/scope.ts";
-import type { DeadLetterRecord } from "../../src/stream/dead-letter.ts";
-import { readTopicToEnd } from "../../src/stream/read-topic.ts";
-import { compareResults, readLatestResults, type ResultComparison } from "../../src/stream/topic-results.ts";
+import type { DeadLetterRecord } from "../../src/contract/dead-letter.ts";
+import { readTopicToEnd } from "../../src/kafka/read-topic.ts";
+import { compareResults, readLatestResults, type ResultComparison } from "../../src/stream/audit/topic-results.ts";
 import type { TopicNames } from "../../src/stream/topic-names.ts";
 import { serviceEndpoints, testRegistry } from "./kafka.ts";
 
@@ -78,6 +78,10 @@ export interface StartOptions {
   readonly dir: string;
   readonly roles?: readonly ("ingest" | "engine" | "run-monitor")[];
   readonly extraArgs?: readonly string[];
+  /** Node flags before the script (e.g. `--import` of a test preload). */
+  readonly nodeFlags?: readonly string[];
+  /** Extra environment for the child. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const running = new Set<ProcessorInstance>();
@@ -90,8 +94,8 @@ export function spawnProcessor(options: StartOptions): ProcessorInstance {
   const stderrPath = join(options.dir, `${stamp}.err.log`);
   const out = openSync(stdoutPath, "a");
   const err = openSync(stderrPath, "a");
-  const args = [...NODE_FLAGS, AGENTOPS, "run", "--topic-prefix", options.topicPrefix, "--instance-id", options.name, "--metrics-port", "0", "--brokers", brokers.join(","), "--schema-registry", registryUrl, ...(options.roles === undefined ? [] : ["--roles", options.roles.join(",")]), ...(options.extraArgs ?? [])];
-  const child = spawn(NODE, args, { cwd: REPO_ROOT, stdio: ["ignore", out, err] });
+  const args = [...NODE_FLAGS, ...(options.nodeFlags ?? []), AGENTOPS, "run", "--topic-prefix", options.topicPrefix, "--instance-id", options.name, "--metrics-port", "0", "--brokers", brokers.join(","), "--schema-registry", registryUrl, ...(options.roles === undefined ? [] : ["--roles", options.roles.join(",")]), ...(options.extraArgs ?? [])];
+  const child = spawn(NODE, args, { cwd: REPO_ROOT, stdio: ["ignore", out, err], env: { ...process.env, ...options.env } });
   closeSync(out);
   closeSync(err);
   if (child.pid === undefined) throw new Error(`could not spawn agentops run for ${options.name}`);

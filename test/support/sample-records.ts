@@ -1,5 +1,5 @@
 import type { FactType } from "../../src/contract/fact-schema.ts";
-import type { OutputRecord } from "../../src/kafka/schemas.ts";
+import type { OutputRecord } from "../../src/kafka/serde/schemas.ts";
 
 /**
  * One representative record per Avro schema, in the shape avsc reads and writes: absent optionals

@@ -1,4 +1,4 @@
-import { readTopicToEnd } from "../../stream/read-topic.ts";
+import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import type { TripwireAlert } from "../../tripwires/index.ts";
 import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
 import type { CliCommand } from "../command.ts";

@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { readRecords } from "../../replay/record-source.ts";
+import { readRecords } from "../../stream/transports/embedded/record-source.ts";
 import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { integerFlag, parseFlags, requiredStringFlag } from "../flags.ts";

@@ -2,18 +2,19 @@ import { createWriteStream, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { once } from "node:events";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
-import { DEFAULT_ENGINE_CONFIG, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
-import { replayFile } from "../../replay/replay-file.ts";
-import { runMonitorSink } from "../../replay/run-monitor-sink.ts";
-import { formatMetricTable, metricRows } from "../../replay/replay-summary.ts";
-import { RESULT_HEADERS, byMetricScopeCohort, formatGroupedResults, resultRow } from "../../replay/result-rows.ts";
-import { formatTable } from "../../replay/text-table.ts";
+import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
+import { replayFile } from "../../stream/transports/embedded/replay-file.ts";
+import { runMonitorReplay } from "../../tripwires/replay.ts";
+import { conflictRejection } from "../../stream/processors/conflict-rejection.ts";
+import { formatMetricTable, metricRows } from "../replay-summary.ts";
+import { RESULT_HEADERS, byMetricScopeCohort, formatGroupedResults, resultRow } from "../result-rows.ts";
+import { formatTable } from "../text-table.ts";
 import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, requiredStringFlag, stringFlag, type ParsedFlags } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
-import { rebuildFromFactsTopic } from "../../stream/audit-rebuild.ts";
-import { compareResults, readLatestResults } from "../../stream/topic-results.ts";
+import { rebuildFromFactsTopic } from "../../stream/audit/audit-rebuild.ts";
+import { compareResults, readLatestResults } from "../../stream/audit/topic-results.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import { byUtf8 } from "../../metrics/key-order.ts";
 
@@ -83,7 +84,7 @@ export const replayCommand: CliCommand = {
       },
       "replay",
     );
-    const windowText = stringFlag(flags, "window") ?? "1d";
+    const windowText = stringFlag(flags, "window") ?? DEFAULT_WINDOW;
     const windowMillis = parseWindowSize(windowText);
     if (windowMillis === undefined) throw new UsageError("--window", `"${windowText}" is not a duration`, "give a number and a unit (ms, s, m, h, d), e.g. --window 1d or --window 6h");
     const threshold = integerFlag(flags, "coverage-threshold", DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths, 0, 99);
@@ -108,7 +109,7 @@ export const replayCommand: CliCommand = {
 
     const progress = progressReporter("replay", size);
     const started = performance.now();
-    const monitor = runMonitorSink();
+    const monitor = runMonitorReplay();
     const outcome = await replayFile(input, config.data, shippedCatalog(), monitor, (bytes) => progress.update(bytes));
     progress.done();
     const seconds = (performance.now() - started) / 1000;
@@ -120,7 +121,7 @@ export const replayCommand: CliCommand = {
     if (runsPath !== undefined) await writeLines(runsPath, monitor.runStates().map((summary) => JSON.stringify(summary)));
     const dlqPath = stringFlag(flags, "dlq");
     if (dlqPath !== undefined) {
-      const conflicts = outcome.conflicts.map((conflict) => JSON.stringify({ reason: "CONFLICT", field: "", detail: `${conflict.factIds.length} distinct records share identity ${conflict.identity.replace("\u0000", " ")}; all are quarantined`, source: { file: input, fact_ids: conflict.factIds }, raw: null }));
+      const conflicts = outcome.conflicts.map((conflict) => JSON.stringify({ ...conflictRejection(conflict), source: { file: input, fact_ids: conflict.factIds }, raw: null }));
       await writeLines(dlqPath, [...outcome.deadLetters.map((letter) => JSON.stringify(letter)), ...conflicts]);
     }
 

@@ -1,8 +1,8 @@
 import { byUtf8 } from "../../metrics/key-order.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
-import { formatTable } from "../../replay/text-table.ts";
-import { RESULT_HEADERS, resultRow } from "../../replay/result-rows.ts";
-import { readLatestResults } from "../../stream/topic-results.ts";
+import { formatTable } from "../text-table.ts";
+import { RESULT_HEADERS, resultRow } from "../result-rows.ts";
+import { readLatestResults } from "../../stream/audit/topic-results.ts";
 import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
 import type { CliCommand } from "../command.ts";
 import { booleanFlag, parseFlags, stringFlag } from "../flags.ts";

@@ -1,22 +1,24 @@
 import { Cause, Deferred, Effect, Exit, Fiber } from "effect";
-import { runInstance } from "../../stream/processor-runtime.ts";
-import { resolveStreamConfig, type RawStreamConfig } from "../../stream/stream-config.ts";
+import { runInstance, type RunningInstance } from "../../stream/runtime/processor-runtime.ts";
+import { resolveStreamConfig, type RawStreamConfig } from "../../stream/runtime/stream-config.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { parseFlags, stringFlag } from "../flags.ts";
 
 const USAGE = `Usage: agentops run [--brokers host:port[,...]] [--schema-registry URL] [--roles ingest,engine,run-monitor]
                     [--instance-id NAME] [--group PREFIX] [--topic-prefix PREFIX]
                     [--window 1d] [--coverage-threshold 10] [--metrics-port 9464] [--log-level info]
-                    [--engine-thread auto|on|off]
+                    [--engine-thread auto|on|off] [--shutdown-timeout 30s]
 
 Starts one processor instance on Kafka. Every flag can also come from the environment:
 KAFKA_BROKERS, SCHEMA_REGISTRY_URL, AGENTOPS_ROLES, AGENTOPS_INSTANCE_ID, AGENTOPS_GROUP,
 AGENTOPS_TOPIC_PREFIX, AGENTOPS_WINDOW, AGENTOPS_COVERAGE_THRESHOLD, AGENTOPS_METRICS_PORT,
-AGENTOPS_LOG_LEVEL, AGENTOPS_ENGINE_THREAD (flags win). The engine role runs on a thread of its
+AGENTOPS_LOG_LEVEL, AGENTOPS_ENGINE_THREAD, AGENTOPS_SHUTDOWN_TIMEOUT (flags win). The engine role runs on a thread of its
 own (a second core) when the instance has other roles too: --engine-thread auto (the default) does
 so when the machine has more than one core; on and off force it. Missing topics are created from topics/topics.json.
 More instances with the same --group share the work (consumer groups). SIGTERM or Ctrl-C stops
-consumers cleanly, committing what was processed. Logs are JSON lines (pino) on stdout;
+consumers cleanly, committing what was processed, within --shutdown-timeout (default 30s): exit 0
+when everything processed was committed, 1 when something could not be (the next member
+re-processes it) or the bound passed. Logs are JSON lines (pino) on stdout;
 /metrics (Prometheus) and /healthz are served on 127.0.0.1:<metrics-port>.`;
 
 const FLAG_FIELDS = {
@@ -31,6 +33,7 @@ const FLAG_FIELDS = {
   "metrics-port": "metricsPort",
   "log-level": "logLevel",
   "engine-thread": "engineThread",
+  "shutdown-timeout": "shutdownTimeoutMs",
 } as const;
 
 export const runCommand: CliCommand = {
@@ -45,14 +48,37 @@ export const runCommand: CliCommand = {
     if (config._tag === "Left") throw new UsageError(config.left.field, config.left.problem, config.left.fix);
 
     // Runs until interrupted (SIGTERM, Ctrl-C: exit 0) or until a role fails for good (exit 1).
-    const fiber = Effect.runFork(Effect.scoped(Effect.flatMap(runInstance(config.right), ({ failure }) => Deferred.await(failure))));
+    let instance: RunningInstance | undefined;
+    const fiber = Effect.runFork(
+      Effect.scoped(
+        Effect.flatMap(runInstance(config.right), (running) => {
+          instance = running;
+          return Deferred.await(running.failure);
+        }),
+      ),
+    );
+    const { shutdownTimeoutMs } = config.right;
+    let stopping = false;
     const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      // Closing the scope waits on the broker (the batch in flight, leaving the group); an
+      // unreachable broker must not keep the process alive past the bound a supervisor expects.
+      setTimeout(() => {
+        process.stderr.write(`agentops run: shutdown did not finish within ${shutdownTimeoutMs} ms; processed offsets may not be committed (the next member re-processes them). Exiting with 1.\n`);
+        process.exit(1);
+      }, shutdownTimeoutMs).unref();
       void Effect.runPromise(Fiber.interrupt(fiber));
     };
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
     const exit = await Effect.runPromise(Fiber.await(fiber));
-    if (Exit.isInterrupted(exit)) return 0;
+    if (Exit.isInterrupted(exit)) {
+      const uncommitted = instance?.uncommittedRoles() ?? [];
+      if (uncommitted.length === 0) return 0;
+      process.stderr.write(`agentops run: stopped, but ${uncommitted.join(", ")} could not commit processed offsets (the next member re-processes them)\n`);
+      return 1;
+    }
     if (Exit.isFailure(exit)) {
       process.stderr.write(`agentops run: ${Cause.pretty(exit.cause)}\n`);
       return 1;

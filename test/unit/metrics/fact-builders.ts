@@ -7,7 +7,7 @@ import type { MetricFact } from "../../../src/contract/facts.ts";
 import { isAgentEvent } from "../../../src/contract/facts.ts";
 import { parseFact } from "../../../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from "../../../src/metrics/engine-config.ts";
-import { evaluateFacts } from "../../../src/metrics/evaluate-facts.ts";
+import { evaluateFacts } from "../../support/evaluate-facts.ts";
 import type { Conflict } from "../../../src/metrics/fact-ledger.ts";
 import type { Cohort, MetricResult, Scope } from "../../../src/metrics/result-record.ts";
 import type { MetricId } from "../../../src/catalog/metric-definitions.ts";

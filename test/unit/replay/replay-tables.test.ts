@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MetricId } from "../../../src/catalog/metric-definitions.ts";
 import type { Cohort, MetricResult, Scope } from "../../../src/metrics/result-record.ts";
-import { formatMetricTable, metricRows } from "../../../src/replay/replay-summary.ts";
-import { formatGroupedResults } from "../../../src/replay/result-rows.ts";
-import { formatTable, wrapText } from "../../../src/replay/text-table.ts";
+import { formatMetricTable, metricRows } from "../../../src/cli/replay-summary.ts";
+import { formatGroupedResults } from "../../../src/cli/result-rows.ts";
+import { formatTable, wrapText } from "../../../src/cli/text-table.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 

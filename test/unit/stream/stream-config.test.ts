@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect";
 import { describe, expect, it } from "vitest";
 import { securityFromEnv } from "../../../src/kafka/client.ts";
-import { resolveStreamConfig } from "../../../src/stream/stream-config.ts";
+import { resolveStreamConfig } from "../../../src/stream/runtime/stream-config.ts";
 
 const resolve = (flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv = {}) => Effect.runSync(Effect.either(resolveStreamConfig(flags, env)));
 
@@ -16,6 +16,19 @@ describe("processor configuration (flags, then environment, then defaults; valid
     expect(config.right.coverageThresholdHundredths).toBe(10);
     expect(config.right.groupPrefix).toBe("agentops");
     expect(config.right.engineThread).toBe("auto");
+    expect(config.right.shutdownTimeoutMs).toBe(30_000);
+  });
+
+  it("--shutdown-timeout bounds SIGTERM, from the flag or AGENTOPS_SHUTDOWN_TIMEOUT", () => {
+    const fromEnv = resolve({}, { AGENTOPS_SHUTDOWN_TIMEOUT: "2m" });
+    const fromFlag = resolve({ shutdownTimeoutMs: "5s" }, { AGENTOPS_SHUTDOWN_TIMEOUT: "2m" });
+    if (Either.isLeft(fromEnv) || Either.isLeft(fromFlag)) throw new Error("valid configuration refused");
+    expect(fromEnv.right.shutdownTimeoutMs).toBe(120_000);
+    expect(fromFlag.right.shutdownTimeoutMs).toBe(5_000);
+    for (const bad of ["soon", "10ms", "1h"]) {
+      const refused = resolve({ shutdownTimeoutMs: bad });
+      expect(Either.isLeft(refused) && refused.left.field, bad).toBe("--shutdown-timeout / AGENTOPS_SHUTDOWN_TIMEOUT");
+    }
   });
 
   it("--engine-thread auto|on|off, from the flag or AGENTOPS_ENGINE_THREAD", () => {

@@ -3,9 +3,9 @@ import type { Message, Producer, TopicMessages } from "kafkajs";
 import { describe, expect, it } from "vitest";
 import type { MetricFact } from "../../../src/contract/facts.ts";
 import { parseFact } from "../../../src/contract/parse-fact.ts";
-import { decodeEngineFact, encodeEngineFact } from "../../../src/stream/engine-facts-record.ts";
-import { sendBounded } from "../../../src/stream/send-bounded.ts";
-import { Telemetry } from "../../../src/stream/telemetry.ts";
+import { decodeEngineFact, encodeEngineFact } from "../../../src/kafka/serde/engine-facts-record.ts";
+import { sendBounded } from "../../../src/kafka/send-bounded.ts";
+import { Telemetry } from "../../../src/stream/runtime/telemetry.ts";
 
 function packet(overrides: Record<string, unknown> = {}): MetricFact {
   const parsed = parseFact({ contract: "agentops.observation@1.0.0", type: "packet", fact_id: "f1", event_time: "2026-10-01T00:00:00Z", provenance: null, packet_id: "p1", governance_revision: "0.2", repair_attribution: "AVAILABLE", ...overrides });

@@ -4,7 +4,7 @@ import type { AgentEvent } from "../../../src/contract/facts.ts";
 import { canonicalJson } from "../../../src/contract/canonical-json.ts";
 import type { TripwireAlert } from "../../../src/tripwires/alert.ts";
 import { compareAlerts } from "../../../src/tripwires/alert.ts";
-import { createRunMonitor, restoreMonitorState, serializeMonitorState } from "../../../src/tripwires/monitor.ts";
+import { createRunMonitor } from "../../../src/tripwires/monitor.ts";
 import { replayAgentEvents } from "../../../src/tripwires/replay.ts";
 import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
 import { exec, sandbox, toolCall } from "./events.ts";
@@ -53,7 +53,9 @@ describe("replay, dedupe and restore properties", () => {
         const first = createRunMonitor();
         const alerts: TripwireAlert[] = [];
         for (const event of events.slice(0, cut)) alerts.push(...first.process(event).alerts);
-        const restored = createRunMonitor({}, restoreMonitorState(serializeMonitorState(first.exportState())));
+        // As the Kafka run monitor restores: every held run's changelog value, into a new monitor.
+        const changelog = ["run-a", "run-b"].flatMap((runId) => first.serializedRunState(runId) ?? []);
+        const restored = createRunMonitor({}, { runs: changelog.map(restoreRunState) });
         for (const event of events.slice(cut)) alerts.push(...restored.process(event).alerts);
         expect(bytes(alerts.sort(compareAlerts))).toBe(bytes(replayAgentEvents(events)));
       }),

@@ -4,7 +4,7 @@ import { METRIC_IDS } from "../../../src/catalog/metric-ids.ts";
 import { isAgentEvent, type AgentStep, type Cost, type DeliverySummary, type MetricFact, type ModelCall, type Packet, type Repair, type SandboxEvent, type TaskSnapshot } from "../../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
-import { evaluateFacts } from "../../../src/metrics/evaluate-facts.ts";
+import { evaluateFacts } from "../../support/evaluate-facts.ts";
 import type { MetricResult } from "../../../src/metrics/result-record.ts";
 import { countBy, defaultSample, parseAll } from "./workload-support.ts";
 

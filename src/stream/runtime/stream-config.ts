@@ -1,0 +1,99 @@
+import { Effect } from "effect";
+import { z } from "zod";
+import { DEFAULT_BROKERS } from "../../kafka/client.ts";
+import { DEFAULT_SCHEMA_REGISTRY_URL } from "../../kafka/registry.ts";
+import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
+import { PROCESSOR_NAMES } from "../topology.ts";
+import { ConfigError } from "./errors.ts";
+
+/**
+ * A processor instance's configuration, from flags first and environment second. Every value is
+ * validated; a bad one names its flag and environment variable and the fix. Secrets (SASL
+ * passwords) are never part of this object's log form.
+ */
+export const streamConfigSchema = z.strictObject({
+  brokers: z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "a broker is host:port")).min(1),
+  schemaRegistryUrl: z.url(),
+  instanceId: z.string().min(1).max(100),
+  /** Consumer groups are `${groupPrefix}.ingest`, `.engine`, `.run-monitor`. */
+  groupPrefix: z.string().min(1).max(100),
+  /** Prefixes every topic name (`<prefix>.agentops.facts.v1`); empty for the standard names. */
+  topicPrefix: z.string().regex(/^[A-Za-z0-9._-]{0,100}$/, "letters, digits, . _ - only"),
+  roles: z.array(z.enum(PROCESSOR_NAMES)).min(1),
+  // The engine's own rules for these two, so a window the replay refuses is refused here too.
+  windowMillis: engineConfigSchema.shape.windowMillis,
+  coverageThresholdHundredths: engineConfigSchema.shape.coverageThresholdHundredths,
+  metricsPort: z.number().int().min(0).max(65535),
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+  /**
+   * Run the engine role on its own thread (a second core) when this instance has other roles too;
+   * "auto" (the default) does so when the machine has more than one core.
+   */
+  engineThread: z.enum(["auto", "on", "off"]),
+  /**
+   * How long SIGTERM may take: the batches in flight finish and commit, consumers leave their
+   * groups, producers flush. Past it the instance exits non-zero, and the next member re-processes
+   * what was not committed (at-least-once), rather than hanging on an unreachable broker.
+   */
+  shutdownTimeoutMs: z.number().int().min(1_000, "must be at least 1s").max(600_000, "must be at most 10m"),
+});
+
+export type StreamConfig = z.output<typeof streamConfigSchema>;
+
+export const DEFAULT_SHUTDOWN_TIMEOUT = "30s";
+
+/** Flag name and environment variable for each field, so an error can name both. */
+const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: string }> = {
+  brokers: { flag: "--brokers", env: "KAFKA_BROKERS", fix: `give host:port[,host:port], e.g. ${DEFAULT_BROKERS}` },
+  schemaRegistryUrl: { flag: "--schema-registry", env: "SCHEMA_REGISTRY_URL", fix: `give the registry's Confluent-compatible URL, e.g. ${DEFAULT_SCHEMA_REGISTRY_URL}` },
+  instanceId: { flag: "--instance-id", env: "AGENTOPS_INSTANCE_ID", fix: "give a short name for this instance, e.g. worker-1" },
+  groupPrefix: { flag: "--group", env: "AGENTOPS_GROUP", fix: "give a consumer group prefix, e.g. agentops" },
+  topicPrefix: { flag: "--topic-prefix", env: "AGENTOPS_TOPIC_PREFIX", fix: "give letters, digits, '.', '_' or '-' (or nothing for the standard topic names)" },
+  roles: { flag: "--roles", env: "AGENTOPS_ROLES", fix: "give a comma-separated subset of ingest,engine,run-monitor" },
+  windowMillis: { flag: "--window", env: "AGENTOPS_WINDOW", fix: "give a size dividing one day (1h, 15m) or whole days (1d)" },
+  coverageThresholdHundredths: { flag: "--coverage-threshold", env: "AGENTOPS_COVERAGE_THRESHOLD", fix: "give a whole number from 0 to 99 (hundredths; 0 turns the alert off)" },
+  metricsPort: { flag: "--metrics-port", env: "AGENTOPS_METRICS_PORT", fix: "give a free TCP port, or 0 to pick one" },
+  logLevel: { flag: "--log-level", env: "AGENTOPS_LOG_LEVEL", fix: "give one of fatal, error, warn, info, debug, trace, silent" },
+  engineThread: { flag: "--engine-thread", env: "AGENTOPS_ENGINE_THREAD", fix: "give auto (a thread of its own when there is more than one core), on or off" },
+  shutdownTimeoutMs: { flag: "--shutdown-timeout", env: "AGENTOPS_SHUTDOWN_TIMEOUT", fix: "give a duration from 1s to 10m, e.g. 30s" },
+};
+
+export type RawStreamConfig = Partial<Record<keyof StreamConfig, string | undefined>>;
+
+/** Reads the environment's part of the configuration. */
+export function configFromEnv(env: NodeJS.ProcessEnv): RawStreamConfig {
+  const raw: RawStreamConfig = {};
+  for (const [field, source] of Object.entries(SOURCES) as [keyof StreamConfig, (typeof SOURCES)[keyof StreamConfig]][]) {
+    const value = env[source.env];
+    if (value !== undefined && value !== "") raw[field] = value;
+  }
+  return raw;
+}
+/** Flags override environment, which overrides defaults; then everything is validated. */
+export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessEnv): Effect.Effect<StreamConfig, ConfigError> {
+  const merged: RawStreamConfig = { ...configFromEnv(env), ...Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) };
+  const window = merged.windowMillis ?? DEFAULT_WINDOW;
+  const windowMillis = parseWindowSize(window);
+  const candidate = {
+    brokers: (merged.brokers ?? DEFAULT_BROKERS).split(",").map((broker) => broker.trim()).filter((broker) => broker !== ""),
+    schemaRegistryUrl: (merged.schemaRegistryUrl ?? DEFAULT_SCHEMA_REGISTRY_URL).replace(/\/+$/, ""),
+    instanceId: merged.instanceId ?? `agentops-${process.pid}`,
+    // Deployments sharing a cluster under different topic prefixes must not share consumer groups.
+    groupPrefix: merged.groupPrefix ?? (merged.topicPrefix === undefined || merged.topicPrefix === "" ? "agentops" : `${merged.topicPrefix}.agentops`),
+    topicPrefix: merged.topicPrefix ?? "",
+    roles: (merged.roles ?? PROCESSOR_NAMES.join(",")).split(",").map((role) => role.trim()),
+    windowMillis: windowMillis ?? Number.NaN,
+    coverageThresholdHundredths: merged.coverageThresholdHundredths === undefined ? DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths : Number(merged.coverageThresholdHundredths),
+    metricsPort: merged.metricsPort === undefined ? 9464 : Number(merged.metricsPort),
+    logLevel: merged.logLevel ?? "info",
+    engineThread: merged.engineThread ?? "auto",
+    // Durations read like window sizes (30s, 2m), so one parser serves both.
+    shutdownTimeoutMs: parseWindowSize(merged.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT) ?? Number.NaN,
+  };
+  const parsed = streamConfigSchema.safeParse(candidate);
+  if (parsed.success) return Effect.succeed(parsed.data);
+  const issue = parsed.error.issues[0];
+  const field = (issue?.path[0] ?? "brokers") as keyof StreamConfig;
+  const source = SOURCES[field];
+  return Effect.fail(new ConfigError({ field: `${source.flag} / ${source.env}`, problem: issue?.message ?? "invalid value", fix: source.fix }));
+}

@@ -1,0 +1,83 @@
+import type { TopicNames, TopicRole } from "./topic-names.ts";
+
+/**
+ * The pipeline, in one place: its sources, processors, state stores and sinks, and how they
+ * connect, as Kafka Streams' Topology names them. The runtime starts one consumer-group member
+ * per processor from this description (src/stream/runtime/processor-runtime.ts), each processor
+ * reads its source from here, and docs/architecture.md's picture is `describeTopology()`'s output
+ * (a unit test holds the two together). Topic names come from topics/topics.json by role.
+ */
+export type ProcessorName = "ingest" | "engine" | "run-monitor";
+
+export interface StateStore {
+  readonly name: string;
+  /** The compacted topic the store is restored from on every assignment. */
+  readonly changelog: TopicRole;
+  readonly holds: string;
+}
+
+export interface ProcessorNode {
+  readonly name: ProcessorName;
+  /** The topic the processor's consumer group reads. */
+  readonly source: TopicRole;
+  /** What it does with each record, in a few words. */
+  readonly does: string;
+  readonly stores: readonly StateStore[];
+  /** Every topic it writes, and what goes there. */
+  readonly sinks: readonly { readonly topic: TopicRole; readonly carries: string }[];
+}
+
+export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
+  ingest: {
+    name: "ingest",
+    source: "facts",
+    does: "decode (registry) · validate (contract) · route",
+    stores: [],
+    sinks: [
+      { topic: "deadLetters", carries: "rejected records: reason, source coordinates, original bytes" },
+      { topic: "agentEvents", carries: "agent_step and sandbox_event, keyed by run_id (same bytes)" },
+      { topic: "engineFacts", carries: "accepted metric facts, normalised, keyed by fact version" },
+    ],
+  },
+  engine: {
+    name: "engine",
+    source: "engineFacts",
+    does: "ledger (redelivery/conflict) → units → contributions (add/retract) → group sums",
+    // The engine's state is a function of the set of accepted facts, so its input is its changelog.
+    stores: [{ name: "engine-state", changelog: "engineFacts", holds: "the metric engine, rebuilt from offset 0 on assignment" }],
+    sinks: [
+      { topic: "results", carries: "latest result per result key (upserts and tombstones)" },
+      { topic: "deadLetters", carries: "CONFLICT: every version of a conflicting identity" },
+    ],
+  },
+  "run-monitor": {
+    name: "run-monitor",
+    source: "agentEvents",
+    does: "per-run loop · redundancy · destructive-action rules",
+    stores: [{ name: "run-states", changelog: "runMonitorChangelog", holds: "one state per active run, on its events' partition" }],
+    sinks: [
+      { topic: "alerts", carries: "tripwire alerts" },
+      { topic: "runState", carries: "per-run summary, compacted" },
+      { topic: "runMonitorChangelog", carries: "the run-states store's changelog" },
+      { topic: "deadLetters", carries: "records that are not agent events" },
+    ],
+  },
+};
+
+/** Every processor, in the order records flow (the default roles of an instance). */
+export const PROCESSOR_NAMES = ["ingest", "engine", "run-monitor"] as const satisfies readonly ProcessorName[];
+
+/** The topology as text, in the order records flow; `topics` gives the (prefixed) topic names. */
+export function describeTopology(topics: TopicNames): string {
+  const lines: string[] = [];
+  for (const name of PROCESSOR_NAMES) {
+    const node = TOPOLOGY[name];
+    lines.push(`Sub-topology: ${node.name}`);
+    lines.push(`  Source:    ${topics[node.source]}`);
+    lines.push(`  Processor: [${node.name}] ${node.does}`);
+    for (const store of node.stores) lines.push(`  Store:     ${store.name} = ${store.holds}; changelog ${topics[store.changelog]}`);
+    for (const sink of node.sinks) lines.push(`  Sink:      ${topics[sink.topic]}: ${sink.carries}`);
+    lines.push("");
+  }
+  return lines.join("\n").trimEnd();
+}

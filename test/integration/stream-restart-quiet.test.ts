@@ -1,0 +1,63 @@
+import { join } from "node:path";
+import type { Kafka } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { topicNames, type TopicNames } from "../../src/stream/topic-names.ts";
+import { closeAll, connectedAdmin, testKafka, uniqueName } from "../support/kafka.ts";
+import { countLogs, describeDifferences, embeddedReplay, killAllProcessors, logLines, runAgentopsOk, startProcessor, stopProcessor, testDir, waitFor, waitForResults, type EmbeddedReplay } from "../support/processes.ts";
+
+/**
+ * Issue #15, item 4: a restart with no new facts publishes nothing. The engine rebuilds its state
+ * on every start and reconciles the results topic; it must write only keys whose value differs
+ * and tombstone only keys that are gone, so two restarts leave the results topic's end offsets
+ * where the first run left them.
+ */
+
+let dir: string;
+let facts: string;
+let expected: EmbeddedReplay;
+let kafka: Kafka;
+let prefix: string;
+let topics: TopicNames;
+
+beforeAll(async () => {
+  dir = testDir("agentops-restart-");
+  facts = join(dir, "facts.ndjson");
+  await runAgentopsOk(["generate", "--out", facts, "--tasks", "40", "--seed", "11"]);
+  expected = await embeddedReplay(facts, dir);
+  kafka = testKafka();
+  prefix = uniqueName("restart");
+  topics = topicNames(prefix);
+});
+
+afterAll(async () => {
+  await killAllProcessors();
+  await closeAll();
+});
+
+async function resultsEndOffsets(): Promise<string[]> {
+  const admin = await connectedAdmin(kafka);
+  return (await admin.fetchTopicOffsets(topics.results)).sort((a, b) => a.partition - b.partition).map((entry) => `${entry.partition}:${entry.high}`);
+}
+
+describe("restarting an instance with no new facts", () => {
+  it("does not move the results topic's end offsets", async () => {
+    const first = await startProcessor({ topicPrefix: prefix, name: "restart-0", dir });
+    await runAgentopsOk(["produce", "--input", facts, "--topic-prefix", prefix]);
+    const quiet = await waitForResults(kafka, topics.results, expected.results, 120_000);
+    expect(quiet.comparison.differingKeys, describeDifferences(expected.results, quiet.actual, quiet.comparison)).toEqual([]);
+    expect(await stopProcessor(first)).toBe(0);
+    const before = await resultsEndOffsets();
+    expect(before.some((entry) => !entry.endsWith(":0"))).toBe(true);
+
+    for (const round of [1, 2]) {
+      const instance = await startProcessor({ topicPrefix: prefix, name: `restart-${round}`, dir });
+      const live = await waitFor(`restart ${round}: engine live`, () => logLines(instance).find((line) => line["msg"] === "engine state rebuilt; results reconciled; live"), { timeoutMs: 90_000 });
+      expect(live["results"]).toBe(expected.results.size);
+      expect(live["upserts"]).toBe(0);
+      expect(live["tombstones"]).toBe(0);
+      expect(countLogs(instance, "engine state rebuilt; results reconciled; live")).toBe(1);
+      expect(await stopProcessor(instance)).toBe(0);
+      expect(await resultsEndOffsets(), `results topic end offsets after restart ${round}`).toEqual(before);
+    }
+  });
+});
