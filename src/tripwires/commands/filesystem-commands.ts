@@ -206,8 +206,8 @@ export function analyseFind(args: readonly ShellWord[], command: string, context
   return findings;
 }
 
-/** A restricting filter anywhere in a find expression (for `find … | xargs rm`, which deletes what find prints). */
-export function findIsFiltered(args: readonly ShellWord[], root: string): BranchVerdict {
+/** The filters of a whole find expression (for `find … | xargs rm`, which deletes what find prints). */
+export function findFilters(args: readonly ShellWord[], root: string): BranchVerdict {
   return readFilters(parseFindExpression(args).tokens, root);
 }
 

@@ -4,7 +4,7 @@ import { commandBaseName, joinWords, parseOptions } from "./command-words.ts";
 import { credentialReadsOf, egressTargetsOf } from "./data-flow-commands.ts";
 import { judgeDelete } from "./delete-targets.ts";
 import { expandFanOut, UNKNOWN_ITEM } from "./fan-out.ts";
-import { analyseFilesystemCommand, analyseFind, analyseRedirects, findIsFiltered, findRoots, isRecursiveRm, redirectsWriteFiles, rmTargetsFindings, type FindExec } from "./filesystem-commands.ts";
+import { analyseFilesystemCommand, analyseFind, analyseRedirects, findFilters, findRoots, isRecursiveRm, redirectsWriteFiles, rmTargetsFindings, type FindExec } from "./filesystem-commands.ts";
 import { analyseGit, READ_ONLY_GIT } from "./git-commands.ts";
 import { analyseInfraCommand } from "./infra-commands.ts";
 import { resolvePath, type PathContext } from "./path-resolution.ts";
@@ -155,7 +155,7 @@ function xargsRmFindings(args: readonly ShellWord[], words: readonly ShellWord[]
   if (producerName === "find") {
     // Same judgement as `find … -delete`: find walks its roots recursively.
     return [...findings, ...findRoots(producerArgs).flatMap((root) => {
-      const filters = findIsFiltered(producerArgs, root.text);
+      const filters = findFilters(producerArgs, root.text);
       const targets = [judgeDelete(root, true, filters.restricted, context)];
       if (filters.selectsGitDir && !root.dynamic) targets.push(judgeDelete({ text: `${root.text.replace(/\/+$/, "")}/.git`, dynamic: false }, true, false, context));
       return targets.flatMap((verdict) => (verdict === undefined ? [] : [{ ruleId: verdict.ruleId, command: label, path: verdict.path, detail: `xargs deletes what find lists under ${verdict.path}` }]));
