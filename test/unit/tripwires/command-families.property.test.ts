@@ -10,6 +10,8 @@ import { createCommandAnalyser } from "../../../src/tripwires/commands/command-a
 const analyser = createCommandAnalyser({ protectedBranches: ["main", "master"], cacheSize: 0 });
 const context = { cwd: "/work/repo", workspaceRoot: "/work/repo", home: "/home/agent" };
 const RUNS = { numRuns: 80 };
+/** Generated cases parse hundreds of command lines: allow for a loaded CI machine. */
+const SLOW = { timeout: 60_000 };
 
 function rulesOf(command: string): string[] {
   return [...new Set(analyser.analyseShell(command, context).findings.map((finding) => finding.ruleId))].sort();
@@ -60,7 +62,7 @@ function withRedirects(words: readonly string[], inserts: readonly { at: number;
 const inserts = (length: number): fc.Arbitrary<{ at: number; redirect: string }[]> =>
   fc.array(fc.record({ at: fc.integer({ min: 0, max: length }), redirect: fc.constantFrom(...REDIRECTS) }), { minLength: 1, maxLength: 3 });
 
-describe("1. redirects anywhere among the words", () => {
+describe("1. redirects anywhere among the words", SLOW, () => {
   it("the examples from the issue alert", () => {
     expect(rulesOf("rm -rf 2>/dev/null /")).toContain("fs-delete-critical-path");
     expect(rulesOf("rm -rf > /dev/null 2>&1 /etc")).toContain("fs-delete-critical-path");
@@ -102,7 +104,7 @@ describe("1. redirects anywhere among the words", () => {
 
 const WRAPPERS = ["sudo", "sudo -u root", "sudo -E --", "doas", "env", "env FOO=1", "env -P /usr/bin", "env -i", "command", "nice", "nice -n 10", "ionice -c3", "timeout 10", "timeout -s KILL 5", "nohup", "stdbuf -o0", "busybox", "toybox", "setsid", "time"];
 
-describe("2. find", () => {
+describe("2. find", SLOW, () => {
   const gitPatterns = [".git", "'.git'", "\".git\"", ".g*", "'.git*'", "'*git'", "'.[g]it'", "'?git'"];
   const everything = ["'*'", "\\*", "'?*'", "'*'"];
   const narrow = ["'*.pyc'", "__pycache__", "'*.o'", "node_modules", "'*.log'", "dist"];
@@ -158,7 +160,7 @@ describe("2. find", () => {
   });
 });
 
-describe("3. fan-out runners and wrappers", () => {
+describe("3. fan-out runners and wrappers", SLOW, () => {
   const targets: readonly (readonly [string, string])[] = [["/", "fs-delete-critical-path"], ["/etc", "fs-delete-critical-path"], ["~", "fs-delete-critical-path"], ["/usr/lib", "fs-delete-critical-path"], [".git", "fs-delete-git-dir"]];
   const safeTargets = ["dist", "./build", "/tmp/agent-1", "node_modules"];
   const forms = [
@@ -224,7 +226,7 @@ describe("3. fan-out runners and wrappers", () => {
   });
 });
 
-describe("4. git: discarding the whole tree is reset --hard's family", () => {
+describe("4. git: discarding the whole tree is reset --hard's family", SLOW, () => {
   const prefixes = ["git", "git -C repo", "git --no-pager", "git -c core.quotepath=off", "/usr/bin/git", "sudo git"];
   const wholeTree = [".", "./", ":/", "'*'", ":(top)"];
   const files = ["file.py", "src/app.ts", "README.md", "'src/*.py'", "src/", "tests/test_x.py docs/index.md"];
@@ -278,7 +280,7 @@ describe("4. git: discarding the whole tree is reset --hard's family", () => {
   });
 });
 
-describe("5. unknown variables inside paths", () => {
+describe("5. unknown variables inside paths", SLOW, () => {
   const scratchVariables = ["$TMPDIR", "${TMPDIR}", "$TMP", "$TEMP", "${RUNNER_TEMP}", "${TMPDIR:-/tmp}", "${TMPDIR:?}"];
   const name = fc.stringMatching(/^[a-z][a-z0-9_-]{0,10}$/);
 
