@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createCommandAnalyser } from "../../../src/tripwires/commands/command-analyser.ts";
+import { analyseSandboxEvent } from "../../../src/tripwires/commands/sandbox-event-analysis.ts";
+import { sandbox } from "./events.ts";
 
 /**
  * The destructive-action families of issue #10, each tested as a family: commands are generated
@@ -99,6 +101,22 @@ describe("1. redirects anywhere among the words", SLOW, () => {
     );
     expect(rulesOf("cat <<'EOF'\n$(rm -rf /)\nEOF")).toEqual([]);
     expect(rulesOf("cat <<'EOF' > notes.md\nrm -rf /\nEOF")).toEqual([]);
+  });
+});
+
+describe("argv from a sandbox event is never shell syntax", SLOW, () => {
+  const argvRules = (argv: string[]): string[] => [...new Set(analyseSandboxEvent(sandbox("r", 0, "exec", { argv, cwd: "/work/repo", workspace_root: "/work/repo" }), analyser, "/home/agent").findings.map((finding) => finding.ruleId))].sort();
+
+  it("a redirect-looking, pipe-looking or substitution-looking argument is a plain argument", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ALERTING.filter((words) => !words.some((word) => word.includes("'")))), fc.constantFrom(...REDIRECTS, ";", "|", "&&", "$(true)", "`true`", "#"), (words, special) => {
+        expect(argvRules([...words])).toEqual(rulesOf(words.join(" ")));
+        // The special word is one more operand: never a redirect that hides the rest, never a second command.
+        expect(argvRules(["rm", "-rf", special, "/"])).toEqual(["fs-delete-critical-path"]);
+        expect(argvRules(["echo", special, "rm", "-rf", "/"])).toEqual([]);
+      }),
+      RUNS,
+    );
   });
 });
 
