@@ -18,7 +18,8 @@ interface WrapperSyntax {
 const WRAPPERS: Readonly<Record<string, WrapperSyntax>> = {
   sudo: { shortWithValue: "ugpChDrtUT", longWithValue: ["user", "group", "host", "prompt", "close-from", "chdir", "role", "type", "other-user", "command-timeout"], operandsBeforeCommand: 0, inert: ["-l", "--list", "-v", "--validate", "-k", "-K", "-V", "--version", "-h", "--help"] },
   doas: { shortWithValue: "uC", longWithValue: [], operandsBeforeCommand: 0 },
-  env: { shortWithValue: "uCS", longWithValue: ["unset", "chdir", "split-string"], operandsBeforeCommand: 0 },
+  // -P is BSD env's search path (`env -P /usr/bin git …`); -S is handled below (its value is argv).
+  env: { shortWithValue: "uCSP", longWithValue: ["unset", "chdir", "split-string"], operandsBeforeCommand: 0 },
   nohup: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0 },
   time: { shortWithValue: "fo", longWithValue: ["format", "output"], operandsBeforeCommand: 0 },
   command: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0, inert: ["-v", "-V"] },
@@ -35,14 +36,28 @@ const WRAPPERS: Readonly<Record<string, WrapperSyntax>> = {
   caffeinate: { shortWithValue: "tw", longWithValue: [], operandsBeforeCommand: 0 },
   watch: { shortWithValue: "nd", longWithValue: ["interval", "differences"], operandsBeforeCommand: 0 },
   "container-exec": { shortWithValue: "euw", longWithValue: ["env", "env-file", "user", "workdir", "detach-keys"], operandsBeforeCommand: 1 },
-  xargs: { shortWithValue: "aEeIiLlnPsd", longWithValue: ["arg-file", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "delimiter", "process-slot-var"], operandsBeforeCommand: 0 },
+  // `-e[eof]`, `-i[replace]`, `-l[lines]` take their value only inline, so they are not listed.
+  xargs: { shortWithValue: "aEILnPsd", longWithValue: ["arg-file", "eof", "max-lines", "max-args", "max-procs", "max-chars", "delimiter", "process-slot-var"], operandsBeforeCommand: 0, inert: ["--help", "--version"] },
+  parallel: { shortWithValue: "jSadEICnNLP", longWithValue: ["jobs", "sshlogin", "sshloginfile", "slf", "arg-file", "delimiter", "eof", "colsep", "max-args", "max-lines", "max-replace-args", "joblog", "results", "res", "tmpdir", "workdir", "wd", "tagstring", "tag-string", "retries", "timeout", "delay", "memfree", "load", "halt", "env", "basefile", "bf", "return", "transferfile", "tf", "sshdelay", "termseq", "limit", "resume-failed-from", "sqlmaster", "sqlworker", "sqlandworker"], operandsBeforeCommand: 0, inert: ["--dry-run", "--version", "--help", "--citation", "--number-of-cpus", "--number-of-cores", "--number-of-threads", "--max-line-length-allowed", "--minversion", "--record-env", "--embed"] },
+  // `busybox rm -rf /`, `toybox rm -rf /`: the multi-call binary runs its applet.
+  busybox: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0, inert: ["--list", "--list-full", "--install", "--help"] },
+  toybox: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0, inert: ["--long", "--help", "--version"] },
 };
+
+/** How a fan-out runner (xargs, GNU parallel) builds the command it runs. */
+export interface FanOut {
+  readonly runner: "xargs" | "parallel";
+  /** Placeholder replaced by each input item (`xargs -I {}`, parallel's `{}`); undefined: items are appended. */
+  readonly replaceString: string | undefined;
+}
 
 export interface Unwrapped {
   /** The innermost command's argv (empty when the wrapper runs nothing). */
   readonly words: readonly ShellWord[];
-  /** The command gets extra arguments from stdin (`xargs`). */
+  /** The command gets extra arguments from stdin (`xargs`) or from `:::` lists (`parallel`). */
   readonly argumentsFromStdin: boolean;
+  /** The innermost fan-out runner, when there is one. */
+  readonly fanOut: FanOut | undefined;
   /** Working directory set by a wrapper (`env -C dir`, `sudo -D dir`). */
   readonly chdir: string | undefined;
 }
@@ -50,6 +65,7 @@ export interface Unwrapped {
 export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
   let current = words;
   let argumentsFromStdin = false;
+  let fanOut: FanOut | undefined;
   let chdir: string | undefined;
   for (let depth = 0; depth < 8; depth++) {
     let name = commandBaseName(current[0]);
@@ -65,14 +81,15 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
     }
     const syntax = name === undefined ? undefined : WRAPPERS[name];
     if (name === undefined || syntax === undefined) break;
-    if (name === "xargs") argumentsFromStdin = true;
+    let replaceString: string | undefined = name === "parallel" ? "{}" : undefined;
+    let splitString: readonly ShellWord[] | undefined;
     let index = 1;
     let operands = 0;
     while (index < current.length) {
       const word = current[index];
       if (word === undefined) break;
       const text = word.text;
-      if (syntax.inert?.includes(text)) return { words: [], argumentsFromStdin, chdir };
+      if (syntax.inert?.includes(text)) return { words: [], argumentsFromStdin, fanOut, chdir };
       if (text === "--") {
         index++;
         break;
@@ -81,13 +98,23 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         index++;
       } else if (text.startsWith("--") && !word.dynamic) {
         const optionName = text.slice(2).split("=", 1)[0] ?? "";
-        if ((optionName === "chdir") && text.includes("=")) chdir = text.slice(text.indexOf("=") + 1);
-        index += !text.includes("=") && syntax.longWithValue.includes(optionName) ? 2 : 1;
+        const inlineValue = text.includes("=") ? text.slice(text.indexOf("=") + 1) : undefined;
+        const takesValue = inlineValue === undefined && syntax.longWithValue.includes(optionName);
+        const value = inlineValue ?? (takesValue ? current[index + 1]?.text : undefined);
+        if (optionName === "chdir" && value !== undefined) chdir = value;
+        if (name === "env" && optionName === "split-string" && value !== undefined) splitString = splitWords(value);
+        if ((name === "xargs" || name === "parallel") && optionName === "replace") replaceString = inlineValue ?? "{}";
+        index += takesValue ? 2 : 1;
       } else if (text.startsWith("-") && text.length > 1 && !word.dynamic) {
         const valueFlag = [...text.slice(1)].findIndex((flag) => syntax.shortWithValue.includes(flag));
         const flag = valueFlag === -1 ? undefined : text.charAt(valueFlag + 1);
         const valueInline = valueFlag !== -1 && valueFlag + 2 < text.length;
-        if (flag === "C" || flag === "D") chdir = valueInline ? text.slice(valueFlag + 2) : current[index + 1]?.text;
+        const value = flag === undefined ? undefined : valueInline ? text.slice(valueFlag + 2) : current[index + 1]?.text;
+        if (flag === "C" || flag === "D") chdir = value;
+        if ((name === "xargs" || name === "parallel") && flag === "I") replaceString = value;
+        if (name === "env" && flag === "S" && value !== undefined) splitString = splitWords(value);
+        // `xargs -i` / `-iR`: the replace string is optional and inline only.
+        if (name === "xargs" && valueFlag === -1 && text.startsWith("-i")) replaceString = text.length > 2 ? text.slice(2) : "{}";
         index += valueFlag !== -1 && !valueInline ? 2 : 1;
       } else if (operands < syntax.operandsBeforeCommand) {
         operands++;
@@ -96,7 +123,16 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         break;
       }
     }
-    current = current.slice(index);
+    current = splitString === undefined ? current.slice(index) : [...splitString, ...current.slice(index)];
+    if (name === "xargs" || name === "parallel") {
+      argumentsFromStdin = true;
+      fanOut = { runner: name, replaceString };
+    }
   }
-  return { words: current, argumentsFromStdin, chdir };
+  return { words: current, argumentsFromStdin, fanOut, chdir };
+}
+
+/** `env -S 'rm -rf'`: the string is split at blanks into words (env's own quoting is not modelled). */
+function splitWords(value: string): ShellWord[] {
+  return value.split(/\s+/).filter((text) => text !== "").map((text) => ({ text, dynamic: false }));
 }

@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import type { DestructiveRuleId } from "../rules/destructive-rules.ts";
 import { classifyPath, resolvePath, type PathClass, type PathContext } from "./path-resolution.ts";
 import type { ShellWord } from "./shell-parser.ts";
@@ -58,8 +59,21 @@ function verdictFor(pathClass: PathClass, path: string, recursive: boolean, filt
   }
 }
 
+/**
+ * Variables that name the session's temporary directory by convention. Below them is scratch, as
+ * below /tmp. Their value is not known (on macOS $TMPDIR is /var/folders/…/T), so `..` that climbs
+ * out of them leads somewhere unknown.
+ */
+const SCRATCH_VARIABLE = /^\$(?:\{(TMPDIR|TMP|TEMP|RUNNER_TEMP)(?:(:?[-=?+])([^}]*))?\}|(TMPDIR|TMP|TEMP|RUNNER_TEMP)(?![A-Za-z0-9_]))/;
+/** Any parameter expansion or command substitution left in a dynamic word. */
+const EXPANSION = /\$(\{[^}]*\}|\([^)]*\)|[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])|`[^`]*`/g;
+/** What `rm -rf` of these deletes is the directory itself or everything in it. */
+const ROOT_WHEN_EMPTY = new Set(["/", "/*", "/.*", "/*.*", "/{*,.*}"]);
+
 function judgeDynamicDelete(text: string, recursive: boolean, context: PathContext): DeleteVerdict | undefined {
   if (!recursive) return undefined;
+  const scratch = SCRATCH_VARIABLE.exec(text);
+  if (scratch !== null) return judgeScratchVariableDelete(text, scratch);
   // `node_modules/$pkg`, `./build/${x}`: a static directory prefix inside the workspace bounds the damage.
   const staticPrefix = text.slice(0, text.indexOf("$") === -1 ? text.length : text.indexOf("$"));
   const directory = staticPrefix.slice(0, staticPrefix.lastIndexOf("/") + 1);
@@ -70,4 +84,20 @@ function judgeDynamicDelete(text: string, recursive: boolean, context: PathConte
     if (bounded !== undefined) return bounded;
   }
   return { ruleId: "fs-delete-dynamic-target", path: text };
+}
+
+/**
+ * `rm -rf "$TMPDIR/x"` is scratch and quiet. It warns (dynamic target) when the path climbs out
+ * of the variable (`$TMPDIR/../etc`), or when an unset variable would leave `/` or `/*`
+ * (`"$TMPDIR/"`, `"$TMPDIR"/*`), unless `${TMPDIR:?}`, `${TMPDIR:-/tmp}` rule the empty value out.
+ * Other unknown variables inside the rest count as one path component.
+ */
+function judgeScratchVariableDelete(text: string, scratch: RegExpExecArray): DeleteVerdict | undefined {
+  const rest = text.slice(scratch[0].length);
+  const operator = scratch[2];
+  const guardedAgainstEmpty = (operator === ":?" || operator === "?") || ((operator === ":-" || operator === ":=") && (scratch[3] ?? "") !== "");
+  const warning: DeleteVerdict = { ruleId: "fs-delete-dynamic-target", path: text };
+  if (!guardedAgainstEmpty && ROOT_WHEN_EMPTY.has(posix.normalize(rest.replace(EXPANSION, "") || "."))) return warning;
+  const inside = posix.normalize(`/scratch/${rest.replace(EXPANSION, "component")}`);
+  return inside === "/scratch" || inside.startsWith("/scratch/") ? undefined : warning;
 }

@@ -51,6 +51,13 @@ export function analyseGit(args: readonly ShellWord[], words: readonly ShellWord
     case "reset":
       if (options.longFlags.has("hard")) finding("git-reset-hard", "git reset --hard discards uncommitted changes");
       break;
+    case "checkout":
+    case "restore":
+    case "switch": {
+      const discarded = discardsWorkingTree(subcommand === "checkout" || subcommand === "restore" ? subcommand : "switch", rest);
+      if (discarded !== undefined) finding("git-discard-changes", discarded);
+      break;
+    }
     case "clean":
       if (!options.shortFlags.has("n") && !options.longFlags.has("dry-run") && (options.shortFlags.has("f") || options.longFlags.has("force")) && (options.shortFlags.has("d") || options.shortFlags.has("x") || options.shortFlags.has("X"))) {
         finding("git-clean-force", "git clean -f with -d/-x deletes untracked directories or ignored files");
@@ -73,16 +80,53 @@ export function analyseGit(args: readonly ShellWord[], words: readonly ShellWord
   return { findings, egressTarget, subcommand, workingDirectory };
 }
 
+/**
+ * Pathspecs that name the whole tree (of the directory git runs in): `.`, `:/`, `*`, `:(top)`…
+ * Named files are what agents restore routinely (`git checkout -- file.py` reverts their own edit).
+ */
+const WHOLE_TREE_PATHSPECS = /^(\.\/?|\.\/\*|\*|\*\*|:\/?|:\/\.|:\/\*|:\(top\)\.?|:\(top\)\*|:\(glob\)\*\*|:\(glob\)\*\*\/\*|:\(top,glob\)\*\*)$/;
+
+/** checkout / restore / switch that throw away uncommitted work in the whole tree: what they discard, or undefined. */
+function discardsWorkingTree(subcommand: "checkout" | "restore" | "switch", args: readonly ShellWord[]): string | undefined {
+  if (subcommand === "switch") {
+    const options = parseOptions(args, "cC", ["create", "force-create", "orphan", "conflict"]);
+    const discards = options.longFlags.has("discard-changes") || options.longFlags.has("force") || options.shortFlags.has("f");
+    return discards ? "git switch --discard-changes/-f discards uncommitted changes in the whole tree" : undefined;
+  }
+  if (subcommand === "checkout") {
+    const options = parseOptions(args, "bB", ["orphan", "conflict", "pathspec-from-file"]);
+    if (options.shortFlags.has("p") || options.longFlags.has("patch")) return undefined; // interactive: the user picks hunks
+    const wholeTree = options.positionals.some((word) => !word.dynamic && WHOLE_TREE_PATHSPECS.test(word.text));
+    if (wholeTree) return "git checkout of the whole tree discards uncommitted changes";
+    const forced = options.shortFlags.has("f") || options.longFlags.has("force");
+    // `checkout -f [branch]` switches (or stays) and throws local changes away; with `--` it only restores named paths.
+    const pathsGiven = args.some((word) => word.text === "--");
+    return forced && !pathsGiven ? "git checkout -f discards uncommitted changes" : undefined;
+  }
+  const options = parseOptions(args, "s", ["source", "pathspec-from-file"]);
+  if (options.shortFlags.has("p") || options.longFlags.has("patch")) return undefined;
+  // --staged alone only unstages; the working tree is restored by default or with --worktree.
+  const worktree = options.shortFlags.has("W") || options.longFlags.has("worktree") || !(options.shortFlags.has("S") || options.longFlags.has("staged"));
+  const wholeTree = options.positionals.some((word) => !word.dynamic && WHOLE_TREE_PATHSPECS.test(word.text));
+  return worktree && wholeTree ? "git restore of the whole tree discards uncommitted changes" : undefined;
+}
+
 function analysePush(args: readonly ShellWord[], protectedBranches: readonly string[]): { violation: string | undefined; foreignRemote: string | undefined } {
   const options = parseOptions(args, "o", ["repo", "push-option", "receive-pack", "exec"]);
   const [remote, ...refspecs] = options.positionals.map((word) => word.text);
   const foreignRemote = remote !== undefined && isUrlRemote(remote) ? remote : undefined;
   if (options.shortFlags.has("n") || options.longFlags.has("dry-run")) return { violation: undefined, foreignRemote };
   const destinations = refspecs.map(refspecDestination);
-  const forced = options.shortFlags.has("f") || options.longFlags.has("force") || options.longFlags.has("mirror") || refspecs.some((refspec) => refspec.startsWith("+"));
+  // The last of --force-with-lease / --no-force-with-lease wins. A lease protects every ref the push
+  // updates, also when --force, -f or a +refspec is given with it (git checks the lease first).
+  let lease = false;
+  for (const word of args) {
+    if (word.text === "--force-with-lease" || word.text.startsWith("--force-with-lease=")) lease = true;
+    else if (word.text === "--no-force-with-lease") lease = false;
+  }
+  const forced = options.longFlags.has("mirror") || (!lease && (options.shortFlags.has("f") || options.longFlags.has("force") || refspecs.some((refspec) => refspec.startsWith("+"))));
   if (forced) return { violation: `forced push${destinations.length > 0 ? ` to ${destinations.join(", ")}` : ""}`, foreignRemote };
   const protectedTargets = destinations.filter((branch) => isProtected(branch, protectedBranches));
-  const lease = options.longFlags.has("force-with-lease") || options.longFlags.has("force-if-includes");
   const deleting = options.shortFlags.has("d") || options.longFlags.has("delete") || refspecs.some((refspec) => refspec.startsWith(":"));
   // With a lease, overwriting only this run's own branch is the safe way to publish a rebase; a
   // lease on a protected branch still rewrites shared history.

@@ -12,7 +12,7 @@ import { resolvePath, type PathContext } from "./path-resolution.ts";
  */
 export function analyseSandboxEvent(event: SandboxEvent, analyser: CommandAnalyser, configuredHome: string | undefined): CommandAnalysis {
   const context: PathContext = { cwd: event.cwd ?? event.workspace_root, workspaceRoot: event.workspace_root, home: configuredHome ?? inferHome(event.workspace_root) };
-  const command = event.command ?? (event.argv === undefined ? undefined : event.argv.map((arg) => (/[\s'"$`\\]/.test(arg) ? `'${arg.replaceAll("'", "'\\''")}'` : arg)).join(" "));
+  const command = event.command ?? (event.argv === undefined ? undefined : event.argv.map(quoteArgument).join(" "));
   switch (event.kind) {
     case "exec":
       return command === undefined ? { ...EMPTY_ANALYSIS, changesState: true } : analyser.analyseShell(command, context);
@@ -36,6 +36,14 @@ export function analyseSandboxEvent(event: SandboxEvent, analyser: CommandAnalys
     case "network":
       return { ...EMPTY_ANALYSIS, egressTargets: event.target === undefined || isLocalTarget(event.target) ? [] : [event.target] };
   }
+}
+
+/**
+ * argv holds words that were never shell syntax: `2>/dev/null`, `;` or `|` in argv are plain
+ * arguments, so anything beyond plainly safe characters is single-quoted before parsing.
+ */
+function quoteArgument(arg: string): string {
+  return arg !== "" && /^[A-Za-z0-9_@%+=:,./~*?[\]{}-]+$/.test(arg) && !arg.startsWith("~") ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
 function fileDeleteFindings(event: SandboxEvent, context: PathContext): DestructiveFinding[] {

@@ -3,7 +3,8 @@ import { unwrapCommand } from "./command-wrappers.ts";
 import { commandBaseName, joinWords, parseOptions } from "./command-words.ts";
 import { credentialReadsOf, egressTargetsOf } from "./data-flow-commands.ts";
 import { judgeDelete } from "./delete-targets.ts";
-import { analyseFilesystemCommand, analyseRedirects, findRoots, isRecursiveRm, redirectsWriteFiles, rmTargetsFindings } from "./filesystem-commands.ts";
+import { expandFanOut, UNKNOWN_ITEM } from "./fan-out.ts";
+import { analyseFilesystemCommand, analyseFind, analyseRedirects, findFilters, findRoots, isRecursiveRm, redirectsWriteFiles, rmTargetsFindings, type FindExec } from "./filesystem-commands.ts";
 import { analyseGit, READ_ONLY_GIT } from "./git-commands.ts";
 import { analyseInfraCommand } from "./infra-commands.ts";
 import { resolvePath, type PathContext } from "./path-resolution.ts";
@@ -31,9 +32,12 @@ export function analyseShellCommand(source: string, context: PathContext, option
   for (const command of parsed.commands) {
     const here: PathContext = { ...context, cwd };
     parts.push(analyseSimpleCommand(command, here, options, depth));
-    const [first, target] = command.words;
-    // `cd / && rm -rf *`: later commands in the line run in the new directory.
-    if (first?.text === "cd" && target !== undefined && !target.dynamic) cwd = resolvePath(target.text, here) ?? cwd;
+    // `cd / && rm -rf *`, `builtin cd /`: later commands in the line run in the new directory.
+    const unwrapped = unwrapCommand(command.words).words;
+    if (commandBaseName(unwrapped[0]) === "cd") {
+      const target = parseOptions(unwrapped.slice(1)).positionals[0];
+      if (target !== undefined && !target.dynamic) cwd = resolvePath(target.text, here) ?? cwd;
+    }
   }
   const merged = mergeAnalyses(parts);
   return parsed.hasSyntaxError ? { ...merged, unparsed: true } : merged;
@@ -42,37 +46,80 @@ export function analyseShellCommand(source: string, context: PathContext, option
 function analyseSimpleCommand(command: SimpleCommand, context: PathContext, options: ShellAnalysisOptions, depth: number): CommandAnalysis {
   const unwrapped = unwrapCommand(command.words);
   const here: PathContext = unwrapped.chdir === undefined ? context : { ...context, cwd: resolvePath(unwrapped.chdir, context) ?? context.cwd };
-  const words = unwrapped.words;
-  const name = commandBaseName(words[0]);
-  const args = words.slice(1);
   const label = joinWords(command.words);
   const redirectFindings = analyseRedirects(command.redirects, label, here);
   const writesFiles = redirectsWriteFiles(command.redirects);
+  if (unwrapped.fanOut !== undefined && unwrapped.words.length > 0) {
+    // xargs / parallel: analyse the commands the runner builds from its items.
+    const expansion = expandFanOut(unwrapped.words, unwrapped.fanOut, command.pipedFrom);
+    const parts = expansion.invocations.map((words) => analyseWords(words, { words, redirects: [], stdinText: undefined, pipedFrom: undefined }, here, options, depth + 1, false));
+    if (expansion.unknownAppended !== undefined) parts.push(analyseWords(expansion.unknownAppended, command, here, options, depth, true));
+    for (const script of expansion.scripts) parts.push(analyseShellCommand(script, here, options, depth + 1));
+    const merged = mergeAnalyses(parts);
+    return { ...merged, findings: [...redirectFindings, ...merged.findings], changesState: merged.changesState || writesFiles };
+  }
+  const analysis = analyseWords(unwrapped.words, command, here, options, depth, unwrapped.argumentsFromStdin);
+  return { ...analysis, findings: [...redirectFindings, ...analysis.findings], changesState: analysis.changesState || writesFiles };
+}
+
+/** One command's argv, wrappers already removed. `argumentsFromStdin`: more operands arrive from the pipe (`xargs`). */
+function analyseWords(words: readonly ShellWord[], command: SimpleCommand, here: PathContext, options: ShellAnalysisOptions, depth: number, argumentsFromStdin: boolean): CommandAnalysis {
+  const name = commandBaseName(words[0]);
+  const args = words.slice(1);
   // An unresolvable command name (`$(curl x) -rf /`, `$CMD`): we cannot know what runs. Documented limit.
-  if (name === undefined) return { findings: redirectFindings, credentialReads: [], egressTargets: [], changesState: words.length > 0 || writesFiles, unparsed: false };
+  if (name === undefined) return { ...EMPTY_ANALYSIS, changesState: words.length > 0 };
+  if (depth > MAX_NESTING) return { ...EMPTY_ANALYSIS, changesState: true, unparsed: true };
 
   const nested = nestedScript(name, args, command);
-  if (nested !== undefined) {
-    const inner = analyseShellCommand(nested, here, options, depth + 1);
-    return { ...inner, findings: [...redirectFindings, ...inner.findings], changesState: inner.changesState || writesFiles };
-  }
+  if (nested !== undefined) return analyseShellCommand(nested, here, options, depth + 1);
 
-  const findings: DestructiveFinding[] = [...redirectFindings];
+  const findings: DestructiveFinding[] = [];
   const egressTargets = egressTargetsOf(name, args);
-  let changesState = writesFiles || !isReadOnly(name, args);
+  let changesState = !isReadOnly(name, args);
   if (name === "git") {
     const git = analyseGit(args, words, options.protectedBranches);
     findings.push(...git.findings);
     if (git.egressTarget !== undefined) egressTargets.push(git.egressTarget);
-    changesState = writesFiles || !(git.subcommand !== undefined && (READ_ONLY_GIT.has(git.subcommand) || isListingBranch(git.subcommand, args)));
-  } else if (unwrapped.argumentsFromStdin && name === "rm") {
+    changesState = !(git.subcommand !== undefined && (READ_ONLY_GIT.has(git.subcommand) || isListingBranch(git.subcommand, args)));
+  } else if (argumentsFromStdin && name === "rm") {
     findings.push(...xargsRmFindings(args, words, command.pipedFrom, here));
+  } else if (name === "find") {
+    findings.push(...findFindings(args, words, here, options, depth));
   } else {
     findings.push(...analyseFilesystemCommand(name, args, words, here));
     findings.push(...analyseInfraCommand(name, args, words));
     findings.push(...sqlCommandFindings(name, args, words, command));
   }
   return { findings, credentialReads: credentialReadsOf(name, args, here), egressTargets, changesState, unparsed: false };
+}
+
+/**
+ * `find` deletes with `-delete` or with an exec'd command that removes the entry it is given.
+ * Exec'd commands are also analysed as commands (`-exec rm -rf / \;` is `rm -rf /`), except for
+ * the dynamic-target warning: their only unknown input is the found entry, judged through the roots.
+ */
+function findFindings(args: readonly ShellWord[], words: readonly ShellWord[], here: PathContext, options: ShellAnalysisOptions, depth: number): DestructiveFinding[] {
+  const execFindings: DestructiveFinding[] = [];
+  const execDeletes = (exec: FindExec): boolean => {
+    const inner = analyseWords(unwrapCommand(exec.words).words, { words: exec.words, redirects: [], stdinText: undefined, pipedFrom: undefined }, here, options, depth + 1, false);
+    execFindings.push(...inner.findings.filter((finding) => finding.ruleId !== "fs-delete-dynamic-target"));
+    return removesGivenEntry(exec.words, depth);
+  };
+  return [...analyseFind(args, joinWords(words), here, execDeletes), ...execFindings];
+}
+
+/** `rm … {}`, `sudo rm`, `busybox rm`, `sh -c 'rm -rf "$1"' _ {}`: the exec'd command removes the entry find passes it. */
+function removesGivenEntry(words: readonly ShellWord[], depth: number): boolean {
+  const unwrapped = unwrapCommand(words).words;
+  const name = commandBaseName(unwrapped[0]);
+  if (name === "rm" || name === "unlink" || name === "shred") return true;
+  if (name === undefined || depth > MAX_NESTING) return false;
+  const script = nestedScript(name, unwrapped.slice(1), { words: unwrapped, redirects: [], stdinText: undefined, pipedFrom: undefined });
+  if (script === undefined) return false;
+  return parseShell(script).commands.some((inner) => {
+    const innerWords = unwrapCommand(inner.words).words;
+    return commandBaseName(innerWords[0]) === "rm" && innerWords.slice(1).some((word) => word.dynamic || word.text.includes("{}"));
+  });
 }
 
 /** `bash -c 'script'`, `eval "script"`, `echo 'script' | sh`: a script given as data. */
@@ -82,7 +129,8 @@ function nestedScript(name: string, args: readonly ShellWord[], command: SimpleC
   const commandFlag = args.findIndex((arg) => !arg.dynamic && /^-[a-z]*c[a-z]*$/i.test(arg.text) && !arg.text.startsWith("--"));
   if (commandFlag !== -1) {
     const script = args.slice(commandFlag + 1).find((arg) => !arg.text.startsWith("-") || arg.dynamic);
-    return script === undefined || script.dynamic ? undefined : script.text;
+    // A script with an unknown fan-out item in it is still read: the item parses as an unknown variable.
+    return script === undefined || (script.dynamic && !script.text.includes(UNKNOWN_ITEM)) ? undefined : script.text;
   }
   const scriptOnStdin = args.every((arg) => arg.text.startsWith("-"));
   if (scriptOnStdin && command.stdinText !== undefined) return command.stdinText;
@@ -91,6 +139,8 @@ function nestedScript(name: string, args: readonly ShellWord[], command: SimpleC
   if (scriptOnStdin && producer !== undefined && (producerName === "echo" || producerName === "printf") && producer.words.every((word) => !word.dynamic)) {
     return producer.words.slice(1).map((word) => word.text).join(" ");
   }
+  // `cat <<EOF | sh`: the here-document is the script.
+  if (scriptOnStdin && producer !== undefined && producerName === "cat" && producer.words.length === 1 && producer.stdinText !== undefined) return producer.stdinText;
   return undefined;
 }
 
@@ -103,11 +153,12 @@ function xargsRmFindings(args: readonly ShellWord[], words: readonly ShellWord[]
   const producerArgs = producer?.words.slice(1) ?? [];
   let judged: { target: ShellWord; filtered: boolean }[] | undefined;
   if (producerName === "find") {
-    const filtered = producerArgs.some((arg) => arg.text.startsWith("-") && arg.text !== "-type" && arg.text !== "-maxdepth" && arg.text !== "-mindepth");
     // Same judgement as `find … -delete`: find walks its roots recursively.
     return [...findings, ...findRoots(producerArgs).flatMap((root) => {
-      const verdict = judgeDelete(root, true, filtered, context);
-      return verdict === undefined ? [] : [{ ruleId: verdict.ruleId, command: label, path: verdict.path, detail: `xargs deletes what find lists under ${verdict.path}` }];
+      const filters = findFilters(producerArgs, root.text);
+      const targets = [judgeDelete(root, true, filters.restricted, context)];
+      if (filters.selectsGitDir && !root.dynamic) targets.push(judgeDelete({ text: `${root.text.replace(/\/+$/, "")}/.git`, dynamic: false }, true, false, context));
+      return targets.flatMap((verdict) => (verdict === undefined ? [] : [{ ruleId: verdict.ruleId, command: label, path: verdict.path, detail: `xargs deletes what find lists under ${verdict.path}` }]));
     })];
   } else if (producerName === "echo" || producerName === "printf") {
     judged = producerArgs

@@ -70,7 +70,7 @@ export function parseShell(source: string): ParsedShell {
 function collectCommands(node: Node, into: SimpleCommand[], pipedFrom: SimpleCommand | undefined): SimpleCommand | undefined {
   switch (node.type) {
     case "command":
-      return addCommand(node, [], undefined, into, pipedFrom);
+      return addCommand(node, undefined, into, pipedFrom);
     case "redirected_statement":
       return collectRedirected(node, into, pipedFrom);
     case "pipeline": {
@@ -88,50 +88,148 @@ function collectCommands(node: Node, into: SimpleCommand[], pipedFrom: SimpleCom
 
 function collectRedirected(node: Node, into: SimpleCommand[], pipedFrom: SimpleCommand | undefined): SimpleCommand | undefined {
   const body = node.childForFieldName("body");
-  const redirects: ShellRedirect[] = [];
-  let stdinText: string | undefined;
-  for (const redirect of node.childrenForFieldName("redirect")) {
-    if (redirect.type === "file_redirect") {
-      const operator = redirect.children.find((child) => !child.isNamed)?.type ?? ">";
-      const destination = redirect.childForFieldName("destination") ?? redirect.lastNamedChild;
-      if (destination !== null) redirects.push({ operator, target: resolveWord(destination) });
-    } else if (redirect.type === "heredoc_redirect") {
-      const body = redirect.namedChildren.find((child) => child.type === "heredoc_body");
-      stdinText = body?.text;
-    } else if (redirect.type === "herestring_redirect") {
-      const word = redirect.lastNamedChild;
-      if (word !== null) stdinText = resolveWord(word).text;
-    }
+  const redirects = new RedirectReader(into);
+  for (const redirect of node.childrenForFieldName("redirect")) redirects.read(redirect);
+  for (const child of node.namedChildren) if (child.type === "herestring_redirect" && !redirects.seen(child)) redirects.read(child);
+  let command: SimpleCommand | undefined;
+  if (body !== null && body.type === "command") {
+    command = addCommand(body, redirects, into, pipedFrom);
+  } else {
+    // A redirected compound statement (`{ ...; } > /dev/sda`): the redirect still happens. With
+    // no body at all (`2>/dev/null 2>/dev/null rm -rf /` parses so), the words after the
+    // redirect targets are the command.
+    const words = body === null && redirects.extraWords.length > 0 ? redirects.extraWords : [{ text: ":", dynamic: false }];
+    const standalone: SimpleCommand = { words, redirects: redirects.redirects, stdinText: redirects.stdinText, pipedFrom };
+    if (redirects.redirects.length > 0 || redirects.extraWords.length > 0) into.push(standalone);
+    command = body === null ? standalone : collectCommands(body, into, pipedFrom);
   }
-  if (body !== null && body.type === "command") return addCommand(body, redirects, stdinText, into, pipedFrom);
-  // A redirected compound statement (`{ ...; } > /dev/sda`): the redirect still happens.
-  if (redirects.length > 0) into.push({ words: [{ text: ":", dynamic: false }], redirects, stdinText, pipedFrom });
-  return body === null ? undefined : collectCommands(body, into, pipedFrom);
+  return redirects.collectContinuations(command);
 }
 
-function addCommand(node: Node, redirects: ShellRedirect[], stdinText: string | undefined, into: SimpleCommand[], pipedFrom: SimpleCommand | undefined): SimpleCommand {
-  const words: ShellWord[] = [];
-  let herestring: string | undefined;
-  for (const child of node.namedChildren) {
-    if (child.type === "command_name" || (child.isNamed && child.type !== "variable_assignment" && child.type !== "file_redirect" && child.type !== "herestring_redirect" && child.type !== "comment")) {
-      const target = child.type === "command_name" ? child.firstNamedChild ?? child : child;
-      words.push(...splitFields(resolveWord(target)));
-    } else if (child.type === "herestring_redirect") {
-      const word = child.lastNamedChild;
-      if (word !== null) herestring = resolveWord(word).text;
-    } else if (child.type === "file_redirect") {
-      const destination = child.childForFieldName("destination") ?? child.lastNamedChild;
-      const operator = child.children.find((part) => !part.isNamed)?.type ?? ">";
-      if (destination !== null) redirects.push({ operator, target: resolveWord(destination) });
-    }
-    // Commands nested in arguments (`$(...)`, `<(...)`) run too.
-    for (const nested of child.descendantsOfType(["command_substitution", "process_substitution"])) {
-      for (const inner of nested.namedChildren) collectCommands(inner, into, undefined);
+/**
+ * Reads the redirects of one simple command. The grammar attaches every word that follows a
+ * redirect target to the redirect (`rm -rf 2>/dev/null /` gives the redirect the destinations
+ * `/dev/null` and `/`), and a here-document's start line can carry arguments, more redirects, a
+ * pipeline or an `&&` list. Bash reads redirects anywhere among the words: only the first
+ * destination is the target, the rest are the command's arguments.
+ */
+class RedirectReader {
+  readonly redirects: ShellRedirect[] = [];
+  readonly extraWords: ShellWord[] = [];
+  stdinText: string | undefined;
+  private readonly read_: Node[] = [];
+  /** A pipeline or list written after a here-document's start (`cat <<EOF | sh`, `bash <<EOF && x`). */
+  private readonly continuations: { node: Node; piped: boolean }[] = [];
+
+  private readonly into: SimpleCommand[];
+
+  constructor(into: SimpleCommand[]) {
+    this.into = into;
+  }
+
+  seen(node: Node): boolean {
+    return this.read_.some((other) => other.id === node.id);
+  }
+
+  read(redirect: Node): void {
+    this.read_.push(redirect);
+    if (redirect.type === "file_redirect") {
+      const operator = redirect.children.find((child) => !child.isNamed)?.type ?? ">";
+      const [target, ...rest] = redirect.childrenForFieldName("destination");
+      if (target !== undefined) {
+        this.redirects.push({ operator, target: resolveWord(target) });
+        collectSubstitutions(target, this.into);
+      }
+      this.addWords(rest);
+    } else if (redirect.type === "heredoc_redirect") {
+      for (const child of redirect.namedChildren) {
+        if (child.type === "heredoc_body") {
+          this.stdinText = child.text;
+          // An unquoted delimiter expands `$(…)` in the body: those commands run. `<<'EOF'`,
+          // `<<"EOF"` and `<<\EOF` keep the body literal.
+          const start = redirect.namedChildren.find((part) => part.type === "heredoc_start")?.text ?? "";
+          if (!/['"\\]/.test(start)) collectSubstitutions(child, this.into);
+        } else if (child.type === "file_redirect" || child.type === "herestring_redirect") {
+          this.read(child);
+        } else if (child.type === "pipeline") {
+          this.continuations.push({ node: child, piped: true });
+        }
+      }
+      this.addWords(redirect.childrenForFieldName("argument"));
+      const right = redirect.childForFieldName("right");
+      if (right !== null) this.continuations.push({ node: right, piped: false });
+    } else if (redirect.type === "herestring_redirect") {
+      const word = redirect.lastNamedChild;
+      if (word !== null) {
+        this.stdinText = resolveWord(word).text;
+        collectSubstitutions(word, this.into);
+      }
     }
   }
-  const command: SimpleCommand = { words, redirects, stdinText: herestring ?? stdinText, pipedFrom };
+
+  private addWords(nodes: readonly Node[]): void {
+    for (const node of nodes) {
+      this.extraWords.push(...splitFields(resolveWord(node)));
+      collectSubstitutions(node, this.into);
+    }
+  }
+
+  /** Runs the here-document continuations; returns the last command (the pipeline's tail when piped). */
+  collectContinuations(command: SimpleCommand | undefined): SimpleCommand | undefined {
+    let last = command;
+    for (const { node, piped } of this.continuations) {
+      if (piped) {
+        let previous = command;
+        for (const child of node.namedChildren) previous = collectCommands(child, this.into, previous);
+        last = previous;
+      } else {
+        last = collectCommands(node, this.into, undefined) ?? last;
+      }
+    }
+    return last;
+  }
+}
+
+function addCommand(node: Node, outer: RedirectReader | undefined, into: SimpleCommand[], pipedFrom: SimpleCommand | undefined): SimpleCommand {
+  const words: ShellWord[] = [];
+  const redirects = new RedirectReader(into);
+  for (const child of node.namedChildren) {
+    if (child.type === "file_redirect" || child.type === "herestring_redirect") {
+      redirects.read(child);
+      continue;
+    }
+    if (child.type === "variable_assignment" || child.type === "comment") {
+      collectSubstitutions(child, into);
+      continue;
+    }
+    const target = child.type === "command_name" ? child.firstNamedChild ?? child : child;
+    words.push(...splitFields(resolveWord(target)));
+    // Commands nested in arguments (`$(...)`, `<(...)`) run too.
+    collectSubstitutions(child, into);
+  }
+  words.push(...redirects.extraWords);
+  const allRedirects = [...redirects.redirects];
+  if (outer !== undefined) {
+    words.push(...outer.extraWords);
+    allRedirects.push(...outer.redirects);
+  }
+  const command: SimpleCommand = { words, redirects: allRedirects, stdinText: redirects.stdinText ?? outer?.stdinText, pipedFrom };
   into.push(command);
   return command;
+}
+
+/** Collects the commands of the outermost `$(…)`, backtick and `<(…)` substitutions inside a node. */
+function collectSubstitutions(node: Node, into: SimpleCommand[]): void {
+  if (node.type === "command_substitution" || node.type === "process_substitution") {
+    for (const inner of node.namedChildren) collectCommands(inner, into, undefined);
+    return;
+  }
+  const nested = node.descendantsOfType(["command_substitution", "process_substitution"]);
+  for (const substitution of nested) {
+    // Inner substitutions are reached by collecting their outer one.
+    if (nested.some((outer) => outer.id !== substitution.id && outer.startIndex <= substitution.startIndex && outer.endIndex >= substitution.endIndex)) continue;
+    for (const inner of substitution.namedChildren) collectCommands(inner, into, undefined);
+  }
 }
 
 function splitFields(word: Resolved): ShellWord[] {

@@ -30,6 +30,7 @@ export const DESTRUCTIVE_RULE_IDS = [
   "git-history-rewrite",
   "git-force-push",
   "git-reset-hard",
+  "git-discard-changes",
   "git-clean-force",
   "git-branch-force-delete",
   "sql-drop",
@@ -131,7 +132,7 @@ const rules: readonly DestructiveRule[] = [
     severity: "critical",
     description: "Forced push (`--force`, `-f`, `+refspec`, `--mirror`), or `--force-with-lease`/`--delete` aimed at a protected branch (main, master, trunk, develop, production, release/*; configurable).",
     alerting: ["git push --force origin main", "git push -f", "git push origin +feature", "git push --force-with-lease origin main", "git push origin --delete master", "git push --mirror backup"],
-    benign: ["git push --force-with-lease", "git push --force-with-lease origin feature/x", "git push origin feature/x", "git push --dry-run --force origin main"],
+    benign: ["git push --force-with-lease", "git push --force-with-lease origin feature/x", "git push --force --force-with-lease", "git push -f --force-with-lease origin feature/x", "git push origin feature/x", "git push --dry-run --force origin main"],
   },
   {
     id: "git-reset-hard",
@@ -140,6 +141,14 @@ const rules: readonly DestructiveRule[] = [
     description: "`git reset --hard` discards uncommitted work.",
     alerting: ["git reset --hard", "git reset --hard HEAD~3", "git -C /work/repo reset --hard origin/main"],
     benign: ["git reset --soft HEAD~1", "git reset HEAD file.txt"],
+  },
+  {
+    id: "git-discard-changes",
+    version: 1,
+    severity: "warning",
+    description: "Discarding all uncommitted changes in the tree, the same loss as `git reset --hard`: `git checkout -- .` / `git checkout .` (any tree-ish, `:/`, `*`), `git checkout -f`, `git restore .` (working tree), `git switch --discard-changes` / `-f`. Restoring named files (`git checkout -- file.py`) is routine and stays quiet.",
+    alerting: ["git checkout -- .", "git checkout .", "git checkout HEAD -- .", "git restore .", "git restore --worktree :/", "git switch --discard-changes main", "git switch -f main", "git switch -qf main", "git -C repo switch -f main", "git checkout -f main"],
+    benign: ["git checkout -- file.py", "git checkout main", "git checkout -b feature", "git restore src/app.py", "git restore --staged .", "git switch -c feature", "git switch -C feature", "git checkout -p ."],
   },
   {
     id: "git-clean-force",
