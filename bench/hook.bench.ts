@@ -51,7 +51,7 @@ async function freePort(): Promise<number> {
 
 async function warm(): Promise<{ repeated: string; unseen: string }> {
   const port = await freePort();
-  const env = { ...process.env, AGENTOPS_SPOOL_DIR: mkdtempSync(join(tmpdir(), "hook-bench-")), HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
+  const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: mkdtempSync(join(tmpdir(), "hook-bench-")), HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
   delete env["KAFKA_BROKERS"];
   const child = spawn(NODE, ["--disable-warning=ExperimentalWarning", AGENTOPS, "hook", "claude-code", "--listen", `127.0.0.1:${port}`], { env, stdio: ["ignore", "pipe", "inherit"] });
   await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
@@ -75,7 +75,7 @@ async function warm(): Promise<{ repeated: string; unseen: string }> {
 }
 
 async function cold(): Promise<string> {
-  const env = { ...process.env, AGENTOPS_SPOOL_DIR: mkdtempSync(join(tmpdir(), "hook-bench-")), HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
+  const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: mkdtempSync(join(tmpdir(), "hook-bench-")), HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
   delete env["KAFKA_BROKERS"];
   const samples: number[] = [];
   for (let i = 0; i < COLD_RUNS; i++) {
