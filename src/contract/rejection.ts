@@ -21,6 +21,8 @@ export const REJECTION_REASONS = [
   "UNDECODABLE_BYTES",
   "UNKNOWN_SCHEMA_ID",
   "CONFLICT",
+  // Agent telemetry (OTLP) that lacks what a fact needs; the field and detail say which part.
+  "UNMAPPABLE_TELEMETRY",
 ] as const;
 
 export type RejectionReason = (typeof REJECTION_REASONS)[number];

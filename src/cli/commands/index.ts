@@ -1,6 +1,8 @@
 import type { CliCommand } from "../command.ts";
 import { catalogCommand } from "./catalog.ts";
 import { generateCommand } from "./generate.ts";
+import { hookCommand } from "./hook.ts";
+import { otlpCommand } from "./otlp.ts";
 import { alertsCommand } from "./alerts.ts";
 import { produceCommand } from "./produce.ts";
 import { replayCommand } from "./replay.ts";
@@ -17,6 +19,8 @@ export const commands: readonly CliCommand[] = [
   replayCommand,
   runCommand,
   produceCommand,
+  otlpCommand,
+  hookCommand,
   resultsCommand,
   alertsCommand,
   serveCommand,

@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { readRecords } from "../../stream/transports/embedded/record-source.ts";
+import { createFactPublisher } from "../../stream/fact-publisher.ts";
 import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { integerFlag, parseFlags, requiredStringFlag } from "../flags.ts";
@@ -34,13 +35,7 @@ export const produceCommand: CliCommand = {
     const progress = progressReporter("produce", size);
     let sent = 0;
     let skipped = 0;
-    const pending: { topic: string; key: string; value: Buffer }[] = [];
-    const flush = async (): Promise<void> => {
-      if (pending.length === 0) return;
-      const byTopic = new Map<string, { key: string; value: Buffer }[]>();
-      for (const { topic, key, value } of pending.splice(0)) byTopic.set(topic, [...(byTopic.get(topic) ?? []), { key, value }]);
-      await producer.sendBatch({ topicMessages: [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages })) });
-    };
+    const publisher = createFactPublisher(producer, serde, topics, batchSize);
     try {
       for await (const record of readRecords(input, (bytes) => progress.update(bytes))) {
         if (!record.parsed.ok) {
@@ -48,13 +43,10 @@ export const produceCommand: CliCommand = {
           process.stderr.write(`line ${record.position}: not sent: ${record.parsed.rejection.reason} ${record.parsed.rejection.detail}\n`);
           continue;
         }
-        const fact = record.parsed.fact;
-        const agentEvent = fact.type === "agent_step" || fact.type === "sandbox_event";
-        pending.push({ topic: agentEvent ? topics.agentEvents : topics.facts, key: agentEvent ? fact.run_id : fact.fact_id, value: await serde.encodeFact(fact) });
+        await publisher.add(record.parsed.fact);
         sent += 1;
-        if (pending.length >= batchSize) await flush();
       }
-      await flush();
+      await publisher.flush();
     } finally {
       progress.done();
       await producer.disconnect();

@@ -1,0 +1,111 @@
+/**
+ * `npm run bench:hook`: latency of `agentops hook claude-code`.
+ *
+ * - Warm: the HTTP form (`--listen`), which Claude Code calls as a `"type": "http"` hook: one
+ *   process, analyser loaded once. Round trip measured by the client (fetch on localhost), over
+ *   a mix of documented PreToolUse inputs, sequentially. Two mixes: commands an agent repeats
+ *   (the analyser's memo hits) and commands never seen before (every one parsed).
+ * - Cold: the command form, one process per call, as a `"type": "command"` hook runs it.
+ *
+ * Target (issue #11): p99 < 50 ms warm. Spools to a temp dir (no Kafka), like a laptop.
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const NODE = join(ROOT, "node_modules/.bin/node");
+const AGENTOPS = join(ROOT, "bin/agentops");
+const WARMUP = 200;
+const MEASURED = 2_000;
+const COLD_RUNS = 10;
+
+const REPEATED = ["ls", "npm test", "git status", "rm -rf /", "cat package.json | jq .scripts", "rm -rf .git", "git push --force origin main", "grep -rn TODO src", "rm -rf node_modules", "find . -name '*.log' -delete"];
+
+function input(command: string, i: number): string {
+  return JSON.stringify({ session_id: "bench-session", prompt_id: "550e8400-e29b-41d4-a716-446655440000", transcript_path: "/home/user/.claude/projects/x/t.jsonl", cwd: "/home/user/my-project", permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command, description: "bench", timeout: 120000, run_in_background: false }, tool_use_id: `toolu_${i}` });
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+function summary(samples: number[]): string {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const f = (value: number) => value.toFixed(2);
+  return `p50 ${f(percentile(sorted, 50))} ms, p90 ${f(percentile(sorted, 90))} ms, **p99 ${f(percentile(sorted, 99))} ms**, max ${f(sorted.at(-1) ?? Number.NaN)} ms (n = ${sorted.length})`;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
+    });
+  });
+}
+
+async function warm(): Promise<{ repeated: string; unseen: string }> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: mkdtempSync(join(tmpdir(), "hook-bench-")), HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
+  delete env["KAFKA_BROKERS"];
+  const child = spawn(NODE, ["--disable-warning=ExperimentalWarning", AGENTOPS, "hook", "claude-code", "--listen", `127.0.0.1:${port}`], { env, stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+  const url = `http://127.0.0.1:${port}/`;
+  const call = async (body: string): Promise<number> => {
+    const started = performance.now();
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    await response.arrayBuffer();
+    return performance.now() - started;
+  };
+  try {
+    for (let i = 0; i < WARMUP; i++) await call(input(REPEATED[i % REPEATED.length] ?? "ls", i));
+    const repeated: number[] = [];
+    for (let i = 0; i < MEASURED; i++) repeated.push(await call(input(REPEATED[i % REPEATED.length] ?? "ls", i)));
+    const unseen: number[] = [];
+    for (let i = 0; i < MEASURED; i++) unseen.push(await call(input(`ls -la build-${i} && rm -rf out/tmp-${i} | grep -v x${i}`, i)));
+    return { repeated: summary(repeated), unseen: summary(unseen) };
+  } finally {
+    child.kill("SIGTERM");
+  }
+}
+
+async function cold(): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: mkdtempSync(join(tmpdir(), "hook-bench-")), HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
+  delete env["KAFKA_BROKERS"];
+  const samples: number[] = [];
+  for (let i = 0; i < COLD_RUNS; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve) => {
+      const child = execFile(NODE, ["--disable-warning=ExperimentalWarning", AGENTOPS, "hook", "claude-code"], { env }, () => resolve());
+      child.stdin?.end(input(REPEATED[i % REPEATED.length] ?? "ls", i));
+    });
+    samples.push(performance.now() - started);
+  }
+  return summary(samples);
+}
+
+const startLoad = loadavg()[0] ?? 0;
+const warmResult = await warm();
+const coldResult = await cold();
+const endLoad = loadavg()[0] ?? 0;
+process.stdout.write(
+  [
+    "## Claude Code hook latency",
+    "",
+    `- Date: ${new Date().toUTCString()}`,
+    `- Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), node ${process.version}; 1-min load ${startLoad.toFixed(1)} at start, ${endLoad.toFixed(1)} at end`,
+    "- Command: `npm run bench:hook` (= `node bench/hook.bench.ts`)",
+    "",
+    "| form | mix | latency |",
+    "|---|---|---|",
+    `| warm: \`agentops hook claude-code --listen\` (HTTP hook), ${WARMUP} warm-up calls | ${REPEATED.length} commands an agent repeats | ${warmResult.repeated} |`,
+    `| warm: same process | a never-seen command line per call (parsed every time) | ${warmResult.unseen} |`,
+    `| cold: \`agentops hook claude-code\` (command hook), one process per call | repeated commands | ${coldResult} |`,
+    "",
+  ].join("\n"),
+);

@@ -1,0 +1,78 @@
+import { readFileSync } from "node:fs";
+import pino from "pino";
+import { fileSink, kafkaSink, type FactSink } from "../../ingest/fact-sink.ts";
+import { DEFAULT_OTLP_MAPPING, type OtlpMappingConfig } from "../../ingest/otlp/mapping-config.ts";
+import { startOtlpReceiver } from "../../ingest/otlp/otlp-receiver.ts";
+import { Telemetry } from "../../stream/runtime/telemetry.ts";
+import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
+import { UsageError, type CliCommand } from "../command.ts";
+import { integerFlag, parseFlags, stringFlag } from "../flags.ts";
+
+const USAGE = `Usage: agentops otlp [--host 127.0.0.1] [--port 4318] [--out facts.ndjson [--dlq dead-letters.ndjson]]
+                     [--mapping mapping.json] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+
+An OTLP/HTTP receiver (POST /v1/traces, /v1/logs, /v1/metrics; protobuf or JSON, gzip or not).
+OTel GenAI spans and Claude Code's own events become observation facts (docs/ingest.md has the
+mapping table), published like \`agentops produce\` does; records that cannot be mapped are
+counted in the OTLP partial-success answer and sent to the dead-letter topic.
+
+  --out FILE      write facts as NDJSON instead of publishing (no broker needed)
+  --dlq FILE      with --out: where dead letters go (default: reported only)
+  --mapping FILE  JSON object whose fields replace those of the default mapping (docs/ingest.md)
+
+Point Claude Code at it:
+  CLAUDE_CODE_ENABLE_TELEMETRY=1 OTEL_LOGS_EXPORTER=otlp OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \\
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 claude
+Stop with Ctrl-C; it prints what it received.`;
+
+export const otlpCommand: CliCommand = {
+  name: "otlp",
+  summary: "OTLP/HTTP receiver: agent telemetry (GenAI spans, Claude Code events) in as facts",
+  usage: USAGE,
+  async run(argv) {
+    const flags = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, out: { type: "string" }, dlq: { type: "string" }, mapping: { type: "string" }, ...CLUSTER_FLAGS }, "otlp");
+    const host = stringFlag(flags, "host") ?? "127.0.0.1";
+    const port = integerFlag(flags, "port", 4318, 0, 65_535);
+    const out = stringFlag(flags, "out");
+    const dlq = stringFlag(flags, "dlq");
+    if (dlq !== undefined && out === undefined) throw new UsageError("--dlq", "only applies with --out", "add --out facts.ndjson, or drop --dlq to use the dead-letter topic");
+    const config = mappingConfig(stringFlag(flags, "mapping"));
+    const logger = pino({ name: "agentops-otlp" });
+    let sink: FactSink;
+    if (out !== undefined) {
+      sink = fileSink(out, dlq);
+    } else {
+      const { kafka, serde, topics } = clusterClients(flags, "agentops-otlp");
+      await serde.registerAll();
+      const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      sink = kafkaSink(producer, serde, topics, new Telemetry());
+    }
+    const receiver = await startOtlpReceiver({ host, port, sink, config, logger });
+    logger.info({ url: receiver.url, out: out ?? null }, "otlp receiver listening");
+    await new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    });
+    await receiver.close();
+    await sink.close();
+    const { requests, records, facts, unmapped, ignored, malformed } = receiver.totals;
+    process.stdout.write(`received ${requests} requests, ${records} records: ${facts} facts, ${unmapped} unmappable (dead-lettered), ${ignored} ignored, ${malformed} malformed requests\n`);
+    return 0;
+  },
+};
+
+function mappingConfig(path: string | undefined): OtlpMappingConfig {
+  if (path === undefined) return DEFAULT_OTLP_MAPPING;
+  let overrides: unknown;
+  try {
+    overrides = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new UsageError("--mapping", `cannot read ${path} as JSON (${error instanceof Error ? error.message : String(error)})`, "give a JSON object with fields of the default mapping, see docs/ingest.md");
+  }
+  if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides)) throw new UsageError("--mapping", "is not a JSON object", "give a JSON object with fields of the default mapping, see docs/ingest.md");
+  for (const key of Object.keys(overrides)) {
+    if (!(key in DEFAULT_OTLP_MAPPING)) throw new UsageError("--mapping", `unknown field "${key}"`, `use only ${Object.keys(DEFAULT_OTLP_MAPPING).join(", ")}`);
+  }
+  return { ...DEFAULT_OTLP_MAPPING, ...(overrides as Partial<OtlpMappingConfig>) };
+}
