@@ -1,5 +1,6 @@
 import { Effect } from "effect";
 import { z } from "zod";
+import { DEFAULT_BROKERS, DEFAULT_SCHEMA_REGISTRY_URL } from "../kafka/connection-settings.ts";
 import { DEFAULT_ENGINE_CONFIG, DAY_MILLIS, parseWindowSize } from "../metrics/engine-config.ts";
 import { ConfigError } from "./errors.ts";
 
@@ -62,8 +63,8 @@ export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessE
   const window = merged.windowMillis ?? "1d";
   const windowMillis = parseWindowSize(window);
   const candidate = {
-    brokers: (merged.brokers ?? "127.0.0.1:19092").split(",").map((broker) => broker.trim()).filter((broker) => broker !== ""),
-    schemaRegistryUrl: (merged.schemaRegistryUrl ?? "http://127.0.0.1:18081/apis/ccompat/v7").replace(/\/+$/, ""),
+    brokers: (merged.brokers ?? DEFAULT_BROKERS).split(",").map((broker) => broker.trim()).filter((broker) => broker !== ""),
+    schemaRegistryUrl: (merged.schemaRegistryUrl ?? DEFAULT_SCHEMA_REGISTRY_URL).replace(/\/+$/, ""),
     instanceId: merged.instanceId ?? `agentops-${process.pid}`,
     // Deployments sharing a cluster under different topic prefixes must not share consumer groups.
     groupPrefix: merged.groupPrefix ?? (merged.topicPrefix === undefined || merged.topicPrefix === "" ? "agentops" : `${merged.topicPrefix}.agentops`),

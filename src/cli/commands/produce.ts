@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { readRecords } from "../../replay/record-source.ts";
-import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
+import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { integerFlag, parseFlags, requiredStringFlag } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
@@ -27,7 +27,7 @@ export const produceCommand: CliCommand = {
     } catch {
       throw new UsageError("--input", `cannot read ${input}`, "check the path; generate a file with `agentops generate --out facts.ndjson`");
     }
-    const { kafka, serde, topics } = clusterClients(flags, "agentops-produce");
+    return withCluster(flags, "agentops-produce", async ({ kafka, serde, topics }) => {
     await serde.registerAll();
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
@@ -61,5 +61,6 @@ export const produceCommand: CliCommand = {
     }
     process.stdout.write(`sent ${sent} records to ${topics.facts} / ${topics.agentEvents}; ${skipped} invalid records not sent\n`);
     return 0;
+    });
   },
 };

@@ -8,7 +8,7 @@ import { runMonitorSink } from "../../replay/run-monitor-sink.ts";
 import { formatMetricTable, metricRows } from "../../replay/replay-summary.ts";
 import { RESULT_HEADERS, byMetricScopeCohort, formatGroupedResults, resultRow } from "../../replay/result-rows.ts";
 import { formatTable } from "../../replay/text-table.ts";
-import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
+import { CLUSTER_FLAGS, withCluster, type ClusterClients } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, requiredStringFlag, stringFlag, type ParsedFlags } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
@@ -154,8 +154,11 @@ export const replayCommand: CliCommand = {
 };
 
 /** Audit replay: rebuild from the facts topic and, with --verify, compare with the results topic. */
-async function auditReplay(flags: ParsedFlags, config: EngineConfig): Promise<number> {
-  const { kafka, registry, serde, topics } = clusterClients(flags, "agentops-audit");
+function auditReplay(flags: ParsedFlags, config: EngineConfig): Promise<number> {
+  return withCluster(flags, "agentops-audit", (clients) => auditAgainstTopics(flags, config, clients));
+}
+
+async function auditAgainstTopics(flags: ParsedFlags, config: EngineConfig, { kafka, registry, serde, topics }: ClusterClients): Promise<number> {
   const onRecord = (count: number): void => {
     if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${topics.facts}: ${count.toLocaleString("en-US")} records`);
   };

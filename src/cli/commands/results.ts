@@ -3,7 +3,7 @@ import type { MetricResult } from "../../metrics/result-record.ts";
 import { formatTable } from "../../replay/text-table.ts";
 import { RESULT_HEADERS, resultRow } from "../../replay/result-rows.ts";
 import { readLatestResults } from "../../stream/topic-results.ts";
-import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
+import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import type { CliCommand } from "../command.ts";
 import { booleanFlag, parseFlags, stringFlag } from "../flags.ts";
 import { followTopic } from "./follow-topic.ts";
@@ -21,7 +21,7 @@ export const resultsCommand: CliCommand = {
   usage: USAGE,
   async run(argv) {
     const flags = parseFlags(argv, { follow: { type: "boolean" }, json: { type: "boolean" }, metric: { type: "string" }, ...CLUSTER_FLAGS }, "results");
-    const { kafka, serde, topics } = clusterClients(flags, "agentops-results");
+    return withCluster(flags, "agentops-results", async ({ kafka, serde, topics }) => {
     const topic = topics.results;
     const metric = stringFlag(flags, "metric");
     const json = booleanFlag(flags, "json");
@@ -46,5 +46,6 @@ export const resultsCommand: CliCommand = {
     if (json) for (const result of results) process.stdout.write(`${JSON.stringify(result)}\n`);
     else process.stdout.write(`${formatTable(RESULT_HEADERS, results.map(resultRow))}\n${results.length} results on ${topic}\n`);
     return 0;
+    });
   },
 };
