@@ -51,6 +51,9 @@ async function main(argv: readonly string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    // A command that failed half-way may leave a client connection open (a producer refused by the
+    // broker): it must not keep the process alive once the message is out.
+    if (code !== 0) setTimeout(() => process.exit(code), 500).unref();
   },
   (error: unknown) => {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
