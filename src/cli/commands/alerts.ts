@@ -5,7 +5,7 @@ import type { CliCommand } from "../command.ts";
 import { booleanFlag, parseFlags } from "../flags.ts";
 import { followTopic } from "./follow-topic.ts";
 
-const USAGE = `Usage: agentops alerts [--follow] [--json] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+const USAGE = `Usage: agentops alerts [--follow] [--json] [--brokers host:port] [--schema-registry URL] [--topic-prefix P] [--log-level debug]
 
 Prints tripwire alerts from the alerts topic: time, run, rule, severity, evidence and message.
 --follow keeps printing new alerts as they arrive, until Ctrl-C; --json prints one JSON object a line.`;

@@ -6,7 +6,7 @@ import { integerFlag, parseFlags, requiredStringFlag } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
 
 const USAGE = `Usage: agentops produce --input <facts.ndjson|facts.avro> [--brokers host:port] [--schema-registry URL]
-                        [--topic-prefix P] [--batch 500]
+                        [--topic-prefix P] [--batch 500] [--log-level debug]
 
 Publishes observation facts to the facts topic as Avro (Confluent wire format, schemas
 registered in the registry), keyed by fact_id; agent_step and sandbox_event records go to the

@@ -22,7 +22,7 @@ const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--outpu
                        [--window 1d] [--coverage-threshold 10]
                        [--table summary|grouped|full] [--width 120]
        agentops replay --from-topic [--verify] [--output <results.ndjson>]
-                       [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+                       [--brokers host:port] [--schema-registry URL] [--topic-prefix P] [--log-level debug]
 
 Replays a file of observation facts through the metric engine and the run monitor, in process
 (no Kafka needed), and writes the final result of every result key, one JSON object a line,

@@ -8,7 +8,7 @@ import type { CliCommand } from "../command.ts";
 import { booleanFlag, parseFlags, stringFlag } from "../flags.ts";
 import { followTopic } from "./follow-topic.ts";
 
-const USAGE = `Usage: agentops results [--follow] [--json] [--metric ID] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+const USAGE = `Usage: agentops results [--follow] [--json] [--metric ID] [--brokers host:port] [--schema-registry URL] [--topic-prefix P] [--log-level debug]
 
 Prints the latest metric results from the compacted results topic: a readable table (metric,
 scope, cohort, status, value, coverage), or one JSON object a line with --json. --follow keeps
