@@ -12,11 +12,9 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib/common.sh
 source "${HERE}/lib/common.sh"
 # shellcheck source=lib/kafka.sh
-source "${HERE}/lib/kafka.sh"
+source "${HERE}/lib/kafka.sh" # and lib/security.sh
 # shellcheck source=lib/registry.sh
 source "${HERE}/lib/registry.sh"
-# shellcheck source=lib/security.sh
-source "${HERE}/lib/security.sh"
 
 usage() { sed -n '2,5p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 

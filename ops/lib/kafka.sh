@@ -124,3 +124,8 @@ kafka_down() { stop_pid "${KAFKA_PID}" "${KAFKA_MARKER}" "kafka"; }
 kafka_ready() { port_listening "${KAFKA_PORT}" && kafka_health --quiet; }
 
 kafka_status() { service_status kafka "${KAFKA_PID}" "127.0.0.1:${KAFKA_PORT}" "${KAFKA_PORT}" kafka_is_running kafka_health; }
+
+# The secured listeners' material (needs KAFKA_DIR above); sourced here so that every script that
+# sources kafka.sh (ops/services.sh, the broker-restart test) can start the broker.
+# shellcheck source=security.sh
+source "$(dirname "${BASH_SOURCE[0]}")/security.sh"

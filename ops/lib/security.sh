@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Throw-away TLS material and SCRAM credentials for the broker's secured listeners (SASL_SSL with
 # SCRAM, and SSL with a required client certificate), so that every test run exercises TLS and
-# SASL against the real broker. Sourced by ops/services.sh after lib/common.sh and lib/kafka.sh.
+# SASL against the real broker. Sourced at the end of lib/kafka.sh.
 #
 # Everything lives in ${KAFKA_DIR}/security (git-ignored) and is made again whenever the broker
 # gets fresh storage: a new CA (valid 7 days), a broker certificate for localhost / 127.0.0.1, a

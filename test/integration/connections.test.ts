@@ -18,6 +18,18 @@ const dir = testDir("agentops-connections-");
 const small = join(dir, "small.ndjson");
 writeFileSync(small, `${readFileSync(join(REPO_ROOT, "samples/facts.ndjson"), "utf8").split("\n").slice(0, 40).join("\n")}\n`);
 
+/**
+ * "At once" on a shared, loaded machine: within 30 s of the time the CLI needs to start and print
+ * its help (measured first), where a retried failure used to take over two minutes.
+ */
+let startSeconds = 0;
+beforeAll(async () => {
+  startSeconds = (await agentopsWithEnv(["--help"], {})).seconds;
+});
+function expectPrompt(run: TimedCliRun): void {
+  expect(run.seconds, `the CLI starts in ${startSeconds} s here`).toBeLessThan(startSeconds + 30);
+}
+
 function lines(run: TimedCliRun): string[] {
   return run.stderr.split("\n").filter((line) => line !== "");
 }
@@ -80,7 +92,7 @@ describe("no broker, no registry, wrong registry path: a clear message, exit 1, 
     const root = new URL(registryUrl).origin;
     const run = await agentopsWithEnv(["run", "--topic-prefix", uniqueName("wrongpath"), "--metrics-port", "0", "--schema-registry", root], { KAFKA_BROKERS: BROKERS });
     expectCleanFailure(run, 1, [`agentops run: ${root} is not a Confluent-compatible schema registry API root [REGISTRY_WRONG_PATH]`]);
-    expect(run.seconds).toBeLessThan(60);
+    expectPrompt(run);
   });
 
   it("credentials without a mechanism: a configuration error naming KAFKA_SASL_MECHANISM, before anything connects (exit 2)", async () => {
@@ -88,7 +100,7 @@ describe("no broker, no registry, wrong registry path: a clear message, exit 1, 
       const run = await agentopsWithEnv(command, { KAFKA_BROKERS: BROKERS, SCHEMA_REGISTRY_URL: registryUrl, KAFKA_SASL_USERNAME: "agentops", KAFKA_SASL_PASSWORD: "never-printed" });
       expectCleanFailure(run, 2, [`agentops ${command[0]}: KAFKA_SASL_MECHANISM: is not set, but KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD are (credentials without a mechanism would be dropped). Fix: set KAFKA_SASL_MECHANISM to the broker's mechanism: scram-sha-512, scram-sha-256 or plain`]);
       expect(run.stderr).not.toContain("never-printed");
-      expect(run.seconds).toBeLessThan(30);
+      expectPrompt(run);
     }
   });
 });
@@ -129,14 +141,14 @@ describe.skipIf(secure.services === undefined)(`TLS, SCRAM and mutual TLS agains
         "  fix:      check KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD, and that KAFKA_SASL_MECHANISM=scram-sha-512 is a mechanism this listener enables",
       ]);
       expect(run.stderr).not.toContain("wrong-password-xyz");
-      expect(run.seconds).toBeLessThan(60);
+      expectPrompt(run);
     }
   });
 
   it("run with a wrong password is not retried: it stops at once with the same message", async () => {
     const run = await agentopsWithEnv(["run", "--topic-prefix", uniqueName("authrun"), "--metrics-port", "0"], scram("wrong-password-xyz"));
     expectCleanFailure(run, 1, [`agentops run: Kafka at ${s.saslSslBrokers} refused the SCRAM-SHA-512 login of user "${s.scramUser}" credentials [KAFKA_AUTHENTICATION_FAILED]`]);
-    expect(run.seconds).toBeLessThan(60);
+    expectPrompt(run);
   });
 
   it("a user without ACLs: an authorisation failure naming the principal and the denied operation", async () => {
