@@ -2,8 +2,11 @@
 # Shared paths and helpers for the local services. Sourced by ops/services.sh, never run alone.
 
 OPS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-CACHE_DIR="${OPS_ROOT}/.cache"       # downloads (git-ignored), kept between runs
-SERVICES_DIR="${OPS_ROOT}/.services" # data, logs and pid files (git-ignored)
+CACHE_DIR="${OPS_ROOT}/.cache" # downloads (git-ignored), kept between runs
+# Data, logs, pid files and the throw-away TLS material (git-ignored). AGENTOPS_SERVICES_DIR runs a
+# second, independent pair of services (with other AGENTOPS_*_PORT values) next to the default one.
+SERVICES_DIR="${AGENTOPS_SERVICES_DIR:-${OPS_ROOT}/.services}"
+[[ "${SERVICES_DIR}" = /* ]] || SERVICES_DIR="${OPS_ROOT}/${SERVICES_DIR}"
 NODE_BIN="${OPS_ROOT}/node_modules/.bin/node"
 
 log() { printf '[services] %s\n' "$*" >&2; }

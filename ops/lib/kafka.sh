@@ -5,8 +5,12 @@
 # 4.4.0 is the newest 4.x line on Central at the time of writing; see docs/operations.md.
 KAFKA_VERSION="${AGENTOPS_KAFKA_VERSION:-4.4.0}"
 KAFKA_LOG4J_VERSION="2.25.5"
-KAFKA_PORT=19092
-KAFKA_CONTROLLER_PORT=19093
+# Ports can be moved (with AGENTOPS_SERVICES_DIR) to run a second broker next to the default one.
+KAFKA_PORT="${AGENTOPS_KAFKA_PORT:-19092}"
+KAFKA_CONTROLLER_PORT="${AGENTOPS_KAFKA_CONTROLLER_PORT:-19093}"
+# Secured listeners (see lib/security.sh): SASL_SSL with SCRAM, and SSL with a client certificate.
+KAFKA_SASL_SSL_PORT="${AGENTOPS_KAFKA_SASL_SSL_PORT:-19094}"
+KAFKA_SSL_PORT="${AGENTOPS_KAFKA_SSL_PORT:-19095}"
 KAFKA_HOME="${CACHE_DIR}/kafka-${KAFKA_VERSION}"
 KAFKA_DIR="${SERVICES_DIR}/kafka"
 KAFKA_PID="${KAFKA_DIR}/kafka.pid"
@@ -64,6 +68,8 @@ kafka_up() {
   fi
   require_port_free "${KAFKA_PORT}" "Kafka broker"
   require_port_free "${KAFKA_CONTROLLER_PORT}" "Kafka controller"
+  require_port_free "${KAFKA_SASL_SSL_PORT}" "Kafka SASL_SSL listener"
+  require_port_free "${KAFKA_SSL_PORT}" "Kafka mutual-TLS listener"
   KAFKA_JAVA="$(require_java 17 "Kafka ${KAFKA_VERSION}")" || exit 1
   kafka_fetch
   mkdir -p "${KAFKA_DIR}/logs"
@@ -72,7 +78,16 @@ kafka_up() {
     # A fresh log dir each time: tests expect a clean broker, not topics from an earlier run.
     rm -rf "${data}"
   fi
-  sed "s|@DATA_DIR@|${data}|" "${OPS_ROOT}/ops/kafka/server.properties.template" >"${KAFKA_DIR}/server.properties"
+  # Fresh storage gets fresh TLS material and SCRAM users; kept storage keeps the ones it knows.
+  if [[ ! -f "${data}/meta.properties" || ! -f "${SECURITY_DIR}/broker.pem" ]]; then
+    rm -rf "${data}"
+    security_make
+  else
+    security_describe
+  fi
+  sed -e "s|@DATA_DIR@|${data}|" -e "s|@SECURITY_DIR@|${SECURITY_DIR}|g" -e "s|@PORT@|${KAFKA_PORT}|g" -e "s|@CONTROLLER_PORT@|${KAFKA_CONTROLLER_PORT}|g" \
+    -e "s|@SASL_SSL_PORT@|${KAFKA_SASL_SSL_PORT}|g" -e "s|@SSL_PORT@|${KAFKA_SSL_PORT}|g" -e "s|@SCRAM_USER@|${SCRAM_USER}|g" -e "s|@TLS_CLIENT_DN@|${TLS_CLIENT_DN}|g" \
+    "${OPS_ROOT}/ops/kafka/server.properties.template" >"${KAFKA_DIR}/server.properties"
   if [[ ! -f "${data}/meta.properties" ]]; then
     local cluster_id
     # A KRaft cluster id is 16 random bytes in URL-safe base64 without padding. It may start with
@@ -80,7 +95,9 @@ kafka_up() {
     cluster_id="$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
     log "kafka: formatting fresh KRaft storage (cluster ${cluster_id})"
     local -a format_cmd
-    mapfile -t format_cmd < <(kafka_command kafka.tools.StorageTool format "--cluster-id=${cluster_id}" -c "${KAFKA_DIR}/server.properties")
+    local -a scram_args
+    mapfile -t scram_args < <(security_format_args)
+    mapfile -t format_cmd < <(kafka_command kafka.tools.StorageTool format "--cluster-id=${cluster_id}" -c "${KAFKA_DIR}/server.properties" "${scram_args[@]}")
     if ! "${format_cmd[@]}" >"${KAFKA_DIR}/logs/format.log" 2>&1; then
       cat "${KAFKA_DIR}/logs/format.log" >&2
       die "kafka: formatting the storage failed (log: ${KAFKA_DIR}/logs/format.log)"
@@ -88,7 +105,7 @@ kafka_up() {
   else
     log "kafka: keeping existing data in ${data}"
   fi
-  log "kafka: starting ${KAFKA_VERSION} on 127.0.0.1:${KAFKA_PORT} (controller ${KAFKA_CONTROLLER_PORT}); log ${KAFKA_DIR}/logs/server.log"
+  log "kafka: starting ${KAFKA_VERSION} on 127.0.0.1:${KAFKA_PORT} (controller ${KAFKA_CONTROLLER_PORT}, SASL_SSL ${KAFKA_SASL_SSL_PORT}, mutual TLS ${KAFKA_SSL_PORT}); log ${KAFKA_DIR}/logs/server.log"
   local started
   started="$(date +%s)"
   local -a broker_cmd
@@ -107,3 +124,8 @@ kafka_down() { stop_pid "${KAFKA_PID}" "${KAFKA_MARKER}" "kafka"; }
 kafka_ready() { port_listening "${KAFKA_PORT}" && kafka_health --quiet; }
 
 kafka_status() { service_status kafka "${KAFKA_PID}" "127.0.0.1:${KAFKA_PORT}" "${KAFKA_PORT}" kafka_is_running kafka_health; }
+
+# The secured listeners' material (needs KAFKA_DIR above); sourced here so that every script that
+# sources kafka.sh (ops/services.sh, the broker-restart test) can start the broker.
+# shellcheck source=security.sh
+source "$(dirname "${BASH_SOURCE[0]}")/security.sh"

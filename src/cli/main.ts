@@ -1,5 +1,14 @@
+import { ConnectionFailure } from "../kafka/connection-errors.ts";
+import { ConfigError } from "../stream/runtime/errors.ts";
 import { UsageError } from "./command.ts";
 import { commands } from "./commands/index.ts";
+
+/** `--log-level debug|trace` (or AGENTOPS_LOG_LEVEL): connection failures then carry their stack trace. */
+function wantsStackTraces(argv: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  const index = argv.indexOf("--log-level");
+  const level = (index >= 0 ? argv[index + 1] : argv.find((arg) => arg.startsWith("--log-level="))?.slice("--log-level=".length)) ?? env["AGENTOPS_LOG_LEVEL"];
+  return level === "debug" || level === "trace";
+}
 
 function topLevelHelp(): string {
   const width = Math.max(...commands.map((command) => command.name.length), 8);
@@ -25,9 +34,15 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     return await command.run(rest);
   } catch (error) {
-    if (error instanceof UsageError) {
+    // A bad flag or setting (exit 2), or a broker/registry that cannot be used (exit 1): the
+    // message names the address, where it came from and the fix; no stack trace unless asked.
+    if (error instanceof UsageError || error instanceof ConfigError) {
       process.stderr.write(`agentops ${command.name}: ${error.message}\n`);
       return 2;
+    }
+    if (error instanceof ConnectionFailure) {
+      process.stderr.write(`agentops ${command.name}: ${error.render(wantsStackTraces(rest, process.env))}\n`);
+      return 1;
     }
     throw error;
   }
@@ -36,6 +51,9 @@ async function main(argv: readonly string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    // A command that failed half-way may leave a client connection open (a producer refused by the
+    // broker): it must not keep the process alive once the message is out.
+    if (code !== 0) setTimeout(() => process.exit(code), 500).unref();
   },
   (error: unknown) => {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -7,6 +7,10 @@ declare module "vitest" {
     schemaRegistryUrl: string;
     /** Where the services came from: "env", "testcontainers" or "ops". */
     servicesSource: string;
+    /** ops/'s security.json (secured listeners, CA and client files, SCRAM users), or "" when there is none. */
+    secureServices: string;
+    /** Why there are no secured listeners to test against ("" when there are). */
+    secureServicesMissing: string;
   }
 }
 

@@ -1,11 +1,11 @@
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import type { TripwireAlert } from "../../tripwires/index.ts";
-import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
+import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import type { CliCommand } from "../command.ts";
 import { booleanFlag, parseFlags } from "../flags.ts";
 import { followTopic } from "./follow-topic.ts";
 
-const USAGE = `Usage: agentops alerts [--follow] [--json] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+const USAGE = `Usage: agentops alerts [--follow] [--json] [--brokers host:port] [--schema-registry URL] [--topic-prefix P] [--log-level debug]
 
 Prints tripwire alerts from the alerts topic: time, run, rule, severity, evidence and message.
 --follow keeps printing new alerts as they arrive, until Ctrl-C; --json prints one JSON object a line.`;
@@ -26,7 +26,7 @@ export const alertsCommand: CliCommand = {
   usage: USAGE,
   async run(argv) {
     const flags = parseFlags(argv, { follow: { type: "boolean" }, json: { type: "boolean" }, ...CLUSTER_FLAGS }, "alerts");
-    const { kafka, serde, topics } = clusterClients(flags, "agentops-alerts");
+    return withCluster(flags, "agentops-alerts", async ({ kafka, serde, topics }) => {
     const topic = topics.alerts;
     const json = booleanFlag(flags, "json");
     const print = async (value: Buffer | null): Promise<void> => {
@@ -37,5 +37,6 @@ export const alertsCommand: CliCommand = {
     if (booleanFlag(flags, "follow")) await followTopic(kafka, topic, (message) => print(message.value));
     else await readTopicToEnd(kafka, topic, (message) => print(message.value));
     return 0;
+    });
   },
 };

@@ -4,7 +4,7 @@ import { kafkaSink, type FactSink } from "../../ingest/fact-sink.ts";
 import { HookInputError, parsePreToolUseInput, shellCommandOf, type HookVerdict } from "../../ingest/hook/claude-code-hook.ts";
 import { decideWithin, defaultSpoolDir, hookContext, loadAnalyser, recordHookCall, spoolSink, type LoadedAnalyser } from "../../ingest/hook/hook-runner.ts";
 import { Telemetry } from "../../stream/runtime/telemetry.ts";
-import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
+import { CLUSTER_FLAGS, connectCluster } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { integerFlag, parseFlags, stringFlag, type ParsedFlags } from "../flags.ts";
 
@@ -126,7 +126,7 @@ function answerHttp(response: ServerResponse, verdict: HookVerdict): void {
 
 async function recordingSink(flags: ParsedFlags, spoolDir: string): Promise<FactSink> {
   if (process.env["KAFKA_BROKERS"] === undefined && stringFlag(flags, "brokers") === undefined) return spoolSink(spoolDir);
-  const { kafka, serde, topics } = clusterClients(flags, "agentops-hook");
+  const { kafka, serde, topics } = await connectCluster(flags, "agentops-hook");
   await serde.registerAll();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();

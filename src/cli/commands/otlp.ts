@@ -4,7 +4,7 @@ import { fileSink, kafkaSink, type FactSink } from "../../ingest/fact-sink.ts";
 import { DEFAULT_OTLP_MAPPING, type OtlpMappingConfig } from "../../ingest/otlp/mapping-config.ts";
 import { startOtlpReceiver } from "../../ingest/otlp/otlp-receiver.ts";
 import { Telemetry } from "../../stream/runtime/telemetry.ts";
-import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
+import { CLUSTER_FLAGS, connectCluster } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { integerFlag, parseFlags, stringFlag } from "../flags.ts";
 
@@ -42,7 +42,7 @@ export const otlpCommand: CliCommand = {
     if (out !== undefined) {
       sink = fileSink(out, dlq);
     } else {
-      const { kafka, serde, topics } = clusterClients(flags, "agentops-otlp");
+      const { kafka, serde, topics } = await connectCluster(flags, "agentops-otlp");
       await serde.registerAll();
       const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();

@@ -1,13 +1,13 @@
 import { statSync } from "node:fs";
 import { readRecords } from "../../stream/transports/embedded/record-source.ts";
 import { createFactPublisher } from "../../stream/fact-publisher.ts";
-import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
+import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { integerFlag, parseFlags, requiredStringFlag } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
 
 const USAGE = `Usage: agentops produce --input <facts.ndjson|facts.avro> [--brokers host:port] [--schema-registry URL]
-                        [--topic-prefix P] [--batch 500]
+                        [--topic-prefix P] [--batch 500] [--log-level debug]
 
 Publishes observation facts to the facts topic as Avro (Confluent wire format, schemas
 registered in the registry), keyed by fact_id; agent_step and sandbox_event records go to the
@@ -28,7 +28,7 @@ export const produceCommand: CliCommand = {
     } catch {
       throw new UsageError("--input", `cannot read ${input}`, "check the path; generate a file with `agentops generate --out facts.ndjson`");
     }
-    const { kafka, serde, topics } = clusterClients(flags, "agentops-produce");
+    return withCluster(flags, "agentops-produce", async ({ kafka, serde, topics }) => {
     await serde.registerAll();
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
@@ -53,5 +53,6 @@ export const produceCommand: CliCommand = {
     }
     process.stdout.write(`sent ${sent} records to ${topics.facts} / ${topics.agentEvents}; ${skipped} invalid records not sent\n`);
     return 0;
+    });
   },
 };

@@ -9,7 +9,7 @@ import { conflictRejection } from "../../stream/processors/conflict-rejection.ts
 import { formatMetricTable, metricRows } from "../replay-summary.ts";
 import { RESULT_HEADERS, byMetricScopeCohort, formatGroupedResults, resultRow } from "../result-rows.ts";
 import { formatTable } from "../text-table.ts";
-import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
+import { CLUSTER_FLAGS, withCluster, type ClusterClients } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, requiredStringFlag, stringFlag, type ParsedFlags } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
@@ -23,7 +23,7 @@ const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--outpu
                        [--window 1d] [--coverage-threshold 10]
                        [--table summary|grouped|full] [--width 120]
        agentops replay --from-topic [--verify] [--output <results.ndjson>]
-                       [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+                       [--brokers host:port] [--schema-registry URL] [--topic-prefix P] [--log-level debug]
 
 Replays a file of observation facts through the metric engine and the run monitor, in process
 (no Kafka needed), and writes the final result of every result key, one JSON object a line,
@@ -155,8 +155,11 @@ export const replayCommand: CliCommand = {
 };
 
 /** Audit replay: rebuild from the facts topic and, with --verify, compare with the results topic. */
-async function auditReplay(flags: ParsedFlags, config: EngineConfig): Promise<number> {
-  const { kafka, registry, serde, topics } = clusterClients(flags, "agentops-audit");
+function auditReplay(flags: ParsedFlags, config: EngineConfig): Promise<number> {
+  return withCluster(flags, "agentops-audit", (clients) => auditAgainstTopics(flags, config, clients));
+}
+
+async function auditAgainstTopics(flags: ParsedFlags, config: EngineConfig, { kafka, registry, serde, topics }: ClusterClients): Promise<number> {
   const onRecord = (count: number): void => {
     if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${topics.facts}: ${count.toLocaleString("en-US")} records`);
   };

@@ -3,12 +3,12 @@ import type { MetricResult } from "../../metrics/result-record.ts";
 import { formatTable } from "../text-table.ts";
 import { RESULT_HEADERS, resultRow } from "../result-rows.ts";
 import { readLatestResults } from "../../stream/audit/topic-results.ts";
-import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
+import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import type { CliCommand } from "../command.ts";
 import { booleanFlag, parseFlags, stringFlag } from "../flags.ts";
 import { followTopic } from "./follow-topic.ts";
 
-const USAGE = `Usage: agentops results [--follow] [--json] [--metric ID] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+const USAGE = `Usage: agentops results [--follow] [--json] [--metric ID] [--brokers host:port] [--schema-registry URL] [--topic-prefix P] [--log-level debug]
 
 Prints the latest metric results from the compacted results topic: a readable table (metric,
 scope, cohort, status, value, coverage), or one JSON object a line with --json. --follow keeps
@@ -21,7 +21,7 @@ export const resultsCommand: CliCommand = {
   usage: USAGE,
   async run(argv) {
     const flags = parseFlags(argv, { follow: { type: "boolean" }, json: { type: "boolean" }, metric: { type: "string" }, ...CLUSTER_FLAGS }, "results");
-    const { kafka, serde, topics } = clusterClients(flags, "agentops-results");
+    return withCluster(flags, "agentops-results", async ({ kafka, serde, topics }) => {
     const topic = topics.results;
     const metric = stringFlag(flags, "metric");
     const json = booleanFlag(flags, "json");
@@ -46,5 +46,6 @@ export const resultsCommand: CliCommand = {
     if (json) for (const result of results) process.stdout.write(`${JSON.stringify(result)}\n`);
     else process.stdout.write(`${formatTable(RESULT_HEADERS, results.map(resultRow))}\n${results.length} results on ${topic}\n`);
     return 0;
+    });
   },
 };

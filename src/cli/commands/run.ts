@@ -1,4 +1,6 @@
-import { Cause, Deferred, Effect, Exit, Fiber } from "effect";
+import { Cause, Deferred, Effect, Exit, Fiber, Option } from "effect";
+import { classifyConnectionError } from "../../kafka/connection-errors.ts";
+import { resolveConnectionSettings } from "../../kafka/connection-settings.ts";
 import { runInstance, type RunningInstance } from "../../stream/runtime/processor-runtime.ts";
 import { resolveStreamConfig, type RawStreamConfig } from "../../stream/runtime/stream-config.ts";
 import { UsageError, type CliCommand } from "../command.ts";
@@ -46,6 +48,8 @@ export const runCommand: CliCommand = {
     for (const [flag, field] of Object.entries(FLAG_FIELDS)) raw[field] = stringFlag(flags, flag);
     const config = await Effect.runPromise(Effect.either(resolveStreamConfig(raw, process.env)));
     if (config._tag === "Left") throw new UsageError(config.left.field, config.left.problem, config.left.fix);
+    // Security settings are checked here, before anything connects (a ConfigError names the variable).
+    const settings = resolveConnectionSettings({ brokers: raw.brokers, schemaRegistry: raw.schemaRegistryUrl });
 
     // Runs until interrupted (SIGTERM, Ctrl-C: exit 0) or until a role fails for good (exit 1).
     let instance: RunningInstance | undefined;
@@ -80,6 +84,10 @@ export const runCommand: CliCommand = {
       return 1;
     }
     if (Exit.isFailure(exit)) {
+      // Refused credentials, untrusted certificates, a wrong registry path: not retried, and told plainly.
+      const failure = Option.getOrUndefined(Cause.failureOption(exit.cause));
+      const connection = failure === undefined ? undefined : classifyConnectionError(failure.cause, settings);
+      if (connection !== undefined) throw connection;
       process.stderr.write(`agentops run: ${Cause.pretty(exit.cause)}\n`);
       return 1;
     }

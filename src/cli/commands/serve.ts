@@ -3,7 +3,7 @@ import { startFileSource } from "../../serve/file-source.ts";
 import { startKafkaSource } from "../../serve/kafka-source.ts";
 import { startViewServer } from "../../serve/server.ts";
 import { ViewState } from "../../serve/view-state.ts";
-import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
+import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, stringFlag } from "../flags.ts";
 
@@ -52,10 +52,13 @@ export const serveCommand: CliCommand = {
     let stopSource: () => Promise<void> | void;
     let state: ViewState;
     if (fromTopics) {
-      const { kafka, serde, topics } = clusterClients(flags, "agentops-serve");
-      state = new ViewState({ mode: "kafka", description: `live from ${topics.results}, ${topics.alerts}, ${topics.runState}`, error: null });
-      const source = await startKafkaSource(kafka, serde, topics, state);
-      stopSource = () => source.stop();
+      // A broker or registry that cannot be used ends `serve` at start with the same message as the other commands.
+      const started = await withCluster(flags, "agentops-serve", async ({ kafka, serde, topics }) => {
+        const view = new ViewState({ mode: "kafka", description: `live from ${topics.results}, ${topics.alerts}, ${topics.runState}`, error: null });
+        return { view, source: await startKafkaSource(kafka, serde, topics, view) };
+      });
+      state = started.view;
+      stopSource = () => started.source.stop();
     } else {
       const results = existingFile("results", stringFlag(flags, "results"));
       if (results === undefined) throw new UsageError("--results", "no source was named", "give --results out/results.ndjson (an embedded replay's output) or --from-topics; `npm run view` serves the bundled sample");

@@ -1,12 +1,13 @@
+import type { Admin } from "kafkajs";
 import type { CliCommand } from "../command.ts";
 import { UsageError } from "../command.ts";
 import { parseFlags, stringFlag } from "../flags.ts";
-import { createKafka, resolveBrokers } from "../../kafka/client.ts";
+import { withKafka } from "../cluster-flags.ts";
 import { applyTopicActions, observeTopics, planTopics } from "../../kafka/topic-admin.ts";
 import type { TopicAction } from "../../kafka/topic-plan.ts";
-import { DEFAULT_TOPICS_FILE, desiredConfigs, loadTopicSpecFile, TopicSpecError } from "../../kafka/topic-spec.ts";
+import { DEFAULT_TOPICS_FILE, desiredConfigs, loadTopicSpecFile, TopicSpecError, type TopicSpec } from "../../kafka/topic-spec.ts";
 
-const usage = `Usage: agentops topics <apply|list> [--brokers host:port[,host:port]] [--file path]
+const usage = `Usage: agentops topics <apply|list> [--brokers host:port[,host:port]] [--file path] [--log-level debug]
 
   apply   create missing topics, add partitions, and set the configs that differ from the spec
           (idempotent; partitions are never decreased: that is reported as an error)
@@ -14,7 +15,11 @@ const usage = `Usage: agentops topics <apply|list> [--brokers host:port[,host:po
 
 Flags:
   --brokers  Kafka bootstrap servers (default: $KAFKA_BROKERS, else 127.0.0.1:19092)
-  --file     topic spec file (default: topics/topics.json)`;
+  --file     topic spec file (default: topics/topics.json)
+
+TLS and SASL come from the environment (KAFKA_SSL, KAFKA_SSL_CA_FILE, KAFKA_SASL_MECHANISM, ...:
+docs/operations.md). A connection failure names the address and the fix; --log-level debug adds
+the stack trace.`;
 
 function describeAction(action: TopicAction): string[] {
   switch (action.kind) {
@@ -33,7 +38,7 @@ function describeAction(action: TopicAction): string[] {
 }
 
 async function run(argv: readonly string[]): Promise<number> {
-  const flags = parseFlags(argv, { brokers: { type: "string" }, file: { type: "string" } }, "topics");
+  const flags = parseFlags(argv, { brokers: { type: "string" }, file: { type: "string" }, "log-level": { type: "string" } }, "topics");
   const [subcommand, ...extra] = flags.positionals;
   if (subcommand !== "apply" && subcommand !== "list") {
     throw new UsageError("subcommand", subcommand === undefined ? "is missing" : `"${subcommand}" is not known`, "use `agentops topics apply` or `agentops topics list`");
@@ -50,19 +55,16 @@ async function run(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
-  const brokers = resolveBrokers(stringFlag(flags, "brokers"));
-  const admin = createKafka({ brokers, clientId: "agentops-topics", connectionTimeoutMs: 10_000 }).admin();
-  try {
-    await admin.connect();
-  } catch (error) {
-    process.stderr.write(`agentops topics: cannot reach Kafka at ${brokers.join(",")}: ${error instanceof Error ? error.message : String(error)}. Fix: start it (npm run services:up) or pass --brokers / KAFKA_BROKERS.\n`);
-    return 1;
-  }
+  return withKafka(flags, "agentops-topics", (kafka) => applyOrList(kafka.admin(), subcommand, spec.topics), 10_000);
+}
+
+async function applyOrList(admin: Admin, subcommand: "apply" | "list", topics: readonly TopicSpec[]): Promise<number> {
+  await admin.connect();
   try {
     if (subcommand === "list") {
-      const observed = await observeTopics(admin, spec.topics);
+      const observed = await observeTopics(admin, topics);
       process.stdout.write(`${"topic".padEnd(34)} ${"spec".padEnd(44)} broker\n`);
-      for (const topic of spec.topics) {
+      for (const topic of topics) {
         const wanted = desiredConfigs(topic);
         const actual = observed.get(topic.name);
         const specText = `${topic.partitions}p r${topic.replication} ${wanted["cleanup.policy"]} ${wanted["retention.ms"]}`;
@@ -71,7 +73,7 @@ async function run(argv: readonly string[]): Promise<number> {
       }
       return 0;
     }
-    const actions = await planTopics(admin, spec.topics);
+    const actions = await planTopics(admin, topics);
     const runnable = actions.filter((action) => action.kind !== "error");
     await applyTopicActions(admin, runnable);
     for (const action of actions) for (const line of describeAction(action)) process.stdout.write(`${line}\n`);

@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
 import { createKafka } from "../../kafka/client.ts";
+import { isRetriableError } from "../../kafka/connection-errors.ts";
 import { createSchemaRegistry } from "../../kafka/registry.ts";
 import { sendBounded } from "../../kafka/send-bounded.ts";
 import { TOPOLOGY } from "../topology.ts";
@@ -21,8 +22,12 @@ import type { StreamConfig } from "./stream-config.ts";
 import { Telemetry } from "./telemetry.ts";
 import { topicNames } from "../topic-names.ts";
 
-/** Start-up calls that may meet a broker or registry still starting: retried with backoff. */
-const startupRetry = Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(8)));
+/**
+ * Start-up calls that may meet a broker or registry still starting: retried with backoff, unless
+ * the failure cannot heal by waiting (refused credentials, an untrusted certificate, a wrong
+ * registry path): those end the instance at once.
+ */
+const startupRetry = { schedule: Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(8))), while: (error: KafkaIoError | RegistryError) => isRetriableError(error.cause) };
 
 /**
  * One processor instance: the roles it was given (ingest, engine, run-monitor), sharing one Kafka

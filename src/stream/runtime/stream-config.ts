@@ -1,7 +1,6 @@
 import { Effect } from "effect";
 import { z } from "zod";
-import { DEFAULT_BROKERS } from "../../kafka/client.ts";
-import { DEFAULT_SCHEMA_REGISTRY_URL } from "../../kafka/registry.ts";
+import { DEFAULT_BROKERS, DEFAULT_SCHEMA_REGISTRY_URL } from "../../kafka/connection-settings.ts";
 import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
 import { PROCESSOR_NAMES } from "../topology.ts";
 import { ConfigError } from "./errors.ts";

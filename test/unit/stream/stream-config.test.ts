@@ -1,6 +1,5 @@
 import { Effect, Either } from "effect";
 import { describe, expect, it } from "vitest";
-import { securityFromEnv } from "../../../src/kafka/client.ts";
 import { resolveStreamConfig } from "../../../src/stream/runtime/stream-config.ts";
 
 const resolve = (flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv = {}) => Effect.runSync(Effect.either(resolveStreamConfig(flags, env)));
@@ -68,20 +67,5 @@ describe("processor configuration (flags, then environment, then defaults; valid
     if (Either.isRight(config)) return;
     expect(config.left.field).toBe(field);
     expect(config.left.fix.length).toBeGreaterThan(10);
-  });
-});
-
-describe("Kafka security from the environment only", () => {
-  it("nothing set: plaintext", () => {
-    expect(securityFromEnv({})).toEqual({});
-  });
-
-  it("TLS and SASL/SCRAM when configured", () => {
-    expect(securityFromEnv({ KAFKA_SSL: "true", KAFKA_SASL_MECHANISM: "SCRAM-SHA-512", KAFKA_SASL_USERNAME: "u", KAFKA_SASL_PASSWORD: "p" })).toEqual({ ssl: true, sasl: { mechanism: "scram-sha-512", username: "u", password: "p" } });
-  });
-
-  it("an unknown mechanism or a missing password is refused with the fix, never half-configured", () => {
-    expect(() => securityFromEnv({ KAFKA_SASL_MECHANISM: "kerberos" })).toThrow(/KAFKA_SASL_MECHANISM.*Fix/);
-    expect(() => securityFromEnv({ KAFKA_SASL_MECHANISM: "plain", KAFKA_SASL_USERNAME: "u" })).toThrow(/KAFKA_SASL_PASSWORD.*Fix/);
   });
 });
