@@ -16,15 +16,25 @@ export interface DeadLetterRecord {
   readonly factId: string | null;
   readonly key: Buffer | null;
   readonly value: Buffer | null;
+  /**
+   * False for a letter that reports without rejecting (INVALID_MEASURE: the fact is accepted,
+   * that measure reads as unavailable; LATER_TERMINAL_SUMMARY). Absent means true.
+   */
+  readonly recordRejected?: boolean;
 }
 
-/** Dead letters are keyed by their source coordinates: a redelivered rejection overwrites itself. */
+/**
+ * Dead letters are keyed by their source coordinates: a redelivered rejection overwrites itself.
+ * A record can have several invalid measures, one letter each, so those keys add the field.
+ */
 export function deadLetterKey(letter: DeadLetterRecord): string {
-  return `${letter.source.topic}/${letter.source.partition}/${letter.source.offset}`;
+  const coordinates = `${letter.source.topic}/${letter.source.partition}/${letter.source.offset}`;
+  return letter.reason === "INVALID_MEASURE" ? `${coordinates}/${letter.field}` : coordinates;
 }
 
 /** Encodes a dead letter as a Kafka message and counts it by reason for /metrics. */
 export async function deadLetterMessage(serde: TopicSerde, telemetry: Telemetry, letter: DeadLetterRecord): Promise<Message> {
   telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason: letter.reason });
+  if (letter.reason === "INVALID_MEASURE") telemetry.count("agentops_invalid_measures_total", "Invalid measure fields of accepted facts (read as unavailable), by field", { field: letter.field });
   return { key: deadLetterKey(letter), value: await serde.encodeDeadLetter(letter) };
 }

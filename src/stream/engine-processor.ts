@@ -1,5 +1,6 @@
 import { Effect } from "effect";
 import type { Consumer, EachBatchPayload, Message } from "kafkajs";
+import type { Conflict } from "../metrics/fact-ledger.ts";
 import { MetricEngine } from "../metrics/metric-engine.ts";
 import type { ResultChange } from "../metrics/result-record.ts";
 import { deadLetterMessage, type DeadLetterRecord } from "./dead-letter.ts";
@@ -86,8 +87,9 @@ class EngineMember {
       if (!payload.isRunning() || payload.isStale()) return;
       const decoded = message.value === null ? undefined : decodeEngineFact(message.value);
       if (decoded !== undefined) {
-        const outcome = engine.ingest(decoded.fact);
-        if (outcome.kind === "quarantined" && this.restoreEnd === undefined) conflicts.push(await this.conflictLetter(decoded.source, decoded.fact.fact_id, outcome.conflict.identity, outcome.conflict.factIds));
+        const outcome = engine.ingest(decoded.fact, originOf(decoded.source));
+        const conflict = outcome.kind === "quarantined" ? outcome.conflict : engine.laterTerminalConflict(decoded.fact);
+        if (conflict !== undefined && this.restoreEnd === undefined) conflicts.push(await this.conflictLetter(decoded.source, decoded.fact.fact_id, conflict));
       }
       payload.resolveOffset(message.offset);
       if (this.restoreEnd !== undefined && BigInt(message.offset) + 1n >= this.restoreEnd) await this.goLive();
@@ -143,16 +145,27 @@ class EngineMember {
     telemetry.count("agentops_results_published_total", "Result upserts and tombstones written to the results topic", {}, results.length);
   }
 
-  private async conflictLetter(source: DeadLetterRecord["source"], factId: string, identity: string, factIds: readonly string[]): Promise<Message> {
-    const letter: DeadLetterRecord = {
-      reason: "CONFLICT",
-      field: identity.split("\u0000")[0] ?? "",
-      detail: `${factIds.length} distinct records share ${identity.replace("\u0000", " ")} (fact ids ${factIds.join(", ")}); all are quarantined and none contributes`,
-      source,
-      factId,
-      key: null,
-      value: null,
-    };
+  private async conflictLetter(source: DeadLetterRecord["source"], factId: string, conflict: Conflict): Promise<Message> {
+    const letter: DeadLetterRecord = { ...conflictLetterText(conflict), source, factId, key: null, value: null, recordRejected: conflict.reason === "CONFLICT" };
     return deadLetterMessage(this.environment.serde, this.environment.telemetry, letter);
   }
+}
+
+/** Where a fact was read on the facts topic, as conflict reports name it. */
+function originOf(source: DeadLetterRecord["source"]): string {
+  return `${source.topic}/${source.partition}/${source.offset}`;
+}
+
+/**
+ * A conflict's reason and words, naming the facts-topic offset of every version (contract
+ * revision 2 §3): CONFLICT quarantines every version; LATER_TERMINAL_SUMMARY ignores the later ones.
+ */
+function conflictLetterText(conflict: Conflict): Pick<DeadLetterRecord, "reason" | "field" | "detail"> {
+  const identity = conflict.identity.replace("\u0000", " ");
+  const versions = conflict.versions.map((version) => `${version.factId} at ${version.origin ?? "unknown offset"}`).join(", ");
+  const detail =
+    conflict.reason === "CONFLICT"
+      ? `${conflict.factIds.length} distinct records share ${identity} (versions: ${versions}); all are quarantined and none contributes`
+      : `${identity} has ${conflict.factIds.length} TERMINAL summaries (versions: ${versions}); the earliest by (event_time, fact_id) is read, the later ones are ignored`;
+  return { reason: conflict.reason, field: identity.split(" ")[0] ?? "", detail };
 }

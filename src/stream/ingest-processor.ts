@@ -1,6 +1,7 @@
 import { Effect } from "effect";
 import type { EachBatchPayload, Message } from "kafkajs";
 import { isAgentEvent } from "../contract/facts.ts";
+import { invalidMeasureLetter, type Rejection } from "../contract/rejection.ts";
 import { deadLetterMessage } from "./dead-letter.ts";
 import { encodeEngineFact } from "./engine-facts-record.ts";
 import { Processors, type ProcessorEnvironment } from "./processor-environment.ts";
@@ -41,6 +42,7 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
     } else if (isAgentEvent(parsed.fact)) {
       agentEvents.push({ key: parsed.fact.run_id, value: message.value });
     } else {
+      for (const measure of parsed.invalidMeasures) deadLetters.push(await invalidMeasureMessage(environment, parsed.fact.fact_id, measure, source));
       const encoded = encodeEngineFact(parsed.fact, source);
       // The engine topic has one partition by design: naming it skips the key hash per record.
       engineFacts.push({ key: encoded.key, value: encoded.value, partition: 0 });
@@ -59,4 +61,9 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
   }
   await payload.commitOffsetsIfNecessary();
   await payload.heartbeat();
+}
+
+/** Contract revision 2 §1: an invalid measure is reported, not rejecting its (accepted) fact. */
+function invalidMeasureMessage(environment: ProcessorEnvironment, factId: string, measure: Rejection, source: { topic: string; partition: number; offset: string }): Promise<Message> {
+  return deadLetterMessage(environment.serde, environment.telemetry, { ...invalidMeasureLetter(factId, measure), source, factId, key: null, value: null, recordRejected: false });
 }

@@ -16,6 +16,7 @@ import { rebuildFromFactsTopic } from "../../stream/audit-rebuild.ts";
 import { compareResults, readLatestResults } from "../../stream/topic-results.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import { byUtf8 } from "../../metrics/key-order.ts";
+import { conflictDeadLetter } from "../../replay/conflict-letter.ts";
 
 const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--output <results.ndjson>]
                        [--alerts <alerts.ndjson>] [--runs <runs.ndjson>] [--dlq <dlq.ndjson>]
@@ -120,7 +121,7 @@ export const replayCommand: CliCommand = {
     if (runsPath !== undefined) await writeLines(runsPath, monitor.runStates().map((summary) => JSON.stringify(summary)));
     const dlqPath = stringFlag(flags, "dlq");
     if (dlqPath !== undefined) {
-      const conflicts = outcome.conflicts.map((conflict) => JSON.stringify({ reason: "CONFLICT", field: "", detail: `${conflict.factIds.length} distinct records share identity ${conflict.identity.replace("\u0000", " ")}; all are quarantined`, source: { file: input, fact_ids: conflict.factIds }, raw: null }));
+      const conflicts = outcome.conflicts.map((conflict) => JSON.stringify(conflictDeadLetter(conflict, input)));
       await writeLines(dlqPath, [...outcome.deadLetters.map((letter) => JSON.stringify(letter)), ...conflicts]);
     }
 
@@ -136,7 +137,8 @@ export const replayCommand: CliCommand = {
         [
           ["records read", String(counts.records)],
           ["metric facts accepted", String(counts.accepted)],
-          ["redeliveries (no-op)", String(counts.redeliveries)],
+          ["redeliveries and re-reports (no-op)", String(counts.redeliveries)],
+          ["invalid measures (fact kept)", String(outcome.invalidMeasures)],
           ["quarantined (conflict)", String(counts.quarantined)],
           ["conflicting identities", String(outcome.conflicts.length)],
           ["agent events", String(counts.agentEvents)],
