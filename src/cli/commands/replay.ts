@@ -17,6 +17,7 @@ import { compareResults, readLatestResults } from "../../stream/topic-results.ts
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import { byUtf8 } from "../../metrics/key-order.ts";
 import { conflictDeadLetter } from "../../replay/conflict-letter.ts";
+import { jsonLine } from "../../contract/json-form.ts";
 
 const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--output <results.ndjson>]
                        [--alerts <alerts.ndjson>] [--runs <runs.ndjson>] [--dlq <dlq.ndjson>]
@@ -116,7 +117,7 @@ export const replayCommand: CliCommand = {
 
     if (output !== undefined) await writeLines(output, outcome.results.map((entry) => entry.json));
     const alertsPath = stringFlag(flags, "alerts");
-    if (alertsPath !== undefined) await writeLines(alertsPath, outcome.alerts.map((alert) => JSON.stringify(alert)));
+    if (alertsPath !== undefined) await writeLines(alertsPath, outcome.alerts.map((alert) => jsonLine(alert)));
     const runsPath = stringFlag(flags, "runs");
     if (runsPath !== undefined) await writeLines(runsPath, monitor.runStates().map((summary) => JSON.stringify(summary)));
     const dlqPath = stringFlag(flags, "dlq");

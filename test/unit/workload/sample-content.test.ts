@@ -61,7 +61,7 @@ describe("default sample: exercises every rule of contract revision 2", () => {
     expect(calls.some((call) => call.output_tokens === 1e12)).toBe(true);
     expect(costs.some((cost) => cost.amount_minor === 1e15)).toBe(true);
     expect(summaries.some((summary) => summary.elapsed_ms === 1e11)).toBe(true);
-    for (const past of ["10000000001", "1000000000001", "1000000000000001", "100000000001"]) expect(metricFacts.some((fact) => Object.values(fact.invalid_measures ?? {}).includes(past)), past).toBe(true);
+    for (const past of ["10000000001", "1000000000001", "1000000000000001", "100000000001"]) expect(metricFacts.some((fact) => "invalid_measures" in fact && Object.values(fact.invalid_measures ?? {}).includes(past)), past).toBe(true);
   });
 
   it("summaries without task_id, re-reports under a new fact_id, and rejected rolled-over dates and repeated keys", () => {
