@@ -172,3 +172,16 @@ function valueAt(record: unknown, path: readonly PropertyKey[]): unknown {
   }
   return current;
 }
+
+/**
+ * The fact as it was reported: its invalid measures put back with their received values, so that
+ * a producer forwards what it read (the processor then finds and reports them itself) rather than a
+ * fact silently cleaned on the way.
+ */
+export function asReported(fact: Fact): Fact {
+  if (!("invalid_measures" in fact) || fact.invalid_measures === undefined) return fact;
+  const { invalid_measures: invalid, ...rest } = fact;
+  const restored: Record<string, unknown> = { ...rest };
+  for (const [field, raw] of Object.entries(invalid)) restored[field] = JSON.parse(raw) as unknown;
+  return restored as Fact;
+}

@@ -92,7 +92,7 @@ function rejectedTimesAndKeys(sink: BatchSink, rng: Rng, calls: readonly TimedLi
 
 /**
  * Contract revision 2 §1: one accepted fact per kind of invalid measure (wrong type, out of range,
- * empty, unknown enum, bad currency, missing money field), and values at and just past each range.
+ * empty, unknown enum, bad currency), and values at and just past each range.
  * Each is a new call, cost or Delivery, so it conflicts with nothing.
  */
 function emitInvalidMeasures(sink: BatchSink, rng: Rng, calls: readonly TimedLine[], costs: readonly TimedLine[], summaries: readonly TimedLine[]): number {
@@ -114,8 +114,9 @@ function emitInvalidMeasures(sink: BatchSink, rng: Rng, calls: readonly TimedLin
     emitted += 1;
   }
   const costVariants: readonly [string, Readonly<Record<string, unknown>>][] = [
+    // (A missing or wrong-typed money field cannot travel in Avro: those are unit-tested only.)
     ["lower-currency", { currency: "usd" }],
-    ["no-amount", { amount_minor: undefined }],
+    ["negative-amount", { amount_minor: -5 }],
     ["amount-at-range", { amount_minor: 1e15 }],
     ["amount-past-range", { amount_minor: 1e15 + 1 }],
   ];

@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { asReported } from "../../contract/parse-fact.ts";
 import { readRecords } from "../../replay/record-source.ts";
 import { CLUSTER_FLAGS, clusterClients } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
@@ -50,7 +51,23 @@ export const produceCommand: CliCommand = {
         }
         const fact = record.parsed.fact;
         const agentEvent = fact.type === "agent_step" || fact.type === "sandbox_event";
-        pending.push({ topic: agentEvent ? topics.agentEvents : topics.facts, key: agentEvent ? fact.run_id : fact.fact_id, value: await serde.encodeFact(fact) });
+        // Invalid measures travel as reported (contract revision 2: the processor finds and reports
+        // them). One that Avro cannot carry (a fraction in a long, an unknown enum symbol) is left
+        // out, as the fact was read; a fact Avro cannot carry at all is not sent.
+        let value: Buffer;
+        try {
+          value = await serde.encodeFact(asReported(fact));
+        } catch {
+          try {
+            value = await serde.encodeFact(fact);
+            process.stderr.write(`line ${record.position}: sent without its invalid measure(s): Avro cannot carry the values received\n`);
+          } catch (error) {
+            skipped += 1;
+            process.stderr.write(`line ${record.position}: not sent: ${fact.fact_id} cannot be written in Avro (${error instanceof Error ? error.message : String(error)})\n`);
+            continue;
+          }
+        }
+        pending.push({ topic: agentEvent ? topics.agentEvents : topics.facts, key: agentEvent ? fact.run_id : fact.fact_id, value });
         sent += 1;
         if (pending.length >= batchSize) await flush();
       }

@@ -50,7 +50,7 @@ describe("default sample: exercises every rule of contract revision 2", () => {
 
   it("invalid measures of each kind are accepted with the measure reported", () => {
     expect(sample.stats.invalidMeasureFacts).toBeGreaterThanOrEqual(16);
-    expect(new Set(invalid.map((measure) => measure.reason))).toEqual(new Set(["OUT_OF_RANGE", "WRONG_TYPE", "INVALID_ENUM", "INVALID_CURRENCY", "MISSING_FIELD"]));
+    expect(new Set(invalid.map((measure) => measure.reason))).toEqual(new Set(["OUT_OF_RANGE", "WRONG_TYPE", "INVALID_ENUM", "INVALID_CURRENCY"]));
     for (const field of ["span_duration_ms", "input_tokens", "output_tokens", "usage_source", "provider", "amount_minor", "currency", "elapsed_ms", "stage_reached"]) {
       expect(invalid.some((measure) => measure.field === field), field).toBe(true);
     }
