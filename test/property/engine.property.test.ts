@@ -213,7 +213,8 @@ function hash(text: string): number {
   return h >>> 0;
 }
 
-describe("engine properties (contract §3 order independence)", () => {
+// A property runs hundreds of engine evaluations: minutes on a loaded shared machine, not seconds.
+describe("engine properties (contract §3 order independence)", { timeout: 300_000 }, () => {
   it("(a) shuffling the input gives byte-identical output", () => {
     fc.assert(
       fc.property(shuffledArb, ({ facts, shuffled }) => {
@@ -260,7 +261,7 @@ describe("engine properties (contract §3 order independence)", () => {
   });
 });
 
-describe("engine properties (flush granularity)", () => {
+describe("engine properties (flush granularity)", { timeout: 300_000 }, () => {
   it("(c2) a flush after every record gives the same output as one final flush", () => {
     fc.assert(
       fc.property(factsArb, (facts) => {
@@ -276,7 +277,7 @@ describe("engine properties (flush granularity)", () => {
   });
 });
 
-describe("engine properties (contract §1 conflicts)", () => {
+describe("engine properties (contract §1 conflicts)", { timeout: 300_000 }, () => {
   it("(h) the output equals the output of the accepted facts alone: every version of a conflicting identity is quarantined, no winner", () => {
     fc.assert(
       fc.property(factsArb, (facts) => {
@@ -287,7 +288,7 @@ describe("engine properties (contract §1 conflicts)", () => {
   });
 });
 
-describe("engine properties (seed §6.4, §7, contract §4)", () => {
+describe("engine properties (seed §6.4, §7, contract §4)", { timeout: 300_000 }, () => {
   it("(d) 0 ≤ coverage.numerator ≤ coverage.denominator in every record, raw_ratio null iff denominator 0, state and alert as §6.4 says", () => {
     fc.assert(
       fc.property(factsArb, (facts) => {
@@ -478,7 +479,7 @@ function reasonFor(task: TaskSnapshot["tasks"][number], snap: TaskSnapshot, summ
 // ---------------------------------------------------------------------------------------------
 // Extreme values (contract revision 2 §1: ranges; sums are exact, and past 2^53 − 1 NOT_AVAILABLE).
 
-describe("engine properties (revision 2 change 2: extreme values, exact sums)", () => {
+describe("engine properties (revision 2 change 2: extreme values, exact sums)", { timeout: 300_000 }, () => {
   /** Costs of one operational call, all eligible money of one slice; amounts at and near the range, ids from a small space so conflicts retract. */
   const extremeCostArb = fc
     .record({

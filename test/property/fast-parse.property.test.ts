@@ -250,7 +250,8 @@ function disagreement(record: unknown, tally: { zodAccepted: number; fastAccepte
   return undefined;
 }
 
-describe("fastParseFact never disagrees with zod (property)", () => {
+// A property runs hundreds of engine evaluations: minutes on a loaded shared machine, not seconds.
+describe("fastParseFact never disagrees with zod (property)", { timeout: 300_000 }, () => {
   it.each(FACT_TYPES)("%s: zod rejects ⇒ undefined; zod accepts ⇒ the same fact", (type) => {
     const tally = { zodAccepted: 0, fastAccepted: 0, rejected: 0, withInvalidMeasures: 0 };
     fc.assert(
