@@ -13,9 +13,18 @@ export interface DeadLetterRecord {
   readonly factId: string | null;
   readonly key: Buffer | null;
   readonly value: Buffer | null;
+  /**
+   * False for a letter that reports without rejecting (INVALID_MEASURE: the fact is accepted,
+   * that measure reads as unavailable; LATER_TERMINAL_SUMMARY). Absent means true.
+   */
+  readonly recordRejected?: boolean;
 }
 
-/** Dead letters are keyed by their source coordinates: a redelivered rejection overwrites itself. */
+/**
+ * Dead letters are keyed by their source coordinates: a redelivered rejection overwrites itself.
+ * A record can have several invalid measures, one letter each, so those keys add the field.
+ */
 export function deadLetterKey(letter: DeadLetterRecord): string {
-  return `${letter.source.topic}/${letter.source.partition}/${letter.source.offset}`;
+  const coordinates = `${letter.source.topic}/${letter.source.partition}/${letter.source.offset}`;
+  return letter.reason === "INVALID_MEASURE" ? `${coordinates}/${letter.field}` : coordinates;
 }

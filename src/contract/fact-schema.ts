@@ -27,6 +27,39 @@ export function isCurrencyCode(code: string): boolean {
 }
 const nonNegativeInteger = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
+/**
+ * Contract revision 2 §1, ranges of the measures: wide enough for any real report, small enough
+ * that no single value is near 2^53 (sums stay exact; see src/metrics/exact-sum.ts).
+ */
+export const MEASURE_RANGES = {
+  tokens: 1e12,
+  spanDurationMs: 1e10,
+  elapsedMs: 1e11,
+  amountMinor: 1e15,
+} as const;
+const tokenCount = z.number().int().nonnegative().max(MEASURE_RANGES.tokens);
+/** A measure label (provider, model, role, runtime, stage, cost basis): empty is invalid (§1). */
+const label = z.string().min(1);
+
+/**
+ * Contract revision 2 §1: measure fields are read field by field. An invalid measure (wrong type,
+ * out of range, empty) does not reject its fact: parseFact drops it, reports it as
+ * INVALID_MEASURE, and the metrics that need it read it as unavailable. Everything else (envelope,
+ * identities, links, status) still rejects the record.
+ */
+export const MEASURE_FIELDS: Readonly<Partial<Record<FactType, ReadonlySet<string>>>> = {
+  model_call: new Set(["span_duration_ms", "input_tokens", "output_tokens", "usage_source", "provider", "model", "role", "runtime"]),
+  delivery_summary: new Set(["elapsed_ms", "stage_reached"]),
+  cost: new Set(["amount_minor", "currency", "source", "cost_basis", "attribution", "estimated"]),
+  packet: new Set(["repair_attribution"]),
+};
+
+/** Measures a record of the type must carry (§2): their absence is an invalid measure too. */
+export const REQUIRED_MEASURES: Readonly<Partial<Record<FactType, readonly string[]>>> = {
+  cost: ["amount_minor", "currency", "source", "cost_basis", "attribution", "estimated"],
+  packet: ["repair_attribution"],
+};
+
 /** Absent and null are the same: both become `undefined`. */
 function optional<T extends z.ZodType>(schema: T) {
   return schema.nullish().transform((value) => value ?? undefined);
@@ -53,13 +86,13 @@ export const modelCallSchema = z.strictObject({
   delivery_id: optional(identifier),
   task_id: optional(identifier),
   operational: z.boolean(),
-  provider: optional(z.string()),
-  model: optional(z.string()),
-  role: optional(z.string()),
-  runtime: optional(z.string()),
-  span_duration_ms: optional(z.number().nonnegative().finite()),
-  input_tokens: optional(nonNegativeInteger),
-  output_tokens: optional(nonNegativeInteger),
+  provider: optional(label),
+  model: optional(label),
+  role: optional(label),
+  runtime: optional(label),
+  span_duration_ms: optional(z.number().nonnegative().max(MEASURE_RANGES.spanDurationMs)),
+  input_tokens: optional(tokenCount),
+  output_tokens: optional(tokenCount),
   usage_source: optional(z.enum(["PROVIDER", "HOST", "NONE"])),
 });
 
@@ -70,12 +103,14 @@ export const costSchema = z
     cost_id: identifier,
     call_id: optional(identifier),
     delivery_id: optional(identifier),
-    amount_minor: nonNegativeInteger,
-    currency: z.string().refine(isCurrencyCode, { message: "currency must be an ISO 4217 code (three upper-case letters, e.g. USD)", params: { reason: "INVALID_CURRENCY" } }),
-    source: z.enum(["PROVIDER", "HOST", "ESTIMATE"]),
-    cost_basis: z.string().min(1),
-    attribution: z.enum(["PROJECT", "SHARED", "UNATTRIBUTED"]),
-    estimated: z.boolean(),
+    // Money measures: required (REQUIRED_MEASURES), optional here so that parseFact can accept a
+    // cost whose money field is invalid (it is then not eligible money).
+    amount_minor: optional(z.number().int().nonnegative().max(MEASURE_RANGES.amountMinor)),
+    currency: optional(z.string().refine(isCurrencyCode, { message: "currency must be an ISO 4217 code (three upper-case letters, e.g. USD)", params: { reason: "INVALID_CURRENCY" } })),
+    source: optional(z.enum(["PROVIDER", "HOST", "ESTIMATE"])),
+    cost_basis: optional(label),
+    attribution: optional(z.enum(["PROJECT", "SHARED", "UNATTRIBUTED"])),
+    estimated: optional(z.boolean()),
   })
   .superRefine((cost, ctx) => {
     if ((cost.call_id === undefined) === (cost.delivery_id === undefined)) {
@@ -93,8 +128,8 @@ export const deliverySummarySchema = z
     status: z.enum(["OPEN", "TERMINAL"]),
     outcome: optional(z.enum(DELIVERY_OUTCOMES)),
     requirement_changed: z.boolean(),
-    elapsed_ms: optional(nonNegativeInteger),
-    stage_reached: optional(z.string().min(1)),
+    elapsed_ms: optional(z.number().int().nonnegative().max(MEASURE_RANGES.elapsedMs)),
+    stage_reached: optional(label),
   })
   .superRefine((summary, ctx) => {
     if (summary.status === "TERMINAL" && summary.outcome === undefined) {
@@ -112,7 +147,7 @@ export const packetSchema = z.strictObject({
   packet_id: identifier,
   task_id: optional(identifier),
   governance_revision: z.string().min(1),
-  repair_attribution: z.enum(["AVAILABLE", "UNAVAILABLE"]),
+  repair_attribution: optional(z.enum(["AVAILABLE", "UNAVAILABLE"])),
 });
 
 export const repairSchema = z.strictObject({

@@ -1,11 +1,18 @@
 import type { z } from "zod";
 import type { agentStepSchema, costSchema, deliverySummarySchema, modelCallSchema, packetSchema, repairSchema, sandboxEventSchema, taskSnapshotSchema } from "./fact-schema.ts";
 
+/**
+ * Measure fields a fact was accepted without (contract revision 2 §1): field → the JSON of the
+ * invalid value as received. Part of the fact's content (its identity), read by no metric.
+ */
+export type InvalidMeasures = Readonly<Record<string, string>>;
+type WithInvalidMeasures<T> = T & { readonly invalid_measures?: InvalidMeasures };
+
 /** Accepted, normalised facts: timestamps are epoch milliseconds, absent optionals are undefined. */
-export type ModelCall = z.output<typeof modelCallSchema>;
-export type Cost = z.output<typeof costSchema>;
-export type DeliverySummary = z.output<typeof deliverySummarySchema>;
-export type Packet = z.output<typeof packetSchema>;
+export type ModelCall = WithInvalidMeasures<z.output<typeof modelCallSchema>>;
+export type Cost = WithInvalidMeasures<z.output<typeof costSchema>>;
+export type DeliverySummary = WithInvalidMeasures<z.output<typeof deliverySummarySchema>>;
+export type Packet = WithInvalidMeasures<z.output<typeof packetSchema>>;
 export type Repair = z.output<typeof repairSchema>;
 export type TaskSnapshot = z.output<typeof taskSnapshotSchema>;
 export type DefinedTask = TaskSnapshot["tasks"][number];

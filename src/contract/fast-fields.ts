@@ -1,4 +1,4 @@
-import { agentStepSchema, costSchema, deliverySummarySchema, modelCallSchema, packetSchema, repairSchema, sandboxEventSchema, taskSnapshotSchema } from "./fact-schema.ts";
+import { MEASURE_RANGES, agentStepSchema, costSchema, deliverySummarySchema, modelCallSchema, packetSchema, repairSchema, sandboxEventSchema, taskSnapshotSchema } from "./fact-schema.ts";
 import { toEpochMillis } from "./timestamp.ts";
 
 /**
@@ -45,11 +45,11 @@ export function onlyKnownKeys(record: Rec, keys: ReadonlySet<string>): boolean {
 /** Enum values, read from the zod enums (optional ones unwrapped from `nullish().transform()`). */
 export const ENUMS = {
   usageSource: new Set<unknown>(modelCallSchema.shape.usage_source.in.unwrap().unwrap().options),
-  costSource: new Set<unknown>(costSchema.shape.source.options),
-  attribution: new Set<unknown>(costSchema.shape.attribution.options),
+  costSource: new Set<unknown>(costSchema.shape.source.in.unwrap().unwrap().options),
+  attribution: new Set<unknown>(costSchema.shape.attribution.in.unwrap().unwrap().options),
   deliveryStatus: new Set<unknown>(deliverySummarySchema.shape.status.options),
   deliveryOutcome: new Set<unknown>(deliverySummarySchema.shape.outcome.in.unwrap().unwrap().options),
-  repairAttribution: new Set<unknown>(packetSchema.shape.repair_attribution.options),
+  repairAttribution: new Set<unknown>(packetSchema.shape.repair_attribution.in.unwrap().unwrap().options),
   templateAssignment: new Set<unknown>(taskSnapshotSchema.shape.tasks.element.shape.template_assignment.in.unwrap().unwrap().options),
   stepKind: new Set<unknown>(agentStepSchema.shape.kind.options),
   stepStatus: new Set<unknown>(agentStepSchema.shape.status.in.unwrap().unwrap().options),
@@ -101,9 +101,15 @@ export function optInteger(value: unknown): number | undefined | Bad {
   return value === undefined || value === null ? undefined : BAD;
 }
 
-/** `z.number().nonnegative().finite()` (span_duration_ms). */
+/** A measure count with its contract range (tokens, elapsed_ms, amount_minor): an integer 0..max. */
+export function optBoundedCount(value: unknown, max: number): number | undefined | Bad {
+  if (typeof value === "number") return Number.isInteger(value) && value >= 0 && value <= max ? value : BAD;
+  return value === undefined || value === null ? undefined : BAD;
+}
+
+/** `z.number().nonnegative().max(10^10)` (span_duration_ms): finite by its bound. */
 export function optDuration(value: unknown): number | undefined | Bad {
-  if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value : BAD;
+  if (typeof value === "number") return value >= 0 && value <= MEASURE_RANGES.spanDurationMs ? value : BAD;
   return value === undefined || value === null ? undefined : BAD;
 }
 
@@ -128,9 +134,10 @@ export function intern(value: string): string {
   return value;
 }
 
-/** optString for a low-cardinality label: the same check, the shared instance. */
+/** optNonEmpty for a low-cardinality measure label: the same check, the shared instance. */
 export function optLabel(value: unknown): string | undefined | Bad {
-  return typeof value === "string" ? intern(value) : value === undefined || value === null ? undefined : BAD;
+  if (typeof value === "string") return value.length >= 1 ? intern(value) : BAD;
+  return value === undefined || value === null ? undefined : BAD;
 }
 
 /** `z.array(identifier)` / `z.array(z.string())`, optional: a fresh array, as zod returns. */
@@ -160,11 +167,9 @@ export function optStringArray(value: unknown): string[] | undefined | Bad {
   return value === undefined || value === null ? undefined : BAD;
 }
 
-/** `timestampSchema`: string, number or Date through the same `toEpochMillis`. */
+/** `timestampSchema`: a string or a Date through the same `toEpochMillis`; a number is not a timestamp. */
 export function timestamp(value: unknown): number | Bad {
-  if (typeof value === "string") return toEpochMillis(value) ?? BAD;
-  if (typeof value === "number") return Number.isSafeInteger(value) ? value : BAD;
-  if (value instanceof Date) return toEpochMillis(value) ?? BAD;
+  if (typeof value === "string" || value instanceof Date) return toEpochMillis(value) ?? BAD;
   return BAD;
 }
 

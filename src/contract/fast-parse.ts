@@ -1,4 +1,4 @@
-import { OBSERVATION_CONTRACT, isCurrencyCode, type FactType } from "./fact-schema.ts";
+import { MEASURE_RANGES, OBSERVATION_CONTRACT, isCurrencyCode, type FactType } from "./fact-schema.ts";
 import type { Fact } from "./facts.ts";
 import {
   BAD,
@@ -9,6 +9,7 @@ import {
   isNonEmpty,
   isRecord,
   onlyKnownKeys,
+  optBoundedCount,
   optCount,
   optDuration,
   optEnum,
@@ -58,6 +59,8 @@ function copyOptional<T>(from: Rec, to: Rec, key: string, read: (value: unknown)
   return true;
 }
 
+const optTokens = (value: unknown): number | undefined | typeof BAD => optBoundedCount(value, MEASURE_RANGES.tokens);
+
 /** Each record type's builder (closed keys are checked before it runs). */
 const BUILDERS: Readonly<Record<FactType, (record: Rec) => Rec | undefined>> = {
   model_call: modelCall,
@@ -99,8 +102,8 @@ function modelCall(r: Rec): Rec | undefined {
   if (!copyOptional(r, out, "role", optLabel)) return undefined;
   if (!copyOptional(r, out, "runtime", optLabel)) return undefined;
   if (!copyOptional(r, out, "span_duration_ms", optDuration)) return undefined;
-  if (!copyOptional(r, out, "input_tokens", optCount)) return undefined;
-  if (!copyOptional(r, out, "output_tokens", optCount)) return undefined;
+  if (!copyOptional(r, out, "input_tokens", optTokens)) return undefined;
+  if (!copyOptional(r, out, "output_tokens", optTokens)) return undefined;
   if (!copyOptional(r, out, "usage_source", (value) => optEnum(value, ENUMS.usageSource))) return undefined;
   return out;
 }
@@ -123,7 +126,7 @@ function cost(r: Rec): Rec | undefined {
   const basis = r["cost_basis"];
   const attribution = r["attribution"];
   const estimated = r["estimated"];
-  if (!isCount(amount) || typeof currency !== "string" || !isCurrencyCode(currency) || !ENUMS.costSource.has(source) || !isNonEmpty(basis) || !ENUMS.attribution.has(attribution) || typeof estimated !== "boolean") return undefined;
+  if (typeof amount !== "number" || optBoundedCount(amount, MEASURE_RANGES.amountMinor) === BAD || typeof currency !== "string" || !isCurrencyCode(currency) || !ENUMS.costSource.has(source) || !isNonEmpty(basis) || !ENUMS.attribution.has(attribution) || typeof estimated !== "boolean") return undefined;
   out["amount_minor"] = amount;
   out["currency"] = intern(currency);
   out["source"] = intern(source as string);
@@ -151,7 +154,7 @@ function deliverySummary(r: Rec): Rec | undefined {
   const requirementChanged = r["requirement_changed"];
   if (typeof requirementChanged !== "boolean") return undefined;
   out["requirement_changed"] = requirementChanged;
-  if (!copyOptional(r, out, "elapsed_ms", optCount)) return undefined;
+  if (!copyOptional(r, out, "elapsed_ms", (value) => optBoundedCount(value, MEASURE_RANGES.elapsedMs))) return undefined;
   const stage = optNonEmpty(r["stage_reached"]);
   if (stage === BAD) return undefined;
   if (stage !== undefined || "stage_reached" in r) out["stage_reached"] = stage === undefined ? undefined : intern(stage);

@@ -1,10 +1,23 @@
 import type { z } from "zod";
-import { FACT_TYPES, OBSERVATION_CONTRACT, factSchemas, type FactType } from "./fact-schema.ts";
-import type { Fact } from "./facts.ts";
+import { firstDuplicateKey } from "./duplicate-keys.ts";
+import { FACT_TYPES, MEASURE_FIELDS, OBSERVATION_CONTRACT, REQUIRED_MEASURES, factSchemas, type FactType } from "./fact-schema.ts";
+import type { Fact, InvalidMeasures } from "./facts.ts";
 import { fastParseFact } from "./fast-parse.ts";
 import type { Rejection, RejectionReason } from "./rejection.ts";
+import { epochFieldsAsDates } from "./timestamp.ts";
 
-export type ParseResult = { readonly ok: true; readonly fact: Fact } | { readonly ok: false; readonly rejection: Rejection };
+/**
+ * An accepted fact, with the measure fields it was accepted without (contract revision 2 §1):
+ * each names the field and its own reason (OUT_OF_RANGE, WRONG_TYPE, ...); the processor reports
+ * them on the dead-letter topic as INVALID_MEASURE, not rejecting the fact.
+ */
+export type ParseResult = { readonly ok: true; readonly fact: Fact; readonly invalidMeasures: readonly Rejection[] } | { readonly ok: false; readonly rejection: Rejection };
+
+const NONE: readonly Rejection[] = Object.freeze([]);
+
+function accept(fact: Fact, invalidMeasures: readonly Rejection[] = NONE): ParseResult {
+  return { ok: true, fact, invalidMeasures };
+}
 
 function reject(reason: RejectionReason, field: string, detail: string): ParseResult {
   return { ok: false, rejection: { reason, field, detail } };
@@ -21,7 +34,35 @@ function isFactType(value: unknown): value is FactType {
  */
 export function parseFact(input: unknown): ParseResult {
   const fast = fastParseFact(input);
-  return fast !== undefined ? { ok: true, fact: fast } : parseFactWithSchemas(input);
+  return fast !== undefined ? accept(fast) : parseFactWithSchemas(input);
+}
+
+/**
+ * A record decoded from Avro (the facts topic, an Avro container file): its timestamps are
+ * timestamp-millis, i.e. epoch milliseconds by the schema, unlike a number in the JSON form.
+ * The record is changed in place (it is the caller's freshly decoded copy).
+ */
+export function parseDecodedFact(record: unknown): ParseResult {
+  epochFieldsAsDates(record);
+  return parseFact(record);
+}
+
+/**
+ * A normalised fact as this project wrote it (the engine's input topic): epoch-millisecond
+ * timestamps, and the `invalid_measures` the ingest found, which are part of its identity and
+ * carried through unchanged.
+ */
+export function parseNormalizedFact(record: unknown): ParseResult {
+  if (typeof record !== "object" || record === null) return parseFact(record);
+  const { invalid_measures: carried, ...rest } = record as Record<string, unknown>;
+  const parsed = parseDecodedFact(rest);
+  if (!parsed.ok || carried === undefined) return parsed;
+  if (!isInvalidMeasures(carried)) return reject("WRONG_TYPE", "invalid_measures", "invalid_measures maps a measure field to the JSON of its invalid value");
+  return accept({ ...parsed.fact, invalid_measures: carried } as Fact);
+}
+
+function isInvalidMeasures(value: unknown): value is InvalidMeasures {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((raw) => typeof raw === "string");
 }
 
 /**
@@ -37,13 +78,60 @@ export function parseFactWithSchemas(input: unknown): ParseResult {
   }
   const type = record["type"];
   if (!isFactType(type)) return reject("UNKNOWN_TYPE", "type", `type must be one of ${FACT_TYPES.join(", ")}, got ${JSON.stringify(type ?? null)}`);
-  const parsed = factSchemas[type].safeParse(record);
-  if (parsed.success) return { ok: true, fact: parsed.data };
-  const issue = parsed.error.issues[0];
-  return issue === undefined ? reject("WRONG_TYPE", "", "invalid record") : { ok: false, rejection: rejectionOf(issue, record) };
+  const schema = factSchemas[type];
+  const parsed = schema.safeParse(record);
+  if (parsed.success) return withRequiredMeasures(type, record, parsed.data, new Map());
+  // Contract revision 2 §1: measure fields are read one at a time. When every issue is about a
+  // measure, the record is read again without those fields (each then reads as absent).
+  const measures = MEASURE_FIELDS[type];
+  const issues = parsed.error.issues;
+  const blocking = issues.find((issue) => measures === undefined || !measures.has(String(issue.path[0])));
+  if (blocking !== undefined) return { ok: false, rejection: rejectionOf(blocking, record) };
+  const invalid = new Map<string, Rejection>();
+  for (const issue of issues) {
+    const field = String(issue.path[0]);
+    if (!invalid.has(field)) invalid.set(field, rejectionOf(issue, record));
+  }
+  const rest = { ...record };
+  for (const field of invalid.keys()) delete rest[field];
+  const retried = schema.safeParse(rest);
+  if (!retried.success) {
+    const issue = retried.error.issues[0];
+    return issue === undefined ? reject("WRONG_TYPE", "", "invalid record") : { ok: false, rejection: rejectionOf(issue, rest) };
+  }
+  return withRequiredMeasures(type, record, retried.data, invalid);
 }
 
-/** Parses one NDJSON line; malformed JSON is a rejection like any other, never a crash. */
+/**
+ * A required measure (a cost's money fields, a packet's repair_attribution) that is absent is as
+ * unavailable as an invalid one, and reported the same way. The fact keeps, under
+ * `invalid_measures`, the JSON of each invalid value: two records that differ there are two
+ * different records (a conflict under one fact_id), not a redelivery.
+ */
+function withRequiredMeasures(type: FactType, record: Record<string, unknown>, fact: Fact, invalid: Map<string, Rejection>): ParseResult {
+  for (const field of REQUIRED_MEASURES[type] ?? []) {
+    if ((fact as Record<string, unknown>)[field] === undefined && !invalid.has(field)) invalid.set(field, { reason: "MISSING_FIELD", field, detail: `${field} is required` });
+  }
+  if (invalid.size === 0) return accept(fact);
+  const fields = [...invalid.keys()].sort();
+  const invalidMeasures: Record<string, string> = {};
+  for (const field of fields) invalidMeasures[field] = rawJson(record[field]);
+  return accept({ ...fact, invalid_measures: invalidMeasures } as Fact, fields.map((field) => invalid.get(field) as Rejection));
+}
+
+function rawJson(value: unknown): string {
+  try {
+    return JSON.stringify(value ?? null, (_, inner: unknown) => (typeof inner === "bigint" ? inner.toString() : inner));
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * Parses one NDJSON line; malformed JSON is a rejection like any other, never a crash. A key
+ * repeated within one object is rejected too (DUPLICATE_FIELD): JSON.parse would silently keep
+ * the last one.
+ */
 export function parseFactJson(line: string): ParseResult {
   let value: unknown;
   try {
@@ -51,6 +139,8 @@ export function parseFactJson(line: string): ParseResult {
   } catch (error) {
     return reject("MALFORMED_JSON", "", error instanceof Error ? error.message : "not JSON");
   }
+  const duplicate = firstDuplicateKey(line);
+  if (duplicate !== undefined) return reject("DUPLICATE_FIELD", duplicate, `key "${duplicate}" appears twice in one object; which value was meant cannot be known`);
   return parseFact(value);
 }
 
@@ -81,4 +171,17 @@ function valueAt(record: unknown, path: readonly PropertyKey[]): unknown {
     current = (current as Record<PropertyKey, unknown>)[key];
   }
   return current;
+}
+
+/**
+ * The fact as it was reported: its invalid measures put back with their received values, so that
+ * a producer forwards what it read (the processor then finds and reports them itself) rather than a
+ * fact silently cleaned on the way.
+ */
+export function asReported(fact: Fact): Fact {
+  if (!("invalid_measures" in fact) || fact.invalid_measures === undefined) return fact;
+  const { invalid_measures: invalid, ...rest } = fact;
+  const restored: Record<string, unknown> = { ...rest };
+  for (const [field, raw] of Object.entries(invalid)) restored[field] = JSON.parse(raw) as unknown;
+  return restored as Fact;
 }

@@ -6,7 +6,8 @@ export interface MoneyShare {
   readonly currency: string;
   readonly source: string;
   readonly costBasis: string;
-  readonly amountMinor: number;
+  /** Exact: a bigint only when a unit's costs add up past 2^53 − 1. */
+  readonly amountMinor: number | bigint;
 }
 
 /**

@@ -19,18 +19,12 @@ export function terminalSummary(summaries: Iterable<DeliverySummary>): DeliveryS
   return earliest;
 }
 
-/** The first summary of any status: trajectory-partial-cost anchors the Delivery there. */
-export function firstSummary(summaries: Iterable<DeliverySummary>): DeliverySummary | undefined {
-  let earliest: DeliverySummary | undefined;
-  for (const summary of summaries) {
-    if (earliest === undefined || bySummaryTime(summary, earliest) < 0) earliest = summary;
-  }
-  return earliest;
-}
-
-/** TERMINAL summaries after the first one: counted as conflicts, never read. */
-export function laterTerminalSummaries(summaries: Iterable<DeliverySummary>): number {
-  let terminal = 0;
-  for (const summary of summaries) if (summary.status === "TERMINAL") terminal += 1;
-  return Math.max(0, terminal - 1);
+/**
+ * A Delivery's TERMINAL summaries, earliest first. More than one is a conflict (contract §2,
+ * revision 2 §3: LATER_TERMINAL_SUMMARY), reported with the conflicts, never an exclusion.
+ */
+export function terminalSummaries(summaries: Iterable<DeliverySummary>): DeliverySummary[] {
+  const terminal: DeliverySummary[] = [];
+  for (const summary of summaries) if (summary.status === "TERMINAL") terminal.push(summary);
+  return terminal.sort(bySummaryTime);
 }

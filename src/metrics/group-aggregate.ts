@@ -1,4 +1,5 @@
 import type { Contribution } from "./contribution.ts";
+import { ExactSum } from "./exact-sum.ts";
 import { moneySliceKey } from "./money.ts";
 
 export interface MoneySliceTotal {
@@ -6,7 +7,7 @@ export interface MoneySliceTotal {
   readonly source: string;
   readonly costBasis: string;
   units: number;
-  amountMinor: number;
+  readonly amountMinor: ExactSum;
 }
 
 /**
@@ -21,7 +22,8 @@ export class GroupAggregate {
   covered = 0;
   eligible = 0;
   hits = 0;
-  amount = 0;
+  /** Durations (µs) or tokens: exact past 2^53 − 1 (rendered NOT_AVAILABLE there). */
+  readonly amount = new ExactSum();
   readonly categories = new Map<string, number>();
   readonly exclusions = new Map<string, number>();
   readonly money = new Map<string, MoneySliceTotal>();
@@ -45,7 +47,7 @@ export class GroupAggregate {
     if (contribution.covered) this.covered += sign;
     if (contribution.eligible) this.eligible += sign;
     if (contribution.hit) this.hits += sign;
-    this.amount += sign * contribution.amount;
+    if (contribution.amount !== 0) this.amount.add(contribution.amount, sign);
     if (contribution.category !== undefined) bump(this.categories, contribution.category, sign);
     // for…in, not Object.entries: most contributions have no exclusion, and this runs per contribution.
     const exclusions = contribution.exclusions;
@@ -54,11 +56,11 @@ export class GroupAggregate {
       const key = moneySliceKey(share.currency, share.source, share.costBasis);
       let total = this.money.get(key);
       if (total === undefined) {
-        total = { currency: share.currency, source: share.source, costBasis: share.costBasis, units: 0, amountMinor: 0 };
+        total = { currency: share.currency, source: share.source, costBasis: share.costBasis, units: 0, amountMinor: new ExactSum() };
         this.money.set(key, total);
       }
       total.units += sign;
-      total.amountMinor += sign * share.amountMinor;
+      total.amountMinor.add(share.amountMinor, sign);
       if (total.units === 0) this.money.delete(key);
     }
     const time = contribution.asOf;

@@ -3,7 +3,8 @@ import type { MetricFact } from "../contract/facts.ts";
 import type { Contribution } from "./contribution.ts";
 import type { EngineConfig } from "./engine-config.ts";
 import { FactIndex } from "./fact-index.ts";
-import { FactLedger, type Conflict, type LedgerOutcome } from "./fact-ledger.ts";
+import { terminalSummaries } from "./delivery-reading.ts";
+import { FactLedger, type Conflict, type FactOrigin, type LedgerOutcome } from "./fact-ledger.ts";
 import { GroupAggregate } from "./group-aggregate.ts";
 import { byUtf8 } from "./key-order.ts";
 import { MultiMap } from "./multi-map.ts";
@@ -49,11 +50,22 @@ export class MetricEngine {
     this.catalog = catalog;
   }
 
-  ingest(fact: MetricFact): LedgerOutcome {
-    const outcome = this.ledger.record(fact);
-    if (outcome.kind === "accepted") this.admit(fact);
-    if (outcome.kind === "quarantined") for (const earlier of outcome.retracted) this.withdraw(earlier);
+  /** `origin` (a file line, a topic offset) is named in conflict reports for every version. */
+  ingest(fact: MetricFact, origin?: FactOrigin): LedgerOutcome {
+    const outcome = this.ledger.record(fact, origin);
+    for (const earlier of outcome.retracted) this.withdraw(earlier);
+    for (const admitted of outcome.admitted) this.admit(admitted);
     return outcome;
+  }
+
+  /**
+   * Contract §2, revision 2 §3: when an accepted TERMINAL summary leaves its Delivery with more than
+   * one, the later ones are a conflict to report (LATER_TERMINAL_SUMMARY); the earliest is read.
+   */
+  laterTerminalConflict(fact: MetricFact): Conflict | undefined {
+    if (fact.type !== "delivery_summary" || fact.status !== "TERMINAL") return undefined;
+    const terminal = terminalSummaries(this.index.summariesByDelivery.get(fact.delivery_id));
+    return terminal.length > 1 && terminal.includes(fact) ? this.ledger.laterTerminalConflict(fact.delivery_id, terminal) : undefined;
   }
 
   /** Recomputes dirty units and returns every result key whose record changed (or vanished). */
@@ -92,8 +104,14 @@ export class MetricEngine {
     return [...this.published.entries()].sort(([a], [b]) => byUtf8(a, b)).map(([key, entry]) => ({ key, ...entry }));
   }
 
+  /** Identity conflicts and Deliveries with later TERMINAL summaries, sorted by identity. */
   conflicts(): Conflict[] {
-    return this.ledger.conflicts();
+    const found = this.ledger.conflicts();
+    for (const [deliveryId, summaries] of this.index.summariesByDelivery.withSeveral()) {
+      const terminal = terminalSummaries(summaries);
+      if (terminal.length > 1) found.push(this.ledger.laterTerminalConflict(deliveryId, terminal));
+    }
+    return found.sort((a, b) => byUtf8(a.identity, b.identity));
   }
 
   private admit(fact: MetricFact): void {
@@ -112,12 +130,12 @@ export class MetricEngine {
   }
 
   /**
-   * direct-evidence-basis-rate reads nothing but the fact itself, so its unit is never recomputed:
+   * direct-evidence-basis-rate: a summary or a Delivery's cost reads nothing but itself, so its unit is never recomputed:
    * the contribution is added on acceptance and the same contribution subtracted on quarantine.
    * Not keeping a million per-fact contributions is most of the engine's memory saving.
    */
   private applyEvidence(fact: MetricFact, sign: 1 | -1): void {
-    if (fact.type !== "model_call" && fact.type !== "cost" && fact.type !== "delivery_summary") return;
+    if (fact.type !== "cost" && fact.type !== "delivery_summary") return;
     for (const draft of evidenceContributions(fact, this.config)) this.applyToGroup(finalizeContribution(draft), sign);
   }
 

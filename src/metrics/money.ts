@@ -1,16 +1,27 @@
 import type { Cost } from "../contract/facts.ts";
 import type { MoneyShare } from "./contribution.ts";
+import { evidenceBasis } from "./evidence-basis.ts";
+import { addExact } from "./exact-sum.ts";
 import { memoized } from "./memo-map.ts";
 
 /**
- * Contract §2: a cost is eligible money only when reported directly (PROVIDER or HOST), attributed
- * to the project, and not estimated. Everything else is left out and counted by its reason.
+ * Contract §2 and revision 2 §1, §3: a cost is eligible money only when its money fields are all
+ * valid, it is reported directly (PROVIDER or HOST), attributed to the project, not estimated, and
+ * is itself direct evidence (DIRECT_HOST or DIRECT_PROVIDER provenance). Everything else is left
+ * out and counted by its reason.
  */
 export function costExclusion(cost: Cost): string | undefined {
+  if (cost.amount_minor === undefined || cost.currency === undefined || cost.source === undefined || cost.cost_basis === undefined || cost.attribution === undefined || cost.estimated === undefined) return "INVALID_COST";
   if (cost.source === "ESTIMATE" || cost.estimated) return "ESTIMATED_COST";
   if (cost.attribution !== "PROJECT") return "UNATTRIBUTED_COST";
+  const basis = evidenceBasis(cost);
+  if (basis === "NONDIRECT") return "NONDIRECT_COST";
+  if (basis === "UNREADABLE") return "UNREADABLE_PROVENANCE_COST";
   return undefined;
 }
+
+/** A cost that passed costExclusion: its money fields are present. */
+type EligibleCost = Cost & { readonly amount_minor: number; readonly currency: string; readonly source: string; readonly cost_basis: string };
 
 /** What a unit's linked costs add up to, per exact slice, plus the costs left out by reason. */
 export interface MoneyReading {
@@ -41,9 +52,10 @@ export function readMoney(costs: Iterable<Cost>): MoneyReading {
       excluded[reason] = (excluded[reason] ?? 0) + 1;
       continue;
     }
-    const key = moneySliceKey(cost.currency, cost.source, cost.cost_basis);
+    const { currency, source, cost_basis: costBasis, amount_minor: amount } = cost as EligibleCost;
+    const key = moneySliceKey(currency, source, costBasis);
     if (slices === undefined && (single === undefined || singleKey === key)) {
-      single = { currency: cost.currency, source: cost.source, costBasis: cost.cost_basis, amountMinor: (single?.amountMinor ?? 0) + cost.amount_minor };
+      single = { currency, source, costBasis, amountMinor: addExact(single?.amountMinor ?? 0, amount) };
       singleKey = key;
       continue;
     }
@@ -52,7 +64,7 @@ export function readMoney(costs: Iterable<Cost>): MoneyReading {
       if (single !== undefined) slices.set(singleKey, single);
     }
     const known = slices.get(key);
-    slices.set(key, { currency: cost.currency, source: cost.source, costBasis: cost.cost_basis, amountMinor: (known?.amountMinor ?? 0) + cost.amount_minor });
+    slices.set(key, { currency, source, costBasis, amountMinor: addExact(known?.amountMinor ?? 0, amount) });
   }
   const shares = slices !== undefined ? [...slices.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, share]) => share) : single !== undefined ? [single] : NO_SHARES;
   return { shares, excluded: excluded ?? NO_EXCLUDED_COSTS, asOf };

@@ -24,6 +24,11 @@ export class MultiMap<K, V> {
     if (existing.size === 1) this.entries.set(key, existing.values().next().value as V);
   }
 
+  /** The keys holding two values or more, with their values (a scan of the Sets only). */
+  *withSeveral(): Generator<[K, Iterable<V>]> {
+    for (const [key, existing] of this.entries) if (existing instanceof Set) yield [key, existing];
+  }
+
   get(key: K): Iterable<V> {
     const existing = this.entries.get(key);
     if (existing === undefined) return EMPTY;

@@ -1,6 +1,7 @@
 import type { CatalogSummary, MetricDefinition } from "../catalog/metric-definitions.ts";
 import { formatTimestamp } from "../contract/timestamp.ts";
 import { coverageResult } from "./coverage.ts";
+import { SUM_PAST_SAFE_INTEGER } from "./exact-sum.ts";
 import type { GroupAggregate, MoneySliceTotal } from "./group-aggregate.ts";
 import { FORMULA_SHAPES } from "./metric-formula.ts";
 import type { Cohort, CoverageResult, Measures, MetricResult, ResultStatus, ResultValue } from "./result-record.ts";
@@ -32,7 +33,8 @@ export function renderGroup(group: GroupAggregate, catalog: CatalogSummary, thre
   };
   const shape = FORMULA_SHAPES[metricId];
   if (shape !== "money") {
-    const record = assemble(base, scope, cohort, group.eligible, (status) => (status === "PUBLISHED" ? valueAndMeasures(shape, group, definition) : undefined));
+    const exact = shape === "mean-duration" || shape === "sum" ? group.amount.safe !== undefined : true;
+    const record = assemble(base, scope, cohort, group.eligible, (status) => (status === "PUBLISHED" ? valueAndMeasures(shape, group, definition) : undefined), exact);
     return [{ key: group.sample.groupKey, result: record }];
   }
   const slices = [...group.money.values()];
@@ -41,7 +43,7 @@ export function renderGroup(group: GroupAggregate, catalog: CatalogSummary, thre
   }
   return slices.map((slice) => {
     const sliceCohort = cohortOf({ ...cohort, currency: slice.currency, source: slice.source, cost_basis: slice.costBasis });
-    const result = assemble(base, scope, sliceCohort, slice.units, (status) => (status === "PUBLISHED" ? moneyValue(slice, definition) : undefined));
+    const result = assemble(base, scope, sliceCohort, slice.units, (status) => (status === "PUBLISHED" ? moneyValue(slice, definition) : undefined), slice.amountMinor.safe !== undefined);
     return { key: resultKey(metricId, scope, sliceCohort), result };
   });
 }
@@ -64,8 +66,13 @@ export function resultStatus(coveredUnits: number, eligibleUnits: number, minimu
   return "PUBLISHED";
 }
 
-function assemble(shared: Shared, scope: MetricResult["scope"], cohort: Cohort, eligibleUnits: number, compute: (status: ResultStatus) => { value: ResultValue; measures: Measures } | undefined): MetricResult {
-  const status = resultStatus(shared.coverage.numerator, eligibleUnits, shared.definition.minimumSample);
+/**
+ * `exact` is false when the group's sum is past 2^53 − 1: such a value is NOT_AVAILABLE with the
+ * reason said, never rounded or infinite (contract revision 2 §1). Coverage is published as ever.
+ */
+function assemble(shared: Shared, scope: MetricResult["scope"], cohort: Cohort, eligibleUnits: number, compute: (status: ResultStatus) => { value: ResultValue; measures: Measures } | undefined, exact = true): MetricResult {
+  const computable = resultStatus(shared.coverage.numerator, eligibleUnits, shared.definition.minimumSample);
+  const status = computable === "PUBLISHED" && !exact ? "NOT_AVAILABLE" : computable;
   const computed = compute(status);
   return {
     catalog: shared.catalog,
@@ -75,7 +82,7 @@ function assemble(shared: Shared, scope: MetricResult["scope"], cohort: Cohort, 
     cohort,
     status,
     value: computed?.value ?? null,
-    na_reason: status === "NOT_AVAILABLE" ? shared.definition.missing : null,
+    na_reason: status === "NOT_AVAILABLE" ? (computable === "PUBLISHED" ? SUM_PAST_SAFE_INTEGER : shared.definition.missing) : null,
     measures: computed?.measures ?? null,
     eligible_units: eligibleUnits,
     minimum_sample: shared.definition.minimumSample,
@@ -112,15 +119,19 @@ function valueAndMeasures(shape: Exclude<(typeof FORMULA_SHAPES)[keyof typeof FO
       // One division of the exact integer total by an exact integer gives the double nearest the true
       // mean: 600 µs over 3 → 0.2 ms, not 0.6 / 3 = 0.19999…, and 196,609 ms over 3 → 65536.33333333333,
       // not the 65536.33333333334 that dividing by the count and then by 1000 rounds to.
-      return { value: group.amount / (eligible * 1000), measures: measures(definition.unit, { sum: group.amount / 1000, contributing: eligible }) };
+      const micros = group.amount.safe as number;
+      return { value: micros / (eligible * 1000), measures: measures(definition.unit, { sum: micros / 1000, contributing: eligible }) };
     }
-    case "sum":
-      return { value: group.amount, measures: measures(definition.unit, { sum: group.amount, contributing: eligible }) };
+    case "sum": {
+      const total = group.amount.safe as number;
+      return { value: total, measures: measures(definition.unit, { sum: total, contributing: eligible }) };
+    }
   }
 }
 
 function moneyValue(slice: MoneySliceTotal, definition: MetricDefinition): { value: ResultValue; measures: Measures } {
-  return { value: slice.amountMinor, measures: measures(definition.unit, { sum: slice.amountMinor, contributing: slice.units, currency: slice.currency }) };
+  const total = slice.amountMinor.safe as number;
+  return { value: total, measures: measures(definition.unit, { sum: total, contributing: slice.units, currency: slice.currency }) };
 }
 
 function sortedRecord(counts: ReadonlyMap<string, number>): Record<string, number> {

@@ -1,6 +1,7 @@
 import type { DeliveryOutcome } from "../contract/fact-schema.ts";
 import type { DefinedTask, DeliverySummary, TaskSnapshot } from "../contract/facts.ts";
 import { terminalSummary } from "./delivery-reading.ts";
+import { evidenceBasis } from "./evidence-basis.ts";
 import type { FactIndex } from "./fact-index.ts";
 
 /** Contract §3: each defined task gets at most one reason, the first of this list that applies. */
@@ -37,8 +38,8 @@ export function eventTimeTemplate(task: DefinedTask): string | undefined {
 
 /**
  * Seed §6.2 at the snapshot's cutoff. Members join summaries only by exact Delivery and Task
- * identity (a summary naming another task, or none, does not join), and only summaries with
- * event_time ≤ cutoff are read. Absence is never reconstructed and no winner is inferred.
+ * identity (a summary naming another task, or none, does not join), only summaries with
+ * event_time ≤ cutoff are read, and only direct evidence is read (seed §5). Absence is never reconstructed and no winner is inferred.
  * `slicesByTemplate` is false for role-model-task-outcome-rate, whose cohort is the attribution
  * tuple: there a missing role_template is not a missing coordinate.
  */
@@ -56,19 +57,20 @@ export function readTask(task: DefinedTask, snapshot: TaskSnapshot, index: FactI
   let requirementChanged = false;
   for (const member of members) {
     const readable: DeliverySummary[] = [];
-    for (const summary of index.summariesByDelivery.get(member)) {
-      if (summary.event_time > snapshot.cutoff) continue;
-      readable.push(summary);
-      if (summary.task_id !== task.task_id) continue;
+    for (const summary of index.summariesByDelivery.get(member)) if (summary.event_time <= snapshot.cutoff) readable.push(summary);
+    // The Delivery's own terminal reading (its earliest TERMINAL summary up to the cutoff) decides;
+    // later TERMINAL summaries are conflicts and never read. The member joins only when that
+    // summary names this task and is direct evidence (contract §3); otherwise it stays open.
+    const terminal = terminalSummary(readable);
+    const joins = (summary: DeliverySummary): boolean => summary.task_id === task.task_id && evidenceBasis(summary) === "DIRECT";
+    if (terminal?.outcome === undefined || !joins(terminal)) open = true;
+    else outcomes.add(terminal.outcome);
+    // Requirement changes are read from joined, direct summaries only: OPEN ones and the terminal one.
+    for (const summary of readable) {
+      if (!joins(summary) || (summary.status === "TERMINAL" && summary !== terminal)) continue;
       asOf = Math.max(asOf, summary.event_time);
       if (summary.requirement_changed) requirementChanged = true;
     }
-    // The Delivery's own terminal reading (its earliest TERMINAL summary up to the cutoff) decides;
-    // if that summary does not name this task, the member does not join and stays open. Choosing
-    // among the joining summaries instead would read a summary the contract says to ignore.
-    const terminal = terminalSummary(readable);
-    if (terminal?.outcome === undefined || terminal.task_id !== task.task_id) open = true;
-    else outcomes.add(terminal.outcome);
   }
   if (open) return reading("OPEN_DELIVERY");
   if (outcomes.size > 1) return reading("MIXED_DELIVERY_OUTCOMES");

@@ -1,5 +1,6 @@
 import type { Producer } from "kafkajs";
 import { isAgentEvent, type Fact } from "../contract/facts.ts";
+import { asReported } from "../contract/parse-fact.ts";
 import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
 import type { TopicNames } from "./topic-names.ts";
 
@@ -10,8 +11,13 @@ import type { TopicNames } from "./topic-names.ts";
  * Used by `agentops produce`, the OTLP receiver and the Claude Code hook.
  */
 export interface FactPublisher {
-  /** Queues one fact; sends when `batchSize` facts are queued. */
-  add(fact: Fact): Promise<void>;
+  /**
+   * Queues one fact; sends when `batchSize` facts are queued. Invalid measures travel as reported
+   * (contract revision 2: the processor finds and reports them); one that Avro cannot carry (a
+   * fraction in a long, an unknown enum symbol) is left out, as the fact was read, and the answer
+   * says so. A fact Avro cannot carry at all throws and is not queued.
+   */
+  add(fact: Fact): Promise<"as-reported" | "without-invalid-measures">;
   /** Sends everything queued and waits for the broker's acknowledgement. */
   flush(): Promise<void>;
 }
@@ -27,8 +33,17 @@ export function createFactPublisher(producer: Producer, serde: TopicSerde, topic
   return {
     async add(fact) {
       const agentEvent = isAgentEvent(fact);
-      pending.push({ topic: agentEvent ? topics.agentEvents : topics.facts, key: agentEvent ? fact.run_id : fact.fact_id, value: await serde.encodeFact(fact) });
+      let value: Buffer;
+      let form: "as-reported" | "without-invalid-measures" = "as-reported";
+      try {
+        value = await serde.encodeFact(asReported(fact));
+      } catch {
+        value = await serde.encodeFact(fact);
+        form = "without-invalid-measures";
+      }
+      pending.push({ topic: agentEvent ? topics.agentEvents : topics.facts, key: agentEvent ? fact.run_id : fact.fact_id, value });
       if (pending.length >= batchSize) await flush();
+      return form;
     },
     flush,
   };

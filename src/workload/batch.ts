@@ -19,6 +19,10 @@ export interface BatchStats {
   malformed: number;
   unsupportedContract: number;
   redeliveries: number;
+  /** Accepted facts with invalid measures (contract revision 2 §1): each measure is a dead letter, the fact counts. */
+  invalidMeasureFacts: number;
+  /** Identical re-reports of a domain identity under a new fact_id (count once). */
+  reReports: number;
   /** Extra versions written under an existing identity (fact_id, call_id, snapshot_id). */
   conflictingVersions: number;
   tasks: number;
@@ -28,7 +32,7 @@ export interface BatchStats {
 }
 
 export function emptyStats(): BatchStats {
-  return { lines: 0, malformed: 0, unsupportedContract: 0, redeliveries: 0, conflictingVersions: 0, tasks: 0, deliveries: 0, agentEvents: 0, destructiveRuns: 0 };
+  return { lines: 0, malformed: 0, unsupportedContract: 0, redeliveries: 0, invalidMeasureFacts: 0, reReports: 0, conflictingVersions: 0, tasks: 0, deliveries: 0, agentEvents: 0, destructiveRuns: 0 };
 }
 
 export function addStats(total: BatchStats, batch: Readonly<BatchStats>): void {
@@ -81,6 +85,8 @@ export function generateBatch(seed: number, batch: number, taskCount: number): {
   stats.malformed = wire.malformed;
   stats.unsupportedContract = wire.unsupportedContract;
   stats.redeliveries = wire.redeliveries;
+  stats.invalidMeasureFacts = wire.invalidMeasureFacts;
+  stats.reReports = wire.reReports;
   stats.conflictingVersions += wire.conflictingVersions;
   stats.tasks = tasks.length;
   stats.deliveries = deliveryCount;

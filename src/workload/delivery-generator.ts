@@ -38,6 +38,8 @@ export function emitSummaries(sink: BatchSink, rng: Rng, task: TaskPlan, deliver
       elapsed_ms: elapsed,
       stage_reached: stage,
     }),
+    // Kept so the wire anomalies can derive summaries of the Delivery (src/workload/stream-anomalies.ts).
+    true,
   );
   if (delivery.secondTerminal) {
     // A re-run report after the Delivery already ended: counted by the engine, never read.

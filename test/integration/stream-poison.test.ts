@@ -1,6 +1,7 @@
 import type { Kafka, RecordMetadata } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Fact } from "../../src/contract/facts.ts";
+import { parseDecodedFact } from "../../src/contract/parse-fact.ts";
 import { evaluateFacts } from "../support/evaluate-facts.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
@@ -80,6 +81,8 @@ describe("poison records", () => {
     expect(conflict?.factId).toBe(call.fact_id);
     expect([firstVersionAt, secondVersionAt]).toContainEqual(conflict?.source);
     expect(conflict?.detail).toContain(call.fact_id);
+    // Revision 2: a conflict's dead letter names the offset of every version.
+    for (const at of [firstVersionAt, secondVersionAt]) expect(conflict?.detail).toContain(`${at.topic}/${at.partition}/${at.offset}`);
 
     // The stream goes on: a valid fact produced after the poison updates the results, and the
     // quarantined call contributes nothing (its window would otherwise have results).
@@ -93,5 +96,55 @@ describe("poison records", () => {
     const samples = await fetchMetrics(instance);
     for (const reason of ["UNDECODABLE_BYTES", "UNKNOWN_SCHEMA_ID", "UNSUPPORTED_CONTRACT", "CONFLICT"]) expect(metricSum(samples, "agentops_dead_letters_total", { reason }), reason).toBeGreaterThanOrEqual(1);
     expect(await readDeadLetters(kafka, topics.deadLetters, serde)).toHaveLength(4);
+  });
+
+  it("revision 2: an invalid measure is reported (INVALID_MEASURE, not rejecting, counted in /metrics) while its fact counts; a later TERMINAL summary is a conflict naming both offsets", async () => {
+    const dir = testDir("agentops-measure-");
+    const prefix = uniqueName("measure");
+    const topics = topicNames(prefix);
+    const instance = await startProcessor({ topicPrefix: prefix, name: "measure", dir });
+    const producer = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
+    const serde = topicSerde();
+    const send = async (partition: number, key: string, value: Buffer) => coordinates(await producer.send({ topic: topics.facts, messages: [{ key, value, partition }] }), topics.facts);
+
+    const callJson = { ...envelope, type: "model_call", fact_id: "measure-call-1", event_time: "2026-03-01T10:00:00.000Z", call_id: "measure-call-1", run_id: "measure-run", operational: true, provider: "anthropic", model: "claude-x", role: "writer", runtime: "claude-code", span_duration_ms: 1200, input_tokens: 100, output_tokens: 20, usage_source: "PROVIDER" };
+    // A real Avro record whose span duration is negative: valid Avro, an invalid measure of the contract.
+    const badSpan = { ...validFact(callJson), span_duration_ms: -5 } as Fact;
+    const summaryJson = { ...envelope, type: "delivery_summary", delivery_id: "measure-dlv-1", status: "TERMINAL", requirement_changed: false, elapsed_ms: 60_000, stage_reached: "review" };
+    const first = validFact({ ...summaryJson, fact_id: "measure-sum-1", event_time: "2026-03-01T11:00:00.000Z", outcome: "SUCCEEDED" });
+    const later = validFact({ ...summaryJson, fact_id: "measure-sum-2", event_time: "2026-03-01T12:00:00.000Z", outcome: "FAILED" });
+
+    const badSpanAt = await send(0, badSpan.fact_id, await serde.encodeFact(badSpan));
+    const firstAt = await send(1, first.fact_id, await serde.encodeFact(first));
+    const laterAt = await send(1, later.fact_id, await serde.encodeFact(later));
+
+    const letters = await waitFor(
+      "two dead letters",
+      async () => {
+        const found = await readDeadLetters(kafka, topics.deadLetters, serde);
+        return found.length >= 2 ? found : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 1_000 },
+    );
+    const byReason = new Map(letters.map((letter) => [letter.reason, letter] as const));
+    expect([...byReason.keys()].sort()).toEqual(["INVALID_MEASURE", "LATER_TERMINAL_SUMMARY"]);
+    expect(byReason.get("INVALID_MEASURE")).toMatchObject({ source: badSpanAt, factId: badSpan.fact_id, field: "span_duration_ms", recordRejected: false });
+    const laterLetter = byReason.get("LATER_TERMINAL_SUMMARY");
+    expect(laterLetter?.recordRejected).toBe(false);
+    for (const at of [firstAt, laterAt]) expect(laterLetter?.detail).toContain(`${at.topic}/${at.partition}/${at.offset}`);
+
+    // The call still counts (its tokens), without its duration; the Delivery reads its earliest TERMINAL summary.
+    const parsedBadSpan = parseDecodedFact(JSON.parse(JSON.stringify({ ...badSpan, event_time: new Date(badSpan.event_time).toISOString() })));
+    if (!parsedBadSpan.ok) throw new Error("the invalid-measure call must be accepted");
+    const expected = resultsByKey(evaluateFacts([parsedBadSpan.fact, first, later] as Parameters<typeof evaluateFacts>[0]).lines.map((line) => JSON.parse(line) as MetricResult));
+    expect([...expected.values()].find((result) => result.metric_id === "operational-token-usage")?.status).toBe("PUBLISHED");
+    expect([...expected.values()].find((result) => result.metric_id === "operational-latency-ms")?.status).toBe("NOT_AVAILABLE");
+    const settled = await waitForResults(kafka, topics.results, expected, 90_000, serde);
+    expect(settled.comparison.differingKeys, describeDifferences(expected, settled.actual, settled.comparison)).toEqual([]);
+
+    const samples = await fetchMetrics(instance);
+    expect(metricSum(samples, "agentops_dead_letters_total", { reason: "INVALID_MEASURE" })).toBe(1);
+    expect(metricSum(samples, "agentops_invalid_measures_total", { field: "span_duration_ms" })).toBe(1);
+    expect(metricSum(samples, "agentops_dead_letters_total", { reason: "LATER_TERMINAL_SUMMARY" })).toBe(1);
   });
 });

@@ -7,7 +7,9 @@ import { evaluateFacts } from "../support/evaluate-facts.ts";
 import { identitiesOf } from "../../src/metrics/fact-ledger.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";
-import { DAY, HOUR, at, definedTask, parsed, raw, rawCost, rawModelCall, rawPacket, rawRepair, rawSummary } from "../unit/metrics/fact-builders.ts";
+import { parseFact } from "../../src/contract/parse-fact.ts";
+import { SUM_PAST_SAFE_INTEGER } from "../../src/metrics/exact-sum.ts";
+import { DAY, HOUR, at, definedTask, parsed, raw, rawCost, rawModelCall, rawPacket, rawRepair, rawSummary, type Raw } from "../unit/metrics/fact-builders.ts";
 
 /**
  * Property tests of the metric engine (contract §3 order independence; seed §6.2, §6.4, §7). The
@@ -29,6 +31,16 @@ const TIMES = [-25 * HOUR, 0, 10 * HOUR, 23 * HOUR, 23 * HOUR + 1, DAY + 2 * HOU
 const CUTOFFS = [10 * HOUR, 23 * HOUR, DAY + 6 * HOUR].map(at);
 
 const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 3 });
+/** A measure: usually a valid value, sometimes one at its range, sometimes invalid (revision 2: read as unavailable, the fact still counts). */
+const measure = <T>(valid: fc.Arbitrary<T>, atRange: readonly unknown[], invalid: readonly unknown[]) =>
+  opt(fc.oneof({ arbitrary: valid as fc.Arbitrary<unknown>, weight: 8 }, { arbitrary: fc.constantFrom(...atRange), weight: 1 }, { arbitrary: fc.constantFrom(...invalid), weight: 1 }));
+
+/** parseFact as production runs it: an accepted fact, with or without invalid measures. */
+function accepted(record: Raw): MetricFact {
+  const result = parseFact(record);
+  if (!result.ok || result.fact.type === "agent_step" || result.fact.type === "sandbox_event") throw new Error(`generator produced a rejected record: ${JSON.stringify(record)}`);
+  return result.fact;
+}
 const time = fc.constantFrom(...TIMES);
 const provenance = fc.constantFrom<unknown>({ basis: "DIRECT_HOST", source: "h" }, { basis: "DIRECT_PROVIDER" }, { basis: "DERIVED" }, { basis: "MANUAL" }, null, { basis: "WEIRD" });
 /** Mostly content-derived fact ids; rarely a shared one, so records of different types collide. (fc.option's freq is 1/freq for nil.) */
@@ -47,25 +59,25 @@ const modelCallArb = fc
     call_id: fc.constantFrom(...CALLS),
     link: fc.option(deliveryAndTask, { nil: undefined, freq: 4 }),
     operational: fc.constantFrom(true, true, true, false),
-    provider: fc.constantFrom<string | undefined>("openai", "openai", "anthropic", undefined),
+    provider: fc.constantFrom<string | undefined>("openai", "openai", "anthropic", undefined, ""),
     model: fc.constantFrom<string | undefined>("m1", "m1", undefined),
     role: fc.constantFrom("writer", "reviewer"),
     runtime: fc.constant("rt"),
-    span_duration_ms: opt(fc.constantFrom(0, 0.5, 120, 1000.25)),
-    input_tokens: opt(fc.nat({ max: 500 })),
-    output_tokens: opt(fc.nat({ max: 500 })),
-    usage_source: opt(fc.constantFrom("PROVIDER", "HOST", "NONE")),
+    span_duration_ms: measure(fc.constantFrom(0, 0.5, 120, 1000.25), [1e10], [-5, 1e10 + 1, 1e306, "fast"]),
+    input_tokens: measure(fc.nat({ max: 500 }), [1e12], [-1, 1.5, 1e12 + 1]),
+    output_tokens: measure(fc.nat({ max: 500 }), [1e12], [-1, 1e12 + 1]),
+    usage_source: opt(fc.constantFrom("PROVIDER", "HOST", "NONE", "GUESS")),
     provenance,
     event_time: time,
   })
-  .chain(({ link, ...fields }) => factId.map((id) => parsed(rawModelCall(withFactId({ ...fields, delivery_id: link?.delivery_id, task_id: link?.task_id }, id)))));
+  .chain(({ link, ...fields }) => factId.map((id) => accepted(rawModelCall(withFactId({ ...fields, delivery_id: link?.delivery_id, task_id: link?.task_id }, id)))));
 
 const costArb = fc
   .record({
     cost_id: fc.constantFrom("k1", "k2", "k3", "k4", "k5"),
     link: fc.oneof(fc.record({ call_id: fc.constantFrom(...CALLS) }), fc.record({ delivery_id: fc.constantFrom(...DELIVERIES) })),
-    amount_minor: fc.nat({ max: 1000 }),
-    currency: fc.constantFrom("USD", "USD", "EUR"),
+    amount_minor: fc.oneof({ arbitrary: fc.nat({ max: 1000 }), weight: 8 }, { arbitrary: fc.constantFrom<unknown>(1e15, -5, 1e15 + 1, "12"), weight: 1 }),
+    currency: fc.constantFrom("USD", "USD", "EUR", "usd"),
     source: fc.constantFrom("PROVIDER", "PROVIDER", "PROVIDER", "HOST", "ESTIMATE"),
     cost_basis: fc.constantFrom("list", "list", "negotiated"),
     attribution: fc.constantFrom("PROJECT", "PROJECT", "PROJECT", "PROJECT", "SHARED", "UNATTRIBUTED"),
@@ -73,7 +85,7 @@ const costArb = fc
     provenance,
     event_time: time,
   })
-  .chain(({ link, ...fields }) => factId.map((id) => parsed(rawCost(withFactId({ ...fields, ...link }, id)))));
+  .chain(({ link, ...fields }) => factId.map((id) => accepted(rawCost(withFactId({ ...fields, ...link }, id)))));
 
 const summaryArb = fc
   .record({
@@ -81,12 +93,12 @@ const summaryArb = fc
     terminal: fc.constantFrom(true, true, false),
     outcome: fc.constantFrom("SUCCEEDED", "SUCCEEDED", "FAILED", "FAILED", "CANCELLED", "INFRASTRUCTURE_FAILURE"),
     requirement_changed: fc.constantFrom(false, false, false, true),
-    elapsed_ms: opt(fc.nat({ max: 100_000 })),
-    stage_reached: opt(fc.constantFrom("review", "merged")),
+    elapsed_ms: measure(fc.nat({ max: 100_000 }), [1e11], [-1, 1e11 + 1, 2.5]),
+    stage_reached: opt(fc.constantFrom("review", "merged", "")),
     provenance,
     event_time: time,
   })
-  .chain(({ link, terminal, outcome, ...fields }) => factId.map((id) => parsed(rawSummary(withFactId({ ...fields, ...link, status: terminal ? "TERMINAL" : "OPEN", outcome: terminal ? outcome : undefined }, id)))));
+  .chain(({ link, terminal, outcome, ...fields }) => factId.map((id) => accepted(rawSummary(withFactId({ ...fields, ...link, status: terminal ? "TERMINAL" : "OPEN", outcome: terminal ? outcome : undefined }, id)))));
 
 const packetArb = fc
   .record({
@@ -144,6 +156,11 @@ const factArb: fc.Arbitrary<MetricFact> = fc.oneof(
 
 const key = (fact: MetricFact): string => identitiesOf(fact).at(-1) as string;
 
+/** Contract §1 (revision 2): the same report again under a new fact_id and provenance.source: it counts once. */
+function reReport(fact: MetricFact): MetricFact {
+  return { ...fact, fact_id: `rr-${fact.fact_id}`, provenance: fact.provenance === null ? null : { ...fact.provenance, source: "again" } } as MetricFact;
+}
+
 /**
  * Mostly one record per identity (so facts link and contribute), plus a little noise drawn from
  * the same tiny id space (so conflicts, redeliveries and cross-type fact_id collisions happen too).
@@ -157,8 +174,13 @@ const factsArb: fc.Arbitrary<MetricFact[]> = fc
     repairs: fc.uniqueArray(repairArb, { selector: key, maxLength: 3 }),
     snapshots: fc.uniqueArray(snapshotArb, { selector: key, maxLength: 2 }),
     noise: fc.array(factArb, { maxLength: 3 }),
+    reReports: fc.array(fc.nat(), { maxLength: 2 }),
   })
-  .map((parts) => [...parts.snapshots, ...parts.summaries, ...parts.calls, ...parts.costs, ...parts.packets, ...parts.repairs, ...parts.noise]);
+  .map(({ reReports, ...parts }) => {
+    const facts = [...parts.snapshots, ...parts.summaries, ...parts.calls, ...parts.costs, ...parts.packets, ...parts.repairs, ...parts.noise];
+    const reportable = facts.filter((fact) => fact.type !== "delivery_summary");
+    return [...facts, ...(reportable.length === 0 ? [] : reReports.map((which) => reReport(reportable[which % reportable.length] as MetricFact)))];
+  });
 
 /**
  * The shipped catalog, and the same catalog with every minimum_sample lowered to 1: small fact
@@ -191,7 +213,8 @@ function hash(text: string): number {
   return h >>> 0;
 }
 
-describe("engine properties (contract §3 order independence)", () => {
+// A property runs hundreds of engine evaluations: minutes on a loaded shared machine, not seconds.
+describe("engine properties (contract §3 order independence)", { timeout: 300_000 }, () => {
   it("(a) shuffling the input gives byte-identical output", () => {
     fc.assert(
       fc.property(shuffledArb, ({ facts, shuffled }) => {
@@ -238,7 +261,23 @@ describe("engine properties (contract §3 order independence)", () => {
   });
 });
 
-describe("engine properties (contract §1 conflicts)", () => {
+describe("engine properties (flush granularity)", { timeout: 300_000 }, () => {
+  it("(c2) a flush after every record gives the same output as one final flush", () => {
+    fc.assert(
+      fc.property(factsArb, (facts) => {
+        const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog());
+        for (const fact of facts) {
+          engine.ingest(fact);
+          engine.flush();
+        }
+        expect(engine.results().map((entry) => entry.json)).toEqual(lines(facts));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe("engine properties (contract §1 conflicts)", { timeout: 300_000 }, () => {
   it("(h) the output equals the output of the accepted facts alone: every version of a conflicting identity is quarantined, no winner", () => {
     fc.assert(
       fc.property(factsArb, (facts) => {
@@ -249,7 +288,7 @@ describe("engine properties (contract §1 conflicts)", () => {
   });
 });
 
-describe("engine properties (seed §6.4, §7, contract §4)", () => {
+describe("engine properties (seed §6.4, §7, contract §4)", { timeout: 300_000 }, () => {
   it("(d) 0 ≤ coverage.numerator ≤ coverage.denominator in every record, raw_ratio null iff denominator 0, state and alert as §6.4 says", () => {
     fc.assert(
       fc.property(factsArb, (facts) => {
@@ -352,13 +391,38 @@ function recordKey(result: { scope: MetricResult["scope"]; cohort: MetricResult[
   return `${snapshotId}|${result.cohort["role_template"] ?? ""}`;
 }
 
-/** Accepted facts: every identity of the fact carries exactly one distinct record (contract §1). */
+/** A report's content apart from fact_id and provenance.source (contract §1, revision 2). */
+function reportContent(fact: MetricFact): string {
+  return JSON.stringify({ ...fact, fact_id: undefined, provenance: fact.provenance === null ? null : { ...fact.provenance, source: undefined } });
+}
+
+/**
+ * Accepted facts (contract §1, revision 2): a fact counts when its fact_id carries one distinct
+ * record and all records of its domain identity have one content apart from fact_id and
+ * provenance.source; identical re-reports count once (the first by fact_id here: which one does
+ * not change any result).
+ */
 function acceptedFacts(facts: readonly MetricFact[]): MetricFact[] {
   const distinct = new Map<string, MetricFact>();
   for (const fact of facts) distinct.set(JSON.stringify(fact), fact);
-  const versions = new Map<string, number>();
-  for (const fact of distinct.values()) for (const identity of identitiesOf(fact)) versions.set(identity, (versions.get(identity) ?? 0) + 1);
-  return [...distinct.values()].filter((fact) => identitiesOf(fact).every((identity) => versions.get(identity) === 1));
+  const byFactId = new Map<string, number>();
+  const contents = new Map<string, Set<string>>();
+  for (const fact of distinct.values()) {
+    byFactId.set(fact.fact_id, (byFactId.get(fact.fact_id) ?? 0) + 1);
+    const domain = identitiesOf(fact)[1];
+    if (domain !== undefined) contents.set(domain, (contents.get(domain) ?? new Set()).add(reportContent(fact)));
+  }
+  const live = [...distinct.values()].filter((fact) => byFactId.get(fact.fact_id) === 1 && (contents.get(identitiesOf(fact)[1] ?? "")?.size ?? 1) === 1);
+  const counted = new Set<string>();
+  return live
+    .sort((a, b) => (a.fact_id < b.fact_id ? -1 : a.fact_id > b.fact_id ? 1 : 0))
+    .filter((fact) => {
+      const domain = identitiesOf(fact)[1];
+      if (domain === undefined) return true;
+      if (counted.has(domain)) return false;
+      counted.add(domain);
+      return true;
+    });
 }
 
 function expectedEligibility(facts: readonly MetricFact[]): { expected: Map<string, { defined: number; comparable: number; reasons: Record<string, number> }> } {
@@ -366,11 +430,11 @@ function expectedEligibility(facts: readonly MetricFact[]): { expected: Map<stri
   const summaries = accepted.filter((fact): fact is DeliverySummary => fact.type === "delivery_summary");
   const expected = new Map<string, { defined: number; comparable: number; reasons: Record<string, number> }>();
   for (const snap of accepted.filter((fact): fact is TaskSnapshot => fact.type === "task_snapshot")) {
-    // A snapshot declaring no task still has its cohort-less record, with nothing defined.
-    if (snap.tasks.length === 0 && !expected.has(`${snap.snapshot_id}|`)) expected.set(`${snap.snapshot_id}|`, { defined: 0, comparable: 0, reasons: {} });
+    // One record per snapshot (revision 2 change 6), also for a snapshot declaring no task.
+    if (!expected.has(`${snap.snapshot_id}|`)) expected.set(`${snap.snapshot_id}|`, { defined: 0, comparable: 0, reasons: {} });
     for (const task of snap.tasks) {
       const eventTime = task.role_template !== undefined && task.template_assignment === "EVENT_TIME";
-      const key = `${snap.snapshot_id}|${eventTime ? task.role_template : ""}`;
+      const key = `${snap.snapshot_id}|`;
       const entry = expected.get(key) ?? { defined: 0, comparable: 0, reasons: {} };
       expected.set(key, entry);
       entry.defined += 1;
@@ -389,8 +453,8 @@ function earliestTerminal(summaries: readonly DeliverySummary[]): DeliverySummar
 
 /**
  * Seed §6.2 for one defined task. A member's terminal summary is the Delivery's earliest TERMINAL
- * summary up to the cutoff (contract §2); it joins the task only when it names the task (docs
- * decision 9), else the member is open.
+ * summary up to the cutoff (contract §2); it joins the task only when it names the task and is
+ * direct evidence (contract §3), else the member is open.
  */
 function reasonFor(task: TaskSnapshot["tasks"][number], snap: TaskSnapshot, summaries: readonly DeliverySummary[], eventTime: boolean): string | undefined {
   if (task.task_id === undefined) return "MISSING_TASK_IDENTITY";
@@ -399,13 +463,87 @@ function reasonFor(task: TaskSnapshot["tasks"][number], snap: TaskSnapshot, summ
   let open = false;
   let changed = false;
   const outcomes = new Set<string>();
+  const direct = (s: DeliverySummary): boolean => s.provenance?.basis === "DIRECT_HOST" || s.provenance?.basis === "DIRECT_PROVIDER";
   for (const member of new Set(task.members)) {
     const read = summaries.filter((s) => s.delivery_id === member && s.event_time <= snap.cutoff);
-    const joined = read.filter((s) => s.task_id === task.task_id);
-    if (joined.some((s) => s.requirement_changed)) changed = true;
     const terminal = earliestTerminal(read);
-    if (terminal?.outcome === undefined || terminal.task_id !== task.task_id) open = true;
+    // Joined (revision 2 change 4) and direct (change 7) summaries only; later TERMINAL ones are never read.
+    const joined = read.filter((s) => s.task_id === task.task_id && direct(s) && (s.status === "OPEN" || s === terminal));
+    if (joined.some((s) => s.requirement_changed)) changed = true;
+    if (terminal?.outcome === undefined || terminal.task_id !== task.task_id || !direct(terminal)) open = true;
     else outcomes.add(terminal.outcome);
   }
   return open ? "OPEN_DELIVERY" : outcomes.size > 1 ? "MIXED_DELIVERY_OUTCOMES" : changed ? "REQUIREMENT_CHANGED" : outcomes.has("INFRASTRUCTURE_FAILURE") ? "INFRASTRUCTURE_FAILURE" : undefined;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Extreme values (contract revision 2 §1: ranges; sums are exact, and past 2^53 − 1 NOT_AVAILABLE).
+
+describe("engine properties (revision 2 change 2: extreme values, exact sums)", { timeout: 300_000 }, () => {
+  /** Costs of one operational call, all eligible money of one slice; amounts at and near the range, ids from a small space so conflicts retract. */
+  const extremeCostArb = fc
+    .record({
+      cost_id: fc.integer({ min: 0, max: 29 }).map((n) => `k${n}`),
+      amount_minor: fc.oneof({ arbitrary: fc.constantFrom(1e15, 1e15 - 1), weight: 4 }, { arbitrary: fc.constantFrom(0, 1, 999, 500_000_000_000_001), weight: 1 }),
+      event_time: fc.constantFrom(...TIMES.slice(1, 4)),
+    })
+    .map((fields) => parsed(rawCost({ ...fields, call_id: "big", provenance: { basis: "DIRECT_PROVIDER", source: "billing" } })));
+  const theCall = parsed(rawModelCall({ call_id: "big", span_duration_ms: 1e10, input_tokens: 1e12, output_tokens: 1e12, event_time: TIMES[1] }));
+
+  /** The exact sum of the accepted costs (distinct content per cost_id, else quarantined), as a bigint. */
+  function exactSum(costs: readonly MetricFact[]): bigint {
+    const byId = new Map<string, Set<string>>();
+    const amount = new Map<string, number>();
+    for (const fact of costs) {
+      if (fact.type !== "cost") continue;
+      byId.set(fact.cost_id, (byId.get(fact.cost_id) ?? new Set()).add(reportContent(fact)));
+      amount.set(fact.cost_id, fact.amount_minor ?? 0);
+    }
+    let total = 0n;
+    for (const [costId, contents] of byId) if (contents.size === 1) total += BigInt(amount.get(costId) ?? 0);
+    return total;
+  }
+
+  it("(x) money sums are exact integers; past 2^53 − 1 the result is NOT_AVAILABLE with the reason; per-record flushes equal one flush", () => {
+    const seen = { past: 0, exact: 0 };
+    fc.assert(
+      fc.property(fc.array(extremeCostArb, { maxLength: 24, size: "max" }), (costs) => {
+        const facts = [theCall, ...costs];
+        const single = lines(facts);
+        const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog());
+        for (const fact of facts) {
+          engine.ingest(fact);
+          engine.flush();
+        }
+        expect(engine.results().map((entry) => entry.json)).toEqual(single);
+        expect(lines([...facts].reverse())).toEqual(single);
+
+        const expected = exactSum(costs);
+        const money = single.map((line) => JSON.parse(line) as MetricResult).filter((result) => result.metric_id === "operational-attributable-cost");
+        expect(money).toHaveLength(1);
+        const [result] = money as [MetricResult];
+        if (expected === 0n && !costs.some((fact) => fact.type === "cost")) return;
+        if (expected > BigInt(Number.MAX_SAFE_INTEGER)) {
+          seen.past += 1;
+          expect(result).toMatchObject({ status: "NOT_AVAILABLE", value: null, na_reason: SUM_PAST_SAFE_INTEGER });
+        } else if (result.status === "PUBLISHED") {
+          seen.exact += 1;
+          expect(BigInt(result.value as number)).toBe(expected);
+          expect(Number.isSafeInteger(result.value)).toBe(true);
+        } else {
+          // No eligible money left (every cost quarantined): the cohort's NOT_AVAILABLE record, never a zero.
+          expect(result.value).toBeNull();
+        }
+        // Tokens and durations at their ranges stay exact too.
+        const tokens = single.map((line) => JSON.parse(line) as MetricResult).find((entry) => entry.metric_id === "operational-token-usage");
+        expect(tokens?.value).toBe(1e12);
+        const latency = single.map((line) => JSON.parse(line) as MetricResult).find((entry) => entry.metric_id === "operational-latency-ms");
+        expect(latency?.value).toBe(1e10);
+      }),
+      { numRuns: RUNS },
+    );
+    // Both sides of 2^53 − 1 were reached.
+    expect(seen.past).toBeGreaterThan(0);
+    expect(seen.exact).toBeGreaterThan(0);
+  });
+});

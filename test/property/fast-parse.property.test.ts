@@ -45,23 +45,14 @@ const instant = fc.integer({ min: -62_000_000_000_000, max: 250_000_000_000_000 
 const timestamp = kind(
   fc.oneof(
     instant.map((millis) => new Date(millis).toISOString()),
-    instant,
     instant.map((millis) => new Date(millis)),
-    fc.constantFrom(
-      "2026-10-01T10:00:00Z",
-      "2026-10-01T10:00Z",
-      "2026-10-01T10:00:00.1+02:00",
-      "2026-10-01T10:00:00.123456789-05:30",
-      "2026-02-30T00:00:00Z",
-      "2026-10-01T24:00:00Z",
-      "2026-10-01T10:00:60Z",
-      "0000-01-01T00:00:00Z",
-      -1,
-      0,
-    ),
+    fc.constantFrom("2026-10-01T10:00:00Z", "2026-10-01T10:00Z", "2026-10-01T10:00:00.1+02:00", "2026-10-01T10:00:00.123456789-05:30", "2024-02-29T00:00:00Z", "2026-10-01T23:59:59.999Z", "0000-01-01T00:00:00Z"),
   ),
+  // Revision 2: a number is not a timestamp in JSON, and a rolled-over date is no date.
   fc.oneof(
     fc.constantFrom("2026-10-01T10:00:00", "2026-10-01", "yesterday", "2026-13-01T00:00:00Z", "2026-10-01T10:00:00+0200", " 2026-10-01T10:00:00Z", 1.5, 2 ** 53, Number.NaN, new Date(Number.NaN), null),
+    fc.constantFrom("2026-02-30T00:00:00Z", "2026-11-31T00:00:00Z", "2026-10-01T24:00:00Z", "2026-10-01T10:00:60Z", "2026-10-01T10:00:00+24:00", -1, 0),
+    instant,
     fc.string({ maxLength: 25 }),
   ),
 );
@@ -234,12 +225,17 @@ function factOf(type: FactType): fc.Arbitrary<Record<string, unknown>> {
 }
 
 /** The comparison: undefined = agreement, otherwise what differs. */
-function disagreement(record: unknown, tally: { zodAccepted: number; fastAccepted: number; rejected: number }): string | undefined {
+function disagreement(record: unknown, tally: { zodAccepted: number; fastAccepted: number; rejected: number; withInvalidMeasures: number }): string | undefined {
   const zod = zodParse(record);
   const fast = fastParseFact(record);
   if (!zod.ok) {
     tally.rejected++;
     return fast === undefined ? undefined : `zod rejects but the fast path accepted: ${JSON.stringify(fast)}`;
+  }
+  // Revision 2: a record with invalid measures is accepted by zod alone (the fast path leaves it to zod).
+  if (zod.invalidMeasures.length > 0) {
+    tally.withInvalidMeasures++;
+    return fast === undefined ? undefined : `the fast path accepted a record with invalid measures: ${JSON.stringify(fast)}`;
   }
   tally.zodAccepted++;
   if (fast === undefined) return undefined;
@@ -254,9 +250,10 @@ function disagreement(record: unknown, tally: { zodAccepted: number; fastAccepte
   return undefined;
 }
 
-describe("fastParseFact never disagrees with zod (property)", () => {
+// A property runs hundreds of engine evaluations: minutes on a loaded shared machine, not seconds.
+describe("fastParseFact never disagrees with zod (property)", { timeout: 300_000 }, () => {
   it.each(FACT_TYPES)("%s: zod rejects ⇒ undefined; zod accepts ⇒ the same fact", (type) => {
-    const tally = { zodAccepted: 0, fastAccepted: 0, rejected: 0 };
+    const tally = { zodAccepted: 0, fastAccepted: 0, rejected: 0, withInvalidMeasures: 0 };
     fc.assert(
       fc.property(factOf(type), (record) => {
         const problem = disagreement(record, tally);
@@ -268,10 +265,11 @@ describe("fastParseFact never disagrees with zod (property)", () => {
     expect(tally.zodAccepted).toBeGreaterThan(RUNS_PER_TYPE / 10);
     expect(tally.rejected).toBeGreaterThan(RUNS_PER_TYPE / 10);
     expect(tally.fastAccepted).toBe(tally.zodAccepted);
+    if (type === "model_call" || type === "cost" || type === "delivery_summary" || type === "packet") expect(tally.withInvalidMeasures).toBeGreaterThan(0);
   });
 
   it("anything at all (not a fact): the fast path declines whenever zod does", () => {
-    const tally = { zodAccepted: 0, fastAccepted: 0, rejected: 0 };
+    const tally = { zodAccepted: 0, fastAccepted: 0, rejected: 0, withInvalidMeasures: 0 };
     fc.assert(
       fc.property(fc.oneof(fc.anything(), fc.dictionary(fc.constantFrom("contract", "type", "fact_id", "event_time", "tasks"), fc.anything())), (record) => {
         const problem = disagreement(record, tally);

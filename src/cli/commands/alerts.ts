@@ -1,5 +1,6 @@
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import type { TripwireAlert } from "../../tripwires/index.ts";
+import { jsonLine } from "../../contract/json-form.ts";
 import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import type { CliCommand } from "../command.ts";
 import { booleanFlag, parseFlags } from "../flags.ts";
@@ -32,7 +33,7 @@ export const alertsCommand: CliCommand = {
     const print = async (value: Buffer | null): Promise<void> => {
       if (value === null) return;
       const alert = (await serde.decodeAlert(value)) as TripwireAlert;
-      process.stdout.write(json ? `${JSON.stringify(alert)}\n` : `${describeAlert(alert)}\n`);
+      process.stdout.write(json ? `${jsonLine(alert)}\n` : `${describeAlert(alert)}\n`);
     };
     if (booleanFlag(flags, "follow")) await followTopic(kafka, topic, (message) => print(message.value));
     else await readTopicToEnd(kafka, topic, (message) => print(message.value));

@@ -43,7 +43,16 @@ export const produceCommand: CliCommand = {
           process.stderr.write(`line ${record.position}: not sent: ${record.parsed.rejection.reason} ${record.parsed.rejection.detail}\n`);
           continue;
         }
-        await publisher.add(record.parsed.fact);
+        const fact = record.parsed.fact;
+        try {
+          if ((await publisher.add(fact)) === "without-invalid-measures") process.stderr.write(`line ${record.position}: sent without its invalid measure(s): Avro cannot carry the values received
+`);
+        } catch (error) {
+          skipped += 1;
+          process.stderr.write(`line ${record.position}: not sent: ${fact.fact_id} cannot be written in Avro (${error instanceof Error ? error.message : String(error)})
+`);
+          continue;
+        }
         sent += 1;
       }
       await publisher.flush();

@@ -5,7 +5,7 @@ import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
 import { replayFile } from "../../stream/transports/embedded/replay-file.ts";
 import { runMonitorReplay } from "../../tripwires/replay.ts";
-import { conflictRejection } from "../../stream/processors/conflict-rejection.ts";
+import { conflictDeadLetter } from "../conflict-letter.ts";
 import { formatMetricTable, metricRows } from "../replay-summary.ts";
 import { RESULT_HEADERS, byMetricScopeCohort, formatGroupedResults, resultRow } from "../result-rows.ts";
 import { formatTable } from "../text-table.ts";
@@ -17,6 +17,7 @@ import { rebuildFromFactsTopic } from "../../stream/audit/audit-rebuild.ts";
 import { compareResults, readLatestResults } from "../../stream/audit/topic-results.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import { byUtf8 } from "../../metrics/key-order.ts";
+import { jsonLine } from "../../contract/json-form.ts";
 
 const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--output <results.ndjson>]
                        [--alerts <alerts.ndjson>] [--runs <runs.ndjson>] [--dlq <dlq.ndjson>]
@@ -116,12 +117,12 @@ export const replayCommand: CliCommand = {
 
     if (output !== undefined) await writeLines(output, outcome.results.map((entry) => entry.json));
     const alertsPath = stringFlag(flags, "alerts");
-    if (alertsPath !== undefined) await writeLines(alertsPath, outcome.alerts.map((alert) => JSON.stringify(alert)));
+    if (alertsPath !== undefined) await writeLines(alertsPath, outcome.alerts.map((alert) => jsonLine(alert)));
     const runsPath = stringFlag(flags, "runs");
     if (runsPath !== undefined) await writeLines(runsPath, monitor.runStates().map((summary) => JSON.stringify(summary)));
     const dlqPath = stringFlag(flags, "dlq");
     if (dlqPath !== undefined) {
-      const conflicts = outcome.conflicts.map((conflict) => JSON.stringify({ ...conflictRejection(conflict), source: { file: input, fact_ids: conflict.factIds }, raw: null }));
+      const conflicts = outcome.conflicts.map((conflict) => JSON.stringify(conflictDeadLetter(conflict, input)));
       await writeLines(dlqPath, [...outcome.deadLetters.map((letter) => JSON.stringify(letter)), ...conflicts]);
     }
 
@@ -137,7 +138,8 @@ export const replayCommand: CliCommand = {
         [
           ["records read", String(counts.records)],
           ["metric facts accepted", String(counts.accepted)],
-          ["redeliveries (no-op)", String(counts.redeliveries)],
+          ["redeliveries and re-reports (no-op)", String(counts.redeliveries)],
+          ["invalid measures (fact kept)", String(outcome.invalidMeasures)],
           ["quarantined (conflict)", String(counts.quarantined)],
           ["conflicting identities", String(outcome.conflicts.length)],
           ["agent events", String(counts.agentEvents)],

@@ -60,13 +60,13 @@ export class AvroTopicSerde implements TopicSerde {
   }
 
   async encodeDeadLetter(letter: DeadLetterRecord): Promise<Buffer> {
-    const record = { reason: letter.reason, detail: letter.detail, field: letter.field === "" ? null : letter.field, source: letter.source, key: letter.key, value: letter.value, fact_id: letter.factId, rejected_at: Date.now() };
+    const record = { reason: letter.reason, detail: letter.detail, field: letter.field === "" ? null : letter.field, source: letter.source, key: letter.key, value: letter.value, fact_id: letter.factId, record_rejected: letter.recordRejected ?? true, rejected_at: Date.now() };
     return this.encode(this.schemas.outputs.deadLetter, record);
   }
 
   async decodeDeadLetter(bytes: Buffer): Promise<DeadLetterRecord> {
-    const record = plainData(await this.registry.decode(bytes)) as { reason: DeadLetterRecord["reason"]; detail: string; field: string | null; source: DeadLetterRecord["source"]; key: Buffer | null; value: Buffer | null; fact_id: string | null };
-    return { reason: record.reason, field: record.field ?? "", detail: record.detail, source: record.source, factId: record.fact_id, key: record.key, value: record.value };
+    const record = plainData(await this.registry.decode(bytes)) as { reason: DeadLetterRecord["reason"]; detail: string; field: string | null; source: DeadLetterRecord["source"]; key: Buffer | null; value: Buffer | null; fact_id: string | null; record_rejected: boolean };
+    return { reason: record.reason, field: record.field ?? "", detail: record.detail, source: record.source, factId: record.fact_id, key: record.key, value: record.value, recordRejected: record.record_rejected };
   }
 
   private async encode(schema: LoadedSchema, value: unknown): Promise<Buffer> {

@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import type { MetricFact } from "../../contract/facts.ts";
-import { parseFact } from "../../contract/parse-fact.ts";
+import { parseNormalizedFact } from "../../contract/parse-fact.ts";
 
 /**
  * The engine's input topic doubles as its state changelog: accepted, normalised facts, one
@@ -33,7 +33,7 @@ export function encodeEngineFact(fact: MetricFact, source: SourceCoordinates): {
 /** Decodes a record of the engine-facts topic; it was validated on the way in and is re-checked. */
 export function decodeEngineFact(value: Buffer): { fact: MetricFact; source: SourceCoordinates } | undefined {
   const record = JSON.parse(value.toString("utf8")) as { fact?: unknown; source?: SourceCoordinates };
-  const parsed = parseFact(record.fact);
+  const parsed = parseNormalizedFact(record.fact);
   if (!parsed.ok || parsed.fact.type === "agent_step" || parsed.fact.type === "sandbox_event" || record.source === undefined) return undefined;
   return { fact: parsed.fact, source: record.source };
 }

@@ -6,6 +6,9 @@ import type { EngineConfig } from "../engine-config.ts";
 import type { FactIndex } from "../fact-index.ts";
 import { readMoney } from "../money.ts";
 import { NO_COHORT, windowScopeOf } from "../scope.ts";
+import { evidenceBasis, NONDIRECT_EVIDENCE } from "../evidence-basis.ts";
+import type { Cohort, WindowScope } from "../result-record.ts";
+import { callEvidenceContributions } from "./evidence-unit.ts";
 import { excludedFor, millisToMicros } from "./finalize.ts";
 
 /** The window metrics whose unit is an operational model call, sliced by the attribution tuple. */
@@ -18,29 +21,40 @@ const CALL_METRICS: readonly MetricId[] = ["operational-latency-ms", "operationa
  */
 export function callContributions(call: ModelCall, index: FactIndex, config: EngineConfig): ContributionDraft[] {
   if (!call.operational) return [];
+  const evidence = callEvidenceContributions(call, index, config);
   const scope = windowScopeOf(call.event_time, config.windowMillis);
   const tuple = attributionCohort(call);
   if (tuple === undefined) {
-    return CALL_METRICS.map((metricId) => ({ metricId, scope, cohort: NO_COHORT, candidate: true, exclusions: excludedFor(INCOMPLETE_ATTRIBUTION), asOf: call.event_time }));
+    return [...evidence, ...CALL_METRICS.map((metricId) => ({ metricId, scope, cohort: NO_COHORT, candidate: true, exclusions: excludedFor(INCOMPLETE_ATTRIBUTION), asOf: call.event_time }))];
   }
+  return [...evidence, ...tupleContributions(call, tuple, scope, index)];
+}
+
+function tupleContributions(call: ModelCall, tuple: Cohort, scope: WindowScope, index: FactIndex): ContributionDraft[] {
   const asOf = call.event_time;
   const drafts: ContributionDraft[] = [];
+  // Seed §5 "direct accepted host/provider evidence": a nondirect call is a covered candidate
+  // excluded as NONDIRECT_EVIDENCE; one with unreadable provenance is uncovered (never assumed).
+  const basis = evidenceBasis(call);
+  const readable = basis !== "UNREADABLE";
+  const direct = basis === "DIRECT";
+  const exclusions = excludedFor(basis === "NONDIRECT" ? NONDIRECT_EVIDENCE : undefined);
 
   const duration = call.span_duration_ms;
-  drafts.push({ metricId: "operational-latency-ms", scope, cohort: tuple, candidate: true, covered: duration !== undefined, eligible: duration !== undefined, amount: duration === undefined ? 0 : millisToMicros(duration), asOf });
+  drafts.push({ metricId: "operational-latency-ms", scope, cohort: tuple, candidate: true, covered: readable && duration !== undefined, eligible: direct && duration !== undefined, amount: direct && duration !== undefined ? millisToMicros(duration) : 0, exclusions, asOf });
 
   for (const direction of ["input", "output"] as const) {
     const tokens = direction === "input" ? call.input_tokens : call.output_tokens;
-    drafts.push({ metricId: "operational-token-usage", scope, cohort: directedCohort(tuple, direction), candidate: true, covered: tokens !== undefined, eligible: tokens !== undefined, amount: tokens ?? 0, asOf });
+    drafts.push({ metricId: "operational-token-usage", scope, cohort: directedCohort(tuple, direction), candidate: true, covered: readable && tokens !== undefined, eligible: direct && tokens !== undefined, amount: direct ? (tokens ?? 0) : 0, exclusions, asOf });
   }
 
   const money = readMoney(index.costsByCall.get(call.call_id));
   const hasMoney = money.shares.length > 0;
-  drafts.push({ metricId: "operational-attributable-cost", scope, cohort: tuple, candidate: true, covered: hasMoney, eligible: hasMoney, money: money.shares, exclusions: money.excluded, asOf: Math.max(asOf, money.asOf) });
+  drafts.push({ metricId: "operational-attributable-cost", scope, cohort: tuple, candidate: true, covered: readable && hasMoney, eligible: direct && hasMoney, money: direct ? money.shares : [], exclusions: { ...money.excluded, ...exclusions }, asOf: Math.max(asOf, money.asOf) });
 
   // NONE is an explicit classification ("no applicable usage"): covered, in the denominator, not a hit.
   const classified = call.usage_source !== undefined;
-  const direct = call.usage_source === "PROVIDER" || call.usage_source === "HOST";
-  drafts.push({ metricId: "operational-usage-availability", scope, cohort: tuple, candidate: true, covered: classified, eligible: classified, hit: direct, asOf });
+  const applicable = call.usage_source === "PROVIDER" || call.usage_source === "HOST";
+  drafts.push({ metricId: "operational-usage-availability", scope, cohort: tuple, candidate: true, covered: readable && classified, eligible: direct && classified, hit: direct && applicable, exclusions, asOf });
   return drafts;
 }

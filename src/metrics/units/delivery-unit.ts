@@ -1,11 +1,12 @@
-import type { Cost, DeliverySummary } from "../../contract/facts.ts";
+import type { Cost } from "../../contract/facts.ts";
 import type { ContributionDraft } from "../contribution.ts";
-import { firstSummary, laterTerminalSummaries, terminalSummary } from "../delivery-reading.ts";
+import { terminalSummary } from "../delivery-reading.ts";
+import { evidenceBasis, NONDIRECT_EVIDENCE } from "../evidence-basis.ts";
 import type { EngineConfig } from "../engine-config.ts";
 import type { FactIndex } from "../fact-index.ts";
 import { readMoney } from "../money.ts";
 import { NO_COHORT, windowScopeOf } from "../scope.ts";
-import { millisToMicros } from "./finalize.ts";
+import { excludedFor, millisToMicros } from "./finalize.ts";
 
 /**
  * Costs of a Delivery: linked directly by delivery_id, or through a call whose delivery_id it is.
@@ -27,15 +28,23 @@ export function deliveryCosts(deliveryId: string, index: FactIndex, readable: (e
 }
 
 /**
- * A Delivery's window units. trajectory-partial-cost anchors at its first summary and counts open
- * Deliveries too (a partial cost); the three terminal metrics anchor at the earliest TERMINAL
- * summary and read only that summary. Later TERMINAL summaries are counted, never read.
- * Delivery-level metrics count every terminal Delivery whatever its outcome or requirement flag.
+ * A Delivery's window units, all anchored at its earliest TERMINAL summary (contract §3): an open
+ * Delivery is no unit of any Delivery metric, trajectory-partial-cost included (revision 2: seed §5
+ * common exclusion "open/non-terminal Deliveries"). Later TERMINAL summaries are never read; they
+ * are reported as conflicts (MetricEngine.conflicts). Delivery-level metrics count every terminal
+ * Delivery whatever its outcome or requirement flag. A terminal summary with nondirect provenance
+ * keeps the Delivery a covered candidate, excluded as NONDIRECT_EVIDENCE; with unreadable
+ * provenance the Delivery is uncovered (seed §5 "direct accepted host/provider evidence").
  */
 export function deliveryContributions(deliveryId: string, index: FactIndex, config: EngineConfig): ContributionDraft[] {
-  const summaries: DeliverySummary[] = [...index.summariesByDelivery.get(deliveryId)];
-  const first = firstSummary(summaries);
-  if (first === undefined) return [];
+  const terminal = terminalSummary(index.summariesByDelivery.get(deliveryId));
+  if (terminal === undefined) return [];
+  const scope = windowScopeOf(terminal.event_time, config.windowMillis);
+  const basis = evidenceBasis(terminal);
+  const readable = basis !== "UNREADABLE";
+  const direct = basis === "DIRECT";
+  const exclusions = excludedFor(basis === "NONDIRECT" ? NONDIRECT_EVIDENCE : undefined);
+  const asOf = terminal.event_time;
   const drafts: ContributionDraft[] = [];
 
   const linked = deliveryCosts(deliveryId, index);
@@ -43,27 +52,22 @@ export function deliveryContributions(deliveryId: string, index: FactIndex, conf
   const hasMoney = money.shares.length > 0;
   drafts.push({
     metricId: "trajectory-partial-cost",
-    scope: windowScopeOf(first.event_time, config.windowMillis),
+    scope,
     cohort: NO_COHORT,
     candidate: true,
-    covered: hasMoney,
-    eligible: hasMoney,
-    money: money.shares,
-    exclusions: money.excluded,
-    asOf: Math.max(first.event_time, money.asOf, linked.asOf),
+    covered: readable && hasMoney,
+    eligible: direct && hasMoney,
+    money: direct ? money.shares : [],
+    exclusions: { ...money.excluded, ...exclusions },
+    asOf: Math.max(asOf, money.asOf, linked.asOf),
   });
 
-  const terminal = terminalSummary(summaries);
-  if (terminal === undefined) return drafts;
-  const scope = windowScopeOf(terminal.event_time, config.windowMillis);
-  const ignored = laterTerminalSummaries(summaries);
-  const exclusions: Record<string, number> = ignored > 0 ? { LATER_TERMINAL_SUMMARY: ignored } : {};
-  const asOf = terminal.event_time;
   // Seed §5: "Deliveries with direct C56 / linked terminal Deliveries": a Delivery without C56 stays
   // in the denominator (eligible) but is uncovered and in no stage's numerator.
-  drafts.push({ metricId: "delivery-stage-reach", scope, cohort: NO_COHORT, candidate: true, covered: terminal.stage_reached !== undefined, eligible: true, category: terminal.stage_reached, exclusions, asOf });
-  drafts.push({ metricId: "delivery-terminal-outcome-rate", scope, cohort: NO_COHORT, candidate: true, covered: terminal.outcome !== undefined, eligible: terminal.outcome !== undefined, category: terminal.outcome, exclusions, asOf });
+  const stage = direct ? terminal.stage_reached : undefined;
+  drafts.push({ metricId: "delivery-stage-reach", scope, cohort: NO_COHORT, candidate: true, covered: readable && terminal.stage_reached !== undefined, eligible: direct, category: stage, exclusions, asOf });
+  drafts.push({ metricId: "delivery-terminal-outcome-rate", scope, cohort: NO_COHORT, candidate: true, covered: readable && terminal.outcome !== undefined, eligible: direct && terminal.outcome !== undefined, category: direct ? terminal.outcome : undefined, exclusions, asOf });
   const elapsed = terminal.elapsed_ms;
-  drafts.push({ metricId: "delivery-cycle-time-ms", scope, cohort: NO_COHORT, candidate: true, covered: elapsed !== undefined, eligible: elapsed !== undefined, amount: elapsed === undefined ? 0 : millisToMicros(elapsed), exclusions, asOf });
+  drafts.push({ metricId: "delivery-cycle-time-ms", scope, cohort: NO_COHORT, candidate: true, covered: readable && elapsed !== undefined, eligible: direct && elapsed !== undefined, amount: direct && elapsed !== undefined ? millisToMicros(elapsed) : 0, exclusions, asOf });
   return drafts;
 }

@@ -1,30 +1,37 @@
-import { PROVENANCE_BASES } from "../../contract/fact-schema.ts";
 import type { Cost, DeliverySummary, ModelCall } from "../../contract/facts.ts";
 import type { ContributionDraft } from "../contribution.ts";
 import type { EngineConfig } from "../engine-config.ts";
+import { evidenceBasis } from "../evidence-basis.ts";
+import type { FactIndex } from "../fact-index.ts";
 import { NO_COHORT, windowScopeOf } from "../scope.ts";
 
-const READABLE_BASES: ReadonlySet<string> = new Set(PROVENANCE_BASES);
-const DIRECT_BASES: ReadonlySet<string> = new Set(["DIRECT_HOST", "DIRECT_PROVIDER"]);
+/**
+ * direct-evidence-basis-rate: an accepted operational or Delivery fact (seed §5) in the window of
+ * its own event_time. Unreadable provenance (null or an unknown basis) is uncovered, never
+ * "nondirect"; readable nondirect provenance stays in the denominator and contributes 0.
+ */
+function evidenceContribution(fact: ModelCall | Cost | DeliverySummary, config: EngineConfig): ContributionDraft {
+  const basis = evidenceBasis(fact);
+  const readable = basis !== "UNREADABLE";
+  return { metricId: "direct-evidence-basis-rate", scope: windowScopeOf(fact.event_time, config.windowMillis), cohort: NO_COHORT, candidate: true, covered: readable, eligible: readable, hit: basis === "DIRECT", asOf: fact.event_time };
+}
 
 /**
- * direct-evidence-basis-rate: an accepted call, cost or summary in the window of its own
- * event_time. Unreadable provenance (null or an unknown basis) is uncovered, never "nondirect";
- * readable nondirect provenance stays in the denominator and contributes 0.
+ * Facts that are units on their own: delivery summaries and costs linked to a Delivery. They read
+ * nothing but themselves, so the engine adds them on acceptance and subtracts them on quarantine.
  */
-export function evidenceContributions(fact: ModelCall | Cost | DeliverySummary, config: EngineConfig): ContributionDraft[] {
-  const basis = fact.provenance?.basis;
-  const readable = basis !== undefined && READABLE_BASES.has(basis);
-  return [
-    {
-      metricId: "direct-evidence-basis-rate",
-      scope: windowScopeOf(fact.event_time, config.windowMillis),
-      cohort: NO_COHORT,
-      candidate: true,
-      covered: readable,
-      eligible: readable,
-      hit: readable && DIRECT_BASES.has(basis),
-      asOf: fact.event_time,
-    },
-  ];
+export function evidenceContributions(fact: Cost | DeliverySummary, config: EngineConfig): ContributionDraft[] {
+  if (fact.type === "cost" && fact.delivery_id === undefined) return [];
+  return [evidenceContribution(fact, config)];
+}
+
+/**
+ * An operational call and the costs linked to it (contract revision 2 §3: judge calls, with
+ * operational = false, and their costs are not units). Whether a cost counts depends on its call,
+ * so these are part of the call's unit and recomputed with it.
+ */
+export function callEvidenceContributions(call: ModelCall, index: FactIndex, config: EngineConfig): ContributionDraft[] {
+  const drafts = [evidenceContribution(call, config)];
+  for (const cost of index.costsByCall.get(call.call_id)) drafts.push(evidenceContribution(cost, config));
+  return drafts;
 }

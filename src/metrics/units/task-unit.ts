@@ -27,8 +27,10 @@ export function taskContributions(snapshot: TaskSnapshot, task: DefinedTask, ind
   const exclusions = excludedFor(reading.exclusion);
   const drafts: ContributionDraft[] = [];
 
-  // Every defined task is in this denominator; the numerator is the comparable eligible terminal ones.
-  drafts.push({ metricId: "task-cohort-comparison-eligibility", scope, cohort, candidate: true, covered: !lacksIdentityOrMembership(reading.exclusion), eligible: true, hit: eligible, exclusions, asOf });
+  // Every defined task is in this denominator; the numerator is the comparable eligible terminal
+  // ones. One record per snapshot (contract revision 2: seed §6.2 "all tasks in the immutable
+  // defined-task snapshot as its denominator"): the role_template is a coordinate to have, not a slice.
+  drafts.push({ metricId: "task-cohort-comparison-eligibility", scope, cohort: NO_COHORT, candidate: true, covered: !lacksIdentityOrMembership(reading.exclusion), eligible: true, hit: eligible, exclusions, asOf });
 
   const terminalCovered = !lacksTerminalInputs(reading.exclusion);
   let repaired = false;

@@ -6,5 +6,6 @@ import type { Telemetry } from "../runtime/telemetry.ts";
 /** Encodes a dead letter as a Kafka message and counts it by reason for /metrics. */
 export async function deadLetterMessage(serde: TopicSerde, telemetry: Telemetry, letter: DeadLetterRecord): Promise<Message> {
   telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason: letter.reason });
+  if (letter.reason === "INVALID_MEASURE") telemetry.count("agentops_invalid_measures_total", "Invalid measure fields of accepted facts (read as unavailable), by field", { field: letter.field });
   return { key: deadLetterKey(letter), value: await serde.encodeDeadLetter(letter) };
 }

@@ -91,8 +91,9 @@ class EngineMember {
       if (!payload.isRunning() || payload.isStale()) return;
       const decoded = message.value === null ? undefined : decodeEngineFact(message.value);
       if (decoded !== undefined) {
-        const outcome = engine.ingest(decoded.fact);
-        if (outcome.kind === "quarantined" && this.restoreEnd === undefined) conflicts.push(await this.conflictLetter(decoded.source, decoded.fact.fact_id, outcome.conflict));
+        const outcome = engine.ingest(decoded.fact, originOf(decoded.source));
+        const conflict = outcome.kind === "quarantined" ? outcome.conflict : engine.laterTerminalConflict(decoded.fact);
+        if (conflict !== undefined && this.restoreEnd === undefined) conflicts.push(await this.conflictLetter(decoded.source, decoded.fact.fact_id, conflict));
       }
       payload.resolveOffset(message.offset);
       if (this.restoreEnd !== undefined && BigInt(message.offset) + 1n >= this.restoreEnd) await this.goLive();
@@ -155,3 +156,9 @@ class EngineMember {
     return deadLetterMessage(this.environment.serde, this.environment.telemetry, { ...conflictRejection(conflict), source, factId, key: null, value: null });
   }
 }
+
+/** Where a fact was read on the facts topic, as conflict reports name it. */
+function originOf(source: DeadLetterRecord["source"]): string {
+  return `${source.topic}/${source.partition}/${source.offset}`;
+}
+

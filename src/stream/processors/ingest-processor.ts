@@ -1,5 +1,6 @@
 import { Effect } from "effect";
 import type { EachBatchPayload, Message } from "kafkajs";
+import { invalidMeasureLetter, type Rejection } from "../../contract/rejection.ts";
 import { deadLetterMessage } from "./dead-letter-message.ts";
 import { routeRecord } from "./ingest-router.ts";
 import { encodeEngineFact } from "../../kafka/serde/engine-facts-record.ts";
@@ -40,8 +41,10 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
     if (route.to === "dead-letters") {
       deadLetters.push(await deadLetterMessage(serde, telemetry, { ...route.rejection, source, factId: decoded.factId, key: message.key, value: message.value }));
     } else if (route.to === "run-monitor") {
+      for (const measure of route.invalidMeasures) deadLetters.push(await invalidMeasureMessage(environment, route.event.fact_id, measure, source));
       agentEvents.push({ key: route.event.run_id, value: message.value });
     } else {
+      for (const measure of route.invalidMeasures) deadLetters.push(await invalidMeasureMessage(environment, route.fact.fact_id, measure, source));
       const encoded = encodeEngineFact(route.fact, source);
       // The engine topic has one partition by design: naming it skips the key hash per record.
       engineFacts.push({ key: encoded.key, value: encoded.value, partition: 0 });
@@ -59,4 +62,9 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
     telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: "ingest" }, batch.messages.length);
   }
   await payload.heartbeat();
+}
+
+/** Contract revision 2 §1: an invalid measure is reported, not rejecting its (accepted) fact. */
+function invalidMeasureMessage(environment: ProcessorEnvironment, factId: string, measure: Rejection, source: { topic: string; partition: number; offset: string }): Promise<Message> {
+  return deadLetterMessage(environment.serde, environment.telemetry, { ...invalidMeasureLetter(factId, measure), source, factId, key: null, value: null, recordRejected: false });
 }

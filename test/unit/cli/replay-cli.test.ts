@@ -53,9 +53,20 @@ describe("agentops replay (embedded, end to end through the CLI)", () => {
     const dlq = readFileSync(join(dir, "a-dlq.ndjson"), "utf8")
       .split("\n")
       .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as { reason: string; source: { line?: number } });
-    const rejected = dlq.filter((letter) => letter.reason !== "CONFLICT");
-    expect(rejected.map((letter) => letter.reason).sort()).toEqual(["INVALID_CURRENCY", "MALFORMED_JSON", "MISSING_FIELD", "UNSUPPORTED_CONTRACT", "UNSUPPORTED_CONTRACT", "UNSUPPORTED_CONTRACT"]);
+      .map((line) => JSON.parse(line) as { reason: string; record_rejected: boolean; source: { line?: number; versions?: { fact_id: string; line: number }[] } });
+    const rejected = dlq.filter((letter) => letter.record_rejected && letter.reason !== "CONFLICT");
+    expect(rejected.map((letter) => letter.reason).sort()).toEqual(["DUPLICATE_FIELD", "INVALID_TIMESTAMP", "INVALID_TIMESTAMP", "MALFORMED_JSON", "UNSUPPORTED_CONTRACT", "UNSUPPORTED_CONTRACT", "UNSUPPORTED_CONTRACT"]);
+    // Revision 2: invalid measures are reported without rejecting their fact, with its line.
+    const measures = dlq.filter((letter) => letter.reason === "INVALID_MEASURE");
+    expect(measures.length).toBeGreaterThan(10);
+    for (const letter of measures) expect(letter.record_rejected).toBe(false);
+    // Conflicts (and later TERMINAL summaries) name the line of every version.
+    const conflicts = dlq.filter((letter) => letter.reason === "CONFLICT" || letter.reason === "LATER_TERMINAL_SUMMARY");
+    expect(conflicts.some((letter) => letter.reason === "LATER_TERMINAL_SUMMARY")).toBe(true);
+    for (const letter of conflicts) {
+      expect(letter.source.versions?.length).toBeGreaterThanOrEqual(2);
+      for (const version of letter.source.versions ?? []) expect(readFileSync(SAMPLE, "utf8").split("\n")[version.line - 1]).toContain(version.fact_id);
+    }
     const lines = readFileSync(SAMPLE, "utf8").split("\n");
     for (const letter of rejected) {
       expect(letter.source.line).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseFact, parseFactJson } from "../../../src/contract/parse-fact.ts";
+import { parseDecodedFact, parseFact, parseFactJson, parseNormalizedFact } from "../../../src/contract/parse-fact.ts";
 import type { RejectionReason } from "../../../src/contract/rejection.ts";
 
 /**
@@ -37,37 +37,30 @@ const cases: readonly { rule: string; record: unknown; reason: RejectionReason; 
   { rule: "event_time is a UTC timestamp", record: variant("packet", { event_time: "yesterday" }), reason: "INVALID_TIMESTAMP", field: "event_time" },
   { rule: "event_time needs an explicit zone", record: variant("packet", { event_time: "2026-10-01T10:00:00" }), reason: "INVALID_TIMESTAMP", field: "event_time" },
   { rule: "event_time in epoch milliseconds is an integer", record: variant("packet", { event_time: 1.5 }), reason: "INVALID_TIMESTAMP", field: "event_time" },
+  // revision 2 §1: real calendar instants only, and a number is not a timestamp
+  { rule: "revision 2: 2026-02-30 is no date (it would roll over to March 2)", record: variant("packet", { event_time: "2026-02-30T10:00:00Z" }), reason: "INVALID_TIMESTAMP", field: "event_time" },
+  { rule: "revision 2: 2026-11-31 is no date", record: variant("packet", { event_time: "2026-11-31T10:00:00Z" }), reason: "INVALID_TIMESTAMP", field: "event_time" },
+  { rule: "revision 2: 24:00 is no time of day", record: variant("packet", { event_time: "2026-10-01T24:00:00Z" }), reason: "INVALID_TIMESTAMP", field: "event_time" },
+  { rule: "revision 2: second 60 is not read", record: variant("packet", { event_time: "2026-10-01T23:59:60Z" }), reason: "INVALID_TIMESTAMP", field: "event_time" },
+  { rule: "revision 2: an offset of +24:00 is no zone", record: variant("packet", { event_time: "2026-10-01T10:00:00+24:00" }), reason: "INVALID_TIMESTAMP", field: "event_time" },
+  { rule: "revision 2: a numeric epoch is not a timestamp in JSON", record: variant("packet", { event_time: Date.parse("2026-10-01T10:00:00Z") }), reason: "INVALID_TIMESTAMP", field: "event_time" },
+  { rule: "revision 2: a rolled-over cutoff is rejected too", record: variant("task_snapshot", { cutoff: "2026-02-29T00:00:00Z" }), reason: "INVALID_TIMESTAMP", field: "cutoff" },
   { rule: "provenance is an object with a basis", record: variant("packet", { provenance: { source: "x" } }), reason: "MISSING_FIELD", field: "provenance.basis" },
   { rule: "records are closed: unknown fields are rejected", record: variant("packet", { colour: "blue" }), reason: "UNKNOWN_FIELD", field: "colour" },
   // §2 model_call
   { rule: "model_call needs call_id", record: variant("model_call", {}, ["call_id"]), reason: "MISSING_FIELD", field: "call_id" },
   { rule: "model_call needs run_id", record: variant("model_call", {}, ["run_id"]), reason: "MISSING_FIELD", field: "run_id" },
   { rule: "model_call.operational is a boolean", record: variant("model_call", { operational: "yes" }), reason: "WRONG_TYPE", field: "operational" },
-  { rule: "span_duration_ms is ≥ 0", record: variant("model_call", { span_duration_ms: -1 }), reason: "OUT_OF_RANGE", field: "span_duration_ms" },
-  { rule: "input_tokens is an integer", record: variant("model_call", { input_tokens: 1.5 }), reason: "WRONG_TYPE", field: "input_tokens" },
-  { rule: "output_tokens is ≥ 0", record: variant("model_call", { output_tokens: -3 }), reason: "OUT_OF_RANGE", field: "output_tokens" },
-  { rule: "usage_source is PROVIDER, HOST or NONE", record: variant("model_call", { usage_source: "GUESS" }), reason: "INVALID_ENUM", field: "usage_source" },
   // §2 cost
   { rule: "cost links by exactly one of call_id / delivery_id (not both)", record: variant("cost", { delivery_id: "d1" }), reason: "COST_LINK_NOT_EXACTLY_ONE" },
   { rule: "cost links by exactly one of call_id / delivery_id (not none)", record: variant("cost", {}, ["call_id"]), reason: "COST_LINK_NOT_EXACTLY_ONE" },
-  { rule: "amount_minor is an integer (minor units)", record: variant("cost", { amount_minor: 1.25 }), reason: "WRONG_TYPE", field: "amount_minor" },
-  { rule: "amount_minor is ≥ 0", record: variant("cost", { amount_minor: -5 }), reason: "OUT_OF_RANGE", field: "amount_minor" },
-  { rule: "currency is three upper-case letters", record: variant("cost", { currency: "usd" }), reason: "INVALID_CURRENCY", field: "currency" },
-  { rule: "currency is an ISO 4217 code", record: variant("cost", { currency: "ABC" }), reason: "INVALID_CURRENCY", field: "currency" },
-  { rule: "cost source is PROVIDER, HOST or ESTIMATE", record: variant("cost", { source: "VENDOR" }), reason: "INVALID_ENUM", field: "source" },
-  { rule: "cost_basis is non-empty", record: variant("cost", { cost_basis: "" }), reason: "OUT_OF_RANGE", field: "cost_basis" },
-  { rule: "attribution is PROJECT, SHARED or UNATTRIBUTED", record: variant("cost", { attribution: "TEAM" }), reason: "INVALID_ENUM", field: "attribution" },
-  { rule: "estimated is required", record: variant("cost", {}, ["estimated"]), reason: "MISSING_FIELD", field: "estimated" },
   // §2 delivery_summary
   { rule: "status is OPEN or TERMINAL", record: variant("delivery_summary", { status: "DONE" }), reason: "INVALID_ENUM", field: "status" },
   { rule: "outcome is required iff TERMINAL (missing)", record: variant("delivery_summary", {}, ["outcome"]), reason: "OUTCOME_REQUIRED", field: "outcome" },
   { rule: "outcome is required iff TERMINAL (present on OPEN)", record: variant("delivery_summary", { status: "OPEN" }), reason: "OUTCOME_NOT_ALLOWED", field: "outcome" },
   { rule: "outcome is one of the four", record: variant("delivery_summary", { outcome: "PARTIAL" }), reason: "INVALID_ENUM", field: "outcome" },
   { rule: "requirement_changed is required", record: variant("delivery_summary", {}, ["requirement_changed"]), reason: "MISSING_FIELD", field: "requirement_changed" },
-  { rule: "elapsed_ms (C55) is an integer ≥ 0", record: variant("delivery_summary", { elapsed_ms: -1 }), reason: "OUT_OF_RANGE", field: "elapsed_ms" },
-  { rule: "stage_reached (C56) is a non-empty id", record: variant("delivery_summary", { stage_reached: "" }), reason: "OUT_OF_RANGE", field: "stage_reached" },
   // §2 packet, repair
-  { rule: "repair_attribution is AVAILABLE or UNAVAILABLE", record: variant("packet", { repair_attribution: "MAYBE" }), reason: "INVALID_ENUM", field: "repair_attribution" },
   { rule: "packet needs governance_revision", record: variant("packet", {}, ["governance_revision"]), reason: "MISSING_FIELD", field: "governance_revision" },
   { rule: "repair needs finding_id", record: variant("repair", {}, ["finding_id"]), reason: "MISSING_FIELD", field: "finding_id" },
   { rule: "repair.attributable is a boolean", record: variant("repair", { attributable: 1 }), reason: "WRONG_TYPE", field: "attributable" },
@@ -99,6 +92,16 @@ describe("contract 1.0.0 validation (table-driven)", () => {
     expect(parsed.rejection.detail.length).toBeGreaterThan(0);
   });
 
+  it("revision 2 (DUPLICATE_FIELD): a key repeated in one JSON object rejects the line; the last one does not silently win", () => {
+    const line = JSON.stringify(base["cost"]).replace('"amount_minor":120', '"amount_minor":5,"amount_minor":500');
+    expect(parseFactJson(line)).toMatchObject({ ok: false, rejection: { reason: "DUPLICATE_FIELD", field: "amount_minor" } });
+    const nested = JSON.stringify(base["cost"]).replace('"basis":"DIRECT_HOST"', '"basis":"DIRECT_HOST","b\\u0061sis":"MANUAL"');
+    expect(parseFactJson(nested)).toMatchObject({ ok: false, rejection: { reason: "DUPLICATE_FIELD", field: "basis" } });
+    // Equal keys in different objects, and a value that looks like a key, are not duplicates.
+    const snapshotLine = JSON.stringify(variant("task_snapshot", { tasks: [{ task_id: "t1" }, { task_id: "t2", role_template: "task_id:" }] }));
+    expect(parseFactJson(snapshotLine)).toMatchObject({ ok: true });
+  });
+
   it("malformed JSON is a rejection with a reason, not a crash", () => {
     expect(parseFactJson("{not json")).toMatchObject({ ok: false, rejection: { reason: "MALFORMED_JSON" } });
   });
@@ -111,11 +114,16 @@ describe("contract 1.0.0 validation (table-driven)", () => {
     expect(parseFact(variant("packet", { governance_revision: "0.3" }))).toMatchObject({ ok: true });
   });
 
-  it("null and absent optional fields are the same fact; ISO and epoch-millisecond times are the same instant", () => {
+  it("null and absent optional fields are the same fact; the same instant in two zones is the same time", () => {
     const withNulls = parseFact(variant("model_call", { delivery_id: null, event_time: "2026-10-01T10:00:00.000Z" }));
-    const withEpoch = parseFact(variant("model_call", { event_time: Date.parse("2026-10-01T10:00:00Z") }));
-    expect(withNulls.ok && withEpoch.ok).toBe(true);
-    if (withNulls.ok && withEpoch.ok) expect(JSON.stringify(withNulls.fact)).toBe(JSON.stringify(withEpoch.fact));
+    const withOffset = parseFact(variant("model_call", { event_time: "2026-10-01T12:00:00+02:00" }));
+    expect(withNulls.ok && withOffset.ok).toBe(true);
+    if (withNulls.ok && withOffset.ok) expect(JSON.stringify(withNulls.fact)).toBe(JSON.stringify(withOffset.fact));
+  });
+
+  it("revision 2: a leap day is a real date (2024-02-29), and Avro's timestamp-millis (epoch numbers) still reads", () => {
+    expect(parseFact(variant("packet", { event_time: "2024-02-29T23:59:59.999Z" }))).toMatchObject({ ok: true, fact: { event_time: Date.parse("2024-02-29T23:59:59.999Z") } });
+    expect(parseDecodedFact(variant("packet", { event_time: Date.parse("2026-10-01T10:00:00Z") }))).toMatchObject({ ok: true, fact: { event_time: Date.parse("2026-10-01T10:00:00Z") } });
   });
 
   it("field order in the input does not change the normalised fact", () => {
@@ -123,5 +131,78 @@ describe("contract 1.0.0 validation (table-driven)", () => {
     const a = parseFact(base["cost"]);
     const b = parseFact(reversed);
     expect(a.ok && b.ok && JSON.stringify(a.fact) === JSON.stringify(b.fact)).toBe(true);
+  });
+});
+
+/**
+ * Contract revision 2 §1, change 1: measure fields are read field by field. Each of these used to
+ * reject its whole record; now the fact is accepted without that measure, and the measure is
+ * reported (field and its own reason) for the INVALID_MEASURE dead letter.
+ */
+const invalidMeasureCases: readonly { rule: string; record: unknown; reason: RejectionReason; field?: string }[] = [
+  { rule: "span_duration_ms is ≥ 0", record: variant("model_call", { span_duration_ms: -1 }), reason: "OUT_OF_RANGE", field: "span_duration_ms" },
+  { rule: "input_tokens is an integer", record: variant("model_call", { input_tokens: 1.5 }), reason: "WRONG_TYPE", field: "input_tokens" },
+  { rule: "output_tokens is ≥ 0", record: variant("model_call", { output_tokens: -3 }), reason: "OUT_OF_RANGE", field: "output_tokens" },
+  { rule: "usage_source is PROVIDER, HOST or NONE", record: variant("model_call", { usage_source: "GUESS" }), reason: "INVALID_ENUM", field: "usage_source" },
+  { rule: "amount_minor is an integer (minor units)", record: variant("cost", { amount_minor: 1.25 }), reason: "WRONG_TYPE", field: "amount_minor" },
+  { rule: "amount_minor is ≥ 0", record: variant("cost", { amount_minor: -5 }), reason: "OUT_OF_RANGE", field: "amount_minor" },
+  { rule: "currency is three upper-case letters", record: variant("cost", { currency: "usd" }), reason: "INVALID_CURRENCY", field: "currency" },
+  { rule: "currency is an ISO 4217 code", record: variant("cost", { currency: "ABC" }), reason: "INVALID_CURRENCY", field: "currency" },
+  { rule: "cost source is PROVIDER, HOST or ESTIMATE", record: variant("cost", { source: "VENDOR" }), reason: "INVALID_ENUM", field: "source" },
+  { rule: "cost_basis is non-empty", record: variant("cost", { cost_basis: "" }), reason: "OUT_OF_RANGE", field: "cost_basis" },
+  { rule: "attribution is PROJECT, SHARED or UNATTRIBUTED", record: variant("cost", { attribution: "TEAM" }), reason: "INVALID_ENUM", field: "attribution" },
+  { rule: "estimated is required", record: variant("cost", {}, ["estimated"]), reason: "MISSING_FIELD", field: "estimated" },
+  { rule: "elapsed_ms (C55) is an integer ≥ 0", record: variant("delivery_summary", { elapsed_ms: -1 }), reason: "OUT_OF_RANGE", field: "elapsed_ms" },
+  { rule: "stage_reached (C56) is a non-empty id", record: variant("delivery_summary", { stage_reached: "" }), reason: "OUT_OF_RANGE", field: "stage_reached" },
+  { rule: "repair_attribution is AVAILABLE or UNAVAILABLE", record: variant("packet", { repair_attribution: "MAYBE" }), reason: "INVALID_ENUM", field: "repair_attribution" },
+  // revision 2 ranges and emptiness
+  { rule: "span_duration_ms is at most 10^10 (1e306 is no duration)", record: variant("model_call", { span_duration_ms: 1e306 }), reason: "OUT_OF_RANGE", field: "span_duration_ms" },
+  { rule: "input_tokens is at most 10^12", record: variant("model_call", { input_tokens: 1e12 + 1 }), reason: "OUT_OF_RANGE", field: "input_tokens" },
+  { rule: "elapsed_ms is at most 10^11", record: variant("delivery_summary", { elapsed_ms: 1e11 + 1 }), reason: "OUT_OF_RANGE", field: "elapsed_ms" },
+  { rule: "amount_minor is at most 10^15", record: variant("cost", { amount_minor: 1e15 + 1 }), reason: "OUT_OF_RANGE", field: "amount_minor" },
+  { rule: "an empty provider is invalid", record: variant("model_call", { provider: "" }), reason: "OUT_OF_RANGE", field: "provider" },
+  { rule: "a packet without repair_attribution lacks a required measure", record: variant("packet", {}, ["repair_attribution"]), reason: "MISSING_FIELD", field: "repair_attribution" },
+];
+
+describe("revision 2 change 1: an invalid measure no longer rejects the fact", () => {
+  it.each(invalidMeasureCases)("$rule → accepted, $field reported as $reason", ({ record, reason, field }) => {
+    const parsed = parseFact(record);
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.invalidMeasures.map((measure) => [measure.field, measure.reason])).toEqual([[field, reason]]);
+    const fact = parsed.fact as unknown as Record<string, unknown>;
+    expect(fact[field as string]).toBeUndefined();
+    expect(Object.keys(fact["invalid_measures"] as object)).toEqual([field]);
+  });
+
+  it("values at the ranges are valid measures", () => {
+    const atRange = parseFact(variant("model_call", { span_duration_ms: 1e10, input_tokens: 1e12, output_tokens: 0 }));
+    expect(atRange).toMatchObject({ ok: true, invalidMeasures: [], fact: { span_duration_ms: 1e10, input_tokens: 1e12 } });
+    expect(parseFact(variant("cost", { amount_minor: 1e15 }))).toMatchObject({ ok: true, invalidMeasures: [] });
+    expect(parseFact(variant("delivery_summary", { elapsed_ms: 1e11 }))).toMatchObject({ ok: true, invalidMeasures: [] });
+  });
+
+  it("several invalid measures are each reported; the other fields of the fact are kept", () => {
+    const parsed = parseFact(variant("model_call", { span_duration_ms: -5, output_tokens: "many" }));
+    expect(parsed).toMatchObject({ ok: true, fact: { call_id: "c1", input_tokens: 10, invalid_measures: { output_tokens: '"many"', span_duration_ms: "-5" } } });
+    if (parsed.ok) expect(parsed.invalidMeasures.map((measure) => measure.field)).toEqual(["output_tokens", "span_duration_ms"]);
+  });
+
+  it("an invalid identity, link or envelope field still rejects, whatever measures are invalid too", () => {
+    expect(parseFact(variant("model_call", { span_duration_ms: -5, call_id: "" }))).toMatchObject({ ok: false, rejection: { field: "call_id" } });
+    expect(parseFact(variant("cost", { amount_minor: -5, delivery_id: "d1" }))).toMatchObject({ ok: false, rejection: { reason: "COST_LINK_NOT_EXACTLY_ONE" } });
+    expect(parseFact(variant("delivery_summary", { elapsed_ms: -1 }, ["outcome"]))).toMatchObject({ ok: false, rejection: { reason: "OUTCOME_REQUIRED" } });
+  });
+
+  it("agent events have no measure fields: their invalid token counts still reject", () => {
+    expect(parseFact(variant("agent_step", { input_tokens: -1 }))).toMatchObject({ ok: false, rejection: { reason: "OUT_OF_RANGE", field: "input_tokens" } });
+  });
+
+  it("the engine topic's normalised form carries the invalid measures through unchanged", () => {
+    const parsed = parseFact(variant("cost", { amount_minor: -5 }));
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    const again = parseNormalizedFact(JSON.parse(JSON.stringify(parsed.fact)));
+    expect(again.ok && JSON.stringify(again.fact)).toBe(JSON.stringify(parsed.fact));
   });
 });

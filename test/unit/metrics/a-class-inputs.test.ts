@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseFact } from "../../../src/contract/parse-fact.ts";
-import { HOUR, TUPLE, WINDOW0, at, evaluate, modelCall, rawModelCall, summary } from "./fact-builders.ts";
+import { HOUR, TUPLE, WINDOW0, at, evaluate, modelCall, parsedWithInvalidMeasures, rawModelCall, summary } from "./fact-builders.ts";
 
 /** Seed §6.1: the three A-class metrics and the exact model-role tuple slicing. */
 
@@ -19,9 +19,14 @@ describe("seed §6.1 operational-latency-ms: absent/invalid duration excludes th
     expect(result.measures).toMatchObject({ contributing: 2 });
   });
 
-  it("an invalid (negative) duration rejects the record, so it never contributes", () => {
-    const parsed = parseFact(rawModelCall({ span_duration_ms: -1 }));
-    expect(parsed.ok).toBe(false);
+  it("revision 2 change 1: an invalid (negative) duration excludes the call from latency only; its tokens still count", () => {
+    const parsed = parseFact(rawModelCall({ call_id: "bad", span_duration_ms: -1 }));
+    expect(parsed).toMatchObject({ ok: true, invalidMeasures: [{ field: "span_duration_ms", reason: "OUT_OF_RANGE" }] });
+    const evaluated = evaluate([modelCall({ call_id: "a", span_duration_ms: 1000 }), parsedWithInvalidMeasures(rawModelCall({ call_id: "bad", span_duration_ms: -1 }))]);
+    const latency = evaluated.get("operational-latency-ms", TUPLE, WINDOW0);
+    expect(latency.value).toBe(1000);
+    expect(latency.coverage).toMatchObject({ numerator: 1, denominator: 2 });
+    expect(evaluated.get("operational-token-usage", { ...TUPLE, direction: "input" }, WINDOW0).value).toBe(200);
   });
 
   it("never substitutes C55: a call of a Delivery with elapsed_ms but no span duration leaves latency N/A", () => {
@@ -95,8 +100,8 @@ describe("seed §6.1 the model-role metrics slice only by the exact provider+C57
     }
   });
 
-  it("an empty-string coordinate does not complete the tuple", () => {
-    const evaluated = evaluate([modelCall({ call_id: "x", role: "" })]);
+  it("an empty-string coordinate (an invalid measure since revision 2) does not complete the tuple", () => {
+    const evaluated = evaluate([parsedWithInvalidMeasures(rawModelCall({ call_id: "x", role: "" }))]);
     expect(evaluated.records("operational-latency-ms").map((result) => result.cohort)).toEqual([{}]);
   });
 });

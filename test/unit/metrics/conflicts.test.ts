@@ -3,7 +3,7 @@ import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
-import { DAY0, HOUR, WINDOW0, cost, definedTask, evaluate, modelCall, packet, parsed, rawModelCall, repair, snapshot, summary } from "./fact-builders.ts";
+import { DAY0, HOUR, TUPLE, WINDOW0, cost, definedTask, evaluate, modelCall, packet, parsed, rawCost, rawModelCall, repair, snapshot, summary } from "./fact-builders.ts";
 
 /** Contract §1: redelivery is a no-op; two different records under one identity are a conflict, all versions quarantined. */
 
@@ -33,9 +33,9 @@ describe("contract §1 redelivery of a byte-identical record is a no-op", () => 
     expect(engine.ingest(modelCall()).kind).toBe("redelivery");
   });
 
-  it("same fact, different spelling (null vs absent, ISO vs epoch millis, key order) is a redelivery, not a conflict (docs decision 3)", () => {
+  it("same fact, different spelling (null vs absent, one instant in two zones, key order) is a redelivery, not a conflict (docs decision 3)", () => {
     const rawCall = rawModelCall({ fact_id: "same", event_time: new Date(DAY0 + 10 * HOUR).toISOString(), task_id: undefined });
-    const respelled: Record<string, unknown> = Object.fromEntries(Object.entries({ ...rawCall, event_time: DAY0 + 10 * HOUR, task_id: null }).reverse());
+    const respelled: Record<string, unknown> = Object.fromEntries(Object.entries({ ...rawCall, event_time: "2026-03-02T11:30:00+01:30", task_id: null }).reverse());
     const evaluated = evaluate([parsed(rawCall), parsed(respelled)]);
     expect(evaluated.conflicts).toEqual([]);
     expect(evaluated.lines).toEqual(lines([parsed(rawCall)]));
@@ -49,7 +49,7 @@ describe("contract §1 two different records with one fact_id → both quarantin
   it("in order A, B: results equal the input without either, and the conflict is published", () => {
     const evaluated = evaluate([...background, first, second]);
     expect(evaluated.lines).toEqual(lines(background));
-    expect(evaluated.conflicts).toEqual([{ identity: "fact\u0000dup", factIds: ["dup", "dup"] }]);
+    expect(evaluated.conflicts).toMatchObject([{ reason: "CONFLICT", identity: "fact\u0000dup", factIds: ["dup", "dup"] }]);
   });
 
   it("in order B, A: the same", () => {
@@ -77,7 +77,7 @@ describe("contract §1 two different model_calls with one call_id → both quara
     expect(a.fact_id).not.toBe(b.fact_id);
     expect(lines([...background, a, b])).toEqual(lines(background));
     expect(lines([b, ...background, a])).toEqual(lines(background));
-    expect(evaluate([...background, a, b]).conflicts).toEqual([{ identity: "call\u0000c-dup", factIds: [a.fact_id, b.fact_id].sort() }]);
+    expect(evaluate([...background, a, b]).conflicts).toMatchObject([{ reason: "CONFLICT", identity: "call\u0000c-dup", factIds: [a.fact_id, b.fact_id].sort() }]);
   });
 
   it("a cost linked to a quarantined call is in no call's or Delivery's sum", () => {
@@ -158,11 +158,71 @@ describe("contract §1 a conflict arriving after the first version was flushed r
   });
 });
 
-describe("contract §2 later TERMINAL summaries of a Delivery are counted and ignored", () => {
-  it("the earliest TERMINAL summary by (event_time, fact_id) is read; later ones appear as LATER_TERMINAL_SUMMARY", () => {
-    const result = evaluate([summary({ outcome: "FAILED", elapsed_ms: 10 }), summary({ outcome: "SUCCEEDED", elapsed_ms: 99, event_time: new Date(DAY0 + 11 * HOUR).toISOString() })]).get("delivery-terminal-outcome-rate", {}, WINDOW0);
-    expect(result.value).toEqual({ FAILED: 1 });
-    expect(result.exclusions).toEqual({ LATER_TERMINAL_SUMMARY: 1 });
-    expect(result.eligible_units).toBe(1);
+describe("revision 2 change 10: later TERMINAL summaries are conflicts, not exclusions", () => {
+  const earliest = summary({ outcome: "FAILED", elapsed_ms: 10 });
+  const later = summary({ outcome: "SUCCEEDED", elapsed_ms: 99, event_time: new Date(DAY0 + 11 * HOUR).toISOString() });
+
+  it("the earliest TERMINAL summary by (event_time, fact_id) is read; the later one is in no result's exclusions", () => {
+    const evaluated = evaluate([later, earliest]);
+    for (const metricId of ["delivery-terminal-outcome-rate", "delivery-cycle-time-ms", "delivery-stage-reach"] as const) {
+      const result = evaluated.get(metricId, {}, WINDOW0);
+      expect(result.exclusions, metricId).toEqual({});
+      expect(result.eligible_units, metricId).toBe(1);
+    }
+    expect(evaluated.get("delivery-terminal-outcome-rate", {}, WINDOW0).value).toEqual({ FAILED: 1 });
+  });
+
+  it("it is published with the conflicts (LATER_TERMINAL_SUMMARY), naming every version and where it was read", () => {
+    const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog());
+    engine.ingest(earliest, 3);
+    expect(engine.laterTerminalConflict(earliest)).toBeUndefined();
+    engine.ingest(later, 7);
+    const conflict = engine.laterTerminalConflict(later);
+    expect(conflict).toMatchObject({ reason: "LATER_TERMINAL_SUMMARY", identity: "delivery\u0000d-1" });
+    expect(conflict?.versions.map((version) => version.origin).sort()).toEqual([3, 7]);
+    expect(engine.conflicts()).toEqual([conflict]);
+  });
+});
+
+describe("revision 2 change 5: domain identities conflict like call_id; an identical re-report under a new fact_id counts once", () => {
+  const report = (factId: string, source: string) => parsed(rawCost({ fact_id: factId, cost_id: "k-re", amount_minor: 700, provenance: { basis: "DIRECT_PROVIDER", source } }));
+  const base = [...background, modelCall()];
+
+  it("two costs differing only in fact_id and provenance.source: one report, counted once, no conflict, in any order", () => {
+    const once = evaluate([...base, report("r-1", "billing-a")]);
+    const twice = evaluate([...base, report("r-1", "billing-a"), report("r-2", "billing-b")]);
+    const reversed = evaluate([report("r-2", "billing-b"), ...base, report("r-1", "billing-a")]);
+    expect(twice.lines).toEqual(once.lines);
+    expect(reversed.lines).toEqual(once.lines);
+    expect(twice.conflicts).toEqual([]);
+    expect(once.get("operational-attributable-cost", { ...TUPLE, currency: "USD", source: "PROVIDER", cost_basis: "list-price" }, WINDOW0).value).toBe(711); // 700 once, plus the background cost of 11
+  });
+
+  it("the same holds for packets, repairs, calls and snapshots", () => {
+    const pair = <T extends MetricFact>(make: (factId: string, source: string) => T) => [make("x-1", "a"), make("x-2", "b")] as const;
+    const cases: (readonly [MetricFact, MetricFact])[] = [
+      pair((factId, source) => packet({ fact_id: factId, packet_id: "p-re", provenance: { basis: "MANUAL", source } })),
+      pair((factId, source) => repair({ fact_id: factId, repair_id: "r-re", packet_id: "bg-p", provenance: { basis: "MANUAL", source } })),
+      pair((factId, source) => modelCall({ fact_id: factId, call_id: "c-re", provenance: { basis: "DIRECT_HOST", source } })),
+      pair((factId, source) => snapshot({ fact_id: factId, provenance: { basis: "MANUAL", source } })),
+    ];
+    for (const [first, second] of cases) {
+      const once = evaluate([...background, summary(), first]);
+      expect(evaluate([...background, summary(), first, second]).lines).toEqual(once.lines);
+      expect(evaluate([second, ...background, summary(), first]).conflicts).toEqual([]);
+    }
+  });
+
+  it("a re-report that differs in anything else (here the basis) is a conflict: every version quarantined", () => {
+    const other = parsed(rawCost({ fact_id: "r-3", cost_id: "k-re", amount_minor: 700, provenance: { basis: "DIRECT_HOST", source: "billing-a" } }));
+    expect(evaluate([...base, report("r-1", "billing-a"), other]).lines).toEqual(evaluate(base).lines);
+  });
+
+  it("when the counted version's fact_id turns out to be in conflict, the identical re-report counts instead", () => {
+    const clash = summary({ fact_id: "r-1", delivery_id: "elsewhere" });
+    const expected = evaluate([...base, report("r-2", "billing-b"), ...[]]).lines;
+    const results = evaluate([...base, report("r-1", "billing-a"), report("r-2", "billing-b"), clash]);
+    expect(results.lines).toEqual(expected);
+    expect(evaluate([clash, ...base, report("r-2", "billing-b"), report("r-1", "billing-a")]).lines).toEqual(expected);
   });
 });

@@ -68,6 +68,15 @@ export function raw(type: string, defaults: Raw, overrides: Overrides): Raw {
 export function parsed(record: Raw): MetricFact {
   const result = parseFact(record);
   if (!result.ok) throw new Error(`builder produced an invalid ${String(record["type"])}: ${result.rejection.reason} ${result.rejection.detail}\n${JSON.stringify(record)}`);
+  if (result.invalidMeasures.length > 0) throw new Error(`builder produced invalid measures ${result.invalidMeasures.map((measure) => measure.field).join(", ")} (use parsedWithInvalidMeasures)\n${JSON.stringify(record)}`);
+  if (isAgentEvent(result.fact)) throw new Error("builder produced an agent event, not a metric fact");
+  return result.fact;
+}
+
+/** Parses a raw record that is meant to carry invalid measures (revision 2: accepted without them). */
+export function parsedWithInvalidMeasures(record: Raw): MetricFact {
+  const result = parseFact(record);
+  if (!result.ok || result.invalidMeasures.length === 0) throw new Error(`expected an accepted fact with invalid measures\n${JSON.stringify(record)}`);
   if (isAgentEvent(result.fact)) throw new Error("builder produced an agent event, not a metric fact");
   return result.fact;
 }

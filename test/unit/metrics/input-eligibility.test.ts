@@ -175,12 +175,18 @@ describe("seed §6.5 direct-evidence-basis-rate: nondirect facts contribute 0; m
     expect(result.coverage.denominator).toBe(3);
   });
 
-  it("non-operational calls are not units of operational metrics but do count for direct-evidence-basis-rate", () => {
-    const evaluated = evaluate([modelCall({ operational: false }), cost()]);
+  it("revision 2 change 9: judge calls (operational = false) and their costs are units of no metric, direct-evidence-basis-rate included", () => {
+    const evaluated = evaluate([modelCall({ operational: false }), cost(), summary()]);
     for (const metricId of ["operational-latency-ms", "operational-token-usage", "operational-attributable-cost", "operational-usage-availability"] as const) {
       expect(evaluated.records(metricId)).toEqual([]);
     }
-    expect(evaluated.get("direct-evidence-basis-rate", {}, WINDOW0).coverage.denominator).toBe(2);
+    // Only the Delivery summary is a unit: not the judge call, not the cost linked to it.
+    expect(evaluated.get("direct-evidence-basis-rate", {}, WINDOW0).coverage.denominator).toBe(1);
+  });
+
+  it("revision 2 change 9: a cost linked to a Delivery, or to an accepted operational call, is a unit; a cost of an unknown call is not", () => {
+    const evaluated = evaluate([modelCall(), cost(), cost({ cost_id: "k-d", call_id: undefined, delivery_id: "d-9" }), cost({ cost_id: "k-orphan", call_id: "no-such-call" })]);
+    expect(evaluated.get("direct-evidence-basis-rate", {}, WINDOW0).coverage.denominator).toBe(3);
   });
 });
 

@@ -34,6 +34,8 @@ function richFacts(): MetricFact[] {
     repair(),
     // A later window whose only fact lacks every optional input: the Delivery metrics and the evidence rate are N/A there.
     summary({ delivery_id: "d-bare", task_id: undefined, elapsed_ms: undefined, stage_reached: undefined, provenance: null, event_time: at(2 * DAY + HOUR) }),
+    // A snapshot whose only task has no identity: no task is covered, the eligibility record is N/A.
+    snapshot({ snapshot_id: "snap-bare", tasks: [definedTask({ task_id: undefined })] }),
   ];
 }
 
@@ -102,9 +104,9 @@ describe("seed §7 missing is never zero: NOT_AVAILABLE always has value null an
     }
   });
 
-  it("N/A is reached for every metric whose units can lack their input (all but delivery-terminal-outcome-rate, whose unit always has its outcome)", () => {
+  it("N/A is reached for every metric (delivery-terminal-outcome-rate through unreadable provenance, revision 2 change 7)", () => {
     const withNa = new Set(notAvailable.map((result) => result.metric_id));
-    expect(withNa).toEqual(new Set(METRIC_IDS.filter((id) => id !== "delivery-terminal-outcome-rate")));
+    expect(withNa).toEqual(new Set(METRIC_IDS));
   });
 });
 
@@ -115,12 +117,20 @@ describe("seed §7 no cross-context comparison: roles, cohorts, provider/runtime
     expect(evaluated.get("operational-latency-ms", { ...TUPLE, role: "reviewer" }, WINDOW0).value).toBe(300);
   });
 
-  it("two role templates are two cohorts", () => {
+  it("two role templates are two cohorts (of the role-template metrics)", () => {
     const evaluated = evaluate([snapshot({ tasks: [definedTask(), definedTask({ task_id: "t-2", members: ["d-2"], role_template: "tpl-b" })] }), summary(), summary({ delivery_id: "d-2", task_id: "t-2" })]);
-    expect(evaluated.records("task-cohort-comparison-eligibility").map((result) => [result.cohort, result.eligible_units])).toEqual([
+    expect(evaluated.records("role-template-rework-rate").map((result) => [result.cohort, result.eligible_units])).toEqual([
       [{ role_template: "tpl-a" }, 1],
       [{ role_template: "tpl-b" }, 1],
     ]);
+  });
+
+  it("revision 2 change 6: task-cohort-comparison-eligibility is one record per snapshot over every defined task, whatever their templates", () => {
+    const evaluated = evaluate([snapshot({ tasks: [definedTask(), definedTask({ task_id: "t-2", members: ["d-2"], role_template: "tpl-b" }), definedTask({ task_id: "t-3", members: ["d-3"], role_template: undefined })] }), summary(), summary({ delivery_id: "d-2", task_id: "t-2" }), summary({ delivery_id: "d-3", task_id: "t-3" })]);
+    const records = evaluated.records("task-cohort-comparison-eligibility");
+    expect(records.map((result) => [result.cohort, result.eligible_units])).toEqual([[{}, 3]]);
+    expect(records[0]?.exclusions).toEqual({ INCOMPLETE_COHORT_COORDINATES: 1 });
+    expect(records[0]?.coverage).toMatchObject({ numerator: 2, denominator: 3 });
   });
 });
 
@@ -144,9 +154,9 @@ describe("contract §4 as_of is the greatest event_time read", () => {
 
   it("snapshot metrics: includes the snapshot itself and the summaries and repairs read before the cutoff", () => {
     const evaluated = evaluate([snapshot({ event_time: at(12 * HOUR) }), summary({ event_time: at(13 * HOUR) }), repair({ packet_id: undefined, task_id: "t-1", event_time: at(14 * HOUR) })]);
-    expect(evaluated.get("task-cohort-comparison-eligibility", { role_template: "tpl-a" }, { snapshot: "snap-1" }).as_of).toBe(at(13 * HOUR));
+    expect(evaluated.get("task-cohort-comparison-eligibility", {}, { snapshot: "snap-1" }).as_of).toBe(at(13 * HOUR));
     expect(evaluated.get("role-template-rework-rate", { role_template: "tpl-a" }, { snapshot: "snap-1" }).as_of).toBe(at(14 * HOUR));
-    const onlySnapshot = evaluate([snapshot()]).get("task-cohort-comparison-eligibility", { role_template: "tpl-a" }, { snapshot: "snap-1" });
+    const onlySnapshot = evaluate([snapshot()]).get("task-cohort-comparison-eligibility", {}, { snapshot: "snap-1" });
     expect(onlySnapshot.as_of).toBe(CUTOFF);
   });
 

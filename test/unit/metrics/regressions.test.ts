@@ -51,7 +51,7 @@ describe("contract §2: a Delivery is terminal from its earliest TERMINAL summar
     ];
     const evaluated = evaluate(facts);
     expect(evaluated.get("delivery-terminal-outcome-rate", {}, WINDOW0).value).toEqual({ FAILED: 1 });
-    const eligibility = evaluated.get("task-cohort-comparison-eligibility", { role_template: "tpl-a" }, { snapshot: "snap-1" });
+    const eligibility = evaluated.get("task-cohort-comparison-eligibility", {}, { snapshot: "snap-1" });
     expect(eligibility.exclusions).toEqual({ OPEN_DELIVERY: 1 });
   });
 });

@@ -67,7 +67,7 @@ describe("seed §6.2 rule 3: identical outcomes give the unique task outcome; di
     expect(rework.exclusions).toEqual({ MIXED_DELIVERY_OUTCOMES: 1 });
     expect(rework.eligible_units).toBe(1);
     expect(rework.coverage).toMatchObject({ numerator: 2, denominator: 2 });
-    const eligibility = evaluated.get("task-cohort-comparison-eligibility", TPL, SNAP);
+    const eligibility = evaluated.get("task-cohort-comparison-eligibility", {}, SNAP);
     expect(eligibility.eligible_units).toBe(2);
     expect(eligibility.exclusions).toEqual({ MIXED_DELIVERY_OUTCOMES: 1 });
   });
@@ -188,22 +188,23 @@ describe("seed §6.2: task-cohort-comparison-eligibility uses every defined task
     return run(tasks, facts);
   }
 
-  it("numerator + Σ exclusions = defined tasks (26 in tpl-a: 20 comparable, 6 excluded, one per reason)", () => {
-    const result = fullCohort().get("task-cohort-comparison-eligibility", TPL, SNAP);
+  it("numerator + Σ exclusions = defined tasks (27 in the one snapshot record: 20 comparable, 7 excluded, one per reason)", () => {
+    const result = fullCohort().get("task-cohort-comparison-eligibility", {}, SNAP);
     expect(result.status).toBe("PUBLISHED");
-    expect(result.eligible_units).toBe(26);
-    expect(result.exclusions).toEqual({ INFRASTRUCTURE_FAILURE: 1, MISSING_TASK_IDENTITY: 1, MIXED_DELIVERY_OUTCOMES: 1, OPEN_DELIVERY: 1, REQUIREMENT_CHANGED: 1, UNDEFINED_TASK_MEMBERSHIP: 1 });
-    expect(result.measures).toMatchObject({ numerator: 20, denominator: 26 });
-    expect(result.value).toBe(20 / 26);
+    expect(result.eligible_units).toBe(27);
+    expect(result.exclusions).toEqual({ INCOMPLETE_COHORT_COORDINATES: 1, INFRASTRUCTURE_FAILURE: 1, MISSING_TASK_IDENTITY: 1, MIXED_DELIVERY_OUTCOMES: 1, OPEN_DELIVERY: 1, REQUIREMENT_CHANGED: 1, UNDEFINED_TASK_MEMBERSHIP: 1 });
+    expect(result.measures).toMatchObject({ numerator: 20, denominator: 27 });
+    expect(result.value).toBe(20 / 27);
     const excluded = Object.values(result.exclusions).reduce((a, b) => a + b, 0);
     expect((result.measures?.numerator ?? 0) + excluded).toBe(result.eligible_units);
-    // Coverage: identity, membership and cohort coordinates are the required inputs.
-    expect(result.coverage).toMatchObject({ numerator: 24, denominator: 26 });
+    // Coverage: identity, membership and the event-time cohort coordinate are the required inputs.
+    expect(result.coverage).toMatchObject({ numerator: 24, denominator: 27 });
   });
 
-  it("the backfilled task is in the cohort-less record, not in tpl-a", () => {
-    const result = fullCohort().get("task-cohort-comparison-eligibility", {}, SNAP);
-    expect(result.eligible_units).toBe(1);
+  it("the backfilled task is counted in the snapshot's one record (INCOMPLETE_COHORT_COORDINATES), and in the role-template metrics' cohort-less record, not in tpl-a", () => {
+    expect(fullCohort().records("task-cohort-comparison-eligibility")).toHaveLength(1);
+    const result = fullCohort().get("role-template-rework-rate", {}, SNAP);
+    expect(result.coverage.denominator).toBe(1);
     expect(result.exclusions).toEqual({ INCOMPLETE_COHORT_COORDINATES: 1 });
   });
 

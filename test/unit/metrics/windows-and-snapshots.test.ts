@@ -28,10 +28,12 @@ describe("contract §3 window scope: tumbling, UTC-aligned event-time windows (d
     ]);
   });
 
-  it("the terminal Delivery metrics anchor at the terminal summary; trajectory-partial-cost at the first summary", () => {
+  it("revision 2 change 8: every Delivery metric, trajectory-partial-cost included, anchors at the terminal summary; an open Delivery is no unit", () => {
     const evaluated = evaluate([summary({ status: "OPEN", event_time: at(-2 * HOUR) }), summary({ event_time: at(10 * HOUR) }), cost({ call_id: undefined, delivery_id: "d-1" })]);
     expect(evaluated.records("delivery-cycle-time-ms").map((result) => result.scope)).toEqual([{ kind: "window", start: at(0), end: at(DAY) }]);
-    expect(evaluated.records("trajectory-partial-cost").map((result) => result.scope)).toEqual([{ kind: "window", start: at(-DAY), end: at(0) }]);
+    expect(evaluated.records("trajectory-partial-cost").map((result) => result.scope)).toEqual([{ kind: "window", start: at(0), end: at(DAY) }]);
+    const open = evaluate([summary({ delivery_id: "d-open", status: "OPEN" }), cost({ cost_id: "k-open", call_id: undefined, delivery_id: "d-open" })]);
+    expect(open.records("trajectory-partial-cost")).toEqual([]);
   });
 
   it("direct-evidence-basis-rate uses each fact's own event_time", () => {
@@ -62,7 +64,7 @@ describe("contract §3 snapshot scope: one per task_snapshot; only facts with ev
       modelCall({ call_id: "late-call", task_id: "t-1", event_time: after }),
     ];
     const evaluated = evaluate(facts);
-    expect(evaluated.get("task-cohort-comparison-eligibility", TPL, SNAP).exclusions).toEqual({ OPEN_DELIVERY: 1 });
+    expect(evaluated.get("task-cohort-comparison-eligibility", {}, SNAP).exclusions).toEqual({ OPEN_DELIVERY: 1 });
     const rework = evaluated.get("role-template-rework-rate", TPL, SNAP);
     expect(rework.eligible_units).toBe(1);
     expect(evaluated.records("role-template-trajectory-partial-cost").map((result) => result.status)).toEqual(["NOT_AVAILABLE"]);
@@ -74,14 +76,14 @@ describe("contract §3 snapshot scope: one per task_snapshot; only facts with ev
   it("two snapshots are two scopes, each read at its own cutoff", () => {
     const facts = [snapshot({ snapshot_id: "early", cutoff: at(9 * HOUR), event_time: at(9 * HOUR) }), snapshot({ snapshot_id: "late" }), summary({ event_time: at(10 * HOUR) })];
     const evaluated = evaluate(facts);
-    expect(evaluated.get("task-cohort-comparison-eligibility", TPL, { snapshot: "early" }).exclusions).toEqual({ OPEN_DELIVERY: 1 });
-    expect(evaluated.get("task-cohort-comparison-eligibility", TPL, { snapshot: "late" }).exclusions).toEqual({});
-    expect(evaluated.get("task-cohort-comparison-eligibility", TPL, { snapshot: "late" }).scope).toEqual({ kind: "snapshot", snapshot_id: "late", cutoff: CUTOFF });
+    expect(evaluated.get("task-cohort-comparison-eligibility", {}, { snapshot: "early" }).exclusions).toEqual({ OPEN_DELIVERY: 1 });
+    expect(evaluated.get("task-cohort-comparison-eligibility", {}, { snapshot: "late" }).exclusions).toEqual({});
+    expect(evaluated.get("task-cohort-comparison-eligibility", {}, { snapshot: "late" }).scope).toEqual({ kind: "snapshot", snapshot_id: "late", cutoff: CUTOFF });
   });
 
   it("the snapshot is never completed from other facts: a summary naming the task does not add a member", () => {
     const evaluated = evaluate([snapshot({ tasks: [definedTask({ members: ["d-1"] })] }), summary({ delivery_id: "d-1" }), summary({ delivery_id: "d-extra", outcome: "FAILED" })]);
-    expect(evaluated.get("task-cohort-comparison-eligibility", TPL, SNAP).exclusions).toEqual({});
+    expect(evaluated.get("task-cohort-comparison-eligibility", {}, SNAP).exclusions).toEqual({});
   });
 });
 
@@ -115,7 +117,7 @@ describe("contract §3 late records update results (an upsert of the result key)
     engine.ingest(summary({ event_time: at(HOUR), outcome: "SUCCEEDED" }));
     const changes = engine.flush().filter((change) => change.key.includes("delivery-terminal-outcome-rate"));
     expect(changes).toContainEqual({ key: before[0]?.key, result: null });
-    expect(changes.find((change) => change.result !== null)?.result).toMatchObject({ value: { SUCCEEDED: 1 }, exclusions: { LATER_TERMINAL_SUMMARY: 1 } });
+    expect(changes.find((change) => change.result !== null)?.result).toMatchObject({ value: { SUCCEEDED: 1 }, exclusions: {} });
   });
 });
 

@@ -6,6 +6,7 @@ import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
 import { evaluateFacts } from "../../support/evaluate-facts.ts";
 import type { MetricResult } from "../../../src/metrics/result-record.ts";
+import { parseFactJson } from "../../../src/contract/parse-fact.ts";
 import { countBy, defaultSample, parseAll } from "./workload-support.ts";
 
 const sample = defaultSample();
@@ -23,10 +24,10 @@ const metricFacts = facts.filter((fact): fact is MetricFact => !isAgentEvent(fac
 
 describe("default sample: every line parses or is an intentional bad line", () => {
   it("rejects exactly the malformed and unsupported-contract lines", () => {
-    expect(sample.stats.malformed).toBe(3);
+    expect(sample.stats.malformed).toBe(4);
     expect(sample.stats.unsupportedContract).toBe(3);
     expect(rejections).toHaveLength(sample.stats.malformed + sample.stats.unsupportedContract);
-    expect(countBy(rejections, (rejection) => rejection.reason)).toEqual({ UNSUPPORTED_CONTRACT: 3, MALFORMED_JSON: 1, INVALID_CURRENCY: 1, MISSING_FIELD: 1 });
+    expect(countBy(rejections, (rejection) => rejection.reason)).toEqual({ UNSUPPORTED_CONTRACT: 3, MALFORMED_JSON: 1, INVALID_TIMESTAMP: 2, DUPLICATE_FIELD: 1 });
   });
 
   it("holds exact redeliveries: byte-identical repeated lines, about one percent", () => {
@@ -43,9 +44,39 @@ describe("default sample: every line parses or is an intentional bad line", () =
   });
 });
 
+describe("default sample: exercises every rule of contract revision 2", () => {
+  const parsedLines = sample.lines.map((line) => parseFactJson(line));
+  const invalid = parsedLines.flatMap((parsed) => (parsed.ok ? parsed.invalidMeasures : []));
+
+  it("invalid measures of each kind are accepted with the measure reported", () => {
+    expect(sample.stats.invalidMeasureFacts).toBeGreaterThanOrEqual(16);
+    expect(new Set(invalid.map((measure) => measure.reason))).toEqual(new Set(["OUT_OF_RANGE", "WRONG_TYPE", "INVALID_ENUM", "INVALID_CURRENCY"]));
+    for (const field of ["span_duration_ms", "input_tokens", "output_tokens", "usage_source", "provider", "amount_minor", "currency", "elapsed_ms", "stage_reached"]) {
+      expect(invalid.some((measure) => measure.field === field), field).toBe(true);
+    }
+  });
+
+  it("values at the ranges are accepted, and just past them are invalid", () => {
+    expect(calls.some((call) => call.span_duration_ms === 1e10)).toBe(true);
+    expect(calls.some((call) => call.output_tokens === 1e12)).toBe(true);
+    expect(costs.some((cost) => cost.amount_minor === 1e15)).toBe(true);
+    expect(summaries.some((summary) => summary.elapsed_ms === 1e11)).toBe(true);
+    for (const past of ["10000000001", "1000000000001", "1000000000000001", "100000000001"]) expect(metricFacts.some((fact) => "invalid_measures" in fact && Object.values(fact.invalid_measures ?? {}).includes(past)), past).toBe(true);
+  });
+
+  it("summaries without task_id, re-reports under a new fact_id, and rejected rolled-over dates and repeated keys", () => {
+    expect(summaries.some((summary) => summary.task_id === undefined && summary.status === "OPEN" && summary.requirement_changed)).toBe(true);
+    expect(sample.stats.reReports).toBeGreaterThan(0);
+    expect(costs.some((cost) => cost.fact_id.endsWith("-rereport") && cost.provenance?.source === "billing-replay")).toBe(true);
+    expect(rejections.filter((rejection) => rejection.reason === "INVALID_TIMESTAMP")).toHaveLength(2);
+    expect(rejections.filter((rejection) => rejection.reason === "DUPLICATE_FIELD")).toHaveLength(1);
+  });
+});
+
 describe("default sample: exercises every rule", () => {
   it("money: three currencies, several bases, ineligible costs, both links", () => {
-    expect(new Set(costs.map((cost) => cost.currency))).toEqual(new Set(["USD", "EUR", "JPY"]));
+    // undefined: the costs whose currency is an invalid measure (revision 2).
+    expect(new Set(costs.map((cost) => cost.currency))).toEqual(new Set(["USD", "EUR", "JPY", undefined]));
     expect(new Set(costs.map((cost) => cost.cost_basis)).size).toBeGreaterThanOrEqual(4);
     expect(costs.some((cost) => cost.source === "ESTIMATE" && cost.estimated)).toBe(true);
     expect(costs.some((cost) => cost.source !== "ESTIMATE" && cost.estimated)).toBe(true);
@@ -155,11 +186,17 @@ describe("default sample through the metric engine", () => {
     }
   });
 
-  it("detects the injected conflicts (fact_id, call_id and snapshot_id)", () => {
+  it("detects the injected conflicts (fact_id, call_id and snapshot_id) and the later TERMINAL summaries", () => {
     const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog());
     for (const fact of metricFacts) engine.ingest(fact);
     const identities = engine.conflicts().map((conflict) => conflict.identity.split("\u0000")[0]);
-    expect(identities).toEqual(expect.arrayContaining(["fact", "call", "snapshot"]));
+    expect(identities).toEqual(expect.arrayContaining(["fact", "call", "snapshot", "delivery"]));
+    expect(engine.conflicts().filter((conflict) => conflict.reason === "LATER_TERMINAL_SUMMARY").length).toBeGreaterThan(0);
     expect(evaluation.conflicts).toEqual(engine.conflicts());
+  });
+
+  it("most results are PUBLISHED (what npm start shows)", () => {
+    const published = evaluation.lines.map((line) => JSON.parse(line) as MetricResult).filter((result) => result.status === "PUBLISHED").length;
+    expect(published / evaluation.lines.length).toBeGreaterThan(0.5);
   });
 });
