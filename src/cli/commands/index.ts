@@ -1,6 +1,7 @@
 import type { CliCommand } from "../command.ts";
 import { catalogCommand } from "./catalog.ts";
 import { generateCommand } from "./generate.ts";
+import { importCommand } from "./import.ts";
 import { alertsCommand } from "./alerts.ts";
 import { produceCommand } from "./produce.ts";
 import { replayCommand } from "./replay.ts";
@@ -17,6 +18,7 @@ export const commands: readonly CliCommand[] = [
   replayCommand,
   runCommand,
   produceCommand,
+  importCommand,
   resultsCommand,
   alertsCommand,
   serveCommand,
