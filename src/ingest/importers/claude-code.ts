@@ -1,5 +1,6 @@
 import { parseJsonLine, type FormatImporter } from "./importer.ts";
-import { asCount, asRecord, asString, logTime, RunBuilder, shellCommandOf, textOf, type SandboxAction, type StepTime } from "./run-builder.ts";
+import { asCount, asRecord, asString, logTime, RunBuilder, textOf, type SandboxAction, type StepTime } from "./run-builder.ts";
+import { shellCommandOf } from "../../tripwires/detectors/agent-tool-intent.ts";
 
 /**
  * Claude Code session transcripts (`~/.claude/projects/<project>/<session>.jsonl`): one JSON

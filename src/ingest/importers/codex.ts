@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { parseJsonLine, type FormatImporter, type Unmapped } from "./importer.ts";
-import { asCount, asRecord, asString, contentRunId, logTime, RunBuilder, shellCommandOf, textOf, type SandboxAction, type StepTime } from "./run-builder.ts";
+import { asCount, asRecord, asString, contentRunId, logTime, RunBuilder, textOf, type SandboxAction, type StepTime } from "./run-builder.ts";
+import { shellCommandOf } from "../../tripwires/detectors/agent-tool-intent.ts";
 
 /**
  * OpenAI Codex CLI session rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`): one

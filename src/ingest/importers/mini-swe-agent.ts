@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import type { FormatImporter } from "./importer.ts";
-import { asCount, asRecord, asString, contentRunId, RunBuilder, shellCommandOf, textOf, type StepTime } from "./run-builder.ts";
+import { asCount, asRecord, asString, contentRunId, RunBuilder, textOf, type StepTime } from "./run-builder.ts";
+import { shellCommandOf } from "../../tripwires/detectors/agent-tool-intent.ts";
 
 /**
  * mini-swe-agent trajectories (`*.traj.json`): `{info, messages, trajectory_format}` (or, in

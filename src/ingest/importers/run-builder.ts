@@ -4,6 +4,7 @@ import { OBSERVATION_CONTRACT } from "../../contract/fact-schema.ts";
 import { observationDigest } from "../../contract/observation-digest.ts";
 import { formatTimestamp } from "../../contract/timestamp.ts";
 
+
 /**
  * Builds the facts of one imported run: every importer reads its own format and says what
  * happened, in log order; this is where identity, sequence, time and provenance are decided, once
@@ -169,25 +170,6 @@ export function logTime(text: unknown): StepTime | undefined {
   const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(text);
   const millis = Date.parse(zoned ? text : `${text}Z`);
   return Number.isNaN(millis) ? undefined : { millis, direct: zoned };
-}
-
-/** The command text of a shell tool call's arguments: `command`/`cmd` as a string or an argv. */
-export function shellCommandOf(args: unknown): string | undefined {
-  if (typeof args !== "object" || args === null) return undefined;
-  const record = args as Record<string, unknown>;
-  const value = record["command"] ?? record["cmd"];
-  if (typeof value === "string") return value;
-  if (Array.isArray(value) && value.every((part) => typeof part === "string")) {
-    const argv = value as string[];
-    // `["bash", "-lc", "script"]` is how Codex runs a script: the script is the command.
-    if (argv.length === 3 && /(^|\/)(ba|z|da)?sh$/.test(argv[0] ?? "") && /^-l?c$/.test(argv[1] ?? "")) return argv[2];
-    return argv.map(shellQuote).join(" ");
-  }
-  return undefined;
-}
-
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
