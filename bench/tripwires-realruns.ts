@@ -20,6 +20,8 @@ const DEFAULT_SOURCES: readonly [string, ImportFormat][] = [
 ];
 
 const args = process.argv.slice(2);
+const explain = args.includes("--explain");
+if (explain) args.splice(args.indexOf("--explain"), 1);
 const samplesAt = args.indexOf("--samples");
 const samplesPath = samplesAt === -1 ? undefined : args[samplesAt + 1];
 const positional = samplesAt === -1 ? args : [...args.slice(0, samplesAt), ...args.slice(samplesAt + 2)];
@@ -37,7 +39,7 @@ if (sources.length === 0) {
 
 const BASE_TIME = Date.parse("2026-01-01T00:00:00Z"); // derived times must not depend on checkout mtimes
 const byRule = new Map<string, number>();
-const perRun: { format: string; runId: string; steps: number; alerts: TripwireAlert[] }[] = [];
+const perRun: { format: string; runId: string; steps: number; alerts: TripwireAlert[]; events: AgentEvent[] }[] = [];
 let runs = 0;
 for (const [path, format] of sources) {
   const files = logFiles([path], IMPORTERS[format]);
@@ -54,7 +56,7 @@ for (const [path, format] of sources) {
     runs++;
     const alerts = replayAgentEvents(events);
     for (const alert of alerts) byRule.set(alert.rule_id, (byRule.get(alert.rule_id) ?? 0) + 1);
-    perRun.push({ format, runId, steps: events.filter((event) => event.type === "agent_step").length, alerts });
+    perRun.push({ format, runId, steps: events.filter((event) => event.type === "agent_step").length, alerts, events: explain ? events : [] });
   }
 }
 
@@ -65,6 +67,19 @@ for (const run of perRun.filter((entry) => entry.alerts.length > 0)) {
   const counts = new Map<string, number>();
   for (const alert of run.alerts) counts.set(alert.rule_id, (counts.get(alert.rule_id) ?? 0) + 1);
   process.stdout.write(`  ${run.format} ${run.runId} steps=${run.steps} ${[...counts.entries()].map(([rule, count]) => `${rule}=${count}`).join(" ")}\n`);
+}
+if (explain) {
+  // For hand-judging: each loop alert with the agent steps of its seq range.
+  for (const run of perRun) {
+    for (const alert of run.alerts.filter((entry) => entry.kind !== "DESTRUCTIVE")) {
+      process.stdout.write(`\n## ${alert.rule_id} ${run.format} ${run.runId} seq ${alert.evidence.seq_from}..${alert.evidence.seq_to}\n`);
+      for (const event of run.events) {
+        if (event.type !== "agent_step" || event.seq < alert.evidence.seq_from || event.seq > alert.evidence.seq_to) continue;
+        const digest = (event.observation_digest ?? "").slice(7, 15);
+        process.stdout.write(`  ${String(event.seq).padStart(4)} ${event.kind.padEnd(9)} ${(event.status ?? "-").padEnd(5)} ${digest} ${event.actor ?? ""} ${(event.input ?? "").slice(0, 150).replaceAll("\n", "⏎")}\n`);
+      }
+    }
+  }
 }
 if (samplesPath !== undefined) {
   writeFileSync(samplesPath, perRun.flatMap((run) => run.alerts.map((alert) => JSON.stringify({ format: run.format, ...alert }))).join("\n") + "\n");

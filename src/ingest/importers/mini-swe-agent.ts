@@ -16,7 +16,11 @@ import { shellCommandOf } from "../../tripwires/detectors/agent-tool-intent.ts";
  * response's `created`), direct; otherwise the previous step's time + 1 ms (the first: the
  * file's modification time), DERIVED.
  */
-const ACTION_BLOCK = /```(?:bash|mswea_bash_command|sh)?[ \t]*\n([\s\S]*?)\n```/g;
+/**
+ * The harness's own action patterns (its `action_regex`: ```bash (v1), ```mswea_bash_command,
+ * and the XML forms): a block in another language (```python) is prose, not an action.
+ */
+const ACTION_BLOCKS: readonly RegExp[] = [/```(?:bash|mswea_bash_command)\s*\n([\s\S]*?)\n```/g, /<mswea_bash_command>([\s\S]*?)<\/mswea_bash_command>/g, /<bash_code>([\s\S]*?)<\/bash_code>/g];
 
 export const miniSweAgentImporter: FormatImporter = {
   format: "mini-swe-agent",
@@ -101,7 +105,11 @@ function actionsOf(message: Record<string, unknown>, text: string): string[] {
       }
     });
   }
-  return [...text.matchAll(ACTION_BLOCK)].map((match) => (match[1] ?? "").trim());
+  for (const pattern of ACTION_BLOCKS) {
+    const actions = [...text.matchAll(pattern)].map((match) => (match[1] ?? "").trim());
+    if (actions.length > 0) return actions;
+  }
+  return [];
 }
 
 function returnCodeOf(reply: Record<string, unknown> | undefined, text: string): number | undefined {
