@@ -20,7 +20,7 @@ const read = (seq: number, path = "/work/repo/src/a.py"): AgentEvent => toolCall
 const message = (seq: number, digest: string, actor = "assistant"): AgentEvent => toolCall(RUN, seq, "x", "", { kind: "message", tool: undefined, input: undefined, actor, observation_digest: digest, status: undefined });
 const renumber = (events: AgentEvent[]): AgentEvent[] => events.map((event, seq) => ({ ...event, seq, fact_id: `${event.type}-${seq}`, event_time: 1_767_225_600_000 + seq * 1000 }));
 
-describe("loop-failing-step sees progress (item 6)", () => {
+describe("loop-failing-step sees progress (item 6)", { timeout: 60_000 }, () => {
   const TEST = "python -m pytest -q";
 
   it("a failing test re-run after each edit, with a new error each time, is the debug loop: no alert", () => {
@@ -106,7 +106,7 @@ describe("no-match exits are not failures (item 9)", () => {
   });
 });
 
-describe("loop-repeated-message: stuck in messages (item 7)", () => {
+describe("loop-repeated-message: stuck in messages (item 7)", { timeout: 60_000 }, () => {
   const FORMAT_ERROR = "Please always provide EXACTLY ONE action in triple backticks, found 3 actions.";
 
   it("25 identical format-error replies with no tool call raise one alert at the 4th", () => {
@@ -139,7 +139,7 @@ describe("loop-repeated-message: stuck in messages (item 7)", () => {
   });
 });
 
-describe("shell tool calls are judged by the destructive analyser (item 9)", () => {
+describe("shell tool calls are judged by the destructive analyser (item 9)", { timeout: 60_000 }, () => {
   const destructive = (alerts: TripwireAlert[]): TripwireAlert[] => alerts.filter((alert) => alert.kind === "DESTRUCTIVE");
 
   it("an agent_step Bash/bash/execute_bash/run_command/exec_command call with rm -rf / alerts", () => {

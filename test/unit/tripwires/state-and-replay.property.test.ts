@@ -27,7 +27,7 @@ const runArbitrary = fc
 
 const bytes = (alerts: readonly TripwireAlert[]): string => canonicalJson(alerts);
 
-describe("replay, dedupe and restore properties", () => {
+describe("replay, dedupe and restore properties", { timeout: 60_000 }, () => {
   it("replaying the same records twice gives byte-identical alerts", () => {
     fc.assert(fc.property(runArbitrary, (events) => bytes(replayAgentEvents(events)) === bytes(replayAgentEvents(events))));
   });
