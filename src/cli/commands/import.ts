@@ -5,7 +5,7 @@ import { IMPORTERS, importLogs, isImportFormat, logFiles } from "../../ingest/im
 import { UsageError, type CliCommand } from "../command.ts";
 import { parseFlags, stringFlag } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
-import { formatTable } from "../../replay/replay-summary.ts";
+import { formatTable } from "../../replay/text-table.ts";
 
 const FORMATS = Object.values(IMPORTERS)
   .map((importer) => `  ${importer.format.padEnd(15)} ${importer.description}`)
