@@ -14,6 +14,36 @@ export const tripwireConfigSchema = z
         failingStepRepeats: z.number().int().min(2).default(3),
         /** Tool calls kept per run (seq-sorted ring) for cycle and failing-step detection. */
         actionWindow: z.number().int().min(2).max(4096).default(64),
+        /**
+         * Commands whose non-zero exit only means "no match" or "false" (grep finding nothing,
+         * `test -f` on a missing file, diff finding a difference): a shell tool call that ends in
+         * error with one of them as its final command is not a failure for the loop rules.
+         */
+        noMatchCommands: z.array(z.string().min(1)).default(["grep", "egrep", "fgrep", "rg", "ag", "ack", "git grep", "test", "[", "[[", "diff", "cmp", "git diff", "pgrep", "which", "command -v"]),
+      })
+      .prefault({}),
+    messages: z
+      .strictObject({
+        /** The same message (by observation digest) this many times with no tool call in between alerts. */
+        minRepeats: z.number().int().min(2).default(4),
+        /** Actors whose messages are not judged (the human typing the same prompt is not the agent being stuck). */
+        ignoredActors: z.array(z.string()).default(["user", "human"]),
+        /** Distinct message digests remembered since the last tool call. */
+        memory: z.number().int().min(1).max(1024).default(32),
+      })
+      .prefault({}),
+    agentTools: z
+      .strictObject({
+        /** Tool names whose input's `command`/`cmd` is a shell command line, analysed like a sandbox exec. */
+        shell: z.array(z.string().min(1)).default(["Bash", "bash", "shell", "execute_bash", "run_command", "exec_command", "shell_command", "local_shell", "container.exec", "run_shell_command", "terminal"]),
+        /** Tool names that change files (their `command: "view"` form excepted): a state change for the loop and redundancy rules. */
+        edit: z.array(z.string().min(1)).default(["Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_editor", "str_replace_based_edit_tool", "edit", "create", "insert", "append", "apply_patch", "write", "write_file", "edit_file", "replace"]),
+        /**
+         * A sandbox event mirrors a tool call (the same action reported twice: by the agent log and
+         * by the sandbox) when its command (or path) equals the tool call's and their seqs differ
+         * by at most this much: one alert and one state change for the pair, not two.
+         */
+        mirrorSeqWindow: z.number().int().min(0).max(1024).default(8),
       })
       .prefault({}),
     redundancy: z

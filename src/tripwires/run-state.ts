@@ -3,6 +3,8 @@ import { emptyCredentialState, type CredentialState } from "./detectors/credenti
 import { MAX_DELETION_EPISODES, type DeletionEpisode } from "./detectors/deletion-episodes.ts";
 import { DESTRUCTIVE_RULE_IDS } from "./rules/destructive-rules.ts";
 import { emptyLoopState, type LoopState } from "./detectors/loop-detector.ts";
+import { MAX_MIRROR_ENTRIES, type MirrorEntry } from "./detectors/action-mirror.ts";
+import { emptyMessageState, type MessageState } from "./detectors/message-repeat-detector.ts";
 import { emptyRedundancyState, windowFigures, type RedundancyState } from "./detectors/redundancy-detector.ts";
 
 /**
@@ -31,6 +33,12 @@ export interface RunState {
   deletionEpisodes: DeletionEpisode[];
   /** file_delete findings grouped into an open episode instead of alerting. */
   deletionsGrouped: number;
+  /** Repeated messages since the last tool call. */
+  messages: MessageState;
+  /** Recent tool calls and sandbox events by subject, to pair an action reported by both. */
+  mirrors: MirrorEntry[];
+  /** Destructive alerts not raised because the same action's other report already raised them. */
+  mirroredAlertsSuppressed: number;
 }
 
 /** The run-state summary record (agentops.run-state.v1, compacted, key = run_id). */
@@ -76,6 +84,9 @@ export function emptyRunState(runId: string, eventTime: number): RunState {
     credential: emptyCredentialState(),
     deletionEpisodes: [],
     deletionsGrouped: 0,
+    messages: emptyMessageState(),
+    mirrors: [],
+    mirroredAlertsSuppressed: 0,
   };
 }
 
@@ -119,7 +130,7 @@ export function summariseRun(state: RunState): RunStateSummary {
     last_seq: state.lastSeq,
     first_event_time: state.firstEventTime,
     last_event_time: state.lastEventTime,
-    open_alerts: (state.loop.openCycle === null ? 0 : 1) + state.loop.openFailures.length + (redundancy.episodeOpen ? 1 : 0),
+    open_alerts: (state.loop.openCycle === null ? 0 : 1) + state.loop.openFailures.length + (redundancy.episodeOpen ? 1 : 0) + (state.messages.alerted === 0 ? 0 : 1),
     alerts_emitted: state.alertsEmitted,
     duplicates_ignored: state.duplicatesIgnored,
     late_ignored: state.lateIgnored,
@@ -142,13 +153,20 @@ const runStateSchema = z.strictObject({
   seenSandboxSeqs: numbers,
   stepSeqFloor: z.number(),
   sandboxSeqFloor: z.number(),
-  loop: z.strictObject({
-    seqs: numbers,
-    actions: numbers,
-    errors: numbers,
-    openCycle: z.strictObject({ cycleLength: z.number(), seqFrom: z.number(), lastSeq: z.number() }).nullable(),
-    openFailures: z.array(z.tuple([z.number(), z.number()])),
-  }),
+  loop: z
+    .strictObject({
+      seqs: numbers,
+      actions: numbers,
+      errors: numbers,
+      // Changelog values written before progress-aware failing steps restore with no digests and
+      // one epoch: old failures then count as "nothing changed in between", as they did.
+      digests: numbers.optional(),
+      epochs: numbers.optional(),
+      changed: numbers.optional(),
+      openCycle: z.strictObject({ cycleLength: z.number(), seqFrom: z.number(), lastSeq: z.number() }).nullable(),
+      openFailures: z.array(z.tuple([z.number(), z.number()])),
+    })
+    .transform((loop) => ({ ...loop, digests: loop.digests ?? loop.seqs.map(() => 0), epochs: loop.epochs ?? loop.seqs.map(() => 0), changed: loop.changed ?? loop.seqs.map(() => 0) })),
   redundancy: z.strictObject({
     epoch: z.number(),
     observedActions: numbers,
@@ -168,6 +186,12 @@ const runStateSchema = z.strictObject({
   // Defaults: changelog values written before deletion grouping existed still restore.
   deletionEpisodes: z.array(z.strictObject({ ruleId: z.enum(DESTRUCTIVE_RULE_IDS), root: z.string(), lastEventTime: z.number() })).max(MAX_DELETION_EPISODES).default([]),
   deletionsGrouped: z.number().default(0),
+  messages: z.strictObject({ digests: numbers, counts: numbers, firstSeqs: numbers, alerted: z.number() }).default(emptyMessageState),
+  mirrors: z
+    .array(z.strictObject({ side: z.union([z.literal(0), z.literal(1)]), seq: z.number(), subject: z.number(), rules: z.array(z.string()), changed: z.union([z.literal(0), z.literal(1)]), matched: z.union([z.literal(0), z.literal(1)]) }))
+    .max(MAX_MIRROR_ENTRIES)
+    .default([]),
+  mirroredAlertsSuppressed: z.number().default(0),
 });
 
 /** JSON text of a run's state, for the changelog topic. */

@@ -7,6 +7,10 @@ import { observeDataFlow } from "./detectors/credential-egress-detector.ts";
 import { episodeRoot, groupObservedDeletion, openEpisode } from "./detectors/deletion-episodes.ts";
 import { destructiveRule } from "./rules/destructive-rules.ts";
 import { observeToolCall, trimLoopWindow } from "./detectors/loop-detector.ts";
+import { claimMirror, rememberMirror } from "./detectors/action-mirror.ts";
+import { agentToolIntent, endsWithNoMatchCommand } from "./detectors/agent-tool-intent.ts";
+import { endMessageStreak, observeMessage } from "./detectors/message-repeat-detector.ts";
+import type { DestructiveFinding } from "./commands/command-analysis.ts";
 import { observeStateChange, observeToolResult } from "./detectors/redundancy-detector.ts";
 import { admitSeq, type RunState } from "./run-state.ts";
 import { analyseSandboxEvent } from "./commands/sandbox-event-analysis.ts";
@@ -29,19 +33,51 @@ export function stepRun(state: RunState, event: AgentEvent, config: TripwireConf
   state.lastEventTime = Math.max(state.lastEventTime, event.event_time);
   state.firstEventTime = Math.min(state.firstEventTime, event.event_time);
   state.lastSeq = Math.max(state.lastSeq, event.seq);
-  const alerts = event.type === "agent_step" ? stepAgent(state, event, config) : stepSandbox(state, event, config, analyser);
+  const alerts = event.type === "agent_step" ? stepAgent(state, event, config, analyser) : stepSandbox(state, event, config, analyser);
   state.alertsEmitted += alerts.length;
   return alerts;
 }
 
-function stepAgent(state: RunState, step: AgentStep, config: TripwireConfig): TripwireAlert[] {
+function stepAgent(state: RunState, step: AgentStep, config: TripwireConfig, analyser: CommandAnalyser): TripwireAlert[] {
   state.stepsSeen++;
-  // Messages and plans are not actions: they neither form nor break a loop.
-  if (step.kind !== "tool_call" || step.tool === undefined) return [];
+  if (step.kind !== "tool_call" || step.tool === undefined) {
+    // Messages and plans are not actions: they neither form nor break a loop. Repeated messages
+    // with no tool call in between are their own rule.
+    if (step.kind !== "message" || step.observation_digest === undefined) return [];
+    return observeMessage(state.messages, { runId: state.runId, seq: step.seq, eventTime: step.event_time, actor: step.actor, digest: hash53(step.observation_digest) }, config.messages);
+  }
+  endMessageStreak(state.messages);
   const action = actionIdentity(step.tool, step.input);
-  const alerts = observeToolCall(state.loop, { runId: state.runId, seq: step.seq, eventTime: step.event_time, action, tool: step.tool, failed: step.status === "error" }, config.loop);
-  trimLoopWindow(state.loop, config.loop.actionWindow);
+  const alerts: TripwireAlert[] = [];
+  const intent = agentToolIntent(step.tool, step.input, config.agentTools);
+  let changesState = intent.editsFiles;
+  let noMatch = false;
+  if (intent.command !== undefined) {
+    const analysis = analyser.analyseShell(intent.command, { cwd: undefined, workspaceRoot: undefined, home: config.destructive.home });
+    changesState = analysis.changesState;
+    noMatch = step.status === "error" && endsWithNoMatchCommand(intent.command, config.loop.noMatchCommands);
+    const mirror = claimMirror(state.mirrors, 0, step.seq, hash53(intent.command), config.agentTools.mirrorSeqWindow);
+    const findings = mirror === undefined ? analysis.findings : analysis.findings.filter((finding) => !mirror.rules.includes(finding.ruleId));
+    state.mirroredAlertsSuppressed += analysis.findings.length - findings.length;
+    alerts.push(...destructiveAlerts(state, findings, { seq: step.seq, eventTime: step.event_time, command: intent.command, observedDeletion: false }, config));
+    const alertedRules = alerts.map((alert) => alert.rule_id);
+    if (mirror !== undefined && mirror.changed === 1) changesState = false; // already counted by its sandbox event
+    rememberMirror(state.mirrors, { side: 0, seq: step.seq, subject: hash53(intent.command), rules: alertedRules, changed: changesState ? 1 : 0, matched: mirror === undefined ? 0 : 1 });
+  } else if (intent.path !== undefined) {
+    const mirror = claimMirror(state.mirrors, 0, step.seq, hash53(intent.path), config.agentTools.mirrorSeqWindow);
+    if (mirror !== undefined && mirror.changed === 1) changesState = false;
+    rememberMirror(state.mirrors, { side: 0, seq: step.seq, subject: hash53(intent.path), rules: [], changed: changesState ? 1 : 0, matched: mirror === undefined ? 0 : 1 });
+  }
+  if (changesState) observeStateChange(state.redundancy);
   const digest = step.observation_digest === undefined ? undefined : hash53(step.observation_digest);
+  alerts.push(
+    ...observeToolCall(
+      state.loop,
+      { runId: state.runId, seq: step.seq, eventTime: step.event_time, action, tool: step.tool, failed: step.status === "error" && !noMatch, digest: digest ?? 0, epochAfter: state.redundancy.epoch, changed: changesState },
+      config.loop,
+    ),
+  );
+  trimLoopWindow(state.loop, config.loop.actionWindow);
   alerts.push(...observeToolResult(state.redundancy, { runId: state.runId, seq: step.seq, eventTime: step.event_time, action, digest }, config.redundancy));
   return alerts;
 }
@@ -49,32 +85,45 @@ function stepAgent(state: RunState, step: AgentStep, config: TripwireConfig): Tr
 function stepSandbox(state: RunState, event: SandboxEvent, config: TripwireConfig, analyser: CommandAnalyser): TripwireAlert[] {
   state.sandboxEventsSeen++;
   const analysis = analyseSandboxEvent(event, analyser, config.destructive.home);
-  if (analysis.changesState) observeStateChange(state.redundancy);
+  const subject = event.kind === "exec" ? event.command : event.kind === "file_write" || event.kind === "file_delete" || event.kind === "file_read" ? event.path : undefined;
+  const mirror = subject === undefined ? undefined : claimMirror(state.mirrors, 1, event.seq, hash53(subject), config.agentTools.mirrorSeqWindow);
+  // The tool call this event mirrors already counted the state change and raised its alerts.
+  const changesState = analysis.changesState && !(mirror !== undefined && mirror.changed === 1);
+  if (changesState) observeStateChange(state.redundancy);
+  const findings = mirror === undefined ? analysis.findings : analysis.findings.filter((finding) => !mirror.rules.includes(finding.ruleId));
+  state.mirroredAlertsSuppressed += analysis.findings.length - findings.length;
+  const alerts = destructiveAlerts(state, findings, { seq: event.seq, eventTime: event.event_time, command: event.command, observedDeletion: event.kind === "file_delete" }, config);
+  if (subject !== undefined) rememberMirror(state.mirrors, { side: 1, seq: event.seq, subject: hash53(subject), rules: alerts.map((alert) => alert.rule_id), changed: changesState ? 1 : 0, matched: mirror === undefined ? 0 : 1 });
+  if (analysis.credentialReads.length > 0 || analysis.egressTargets.length > 0) {
+    alerts.push(...observeDataFlow(state.credential, { runId: state.runId, seq: event.seq, eventTime: event.event_time, credentialReads: analysis.credentialReads, egressTargets: analysis.egressTargets, command: event.command }));
+  }
+  return alerts;
+}
+
+/** One alert per destructive rule per record, with observed deletions grouped into episodes. */
+function destructiveAlerts(state: RunState, findings: readonly DestructiveFinding[], record: { seq: number; eventTime: number; command: string | undefined; observedDeletion: boolean }, config: TripwireConfig): TripwireAlert[] {
   const alerts: TripwireAlert[] = [];
-  for (const finding of analysis.findings) {
+  for (const finding of findings) {
     if (alerts.some((alert) => alert.rule_id === finding.ruleId)) continue; // one alert per rule per record: its seq range is the id
     if (finding.path !== undefined && finding.ruleId.startsWith("fs-delete-")) {
-      if (event.kind === "file_delete") {
-        if (groupObservedDeletion(state.deletionEpisodes, finding.ruleId, finding.path, event.event_time, config.destructive.deletionQuietSeconds * 1000)) {
+      if (record.observedDeletion) {
+        if (groupObservedDeletion(state.deletionEpisodes, finding.ruleId, finding.path, record.eventTime, config.destructive.deletionQuietSeconds * 1000)) {
           state.deletionsGrouped++;
           continue;
         }
       } else {
-        openEpisode(state.deletionEpisodes, finding.ruleId, episodeRoot(finding.path, true), event.event_time);
+        openEpisode(state.deletionEpisodes, finding.ruleId, episodeRoot(finding.path, true), record.eventTime);
       }
     }
     const rule = destructiveRule(finding.ruleId);
     alerts.push(
       makeAlert(rule, {
         run_id: state.runId,
-        event_time: event.event_time,
-        evidence: { seq_from: event.seq, seq_to: event.seq, command: event.command ?? finding.command, path: finding.path, detail: finding.detail },
+        event_time: record.eventTime,
+        evidence: { seq_from: record.seq, seq_to: record.seq, command: record.command ?? finding.command, path: finding.path, detail: finding.detail },
         message: `${rule.severity === "critical" ? "destructive action" : "risky action"} (${rule.id}): ${finding.detail}`,
       }),
     );
-  }
-  if (analysis.credentialReads.length > 0 || analysis.egressTargets.length > 0) {
-    alerts.push(...observeDataFlow(state.credential, { runId: state.runId, seq: event.seq, eventTime: event.event_time, credentialReads: analysis.credentialReads, egressTargets: analysis.egressTargets, command: event.command }));
   }
   return alerts;
 }

@@ -3,6 +3,7 @@ import { catalogCommand } from "./catalog.ts";
 import { generateCommand } from "./generate.ts";
 import { hookCommand } from "./hook.ts";
 import { otlpCommand } from "./otlp.ts";
+import { importCommand } from "./import.ts";
 import { alertsCommand } from "./alerts.ts";
 import { produceCommand } from "./produce.ts";
 import { replayCommand } from "./replay.ts";
@@ -21,6 +22,7 @@ export const commands: readonly CliCommand[] = [
   produceCommand,
   otlpCommand,
   hookCommand,
+  importCommand,
   resultsCommand,
   alertsCommand,
   serveCommand,

@@ -10,8 +10,14 @@ import { RUN_RULES } from "../rules/run-rules.ts";
 export interface LoopState {
   seqs: number[];
   actions: number[];
-  /** 1 when that tool call ended with status error. */
+  /** 1 when that tool call ended with status error (a "no match" exit is not an error here). */
   errors: number[];
+  /** The call's observation digest as a 53-bit hash; 0 when it reported none. */
+  digests: number[];
+  /** The run's state epoch after the call (its own state change included). */
+  epochs: number[];
+  /** 1 when the call itself changed state. */
+  changed: number[];
   /** The loop episode currently alerted, if any: a new alert needs a new episode. */
   openCycle: { cycleLength: number; seqFrom: number; lastSeq: number } | null;
   /** [action, last seq] of failing streaks already alerted (bounded). */
@@ -21,7 +27,7 @@ export interface LoopState {
 const MAX_OPEN_FAILURES = 16;
 
 export function emptyLoopState(): LoopState {
-  return { seqs: [], actions: [], errors: [], openCycle: null, openFailures: [] };
+  return { seqs: [], actions: [], errors: [], digests: [], epochs: [], changed: [], openCycle: null, openFailures: [] };
 }
 
 export interface ToolCallObservation {
@@ -31,6 +37,9 @@ export interface ToolCallObservation {
   readonly action: number;
   readonly tool: string;
   readonly failed: boolean;
+  readonly digest: number;
+  readonly epochAfter: number;
+  readonly changed: boolean;
 }
 
 export function observeToolCall(state: LoopState, call: ToolCallObservation, config: TripwireConfig["loop"]): TripwireAlert[] {
@@ -69,11 +78,17 @@ function insertSorted(state: LoopState, call: ToolCallObservation): void {
     state.seqs.push(call.seq);
     state.actions.push(call.action);
     state.errors.push(call.failed ? 1 : 0);
+    state.digests.push(call.digest);
+    state.epochs.push(call.epochAfter);
+    state.changed.push(call.changed ? 1 : 0);
     return;
   }
   state.seqs.splice(index, 0, call.seq);
   state.actions.splice(index, 0, call.action);
   state.errors.splice(index, 0, call.failed ? 1 : 0);
+  state.digests.splice(index, 0, call.digest);
+  state.epochs.splice(index, 0, call.epochAfter);
+  state.changed.splice(index, 0, call.changed ? 1 : 0);
 }
 
 export function trimLoopWindow(state: LoopState, window: number): void {
@@ -83,11 +98,17 @@ export function trimLoopWindow(state: LoopState, window: number): void {
     state.seqs.shift();
     state.actions.shift();
     state.errors.shift();
+    state.digests.shift();
+    state.epochs.shift();
+    state.changed.shift();
     return;
   }
   state.seqs.splice(0, excess);
   state.actions.splice(0, excess);
   state.errors.splice(0, excess);
+  state.digests.splice(0, excess);
+  state.epochs.splice(0, excess);
+  state.changed.splice(0, excess);
 }
 
 interface Cycle {
@@ -114,7 +135,13 @@ function detectCycle(state: LoopState, config: TripwireConfig["loop"]): Cycle | 
   return undefined;
 }
 
-/** Same action failing again and again, not necessarily back to back. */
+/**
+ * Same action failing again and again without progress, not necessarily back to back. Walking
+ * back from the newest call of the action, each earlier failure joins the streak when it is like
+ * the one after it: the same observation digest (it failed the same way), or no state-changing
+ * action between the two (nothing was tried). A different error after a state change (the normal
+ * debug loop: edit, re-run, a new error) is progress and ends the streak; a success ends it too.
+ */
 function observeFailure(state: LoopState, call: ToolCallObservation, config: TripwireConfig["loop"]): TripwireAlert[] {
   const openIndex = state.openFailures.findIndex(([action]) => action === call.action);
   if (!call.failed) {
@@ -124,14 +151,21 @@ function observeFailure(state: LoopState, call: ToolCallObservation, config: Tri
   let failures = 0;
   let seqFrom = call.seq;
   let seqTo: number | undefined;
+  let newer = -1;
   for (let index = state.seqs.length - 1; index >= 0; index--) {
     if (state.actions[index] !== call.action) continue;
     if (state.errors[index] !== 1) break; // a success of the same action ends the streak
+    if (newer !== -1 && !failedAlike(state, index, newer)) break; // progress between the two
     failures++;
     seqFrom = state.seqs[index] ?? seqFrom;
     seqTo ??= seqFrom;
+    newer = index;
   }
-  if (failures < config.failingStepRepeats) return [];
+  if (failures < config.failingStepRepeats) {
+    // Progress ended an alerted streak: a later one is a new episode with its own alert.
+    if (openIndex !== -1 && failures <= 1) state.openFailures.splice(openIndex, 1);
+    return [];
+  }
   const open = openIndex === -1 ? undefined : state.openFailures[openIndex];
   if (open !== undefined) {
     open[1] = Math.max(open[1], call.seq);
@@ -145,7 +179,15 @@ function observeFailure(state: LoopState, call: ToolCallObservation, config: Tri
       run_id: call.runId,
       event_time: call.eventTime,
       evidence: { seq_from: seqFrom, seq_to: seqTo ?? call.seq, repetitions: failures, detail: `tool ${call.tool}` },
-      message: `the same ${call.tool} call failed ${failures} times (seq ${seqFrom}..${seqTo ?? call.seq}) without succeeding in between`,
+      message: `the same ${call.tool} call failed ${failures} times (seq ${seqFrom}..${seqTo ?? call.seq}) without progress: the same error, or nothing changed in between`,
     }),
   ];
+}
+
+/** Two failures of one action (older, newer ring indexes) with no progress between them. */
+function failedAlike(state: LoopState, older: number, newer: number): boolean {
+  const digest = state.digests[older] ?? 0;
+  if (digest !== 0 && digest === state.digests[newer]) return true;
+  const newerEpochBefore = (state.epochs[newer] ?? 0) - (state.changed[newer] ?? 0);
+  return newerEpochBefore === state.epochs[older];
 }

@@ -9,7 +9,7 @@ export interface RunRule {
   readonly description: string;
 }
 
-export type RunRuleId = "loop-cycle" | "loop-failing-step" | "redundant-steps";
+export type RunRuleId = "loop-cycle" | "loop-failing-step" | "loop-repeated-message" | "redundant-steps";
 
 export const RUN_RULES: Readonly<Record<RunRuleId, RunRule>> = {
   "loop-cycle": {
@@ -21,10 +21,18 @@ export const RUN_RULES: Readonly<Record<RunRuleId, RunRule>> = {
   },
   "loop-failing-step": {
     id: "loop-failing-step",
+    version: 2,
+    kind: "LOOP",
+    severity: "warning",
+    description:
+      "The same action (tool + canonical input) failed at least 3 times in a row without succeeding in between, each failure like the one before it: the same observation digest (failing the same way), or no state-changing action in between (nothing was tried). A failure after an edit that changes the error is progress and restarts the count; a non-zero exit that only means no match (grep, test, diff) is not a failure. One alert per failing streak.",
+  },
+  "loop-repeated-message": {
+    id: "loop-repeated-message",
     version: 1,
     kind: "LOOP",
     severity: "warning",
-    description: "The same action ended in error at least 3 times within the action window with no successful run of it in between. One alert per failing streak.",
+    description: "The same message (observation digest), from the agent or the harness, at least 4 times with no tool call in between: stuck answering instead of acting (e.g. repeated format errors). One alert per streak; a tool call ends it.",
   },
   "redundant-steps": {
     id: "redundant-steps",

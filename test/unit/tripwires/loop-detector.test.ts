@@ -6,7 +6,7 @@ import { toolCall } from "./events.ts";
 
 /** Builds a run from a string of action letters: "ABABAB" = tool calls A, B, A, B, A, B. */
 function run(pattern: string, runId = "run-loop", failing = ""): AgentEvent[] {
-  return [...pattern].map((letter, seq) => toolCall(runId, seq, "shell", JSON.stringify({ cmd: letter }), { status: failing.includes(letter) ? "error" : "ok" }));
+  return [...pattern].map((letter, seq) => toolCall(runId, seq, "shell", JSON.stringify({ cmd: letter }), { status: failing.includes(letter) ? "error" : "ok", observation_digest: failing.includes(letter) ? `error-of-${letter}` : undefined }));
 }
 
 const loops = (alerts: TripwireAlert[]): TripwireAlert[] => alerts.filter((alert) => alert.rule_id === "loop-cycle");

@@ -16,6 +16,9 @@ const eventArbitrary = (runId: string, seq: number) =>
     fc.record({ action: fc.integer({ min: 0, max: 3 }), digest: fc.integer({ min: 0, max: 1 }), failed: fc.boolean() }).map(({ action, digest, failed }): AgentEvent => toolCall(runId, seq, "shell", JSON.stringify({ a: action }), { observation_digest: `d${digest}`, status: failed ? "error" : "ok" })),
     fc.constantFrom(...COMMANDS).map((command): AgentEvent => exec(runId, seq, command)),
     fc.constant(sandbox(runId, seq, "file_write", { path: "/work/repo/a" })),
+    // Agent-only records: shell tool calls (analysed, paired with their exec mirror) and messages.
+    fc.record({ command: fc.constantFrom(...COMMANDS, "grep -r x ."), failed: fc.boolean() }).map(({ command, failed }): AgentEvent => toolCall(runId, seq, "Bash", JSON.stringify({ command }), { observation_digest: "same", status: failed ? "error" : "ok" })),
+    fc.integer({ min: 0, max: 1 }).map((digest): AgentEvent => toolCall(runId, seq, "x", "", { kind: "message", tool: undefined, input: undefined, actor: "assistant", observation_digest: `m${digest}`, status: undefined })),
   );
 
 const runArbitrary = fc
@@ -24,7 +27,7 @@ const runArbitrary = fc
 
 const bytes = (alerts: readonly TripwireAlert[]): string => canonicalJson(alerts);
 
-describe("replay, dedupe and restore properties", () => {
+describe("replay, dedupe and restore properties", { timeout: 60_000 }, () => {
   it("replaying the same records twice gives byte-identical alerts", () => {
     fc.assert(fc.property(runArbitrary, (events) => bytes(replayAgentEvents(events)) === bytes(replayAgentEvents(events))));
   });
