@@ -7,6 +7,7 @@ import type { Kafka, Producer } from "kafkajs";
 import { canonicalJson } from "../../src/contract/canonical-json.ts";
 import { parseFactJson } from "../../src/contract/parse-fact.ts";
 import { AvroTopicSerde } from "../../src/kafka/serde/avro-serde.ts";
+import { createFactPublisher } from "../../src/stream/fact-publisher.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";
 import { resultKey } from "../../src/metrics/scope.ts";
 import type { DeadLetterRecord } from "../../src/contract/dead-letter.ts";
@@ -340,20 +341,20 @@ export function readLines(path: string): string[] {
  * the agent-events topic), in process, so a test can produce in chunks between other steps.
  */
 export async function produceLines(producer: Producer, serde: AvroTopicSerde, topics: TopicNames, lines: readonly string[]): Promise<number> {
-  const byTopic = new Map<string, { key: string; value: Buffer }[]>();
+  // The same publishing path as `agentops produce` (invalid measures travel as reported).
+  const publisher = createFactPublisher(producer, serde, topics, Number.MAX_SAFE_INTEGER);
   let sent = 0;
   for (const line of lines) {
     const parsed = parseFactJson(line);
     if (!parsed.ok) continue;
-    const fact = parsed.fact;
-    const agentEvent = fact.type === "agent_step" || fact.type === "sandbox_event";
-    const topic = agentEvent ? topics.agentEvents : topics.facts;
-    const messages = byTopic.get(topic) ?? [];
-    messages.push({ key: agentEvent ? fact.run_id : fact.fact_id, value: await serde.encodeFact(fact) });
-    byTopic.set(topic, messages);
+    try {
+      await publisher.add(parsed.fact);
+    } catch {
+      continue; // a fact Avro cannot carry at all is not sent, as `agentops produce` skips it
+    }
     sent += 1;
   }
-  if (sent > 0) await producer.sendBatch({ topicMessages: [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages })) });
+  await publisher.flush();
   return sent;
 }
 
