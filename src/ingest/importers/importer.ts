@@ -33,3 +33,13 @@ export function parseJsonLine(line: string, unmapped: Unmapped): unknown {
     return undefined;
   }
 }
+
+/** A whole-file JSON log (SWE-agent, mini-swe-agent, OpenHands), or undefined with the reason counted. */
+export function parseJsonFile(text: string, unmapped: Unmapped): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    unmapped.add("file is not JSON");
+    return undefined;
+  }
+}

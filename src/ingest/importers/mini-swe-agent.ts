@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import type { FormatImporter } from "./importer.ts";
+import { parseJsonFile, type FormatImporter } from "./importer.ts";
 import { asCount, asRecord, asString, contentRunId, RunBuilder, textOf, type StepTime } from "./run-builder.ts";
 import { shellCommandOf } from "../../tripwires/detectors/agent-tool-intent.ts";
 
@@ -27,13 +27,8 @@ export const miniSweAgentImporter: FormatImporter = {
   filePattern: /\.traj\.json$/,
   description: "mini-swe-agent trajectories (*.traj.json, swebench results)",
   importFile(file, options, unmapped) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(file.text);
-    } catch {
-      unmapped.add("file is not JSON");
-      return [];
-    }
+    const parsed = parseJsonFile(file.text, unmapped);
+    if (parsed === undefined) return [];
     const root = asRecord(parsed);
     const messages = Array.isArray(parsed) ? (parsed as unknown[]) : root?.["messages"];
     if (!Array.isArray(messages)) {

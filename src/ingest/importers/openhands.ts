@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import type { FormatImporter } from "./importer.ts";
+import { parseJsonFile, type FormatImporter } from "./importer.ts";
 import { asCount, asRecord, asString, contentRunId, logTime, RunBuilder, textOf, type SandboxAction, type StepTime } from "./run-builder.ts";
 
 /**
@@ -25,13 +25,8 @@ export const openHandsImporter: FormatImporter = {
   filePattern: /\.json$/,
   description: "OpenHands event streams (saved trajectories, e.g. tests/runtime/trajs/*.json)",
   importFile(file, options, unmapped) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(file.text);
-    } catch {
-      unmapped.add("file is not JSON");
-      return [];
-    }
+    const parsed = parseJsonFile(file.text, unmapped);
+    if (parsed === undefined) return [];
     const root = asRecord(parsed);
     const events = Array.isArray(parsed) ? (parsed as unknown[]) : (root?.["history"] ?? root?.["events"]);
     if (!Array.isArray(events)) {

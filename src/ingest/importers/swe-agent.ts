@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import type { FormatImporter } from "./importer.ts";
+import { parseJsonFile, type FormatImporter } from "./importer.ts";
 import { asRecord, asString, contentRunId, derivedTime, RunBuilder, type SandboxAction } from "./run-builder.ts";
 
 /**
@@ -30,13 +30,8 @@ export const sweAgentImporter: FormatImporter = {
   filePattern: /\.traj$/,
   description: "SWE-agent trajectories (*.traj)",
   importFile(file, options, unmapped) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(file.text);
-    } catch {
-      unmapped.add("file is not JSON");
-      return [];
-    }
+    const parsed = parseJsonFile(file.text, unmapped);
+    if (parsed === undefined) return [];
     const steps = asRecord(parsed)?.["trajectory"];
     if (!Array.isArray(steps) || steps.length === 0) {
       unmapped.add("file without trajectory steps");
