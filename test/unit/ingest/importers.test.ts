@@ -137,3 +137,36 @@ describe("what each format maps to", () => {
     expect(summary.unmapped).toEqual({ 'action "change_agent_state" (not a step)': 1 });
   });
 });
+
+describe("openhands LLM completion logs (trajs/<instance>/*.json of SWE-bench submissions)", () => {
+  // A fixture written by the project in the documented shape: {messages, response, fncall_messages, fncall_response}.
+  const importFixture = (): { facts: Fact[]; summary: ReturnType<typeof importLogs> } => {
+    const facts: Fact[] = [];
+    const files = logFiles(["test/fixtures/importers/openhands-completion"], IMPORTERS.openhands);
+    const summary = importLogs("openhands", files, { baseTimeMs: BASE_TIME }, (fact) => facts.push(fact));
+    return { facts, summary };
+  };
+
+  it("reads the function-calling conversation: tool calls paired with their answers by id, the exit-code footer and editor ERROR: as status, the instance folder as run", () => {
+    const { facts, summary } = importFixture();
+    expect(summary.runs).toBe(1);
+    expect(steps(facts).map((step) => [step["kind"], step["tool"], step["status"]])).toEqual([
+      ["message", undefined, undefined],
+      ["tool_call", "execute_bash", "error"],
+      ["tool_call", "str_replace_editor", "ok"],
+      ["tool_call", "str_replace_editor", "error"],
+      ["tool_call", "execute_bash", "ok"],
+      ["tool_call", "finish", undefined],
+    ]);
+    expect(String(steps(facts)[0]?.["run_id"])).toMatch(/^example__repo-1-[0-9a-f]{12}$/);
+    expect(byType(facts, "sandbox_event").map((event) => [event["kind"], event["exit_code"] ?? event["path"]])).toEqual([
+      ["exec", 1],
+      ["file_write", "/workspace/repo/src/math.py"],
+      ["file_write", "/workspace/repo/src/math.py"],
+      ["exec", 0],
+    ]);
+    expect(byType(facts, "model_call")).toHaveLength(1);
+    expect(summary.unmapped).toEqual({ "system prompt (not a step)": 1 });
+    for (const fact of facts) expect(parseFact(fact)).toMatchObject({ ok: true });
+  });
+});
