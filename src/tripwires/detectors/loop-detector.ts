@@ -118,21 +118,32 @@ interface Cycle {
   seqTo: number;
 }
 
-/** The shortest cycle length whose back-to-back repetitions at the tail reach the threshold. */
+/**
+ * The shortest cycle length whose back-to-back repetitions at the tail reach the threshold. A
+ * repetition must also answer as before: the same action with a new observation (paging through
+ * a file with `scroll_down`, polling a job) is reading new content, not a loop. A call without a
+ * digest matches on its action alone.
+ */
 function detectCycle(state: LoopState, config: TripwireConfig["loop"]): Cycle | undefined {
   const actions = state.actions;
+  const digests = state.digests;
   const count = actions.length;
   for (let length = config.minCycleLength; length <= config.maxCycleLength; length++) {
     if (count < length * config.minRepetitions) break;
-    // Length of the periodic tail beyond its first period: a[j] == a[j - length].
+    // Length of the periodic tail beyond its first period: a[j] == a[j - length], answered alike.
     let matched = 0;
-    for (let index = count - 1; index - length >= 0 && actions[index] === actions[index - length]; index--) matched++;
+    for (let index = count - 1; index - length >= 0 && actions[index] === actions[index - length] && sameAnswer(digests[index] ?? 0, digests[index - length] ?? 0); index--) matched++;
     const repetitions = Math.floor((matched + length) / length);
     if (repetitions >= config.minRepetitions) {
       return { cycleLength: length, repetitions, seqFrom: state.seqs[count - matched - length] ?? 0, seqTo: state.seqs[count - 1] ?? 0 };
     }
   }
   return undefined;
+}
+
+/** Two observation digests (53-bit hashes, 0 = none reported) that do not show new content. */
+function sameAnswer(newer: number, older: number): boolean {
+  return newer === older || newer === 0 || older === 0;
 }
 
 /**

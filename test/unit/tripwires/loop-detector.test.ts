@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/contract/facts.ts";
 import type { TripwireAlert } from "../../../src/tripwires/alert.ts";
@@ -49,6 +50,34 @@ describe("loop detection", () => {
     const events = run("ABABAB");
     const shuffled = [events[0], events[2], events[1], events[3], events[5], events[4]].filter((event) => event !== undefined);
     expect(loops(replayAgentEvents(shuffled))).toHaveLength(1);
+  });
+
+  it("a repetition with a new observation is reading, not looping: SWE-agent paging (scroll_down ×3 over new lines) stays quiet, the same answer three times alerts", () => {
+    const paging = [0, 1, 2].map((seq) => toolCall("run-page", seq, "scroll_down", '{"command":"scroll_down"}', { observation_digest: `sha256:window-${seq}` }));
+    expect(loops(replayAgentEvents(paging))).toEqual([]);
+    const stuck = [0, 1, 2].map((seq) => toolCall("run-stuck", seq, "open", '{"command":"open f.py 1575"}', { observation_digest: "sha256:same-window" }));
+    expect(loops(replayAgentEvents(stuck))).toHaveLength(1);
+  });
+
+  it("generated: a cycle alerts iff every repetition answers as before (the same digest, or none reported)", () => {
+    // Each position of the period answers "same" (one digest throughout), "none" (no digest) or
+    // "fresh" (a new digest every repetition); one fresh position breaks the cycle.
+    const answer = fc.constantFrom("same", "none", "fresh");
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 3, max: 5 }), fc.array(answer, { minLength: 8, maxLength: 8 }), (length, repetitions, answers) => {
+        const events: AgentEvent[] = [];
+        for (let rep = 0; rep < repetitions; rep++) {
+          for (let position = 0; position < length; position++) {
+            const kind = answers[position];
+            const digest = kind === "none" ? undefined : kind === "same" ? `sha256:p${position}` : `sha256:p${position}-r${rep}`;
+            events.push(toolCall("run-gen", events.length, "shell", JSON.stringify({ cmd: `c${position}` }), { observation_digest: digest }));
+          }
+        }
+        const expected = answers.slice(0, length).includes("fresh") ? 0 : 1;
+        expect(loops(replayAgentEvents(events))).toHaveLength(expected);
+      }),
+      { seed: 20261130, numRuns: 300 },
+    );
   });
 
   it("ignores messages and plans between tool calls", () => {
