@@ -4,7 +4,7 @@ import { Worker } from "node:worker_threads";
 import { Effect, type Scope } from "effect";
 import type { Logger } from "pino";
 import type { EngineThreadCommand, EngineThreadReport } from "./engine-thread-messages.ts";
-import { KafkaIoError } from "./errors.ts";
+import { KafkaIoError } from "../../errors.ts";
 import type { StreamConfig } from "./stream-config.ts";
 import type { Telemetry } from "./telemetry.ts";
 

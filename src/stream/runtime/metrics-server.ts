@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { Effect, type Scope } from "effect";
-import { KafkaIoError } from "./errors.ts";
+import { KafkaIoError } from "../../errors.ts";
 import type { Telemetry } from "./telemetry.ts";
 
 /**

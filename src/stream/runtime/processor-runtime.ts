@@ -13,7 +13,7 @@ import { TOPOLOGY } from "../topology.ts";
 import { engineProcessor } from "../processors/engine-processor.ts";
 import { engineThread } from "./engine-thread.ts";
 import { ensureTopics } from "../../kafka/ensure-topics.ts";
-import { KafkaIoError, RegistryError } from "./errors.ts";
+import { KafkaIoError, RegistryError } from "../../errors.ts";
 import { ingestProcessor } from "../processors/ingest-processor.ts";
 import { Processors, type CommitState, type ProcessorEnvironment } from "./processor-environment.ts";
 import { runMonitorProcessor } from "../processors/run-monitor-processor.ts";

@@ -1,6 +1,6 @@
 import { Effect, type Scope } from "effect";
 import type { Consumer, EachBatchPayload } from "kafkajs";
-import { KafkaIoError } from "./errors.ts";
+import { KafkaIoError } from "../../errors.ts";
 import type { ProcessorName } from "../topology.ts";
 import type { ProcessorEnvironment } from "./processor-environment.ts";
 
