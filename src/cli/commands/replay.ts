@@ -162,7 +162,7 @@ async function auditAgainstTopics(flags: ParsedFlags, config: EngineConfig, { ka
   const onRecord = (count: number): void => {
     if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${topics.facts}: ${count.toLocaleString("en-US")} records`);
   };
-  const rebuilt = await rebuildFromFactsTopic(kafka, registry, topics.facts, config, shippedCatalog(), onRecord);
+  const rebuilt = await Effect.runPromise(rebuildFromFactsTopic(kafka, registry, topics.facts, config, shippedCatalog(), onRecord));
   if (process.stderr.isTTY === true) process.stderr.write("\r\u001b[K");
   const output = stringFlag(flags, "output");
   if (output !== undefined) await writeLines(output, [...rebuilt.keys()].sort(byUtf8).map((key) => JSON.stringify(rebuilt.get(key))));

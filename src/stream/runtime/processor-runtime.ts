@@ -24,17 +24,26 @@ import { Telemetry } from "./telemetry.ts";
  * registry path): those end the instance at once. Every attempt that fails is logged with the
  * stage it failed in, so a start-up that hangs or loops shows where.
  */
-function startupStage<A, E extends KafkaIoError | RegistryError, R>(logger: Logger, stage: string, attempt: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> {
+function startupStage<A, E extends KafkaIoError | RegistryError, R>(logger: Logger, stage: string, attempt: Effect.Effect<A, E, R>, alsoRetry: (cause: unknown) => boolean = () => false): Effect.Effect<A, E, R> {
   let attempts = 0;
+  const retriable = (cause: unknown): boolean => isRetriableError(cause) || alsoRetry(cause);
   return Effect.suspend(() => {
     attempts += 1;
     logger.info({ stage, attempt: attempts }, `start-up: ${stage}`);
     return attempt;
   }).pipe(
-    Effect.tapError((error) => Effect.sync(() => logger.warn({ stage, attempt: attempts, error: error.message, retriable: isRetriableError(error.cause) }, `start-up: ${stage} failed${isRetriableError(error.cause) ? "; retrying" : ""}`))),
-    Effect.retry({ schedule: Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(8))), while: (error) => isRetriableError(error.cause) }),
+    Effect.tapError((error) => Effect.sync(() => logger.warn({ stage, attempt: attempts, error: error.message, retriable: retriable(error.cause) }, `start-up: ${stage} failed${retriable(error.cause) ? "; retrying" : ""}`))),
+    Effect.retry({ schedule: Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(8))), while: (error) => retriable(error.cause) }),
     Effect.tap(() => Effect.sync(() => logger.info({ stage, attempts }, `start-up: ${stage} done`))),
   );
+}
+
+function isUnknownTopicPartition(cause: unknown): boolean {
+  // kafkajs may wrap the broker's error (KafkaJSNonRetriableError): look along the cause chain.
+  for (let current = cause, depth = 0; typeof current === "object" && current !== null && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if ((current as { type?: unknown }).type === "UNKNOWN_TOPIC_OR_PARTITION") return true;
+  }
+  return false;
 }
 
 export interface InstanceOptions {
@@ -80,6 +89,9 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
         },
         catch: (cause) => new KafkaIoError({ operation: "create missing topics", cause }),
       }),
+      // Instances starting together create the same topics: one may read a topic's metadata before
+      // the broker hosts the partitions another just created. That heals by waiting.
+      isUnknownTopicPartition,
     );
     logger.info({ created, stage: "create missing topics" }, created.length > 0 ? "created missing topics" : "every topic exists");
 

@@ -37,6 +37,22 @@ export interface EmbeddedOptions {
   readonly onBytes?: (bytesRead: number) => void;
 }
 
+/**
+ * The facts source of an embedded run: pushes every decoded record, in order, then resolves. A
+ * facts file (`fileSource`) or, for the audit, the facts topic read to its end.
+ */
+export type FactSource = (emit: (record: SourceRecord<DecodedFact>) => Promise<void>) => Promise<void>;
+
+/** The records of a facts file (NDJSON or Avro), each with its line. */
+export function fileSource(options: EmbeddedOptions): FactSource {
+  return async (emit) => {
+    for await (const record of readRecords(options.input, options.onBytes)) {
+      const factId = record.parsed.ok ? record.parsed.fact.fact_id : null;
+      await emit({ position: { file: options.input, line: record.position }, value: { ...record.parsed, factId }, original: { text: record.raw ?? null } });
+    }
+  };
+}
+
 /** What an embedded run leaves in its sinks, for the output files and the summary. */
 export interface EmbeddedSinks {
   /** The results topic's latest value per key, sorted by key, each as its JSON line. */
@@ -69,7 +85,7 @@ interface Member {
 }
 
 /** The layer providing every topology service over a file, and the sinks it fills. */
-export function embeddedTransport(options: EmbeddedOptions, config: TopologyConfig, catalog: CatalogSummary): { readonly layer: Layer.Layer<Transport | TopicSerde | Telemetry | Config | Catalog>; readonly sinks: EmbeddedSinks } {
+export function embeddedTransport(source: FactSource, input: string, config: TopologyConfig, catalog: CatalogSummary): { readonly layer: Layer.Layer<Transport | TopicSerde | Telemetry | Config | Catalog>; readonly sinks: EmbeddedSinks } {
   const telemetry = new TelemetryRegistry();
   const topics = topicNames();
   const members = new Map<ProcessorName, Member>();
@@ -155,18 +171,17 @@ export function embeddedTransport(options: EmbeddedOptions, config: TopologyConf
     run: Effect.tryPromise({
       try: async () => {
         let batch: SourceRecord<DecodedFact>[] = [];
-        for await (const record of readRecords(options.input, options.onBytes)) {
-          const factId = record.parsed.ok ? record.parsed.fact.fact_id : null;
-          batch.push({ position: { file: options.input, line: record.position }, value: { ...record.parsed, factId }, original: { text: record.raw ?? null } });
-          if (batch.length < FILE_BATCH) continue;
+        await source(async (record) => {
+          batch.push(record);
+          if (batch.length < FILE_BATCH) return;
           await feed("ingest", batch, Number.POSITIVE_INFINITY);
           batch = [];
           await drainInternal(Number.POSITIVE_INFINITY);
-        }
+        });
         await feed("ingest", batch, 0);
         await drainInternal(0);
       },
-      catch: (cause): TransportError => (isFileError(cause) ? new FileIoError({ path: options.input, operation: "read", cause }) : new ProcessorError({ processor: "embedded", cause })),
+      catch: (cause): TransportError => (isFileError(cause) ? new FileIoError({ path: input, operation: "read", cause }) : new ProcessorError({ processor: "embedded", cause })),
     }),
   };
 
@@ -174,7 +189,7 @@ export function embeddedTransport(options: EmbeddedOptions, config: TopologyConf
     results: () => [...results.keys()].sort(byUtf8).map((key) => ({ key, json: results.get(key) as string })),
     alerts: () => [...alerts].sort(compareAlerts),
     runStates: () => [...runStates.keys()].sort().map((runId) => runStates.get(runId) as RunStateSummary),
-    deadLetterLines: () => [...deadLetters, ...[...conflicts.values()].sort((a, b) => byUtf8(a.identity, b.identity)).map((conflict) => fileConflictLine(conflict, options.input))],
+    deadLetterLines: () => [...deadLetters, ...[...conflicts.values()].sort((a, b) => byUtf8(a.identity, b.identity)).map((conflict) => fileConflictLine(conflict, input))],
     conflicts: () => conflicts.size,
   };
 
@@ -217,7 +232,12 @@ export interface ReplayOutcome {
 
 /** Runs the whole topology over a facts file on the embedded transport. */
 export function replayFile(options: EmbeddedOptions, config: Omit<TopologyConfig, "roles">, catalog: CatalogSummary): Effect.Effect<ReplayOutcome, TransportError> {
-  const embedded = embeddedTransport(options, { ...config, roles: ["ingest", "engine", "run-monitor"] }, catalog);
+  return replaySource(fileSource(options), options.input, { ...config, roles: ["ingest", "engine", "run-monitor"] }, catalog);
+}
+
+/** Runs the configured roles of the topology over a facts source on the embedded transport. */
+export function replaySource(source: FactSource, input: string, config: TopologyConfig, catalog: CatalogSummary): Effect.Effect<ReplayOutcome, TransportError> {
+  const embedded = embeddedTransport(source, input, config, catalog);
   return Effect.gen(function* () {
     yield* Effect.scoped(runTopology);
     const telemetry = yield* Telemetry;

@@ -91,16 +91,20 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
     if (results > 0) telemetry.count("agentops_results_published_total", "Result upserts and tombstones written to the results topic", {}, results);
   };
 
-  const settleAndWrite = async (entry: PartitionTask, partition: number, result: Parameters<typeof settleBatch>[1]): Promise<void> => {
+  const settleAndWrite = async (entry: PartitionTask, partition: number, result: Parameters<typeof settleBatch>[1]): Promise<readonly ChangelogWrite[]> => {
     const settled = await settleBatch(name, result, entry.stores, partition, (value) => environment.serde.encodeResult(value));
     await write(settled.outputs, settled.changelog);
+    return settled.changelog;
   };
 
+  /** The rebuilt state's table written through the restored stores: only what differs is written. */
   const goLive = async (entry: PartitionTask, partition: number): Promise<void> => {
     entry.restoreEnd = undefined;
-    const result = entry.task.goLive?.();
-    if (result !== undefined) await settleAndWrite(entry, partition, result);
-    logger.info({ processor: name, partition, stage: "live" }, "state rebuilt from the source; changes since the last run written; live");
+    const result = entry.task.goLive?.() ?? { outputs: [] };
+    const written = await settleAndWrite(entry, partition, result);
+    const results = result.outputs.filter((output) => output.topic === "results" && output.value !== null).length;
+    const upserts = written.filter((change) => change.value !== null).length;
+    logger.info({ processor: name, partition, results, upserts, tombstones: written.length - upserts, stage: "live" }, `${name} state rebuilt; results reconciled; live`);
   };
 
   const prepare = async (partitions: readonly number[], consumer: Consumer): Promise<void> => {
@@ -133,7 +137,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       entry.restoreEnd = ends.get(partition) ?? 0n;
       // Rebuild from the very beginning whatever position the group would resume from.
       consumer.seek({ topic: sourceTopic, partition, offset: "0" });
-      logger.info({ processor: name, partition, restoreEnd: entry.restoreEnd.toString(), stage: "restore-begin" }, "rebuilding state from the source topic");
+      logger.info({ processor: name, partition, restoreEnd: entry.restoreEnd.toString(), stage: "restore-begin" }, `rebuilding ${name} state from its input topic`);
       if (entry.restoreEnd === 0n) await goLive(entry, partition);
     }
   };
