@@ -142,7 +142,8 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
           const commitState: CommitState = { uncommitted: false };
           commitStates.set(processor.name, commitState);
           const producer = yield* connectProducer(processor.name);
-          yield* startupStage(logger, `join ${processor.name} consumer group`, kafkaMember(environment, processor, producer, commitState));
+          // A topic another instance has just created may not be hosted yet: that heals by waiting.
+          yield* startupStage(logger, `join ${processor.name} consumer group`, kafkaMember(environment, processor, producer, commitState), isUnknownTopicPartition);
         }),
       run: Effect.void,
     };
