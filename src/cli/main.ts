@@ -1,5 +1,5 @@
 import { ConnectionFailure } from "../kafka/connection-errors.ts";
-import { ConfigError } from "../stream/runtime/errors.ts";
+import { ConfigError } from "../errors.ts";
 import { UsageError } from "./command.ts";
 import { commands } from "./commands/index.ts";
 

@@ -2,16 +2,6 @@ import type { CoverageResult, MetricResult } from "../metrics/result-record.ts";
 import { describeCohort, describeScope } from "./result-rows.ts";
 import { formatTable } from "./text-table.ts";
 
-/** Counts a replay reports at the end: what came in, what was refused, what came out. */
-export interface ReplayCounts {
-  records: number;
-  accepted: number;
-  redeliveries: number;
-  quarantined: number;
-  agentEvents: number;
-  rejected: Record<string, number>;
-}
-
 /** The result with the lowest coverage ratio of a metric, and where it is (scope and cohort). */
 export interface LowestCoverage {
   readonly coverage: CoverageResult;

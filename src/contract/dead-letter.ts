@@ -22,9 +22,10 @@ export interface DeadLetterRecord {
 
 /**
  * Dead letters are keyed by their source coordinates: a redelivered rejection overwrites itself.
- * A record can have several invalid measures, one letter each, so those keys add the field.
+ * A record can have several invalid measures, and conflict under two identities (its fact_id and
+ * its domain id), one letter each, so those keys add the field.
  */
 export function deadLetterKey(letter: DeadLetterRecord): string {
   const coordinates = `${letter.source.topic}/${letter.source.partition}/${letter.source.offset}`;
-  return letter.reason === "INVALID_MEASURE" ? `${coordinates}/${letter.field}` : coordinates;
+  return letter.reason === "INVALID_MEASURE" || letter.reason === "CONFLICT" ? `${coordinates}/${letter.field}` : coordinates;
 }

@@ -1,8 +1,7 @@
 import { appendFileSync } from "node:fs";
 import type { Producer } from "kafkajs";
 import type { Fact } from "../contract/facts.ts";
-import type { DeadLetterRecord } from "../contract/dead-letter.ts";
-import { deadLetterMessage } from "../stream/processors/dead-letter-message.ts";
+import { deadLetterKey, type DeadLetterRecord } from "../contract/dead-letter.ts";
 import { createFactPublisher } from "../stream/fact-publisher.ts";
 import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
 import type { Telemetry } from "../stream/runtime/telemetry.ts";
@@ -42,7 +41,12 @@ export function kafkaSink(producer: Producer, serde: TopicSerde, topics: TopicNa
       for (const { fact } of facts) await publisher.add(fact);
       await publisher.flush();
       if (deadLetters.length === 0) return;
-      const messages = await Promise.all(deadLetters.map((letter) => deadLetterMessage(serde, telemetry, letter)));
+      const messages = await Promise.all(
+        deadLetters.map(async (letter) => {
+          telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason: letter.reason });
+          return { key: deadLetterKey(letter), value: await serde.encodeDeadLetter(letter) };
+        }),
+      );
       await producer.send({ topic: topics.deadLetters, messages });
     },
     close: () => producer.disconnect(),

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Agent as HttpsAgent } from "node:https";
 import type { KafkaConfig, SASLOptions } from "kafkajs";
-import { ConfigError } from "../stream/runtime/errors.ts";
+import { ConfigError } from "../errors.ts";
 
 /**
  * Where the broker and the registry are, and how to reach them securely: resolved once from flags,

@@ -33,7 +33,7 @@ export type LedgerOutcome =
   | { readonly kind: "accepted"; readonly fact: MetricFact; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
   | { readonly kind: "redelivery"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
   | { readonly kind: "re-report"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
-  | { readonly kind: "quarantined"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[]; readonly conflict: Conflict };
+  | { readonly kind: "quarantined"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[]; readonly conflict: Conflict; readonly conflicts: readonly Conflict[] };
 
 /** The kinds of identity a fact can claim (see domainIdentity). */
 type IdentityKind = "fact" | "call" | "snapshot" | "cost" | "packet" | "repair";
@@ -116,8 +116,11 @@ export class FactLedger {
 
     const admitted = [...after].filter((candidate) => !before.has(candidate));
     const retracted = [...before].filter((candidate) => !after.has(candidate));
-    const conflict = this.conflictOf("fact", fact.fact_id) ?? (domain === undefined ? undefined : this.conflictOf(domain[0], domain[1]));
-    if (conflict !== undefined) return { kind: "quarantined", admitted, retracted, conflict };
+    // Both identities of the record may conflict (a fact_id re-sent with another cost id, and that
+    // cost id already claimed): each is reported, as a report of the whole ledger would.
+    const conflicts = [this.conflictOf("fact", fact.fact_id), domain === undefined ? undefined : this.conflictOf(domain[0], domain[1])].filter((found) => found !== undefined);
+    const [conflict] = conflicts;
+    if (conflict !== undefined) return { kind: "quarantined", admitted, retracted, conflict, conflicts };
     if (after.has(fact)) return { kind: "accepted", fact, admitted, retracted };
     return { kind: "re-report", admitted, retracted };
   }

@@ -13,6 +13,13 @@ export interface StateStore {
   readonly name: string;
   /** The compacted topic the store is restored from on every assignment. */
   readonly changelog: TopicRole;
+  /**
+   * How the store is restored: `source` (its changelog is the processor's own source: the runtime
+   * replays the source partition from offset 0 through the task's `restore`, publishing nothing),
+   * `partition` (the changelog partition numbered like the source partition), or `topic` (every
+   * partition of the changelog: a table the task writes whole).
+   */
+  readonly restore: "source" | "partition" | "topic";
   readonly holds: string;
 }
 
@@ -44,9 +51,12 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     source: "engineFacts",
     does: "ledger (redelivery/conflict) → units → contributions (add/retract) → group sums",
     // The engine's state is a function of the set of accepted facts, so its input is its changelog.
-    stores: [{ name: "engine-state", changelog: "engineFacts", holds: "the metric engine, rebuilt from offset 0 on assignment" }],
+    stores: [
+      { name: "engine-state", changelog: "engineFacts", restore: "source", holds: "the metric engine, rebuilt from offset 0 on assignment" },
+      { name: "published-results", changelog: "results", restore: "topic", holds: "the encoded result per key the results topic holds; a write equal to it is dropped" },
+    ],
     sinks: [
-      { topic: "results", carries: "latest result per result key (upserts and tombstones)" },
+      { topic: "results", carries: "the published-results store's changelog: latest result per key (upserts and tombstones)" },
       { topic: "deadLetters", carries: "CONFLICT: every version of a conflicting identity" },
     ],
   },
@@ -54,7 +64,7 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     name: "run-monitor",
     source: "agentEvents",
     does: "per-run loop · redundancy · destructive-action rules",
-    stores: [{ name: "run-states", changelog: "runMonitorChangelog", holds: "one state per active run, on its events' partition" }],
+    stores: [{ name: "run-states", changelog: "runMonitorChangelog", restore: "partition", holds: "one state per active run, on its events' partition" }],
     sinks: [
       { topic: "alerts", carries: "tripwire alerts" },
       { topic: "runState", carries: "per-run summary, compacted" },
@@ -67,6 +77,13 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
 /** Every processor, in the order records flow (the default roles of an instance). */
 export const PROCESSOR_NAMES = ["ingest", "engine", "run-monitor"] as const satisfies readonly ProcessorName[];
 
+const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = { source: "its source, offset 0", partition: "the source's partition", topic: "every partition" };
+
+/** The topic roles a processor writes: its declared sinks (a write anywhere else is refused). */
+export function sinkRoles(name: ProcessorName): ReadonlySet<TopicRole> {
+  return new Set(TOPOLOGY[name].sinks.map((sink) => sink.topic));
+}
+
 /** The topology as text, in the order records flow; `topics` gives the (prefixed) topic names. */
 export function describeTopology(topics: TopicNames): string {
   const lines: string[] = [];
@@ -75,7 +92,7 @@ export function describeTopology(topics: TopicNames): string {
     lines.push(`Sub-topology: ${node.name}`);
     lines.push(`  Source:    ${topics[node.source]}`);
     lines.push(`  Processor: [${node.name}] ${node.does}`);
-    for (const store of node.stores) lines.push(`  Store:     ${store.name} = ${store.holds}; changelog ${topics[store.changelog]}`);
+    for (const store of node.stores) lines.push(`  Store:     ${store.name} = ${store.holds}; changelog ${topics[store.changelog]} (restored from ${RESTORED_FROM[store.restore]})`);
     for (const sink of node.sinks) lines.push(`  Sink:      ${topics[sink.topic]}: ${sink.carries}`);
     lines.push("");
   }

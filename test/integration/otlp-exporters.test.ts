@@ -13,7 +13,8 @@ import { fileSink } from "../../src/ingest/fact-sink.ts";
 import { DEFAULT_OTLP_MAPPING } from "../../src/ingest/otlp/mapping-config.ts";
 import { startOtlpReceiver, type OtlpReceiver } from "../../src/ingest/otlp/otlp-receiver.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
-import { replayFile } from "../../src/stream/transports/embedded/replay-file.ts";
+import { Effect } from "effect";
+import { replayFile } from "../../src/stream/transports/embedded/embedded-transport.ts";
 import { testDir } from "../support/processes.ts";
 import { emitClaudeCodeSession, emitGenAiSpans } from "../support/otel-sdk.ts";
 
@@ -75,8 +76,8 @@ describe("OTLP/HTTP from the OpenTelemetry JS SDK exporters", () => {
   }
 
   it("what the exporters sent replays with no dead letter", async () => {
-    const outcome = await replayFile(join(dir, "facts.ndjson"), DEFAULT_ENGINE_CONFIG, shippedCatalog(), undefined);
-    expect(outcome.deadLetters).toEqual([]);
+    const outcome = await Effect.runPromise(replayFile({ input: join(dir, "facts.ndjson") }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {} }, shippedCatalog()));
+    expect(outcome.sinks.deadLetterLines()).toEqual([]);
     expect(outcome.counts.records).toBeGreaterThanOrEqual(20);
   });
 

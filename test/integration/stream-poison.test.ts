@@ -95,7 +95,11 @@ describe("poison records", () => {
 
     const samples = await fetchMetrics(instance);
     for (const reason of ["UNDECODABLE_BYTES", "UNKNOWN_SCHEMA_ID", "UNSUPPORTED_CONTRACT", "CONFLICT"]) expect(metricSum(samples, "agentops_dead_letters_total", { reason }), reason).toBeGreaterThanOrEqual(1);
-    expect(await readDeadLetters(kafka, topics.deadLetters, serde)).toHaveLength(4);
+    // Three poison records, and the conflict once per identity it breaks (its fact_id and its call
+    // id), as the embedded replay's dead-letter file reports it.
+    const all = await readDeadLetters(kafka, topics.deadLetters, serde);
+    expect(all).toHaveLength(5);
+    expect(all.filter((letter) => letter.reason === "CONFLICT").map((letter) => letter.field).sort()).toEqual(["call", "fact"]);
   });
 
   it("revision 2: an invalid measure is reported (INVALID_MEASURE, not rejecting, counted in /metrics) while its fact counts; a later TERMINAL summary is a conflict naming both offsets", async () => {

@@ -3,9 +3,8 @@ import { dirname } from "node:path";
 import { once } from "node:events";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
-import { replayFile } from "../../stream/transports/embedded/replay-file.ts";
-import { runMonitorReplay } from "../../tripwires/replay.ts";
-import { conflictDeadLetter } from "../conflict-letter.ts";
+import { Effect } from "effect";
+import { replayFile } from "../../stream/transports/embedded/embedded-transport.ts";
 import { formatMetricTable, metricRows } from "../replay-summary.ts";
 import { RESULT_HEADERS, byMetricScopeCohort, formatGroupedResults, resultRow } from "../result-rows.ts";
 import { formatTable } from "../text-table.ts";
@@ -16,6 +15,7 @@ import { progressReporter } from "../progress.ts";
 import { rebuildFromFactsTopic } from "../../stream/audit/audit-rebuild.ts";
 import { compareResults, readLatestResults } from "../../stream/audit/topic-results.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
+import type { MetricResult } from "../../metrics/result-record.ts";
 import { byUtf8 } from "../../metrics/key-order.ts";
 import { jsonLine } from "../../contract/json-form.ts";
 
@@ -110,27 +110,24 @@ export const replayCommand: CliCommand = {
 
     const progress = progressReporter("replay", size);
     const started = performance.now();
-    const monitor = runMonitorReplay();
-    const outcome = await replayFile(input, config.data, shippedCatalog(), monitor, (bytes) => progress.update(bytes));
+    const { sinks, counts } = await Effect.runPromise(replayFile({ input, onBytes: (bytes) => progress.update(bytes) }, { engine: config.data, tripwires: {} }, shippedCatalog()));
     progress.done();
     const seconds = (performance.now() - started) / 1000;
 
-    if (output !== undefined) await writeLines(output, outcome.results.map((entry) => entry.json));
+    const resultLines = sinks.results();
+    const alerts = sinks.alerts();
+    if (output !== undefined) await writeLines(output, resultLines.map((entry) => entry.json));
     const alertsPath = stringFlag(flags, "alerts");
-    if (alertsPath !== undefined) await writeLines(alertsPath, outcome.alerts.map((alert) => jsonLine(alert)));
+    if (alertsPath !== undefined) await writeLines(alertsPath, alerts.map((alert) => jsonLine(alert)));
     const runsPath = stringFlag(flags, "runs");
-    if (runsPath !== undefined) await writeLines(runsPath, monitor.runStates().map((summary) => JSON.stringify(summary)));
+    if (runsPath !== undefined) await writeLines(runsPath, sinks.runStates().map((summary) => JSON.stringify(summary)));
     const dlqPath = stringFlag(flags, "dlq");
-    if (dlqPath !== undefined) {
-      const conflicts = outcome.conflicts.map((conflict) => JSON.stringify(conflictDeadLetter(conflict, input)));
-      await writeLines(dlqPath, [...outcome.deadLetters.map((letter) => JSON.stringify(letter)), ...conflicts]);
-    }
+    if (dlqPath !== undefined) await writeLines(dlqPath, sinks.deadLetterLines());
 
-    const results = outcome.results.map((entry) => entry.result);
+    const results = resultLines.map((entry) => JSON.parse(entry.json) as MetricResult);
     if (table === "full") process.stdout.write(`${formatTable(RESULT_HEADERS, [...results].sort(byMetricScopeCohort).map(resultRow))}\n\n`);
     if (table === "grouped") process.stdout.write(`${formatGroupedResults(results, width)}\n\n`);
-    const { counts } = outcome;
-    const rejected = Object.values(counts.rejected).reduce((sum, count) => sum + count, 0);
+    const rejected = [...counts.rejected.values()].reduce((sum, count) => sum + count, 0);
     process.stdout.write(`${formatMetricTable(metricRows(results), width)}\n\n`);
     process.stdout.write(
       `${formatTable(
@@ -139,19 +136,19 @@ export const replayCommand: CliCommand = {
           ["records read", String(counts.records)],
           ["metric facts accepted", String(counts.accepted)],
           ["redeliveries and re-reports (no-op)", String(counts.redeliveries)],
-          ["invalid measures (fact kept)", String(outcome.invalidMeasures)],
+          ["invalid measures (fact kept)", String(counts.invalidMeasures)],
           ["quarantined (conflict)", String(counts.quarantined)],
-          ["conflicting identities", String(outcome.conflicts.length)],
+          ["conflicting identities", String(sinks.conflicts())],
           ["agent events", String(counts.agentEvents)],
-          ["tripwire alerts", String(outcome.alerts.length)],
-          ...Object.entries(counts.rejected)
+          ["tripwire alerts", String(alerts.length)],
+          ...[...counts.rejected.entries()]
             .sort()
             .map(([reason, count]) => [`rejected ${reason}`, String(count)]),
           ["rejected (total)", String(rejected)],
         ],
       )}\n`,
     );
-    process.stdout.write(`\n${outcome.results.length} results${output === undefined ? "" : ` → ${output}`} in ${seconds.toFixed(2)} s (${Math.round(counts.records / Math.max(seconds, 0.001)).toLocaleString("en-US")} records/s)\n`);
+    process.stdout.write(`\n${resultLines.length} results${output === undefined ? "" : ` → ${output}`} in ${seconds.toFixed(2)} s (${Math.round(counts.records / Math.max(seconds, 0.001)).toLocaleString("en-US")} records/s)\n`);
     return 0;
   },
 };
@@ -165,7 +162,7 @@ async function auditAgainstTopics(flags: ParsedFlags, config: EngineConfig, { ka
   const onRecord = (count: number): void => {
     if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${topics.facts}: ${count.toLocaleString("en-US")} records`);
   };
-  const rebuilt = await rebuildFromFactsTopic(kafka, registry, topics.facts, config, shippedCatalog(), onRecord);
+  const rebuilt = await Effect.runPromise(rebuildFromFactsTopic(kafka, registry, topics.facts, config, shippedCatalog(), onRecord));
   if (process.stderr.isTTY === true) process.stderr.write("\r\u001b[K");
   const output = stringFlag(flags, "output");
   if (output !== undefined) await writeLines(output, [...rebuilt.keys()].sort(byUtf8).map((key) => JSON.stringify(rebuilt.get(key))));

@@ -4,7 +4,10 @@ import type { RunMonitor, RunStateSummary, TripwireAlert } from "../../tripwires
 /** What one batch of agent events produces, before anything is encoded or sent. */
 export interface RunMonitorBatchOutput {
   readonly alerts: readonly TripwireAlert[];
-  /** The summary of every run the batch touched and the monitor still holds (run-state topic). */
+  /**
+   * The last summary of every run the batch touched (run-state topic), also of a run evicted in
+   * the same batch: its final summary is what the compacted topic should keep.
+   */
   readonly runStates: ReadonlyMap<string, RunStateSummary>;
   /**
    * The run-states store's changelog for the batch: the serialised state of every touched run
@@ -29,14 +32,11 @@ export function processAgentEvents(monitor: RunMonitor, events: Iterable<AgentEv
     summaries.set(result.runState.run_id, result.runState);
     for (const runId of result.evictedRunIds) evicted.add(runId);
   }
-  const runStates = new Map<string, RunStateSummary>();
   const changelog = new Map<string, string | null>();
-  for (const [runId, summary] of summaries) {
+  for (const runId of summaries.keys()) {
     const state = monitor.serializedRunState(runId);
-    if (state === undefined) continue;
-    changelog.set(runId, state);
-    runStates.set(runId, summary);
+    if (state !== undefined) changelog.set(runId, state);
   }
   for (const runId of evicted) if (monitor.serializedRunState(runId) === undefined) changelog.set(runId, null);
-  return { alerts, runStates, changelog };
+  return { alerts, runStates: summaries, changelog };
 }

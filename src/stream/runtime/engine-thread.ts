@@ -4,7 +4,7 @@ import { Worker } from "node:worker_threads";
 import { Effect, type Scope } from "effect";
 import type { Logger } from "pino";
 import type { EngineThreadCommand, EngineThreadReport } from "./engine-thread-messages.ts";
-import { KafkaIoError } from "./errors.ts";
+import { ProcessorError } from "../../errors.ts";
 import type { StreamConfig } from "./stream-config.ts";
 import type { Telemetry } from "./telemetry.ts";
 
@@ -16,15 +16,15 @@ import type { Telemetry } from "./telemetry.ts";
  * instance's /metrics, and its failure fails the instance. Closing the scope stops it cleanly
  * (consumer first, offsets committed), as for the in-thread roles.
  */
-export function engineThread(config: StreamConfig, telemetry: Telemetry, fail: (reason: string) => void, logger: Logger): Effect.Effect<void, KafkaIoError, Scope.Scope> {
+export function engineThread(config: StreamConfig, telemetry: Telemetry, fail: (reason: string) => void, logger: Logger): Effect.Effect<void, ProcessorError, Scope.Scope> {
   let stopping = false;
-  const start = Effect.async<Worker, KafkaIoError>((resume) => {
+  const start = Effect.async<Worker, ProcessorError>((resume) => {
     // A worker's heap limit is not inherited from --max-old-space-size: give it the process's own.
     const maxOldGenerationSizeMb = Math.floor(getHeapStatistics().heap_size_limit / 1024 / 1024);
     const worker = new Worker(new URL("./engine-worker.ts", import.meta.url), { workerData: config, resourceLimits: { maxOldGenerationSizeMb } });
     let started = false;
     const failed = (reason: string): void => {
-      if (!started) resume(Effect.fail(new KafkaIoError({ operation: "start the engine thread", cause: new Error(reason) })));
+      if (!started) resume(Effect.fail(new ProcessorError({ processor: "engine thread", cause: new Error(reason) })));
       else if (!stopping) fail(`engine thread: ${reason}`);
     };
     worker.on("message", (report: EngineThreadReport) => {

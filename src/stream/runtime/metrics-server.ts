@@ -1,13 +1,13 @@
 import { createServer, type Server } from "node:http";
 import { Effect, type Scope } from "effect";
-import { KafkaIoError } from "./errors.ts";
+import { TelemetryServerError } from "../../errors.ts";
 import type { Telemetry } from "./telemetry.ts";
 
 /**
  * Serves `/metrics` (Prometheus text format) and `/healthz` on 127.0.0.1 by default: operational
  * endpoints are not for the open network unless a deployment binds them there deliberately.
  */
-export function serveTelemetry(telemetry: Telemetry, port: number, healthy: () => boolean, host = "127.0.0.1"): Effect.Effect<Server, KafkaIoError, Scope.Scope> {
+export function serveTelemetry(telemetry: Telemetry, port: number, healthy: () => boolean, host = "127.0.0.1"): Effect.Effect<Server, TelemetryServerError, Scope.Scope> {
   return Effect.acquireRelease(
     Effect.tryPromise({
       try: () =>
@@ -27,7 +27,7 @@ export function serveTelemetry(telemetry: Telemetry, port: number, healthy: () =
           server.once("error", reject);
           server.listen(port, host, () => resolve(server));
         }),
-      catch: (cause) => new KafkaIoError({ operation: `listen on ${host}:${port} for /metrics`, cause }),
+      catch: (cause) => new TelemetryServerError({ address: `${host}:${port}`, cause }),
     }),
     (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve()))),
   );

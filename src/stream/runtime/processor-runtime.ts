@@ -1,41 +1,51 @@
 import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
-import { Deferred, Effect, Schedule, type Scope } from "effect";
-import type { TopicMessages } from "kafkajs";
-import { pino } from "pino";
+import { Deferred, Effect, Layer, Schedule, type Scope } from "effect";
+import { pino, type Logger } from "pino";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
-import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
+import { KafkaIoError, ProcessorError, RegistryError, type TransportError } from "../../errors.ts";
 import { createKafka } from "../../kafka/client.ts";
 import { isRetriableError } from "../../kafka/connection-errors.ts";
-import { createSchemaRegistry } from "../../kafka/registry.ts";
-import { sendBounded } from "../../kafka/send-bounded.ts";
-import { TOPOLOGY } from "../topology.ts";
-import { engineProcessor } from "../processors/engine-processor.ts";
-import { engineThread } from "./engine-thread.ts";
 import { ensureTopics } from "../../kafka/ensure-topics.ts";
-import { KafkaIoError, RegistryError } from "./errors.ts";
-import { ingestProcessor } from "../processors/ingest-processor.ts";
-import { Processors, type CommitState, type ProcessorEnvironment } from "./processor-environment.ts";
-import { runMonitorProcessor } from "../processors/run-monitor-processor.ts";
+import { createSchemaRegistry } from "../../kafka/registry.ts";
+import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
+import type { Processor } from "../processor.ts";
+import { topicNames } from "../topic-names.ts";
+import { kafkaMember, type CommitState, type KafkaEnvironment } from "../transports/kafka/kafka-member.ts";
+import { engineThread } from "./engine-thread.ts";
 import { serveTelemetry } from "./metrics-server.ts";
+import { Catalog, Config, runTopology, Telemetry as TelemetryTag, TopicSerde, Transport, type TransportShape } from "./services.ts";
 import type { StreamConfig } from "./stream-config.ts";
 import { Telemetry } from "./telemetry.ts";
-import { topicNames } from "../topic-names.ts";
 
 /**
  * Start-up calls that may meet a broker or registry still starting: retried with backoff, unless
  * the failure cannot heal by waiting (refused credentials, an untrusted certificate, a wrong
- * registry path): those end the instance at once.
+ * registry path): those end the instance at once. Every attempt that fails is logged with the
+ * stage it failed in, so a start-up that hangs or loops shows where.
  */
-const startupRetry = { schedule: Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(8))), while: (error: KafkaIoError | RegistryError) => isRetriableError(error.cause) };
+function startupStage<A, E extends KafkaIoError | RegistryError, R>(logger: Logger, stage: string, attempt: Effect.Effect<A, E, R>, alsoRetry: (cause: unknown) => boolean = () => false): Effect.Effect<A, E, R> {
+  let attempts = 0;
+  const retriable = (cause: unknown): boolean => isRetriableError(cause) || alsoRetry(cause);
+  return Effect.suspend(() => {
+    attempts += 1;
+    logger.info({ stage, attempt: attempts }, `start-up: ${stage}`);
+    return attempt;
+  }).pipe(
+    Effect.tapError((error) => Effect.sync(() => logger.warn({ stage, attempt: attempts, error: error.message, retriable: retriable(error.cause) }, `start-up: ${stage} failed${retriable(error.cause) ? "; retrying" : ""}`))),
+    Effect.retry({ schedule: Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(8))), while: (error) => retriable(error.cause) }),
+    Effect.tap(() => Effect.sync(() => logger.info({ stage, attempts }, `start-up: ${stage} done`))),
+  );
+}
 
-/**
- * One processor instance: the roles it was given (ingest, engine, run-monitor), sharing one Kafka
- * client, the registry serde and the telemetry endpoint; each role has its own idempotent
- * producer. Everything is acquired in the enclosing scope, so closing it (SIGTERM) stops each
- * role's consumer first (committing what it processed), then that role's producer, and the
- * endpoint last.
- */
+function isUnknownTopicPartition(cause: unknown): boolean {
+  // kafkajs may wrap the broker's error (KafkaJSNonRetriableError): look along the cause chain.
+  for (let current = cause, depth = 0; typeof current === "object" && current !== null && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if ((current as { type?: unknown }).type === "UNKNOWN_TOPIC_OR_PARTITION") return true;
+  }
+  return false;
+}
+
 export interface InstanceOptions {
   /** Serve /metrics and /healthz (false on the engine thread, which reports to its parent). */
   readonly serveTelemetry?: boolean;
@@ -44,81 +54,107 @@ export interface InstanceOptions {
 export interface RunningInstance {
   /** The /metrics port; 0 when telemetry is not served. */
   readonly metricsPort: number;
-  readonly failure: Deferred.Deferred<never, KafkaIoError>;
+  readonly failure: Deferred.Deferred<never, ProcessorError>;
   readonly telemetry: Telemetry;
   /** Roles that processed records whose offsets are not committed (read after the scope closed). */
   readonly uncommittedRoles: () => readonly string[];
 }
 
-export function runInstance(config: StreamConfig, options: InstanceOptions = {}): Effect.Effect<RunningInstance, KafkaIoError | RegistryError, Scope.Scope> {
+/**
+ * One processor instance on Kafka: the Kafka layer (one client, the registry serde, telemetry and
+ * its endpoint, the catalog and configuration) under the topology program every transport runs
+ * (services.ts `runTopology`): one consumer-group member per role, each with its own idempotent
+ * producer. Everything is acquired in the enclosing scope, so closing it (SIGTERM) stops each
+ * member's consumer first (committing what it processed), then its producer, and the endpoint last.
+ */
+export function runInstance(config: StreamConfig, options: InstanceOptions = {}): Effect.Effect<RunningInstance, TransportError, Scope.Scope> {
   return Effect.gen(function* () {
     const logger = pino({ name: "agentops", level: config.logLevel, base: { instance: config.instanceId } });
     const telemetry = new Telemetry();
     const kafka = createKafka({ brokers: config.brokers, clientId: `agentops-${config.instanceId}`, logger });
     const topics = topicNames(config.topicPrefix);
 
-    const created = yield* Effect.tryPromise({
-      try: async () => {
-        const admin = kafka.admin();
-        await admin.connect();
-        try {
-          return await ensureTopics(admin, config.topicPrefix);
-        } finally {
-          await admin.disconnect();
-        }
-      },
-      catch: (cause) => new KafkaIoError({ operation: "create missing topics", cause }),
-    }).pipe(Effect.retry(startupRetry));
-    if (created.length > 0) logger.info({ created }, "created missing topics");
+    const created = yield* startupStage(
+      logger,
+      "create missing topics",
+      Effect.tryPromise({
+        try: async () => {
+          const admin = kafka.admin();
+          await admin.connect();
+          try {
+            return await ensureTopics(admin, config.topicPrefix);
+          } finally {
+            await admin.disconnect();
+          }
+        },
+        catch: (cause) => new KafkaIoError({ operation: "create missing topics", cause }),
+      }),
+      // Instances starting together create the same topics: one may read a topic's metadata before
+      // the broker hosts the partitions another just created. That heals by waiting.
+      isUnknownTopicPartition,
+    );
+    logger.info({ created, stage: "create missing topics" }, created.length > 0 ? "created missing topics" : "every topic exists");
 
     const registry = createSchemaRegistry(config.schemaRegistryUrl);
     const serde = new AvroTopicSerde(registry);
-    yield* Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }).pipe(Effect.retry(startupRetry));
-
-    // One idempotent producer per role: each keeps one request in flight (ordering per partition),
-    // and roles do not queue behind each other's acknowledgements.
-    const connectProducer = Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { initialRetryTime: 300, maxRetryTime: 10_000 } });
-          await producer.connect();
-          return producer;
-        },
-        catch: (cause) => new KafkaIoError({ operation: "connect producer", cause }),
-      }).pipe(Effect.retry(startupRetry)),
-      (producer) => Effect.promise(() => producer.disconnect().catch(() => undefined)),
-    );
+    yield* startupStage(logger, "register schemas", Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }));
 
     let started = false;
-    const failure = yield* Deferred.make<never, KafkaIoError>();
+    const failure = yield* Deferred.make<never, ProcessorError>();
     const fail = (reason: string): void => {
       logger.fatal({ reason }, "processor instance failed");
-      Effect.runSync(Deferred.fail(failure, new KafkaIoError({ operation: "process", cause: new Error(reason) })));
+      Effect.runSync(Deferred.fail(failure, new ProcessorError({ processor: config.instanceId, cause: new Error(reason) })));
     };
     const server = options.serveTelemetry === false ? undefined : yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
-    const shared = { kafka, registry, serde, topics, config, logger, telemetry, catalog: shippedCatalog(), fail };
-    const roles = { ingest: ingestProcessor, engine: engineProcessor, "run-monitor": runMonitorProcessor } as const;
+    const environment: KafkaEnvironment = { kafka, registry, serde, topics, config, logger, telemetry, fail };
     // Alone, the engine has the event loop to itself: a thread would only add a hop.
     const threadedEngine = config.roles.length > 1 && (config.engineThread === "on" || (config.engineThread === "auto" && availableParallelism() > 1));
     const commitStates = new Map<string, CommitState>();
     const uncommittedRoles = (): string[] => [...commitStates].filter(([, state]) => state.uncommitted).map(([role]) => role);
-    for (const role of config.roles) {
-      if (role === "engine" && threadedEngine) {
-        yield* engineThread(config, telemetry, fail, logger);
-        continue;
-      }
-      const commitState: CommitState = { uncommitted: false };
-      commitStates.set(role, commitState);
-      const producer = yield* connectProducer;
-      const sinks = new Set(TOPOLOGY[role].sinks.map((sink) => topics[sink.topic]));
-      const send = (topicMessages: readonly TopicMessages[]): Promise<void> => {
-        const undeclared = topicMessages.find((entry) => !sinks.has(entry.topic));
-        if (undeclared !== undefined) return Promise.reject(new Error(`${role} writes ${undeclared.topic}, which src/stream/topology.ts does not declare as its sink`));
-        return sendBounded(producer, topicMessages);
-      };
-      const environment: ProcessorEnvironment = { ...shared, send, commitState };
-      yield* roles[role].pipe(Effect.provideService(Processors, environment));
-    }
+
+    // One idempotent producer per member: each keeps one request in flight (ordering per partition),
+    // and members do not queue behind each other's acknowledgements.
+    const connectProducer = (role: string) =>
+      Effect.acquireRelease(
+        startupStage(
+          logger,
+          `connect ${role} producer`,
+          Effect.tryPromise({
+            try: async () => {
+              const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { initialRetryTime: 300, maxRetryTime: 10_000 } });
+              await producer.connect();
+              return producer;
+            },
+            catch: (cause) => new KafkaIoError({ operation: `connect ${role} producer`, cause }),
+          }),
+        ),
+        (producer) => Effect.promise(() => producer.disconnect().catch(() => undefined)),
+      );
+
+    const transport: TransportShape = {
+      member: (processor: Processor<never>) =>
+        Effect.gen(function* () {
+          if (processor.name === "engine" && threadedEngine) {
+            logger.info({ processor: "engine", stage: "engine thread" }, "start-up: starting the engine thread");
+            yield* engineThread(config, telemetry, fail, logger);
+            return;
+          }
+          const commitState: CommitState = { uncommitted: false };
+          commitStates.set(processor.name, commitState);
+          const producer = yield* connectProducer(processor.name);
+          // A topic another instance has just created may not be hosted yet: that heals by waiting.
+          yield* startupStage(logger, `join ${processor.name} consumer group`, kafkaMember(environment, processor, producer, commitState), isUnknownTopicPartition);
+        }),
+      run: Effect.void,
+    };
+    const layer = Layer.mergeAll(
+      Layer.succeed(Transport, transport),
+      Layer.succeed(TopicSerde, serde),
+      Layer.succeed(TelemetryTag, telemetry),
+      Layer.succeed(Config, { roles: config.roles, engine: { windowMillis: config.windowMillis, coverageThresholdHundredths: config.coverageThresholdHundredths }, tripwires: {} }),
+      Layer.succeed(Catalog, shippedCatalog()),
+    );
+    yield* runTopology.pipe(Effect.provide(layer));
     started = true;
     if (server === undefined) {
       // The engine thread: its parent logs the instance (and its /metrics port) once.

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { DEFAULT_BROKERS, DEFAULT_SCHEMA_REGISTRY_URL } from "../../kafka/connection-settings.ts";
 import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
 import { PROCESSOR_NAMES } from "../topology.ts";
-import { ConfigError } from "./errors.ts";
+import { ConfigError } from "../../errors.ts";
 
 /**
  * A processor instance's configuration, from flags first and environment second. Every value is

@@ -1,3 +1,5 @@
+import type { Metrics } from "../processor.ts";
+
 /**
  * Operational telemetry in Prometheus' text format. Wall-clock time appears here only (lag,
  * throughput), never in a result. Counters are process-local; Prometheus sums across instances.
@@ -19,7 +21,7 @@ export interface TelemetrySample {
   readonly value: number;
 }
 
-export class Telemetry {
+export class Telemetry implements Metrics {
   private readonly series = new Map<string, Series>();
   private absorbed: readonly TelemetrySample[] = [];
 
@@ -33,6 +35,21 @@ export class Telemetry {
 
   value(name: string, labels: Labels = {}): number {
     return this.combined().get(name)?.values.get(labelKey(labels))?.value ?? 0;
+  }
+
+  /** A series summed over all its labels. */
+  total(name: string): number {
+    return [...(this.combined().get(name)?.values.values() ?? [])].reduce((sum, entry) => sum + entry.value, 0);
+  }
+
+  /** A series' values by one of its labels. */
+  byLabel(name: string, label: string): Map<string, number> {
+    const values = new Map<string, number>();
+    for (const entry of this.combined().get(name)?.values.values() ?? []) {
+      const key = entry.labels[label] ?? "";
+      values.set(key, (values.get(key) ?? 0) + entry.value);
+    }
+    return values;
   }
 
   /** This thread's own series, as plain data another thread can receive (structured clone). */

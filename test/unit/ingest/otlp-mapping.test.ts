@@ -7,7 +7,8 @@ import { DEFAULT_OTLP_MAPPING } from "../../../src/ingest/otlp/mapping-config.ts
 import { mapOtlpRecords } from "../../../src/ingest/otlp/map-request.ts";
 import { decodeOtlpRequest, encodeOtlpResponse, MalformedOtlpError } from "../../../src/ingest/otlp/otlp-decode.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
-import { replayFile } from "../../../src/stream/transports/embedded/replay-file.ts";
+import { Effect } from "effect";
+import { replayFile } from "../../../src/stream/transports/embedded/embedded-transport.ts";
 
 const FIXTURE = new URL("../../fixtures/otlp/claude-code-session.logs.json", import.meta.url);
 const SESSION = "5f1c9a2e-3b7d-4e8a-9c21-7d0e6b4a1f35";
@@ -74,8 +75,8 @@ describe("Claude Code events (documented shape)", () => {
     const dir = mkdtempSync(join(tmpdir(), "otlp-map-"));
     const path = join(dir, "facts.ndjson");
     writeFileSync(path, mapped.facts.map(({ json }) => `${json}\n`).join(""));
-    const outcome = await replayFile(path, DEFAULT_ENGINE_CONFIG, shippedCatalog(), undefined);
-    expect(outcome.deadLetters).toEqual([]);
+    const outcome = await Effect.runPromise(replayFile({ input: path }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {} }, shippedCatalog()));
+    expect(outcome.sinks.deadLetterLines()).toEqual([]);
     expect(outcome.counts.accepted + outcome.counts.agentEvents).toBe(mapped.facts.length);
   });
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { describeOrigin, kafkaSecurityOptions, resolveConnectionSettings, resolveKafkaConnection, resolveRegistryConnection } from "../../../src/kafka/connection-settings.ts";
-import { ConfigError } from "../../../src/stream/runtime/errors.ts";
+import { ConfigError } from "../../../src/errors.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "agentops-settings-"));
 // Not real key material: the settings only check the PEM markers; TLS itself is tested against the real broker.

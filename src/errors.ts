@@ -1,0 +1,56 @@
+import { Data } from "effect";
+
+/**
+ * The failures of a running program, one tagged error per failure domain. They live at the top
+ * of src/ because every layer raises them: kafka/ (connection settings, the broker) must not
+ * import stream/.
+ */
+
+/** A configuration value a user gave is wrong: which field, what is wrong, how to fix it. */
+export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly field: string; readonly problem: string; readonly fix: string }> {
+  override get message(): string {
+    return `${this.field}: ${this.problem}. Fix: ${this.fix}`;
+  }
+}
+
+/** The broker refused or timed out on a produce, commit, fetch or metadata call (retried before surfacing). */
+export class KafkaIoError extends Data.TaggedError("KafkaIoError")<{ readonly operation: string; readonly cause: unknown }> {
+  override get message(): string {
+    return `kafka ${this.operation} failed: ${causeText(this.cause)}`;
+  }
+}
+
+/** The schema registry refused or could not be reached. */
+export class RegistryError extends Data.TaggedError("RegistryError")<{ readonly operation: string; readonly cause: unknown }> {
+  override get message(): string {
+    return `schema registry ${this.operation} failed: ${causeText(this.cause)}`;
+  }
+}
+
+/** The /metrics and /healthz endpoint could not listen. */
+export class TelemetryServerError extends Data.TaggedError("TelemetryServerError")<{ readonly address: string; readonly cause: unknown }> {
+  override get message(): string {
+    return `cannot serve /metrics on ${this.address}: ${causeText(this.cause)}`;
+  }
+}
+
+/** An input or output file of the embedded transport could not be read or written. */
+export class FileIoError extends Data.TaggedError("FileIoError")<{ readonly path: string; readonly operation: string; readonly cause: unknown }> {
+  override get message(): string {
+    return `${this.operation} ${this.path} failed: ${causeText(this.cause)}`;
+  }
+}
+
+/** A processor's batch failed (a bug: processors do not do I/O); the instance stops and is restarted. */
+export class ProcessorError extends Data.TaggedError("ProcessorError")<{ readonly processor: string; readonly cause: unknown }> {
+  override get message(): string {
+    return `processor ${this.processor} failed: ${causeText(this.cause)}`;
+  }
+}
+
+/** What running a topology on a transport can fail with. */
+export type TransportError = KafkaIoError | RegistryError | TelemetryServerError | FileIoError | ProcessorError;
+
+function causeText(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}

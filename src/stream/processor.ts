@@ -1,0 +1,140 @@
+import type { AgentEvent, MetricFact } from "../contract/facts.ts";
+import type { Rejection } from "../contract/rejection.ts";
+import type { Conflict } from "../metrics/fact-ledger.ts";
+import type { MetricResult } from "../metrics/result-record.ts";
+import type { RunStateSummary, TripwireAlert } from "../tripwires/index.ts";
+import type { KeyValueStore } from "./stores/key-value-store.ts";
+import type { ProcessorName } from "./topology.ts";
+import type { TopicRole } from "./topic-names.ts";
+
+/**
+ * The processor contract: a processor is pure over a batch. It receives decoded source records,
+ * each with where it was read, and the stores the topology declares for it, and returns typed
+ * sink records addressed by topic role. It never sees kafkajs, a file, or an encoding: the
+ * transport decodes what it reads, encodes what a processor returns, writes the stores'
+ * changelogs and commits (src/stream/runtime/). Kafka Streams calls the same split Processor /
+ * ProcessorContext; here the context is the return value, so a test calls `process` and reads it.
+ */
+
+/** Where a record was read: a topic position, or a line of an input file (the embedded transport). */
+export type SourcePosition = TopicPosition | FilePosition;
+
+export interface TopicPosition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+}
+
+export interface FilePosition {
+  /** The input file as it was named. */
+  readonly file: string;
+  /** The 1-based line of an NDJSON file, or the 1-based record index of an Avro container. */
+  readonly line: number;
+}
+
+export function isTopicPosition(position: SourcePosition): position is TopicPosition {
+  return "topic" in position;
+}
+
+/**
+ * How a conflict report names where a version was read: `topic/partition/offset` on Kafka, the
+ * line number in a file (contract revision 2 §3). The engine keeps it with each fact version.
+ */
+export function originOf(position: SourcePosition): string | number {
+  return isTopicPosition(position) ? `${position.topic}/${position.partition}/${position.offset}` : position.line;
+}
+
+/** The record as read, kept for a dead letter: its key and value bytes, or a file's text. */
+export type OriginalRecord = { readonly key: Buffer | null; readonly value: Buffer | null } | { readonly text: string | null };
+
+export interface SourceRecord<V> {
+  readonly position: SourcePosition;
+  readonly value: V;
+  readonly original: OriginalRecord;
+}
+
+export interface Batch<V> {
+  /** The source partition (0 for a single-partition source or a file). */
+  readonly partition: number;
+  readonly records: readonly SourceRecord<V>[];
+  /** Records behind the source's head after this batch (0 at the head; unknown is Infinity). */
+  readonly backlog: number;
+}
+
+/**
+ * A dead letter as a value: a rejected record (or a non-rejecting report: an invalid measure), or
+ * a conflict of the engine's ledger. The transport renders it: the dead-letter topic's Avro record
+ * keyed by source coordinates, or a line of the replay's dead-letter file.
+ */
+export type DeadLetter =
+  | {
+      readonly kind: "record";
+      readonly rejection: Rejection;
+      /** False for a report that does not reject its record (INVALID_MEASURE). */
+      readonly recordRejected: boolean;
+      readonly position: SourcePosition;
+      readonly factId: string | null;
+      /** The record's original form, for rejected records only (null for reports). */
+      readonly original: OriginalRecord | null;
+    }
+  | { readonly kind: "conflict"; readonly conflict: Conflict; readonly position: SourcePosition; readonly factId: string };
+
+/** An accepted metric fact on its way to the engine, with where ingest read it. */
+export interface EngineFact {
+  readonly fact: MetricFact;
+  readonly source: SourcePosition;
+}
+
+/** An agent event on its way to the run monitor; `bytes` is the record as ingest read it (Kafka). */
+export interface AgentEventRecord {
+  readonly event: AgentEvent;
+  readonly bytes: Buffer | null;
+}
+
+/** What each topic role carries, as a domain value. */
+export interface SinkValues {
+  readonly facts: never;
+  readonly deadLetters: DeadLetter;
+  readonly agentEvents: AgentEventRecord;
+  readonly engineFacts: EngineFact;
+  /** A result, or null: the key's result no longer exists (a tombstone). */
+  readonly results: MetricResult | null;
+  readonly alerts: TripwireAlert;
+  readonly runState: RunStateSummary;
+  /** A serialised run state, or null (a tombstone). */
+  readonly runMonitorChangelog: string | null;
+}
+
+export type SinkRecord = { readonly [R in TopicRole]: { readonly topic: R; readonly key: string; readonly value: SinkValues[R] } }[TopicRole];
+
+export interface ProcessResult {
+  readonly outputs: readonly SinkRecord[];
+}
+
+export const NOTHING: ProcessResult = { outputs: [] };
+
+/** Counts and gauges a processor reports (Prometheus names); in memory, no I/O. */
+export interface Metrics {
+  count(name: string, help: string, labels?: Readonly<Record<string, string>>, delta?: number): void;
+  gauge(name: string, help: string, labels: Readonly<Record<string, string>>, value: number): void;
+}
+
+/** The stores of one task, by the names topology.ts gives them. */
+export type StoreSet = ReadonlyMap<string, KeyValueStore<unknown>>;
+
+/**
+ * One source partition's processing. A processor whose store's changelog is its own source (the
+ * engine) is given the source's history first through `restore`, publishing nothing, then
+ * `goLive` once, then live batches.
+ */
+export interface Task<V> {
+  restore?(records: readonly SourceRecord<V>[]): void;
+  goLive?(): ProcessResult;
+  process(batch: Batch<V>): ProcessResult;
+}
+
+export interface Processor<V> {
+  readonly name: ProcessorName;
+  /** A task for one assigned source partition, over that partition's restored stores. */
+  open(partition: number, stores: StoreSet, metrics: Metrics): Task<V>;
+}

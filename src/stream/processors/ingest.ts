@@ -1,0 +1,42 @@
+import { invalidMeasureLetter } from "../../contract/rejection.ts";
+import type { DecodedFact } from "../../kafka/serde/decode-fact.ts";
+import type { DeadLetter, Processor, SinkRecord, SourceRecord } from "../processor.ts";
+import { routeRecord } from "./ingest-router.ts";
+
+/**
+ * Ingest: decoded facts → validate (the transport decoded and the contract parsed them) → route.
+ * A rejected record goes to the dead letters with its reason, position and original form; an agent
+ * event to the run monitor's topic keyed by run_id; a metric fact, normalised, to the engine's
+ * topic with where it was read. An accepted record's invalid measures are reported as
+ * non-rejecting dead letters (contract revision 2 §1). Stateless: any instance may take any
+ * partition, and a re-processed batch produces the same records again.
+ */
+export const ingestProcessor: Processor<DecodedFact> = {
+  name: "ingest",
+  open: () => ({
+    process: (batch) => {
+      const outputs: SinkRecord[] = [];
+      for (const record of batch.records) routeInto(outputs, record);
+      return { outputs };
+    },
+  }),
+};
+
+function routeInto(outputs: SinkRecord[], record: SourceRecord<DecodedFact>): void {
+  const { position, value: decoded } = record;
+  const route = routeRecord(decoded);
+  if (route.to === "dead-letters") {
+    const letter: DeadLetter = { kind: "record", rejection: route.rejection, recordRejected: true, position, factId: decoded.factId, original: record.original };
+    outputs.push({ topic: "deadLetters", key: "", value: letter });
+    return;
+  }
+  const fact = route.to === "run-monitor" ? route.event : route.fact;
+  for (const measure of route.invalidMeasures) {
+    outputs.push({ topic: "deadLetters", key: "", value: { kind: "record", rejection: invalidMeasureLetter(fact.fact_id, measure), recordRejected: false, position, factId: fact.fact_id, original: null } });
+  }
+  if (route.to === "run-monitor") {
+    outputs.push({ topic: "agentEvents", key: route.event.run_id, value: { event: route.event, bytes: "value" in record.original ? record.original.value : null } });
+  } else {
+    outputs.push({ topic: "engineFacts", key: route.fact.fact_id, value: { fact: route.fact, source: position } });
+  }
+}

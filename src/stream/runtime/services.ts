@@ -1,0 +1,59 @@
+import { Context, Effect, type Scope } from "effect";
+import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
+import type { TopicSerde as TopicSerdeShape } from "../../kafka/serde/topic-serde.ts";
+import type { EngineConfig } from "../../metrics/engine-config.ts";
+import type { TripwireConfigInput } from "../../tripwires/index.ts";
+import type { Processor } from "../processor.ts";
+import { engineProcessor } from "../processors/engine.ts";
+import { ingestProcessor } from "../processors/ingest.ts";
+import { runMonitorProcessor } from "../processors/run-monitor.ts";
+import type { ProcessorName } from "../topology.ts";
+import type { TransportError } from "../../errors.ts";
+import type { Telemetry as TelemetryShape } from "./telemetry.ts";
+
+/**
+ * The services a topology runs on. Each transport is a Layer providing all of them: Kafka
+ * (kafkajs, the registry, /metrics; runtime/kafka-layer.ts) and embedded (an in-process log over
+ * files; transports/embedded/). The program that runs the topology (`runTopology`) is the same.
+ */
+
+/** What the topology is configured with, whatever the transport. */
+export interface TopologyConfig {
+  readonly roles: readonly ProcessorName[];
+  readonly engine: EngineConfig;
+  readonly tripwires: TripwireConfigInput;
+}
+
+export class Config extends Context.Tag("agentops/Config")<Config, TopologyConfig>() {}
+export class Catalog extends Context.Tag("agentops/Catalog")<Catalog, CatalogSummary>() {}
+export class Telemetry extends Context.Tag("agentops/Telemetry")<Telemetry, TelemetryShape>() {}
+/** The encodings of the public topics (Avro through the registry on Kafka, JSON lines on files). */
+export class TopicSerde extends Context.Tag("agentops/TopicSerde")<TopicSerde, TopicSerdeShape>() {}
+
+export interface TransportShape {
+  /**
+   * Attaches a member for the processor for the life of the scope: it reads the processor's
+   * source (topology.ts), restores its stores, runs its tasks, writes its sinks and changelogs,
+   * and commits. The source's records are decoded for the processor by the transport.
+   */
+  readonly member: (processor: Processor<never>) => Effect.Effect<void, TransportError, Scope.Scope>;
+  /** Runs the attached members: to the end of the input (embedded), or until the scope closes (Kafka). */
+  readonly run: Effect.Effect<void, TransportError>;
+}
+
+export class Transport extends Context.Tag("agentops/Transport")<Transport, TransportShape>() {}
+
+/** The processor of a role, configured. */
+export function processorFor(role: ProcessorName, config: TopologyConfig, catalog: CatalogSummary): Processor<never> {
+  const processors = { ingest: () => ingestProcessor, engine: () => engineProcessor(config.engine, catalog), "run-monitor": () => runMonitorProcessor(config.tripwires) } as const;
+  return processors[role]() as Processor<never>;
+}
+
+/** The topology: one member per configured role, on whatever transport is provided. */
+export const runTopology: Effect.Effect<void, TransportError, Config | Catalog | Transport | Scope.Scope> = Effect.gen(function* () {
+  const config = yield* Config;
+  const catalog = yield* Catalog;
+  const transport = yield* Transport;
+  for (const role of config.roles) yield* transport.member(processorFor(role, config, catalog));
+  yield* transport.run;
+});

@@ -1,0 +1,48 @@
+/**
+ * A processor's keyed state. Reads and writes are synchronous within a batch: the runtime restores
+ * a store before the first batch of an assignment and drains its changelog after every batch, so
+ * a processor never waits on I/O. A store on disk (issue #13) keeps this shape: it restores and
+ * checkpoints around batches the same way, and a batch's keys are read through `get`.
+ */
+export interface KeyValueStore<V> {
+  readonly name: string;
+  get(key: string): V | undefined;
+  put(key: string, value: V): void;
+  delete(key: string): void;
+  keys(): IterableIterator<string>;
+  entries(): IterableIterator<[string, V]>;
+  readonly size: number;
+}
+
+export class InMemoryKeyValueStore<V> implements KeyValueStore<V> {
+  readonly name: string;
+  private readonly values = new Map<string, V>();
+
+  constructor(name: string) {
+    this.name = name;
+  }
+
+  get(key: string): V | undefined {
+    return this.values.get(key);
+  }
+
+  put(key: string, value: V): void {
+    this.values.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.values.delete(key);
+  }
+
+  keys(): IterableIterator<string> {
+    return this.values.keys();
+  }
+
+  entries(): IterableIterator<[string, V]> {
+    return this.values.entries();
+  }
+
+  get size(): number {
+    return this.values.size;
+  }
+}

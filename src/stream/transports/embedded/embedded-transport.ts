@@ -1,0 +1,257 @@
+import { Effect, Layer } from "effect";
+import type { CatalogSummary } from "../../../catalog/metric-definitions.ts";
+import type { AgentEvent, Fact } from "../../../contract/facts.ts";
+import { jsonLine } from "../../../contract/json-form.ts";
+import type { DeadLetterRecord } from "../../../contract/dead-letter.ts";
+import type { DecodedFact } from "../../../kafka/serde/decode-fact.ts";
+import type { TopicSerde as TopicSerdeShape } from "../../../kafka/serde/topic-serde.ts";
+import type { Conflict } from "../../../metrics/fact-ledger.ts";
+import { byUtf8 } from "../../../metrics/key-order.ts";
+import type { MetricResult } from "../../../metrics/result-record.ts";
+import { compareAlerts, type RunStateSummary, type TripwireAlert } from "../../../tripwires/index.ts";
+import { FileIoError, ProcessorError, type TransportError } from "../../../errors.ts";
+import type { AgentEventRecord, Batch, EngineFact, Processor, SinkRecord, SourceRecord, Task } from "../../processor.ts";
+import { createTaskStores, countDeadLetter, settleBatch, storeSet, type TaskStores } from "../../runtime/task-writes.ts";
+import { Catalog, Config, runTopology, Telemetry, TopicSerde, Transport, type TopologyConfig } from "../../runtime/services.ts";
+import { Telemetry as TelemetryRegistry } from "../../runtime/telemetry.ts";
+import { TOPOLOGY, type ProcessorName } from "../../topology.ts";
+import { topicNames } from "../../topic-names.ts";
+import { fileConflictLine, fileDeadLetterLine } from "./file-dead-letters.ts";
+import { readRecords } from "./record-source.ts";
+
+/**
+ * The embedded transport: the topology in one process over a facts file (`agentops replay`,
+ * `npm start`). The facts file is the facts topic; the internal topics (engine facts, agent
+ * events, the run-states changelog) are in-process logs; the sinks are collected for the output
+ * files: results as the compacted table the results topic is, alerts in their canonical order,
+ * the last run-state summary per run, and the dead letters of the file. The processors, their
+ * stores and the writing of changelogs are those of the Kafka transport (runtime/task-writes.ts).
+ * Nothing is restored: every run starts from an empty log.
+ */
+
+/** Records read from the file per ingest batch. */
+const FILE_BATCH = 4096;
+
+export interface EmbeddedOptions {
+  readonly input: string;
+  readonly onBytes?: (bytesRead: number) => void;
+}
+
+/**
+ * The facts source of an embedded run: pushes every decoded record, in order, then resolves. A
+ * facts file (`fileSource`) or, for the audit, the facts topic read to its end.
+ */
+export type FactSource = (emit: (record: SourceRecord<DecodedFact>) => Promise<void>) => Promise<void>;
+
+/** The records of a facts file (NDJSON or Avro), each with its line. */
+export function fileSource(options: EmbeddedOptions): FactSource {
+  return async (emit) => {
+    for await (const record of readRecords(options.input, options.onBytes)) {
+      const factId = record.parsed.ok ? record.parsed.fact.fact_id : null;
+      await emit({ position: { file: options.input, line: record.position }, value: { ...record.parsed, factId }, original: { text: record.raw ?? null } });
+    }
+  };
+}
+
+/** What an embedded run leaves in its sinks, for the output files and the summary. */
+export interface EmbeddedSinks {
+  /** The results topic's latest value per key, sorted by key, each as its JSON line. */
+  results(): { key: string; json: string }[];
+  /** Tripwire alerts, sorted by (event_time, run_id, seq range, rule_id, alert_id). */
+  alerts(): TripwireAlert[];
+  /** The last run-state summary of every run, by run id: what the run-state topic holds. */
+  runStates(): RunStateSummary[];
+  /** The dead-letter file: rejected records and reports in input order, then one line per conflict. */
+  deadLetterLines(): string[];
+  /** Distinct conflicting identities reported. */
+  conflicts(): number;
+}
+
+/** JSON encodings of the public topics, for files: what the Kafka transport's Avro carries. */
+export const jsonTopicSerde: TopicSerdeShape = {
+  encodeFact: (fact: Fact) => Promise.resolve(Buffer.from(JSON.stringify(fact))),
+  encodeResult: (result: MetricResult) => Promise.resolve(Buffer.from(JSON.stringify(result))),
+  decodeResult: (bytes) => Promise.resolve(JSON.parse(bytes.toString("utf8")) as MetricResult),
+  encodeAlert: (alert) => Promise.resolve(Buffer.from(jsonLine(alert))),
+  decodeAlert: (bytes) => Promise.resolve(JSON.parse(bytes.toString("utf8")) as unknown),
+  encodeDeadLetter: (letter: DeadLetterRecord) => Promise.resolve(Buffer.from(JSON.stringify(letter))),
+  decodeDeadLetter: (bytes) => Promise.resolve(JSON.parse(bytes.toString("utf8")) as DeadLetterRecord),
+};
+
+interface Member {
+  readonly name: ProcessorName;
+  readonly task: Task<never>;
+  readonly stores: TaskStores;
+}
+
+/** The layer providing every topology service over a file, and the sinks it fills. */
+export function embeddedTransport(source: FactSource, input: string, config: TopologyConfig, catalog: CatalogSummary): { readonly layer: Layer.Layer<Transport | TopicSerde | Telemetry | Config | Catalog>; readonly sinks: EmbeddedSinks } {
+  const telemetry = new TelemetryRegistry();
+  const topics = topicNames();
+  const members = new Map<ProcessorName, Member>();
+  // The in-process logs of the internal topics: records not yet read by their processor.
+  const pending: { engineFacts: SourceRecord<EngineFact>[]; agentEvents: SourceRecord<DecodedFact>[] } = { engineFacts: [], agentEvents: [] };
+  const offsets = { engineFacts: 0, agentEvents: 0 };
+  const results = new Map<string, string>();
+  const alerts: TripwireAlert[] = [];
+  const runStates = new Map<string, RunStateSummary>();
+  const deadLetters: string[] = [];
+  /** A conflict is reported again as versions arrive; the file keeps its last, complete report. */
+  const conflicts = new Map<string, Conflict>();
+
+  const write = (output: SinkRecord): void => {
+    switch (output.topic) {
+      case "deadLetters": {
+        const letter = output.value;
+        countDeadLetter(telemetry, letter);
+        if (letter.kind === "conflict") conflicts.set(`${letter.conflict.reason}\u0000${letter.conflict.identity}`, letter.conflict);
+        else deadLetters.push(fileDeadLetterLine(letter));
+        return;
+      }
+      case "engineFacts":
+        pending.engineFacts.push({ position: { topic: topics.engineFacts, partition: 0, offset: String(offsets.engineFacts++) }, value: output.value, original: { key: null, value: null } });
+        return;
+      case "agentEvents":
+        pending.agentEvents.push(agentEventRecord(output.value, { topic: topics.agentEvents, partition: 0, offset: String(offsets.agentEvents++) }));
+        return;
+      case "alerts":
+        alerts.push(output.value);
+        return;
+      case "runState":
+        runStates.set(output.key, output.value);
+        return;
+      default:
+        throw new Error(`the embedded transport has no sink for ${output.topic}`);
+    }
+  };
+
+  const step = (member: Member, result: { readonly outputs: readonly SinkRecord[] }): Promise<void> =>
+    settleBatch(member.name, result, member.stores, 0, (value) => jsonTopicSerde.encodeResult(value)).then((settled) => {
+      for (const output of settled.outputs) write(output);
+      for (const entry of settled.changelog) {
+        // The results topic is the published-results store's changelog: a compacted table.
+        if (entry.topic !== "results") continue;
+        if (entry.value === null) results.delete(entry.key);
+        else results.set(entry.key, entry.value.toString());
+      }
+    });
+
+  const feed = async <V>(name: ProcessorName, records: SourceRecord<V>[], backlog: number): Promise<void> => {
+    const member = members.get(name);
+    if (member === undefined) return;
+    telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: name }, records.length);
+    const batch: Batch<V> = { partition: 0, records, backlog };
+    await step(member, (member.task as unknown as Task<V>).process(batch));
+  };
+
+  /** Runs the downstream processors over what their logs hold; `backlog` is 0 once the input is read. */
+  const drainInternal = async (backlog: number): Promise<void> => {
+    const facts = pending.engineFacts.splice(0);
+    if (facts.length > 0 || backlog === 0) await feed("engine", facts, backlog);
+    const events = pending.agentEvents.splice(0);
+    if (events.length > 0) await feed("run-monitor", events, backlog);
+  };
+
+  const transport = {
+    member: (processor: Processor<never>) =>
+      Effect.tryPromise({
+        try: async () => {
+          const stores = createTaskStores(processor.name);
+          const task = processor.open(0, storeSet(stores), telemetry);
+          const member: Member = { name: processor.name, task, stores };
+          members.set(processor.name, member);
+          // Nothing to restore: the logs start empty. The engine goes live at once.
+          if (TOPOLOGY[processor.name].stores.some((store) => store.restore === "source")) {
+            task.restore?.([]);
+            if (task.goLive !== undefined) await step(member, task.goLive());
+          }
+        },
+        catch: (cause) => new ProcessorError({ processor: processor.name, cause }),
+      }),
+    run: Effect.tryPromise({
+      try: async () => {
+        let batch: SourceRecord<DecodedFact>[] = [];
+        await source(async (record) => {
+          batch.push(record);
+          if (batch.length < FILE_BATCH) return;
+          await feed("ingest", batch, Number.POSITIVE_INFINITY);
+          batch = [];
+          await drainInternal(Number.POSITIVE_INFINITY);
+        });
+        await feed("ingest", batch, 0);
+        await drainInternal(0);
+      },
+      catch: (cause): TransportError => (isFileError(cause) ? new FileIoError({ path: input, operation: "read", cause }) : new ProcessorError({ processor: "embedded", cause })),
+    }),
+  };
+
+  const sinks: EmbeddedSinks = {
+    results: () => [...results.keys()].sort(byUtf8).map((key) => ({ key, json: results.get(key) as string })),
+    alerts: () => [...alerts].sort(compareAlerts),
+    runStates: () => [...runStates.keys()].sort().map((runId) => runStates.get(runId) as RunStateSummary),
+    deadLetterLines: () => [...deadLetters, ...[...conflicts.values()].sort((a, b) => byUtf8(a.identity, b.identity)).map((conflict) => fileConflictLine(conflict, input))],
+    conflicts: () => conflicts.size,
+  };
+
+  const layer = Layer.mergeAll(
+    Layer.succeed(Transport, transport),
+    Layer.succeed(TopicSerde, jsonTopicSerde),
+    Layer.succeed(Telemetry, telemetry),
+    Layer.succeed(Config, config),
+    Layer.succeed(Catalog, catalog),
+  );
+  return { layer, sinks };
+}
+
+/** An agent event as the run monitor reads it from the in-process log: already decoded and valid. */
+function agentEventRecord(record: AgentEventRecord, position: SourceRecord<DecodedFact>["position"]): SourceRecord<DecodedFact> {
+  const event: AgentEvent = record.event;
+  return { position, value: { ok: true, fact: event, invalidMeasures: [], factId: event.fact_id }, original: { key: null, value: record.bytes } };
+}
+
+function isFileError(cause: unknown): boolean {
+  return typeof cause === "object" && cause !== null && "syscall" in cause;
+}
+
+/** The summary counts of an embedded run, read from its telemetry (the names /metrics uses). */
+export interface ReplayCounts {
+  readonly records: number;
+  readonly accepted: number;
+  /** Redeliveries and re-reports of a domain identity under another fact_id: no-ops. */
+  readonly redeliveries: number;
+  readonly invalidMeasures: number;
+  readonly quarantined: number;
+  readonly agentEvents: number;
+  readonly rejected: ReadonlyMap<string, number>;
+}
+
+export interface ReplayOutcome {
+  readonly sinks: EmbeddedSinks;
+  readonly counts: ReplayCounts;
+}
+
+/** Runs the whole topology over a facts file on the embedded transport. */
+export function replayFile(options: EmbeddedOptions, config: Omit<TopologyConfig, "roles">, catalog: CatalogSummary): Effect.Effect<ReplayOutcome, TransportError> {
+  return replaySource(fileSource(options), options.input, { ...config, roles: ["ingest", "engine", "run-monitor"] }, catalog);
+}
+
+/** Runs the configured roles of the topology over a facts source on the embedded transport. */
+export function replaySource(source: FactSource, input: string, config: TopologyConfig, catalog: CatalogSummary): Effect.Effect<ReplayOutcome, TransportError> {
+  const embedded = embeddedTransport(source, input, config, catalog);
+  return Effect.gen(function* () {
+    yield* Effect.scoped(runTopology);
+    const telemetry = yield* Telemetry;
+    const outcomes = telemetry.byLabel("agentops_engine_facts_total", "outcome");
+    const processed = telemetry.byLabel("agentops_records_processed_total", "processor");
+    const counts: ReplayCounts = {
+      records: processed.get("ingest") ?? 0,
+      accepted: outcomes.get("accepted") ?? 0,
+      redeliveries: (outcomes.get("redelivery") ?? 0) + (outcomes.get("re-report") ?? 0),
+      invalidMeasures: telemetry.total("agentops_invalid_measures_total"),
+      quarantined: outcomes.get("quarantined") ?? 0,
+      agentEvents: processed.get("run-monitor") ?? 0,
+      rejected: telemetry.byLabel("agentops_records_rejected_total", "reason"),
+    };
+    return { sinks: embedded.sinks, counts };
+  }).pipe(Effect.provide(embedded.layer));
+}

@@ -1,0 +1,172 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { shippedCatalog } from "../../../../src/catalog/metric-definitions.ts";
+import { isAgentEvent, type MetricFact } from "../../../../src/contract/facts.ts";
+import { parseFactJson } from "../../../../src/contract/parse-fact.ts";
+import { DEFAULT_ENGINE_CONFIG } from "../../../../src/metrics/engine-config.ts";
+import type { MetricResult } from "../../../../src/metrics/result-record.ts";
+import type { DecodedFact } from "../../../../src/kafka/serde/decode-fact.ts";
+import type { EngineFact, ProcessResult, SinkRecord, SourceRecord } from "../../../../src/stream/processor.ts";
+import { engineProcessor, FLUSH_BACKLOG_THRESHOLD } from "../../../../src/stream/processors/engine.ts";
+import { ingestProcessor } from "../../../../src/stream/processors/ingest.ts";
+import { runMonitorProcessor } from "../../../../src/stream/processors/run-monitor.ts";
+import { createTaskStores, settleBatch, storeSet } from "../../../../src/stream/runtime/task-writes.ts";
+import { Telemetry } from "../../../../src/stream/runtime/telemetry.ts";
+import { exec } from "../../tripwires/events.ts";
+
+const SAMPLE = fileURLToPath(new URL("../../../../samples/facts.ndjson", import.meta.url));
+const parsed = readFileSync(SAMPLE, "utf8")
+  .split("\n")
+  .filter((line) => line.trim() !== "")
+  .map((line) => parseFactJson(line));
+const metricFacts = parsed.flatMap((result) => (result.ok && !isAgentEvent(result.fact) ? [result.fact as MetricFact] : []));
+const encode = (result: MetricResult): Buffer => Buffer.from(JSON.stringify(result));
+
+function engineRecords(facts: readonly MetricFact[], from = 0): SourceRecord<EngineFact>[] {
+  return facts.map((fact, index) => ({ position: { topic: "engine-facts", partition: 0, offset: String(from + index) }, value: { fact, source: { topic: "facts", partition: 0, offset: String(from + index) } }, original: { key: null, value: null } }));
+}
+
+const ofTopic = <R extends SinkRecord["topic"]>(result: ProcessResult, topic: R) => result.outputs.filter((output): output is Extract<SinkRecord, { topic: R }> => output.topic === topic);
+
+/** An engine task over a published-results store holding `published` (what the results topic holds). */
+function engineTask(published: ReadonlyMap<string, Buffer> = new Map()) {
+  const stores = createTaskStores("engine");
+  const store = stores.byName.get("published-results");
+  for (const [key, value] of published) store?.restore(key, value);
+  const task = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog()).open(0, storeSet(stores), new Telemetry());
+  const settle = (result: ProcessResult) => settleBatch("engine", result, stores, 0, encode);
+  return { task, settle, stores };
+}
+
+describe("the engine processor (no broker)", () => {
+  it("rebuilds silently, then goes live writing every result to an empty results topic", async () => {
+    const { task, settle } = engineTask();
+    task.restore?.(engineRecords(metricFacts));
+    const live = await settle(task.goLive?.() ?? { outputs: [] });
+    expect(live.outputs).toEqual([]);
+    expect(live.changelog.length).toBeGreaterThan(10);
+    expect(live.changelog.every((entry) => entry.topic === "results" && entry.value !== null)).toBe(true);
+  });
+
+  it("writes nothing on going live when the results topic already holds the rebuild (a quiet restart)", async () => {
+    const first = engineTask();
+    first.task.restore?.(engineRecords(metricFacts));
+    const written = await first.settle(first.task.goLive?.() ?? { outputs: [] });
+    const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
+
+    const restarted = engineTask(onTopic);
+    restarted.task.restore?.(engineRecords(metricFacts));
+    const live = await restarted.settle(restarted.task.goLive?.() ?? { outputs: [] });
+    expect(live.changelog).toEqual([]);
+  });
+
+  it("reconciles: rewrites only a value that differs and tombstones a key no fact produces", async () => {
+    const first = engineTask();
+    first.task.restore?.(engineRecords(metricFacts));
+    const written = await first.settle(first.task.goLive?.() ?? { outputs: [] });
+    const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
+    const [changedKey] = [...onTopic.keys()] as [string];
+    onTopic.set(changedKey, Buffer.from("{}"));
+    onTopic.set("a key no fact produces", Buffer.from("{}"));
+
+    const restarted = engineTask(onTopic);
+    restarted.task.restore?.(engineRecords(metricFacts));
+    const live = await restarted.settle(restarted.task.goLive?.() ?? { outputs: [] });
+    expect(live.changelog.map((entry) => [entry.key, entry.value === null])).toEqual([
+      [changedKey, false],
+      ["a key no fact produces", true],
+    ]);
+  });
+
+  it("reports a conflict as a dead letter only live, naming every version's position", async () => {
+    const [fact] = metricFacts as [MetricFact];
+    const conflicting = { ...fact, event_time: fact.event_time + 1 } as MetricFact;
+    const rebuilding = engineTask();
+    rebuilding.task.restore?.(engineRecords([fact, conflicting]));
+    const quiet = rebuilding.task.goLive?.() ?? { outputs: [] };
+    expect(ofTopic(quiet, "deadLetters")).toEqual([]);
+
+    const live = engineTask();
+    live.task.goLive?.();
+    const result = live.task.process({ partition: 0, records: engineRecords([fact, conflicting]), backlog: 0 });
+    const letters = ofTopic(result, "deadLetters").map((output) => output.value);
+    expect(letters.length).toBeGreaterThanOrEqual(1);
+    for (const letter of letters) {
+      expect(letter.kind).toBe("conflict");
+      if (letter.kind !== "conflict") continue;
+      expect(letter.position).toEqual({ topic: "facts", partition: 0, offset: "1" });
+      expect(letter.conflict.versions.map((version) => version.origin)).toEqual(expect.arrayContaining(["facts/0/0", "facts/0/1"]));
+    }
+  });
+
+  it("defers the flush while far behind the head, and flushes at the head", () => {
+    const { task } = engineTask();
+    task.goLive?.();
+    const behind = task.process({ partition: 0, records: engineRecords(metricFacts.slice(0, 500)), backlog: FLUSH_BACKLOG_THRESHOLD + 1 });
+    expect(ofTopic(behind, "results")).toEqual([]);
+    const atHead = task.process({ partition: 0, records: engineRecords(metricFacts.slice(500, 501), 500), backlog: 0 });
+    expect(ofTopic(atHead, "results").length).toBeGreaterThan(0);
+  });
+});
+
+const agentRecord = (event: ReturnType<typeof exec>, offset: number): SourceRecord<DecodedFact> => ({
+  position: { topic: "agent-events", partition: 2, offset: String(offset) },
+  value: { ok: true, fact: event, invalidMeasures: [], factId: event.fact_id },
+  original: { key: null, value: null },
+});
+
+describe("the run-monitor processor (no broker)", () => {
+  it("writes each touched run's state to the store, whose changelog goes to the source partition", async () => {
+    const stores = createTaskStores("run-monitor");
+    const task = runMonitorProcessor().open(2, storeSet(stores), new Telemetry());
+    const result = task.process({ partition: 2, records: [agentRecord(exec("run-rm", 1, "ls"), 0), agentRecord(exec("run-rm", 2, "rm -rf /"), 1)], backlog: 0 });
+    expect(ofTopic(result, "alerts").length).toBeGreaterThan(0);
+    expect(ofTopic(result, "runState").map((output) => output.key)).toEqual(["run-rm"]);
+    const settled = await settleBatch("run-monitor", result, stores, 2, encode);
+    expect(settled.changelog.map((entry) => [entry.topic, entry.key, entry.partition])).toEqual([["runMonitorChangelog", "run-rm", 2]]);
+    expect(typeof settled.changelog[0]?.value).toBe("string");
+  });
+
+  it("restored from its changelog, recognises a re-processed batch and alerts nothing twice", async () => {
+    const batch = { partition: 0, records: [agentRecord(exec("run-rm", 1, "ls"), 0), agentRecord(exec("run-rm", 2, "rm -rf /"), 1)], backlog: 0 };
+    const stores = createTaskStores("run-monitor");
+    const first = runMonitorProcessor().open(0, storeSet(stores), new Telemetry());
+    const settled = await settleBatch("run-monitor", first.process(batch), stores, 0, encode);
+
+    const restoredStores = createTaskStores("run-monitor");
+    for (const entry of settled.changelog) restoredStores.byName.get("run-states")?.restore(entry.key, entry.value);
+    const restarted = runMonitorProcessor().open(0, storeSet(restoredStores), new Telemetry());
+    expect(ofTopic(restarted.process(batch), "alerts")).toEqual([]);
+  });
+
+  it("dead-letters a record that is not an agent event", () => {
+    const task = runMonitorProcessor().open(0, storeSet(createTaskStores("run-monitor")), new Telemetry());
+    const [fact] = metricFacts as [MetricFact];
+    const result = task.process({ partition: 0, records: [{ position: { topic: "agent-events", partition: 0, offset: "7" }, value: { ok: true, fact, invalidMeasures: [], factId: fact.fact_id }, original: { key: null, value: Buffer.from("x") } }], backlog: 0 });
+    expect(ofTopic(result, "deadLetters").map((output) => output.value)).toMatchObject([{ kind: "record", rejection: { reason: "UNKNOWN_TYPE" }, position: { offset: "7" } }]);
+  });
+});
+
+describe("the ingest processor (no broker)", () => {
+  it("routes rejections, agent events and metric facts, each with its position", () => {
+    const task = ingestProcessor.open(0, new Map(), new Telemetry());
+    const records: SourceRecord<DecodedFact>[] = parsed.slice(0, 400).map((result, index) => ({ position: { file: "facts.ndjson", line: index + 1 }, value: { ...result, factId: result.ok ? result.fact.fact_id : null }, original: { text: result.ok ? null : "raw" } }));
+    const result = task.process({ partition: 0, records, backlog: 0 });
+    const rejected = parsed.slice(0, 400).filter((entry) => !entry.ok).length;
+    expect(ofTopic(result, "deadLetters").filter((output) => output.value.kind === "record" && output.value.recordRejected)).toHaveLength(rejected);
+    const events = ofTopic(result, "agentEvents");
+    const facts = ofTopic(result, "engineFacts");
+    expect(events.length + facts.length).toBe(400 - rejected);
+    expect(events.every((output) => output.key === output.value.event.run_id)).toBe(true);
+    expect(facts[0]?.value.source).toMatchObject({ file: "facts.ndjson" });
+  });
+
+  it("refuses, through the runtime, a write to a topic the topology does not declare", async () => {
+    const stores = createTaskStores("ingest");
+    const [fact] = metricFacts as [MetricFact];
+    const stray: ProcessResult = { outputs: [{ topic: "results", key: "k", value: null }] };
+    await expect(settleBatch("ingest", stray, stores, 0, encode)).rejects.toThrow(/does not declare/);
+    expect(fact).toBeDefined();
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { ChangeLoggingKeyValueStore, writeChanged } from "../../../src/stream/stores/changelogging-store.ts";
+import { InMemoryKeyValueStore } from "../../../src/stream/stores/key-value-store.ts";
+
+describe("the changelogging store", () => {
+  it("logs every put and delete, the last write per key, and restores without logging", () => {
+    const store = new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<string>("s"));
+    store.restore("kept", "v0");
+    expect(store.drain()).toEqual([]);
+    store.put("a", "1");
+    store.put("a", "2");
+    store.delete("kept");
+    store.put("b", "3");
+    expect(store.drain()).toEqual([
+      ["a", "2"],
+      ["kept", null],
+      ["b", "3"],
+    ]);
+    expect(store.drain()).toEqual([]);
+    expect([...store.entries()]).toEqual([
+      ["a", "2"],
+      ["b", "3"],
+    ]);
+  });
+
+  it("writes a table through it, logging only what changes what it holds", async () => {
+    const store = new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<Buffer>("t"));
+    store.restore("same", Buffer.from("1"));
+    store.restore("changed", Buffer.from("1"));
+    store.restore("gone", Buffer.from("1"));
+    await writeChanged(
+      store,
+      [
+        ["same", "1"],
+        ["changed", "2"],
+        ["gone", null],
+        ["never-held", null],
+        ["new", "3"],
+      ],
+      (value: string) => Buffer.from(value),
+    );
+    expect(store.drain().map(([key, value]) => [key, value?.toString() ?? null])).toEqual([
+      ["changed", "2"],
+      ["gone", null],
+      ["new", "3"],
+    ]);
+  });
+});
