@@ -1,12 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
-import { Deferred, Effect, Schedule, type Scope } from "effect";
+import { Deferred, Effect, type Scope } from "effect";
 import type { TopicMessages } from "kafkajs";
 import { pino } from "pino";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
 import { createKafka } from "../../kafka/client.ts";
-import { isRetriableError } from "../../kafka/connection-errors.ts";
 import { createSchemaRegistry } from "../../kafka/registry.ts";
 import { sendBounded } from "../../kafka/send-bounded.ts";
 import { TOPOLOGY } from "../topology.ts";
@@ -18,16 +17,10 @@ import { ingestProcessor } from "../processors/ingest-processor.ts";
 import { Processors, type CommitState, type ProcessorEnvironment } from "./processor-environment.ts";
 import { runMonitorProcessor } from "../processors/run-monitor-processor.ts";
 import { serveTelemetry } from "./metrics-server.ts";
+import { startupStage } from "./startup-stage.ts";
 import type { StreamConfig } from "./stream-config.ts";
 import { Telemetry } from "./telemetry.ts";
 import { topicNames } from "../topic-names.ts";
-
-/**
- * Start-up calls that may meet a broker or registry still starting: retried with backoff, unless
- * the failure cannot heal by waiting (refused credentials, an untrusted certificate, a wrong
- * registry path): those end the instance at once.
- */
-const startupRetry = { schedule: Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(8))), while: (error: KafkaIoError | RegistryError) => isRetriableError(error.cause) };
 
 /**
  * One processor instance: the roles it was given (ingest, engine, run-monitor), sharing one Kafka
@@ -57,7 +50,7 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
     const kafka = createKafka({ brokers: config.brokers, clientId: `agentops-${config.instanceId}`, logger });
     const topics = topicNames(config.topicPrefix);
 
-    const created = yield* Effect.tryPromise({
+    const createTopics = Effect.tryPromise({
       try: async () => {
         const admin = kafka.admin();
         await admin.connect();
@@ -68,26 +61,35 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
         }
       },
       catch: (cause) => new KafkaIoError({ operation: "create missing topics", cause }),
-    }).pipe(Effect.retry(startupRetry));
+    });
+    // Each stage logs when it begins, each retry and when it is done (startup-stage.ts): a start-up
+    // that stalls says where.
+    const created = yield* startupStage(logger, "create missing topics", createTopics, { retry: true });
     if (created.length > 0) logger.info({ created }, "created missing topics");
 
     const registry = createSchemaRegistry(config.schemaRegistryUrl);
     const serde = new AvroTopicSerde(registry);
-    yield* Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }).pipe(Effect.retry(startupRetry));
+    yield* startupStage(logger, "register schemas", Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }), { retry: true });
 
     // One idempotent producer per role: each keeps one request in flight (ordering per partition),
     // and roles do not queue behind each other's acknowledgements.
-    const connectProducer = Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { initialRetryTime: 300, maxRetryTime: 10_000 } });
-          await producer.connect();
-          return producer;
-        },
-        catch: (cause) => new KafkaIoError({ operation: "connect producer", cause }),
-      }).pipe(Effect.retry(startupRetry)),
-      (producer) => Effect.promise(() => producer.disconnect().catch(() => undefined)),
-    );
+    const connectProducer = (role: string) =>
+      Effect.acquireRelease(
+        startupStage(
+          logger,
+          `connect ${role} producer`,
+          Effect.tryPromise({
+            try: async () => {
+              const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { initialRetryTime: 300, maxRetryTime: 10_000 } });
+              await producer.connect();
+              return producer;
+            },
+            catch: (cause) => new KafkaIoError({ operation: "connect producer", cause }),
+          }),
+          { retry: true },
+        ),
+        (producer) => Effect.promise(() => producer.disconnect().catch(() => undefined)),
+      );
 
     let started = false;
     const failure = yield* Deferred.make<never, KafkaIoError>();
@@ -104,12 +106,12 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
     const uncommittedRoles = (): string[] => [...commitStates].filter(([, state]) => state.uncommitted).map(([role]) => role);
     for (const role of config.roles) {
       if (role === "engine" && threadedEngine) {
-        yield* engineThread(config, telemetry, fail, logger);
+        yield* startupStage(logger, "start engine thread", engineThread(config, telemetry, fail, logger));
         continue;
       }
       const commitState: CommitState = { uncommitted: false };
       commitStates.set(role, commitState);
-      const producer = yield* connectProducer;
+      const producer = yield* connectProducer(role);
       const sinks = new Set(TOPOLOGY[role].sinks.map((sink) => topics[sink.topic]));
       const send = (topicMessages: readonly TopicMessages[]): Promise<void> => {
         const undeclared = topicMessages.find((entry) => !sinks.has(entry.topic));

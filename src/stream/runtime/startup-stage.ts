@@ -1,0 +1,53 @@
+import { Duration, Effect, Schedule, ScheduleDecision } from "effect";
+import type { Logger } from "pino";
+import { isRetriableError } from "../../kafka/connection-errors.ts";
+import type { KafkaIoError, RegistryError } from "./errors.ts";
+
+/**
+ * Start-up calls that may meet a broker or registry still starting: retried with backoff, unless
+ * the failure cannot heal by waiting (refused credentials, an untrusted certificate, a wrong
+ * registry path): those end the instance at once.
+ */
+export const STARTUP_RETRY = { base: "500 millis", recurs: 8 } as const;
+
+/** While a stage is still pending, a line this often: a start-up never goes quiet for longer. */
+export const STILL_WAITING_INTERVAL_MS = 15_000;
+
+export interface StageOptions {
+  /** Retry retriable failures with STARTUP_RETRY's backoff (default false: one attempt). */
+  readonly retry?: boolean;
+  readonly stillWaitingIntervalMs?: number;
+}
+
+/**
+ * One stage of an instance's start-up (create topics, register schemas, connect a producer, start
+ * the engine thread, start a consumer): logs when it begins, every failed attempt with the error
+ * and whether it will be retried (and after how long), a "still waiting" line while it is pending,
+ * and when it is done with its duration. A start-up that stalls (a registry that does not answer, a
+ * group join that waits for a departed member) then says where it stands instead of going silent.
+ */
+export function startupStage<A, E extends KafkaIoError | RegistryError, R>(logger: Logger, stage: string, effect: Effect.Effect<A, E, R>, options: StageOptions = {}): Effect.Effect<A, E, R> {
+  return Effect.suspend(() => {
+    const startedAt = Date.now();
+    let attempts = 0;
+    logger.info({ stage }, "start-up stage begun");
+    const stillWaiting = setInterval(() => logger.warn({ stage, attempts, elapsedMs: Date.now() - startedAt }, "start-up stage still waiting"), options.stillWaitingIntervalMs ?? STILL_WAITING_INTERVAL_MS);
+    stillWaiting.unref();
+    let lastError = "";
+    const attempt = Effect.suspend(() => {
+      attempts += 1;
+      return effect.pipe(Effect.tapError((error) => Effect.sync(() => (lastError = error.message))));
+    });
+    const schedule = Schedule.exponential(STARTUP_RETRY.base).pipe(
+      Schedule.intersect(Schedule.recurs(STARTUP_RETRY.recurs)),
+      Schedule.whileInput((error: E) => isRetriableError(error.cause)),
+      // Logged only when another attempt follows, so the line can name the wait before it.
+      Schedule.onDecision(([delay], decision) => Effect.sync(() => ScheduleDecision.isContinue(decision) && logger.warn({ stage, attempt: attempts, error: lastError, retryInMs: Duration.toMillis(delay) }, "start-up stage retrying"))),
+    );
+    return (options.retry === true ? Effect.retry(attempt, schedule) : attempt).pipe(
+      Effect.tapError((error) => Effect.sync(() => logger.error({ stage, attempts, durationMs: Date.now() - startedAt, error: error.message }, "start-up stage failed"))),
+      Effect.tap(() => Effect.sync(() => logger.info({ stage, attempts, durationMs: Date.now() - startedAt }, "start-up stage done"))),
+      Effect.ensuring(Effect.sync(() => clearInterval(stillWaiting))),
+    );
+  });
+}
