@@ -4,8 +4,8 @@ import { isRetriableError } from "../../kafka/connection-errors.ts";
 import type { KafkaIoError, RegistryError } from "./errors.ts";
 
 /**
- * Start-up calls that may meet a broker or registry still starting: retried with backoff, unless
- * the failure cannot heal by waiting (refused credentials, an untrusted certificate, a wrong
+ * Start-up calls that may meet a broker or registry still starting: retried with exponential backoff
+ * (0.5 s doubling, 8 retries: about two minutes in all), unless the failure cannot heal by waiting (refused credentials, an untrusted certificate, a wrong
  * registry path): those end the instance at once.
  */
 export const STARTUP_RETRY = { base: "500 millis", recurs: 8 } as const;
@@ -21,10 +21,11 @@ export interface StageOptions {
 
 /**
  * One stage of an instance's start-up (create topics, register schemas, connect a producer, start
- * the engine thread, start a consumer): logs when it begins, every failed attempt with the error
- * and whether it will be retried (and after how long), a "still waiting" line while it is pending,
- * and when it is done with its duration. A start-up that stalls (a registry that does not answer, a
- * group join that waits for a departed member) then says where it stands instead of going silent.
+ * the engine thread, start a consumer): logs when it begins, each retry with the error and the wait
+ * before it, a "still waiting" line while it is pending, and when it is done or has failed, with
+ * its attempts and duration. A start-up that stalls (a registry that does not answer, an engine
+ * thread that does not report, a group join that waits) then says where it stands instead of going
+ * silent. The line texts are what test/support/processes.ts and docs/operations.md refer to.
  */
 export function startupStage<A, E extends KafkaIoError | RegistryError, R>(logger: Logger, stage: string, effect: Effect.Effect<A, E, R>, options: StageOptions = {}): Effect.Effect<A, E, R> {
   return Effect.suspend(() => {
