@@ -155,8 +155,9 @@ function registrySymptom(error: unknown): Symptom | undefined {
     if (tls !== undefined) return { kind: tls, code, message };
     if (status === 401) return { kind: "authentication", code, message, status };
     if (status === 403) return { kind: "authorisation", code, message, status };
-    // A 5xx is a registry that is up but not serving (starting, or its storage is down): as unreachable.
-    if ((code !== undefined && UNREACHABLE.has(code)) || (status !== undefined && status >= 500) || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|socket hang up/.test(message)) return { kind: "unreachable", code, message };
+    // A 5xx is a registry that is up but not serving (starting, or its storage is down): as unreachable;
+    // so is a request past its bound ("Timeout (30000ms)", src/kafka/registry.ts).
+    if ((code !== undefined && UNREACHABLE.has(code)) || (status !== undefined && status >= 500) || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|socket hang up|Timeout \(\d+ms\)/.test(message)) return { kind: "unreachable", code, message };
     if (link.name === "RegistryPathError" || (status === 404 && !/"?error_code"?/.test(message) && !/not found\.?$/i.test(message))) return { kind: "wrong-path", code, message, status: 404 };
   }
   return undefined;

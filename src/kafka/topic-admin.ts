@@ -47,8 +47,10 @@ function toEntries(configs: Record<string, string>): Array<{ name: string; value
 export async function applyTopicActions(admin: Admin, actions: readonly TopicAction[]): Promise<void> {
   const creations = actions.filter((action) => action.kind === "create");
   if (creations.length > 0) {
+    // kafkajs's own waitForLeaders gives up when the broker does not know a topic yet, which a
+    // loaded KRaft broker answers for a moment after the controller created it: we wait ourselves.
     await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: creations.map((action) => ({
         topic: action.topic.name,
         numPartitions: action.topic.partitions,
@@ -56,6 +58,7 @@ export async function applyTopicActions(admin: Admin, actions: readonly TopicAct
         configEntries: toEntries(action.configs),
       })),
     });
+    await waitForTopicLeaders(admin, creations.map((action) => action.topic.name));
   }
   for (const action of actions) {
     if (action.kind !== "update") continue;
@@ -65,5 +68,34 @@ export async function applyTopicActions(admin: Admin, actions: readonly TopicAct
     if (action.addPartitions !== null) {
       await admin.createPartitions({ topicPartitions: [{ topic: action.topic.name, count: action.addPartitions }] });
     }
+  }
+}
+
+/** How long newly created topics may take to show a leader for every partition. */
+export const TOPIC_LEADERS_TIMEOUT_MS = 30_000;
+
+/**
+ * Waits until the broker's metadata shows every partition of `topics` with a leader. Until the
+ * creation has reached the broker's metadata cache it answers "This server does not host this
+ * topic-partition" (UNKNOWN_TOPIC_OR_PARTITION) or LEADER_NOT_AVAILABLE: both mean "not yet", so
+ * any failure is retried until the deadline, and the last one is thrown after it.
+ */
+export async function waitForTopicLeaders(admin: Pick<Admin, "fetchTopicMetadata">, topics: readonly string[], timeoutMs = TOPIC_LEADERS_TIMEOUT_MS, intervalMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastProblem: unknown;
+  for (;;) {
+    try {
+      const { topics: found } = await admin.fetchTopicMetadata({ topics: [...topics] });
+      const leaderless = topics.filter((name) => {
+        const partitions = found.find((topic) => topic.name === name)?.partitions ?? [];
+        return partitions.length === 0 || partitions.some((partition) => partition.leader < 0);
+      });
+      if (leaderless.length === 0) return;
+      lastProblem = new Error(`no leader yet for every partition of ${leaderless.join(", ")}`);
+    } catch (error) {
+      lastProblem = error;
+    }
+    if (Date.now() >= deadline) throw lastProblem instanceof Error ? lastProblem : new Error(String(lastProblem));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

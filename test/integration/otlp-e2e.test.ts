@@ -5,7 +5,7 @@ import { OTLPLogExporter as JsonLogExporter } from "@opentelemetry/exporter-logs
 import { OTLPLogExporter as ProtoLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
 import { afterAll, describe, expect, it } from "vitest";
 import { serviceEndpoints, uniqueName } from "../support/kafka.ts";
-import { killAllProcessors, NODE, REPO_ROOT, runAgentopsOk, startProcessor, testDir, waitFor } from "../support/processes.ts";
+import { killAllProcessors, NODE, NODE_FLAGS, REPO_ROOT, runAgentopsOk, startProcessor, testDir, waitFor } from "../support/processes.ts";
 import { emitClaudeCodeSession } from "../support/otel-sdk.ts";
 
 /**
@@ -30,7 +30,7 @@ describe("Claude Code over OTLP → agentops otlp → agentops run → results a
     await startProcessor({ topicPrefix: prefix, name: "otlp-e2e", dir }, 300_000);
     const port = await freePort();
     const { brokers, registryUrl } = serviceEndpoints();
-    const receiver = spawn(NODE, ["--disable-warning=ExperimentalWarning", join(REPO_ROOT, "bin/agentops"), "otlp", "--port", String(port), "--topic-prefix", prefix, "--brokers", brokers.join(","), "--schema-registry", registryUrl], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "inherit"] });
+    const receiver = spawn(NODE, [...NODE_FLAGS, join(REPO_ROOT, "bin/agentops"), "otlp", "--port", String(port), "--topic-prefix", prefix, "--brokers", brokers.join(","), "--schema-registry", registryUrl], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "inherit"] });
     children.push(receiver);
     const url = `http://127.0.0.1:${port}`;
     await waitFor("the OTLP receiver", async () => ((await fetch(`${url}/v1/logs`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).catch(() => undefined))?.status === 200 ? true : undefined), { timeoutMs: 120_000 });

@@ -6,7 +6,7 @@ import { evaluateFacts } from "../support/evaluate-facts.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
 import { closeAll, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
-import { describeDifferences, fetchMetrics, killAllProcessors, metricSum, readDeadLetters, resultsByKey, startProcessor, testDir, topicSerde, waitFor, waitForResults } from "../support/processes.ts";
+import { describeDifferences, fetchMetrics, killAllProcessors, metricSum, readDeadLetters, resultsByKey, startProcessor, testDir, topicSerde, waitFor, waitForResults, type MetricSample, type ProcessorInstance } from "../support/processes.ts";
 import { validFact } from "../support/valid-fact.ts";
 
 /**
@@ -33,6 +33,18 @@ function coordinates(metadata: RecordMetadata[] | undefined, topic: string): { t
   const [record] = metadata ?? [];
   if (record === undefined || record.baseOffset === undefined) throw new Error("no record metadata from the broker");
   return { topic, partition: record.partition, offset: record.baseOffset };
+}
+
+/**
+ * The instance's /metrics once it counts a dead letter of `reason`. The engine's dead letters
+ * (CONFLICT, LATER_TERMINAL_SUMMARY) are counted on its thread, which reports to the instance
+ * every 250 ms: the letter can be on the topic before its count is in /metrics.
+ */
+async function metricsCounting(instance: ProcessorInstance, reason: string): Promise<MetricSample[]> {
+  return waitFor(`${reason} counted in ${instance.name} /metrics`, async () => {
+    const samples = await fetchMetrics(instance);
+    return metricSum(samples, "agentops_dead_letters_total", { reason }) > 0 ? samples : undefined;
+  });
 }
 
 describe("poison records", () => {
@@ -93,7 +105,7 @@ describe("poison records", () => {
     const quiet = await waitForResults(kafka, topics.results, expected, 90_000, serde);
     expect(quiet.comparison.differingKeys, describeDifferences(expected, quiet.actual, quiet.comparison)).toEqual([]);
 
-    const samples = await fetchMetrics(instance);
+    const samples = await metricsCounting(instance, "CONFLICT");
     for (const reason of ["UNDECODABLE_BYTES", "UNKNOWN_SCHEMA_ID", "UNSUPPORTED_CONTRACT", "CONFLICT"]) expect(metricSum(samples, "agentops_dead_letters_total", { reason }), reason).toBeGreaterThanOrEqual(1);
     // Three poison records, and the conflict once per identity it breaks (its fact_id and its call
     // id), as the embedded replay's dead-letter file reports it.
@@ -146,7 +158,7 @@ describe("poison records", () => {
     const settled = await waitForResults(kafka, topics.results, expected, 90_000, serde);
     expect(settled.comparison.differingKeys, describeDifferences(expected, settled.actual, settled.comparison)).toEqual([]);
 
-    const samples = await fetchMetrics(instance);
+    const samples = await metricsCounting(instance, "LATER_TERMINAL_SUMMARY");
     expect(metricSum(samples, "agentops_dead_letters_total", { reason: "INVALID_MEASURE" })).toBe(1);
     expect(metricSum(samples, "agentops_invalid_measures_total", { field: "span_duration_ms" })).toBe(1);
     expect(metricSum(samples, "agentops_dead_letters_total", { reason: "LATER_TERMINAL_SUMMARY" })).toBe(1);

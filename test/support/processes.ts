@@ -26,7 +26,12 @@ import { serviceEndpoints, testRegistry } from "./kafka.ts";
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const NODE = join(REPO_ROOT, "node_modules/.bin/node");
 const AGENTOPS = join(REPO_ROOT, "bin/agentops");
-const NODE_FLAGS = ["--disable-warning=ExperimentalWarning", "--disable-warning=TimeoutNegativeWarning"];
+/**
+ * For every agentops child: kafkajs 2.2.4 arms a timer with a negative delay after each response
+ * (RequestQueue.scheduleCheckPendingRequests, tulios/kafkajs#1751), which Node 24 reports as a
+ * TimeoutNegativeWarning; Node runs it after 1 ms, which is harmless, so the warning is noise.
+ */
+export const NODE_FLAGS = ["--disable-warning=ExperimentalWarning", "--disable-warning=TimeoutNegativeWarning"];
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -143,13 +148,39 @@ export function logTail(instance: ProcessorInstance, lines = 15): string {
   return `--- ${instance.name} stdout (${instance.stdoutPath})\n${tail(instance.stdoutPath)}\n--- ${instance.name} stderr\n${tail(instance.stderrPath)}`;
 }
 
+/**
+ * Where an instance's start-up stands, from its "start-up stage" log lines (the engine thread logs
+ * its own, under instance "<name>/engine-thread"): the stages begun and not done, with how long
+ * ago they began, and the last retry of each. A start-up that times out in a test says which stage
+ * it was waiting for.
+ */
+export function startupProgress(instance: ProcessorInstance, now = Date.now()): string {
+  const pending = new Map<string, Record<string, unknown>>();
+  const retries = new Map<string, Record<string, unknown>>();
+  let done = 0;
+  for (const line of logLines(instance)) {
+    const key = `${String(line["instance"])}: ${String(line["stage"])}`;
+    if (line["msg"] === "start-up stage begun") pending.set(key, line);
+    else if (line["msg"] === "start-up stage done" || line["msg"] === "start-up stage failed") {
+      pending.delete(key);
+      done += 1;
+    } else if (line["msg"] === "start-up stage retrying") retries.set(key, line);
+  }
+  if (pending.size === 0) return `start-up: ${done} stage(s) finished, none pending (no stage logs at all means it stopped before the first)`;
+  const lines = [...pending].map(([key, line]) => {
+    const retry = retries.get(key);
+    return `  ${key}, begun ${((now - Number(line["time"])) / 1000).toFixed(1)} s ago${retry === undefined ? "" : `; last retry after attempt ${String(retry["attempt"])}: ${String(retry["error"])}`}`;
+  });
+  return [`start-up: ${done} stage(s) finished; still pending:`, ...lines].join("\n");
+}
+
 export async function waitForHealthy(instance: ProcessorInstance, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (instance.metricsPort === undefined) {
-    if (!isAlive(instance)) throw new Error(`${instance.name} exited (${String(instance.child.exitCode ?? instance.child.signalCode)}) before it was running\n${logTail(instance)}`);
+    if (!isAlive(instance)) throw new Error(`${instance.name} exited (${String(instance.child.exitCode ?? instance.child.signalCode)}) before it was running\n${startupProgress(instance)}\n${logTail(instance, 40)}`);
     const runningLine = logLines(instance).find((line) => line["msg"] === "processor instance running");
     if (typeof runningLine?.["metricsPort"] === "number") instance.metricsPort = runningLine["metricsPort"];
-    else if (Date.now() > deadline) throw new Error(`${instance.name} not running after ${timeoutMs} ms\n${logTail(instance)}`);
+    else if (Date.now() > deadline) throw new Error(`${instance.name} not running after ${timeoutMs} ms\n${startupProgress(instance)}\n${logTail(instance, 40)}`);
     else await sleep(200);
   }
   await waitFor(`${instance.name} /healthz 200`, async () => ((await httpGet(instance, "/healthz")).status === 200 ? true : undefined), { timeoutMs: Math.max(5_000, deadline - Date.now()) });

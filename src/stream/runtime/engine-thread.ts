@@ -27,6 +27,9 @@ export function engineThread(config: StreamConfig, telemetry: Telemetry, fail: (
       if (!started) resume(Effect.fail(new ProcessorError({ processor: "engine thread", cause: new Error(reason) })));
       else if (!stopping) fail(`engine thread: ${reason}`);
     };
+    // Its own start-up stages follow under instance "<id>/engine-thread"; without this line a
+    // thread that never got to run its module would look the same as one stuck in a stage.
+    worker.once("online", () => logger.info({ processor: "engine", threadId: worker.threadId }, "engine thread online, starting its instance"));
     worker.on("message", (report: EngineThreadReport) => {
       if (report.type === "telemetry") telemetry.absorb(report.samples);
       else if (report.type === "failed") failed(report.reason);

@@ -1,11 +1,10 @@
 import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
-import { Deferred, Effect, Layer, Schedule, type Scope } from "effect";
-import { pino, type Logger } from "pino";
+import { Deferred, Effect, Layer, type Scope } from "effect";
+import { pino } from "pino";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { KafkaIoError, ProcessorError, RegistryError, type TransportError } from "../../errors.ts";
 import { createKafka } from "../../kafka/client.ts";
-import { isRetriableError } from "../../kafka/connection-errors.ts";
 import { ensureTopics } from "../../kafka/ensure-topics.ts";
 import { createSchemaRegistry } from "../../kafka/registry.ts";
 import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
@@ -14,29 +13,10 @@ import { topicNames } from "../topic-names.ts";
 import { kafkaMember, type CommitState, type KafkaEnvironment } from "../transports/kafka/kafka-member.ts";
 import { engineThread } from "./engine-thread.ts";
 import { serveTelemetry } from "./metrics-server.ts";
+import { startupStage } from "./startup-stage.ts";
 import { Catalog, Config, runTopology, Telemetry as TelemetryTag, TopicSerde, Transport, type TransportShape } from "./services.ts";
 import type { StreamConfig } from "./stream-config.ts";
 import { Telemetry } from "./telemetry.ts";
-
-/**
- * Start-up calls that may meet a broker or registry still starting: retried with backoff, unless
- * the failure cannot heal by waiting (refused credentials, an untrusted certificate, a wrong
- * registry path): those end the instance at once. Every attempt that fails is logged with the
- * stage it failed in, so a start-up that hangs or loops shows where.
- */
-function startupStage<A, E extends KafkaIoError | RegistryError, R>(logger: Logger, stage: string, attempt: Effect.Effect<A, E, R>, alsoRetry: (cause: unknown) => boolean = () => false): Effect.Effect<A, E, R> {
-  let attempts = 0;
-  const retriable = (cause: unknown): boolean => isRetriableError(cause) || alsoRetry(cause);
-  return Effect.suspend(() => {
-    attempts += 1;
-    logger.info({ stage, attempt: attempts }, `start-up: ${stage}`);
-    return attempt;
-  }).pipe(
-    Effect.tapError((error) => Effect.sync(() => logger.warn({ stage, attempt: attempts, error: error.message, retriable: retriable(error.cause) }, `start-up: ${stage} failed${retriable(error.cause) ? "; retrying" : ""}`))),
-    Effect.retry({ schedule: Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(8))), while: (error) => retriable(error.cause) }),
-    Effect.tap(() => Effect.sync(() => logger.info({ stage, attempts }, `start-up: ${stage} done`))),
-  );
-}
 
 function isUnknownTopicPartition(cause: unknown): boolean {
   // kafkajs may wrap the broker's error (KafkaJSNonRetriableError): look along the cause chain.
@@ -91,13 +71,13 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
       }),
       // Instances starting together create the same topics: one may read a topic's metadata before
       // the broker hosts the partitions another just created. That heals by waiting.
-      isUnknownTopicPartition,
+      { retry: true, retryAlso: isUnknownTopicPartition },
     );
     logger.info({ created, stage: "create missing topics" }, created.length > 0 ? "created missing topics" : "every topic exists");
 
     const registry = createSchemaRegistry(config.schemaRegistryUrl);
     const serde = new AvroTopicSerde(registry);
-    yield* startupStage(logger, "register schemas", Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }));
+    yield* startupStage(logger, "register schemas", Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }), { retry: true });
 
     let started = false;
     const failure = yield* Deferred.make<never, ProcessorError>();
@@ -127,6 +107,7 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
             },
             catch: (cause) => new KafkaIoError({ operation: `connect ${role} producer`, cause }),
           }),
+          { retry: true },
         ),
         (producer) => Effect.promise(() => producer.disconnect().catch(() => undefined)),
       );
@@ -135,15 +116,14 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
       member: (processor: Processor<never>) =>
         Effect.gen(function* () {
           if (processor.name === "engine" && threadedEngine) {
-            logger.info({ processor: "engine", stage: "engine thread" }, "start-up: starting the engine thread");
-            yield* engineThread(config, telemetry, fail, logger);
+            yield* startupStage(logger, "start engine thread", engineThread(config, telemetry, fail, logger));
             return;
           }
           const commitState: CommitState = { uncommitted: false };
           commitStates.set(processor.name, commitState);
           const producer = yield* connectProducer(processor.name);
           // A topic another instance has just created may not be hosted yet: that heals by waiting.
-          yield* startupStage(logger, `join ${processor.name} consumer group`, kafkaMember(environment, processor, producer, commitState), isUnknownTopicPartition);
+          yield* startupStage(logger, `join ${processor.name} consumer group`, kafkaMember(environment, processor, producer, commitState), { retry: true, retryAlso: isUnknownTopicPartition });
         }),
       run: Effect.void,
     };
