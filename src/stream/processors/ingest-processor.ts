@@ -4,6 +4,7 @@ import { invalidMeasureLetter, type Rejection } from "../../contract/rejection.t
 import { deadLetterMessage } from "./dead-letter-message.ts";
 import { routeRecord } from "./ingest-router.ts";
 import { encodeEngineFact } from "../../kafka/serde/engine-facts-record.ts";
+import { encodeAgentEvent } from "../../kafka/serde/agent-events-record.ts";
 import { Processors, type ProcessorEnvironment } from "../runtime/processor-environment.ts";
 import { runConsumer } from "../runtime/run-consumer.ts";
 import { TOPOLOGY } from "../topology.ts";
@@ -12,9 +13,10 @@ import { decodeFact } from "../../kafka/serde/decode-fact.ts";
 /**
  * Ingest: facts topic → decode (registry) → validate (contract 1.0.0) → route. Rejected records go
  * to the dead-letter topic with their reason and source coordinates; agent events go to the run
- * monitor's topic keyed by run_id (same bytes); metric facts go, normalised, to the engine's
- * input topic. Offsets are committed only after everything a batch produced is acknowledged, so
- * a crash re-processes the batch (at-least-once) and the engine's redelivery rule absorbs it.
+ * monitor's topic keyed by run_id, and metric facts, normalised, to the engine's input topic,
+ * both in the internal binary layout (validated here, not again by their readers). Offsets are
+ * committed only after everything a batch produced is acknowledged, so a crash re-processes the
+ * batch (at-least-once) and the engine's redelivery rule absorbs it.
  */
 export const ingestProcessor = Effect.gen(function* () {
   const environment = yield* Processors;
@@ -42,7 +44,7 @@ async function handleBatch(environment: ProcessorEnvironment, payload: EachBatch
       deadLetters.push(await deadLetterMessage(serde, telemetry, { ...route.rejection, source, factId: decoded.factId, key: message.key, value: message.value }));
     } else if (route.to === "run-monitor") {
       for (const measure of route.invalidMeasures) deadLetters.push(await invalidMeasureMessage(environment, route.event.fact_id, measure, source));
-      agentEvents.push({ key: route.event.run_id, value: message.value });
+      agentEvents.push({ key: route.event.run_id, value: encodeAgentEvent(route.event) });
     } else {
       for (const measure of route.invalidMeasures) deadLetters.push(await invalidMeasureMessage(environment, route.fact.fact_id, measure, source));
       const encoded = encodeEngineFact(route.fact, source);

@@ -8,7 +8,7 @@ import { Processors, type ProcessorEnvironment } from "../runtime/processor-envi
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import { runConsumer } from "../runtime/run-consumer.ts";
 import { TOPOLOGY } from "../topology.ts";
-import { decodeFact } from "../../kafka/serde/decode-fact.ts";
+import { decodeAgentEventRecord } from "../../kafka/serde/agent-events-record.ts";
 
 /**
  * The run monitor on Kafka: agent events (keyed by run_id) → per-partition monitors → alerts,
@@ -72,7 +72,7 @@ class RunMonitorMember {
     let lastOffset: string | undefined;
     for (const message of batch.messages) {
       if (!payload.isRunning() || payload.isStale()) break;
-      const parsed = await decodeFact(this.environment.registry, message.value);
+      const parsed = await decodeAgentEventRecord(this.environment.registry, message.value);
       const source = { topic: batch.topic, partition: batch.partition, offset: message.offset };
       if (!parsed.ok || !isAgentEvent(parsed.fact)) {
         const rejection = parsed.ok ? { reason: "UNKNOWN_TYPE" as const, field: "type", detail: "only agent_step and sandbox_event records belong on the agent-events topic" } : parsed.rejection;
