@@ -16,6 +16,9 @@ const ASCII = 0;
 const UTF8 = 1;
 const UTF16 = 2;
 
+/** Below this length a string's header is one byte (length × 4 < 128). */
+const SHORT_STRING = 32;
+
 /** A lone surrogate (in unicode mode a well-formed pair is one code point, not two `Cs`). */
 const LONE_SURROGATE = /\p{Cs}/u;
 
@@ -83,6 +86,23 @@ export class BinaryWriter {
 
   /** Length and encoding first (length × 4 + encoding), then the text: ASCII, UTF-8 or UTF-16LE. */
   string(value: string): void {
+    // Most strings are short ASCII identifiers: copied here byte by byte, cheaper than a native call.
+    const length = value.length;
+    if (length < SHORT_STRING) {
+      this.reserve(length + 1);
+      const start = this.position;
+      this.buffer[start] = length * 4 + ASCII;
+      let index = 0;
+      for (; index < length; index++) {
+        const code = value.charCodeAt(index);
+        if (code >= 0x80) break;
+        this.buffer[start + 1 + index] = code;
+      }
+      if (index === length) {
+        this.position = start + 1 + length;
+        return;
+      }
+    }
     const utf8Length = Buffer.byteLength(value, "utf8");
     if (utf8Length === value.length) {
       this.unsigned(value.length * 4 + ASCII);
