@@ -183,8 +183,16 @@ export function provenance(value: unknown): Rec | null | Bad {
   if (typeof basis !== "string") return BAD;
   const source = optString(value["source"]);
   if (source === BAD) return BAD;
-  // Provenance repeats across facts: one shared (frozen) object per distinct shape and value.
-  const hasSource = source !== undefined || "source" in value;
+  return sharedProvenance(basis, source, source !== undefined || "source" in value);
+}
+
+/**
+ * Provenance repeats across facts: one shared (frozen) object per distinct shape and value. Also
+ * used when a fact is read back from an internal topic (src/kafka/serde/fact-layout.ts), so a
+ * fact held by the engine is the same whichever way it arrived. `hasSource` keeps zod's rule: a
+ * `source` key that was present as null stays present, as undefined.
+ */
+export function sharedProvenance(basis: string, source: string | undefined, hasSource = source !== undefined): Rec {
   const key = JSON.stringify([basis, hasSource ? (source ?? null) : 0]);
   const known = provenances.get(key);
   if (known !== undefined) return known;

@@ -139,7 +139,7 @@ export function parseFactJson(line: string): ParseResult {
   } catch (error) {
     return reject("MALFORMED_JSON", "", error instanceof Error ? error.message : "not JSON");
   }
-  const duplicate = firstDuplicateKey(line);
+  const duplicate = firstDuplicateKey(line, value);
   if (duplicate !== undefined) return reject("DUPLICATE_FIELD", duplicate, `key "${duplicate}" appears twice in one object; which value was meant cannot be known`);
   return parseFact(value);
 }

@@ -7,7 +7,7 @@ import { z } from "zod";
  * no 24:00, no second 60; `Date.parse` would roll those over into the next day or month and move
  * the fact across a window or a snapshot cutoff), and a JSON number is not a timestamp.
  */
-const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|([+-])(\d{2}):(\d{2}))$/;
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 // Numbers are let through the union only to be refused with the right reason (INVALID_TIMESTAMP).
 export const timestampSchema = z.union([z.string(), z.date(), z.number()]).transform((input, ctx) => {
@@ -22,21 +22,38 @@ export const timestampSchema = z.union([z.string(), z.date(), z.number()]).trans
 /** The acceptance rule of `timestampSchema`, exported for the fast path (src/contract/fast-parse.ts). */
 export function toEpochMillis(input: string | Date): number | undefined {
   if (input instanceof Date) return Number.isNaN(input.getTime()) ? undefined : input.getTime();
-  const parts = RFC_3339.exec(input);
-  if (parts === null) return undefined;
-  const number = (index: number): number => Number(parts[index] ?? "0");
-  const year = number(1);
-  const month = number(2);
-  const day = number(3);
+  // Every time of every line passes here: the fields are read at their fixed positions once the
+  // shape matched, without capture groups or a Date per check.
+  if (!RFC_3339.test(input)) return undefined;
+  const year = digitsAt(input, 0, 4);
+  const month = digitsAt(input, 5, 2);
+  const day = digitsAt(input, 8, 2);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (number(4) > 23 || number(5) > 59 || number(6) > 59) return undefined;
-  if (number(10) > 23 || number(11) > 59) return undefined;
+  const seconds = input.charCodeAt(16) === COLON ? digitsAt(input, 17, 2) : 0;
+  if (digitsAt(input, 11, 2) > 23 || digitsAt(input, 14, 2) > 59 || seconds > 59) return undefined;
+  const end = input.length;
+  if (input.charCodeAt(end - 1) !== UPPER_Z && (digitsAt(input, end - 5, 2) > 23 || digitsAt(input, end - 2, 2) > 59)) return undefined;
   const millis = Date.parse(input);
   return Number.isNaN(millis) ? undefined : millis;
 }
 
+const COLON = 0x3a;
+const UPPER_Z = 0x5a;
+const ZERO = 0x30;
+
+/** The decimal number written by `count` digits at `start` (the pattern has checked they are digits). */
+function digitsAt(text: string, start: number, count: number): number {
+  let value = 0;
+  for (let index = start; index < start + count; index++) value = value * 10 + (text.charCodeAt(index) - ZERO);
+  return value;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Proleptic Gregorian, as Date.parse reads years 0000–9999. */
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)) return 29;
+  return DAYS_IN_MONTH[month - 1] ?? 0;
 }
 
 /**

@@ -42,8 +42,8 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     stores: [],
     sinks: [
       { topic: "deadLetters", carries: "rejected records: reason, source coordinates, original bytes" },
-      { topic: "agentEvents", carries: "agent_step and sandbox_event, keyed by run_id (same bytes)" },
-      { topic: "engineFacts", carries: "accepted metric facts, normalised, keyed by fact version" },
+      { topic: "agentEvents", carries: "agent_step and sandbox_event, keyed by run_id (internal binary layout)" },
+      { topic: "engineFacts", carries: "accepted metric facts, normalised, keyed by fact version (internal binary layout)" },
     ],
   },
   engine: {

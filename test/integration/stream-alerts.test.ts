@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Fact } from "../../src/contract/facts.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
 import type { TripwireAlert } from "../../src/tripwires/index.ts";
+import { readTopicToEnd } from "../../src/kafka/read-topic.ts";
+import { AGENT_EVENT_MARKER } from "../../src/kafka/serde/agent-events-record.ts";
 import { closeAll, connectedConsumer, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
-import { fetchMetrics, killAllProcessors, metricSum, sleep, startProcessor, testDir, topicSerde, waitFor } from "../support/processes.ts";
+import { fetchMetrics, killAllProcessors, metricSum, readDeadLetters, sleep, startProcessor, testDir, topicSerde, waitFor } from "../support/processes.ts";
 import { validFact } from "../support/valid-fact.ts";
 
 /**
@@ -79,5 +81,42 @@ describe("tripwire alerts on Kafka", () => {
     await waitFor("the run monitor to process every event", async () => (metricSum(await fetchMetrics(instance), "agentops_records_processed_total", { processor: "run-monitor" }) >= eventsProduced ? true : undefined), { timeoutMs: 60_000, intervalMs: 500 });
     expect(received.filter((entry) => entry.alert.run_id === runId).map((entry) => entry.alert.kind)).toEqual(["DESTRUCTIVE"]);
     await consumer.stop();
+  });
+
+  it("agent events sent to the facts topic reach the run monitor through ingest, in the internal layout; an unreadable internal record is dead-lettered", async () => {
+    const prefix = uniqueName("alerts-ingest");
+    const topics = topicNames(prefix);
+    await startProcessor({ topicPrefix: prefix, name: "alerts-ingest", dir: testDir("agentops-alerts-ingest-") });
+    const serde = topicSerde();
+    const runId = uniqueName("run");
+    const envelope = (seq: number) => ({ contract: "agentops.observation@1.0.0", fact_id: `${runId}-${seq}`, event_time: new Date(Date.parse("2026-04-01T12:00:00.000Z") + seq * 1_000).toISOString(), provenance: null, run_id: runId, seq });
+    const producer = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
+    for (const event of [validFact({ ...envelope(0), type: "agent_step", kind: "plan" }), validFact({ ...envelope(1), type: "sandbox_event", kind: "exec", command: "rm -rf /", cwd: "/work/repo", workspace_root: "/work/repo" })]) {
+      await producer.send({ topic: topics.facts, messages: [{ key: event.fact_id, value: await serde.encodeFact(event) }] });
+    }
+    const garbled = Buffer.from([AGENT_EVENT_MARKER, 1, 6, 0xff]);
+    await producer.send({ topic: topics.agentEvents, messages: [{ key: "garbled", value: garbled }] });
+
+    const alert = await waitFor(
+      "the DESTRUCTIVE alert",
+      async () => {
+        const found: TripwireAlert[] = [];
+        await readTopicToEnd(kafka, topics.alerts, async (message) => {
+          if (message.value !== null) found.push((await serde.decodeAlert(message.value)) as TripwireAlert);
+        });
+        return found.find((entry) => entry.run_id === runId && entry.kind === "DESTRUCTIVE");
+      },
+      { timeoutMs: 90_000, intervalMs: 1_000 },
+    );
+    expect(alert.evidence.command).toContain("rm -rf /");
+    const letter = await waitFor("the unreadable record's dead letter", async () => (await readDeadLetters(kafka, topics.deadLetters, serde)).find((entry) => entry.reason === "UNDECODABLE_BYTES"), { timeoutMs: 60_000, intervalMs: 1_000 });
+    expect(letter).toMatchObject({ source: { topic: topics.agentEvents }, key: Buffer.from("garbled"), value: garbled });
+    expect(letter.detail).toContain("internal agent-event record");
+    // What ingest forwarded is the internal layout, not the registry's bytes.
+    const forwarded: Buffer[] = [];
+    await readTopicToEnd(kafka, topics.agentEvents, (message) => {
+      if (message.key?.toString("utf8") === runId && message.value !== null) forwarded.push(message.value);
+    });
+    expect(forwarded.map((value) => value[0])).toEqual([AGENT_EVENT_MARKER, AGENT_EVENT_MARKER]);
   });
 });

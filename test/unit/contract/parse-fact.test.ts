@@ -126,6 +126,11 @@ describe("contract 1.0.0 validation (table-driven)", () => {
     expect(parseDecodedFact(variant("packet", { event_time: Date.parse("2026-10-01T10:00:00Z") }))).toMatchObject({ ok: true, fact: { event_time: Date.parse("2026-10-01T10:00:00Z") } });
   });
 
+  it("leap years are the proleptic Gregorian calendar's, as Date.parse reads them: 2000 and 0000 are, 1900 and 0100 are not", () => {
+    for (const leap of ["2000", "0000", "0400", "0004"]) expect(parseFact(variant("packet", { event_time: `${leap}-02-29T00:00:00Z` }))).toMatchObject({ ok: true, fact: { event_time: Date.parse(`${leap}-02-29T00:00:00Z`) } });
+    for (const common of ["1900", "0100", "2026"]) expect(parseFact(variant("packet", { event_time: `${common}-02-29T00:00:00Z` }))).toMatchObject({ ok: false, rejection: { reason: "INVALID_TIMESTAMP" } });
+  });
+
   it("field order in the input does not change the normalised fact", () => {
     const reversed = Object.fromEntries(Object.entries(base["cost"] as Record<string, unknown>).reverse());
     const a = parseFact(base["cost"]);

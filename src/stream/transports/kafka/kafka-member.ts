@@ -6,6 +6,7 @@ import { deadLetterKey, type DeadLetterRecord } from "../../../contract/dead-let
 import { KafkaIoError, ProcessorError } from "../../../errors.ts";
 import { readTopicToEnd } from "../../../kafka/read-topic.ts";
 import { sendBounded } from "../../../kafka/send-bounded.ts";
+import { decodeAgentEventRecord, encodeAgentEvent } from "../../../kafka/serde/agent-events-record.ts";
 import { decodeFact } from "../../../kafka/serde/decode-fact.ts";
 import { decodeEngineFact, encodeEngineFact } from "../../../kafka/serde/engine-facts-record.ts";
 import type { TopicSerde } from "../../../kafka/serde/topic-serde.ts";
@@ -44,6 +45,9 @@ export interface KafkaEnvironment {
 /** How the records of each source topic are decoded for its processor. */
 function sourceDecoder(environment: KafkaEnvironment, role: TopicRole): (message: KafkaMessage) => Promise<unknown> {
   if (role === "engineFacts") return (message) => Promise.resolve(message.value === null ? undefined : decodeToEngineFact(message.value));
+  // Agent events forwarded by ingest are in the internal layout (read without validating again);
+  // producers that publish agent events directly use the registry's Avro (validated here, once).
+  if (role === "agentEvents") return (message) => decodeAgentEventRecord(environment.registry, message.value);
   return (message) => decodeFact(environment.registry, message.value);
 }
 
@@ -252,7 +256,7 @@ async function encodeOutput(environment: KafkaEnvironment, output: SinkRecord): 
       return { key: deadLetterKey(letter), value: await environment.serde.encodeDeadLetter(letter) };
     }
     case "agentEvents":
-      return { key: output.key, value: output.value.bytes };
+      return { key: output.key, value: encodeAgentEvent(output.value.event) };
     case "engineFacts": {
       const encoded = encodeEngineFact(output.value.fact, topicPosition(output.value.source));
       // The engine topic has one partition by design: naming it skips the key hash per record.
