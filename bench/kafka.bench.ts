@@ -11,10 +11,9 @@
  *
  *   node_modules/.bin/node bench/kafka.bench.ts [--facts 1000000] [--no-write] [--keep-topics]
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
-import { fileURLToPath } from "node:url";
 import type { Kafka } from "kafkajs";
 import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { createKafka } from "../src/kafka/client.ts";
@@ -24,12 +23,10 @@ import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
+import { benchLog, CLI_NODE_FLAGS, ensureWorkload, median, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, topicCount, waitUntil } from "./kafka-harness.ts";
 import { writeResultsSection } from "./results-section.ts";
 import { workloadLineCount } from "./workload-lines.ts";
 
-const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const OUT = `${ROOT}bench/out/`;
-const NODE = `${ROOT}node_modules/.bin/node`;
 const RESULTS = `${ROOT}bench/RESULTS.md`;
 const HEADING = "## Kafka (local broker)";
 const BROKERS = resolveBrokers(undefined).value;
@@ -42,75 +39,7 @@ const FACTS = Number(argv.includes("--facts") ? argv[argv.indexOf("--facts") + 1
 const writeResults = !argv.includes("--no-write");
 const keepTopics = argv.includes("--keep-topics");
 
-/** The node flags bin/agentops' shebang gives the CLI (heap size), so children run as users run them. */
-const CLI_NODE_FLAGS = (readFileSync(`${ROOT}bin/agentops`, "utf8").split("\n")[0] ?? "").split(/\s+/).filter((word) => word.startsWith("--"));
-
-function log(message: string): void {
-  process.stderr.write(`[bench:kafka ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
-
-const rate = (count: number, seconds: number): string => `${Math.round(count / seconds).toLocaleString("en-US")}/s`;
-const mib = (bytes: number): string => `${(bytes / 1_048_576).toFixed(0)} MiB`;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-function agentops(args: readonly string[], stdio: "inherit" | "ignore" = "ignore"): ChildProcess {
-  return spawn(NODE, [...CLI_NODE_FLAGS, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, ...args], { cwd: ROOT, stdio: ["ignore", stdio, stdio] });
-}
-
-function exited(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
-}
-
-async function topicCount(kafka: Kafka, topic: string): Promise<number> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    return (await admin.fetchTopicOffsets(topic)).reduce((sum, partition) => sum + Number(partition.high) - Number(partition.low), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-async function ensureWorkload(): Promise<string> {
-  const path = `${OUT}facts-${FACTS}-seed${DEFAULT_SEED}.ndjson`;
-  if (existsSync(path)) {
-    log(`reusing ${path}`);
-    return path;
-  }
-  log(`generating ${FACTS.toLocaleString("en-US")} lines → ${path}`);
-  const code = await exited(agentops(["generate", "--facts", String(FACTS), "--seed", String(DEFAULT_SEED), "--out", path], "inherit"));
-  if (code !== 0) throw new Error(`agentops generate exited ${code}`);
-  return path;
-}
-
-interface ProduceRun {
-  readonly seconds: number;
-  readonly facts: number;
-  readonly agentEvents: number;
-}
-
-async function produce(kafka: Kafka, topics: TopicNames, prefix: string, input: string): Promise<ProduceRun> {
-  log(`produce: agentops produce --input ${input} --topic-prefix ${prefix} --batch 2000`);
-  const started = performance.now();
-  const child = agentops(["produce", "--input", input, "--topic-prefix", prefix, "--batch", "2000"]);
-  const done = exited(child);
-  let finished = false;
-  void done.then(() => (finished = true));
-  while (!finished) {
-    await Promise.race([done, sleep(10_000)]);
-    if (!finished) {
-      const count = (await topicCount(kafka, topics.facts)) + (await topicCount(kafka, topics.agentEvents));
-      log(`produce: ${count.toLocaleString("en-US")} records on the topics after ${((performance.now() - started) / 1000).toFixed(0)} s (${rate(count, (performance.now() - started) / 1000)})`);
-    }
-  }
-  const code = await done;
-  if (code !== 0) throw new Error(`agentops produce exited ${code}`);
-  const seconds = (performance.now() - started) / 1000;
-  const facts = await topicCount(kafka, topics.facts);
-  const agentEvents = await topicCount(kafka, topics.agentEvents);
-  log(`produce: ${(facts + agentEvents).toLocaleString("en-US")} records (${facts.toLocaleString("en-US")} facts, ${agentEvents.toLocaleString("en-US")} agent events) in ${seconds.toFixed(1)} s = ${rate(facts + agentEvents, seconds)}`);
-  return { seconds, facts, agentEvents };
-}
+const log = benchLog("bench:kafka");
 
 /** One kafkajs consumer, as the processor has, decoding every record through the registry. */
 async function rawConsume(kafka: Kafka, topic: string, expected: number): Promise<{ seconds: number; joinSeconds: number }> {
@@ -145,27 +74,6 @@ async function rawConsume(kafka: Kafka, topic: string, expected: number): Promis
   return { seconds, joinSeconds: (firstBatchAt - started) / 1000 };
 }
 
-function metricValues(text: string, name: string, labels: Readonly<Record<string, string>> = {}): number[] {
-  const values: number[] = [];
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (!Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))) continue;
-    values.push(Number(line.slice(line.lastIndexOf(" ") + 1)));
-  }
-  return values;
-}
-
-const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
-
-function procStatus(pid: number, field: "VmHWM" | "VmRSS"): number {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match === null ? 0 : Number(match[1]) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
 interface ProcessorRun {
   readonly seconds: number;
   readonly startupSeconds: number;
@@ -189,14 +97,8 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
   const pid = child.pid ?? 0;
   log(`processor: agentops run --topic-prefix ${prefix} (pid ${pid}), log ${logPath}`);
   try {
-    let port: number | undefined;
+    const port = await metricsPortOf(child, logPath);
     let startupSeconds = 0;
-    while (port === undefined) {
-      if (child.exitCode !== null) throw new Error(`processor exited ${child.exitCode}; see ${logPath}`);
-      const match = /"metricsPort":(\d+)/.exec(readFileSync(logPath, "utf8"));
-      if (match === null) await sleep(100);
-      else port = Number(match[1]);
-    }
     const metrics = async (): Promise<string> => (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
     await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 120_000);
     startupSeconds = (performance.now() - started) / 1000;
@@ -239,23 +141,7 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     const probeLatenciesMs = await probeLatency(kafka, topics);
     return { seconds, startupSeconds, peakRssBytes: Math.max(peakRssBytes, procStatus(pid, "VmHWM")), resultsPublished, probeLatenciesMs, engineFacts, maxLag };
   } finally {
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    await exited(child);
-    clearTimeout(timer);
-  }
-}
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await condition()) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(200);
+    await stop(child);
   }
 }
 
@@ -306,17 +192,12 @@ async function probeLatency(kafka: Kafka, topics: TopicNames): Promise<number[]>
   return latencies;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
 
 mkdirSync(OUT, { recursive: true });
 const date = execFileSync("date", ["-u"], { encoding: "utf8" }).trim();
 const loadBefore = loadavg();
 const nodeVersion = execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim();
-const input = await ensureWorkload();
+const input = await ensureWorkload(FACTS, log);
 const kafka = createKafka({ brokers: BROKERS, clientId: "bench-kafka" });
 const prefix = `bench.${Date.now().toString(36)}`;
 const topics = topicNames(prefix);
@@ -326,7 +207,7 @@ log(`created ${(await ensureTopics(admin, prefix)).length} topics under ${prefix
 await admin.disconnect();
 
 try {
-  const produced = await produce(kafka, topics, prefix, input);
+  const produced = await produce(kafka, topics, prefix, input, log);
   const raw = await rawConsume(kafka, topics.facts, produced.facts);
   const processor = await runProcessor(kafka, topics, prefix, produced.facts, produced.agentEvents);
   const loadAfter = loadavg();

@@ -1,0 +1,346 @@
+/**
+ * Kafka Streams comparison of issue #13 (`npm run bench:peer`) on the local broker and registry:
+ *   0. the workload of bench:kafka (`agentops generate --facts N --seed 42`, reused from bench/out/);
+ *   1. produced with `agentops produce`, then `agentops run --roles ingest` until every fact is
+ *      ingested, so the engine-facts topic holds the engine's input (binary layout, one partition);
+ *   2. in one sitting, alternating, R times each over that same topic:
+ *      - our engine stage alone (`agentops run --roles engine`, a fresh group): spawn → quiescent;
+ *      - the Kafka Streams peer (bench/peer, built with Maven from Maven Central; a fresh
+ *        application id and state directory): spawn → its results for the whole topic forwarded;
+ *      records/s of the engine-facts topic and peak RSS (/proc/<pid>/status VmHWM) of each;
+ *   3. the two metrics the peer keeps (operational-token-usage, direct-evidence-basis-rate),
+ *      compared key by key: our results topic (Avro) against the peer's (JSON).
+ * Writes the section "Kafka Streams peer (issue #13)" of bench/RESULTS.md.
+ *
+ *   node_modules/.bin/node bench/peer.bench.ts [--facts 200000] [--runs 3] [--no-write] [--keep-topics]
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { isDeepStrictEqual } from "node:util";
+import type { Kafka } from "kafkajs";
+import { shippedCatalog } from "../src/catalog/metric-definitions.ts";
+import { createKafka } from "../src/kafka/client.ts";
+import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
+import { ensureTopics } from "../src/kafka/ensure-topics.ts";
+import { createSchemaRegistry } from "../src/kafka/registry.ts";
+import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
+import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
+import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
+import { DEFAULT_SEED } from "../src/workload/workload.ts";
+import { agentops, benchLog, ensureWorkload, median, metricsPortOf, metricValues, mib, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, topicCount } from "./kafka-harness.ts";
+import { writeResultsSection } from "./results-section.ts";
+
+const HEADING = "## Kafka Streams peer (issue #13)";
+const BROKERS = resolveBrokers(undefined).value;
+const REGISTRY_URL = resolveSchemaRegistryUrl(undefined).value;
+const PEER_DIR = `${ROOT}bench/peer/`;
+const PEER_JAR = `${PEER_DIR}target/agentops-peer.jar`;
+const RUN_TIMEOUT_MS = 20 * 60_000;
+/** The metrics the peer keeps; the comparison reads only these from our results. */
+const PEER_METRICS: readonly string[] = ["operational-token-usage", "direct-evidence-basis-rate"];
+
+const argv = process.argv.slice(2);
+const option = (name: string, fallback: number): number => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
+const FACTS = option("--facts", 200_000);
+const RUNS = option("--runs", 3);
+const writeResults = !argv.includes("--no-write");
+const keepTopics = argv.includes("--keep-topics");
+const log = benchLog("bench:peer");
+
+interface StageRun {
+  readonly seconds: number;
+  /** From the first record to the last one processed (the peer says; our engine's is not separable). */
+  readonly processingSeconds: number | undefined;
+  readonly peakRssBytes: number;
+}
+
+/** Builds the peer with Maven unless its jar is newer than every source and the pom. */
+function buildPeer(): void {
+  const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(`${dir}${entry.name}/`) : [`${dir}${entry.name}`]));
+  const newest = Math.max(...[`${PEER_DIR}pom.xml`, ...sources(`${PEER_DIR}src/`)].map((path) => statSync(path).mtimeMs));
+  if (existsSync(PEER_JAR) && statSync(PEER_JAR).mtimeMs >= newest) {
+    log(`peer: ${PEER_JAR} is up to date`);
+    return;
+  }
+  log("peer: mvn -q -B package (dependencies from Maven Central on the first build)");
+  execFileSync("mvn", ["-q", "-B", "package"], { cwd: PEER_DIR, stdio: "inherit" });
+}
+
+/** `agentops run --roles ingest` until every fact is ingested: fills the engine-facts topic. */
+async function ingest(prefix: string, facts: number): Promise<void> {
+  const logPath = `${OUT}peer-bench-ingest.log`;
+  const out = openSync(logPath, "w");
+  const child = agentops(["run", "--roles", "ingest", "--topic-prefix", prefix, "--group", `${prefix}.ingest`, "--metrics-port", "0", "--instance-id", "bench-ingest", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL], out);
+  closeSync(out);
+  const started = performance.now();
+  try {
+    const port = await metricsPortOf(child, logPath);
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`ingest exited ${child.exitCode}; see ${logPath}`);
+      if (performance.now() - started > RUN_TIMEOUT_MS) throw new Error(`ingest not done after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const ingested = sum(metricValues(text, "agentops_records_processed_total", { processor: "ingest" }));
+      if (ingested >= facts) break;
+      log(`ingest: ${ingested.toLocaleString("en-US")} / ${facts.toLocaleString("en-US")}`);
+      await sleep(5_000);
+    }
+    log(`ingest: done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  } finally {
+    await stop(child);
+  }
+  // The producer of the engine-facts records flushes on stop; the topic is complete afterwards.
+}
+
+/** Our engine stage alone over the engine-facts topic: spawn → engine lag 0 and results no longer changing. */
+async function runEngine(prefix: string, run: number): Promise<StageRun> {
+  const logPath = `${OUT}peer-bench-engine-${run}.log`;
+  const out = openSync(logPath, "w");
+  const started = performance.now();
+  const child = agentops(["run", "--roles", "engine", "--topic-prefix", prefix, "--group", `${prefix}.engine-${run}`, "--metrics-port", "0", "--instance-id", `bench-engine-${run}`, "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL], out);
+  closeSync(out);
+  const pid = child.pid ?? 0;
+  try {
+    const port = await metricsPortOf(child, logPath);
+    let lastPublished = -1;
+    let seconds = 0;
+    let lastProgress = 0;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`engine exited ${child.exitCode}; see ${logPath}`);
+      if (performance.now() - started > RUN_TIMEOUT_MS) throw new Error(`engine not quiescent after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+      const engine = sum(metricValues(text, "agentops_records_processed_total", { processor: "engine" }));
+      const lag = sum(metricValues(text, "agentops_consumer_lag", { processor: "engine" }));
+      const published = sum(metricValues(text, "agentops_results_published_total"));
+      const elapsed = (performance.now() - started) / 1000;
+      if (elapsed - lastProgress >= 10) {
+        lastProgress = elapsed;
+        log(`engine run ${run}: ${elapsed.toFixed(0)} s: ${engine.toLocaleString("en-US")} processed, lag ${lag}, ${published.toLocaleString("en-US")} results, RSS ${mib(procStatus(pid, "VmRSS"))}`);
+      }
+      const caughtUp = engine > 0 && lag === 0;
+      if (caughtUp && published === lastPublished) break;
+      if (caughtUp) seconds = (performance.now() - started) / 1000;
+      lastPublished = caughtUp ? published : -1;
+      await sleep(caughtUp ? 2_000 : 500);
+    }
+    const peakRssBytes = procStatus(pid, "VmHWM");
+    log(`engine run ${run}: quiescent after ${seconds.toFixed(1)} s, peak RSS ${mib(peakRssBytes)}`);
+    return { seconds, processingSeconds: undefined, peakRssBytes };
+  } finally {
+    await stop(child);
+  }
+}
+
+interface PeerEvent {
+  readonly event: string;
+  readonly sinceFirstRecordMs: number;
+  readonly records: number;
+  readonly redeliveries: number;
+  readonly unreadable: number;
+}
+
+/** The peer over the same topic: spawn → the first punctuation after its last offset (every changed group forwarded). */
+async function runPeer(topics: TopicNames, peerResults: string, lastOffset: number, run: number): Promise<StageRun & { readonly done: PeerEvent }> {
+  const applicationId = `${peerResults}.app-${run}-${Date.now().toString(36)}`;
+  const stateDir = `${OUT}peer-state/${applicationId}`;
+  const properties = `${OUT}peer-${run}.properties`;
+  const catalog = shippedCatalog();
+  const lines = [
+    `bootstrap.servers=${BROKERS.join(",")}`,
+    `application.id=${applicationId}`,
+    `state.dir=${stateDir}`,
+    `input.topic=${topics.engineFacts}`,
+    `output.topic=${peerResults}`,
+    `input.last.offset=${lastOffset}`,
+    `catalog=${catalog.catalogRevision}`,
+    `window.millis=${DEFAULT_ENGINE_CONFIG.windowMillis}`,
+    `coverage.threshold.hundredths=${DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths}`,
+  ];
+  for (const metricId of PEER_METRICS) {
+    const definition = catalog.metrics.get(metricId as Parameters<typeof catalog.metrics.get>[0]);
+    if (definition === undefined) throw new Error(`no catalog definition for ${metricId}`);
+    const escape = (text: string): string => text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+    lines.push(`metric.${metricId}.version=${escape(definition.version)}`, `metric.${metricId}.unit=${escape(definition.unit)}`, `metric.${metricId}.missing=${escape(definition.missing)}`, `metric.${metricId}.minimum.sample=${definition.minimumSample}`);
+  }
+  writeFileSync(properties, `${lines.join("\n")}\n`);
+  const logPath = `${OUT}peer-bench-peer-${run}.log`;
+  const out = openSync(logPath, "w");
+  const started = performance.now();
+  const child: ChildProcess = spawn("java", ["-jar", PEER_JAR, properties], { cwd: PEER_DIR, stdio: ["ignore", "pipe", out] });
+  closeSync(out);
+  const pid = child.pid ?? 0;
+  let buffered = "";
+  let done: PeerEvent | undefined;
+  let doneAt = 0;
+  child.stdout?.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString("utf8");
+    for (let newline = buffered.indexOf("\n"); newline !== -1; newline = buffered.indexOf("\n")) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      if (!line.startsWith("{")) continue;
+      const event = JSON.parse(line) as PeerEvent;
+      if (event.event === "progress" || event.event === "caught-up") log(`peer run ${run}: ${event.event} at ${event.records.toLocaleString("en-US")} records, RSS ${mib(procStatus(pid, "VmRSS"))}`);
+      if (event.event === "results-emitted" && done === undefined) {
+        done = event;
+        doneAt = performance.now();
+      }
+    }
+  });
+  try {
+    while (done === undefined) {
+      if (child.exitCode !== null) throw new Error(`peer exited ${child.exitCode}; see ${logPath}`);
+      if (performance.now() - started > RUN_TIMEOUT_MS) throw new Error(`peer not caught up after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
+      await sleep(100);
+    }
+    const peakRssBytes = procStatus(pid, "VmHWM");
+    const seconds = (doneAt - started) / 1000;
+    log(`peer run ${run}: results forwarded after ${seconds.toFixed(1)} s (${(done.sinceFirstRecordMs / 1000).toFixed(1)} s from its first record), peak RSS ${mib(peakRssBytes)}`);
+    return { seconds, processingSeconds: done.sinceFirstRecordMs / 1000, peakRssBytes, done };
+  } finally {
+    // SIGTERM runs the peer's shutdown hook: KafkaStreams.close() flushes its producer and commits.
+    const code = await stop(child);
+    if (code !== 0 && code !== 143) log(`peer run ${run}: exited ${code}; see ${logPath}`);
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** Every record of a topic, in offset order per partition, read to the high watermarks seen at the start. */
+async function readTopic(kafka: Kafka, topic: string, onRecord: (key: string, value: Buffer | null) => Promise<void>): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((partition) => [partition.partition, Number(partition.high)]));
+  await admin.disconnect();
+  const remaining = new Set([...ends].filter(([, high]) => high > 0).map(([partition]) => partition));
+  if (remaining.size === 0) return;
+  const consumer = kafka.consumer({ groupId: `bench-peer-read-${Date.now().toString(36)}`, maxWaitTimeInMs: 200 });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await new Promise<void>((resolve, reject) => {
+    consumer
+      .run({
+        autoCommit: false,
+        eachBatch: async ({ batch }) => {
+          for (const message of batch.messages) {
+            await onRecord(message.key?.toString("utf8") ?? "", message.value);
+            if (Number(message.offset) + 1 >= (ends.get(batch.partition) ?? 0)) remaining.delete(batch.partition);
+          }
+          if (remaining.size === 0) resolve();
+        },
+      })
+      .catch(reject);
+  });
+  await consumer.disconnect();
+}
+
+interface Comparison {
+  readonly ours: number;
+  readonly peer: number;
+  readonly matching: number;
+  readonly differing: string[];
+  readonly onlyOurs: string[];
+  readonly onlyPeer: string[];
+}
+
+/** Our latest result per key of the two metrics against the peer's, as parsed JSON (numbers compared as numbers). */
+async function compare(kafka: Kafka, topics: TopicNames, peerResults: string): Promise<Comparison> {
+  const serde = new AvroTopicSerde(createSchemaRegistry(REGISTRY_URL));
+  const ours = new Map<string, unknown>();
+  await readTopic(kafka, topics.results, async (key, value) => {
+    if (value === null) ours.delete(key);
+    else {
+      const result = await serde.decodeResult(value);
+      if (PEER_METRICS.includes(result.metric_id)) ours.set(key, result);
+    }
+  });
+  const peer = new Map<string, unknown>();
+  await readTopic(kafka, peerResults, async (key, value) => {
+    if (value === null) peer.delete(key);
+    else peer.set(key, JSON.parse(value.toString("utf8")));
+  });
+  const differing: string[] = [];
+  let matching = 0;
+  for (const [key, result] of ours) {
+    if (!peer.has(key)) continue;
+    // The Avro round trip gives plain objects; compare as JSON values.
+    if (isDeepStrictEqual(JSON.parse(JSON.stringify(result)), peer.get(key))) matching += 1;
+    else differing.push(key);
+  }
+  return { ours: ours.size, peer: peer.size, matching, differing, onlyOurs: [...ours.keys()].filter((key) => !peer.has(key)), onlyPeer: [...peer.keys()].filter((key) => !ours.has(key)) };
+}
+
+mkdirSync(`${OUT}peer-state`, { recursive: true });
+const date = execFileSync("date", ["-u"], { encoding: "utf8" }).trim();
+const loadBefore = loadavg();
+// `java -version` writes to stderr.
+const javaVersion = spawnSync("java", ["-version"], { encoding: "utf8" }).stderr.trim();
+buildPeer();
+const input = await ensureWorkload(FACTS, log);
+const kafka = createKafka({ brokers: BROKERS, clientId: "bench-peer" });
+const prefix = `bench.${Date.now().toString(36)}`;
+const topics = topicNames(prefix);
+const peerResults = `${prefix}.peer-results`;
+const admin = kafka.admin();
+await admin.connect();
+log(`created ${(await ensureTopics(admin, prefix)).length} topics under ${prefix}`);
+await admin.createTopics({ topics: [{ topic: peerResults, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] }], waitForLeaders: true });
+await admin.disconnect();
+
+try {
+  const produced = await produce(kafka, topics, prefix, input, log);
+  await ingest(prefix, produced.facts);
+  const engineFacts = await topicCount(kafka, topics.engineFacts);
+  log(`engine-facts: ${engineFacts.toLocaleString("en-US")} records`);
+  const engineRuns: StageRun[] = [];
+  const peerRuns: (StageRun & { done: PeerEvent })[] = [];
+  for (let run = 1; run <= RUNS; run += 1) {
+    // Alternate which goes first, so neither always meets the same moment of the machine's load.
+    if (run % 2 === 1) {
+      engineRuns.push(await runEngine(prefix, run));
+      peerRuns.push(await runPeer(topics, peerResults, engineFacts - 1, run));
+    } else {
+      peerRuns.push(await runPeer(topics, peerResults, engineFacts - 1, run));
+      engineRuns.push(await runEngine(prefix, run));
+    }
+  }
+  const comparison = await compare(kafka, topics, peerResults);
+  log(`comparison: ${comparison.matching} of ${comparison.ours} keys match; ${comparison.differing.length} differ, ${comparison.onlyOurs.length} only ours, ${comparison.onlyPeer.length} only the peer's`);
+  for (const key of [...comparison.differing, ...comparison.onlyOurs, ...comparison.onlyPeer].slice(0, 5)) log(`  mismatch: ${key}`);
+  const loadAfter = loadavg();
+  const engineRate = engineFacts / median(engineRuns.map((run) => run.seconds));
+  const peerRate = engineFacts / median(peerRuns.map((run) => run.seconds));
+  const peerProcessingRate = engineFacts / median(peerRuns.map((run) => run.processingSeconds ?? Number.NaN));
+  const last = peerRuns.at(-1)?.done;
+  const list = (values: readonly number[], format: (value: number) => string): string => values.map(format).join(", ");
+  const section = [
+    HEADING,
+    "",
+    `- Date: ${date} (\`date -u\`)`,
+    `- Machine: ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB RAM; ${javaVersion.split("\n")[0] ?? "java"}; Kafka 4.4.0 (one KRaft node) and Apicurio on the same cores, **shared with other engineers' jobs**: load average 1/5/15 min ${loadBefore.map((value) => value.toFixed(1)).join(" / ")} before, ${loadAfter.map((value) => value.toFixed(1)).join(" / ")} after. Figures on a loaded 2-core machine are noisy: read the ratio, not the absolute rates.`,
+    `- Command: \`npm run bench:peer${FACTS === 200_000 ? "" : ` -- --facts ${FACTS}`}${RUNS === 3 ? "" : ` --runs ${RUNS}`}\` (= \`node bench/peer.bench.ts\`); ${RUNS} run${RUNS === 1 ? "" : "s"} of each, alternating, medians quoted.`,
+    `- Input: \`agentops generate --facts ${FACTS} --seed ${DEFAULT_SEED}\`, produced and ingested (\`agentops run --roles ingest\`): **${engineFacts.toLocaleString("en-US")} records** on the one-partition engine-facts topic (binary layout), read by both from offset 0.`,
+    "",
+    "| stage over the engine-facts topic | records/s (median) | seconds per run | peak RSS per run |",
+    "|---|---|---|---|",
+    `| agentops engine stage (\`agentops run --roles engine\`, 14 metrics), spawn → quiescent | **${rate(engineFacts, engineFacts / engineRate)}** | ${list(engineRuns.map((run) => run.seconds), (value) => value.toFixed(1))} | ${list(engineRuns.map((run) => run.peakRssBytes), mib)} |`,
+    `| Kafka Streams peer (bench/peer, 2 metrics, at-least-once, RocksDB), spawn → results forwarded | **${rate(engineFacts, engineFacts / peerRate)}** | ${list(peerRuns.map((run) => run.seconds), (value) => value.toFixed(1))} | ${list(peerRuns.map((run) => run.peakRssBytes), mib)} |`,
+    `| Kafka Streams peer, first record → last record processed (no JVM start, no group join) | ${rate(engineFacts, engineFacts / peerProcessingRate)} | ${list(peerRuns.map((run) => run.processingSeconds ?? Number.NaN), (value) => value.toFixed(1))} | |`,
+    `| engine / peer (records/s, spawn → done) | **${(engineRate / peerRate).toFixed(2)}** | | |`,
+    "",
+    `Results of the two metrics, key by key (our results topic, Avro, against the peer's results topic, JSON; equal as JSON values): **${comparison.matching.toLocaleString("en-US")} of ${comparison.ours.toLocaleString("en-US")} keys match**, ${comparison.differing.length} differ, ${comparison.onlyOurs.length} only ours, ${comparison.onlyPeer.length} only the peer's. The peer read ${last?.records.toLocaleString("en-US") ?? "?"} records (${last?.redeliveries ?? "?"} redeliveries of a known version, ${last?.unreadable ?? "?"} unreadable).`,
+    "",
+  ].join("\n");
+  process.stdout.write(`${section}\n`);
+  if (writeResults) {
+    writeResultsSection(HEADING, section);
+    log("wrote section to bench/RESULTS.md");
+  }
+} finally {
+  if (!keepTopics) {
+    const cleanup = kafka.admin();
+    await cleanup.connect();
+    const names = (await cleanup.listTopics()).filter((name) => name.startsWith(`${prefix}.`));
+    await cleanup.deleteTopics({ topics: names }).catch((error: unknown) => log(`could not delete the bench topics: ${String(error)}`));
+    await cleanup.disconnect();
+    log(`deleted ${names.length} bench topics (the peer's changelog topics among them)`);
+  }
+}
