@@ -15,7 +15,7 @@
  *   node_modules/.bin/node bench/peer.bench.ts [--facts 200000] [--runs 3] [--no-write] [--keep-topics]
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { isDeepStrictEqual } from "node:util";
 import type { Kafka } from "kafkajs";
@@ -36,6 +36,11 @@ const BROKERS = resolveBrokers(undefined).value;
 const REGISTRY_URL = resolveSchemaRegistryUrl(undefined).value;
 const PEER_DIR = `${ROOT}bench/peer/`;
 const PEER_JAR = `${PEER_DIR}target/agentops-peer.jar`;
+/**
+ * The peer's heap is bounded as one would deploy it: its state is in RocksDB off the heap, and with
+ * the JVM's default (a quarter of RAM) G1 lets garbage grow the heap to gigabytes before collecting.
+ */
+const PEER_JVM_FLAGS = (process.env.PEER_JAVA_OPTS ?? "-Xmx384m").split(/\s+/).filter((word) => word !== "");
 const RUN_TIMEOUT_MS = 20 * 60_000;
 /** The metrics the peer keeps; the comparison reads only these from our results. */
 const PEER_METRICS: readonly string[] = ["operational-token-usage", "direct-evidence-basis-rate"];
@@ -53,6 +58,17 @@ interface StageRun {
   /** From the first record to the last one processed (the peer says; our engine's is not separable). */
   readonly processingSeconds: number | undefined;
   readonly peakRssBytes: number;
+}
+
+/** A child's /metrics text; undefined when a scrape fails (a reset under load), to be polled again. */
+async function scrape(port: number): Promise<string | undefined> {
+  try {
+    return await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  } catch (error) {
+    log(`scrape of :${port} failed (${String(error)}); polling again`);
+    await sleep(500);
+    return undefined;
+  }
 }
 
 /** Builds the peer with Maven unless its jar is newer than every source and the pom. */
@@ -79,7 +95,8 @@ async function ingest(prefix: string, facts: number): Promise<void> {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`ingest exited ${child.exitCode}; see ${logPath}`);
       if (performance.now() - started > RUN_TIMEOUT_MS) throw new Error(`ingest not done after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
-      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const text = await scrape(port);
+      if (text === undefined) continue;
       const ingested = sum(metricValues(text, "agentops_records_processed_total", { processor: "ingest" }));
       if (ingested >= facts) break;
       log(`ingest: ${ingested.toLocaleString("en-US")} / ${facts.toLocaleString("en-US")}`);
@@ -92,7 +109,7 @@ async function ingest(prefix: string, facts: number): Promise<void> {
   // The producer of the engine-facts records flushes on stop; the topic is complete afterwards.
 }
 
-/** Our engine stage alone over the engine-facts topic: spawn → engine lag 0 and results no longer changing. */
+/** Our engine stage alone over the engine-facts topic: spawn → rebuilt, live (results reconciled), lag 0, results no longer changing. */
 async function runEngine(prefix: string, run: number): Promise<StageRun> {
   const logPath = `${OUT}peer-bench-engine-${run}.log`;
   const out = openSync(logPath, "w");
@@ -108,7 +125,8 @@ async function runEngine(prefix: string, run: number): Promise<StageRun> {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`engine exited ${child.exitCode}; see ${logPath}`);
       if (performance.now() - started > RUN_TIMEOUT_MS) throw new Error(`engine not quiescent after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
-      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+      const text = await scrape(port);
+      if (text === undefined) continue;
       const engine = sum(metricValues(text, "agentops_records_processed_total", { processor: "engine" }));
       const lag = sum(metricValues(text, "agentops_consumer_lag", { processor: "engine" }));
       const published = sum(metricValues(text, "agentops_results_published_total"));
@@ -117,7 +135,8 @@ async function runEngine(prefix: string, run: number): Promise<StageRun> {
         lastProgress = elapsed;
         log(`engine run ${run}: ${elapsed.toFixed(0)} s: ${engine.toLocaleString("en-US")} processed, lag ${lag}, ${published.toLocaleString("en-US")} results, RSS ${mib(procStatus(pid, "VmRSS"))}`);
       }
-      const caughtUp = engine > 0 && lag === 0;
+      // Lag 0 comes at the end of the rebuild, before the results are reconciled: done means live too.
+      const caughtUp = engine > 0 && lag === 0 && readFileSync(logPath, "utf8").includes('"stage":"live"');
       if (caughtUp && published === lastPublished) break;
       if (caughtUp) seconds = (performance.now() - started) / 1000;
       lastPublished = caughtUp ? published : -1;
@@ -166,7 +185,7 @@ async function runPeer(topics: TopicNames, peerResults: string, lastOffset: numb
   const logPath = `${OUT}peer-bench-peer-${run}.log`;
   const out = openSync(logPath, "w");
   const started = performance.now();
-  const child: ChildProcess = spawn("java", ["-jar", PEER_JAR, properties], { cwd: PEER_DIR, stdio: ["ignore", "pipe", out] });
+  const child: ChildProcess = spawn("java", [...PEER_JVM_FLAGS, "-jar", PEER_JAR, properties], { cwd: PEER_DIR, stdio: ["ignore", "pipe", out] });
   closeSync(out);
   const pid = child.pid ?? 0;
   let buffered = "";
@@ -310,13 +329,14 @@ try {
   const peerRate = engineFacts / median(peerRuns.map((run) => run.seconds));
   const peerProcessingRate = engineFacts / median(peerRuns.map((run) => run.processingSeconds ?? Number.NaN));
   const last = peerRuns.at(-1)?.done;
+  const commandFlags = [...(FACTS === 200_000 ? [] : [`--facts ${FACTS}`]), ...(RUNS === 3 ? [] : [`--runs ${RUNS}`])];
   const list = (values: readonly number[], format: (value: number) => string): string => values.map(format).join(", ");
   const section = [
     HEADING,
     "",
     `- Date: ${date} (\`date -u\`)`,
     `- Machine: ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB RAM; ${javaVersion.split("\n")[0] ?? "java"}; Kafka 4.4.0 (one KRaft node) and Apicurio on the same cores, **shared with other engineers' jobs**: load average 1/5/15 min ${loadBefore.map((value) => value.toFixed(1)).join(" / ")} before, ${loadAfter.map((value) => value.toFixed(1)).join(" / ")} after. Figures on a loaded 2-core machine are noisy: read the ratio, not the absolute rates.`,
-    `- Command: \`npm run bench:peer${FACTS === 200_000 ? "" : ` -- --facts ${FACTS}`}${RUNS === 3 ? "" : ` --runs ${RUNS}`}\` (= \`node bench/peer.bench.ts\`); ${RUNS} run${RUNS === 1 ? "" : "s"} of each, alternating, medians quoted.`,
+    `- Command: \`npm run bench:peer${commandFlags.length === 0 ? "" : ` -- ${commandFlags.join(" ")}`}\` (= \`node bench/peer.bench.ts\`; the peer's JVM: \`java ${PEER_JVM_FLAGS.join(" ")} -jar\`, set with PEER_JAVA_OPTS); ${RUNS} run${RUNS === 1 ? "" : "s"} of each, alternating, medians quoted.`,
     `- Input: \`agentops generate --facts ${FACTS} --seed ${DEFAULT_SEED}\`, produced and ingested (\`agentops run --roles ingest\`): **${engineFacts.toLocaleString("en-US")} records** on the one-partition engine-facts topic (binary layout), read by both from offset 0.`,
     "",
     "| stage over the engine-facts topic | records/s (median) | seconds per run | peak RSS per run |",
