@@ -11,7 +11,7 @@ import { createSchemaRegistry } from "../../kafka/registry.ts";
 import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
 import type { Processor } from "../processor.ts";
 import { topicNames } from "../topic-names.ts";
-import { kafkaMember, type CommitState, type KafkaEnvironment } from "../transports/kafka/kafka-member.ts";
+import { kafkaMember, type KafkaEnvironment, type MemberCommits, type MemberFailure } from "../transports/kafka/kafka-member.ts";
 import { engineThread } from "./engine-thread.ts";
 import { serveTelemetry } from "./metrics-server.ts";
 import { Catalog, Config, runTopology, Telemetry as TelemetryTag, TopicSerde, Transport, type TransportShape } from "./services.ts";
@@ -54,7 +54,7 @@ export interface InstanceOptions {
 export interface RunningInstance {
   /** The /metrics port; 0 when telemetry is not served. */
   readonly metricsPort: number;
-  readonly failure: Deferred.Deferred<never, ProcessorError>;
+  readonly failure: Deferred.Deferred<never, MemberFailure>;
   readonly telemetry: Telemetry;
   /** Roles that processed records whose offsets are not committed (read after the scope closed). */
   readonly uncommittedRoles: () => readonly string[];
@@ -100,17 +100,17 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
     yield* startupStage(logger, "register schemas", Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }));
 
     let started = false;
-    const failure = yield* Deferred.make<never, ProcessorError>();
-    const fail = (reason: string): void => {
-      logger.fatal({ reason }, "processor instance failed");
-      Effect.runSync(Deferred.fail(failure, new ProcessorError({ processor: config.instanceId, cause: new Error(reason) })));
+    const failure = yield* Deferred.make<never, MemberFailure>();
+    const fail = (error: MemberFailure): void => {
+      logger.fatal({ reason: error.message, error: error._tag }, "processor instance failed");
+      Effect.runSync(Deferred.fail(failure, error));
     };
     const server = options.serveTelemetry === false ? undefined : yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
     const environment: KafkaEnvironment = { kafka, registry, serde, topics, config, logger, telemetry, fail };
     // Alone, the engine has the event loop to itself: a thread would only add a hop.
     const threadedEngine = config.roles.length > 1 && (config.engineThread === "on" || (config.engineThread === "auto" && availableParallelism() > 1));
-    const commitStates = new Map<string, CommitState>();
-    const uncommittedRoles = (): string[] => [...commitStates].filter(([, state]) => state.uncommitted).map(([role]) => role);
+    const members = new Map<string, MemberCommits>();
+    const uncommittedRoles = (): string[] => [...members].filter(([, member]) => member.uncommitted()).map(([role]) => role);
 
     // One idempotent producer per member: each keeps one request in flight (ordering per partition),
     // and members do not queue behind each other's acknowledgements.
@@ -136,14 +136,12 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
         Effect.gen(function* () {
           if (processor.name === "engine" && threadedEngine) {
             logger.info({ processor: "engine", stage: "engine thread" }, "start-up: starting the engine thread");
-            yield* engineThread(config, telemetry, fail, logger);
+            yield* engineThread(config, telemetry, (reason) => fail(new ProcessorError({ processor: "engine thread", cause: new Error(reason) })), logger);
             return;
           }
-          const commitState: CommitState = { uncommitted: false };
-          commitStates.set(processor.name, commitState);
           const producer = yield* connectProducer(processor.name);
           // A topic another instance has just created may not be hosted yet: that heals by waiting.
-          yield* startupStage(logger, `join ${processor.name} consumer group`, kafkaMember(environment, processor, producer, commitState), isUnknownTopicPartition);
+          members.set(processor.name, yield* startupStage(logger, `join ${processor.name} consumer group`, kafkaMember(environment, processor, producer), isUnknownTopicPartition));
         }),
       run: Effect.void,
     };
