@@ -155,7 +155,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
 
   const readChangelogs = (partitions: readonly number[]): Effect.Effect<Map<number, TaskStores>, KafkaIoError> =>
     Effect.gen(function* () {
-      const storesByPartition = new Map(partitions.map((partition) => [partition, createTaskStores(name)] as const));
+      const storesByPartition = new Map(partitions.map((partition) => [partition, createTaskStores(processor)] as const));
       for (const spec of node.stores) {
         if (spec.restore === "source") continue;
         const changelogTopic = topics[spec.changelog];
@@ -166,10 +166,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
               const key = message.key?.toString("utf8");
               if (key === undefined) return;
               const targets = spec.restore === "partition" ? [storesByPartition.get(partition)].filter((found) => found !== undefined) : [...storesByPartition.values()];
-              for (const target of targets) {
-                const value = message.value === null ? null : spec.restore === "partition" ? message.value.toString("utf8") : message.value;
-                target.byName.get(spec.name)?.restore(key, value);
-              }
+              for (const target of targets) target.byName.get(spec.name)?.restore(key, message.value);
             }),
           catch: (cause) => new KafkaIoError({ operation: `restore ${spec.name} from ${changelogTopic}`, cause }),
         });
