@@ -3,16 +3,17 @@
  *   0. a generated workload (`agentops generate --facts N`, reused from bench/out/ when present);
  *   1. produced once with `agentops produce` to a fresh 3-partition facts topic: produce rate;
  *   2. raw consumption: one kafkajs consumer reading the facts topic with registry decode only;
- *   3. the full processor: one `agentops run` instance (ingest, engine, run monitor; default flags) from start
- *      until quiescent (every record processed, engine lag 0, results no longer changing, per
- *      its /metrics): facts/s, peak RSS (VmHWM), then the end-to-end latency of single new facts
+ *   3. the full processor: `agentops run --roles ingest,run-monitor` and `agentops run --roles engine`
+ *      (or, with --one-process, one `agentops run` with every role) from start until quiescent
+ *      (every record processed, engine lag 0, results no longer changing, per their /metrics): facts/s, peak RSS (VmHWM), then the end-to-end latency of single new facts
  *      (produce → its result on the results topic) once idle.
  * Writes the section "Kafka (local broker)" of bench/RESULTS.md.
  *
- *   node_modules/.bin/node bench/kafka.bench.ts [--facts 1000000] [--no-write] [--keep-topics] [--engine-process]
+ *   node_modules/.bin/node bench/kafka.bench.ts [--facts 1000000] [--no-write] [--keep-topics] [--one-process]
  *
- * --engine-process runs the engine role in a second `agentops run --roles engine` process beside
- * one with the other roles (figures summed over both: records, peak RSS).
+ * The processor is deployed as on a machine with two cores or more: the engine role in an
+ * `agentops run --roles engine` process of its own beside one with the other roles (figures summed
+ * over both: records, peak RSS). --one-process runs every role in one `agentops run` instead.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
@@ -44,7 +45,7 @@ const argv = process.argv.slice(2);
 const FACTS = Number(argv.includes("--facts") ? argv[argv.indexOf("--facts") + 1] : 1_000_000);
 const writeResults = !argv.includes("--no-write");
 const keepTopics = argv.includes("--keep-topics");
-const engineProcess = argv.includes("--engine-process");
+const engineProcess = !argv.includes("--one-process");
 
 /** The node flags bin/agentops' shebang gives the CLI (heap size), so children run as users run them. */
 const CLI_NODE_FLAGS = (readFileSync(`${ROOT}bin/agentops`, "utf8").split("\n")[0] ?? "").split(/\s+/).filter((word) => word.startsWith("--"));
@@ -181,9 +182,9 @@ interface ProcessorRun {
 }
 
 /**
- * The processor processes of a run: one `agentops run` with every role (the default), or, with
- * --engine-process, the engine in a process of its own (`--roles engine`) beside one with the
- * other roles: a deployment that gives the engine a core by configuration.
+ * The processor processes of a run: the engine in a process of its own (`--roles engine`) beside
+ * one with the other roles, which gives the engine a core by configuration (what the engine
+ * thread did before, docs/architecture.md), or, with --one-process, one `agentops run`.
  */
 const PROCESS_ROLES: readonly (string | undefined)[] = engineProcess ? ["ingest,run-monitor", "engine"] : [undefined];
 
