@@ -118,10 +118,17 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
   const write = (outputs: readonly SinkRecord[], changelog: readonly ChangelogWrite[]): Effect.Effect<void, KafkaIoError | EncodeError> =>
     Effect.gen(function* () {
       const byTopic = new Map<string, Message[]>(node.sinks.map((sink) => [topics[sink.topic], []]));
-      for (const output of outputs) {
-        const topic = topics[output.topic];
-        byTopic.get(topic)?.push(yield* Effect.tryPromise({ try: () => encodeOutput(environment, output), catch: (cause) => new EncodeError({ topic, cause }) }));
-      }
+      // One program for the batch's encodings (a batch has thousands of records): the record that fails names its topic.
+      let encoding = "";
+      yield* Effect.tryPromise({
+        try: async () => {
+          for (const output of outputs) {
+            encoding = topics[output.topic];
+            byTopic.get(encoding)?.push(await encodeOutput(environment, output));
+          }
+        },
+        catch: (cause) => new EncodeError({ topic: encoding, cause }),
+      });
       for (const entry of changelog) byTopic.get(topics[entry.topic])?.push({ key: entry.key, value: entry.value, ...(entry.partition === undefined ? {} : { partition: entry.partition }) });
       for (const group of order) {
         const topicMessages: TopicMessages[] = group.map((topic) => ({ topic, messages: byTopic.get(topic) ?? [] })).filter((entry) => entry.messages.length > 0);
