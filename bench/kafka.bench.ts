@@ -3,13 +3,17 @@
  *   0. a generated workload (`agentops generate --facts N`, reused from bench/out/ when present);
  *   1. produced once with `agentops produce` to a fresh 3-partition facts topic: produce rate;
  *   2. raw consumption: one kafkajs consumer reading the facts topic with registry decode only;
- *   3. the full processor: one `agentops run` instance (ingest, engine, run monitor; default flags) from start
- *      until quiescent (every record processed, engine lag 0, results no longer changing, per
- *      its /metrics): facts/s, peak RSS (VmHWM), then the end-to-end latency of single new facts
+ *   3. the full processor: `agentops run --roles ingest,run-monitor` and `agentops run --roles engine`
+ *      (or, with --one-process, one `agentops run` with every role) from start until quiescent
+ *      (every record processed, engine lag 0, results no longer changing, per their /metrics): facts/s, peak RSS (VmHWM), then the end-to-end latency of single new facts
  *      (produce → its result on the results topic) once idle.
  * Writes the section "Kafka (local broker)" of bench/RESULTS.md.
  *
- *   node_modules/.bin/node bench/kafka.bench.ts [--facts 1000000] [--no-write] [--keep-topics]
+ *   node_modules/.bin/node bench/kafka.bench.ts [--facts 1000000] [--no-write] [--keep-topics] [--one-process]
+ *
+ * The processor is deployed as on a machine with two cores or more: the engine role in an
+ * `agentops run --roles engine` process of its own beside one with the other roles (figures summed
+ * over both: records, peak RSS). --one-process runs every role in one `agentops run` instead.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
@@ -38,6 +42,7 @@ const argv = process.argv.slice(2);
 const FACTS = Number(argv.includes("--facts") ? argv[argv.indexOf("--facts") + 1] : 1_000_000);
 const writeResults = !argv.includes("--no-write");
 const keepTopics = argv.includes("--keep-topics");
+const engineProcess = !argv.includes("--one-process");
 
 const log = benchLog("bench:kafka");
 
@@ -84,25 +89,40 @@ interface ProcessorRun {
   readonly maxLag: number;
 }
 
+/**
+ * The processor processes of a run: the engine in a process of its own (`--roles engine`) beside
+ * one with the other roles, which gives the engine a core by configuration (what the engine
+ * thread did before, docs/architecture.md), or, with --one-process, one `agentops run`.
+ */
+const PROCESS_ROLES: readonly (string | undefined)[] = engineProcess ? ["ingest,run-monitor", "engine"] : [undefined];
+
 async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, facts: number, agentEvents: number): Promise<ProcessorRun> {
-  const logPath = `${OUT}kafka-bench-processor.log`;
-  const out = openSync(logPath, "w");
   const started = performance.now();
   // BENCH_CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of the processor there when it stops (summarise with bench/engine-profile-summary.ts).
   const profileFlags = process.env.BENCH_CPU_PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`];
-  // BENCH_PROCESSOR_ARGS adds `agentops run` flags, e.g. "--engine-thread on" (with --no-write: the table is for the default).
+  // BENCH_PROCESSOR_ARGS adds `agentops run` flags (with --no-write: the table is for the default).
   const extraArgs = (process.env.BENCH_PROCESSOR_ARGS ?? "").split(/\s+/).filter((word) => word !== "");
-  const child = spawn(NODE, [...CLI_NODE_FLAGS, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", "bench", "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...extraArgs], { cwd: ROOT, stdio: ["ignore", out, out] });
-  closeSync(out);
-  const pid = child.pid ?? 0;
-  log(`processor: agentops run --topic-prefix ${prefix} (pid ${pid}), log ${logPath}`);
+  const children = PROCESS_ROLES.map((roles, index) => {
+    const logPath = `${OUT}kafka-bench-processor${index === 0 ? "" : `-${index}`}.log`;
+    const out = openSync(logPath, "w");
+    const roleArgs = roles === undefined ? [] : ["--roles", roles];
+    const child = spawn(NODE, [...CLI_NODE_FLAGS, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `bench-${index}`, "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...roleArgs, ...extraArgs], { cwd: ROOT, stdio: ["ignore", out, out] });
+    closeSync(out);
+    log(`processor: agentops run --topic-prefix ${prefix} ${roleArgs.join(" ")} (pid ${child.pid ?? 0}), log ${logPath}`);
+    return { child, pid: child.pid ?? 0, logPath, port: undefined as number | undefined };
+  });
+  const exitedEarly = (): void => {
+    for (const { child, logPath } of children) if (child.exitCode !== null) throw new Error(`processor exited ${child.exitCode}; see ${logPath}`);
+  };
+  const rss = (field: "VmHWM" | "VmRSS"): number => children.reduce((total, { pid }) => total + procStatus(pid, field), 0);
   try {
-    const port = await metricsPortOf(child, logPath);
     let startupSeconds = 0;
-    const metrics = async (): Promise<string> => (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-    await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 120_000);
+    for (const entry of children) entry.port = await metricsPortOf(entry.child, entry.logPath);
+    // Every process's series, as one text (the label sets of different roles do not overlap).
+    const metrics = async (): Promise<string> => (await Promise.all(children.map(async ({ port }) => (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()))).join("\n");
+    for (const { port } of children) await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 120_000);
     startupSeconds = (performance.now() - started) / 1000;
-    log(`processor: healthy after ${startupSeconds.toFixed(1)} s on :${port}`);
+    log(`processor: healthy after ${startupSeconds.toFixed(1)} s on :${children.map(({ port }) => port).join(", :")}`);
 
     let lastPublished = -1;
     let lastProgress = 0;
@@ -110,8 +130,8 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     let seconds = 0;
     let engineFacts = 0;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`processor exited ${child.exitCode}; see ${logPath}`);
-      if (performance.now() - started > PROCESSOR_TIMEOUT_MS) throw new Error(`processor not quiescent after ${PROCESSOR_TIMEOUT_MS / 60_000} min; see ${logPath}`);
+      exitedEarly();
+      if (performance.now() - started > PROCESSOR_TIMEOUT_MS) throw new Error(`processor not quiescent after ${PROCESSOR_TIMEOUT_MS / 60_000} min; see ${OUT}`);
       const text = await metrics();
       const ingest = sum(metricValues(text, "agentops_records_processed_total", { processor: "ingest" }));
       const engine = sum(metricValues(text, "agentops_records_processed_total", { processor: "engine" }));
@@ -124,7 +144,7 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
       const elapsed = (performance.now() - started) / 1000;
       if (elapsed - lastProgress >= 5) {
         lastProgress = elapsed;
-        log(`processor: ${elapsed.toFixed(0)} s: ingest ${ingest.toLocaleString("en-US")}/${facts.toLocaleString("en-US")}, engine ${engine.toLocaleString("en-US")}/${engineFacts.toLocaleString("en-US")} (lag ${engineLag}), run monitor ${monitor.toLocaleString("en-US")}/${agentEvents.toLocaleString("en-US")}, results published ${published.toLocaleString("en-US")}, RSS ${mib(procStatus(pid, "VmRSS"))}`);
+        log(`processor: ${elapsed.toFixed(0)} s: ingest ${ingest.toLocaleString("en-US")}/${facts.toLocaleString("en-US")}, engine ${engine.toLocaleString("en-US")}/${engineFacts.toLocaleString("en-US")} (lag ${engineLag}), run monitor ${monitor.toLocaleString("en-US")}/${agentEvents.toLocaleString("en-US")}, results published ${published.toLocaleString("en-US")}, RSS ${mib(rss("VmRSS"))}`);
       }
       // The engine's input is compacted (exact redeliveries collapse), so its processed count can end
       // below the topic's offset count: caught up means lag 0 after having read something.
@@ -135,13 +155,13 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
       lastPublished = caughtUp ? published : -1;
       await sleep(caughtUp ? 2_000 : 500);
     }
-    const peakRssBytes = procStatus(pid, "VmHWM");
+    const peakRssBytes = rss("VmHWM");
     const resultsPublished = sum(metricValues(await metrics(), "agentops_results_published_total"));
     log(`processor: quiescent after ${seconds.toFixed(1)} s: ${rate(facts, seconds)} facts (${rate(facts + agentEvents, seconds)} records), peak RSS ${mib(peakRssBytes)}, ${resultsPublished.toLocaleString("en-US")} result upserts`);
     const probeLatenciesMs = await probeLatency(kafka, topics);
-    return { seconds, startupSeconds, peakRssBytes: Math.max(peakRssBytes, procStatus(pid, "VmHWM")), resultsPublished, probeLatenciesMs, engineFacts, maxLag };
+    return { seconds, startupSeconds, peakRssBytes: Math.max(peakRssBytes, rss("VmHWM")), resultsPublished, probeLatenciesMs, engineFacts, maxLag };
   } finally {
-    await stop(child);
+    await Promise.all(children.map(({ child }) => stop(child)));
   }
 }
 
@@ -220,18 +240,18 @@ try {
     "",
     `- Date: ${date} (\`date -u\`)`,
     `- Machine: ${cpus().length} cores (\`nproc\` = ${execFileSync("nproc", { encoding: "utf8" }).trim()}), ${(totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, node ${nodeVersion}; Kafka 4.4.0 (one KRaft node, ops/services.sh) and Apicurio 3.3.3 on the same cores, shared with other engineers' jobs (load average 1/5/15 min: ${loadBefore.map((value) => value.toFixed(1)).join(" / ")} before, ${loadAfter.map((value) => value.toFixed(1)).join(" / ")} after).`,
-    `- Command: \`npm run bench:kafka${FACTS === 1_000_000 ? "" : ` -- --facts ${FACTS}`}\` (= \`node bench/kafka.bench.ts\`)`,
+    `- Command: \`npm run bench:kafka${argv.length === 0 ? "" : ` -- ${argv.join(" ")}`}\` (= \`node bench/kafka.bench.ts\`)`,
     `- Workload: \`agentops generate --facts ${FACTS} --seed ${DEFAULT_SEED}\` (${lines.toLocaleString("en-US")} lines; invalid lines are not sent by \`produce\`): ${produced.facts.toLocaleString("en-US")} metric facts on the 3-partition facts topic, ${produced.agentEvents.toLocaleString("en-US")} agent events on the agent-events topic.`,
     "",
     "| measurement | result |",
     "|---|---|",
     `| produce (\`agentops produce --batch 2000\`, one idempotent producer, Avro via the registry) | ${(produced.facts + produced.agentEvents).toLocaleString("en-US")} records in ${produced.seconds.toFixed(1)} s = **${rate(produced.facts + produced.agentEvents, produced.seconds)}** |`,
     `| raw consumption: one kafkajs consumer, registry decode only, facts topic | ${produced.facts.toLocaleString("en-US")} facts in ${raw.seconds.toFixed(1)} s (incl. ${raw.joinSeconds.toFixed(1)} s group join) = **${rate(produced.facts, raw.seconds)}** |`,
-    `| full processor: one \`agentops run\` (ingest + engine + run monitor; the engine on its own thread, the default with 2 cores), start → quiescent | ${produced.facts.toLocaleString("en-US")} facts + ${produced.agentEvents.toLocaleString("en-US")} agent events in ${processor.seconds.toFixed(1)} s (healthy after ${processor.startupSeconds.toFixed(1)} s) = **${rate(produced.facts, processor.seconds)} facts** (${rate(produced.facts + produced.agentEvents, processor.seconds)} records) |`,
+    `| full processor: ${engineProcess ? "two `agentops run` processes (`--roles ingest,run-monitor` and `--roles engine`)" : "one `agentops run` (ingest + engine + run monitor)"}, start → quiescent | ${produced.facts.toLocaleString("en-US")} facts + ${produced.agentEvents.toLocaleString("en-US")} agent events in ${processor.seconds.toFixed(1)} s (healthy after ${processor.startupSeconds.toFixed(1)} s) = **${rate(produced.facts, processor.seconds)} facts** (${rate(produced.facts + produced.agentEvents, processor.seconds)} records) |`,
     `| processor / raw consumption | **${ratio.toFixed(2)}** (target ≥ 0.5: **${ratio >= 0.5 ? "met" : "missed"}**) |`,
     `| end-to-end lag of the backlog (last fact already produced when the processor starts) | ${processor.seconds.toFixed(1)} s; max summed consumer lag seen on /metrics ${processor.maxLag.toLocaleString("en-US")} records |`,
     `| end-to-end latency once idle (new fact: send → its result on the results topic), ${PROBES} probes | median **${median(processor.probeLatenciesMs).toFixed(0)} ms**, max ${Math.max(...processor.probeLatenciesMs).toFixed(0)} ms |`,
-    `| processor peak RSS (/proc/<pid>/status VmHWM) | **${mib(processor.peakRssBytes)}** |`,
+    `| processor peak RSS (/proc/<pid>/status VmHWM${engineProcess ? ", both processes summed" : ""}) | **${mib(processor.peakRssBytes)}** |`,
     `| engine input (engine-facts topic) / result upserts written | ${processor.engineFacts.toLocaleString("en-US")} records / ${processor.resultsPublished.toLocaleString("en-US")} |`,
     "",
     "Quiescent = every record of the facts and agent-events topics processed (`agentops_records_processed_total`), the engine's processed count at the engine-facts topic's end with lag 0, every lag gauge 0, and `agentops_results_published_total` unchanged over a further 2 s poll; the time is that of the first poll at which all held (polled every 0.5 s). Raw consumption and the processor each run alone (not concurrently), one after the other, on the topics produced once.",

@@ -7,7 +7,8 @@ import { parseFact } from "../src/contract/parse-fact.ts";
 import type { AgentEvent } from "../src/contract/facts.ts";
 import { IMPORTERS, importLogs, isImportFormat, logFiles } from "../src/ingest/importers/import-logs.ts";
 import type { ImportFormat } from "../src/ingest/importers/run-builder.ts";
-import { replayAgentEvents } from "../src/tripwires/replay.ts";
+import { compareAlerts } from "../src/tripwires/alert.ts";
+import { createRunMonitor } from "../src/tripwires/monitor.ts";
 import type { TripwireAlert } from "../src/tripwires/alert.ts";
 
 /** Where `fetch`ed public material is unpacked, by format (docs/tripwires.md lists the repositories). */
@@ -54,7 +55,8 @@ for (const [path, format] of sources) {
   process.stdout.write(`${format.padEnd(15)} ${path}: ${summary.files} files, ${summary.runs} runs, ${summary.steps} steps, ${summary.facts} facts\n`);
   for (const [runId, events] of eventsByRun) {
     runs++;
-    const alerts = replayAgentEvents(events);
+    const monitor = createRunMonitor();
+    const alerts = events.flatMap((event) => monitor.process(event).alerts).sort(compareAlerts);
     for (const alert of alerts) byRule.set(alert.rule_id, (byRule.get(alert.rule_id) ?? 0) + 1);
     perRun.push({ format, runId, steps: events.filter((event) => event.type === "agent_step").length, alerts, events: explain ? events : [] });
   }

@@ -48,8 +48,18 @@ export class ProcessorError extends Data.TaggedError("ProcessorError")<{ readonl
   }
 }
 
+/**
+ * A sink record could not be encoded in the form its topic carries (a value the topic's schema
+ * cannot hold): a bug, like a failing processor, so the instance stops rather than skip the record.
+ */
+export class EncodeError extends Data.TaggedError("EncodeError")<{ readonly topic: string; readonly cause: unknown }> {
+  override get message(): string {
+    return `encoding a record for ${this.topic} failed: ${causeText(this.cause)}`;
+  }
+}
+
 /** What running a topology on a transport can fail with. */
-export type TransportError = KafkaIoError | RegistryError | TelemetryServerError | FileIoError | ProcessorError;
+export type TransportError = KafkaIoError | RegistryError | TelemetryServerError | FileIoError | ProcessorError | EncodeError;
 
 function causeText(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);

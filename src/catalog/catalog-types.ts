@@ -80,17 +80,6 @@ export interface MetricCatalogDocument {
   readonly metrics: readonly MetricRecord[];
 }
 
-/** The publication record (publication.json) that pins a catalog revision to its semantic digest. */
-export interface PublicationRecord {
-  readonly catalog_revision: string;
-  readonly catalog_file: string;
-  readonly semantic_digest: string;
-  readonly digest_method: string;
-  readonly conformance_claim: string;
-  readonly claim_scope: string;
-  readonly dependency_digests: readonly { readonly name: string; readonly digest: string; readonly obtained: string }[];
-}
-
 /**
  * Every problem code the validator can report, with what it means. The codes are stable: tests,
  * fixtures and docs/catalog.md name them.

@@ -33,9 +33,6 @@ export const REJECTION_REASONS = [
 
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
-/** Dead-letter reasons that report a problem without rejecting the record (the fact is accepted). */
-export const NON_REJECTING_REASONS: ReadonlySet<RejectionReason> = new Set(["INVALID_MEASURE"]);
-
 export interface Rejection {
   readonly reason: RejectionReason;
   /** Dotted path of the offending field, e.g. `tasks.2.members`; empty for whole-record problems. */

@@ -43,7 +43,7 @@ type DomainKind = Exclude<IdentityKind, "fact">;
  * The domain identity a fact claims besides its fact_id (contract §1): call_id, cost_id,
  * packet_id, repair_id, snapshot_id. Delivery summaries have none (several per Delivery are normal).
  */
-function domainIdentity(fact: MetricFact): [DomainKind, string] | undefined {
+export function domainIdentity(fact: MetricFact): [DomainKind, string] | undefined {
   switch (fact.type) {
     case "model_call":
       return ["call", fact.call_id];
@@ -58,12 +58,6 @@ function domainIdentity(fact: MetricFact): [DomainKind, string] | undefined {
     case "delivery_summary":
       return undefined;
   }
-}
-
-/** Every identity a fact claims, as `kind id` strings (for reports and tests). */
-export function identitiesOf(fact: MetricFact): string[] {
-  const domain = domainIdentity(fact);
-  return [`fact\u0000${fact.fact_id}`, ...(domain === undefined ? [] : [`${domain[0]}\u0000${domain[1]}`])];
 }
 
 const NO_FACTS: readonly MetricFact[] = Object.freeze([]);

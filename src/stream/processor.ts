@@ -3,6 +3,7 @@ import type { Rejection } from "../contract/rejection.ts";
 import type { Conflict } from "../metrics/fact-ledger.ts";
 import type { MetricResult } from "../metrics/result-record.ts";
 import type { RunStateSummary, TripwireAlert } from "../tripwires/index.ts";
+import type { StoreCodec } from "./stores/changelogging-store.ts";
 import type { KeyValueStore } from "./stores/key-value-store.ts";
 import type { ProcessorName } from "./topology.ts";
 import type { TopicRole } from "./topic-names.ts";
@@ -135,6 +136,11 @@ export interface Task<V> {
 
 export interface Processor<V> {
   readonly name: ProcessorName;
+  /**
+   * How the values of its stores (by the names topology.ts gives them) are held in their
+   * changelogs; a store not named here holds its values already encoded (bytes).
+   */
+  readonly storeCodecs?: Readonly<Record<string, StoreCodec<unknown>>>;
   /** A task for one assigned source partition, over that partition's restored stores. */
   open(partition: number, stores: StoreSet, metrics: Metrics): Task<V>;
 }

@@ -31,7 +31,17 @@ export interface ProcessorNode {
   readonly does: string;
   readonly stores: readonly StateStore[];
   /** Every topic it writes, and what goes there. */
-  readonly sinks: readonly { readonly topic: TopicRole; readonly carries: string }[];
+  readonly sinks: readonly Sink[];
+}
+
+export interface Sink {
+  readonly topic: TopicRole;
+  readonly carries: string;
+  /**
+   * Sent ahead of the batch's other writes, in a request of its own: what someone waits on (an
+   * alert) is acknowledged without waiting for the bulk (run states, changelogs) behind it.
+   */
+  readonly first?: true;
 }
 
 export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
@@ -66,7 +76,7 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     does: "per-run loop · redundancy · destructive-action rules",
     stores: [{ name: "run-states", changelog: "runMonitorChangelog", restore: "partition", holds: "one state per active run, on its events' partition" }],
     sinks: [
-      { topic: "alerts", carries: "tripwire alerts" },
+      { topic: "alerts", carries: "tripwire alerts (sent first)", first: true },
       { topic: "runState", carries: "per-run summary, compacted" },
       { topic: "runMonitorChangelog", carries: "the run-states store's changelog" },
       { topic: "deadLetters", carries: "records that are not agent events" },
@@ -78,6 +88,15 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
 export const PROCESSOR_NAMES = ["ingest", "engine", "run-monitor"] as const satisfies readonly ProcessorName[];
 
 const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = { source: "its source, offset 0", partition: "the source's partition", topic: "every partition" };
+
+/**
+ * The order a processor's batch writes are sent in: the sinks marked `first`, then the others
+ * (each group one bounded send; an empty group is skipped).
+ */
+export function sendOrder(name: ProcessorName): readonly (readonly TopicRole[])[] {
+  const sinks = TOPOLOGY[name].sinks;
+  return [sinks.filter((sink) => sink.first === true), sinks.filter((sink) => sink.first !== true)].map((group) => group.map((sink) => sink.topic)).filter((group) => group.length > 0);
+}
 
 /** The topic roles a processor writes: its declared sinks (a write anywhere else is refused). */
 export function sinkRoles(name: ProcessorName): ReadonlySet<TopicRole> {

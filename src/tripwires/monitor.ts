@@ -2,7 +2,7 @@ import type { AgentEvent } from "../contract/facts.ts";
 import type { TripwireAlert } from "./alert.ts";
 import { createCommandAnalyser, type CommandAnalyser } from "./commands/command-analyser.ts";
 import { parseTripwireConfig, type TripwireConfig, type TripwireConfigInput } from "./config.ts";
-import { emptyRunState, serializeRunState, summariseRun, type RunState, type RunStateSummary } from "./run-state.ts";
+import { emptyRunState, summariseRun, type RunState, type RunStateSummary } from "./run-state.ts";
 import { stepRun } from "./run-step.ts";
 
 /**
@@ -19,47 +19,56 @@ export interface MonitorResult {
 export interface RunMonitor {
   readonly config: TripwireConfig;
   process(event: AgentEvent): MonitorResult;
-  /** The run's state as it would be written to the changelog, or undefined if not held. */
-  exportRunState(runId: string): RunState | undefined;
-  /** The run's serialised changelog value, without the defensive copy exportRunState makes. */
-  serializedRunState(runId: string): string | undefined;
-  /** Puts back a run state read from the changelog (on start or rebalance). */
-  importRunState(state: RunState): void;
   activeRuns(): number;
 }
 
-/** The runs a monitor starts from (restored from the per-run changelog on start or rebalance). */
-export interface MonitorState {
-  readonly runs: readonly RunState[];
+/**
+ * Where a monitor keeps its runs' states: the monitor reads and writes through it, and mutates a
+ * state it got in place, then puts it back. The stream's run monitor gives it the task's
+ * changelogged store (restored from the per-run changelog on start or rebalance), so each state is
+ * held once and the store logs every run a batch touched.
+ */
+export interface RunStateStore {
+  get(runId: string): RunState | undefined;
+  put(runId: string, state: RunState): void;
+  delete(runId: string): void;
+  entries(): IterableIterator<[string, RunState]>;
+  readonly size: number;
+}
+
+/** A store of run states in memory, for a monitor that is not restored (replays, tests). */
+export function inMemoryRunStates(): RunStateStore {
+  const runs = new Map<string, RunState>();
+  return {
+    get: (runId) => runs.get(runId),
+    put: (runId, state) => void runs.set(runId, state),
+    delete: (runId) => void runs.delete(runId),
+    entries: () => runs.entries(),
+    get size() {
+      return runs.size;
+    },
+  };
 }
 
 const MINUTE_MS = 60_000;
 
-export function createRunMonitor(configInput: TripwireConfigInput = {}, initial?: MonitorState, sharedAnalyser?: CommandAnalyser): RunMonitor {
+export function createRunMonitor(configInput: TripwireConfigInput = {}, runs: RunStateStore = inMemoryRunStates(), sharedAnalyser?: CommandAnalyser): RunMonitor {
   const config = parseTripwireConfig(configInput);
   const analyser = sharedAnalyser ?? createCommandAnalyser({ protectedBranches: config.destructive.protectedBranches, cacheSize: config.analysisCacheSize });
-  const runs = new Map<string, RunState>();
   const idleMs = config.idleExpiryMinutes * MINUTE_MS;
   // Sweeping is O(runs), so it happens once per event-time minute of the watermark. The sweep
   // points depend only on the watermark, which is derived from the runs themselves, so a monitor
-  // restored from its runs' states sweeps at exactly the same points as the original.
+  // over restored states sweeps at exactly the same points as the original.
   let watermark = Number.NEGATIVE_INFINITY;
-  let sweptMinute = Number.NEGATIVE_INFINITY;
-  const adopt = (state: RunState): void => {
-    runs.set(state.runId, state);
-    if (state.lastEventTime > watermark) {
-      watermark = state.lastEventTime;
-      sweptMinute = Math.floor(watermark / MINUTE_MS);
-    }
-  };
-  for (const state of initial?.runs ?? []) adopt(structuredClone(state));
+  for (const [, state] of runs.entries()) if (state.lastEventTime > watermark) watermark = state.lastEventTime;
+  let sweptMinute = Number.isFinite(watermark) ? Math.floor(watermark / MINUTE_MS) : Number.NEGATIVE_INFINITY;
 
   const sweep = (): string[] => {
     const minute = Math.floor(watermark / MINUTE_MS);
     if (minute === sweptMinute) return [];
     sweptMinute = minute;
     const evicted: string[] = [];
-    for (const [runId, state] of runs) if (state.lastEventTime < watermark - idleMs) evicted.push(runId);
+    for (const [runId, state] of runs.entries()) if (state.lastEventTime < watermark - idleMs) evicted.push(runId);
     for (const runId of evicted) runs.delete(runId);
     return evicted.sort();
   };
@@ -67,25 +76,13 @@ export function createRunMonitor(configInput: TripwireConfigInput = {}, initial?
   return {
     config,
     process(event) {
-      let state = runs.get(event.run_id);
-      if (state === undefined) {
-        state = emptyRunState(event.run_id, event.event_time);
-        runs.set(event.run_id, state);
-      }
+      const state = runs.get(event.run_id) ?? emptyRunState(event.run_id, event.event_time);
       const alerts = stepRun(state, event, config, analyser);
+      runs.put(event.run_id, state);
       if (event.event_time > watermark) watermark = event.event_time;
       const runState = summariseRun(state);
       return { alerts, runState, evictedRunIds: sweep() };
     },
-    exportRunState: (runId) => {
-      const state = runs.get(runId);
-      return state === undefined ? undefined : structuredClone(state);
-    },
-    serializedRunState: (runId) => {
-      const state = runs.get(runId);
-      return state === undefined ? undefined : serializeRunState(state);
-    },
-    importRunState: (state) => adopt(structuredClone(state)),
     activeRuns: () => runs.size,
   };
 }

@@ -4,7 +4,7 @@ import { shippedCatalog, type CatalogSummary } from "../../src/catalog/metric-de
 import type { DeliverySummary, MetricFact, TaskSnapshot } from "../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { evaluateFacts } from "../support/evaluate-facts.ts";
-import { identitiesOf } from "../../src/metrics/fact-ledger.ts";
+import { domainIdentity } from "../../src/metrics/fact-ledger.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";
 import { parseFact } from "../../src/contract/parse-fact.ts";
@@ -153,6 +153,12 @@ const factArb: fc.Arbitrary<MetricFact> = fc.oneof(
   { arbitrary: repairArb, weight: 2 },
   { arbitrary: snapshotArb, weight: 2 },
 );
+
+/** Every identity a fact claims, as the ledger keys them: its fact_id, then its domain identity if any. */
+function identitiesOf(fact: MetricFact): string[] {
+  const domain = domainIdentity(fact);
+  return [`fact\u0000${fact.fact_id}`, ...(domain === undefined ? [] : [`${domain[0]}\u0000${domain[1]}`])];
+}
 
 const key = (fact: MetricFact): string => identitiesOf(fact).at(-1) as string;
 

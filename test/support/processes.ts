@@ -149,8 +149,7 @@ export function logTail(instance: ProcessorInstance, lines = 15): string {
 }
 
 /**
- * Where an instance's start-up stands, from its "start-up stage" log lines (the engine thread logs
- * its own, under instance "<name>/engine-thread"): the stages begun and not done, with how long
+ * Where an instance's start-up stands, from its "start-up stage" log lines: the stages begun and not done, with how long
  * ago they began, and the last retry of each. A start-up that times out in a test says which stage
  * it was waiting for.
  */

@@ -9,14 +9,14 @@ import { parseFlags, stringFlag } from "../flags.ts";
 const USAGE = `Usage: agentops run [--brokers host:port[,...]] [--schema-registry URL] [--roles ingest,engine,run-monitor]
                     [--instance-id NAME] [--group PREFIX] [--topic-prefix PREFIX]
                     [--window 1d] [--coverage-threshold 10] [--metrics-port 9464] [--log-level info]
-                    [--engine-thread auto|on|off] [--shutdown-timeout 30s]
+                    [--shutdown-timeout 30s]
 
 Starts one processor instance on Kafka. Every flag can also come from the environment:
 KAFKA_BROKERS, SCHEMA_REGISTRY_URL, AGENTOPS_ROLES, AGENTOPS_INSTANCE_ID, AGENTOPS_GROUP,
 AGENTOPS_TOPIC_PREFIX, AGENTOPS_WINDOW, AGENTOPS_COVERAGE_THRESHOLD, AGENTOPS_METRICS_PORT,
-AGENTOPS_LOG_LEVEL, AGENTOPS_ENGINE_THREAD, AGENTOPS_SHUTDOWN_TIMEOUT (flags win). The engine role runs on a thread of its
-own (a second core) when the instance has other roles too: --engine-thread auto (the default) does
-so when the machine has more than one core; on and off force it. Missing topics are created from topics/topics.json.
+AGENTOPS_LOG_LEVEL, AGENTOPS_SHUTDOWN_TIMEOUT (flags win). Roles are processes: to give the engine
+a core of its own, run it as a second instance (--roles engine) beside one with --roles
+ingest,run-monitor. Missing topics are created from topics/topics.json.
 More instances with the same --group share the work (consumer groups). SIGTERM or Ctrl-C stops
 consumers cleanly, committing what was processed, within --shutdown-timeout (default 30s): exit 0
 when everything processed was committed, 1 when something could not be (the next member
@@ -34,7 +34,6 @@ const FLAG_FIELDS = {
   "coverage-threshold": "coverageThresholdHundredths",
   "metrics-port": "metricsPort",
   "log-level": "logLevel",
-  "engine-thread": "engineThread",
   "shutdown-timeout": "shutdownTimeoutMs",
 } as const;
 

@@ -47,15 +47,6 @@ export function readNonNegative(scope: AttributeScope, keys: readonly string[]):
   return undefined;
 }
 
-/** `true`/`false`, as a boolean or as the strings Claude Code uses. */
-export function readFlag(scope: AttributeScope, keys: readonly string[]): boolean | undefined {
-  const value = lookup(scope, keys);
-  if (typeof value === "boolean") return value;
-  if (value === "true") return true;
-  if (value === "false") return false;
-  return undefined;
-}
-
 /** The value under `key` equals `expected` (same JSON value). */
 export function attributeEquals(scope: AttributeScope, key: string, expected: AttributeValue): boolean {
   const value = lookup(scope, [key]);

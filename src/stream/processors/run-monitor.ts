@@ -1,12 +1,16 @@
 import { isAgentEvent, type AgentEvent } from "../../contract/facts.ts";
 import type { DecodedFact } from "../../kafka/serde/decode-fact.ts";
-import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, type TripwireConfigInput } from "../../tripwires/index.ts";
+import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, serializeRunState, type RunState, type TripwireConfigInput } from "../../tripwires/index.ts";
 import type { Processor, SinkRecord } from "../processor.ts";
+import type { StoreCodec } from "../stores/changelogging-store.ts";
 import type { KeyValueStore } from "../stores/key-value-store.ts";
 import { processAgentEvents } from "./run-monitor-batch.ts";
 
-/** The store of serialised run states (topology.ts), changelogged on the source's partition. */
+/** The store of run states (topology.ts), changelogged on the source's partition. */
 export const RUN_STATES = "run-states";
+
+/** A run state in the run-states changelog: its serialised form (serializeRunState). */
+export const RUN_STATE_CODEC: StoreCodec<RunState> = { encode: serializeRunState, decode: (bytes) => restoreRunState(bytes.toString()) };
 
 /**
  * The run monitor as a processor: agent events (keyed by run_id) → one monitor per source
@@ -22,10 +26,12 @@ export function runMonitorProcessor(configInput: TripwireConfigInput = {}): Proc
   const analyser = createCommandAnalyser({ protectedBranches: config.destructive.protectedBranches, cacheSize: config.analysisCacheSize });
   return {
     name: "run-monitor",
+    storeCodecs: { [RUN_STATES]: RUN_STATE_CODEC as StoreCodec<unknown> },
     open: (partition, stores, metrics) => {
-      const runStates = stores.get(RUN_STATES) as KeyValueStore<string> | undefined;
+      const runStates = stores.get(RUN_STATES) as KeyValueStore<RunState> | undefined;
       if (runStates === undefined) throw new Error(`run-monitor: the runtime gave no "${RUN_STATES}" store`);
-      const monitor = createRunMonitor(config, { runs: [...runStates.entries()].map(([, state]) => restoreRunState(state)) }, analyser);
+      // The monitor keeps its runs in the store (one copy of each state); the store logs what it touches.
+      const monitor = createRunMonitor(config, runStates, analyser);
       return {
         process: (batch) => {
           const outputs: SinkRecord[] = [];
@@ -41,10 +47,6 @@ export function runMonitorProcessor(configInput: TripwireConfigInput = {}): Proc
           const result = processAgentEvents(monitor, events);
           for (const alert of result.alerts) outputs.push({ topic: "alerts", key: alert.run_id, value: alert });
           for (const [runId, summary] of result.runStates) outputs.push({ topic: "runState", key: runId, value: summary });
-          for (const [runId, state] of result.changelog) {
-            if (state === null) runStates.delete(runId);
-            else runStates.put(runId, state);
-          }
           if (result.alerts.length > 0) metrics.count("agentops_alerts_total", "Tripwire alerts written", {}, result.alerts.length);
           metrics.gauge("agentops_active_runs", "Runs held by this member's run monitors", { partition: String(partition) }, monitor.activeRuns());
           return { outputs };

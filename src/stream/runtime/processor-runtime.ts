@@ -1,17 +1,15 @@
 import type { AddressInfo } from "node:net";
-import { availableParallelism } from "node:os";
 import { Deferred, Effect, Layer, type Scope } from "effect";
 import { pino } from "pino";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
-import { KafkaIoError, ProcessorError, RegistryError, type TransportError } from "../../errors.ts";
+import { KafkaIoError, RegistryError, type TransportError } from "../../errors.ts";
 import { createKafka } from "../../kafka/client.ts";
 import { ensureTopics } from "../../kafka/ensure-topics.ts";
 import { createSchemaRegistry } from "../../kafka/registry.ts";
 import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
 import type { Processor } from "../processor.ts";
 import { topicNames } from "../topic-names.ts";
-import { kafkaMember, type CommitState, type KafkaEnvironment } from "../transports/kafka/kafka-member.ts";
-import { engineThread } from "./engine-thread.ts";
+import { kafkaMember, type KafkaEnvironment, type MemberCommits, type MemberFailure } from "../transports/kafka/kafka-member.ts";
 import { serveTelemetry } from "./metrics-server.ts";
 import { startupStage } from "./startup-stage.ts";
 import { Catalog, Config, runTopology, Telemetry as TelemetryTag, TopicSerde, Transport, type TransportShape } from "./services.ts";
@@ -26,15 +24,10 @@ function isUnknownTopicPartition(cause: unknown): boolean {
   return false;
 }
 
-export interface InstanceOptions {
-  /** Serve /metrics and /healthz (false on the engine thread, which reports to its parent). */
-  readonly serveTelemetry?: boolean;
-}
-
 export interface RunningInstance {
-  /** The /metrics port; 0 when telemetry is not served. */
+  /** The /metrics and /healthz port. */
   readonly metricsPort: number;
-  readonly failure: Deferred.Deferred<never, ProcessorError>;
+  readonly failure: Deferred.Deferred<never, MemberFailure>;
   readonly telemetry: Telemetry;
   /** Roles that processed records whose offsets are not committed (read after the scope closed). */
   readonly uncommittedRoles: () => readonly string[];
@@ -47,7 +40,7 @@ export interface RunningInstance {
  * producer. Everything is acquired in the enclosing scope, so closing it (SIGTERM) stops each
  * member's consumer first (committing what it processed), then its producer, and the endpoint last.
  */
-export function runInstance(config: StreamConfig, options: InstanceOptions = {}): Effect.Effect<RunningInstance, TransportError, Scope.Scope> {
+export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance, TransportError, Scope.Scope> {
   return Effect.gen(function* () {
     const logger = pino({ name: "agentops", level: config.logLevel, base: { instance: config.instanceId } });
     const telemetry = new Telemetry();
@@ -80,17 +73,15 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
     yield* startupStage(logger, "register schemas", Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }), { retry: true });
 
     let started = false;
-    const failure = yield* Deferred.make<never, ProcessorError>();
-    const fail = (reason: string): void => {
-      logger.fatal({ reason }, "processor instance failed");
-      Effect.runSync(Deferred.fail(failure, new ProcessorError({ processor: config.instanceId, cause: new Error(reason) })));
+    const failure = yield* Deferred.make<never, MemberFailure>();
+    const fail = (error: MemberFailure): void => {
+      logger.fatal({ reason: error.message, error: error._tag }, "processor instance failed");
+      Effect.runSync(Deferred.fail(failure, error));
     };
-    const server = options.serveTelemetry === false ? undefined : yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
+    const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
     const environment: KafkaEnvironment = { kafka, registry, serde, topics, config, logger, telemetry, fail };
-    // Alone, the engine has the event loop to itself: a thread would only add a hop.
-    const threadedEngine = config.roles.length > 1 && (config.engineThread === "on" || (config.engineThread === "auto" && availableParallelism() > 1));
-    const commitStates = new Map<string, CommitState>();
-    const uncommittedRoles = (): string[] => [...commitStates].filter(([, state]) => state.uncommitted).map(([role]) => role);
+    const members = new Map<string, MemberCommits>();
+    const uncommittedRoles = (): string[] => [...members].filter(([, member]) => member.uncommitted()).map(([role]) => role);
 
     // One idempotent producer per member: each keeps one request in flight (ordering per partition),
     // and members do not queue behind each other's acknowledgements.
@@ -115,15 +106,9 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
     const transport: TransportShape = {
       member: (processor: Processor<never>) =>
         Effect.gen(function* () {
-          if (processor.name === "engine" && threadedEngine) {
-            yield* startupStage(logger, "start engine thread", engineThread(config, telemetry, fail, logger));
-            return;
-          }
-          const commitState: CommitState = { uncommitted: false };
-          commitStates.set(processor.name, commitState);
           const producer = yield* connectProducer(processor.name);
           // A topic another instance has just created may not be hosted yet: that heals by waiting.
-          yield* startupStage(logger, `join ${processor.name} consumer group`, kafkaMember(environment, processor, producer, commitState), { retry: true, retryAlso: isUnknownTopicPartition });
+          members.set(processor.name, yield* startupStage(logger, `join ${processor.name} consumer group`, kafkaMember(environment, processor, producer), { retry: true, retryAlso: isUnknownTopicPartition }));
         }),
       run: Effect.void,
     };
@@ -136,13 +121,8 @@ export function runInstance(config: StreamConfig, options: InstanceOptions = {})
     );
     yield* runTopology.pipe(Effect.provide(layer));
     started = true;
-    if (server === undefined) {
-      // The engine thread: its parent logs the instance (and its /metrics port) once.
-      logger.info({ roles: config.roles, topics }, "engine thread running");
-      return { metricsPort: 0, failure, telemetry, uncommittedRoles };
-    }
     const metricsPort = (server.address() as AddressInfo).port;
-    logger.info({ roles: config.roles, engineThread: threadedEngine, topics, metricsPort, brokers: config.brokers }, "processor instance running");
+    logger.info({ roles: config.roles, topics, metricsPort, brokers: config.brokers }, "processor instance running");
     return { metricsPort, failure, telemetry, uncommittedRoles };
   });
 }

@@ -13,7 +13,7 @@ import type { Telemetry as TelemetryShape } from "./telemetry.ts";
 
 /**
  * The services a topology runs on. Each transport is a Layer providing all of them: Kafka
- * (kafkajs, the registry, /metrics; runtime/kafka-layer.ts) and embedded (an in-process log over
+ * (kafkajs, the registry, /metrics; runtime/processor-runtime.ts) and embedded (an in-process log over
  * files; transports/embedded/). The program that runs the topology (`runTopology`) is the same.
  */
 

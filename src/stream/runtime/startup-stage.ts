@@ -22,11 +22,11 @@ export interface StageOptions {
 }
 
 /**
- * One stage of an instance's start-up (create topics, register schemas, connect a producer, start
- * the engine thread, start a consumer): logs when it begins, each retry with the error and the wait
+ * One stage of an instance's start-up (create topics, register schemas, connect a producer, join
+ * a consumer group): logs when it begins, each retry with the error and the wait
  * before it, a "still waiting" line while it is pending, and when it is done or has failed, with
- * its attempts and duration. A start-up that stalls (a registry that does not answer, an engine
- * thread that does not report, a group join that waits) then says where it stands instead of going
+ * its attempts and duration. A start-up that stalls (a registry that does not answer, a group join
+ * that waits) then says where it stands instead of going
  * silent. The line texts are what test/support/processes.ts and docs/operations.md refer to.
  */
 export function startupStage<A, E extends TransportError, R>(logger: Logger, stage: string, effect: Effect.Effect<A, E, R>, options: StageOptions = {}): Effect.Effect<A, E, R> {

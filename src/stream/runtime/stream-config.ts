@@ -25,11 +25,6 @@ export const streamConfigSchema = z.strictObject({
   metricsPort: z.number().int().min(0).max(65535),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   /**
-   * Run the engine role on its own thread (a second core) when this instance has other roles too;
-   * "auto" (the default) does so when the machine has more than one core.
-   */
-  engineThread: z.enum(["auto", "on", "off"]),
-  /**
    * How long SIGTERM may take: the batches in flight finish and commit, consumers leave their
    * groups, producers flush. Past it the instance exits non-zero, and the next member re-processes
    * what was not committed (at-least-once), rather than hanging on an unreachable broker.
@@ -53,7 +48,6 @@ const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: stri
   coverageThresholdHundredths: { flag: "--coverage-threshold", env: "AGENTOPS_COVERAGE_THRESHOLD", fix: "give a whole number from 0 to 99 (hundredths; 0 turns the alert off)" },
   metricsPort: { flag: "--metrics-port", env: "AGENTOPS_METRICS_PORT", fix: "give a free TCP port, or 0 to pick one" },
   logLevel: { flag: "--log-level", env: "AGENTOPS_LOG_LEVEL", fix: "give one of fatal, error, warn, info, debug, trace, silent" },
-  engineThread: { flag: "--engine-thread", env: "AGENTOPS_ENGINE_THREAD", fix: "give auto (a thread of its own when there is more than one core), on or off" },
   shutdownTimeoutMs: { flag: "--shutdown-timeout", env: "AGENTOPS_SHUTDOWN_TIMEOUT", fix: "give a duration from 1s to 10m, e.g. 30s" },
 };
 
@@ -85,7 +79,6 @@ export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessE
     coverageThresholdHundredths: merged.coverageThresholdHundredths === undefined ? DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths : Number(merged.coverageThresholdHundredths),
     metricsPort: merged.metricsPort === undefined ? 9464 : Number(merged.metricsPort),
     logLevel: merged.logLevel ?? "info",
-    engineThread: merged.engineThread ?? "auto",
     // Durations read like window sizes (30s, 2m), so one parser serves both.
     shutdownTimeoutMs: parseWindowSize(merged.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT) ?? Number.NaN,
   };

@@ -1,5 +1,5 @@
-import type { DeadLetter, Metrics, ProcessResult, SinkRecord } from "../processor.ts";
-import { ChangeLoggingKeyValueStore, writeChanged } from "../stores/changelogging-store.ts";
+import type { DeadLetter, Metrics, Processor, ProcessResult, SinkRecord } from "../processor.ts";
+import { BYTES_CODEC, ChangeLoggingKeyValueStore, writeChanged, type StoreCodec } from "../stores/changelogging-store.ts";
 import { InMemoryKeyValueStore, type KeyValueStore } from "../stores/key-value-store.ts";
 import { sinkRoles, TOPOLOGY, type ProcessorName, type StateStore } from "../topology.ts";
 import type { TopicRole } from "../topic-names.ts";
@@ -27,8 +27,9 @@ export interface TaskStores {
   readonly declared: readonly { readonly spec: StateStore; readonly store: ChangeLoggingKeyValueStore<unknown> }[];
 }
 
-export function createTaskStores(processor: ProcessorName): TaskStores {
-  const declared = TOPOLOGY[processor].stores.filter((spec) => spec.restore !== "source").map((spec) => ({ spec, store: new ChangeLoggingKeyValueStore<unknown>(new InMemoryKeyValueStore(spec.name)) }));
+export function createTaskStores(processor: Pick<Processor<unknown>, "name" | "storeCodecs">): TaskStores {
+  const codecOf = (store: string): StoreCodec<unknown> => processor.storeCodecs?.[store] ?? (BYTES_CODEC as StoreCodec<unknown>);
+  const declared = TOPOLOGY[processor.name].stores.filter((spec) => spec.restore !== "source").map((spec) => ({ spec, store: new ChangeLoggingKeyValueStore<unknown>(new InMemoryKeyValueStore(spec.name), codecOf(spec.name)) }));
   return { declared, byName: new Map(declared.map(({ spec, store }) => [spec.name, store])) };
 }
 
@@ -65,7 +66,7 @@ export async function settleBatch(processor: ProcessorName, result: ProcessResul
   }
   const changelog: ChangelogWrite[] = [];
   for (const { spec, store } of stores.declared) {
-    for (const [key, value] of store.drain()) changelog.push({ topic: spec.changelog, key, value: value as Buffer | string | null, ...(spec.restore === "partition" ? { partition } : {}) });
+    for (const [key, value] of store.drain()) changelog.push({ topic: spec.changelog, key, value, ...(spec.restore === "partition" ? { partition } : {}) });
   }
   return { outputs, changelog };
 }

@@ -12,18 +12,8 @@ interface Series {
   readonly values: Map<string, { labels: Labels; value: number }>;
 }
 
-/** One series value, as sent between threads. */
-export interface TelemetrySample {
-  readonly name: string;
-  readonly help: string;
-  readonly type: "counter" | "gauge";
-  readonly labels: Labels;
-  readonly value: number;
-}
-
 export class Telemetry implements Metrics {
   private readonly series = new Map<string, Series>();
-  private absorbed: readonly TelemetrySample[] = [];
 
   count(name: string, help: string, labels: Labels = {}, delta = 1): void {
     this.entry(name, help, "counter", labels).value += delta;
@@ -34,63 +24,31 @@ export class Telemetry implements Metrics {
   }
 
   value(name: string, labels: Labels = {}): number {
-    return this.combined().get(name)?.values.get(labelKey(labels))?.value ?? 0;
+    return this.series.get(name)?.values.get(labelKey(labels))?.value ?? 0;
   }
 
   /** A series summed over all its labels. */
   total(name: string): number {
-    return [...(this.combined().get(name)?.values.values() ?? [])].reduce((sum, entry) => sum + entry.value, 0);
+    return [...(this.series.get(name)?.values.values() ?? [])].reduce((sum, entry) => sum + entry.value, 0);
   }
 
   /** A series' values by one of its labels. */
   byLabel(name: string, label: string): Map<string, number> {
     const values = new Map<string, number>();
-    for (const entry of this.combined().get(name)?.values.values() ?? []) {
+    for (const entry of this.series.get(name)?.values.values() ?? []) {
       const key = entry.labels[label] ?? "";
       values.set(key, (values.get(key) ?? 0) + entry.value);
     }
     return values;
   }
 
-  /** This thread's own series, as plain data another thread can receive (structured clone). */
-  snapshot(): TelemetrySample[] {
-    const samples: TelemetrySample[] = [];
-    for (const [name, series] of this.series) for (const { labels, value } of series.values.values()) samples.push({ name, help: series.help, type: series.type, labels, value });
-    return samples;
-  }
-
-  /**
-   * Takes another thread's latest snapshot (the engine thread's, see engine-thread.ts). It holds
-   * that thread's running totals, so it replaces the previous one; reading and rendering add it to
-   * this thread's own values series by series, so a series both threads write is summed.
-   */
-  absorb(samples: readonly TelemetrySample[]): void {
-    this.absorbed = samples;
-  }
-
   render(): string {
     const lines: string[] = [];
-    for (const [name, series] of [...this.combined().entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const [name, series] of [...this.series.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
       lines.push(`# HELP ${name} ${series.help}`, `# TYPE ${name} ${series.type}`);
       for (const { labels, value } of series.values.values()) lines.push(`${name}${formatLabels(labels)} ${value}`);
     }
     return `${lines.join("\n")}\n`;
-  }
-
-  /** This thread's series plus the absorbed ones, summed per (name, labels). */
-  private combined(): ReadonlyMap<string, Series> {
-    if (this.absorbed.length === 0) return this.series;
-    const combined = new Map<string, Series>();
-    for (const [name, series] of this.series) combined.set(name, { help: series.help, type: series.type, values: new Map([...series.values].map(([key, entry]) => [key, { ...entry }])) });
-    for (const sample of this.absorbed) {
-      let series = combined.get(sample.name);
-      if (series === undefined) combined.set(sample.name, (series = { help: sample.help, type: sample.type, values: new Map() }));
-      const key = labelKey(sample.labels);
-      const entry = series.values.get(key);
-      if (entry === undefined) series.values.set(key, { labels: sample.labels, value: sample.value });
-      else entry.value += sample.value;
-    }
-    return combined;
   }
 
   private entry(name: string, help: string, type: Series["type"], labels: Labels): { labels: Labels; value: number } {

@@ -1,21 +1,33 @@
 import type { KeyValueStore } from "./key-value-store.ts";
 
-/** One write of a store, as its changelog records it: a value, or null for a delete (a tombstone). */
-export type ChangelogEntry<V> = readonly [key: string, value: V | null];
+/** One write of a store, as its changelog records it: the encoded value, or null for a delete (a tombstone). */
+export type ChangelogEntry = readonly [key: string, value: Buffer | string | null];
+
+/** How a store's values are held in its changelog topic. */
+export interface StoreCodec<V> {
+  encode(value: V): Buffer | string;
+  decode(bytes: Buffer | string): V;
+}
+
+/** For a store that already holds its values encoded (the published results). */
+export const BYTES_CODEC: StoreCodec<Buffer> = { encode: (value) => value, decode: (bytes) => (typeof bytes === "string" ? Buffer.from(bytes) : bytes) };
 
 /**
- * Records every put and delete of the store it wraps, as Kafka Streams'
+ * Records which keys were put or deleted in the store it wraps, as Kafka Streams'
  * ChangeLoggingKeyValueBytesStore does, so the runtime (not the processor) writes the changelog.
- * Within a batch only a key's last write matters: the runtime drains one entry per key after the
- * batch, before the batch's offsets are committed. `restore` fills the store from its changelog
- * without logging.
+ * It keeps only the key: the value is read and encoded when the runtime drains the log after the
+ * batch, before the batch's offsets are committed, so a store of live values (a run monitor's
+ * states, mutated in place) holds each value once, and within a batch only a key's last write is
+ * logged. `restore` fills the store from its changelog without logging.
  */
 export class ChangeLoggingKeyValueStore<V> implements KeyValueStore<V> {
   private readonly inner: KeyValueStore<V>;
-  private readonly pending = new Map<string, V | null>();
+  private readonly codec: StoreCodec<V>;
+  private readonly dirty = new Set<string>();
 
-  constructor(inner: KeyValueStore<V>) {
+  constructor(inner: KeyValueStore<V>, codec: StoreCodec<V>) {
     this.inner = inner;
+    this.codec = codec;
   }
 
   get name(): string {
@@ -32,12 +44,12 @@ export class ChangeLoggingKeyValueStore<V> implements KeyValueStore<V> {
 
   put(key: string, value: V): void {
     this.inner.put(key, value);
-    this.pending.set(key, value);
+    this.dirty.add(key);
   }
 
   delete(key: string): void {
     this.inner.delete(key);
-    this.pending.set(key, null);
+    this.dirty.add(key);
   }
 
   keys(): IterableIterator<string> {
@@ -48,16 +60,20 @@ export class ChangeLoggingKeyValueStore<V> implements KeyValueStore<V> {
     return this.inner.entries();
   }
 
-  /** A changelog record read back on assignment: applied to the store, not logged again. */
-  restore(key: string, value: V | null): void {
-    if (value === null) this.inner.delete(key);
-    else this.inner.put(key, value);
+  /** A changelog record read back on assignment (encoded, or null for a tombstone): applied, not logged again. */
+  restore(key: string, encoded: Buffer | string | null): void {
+    if (encoded === null) this.inner.delete(key);
+    else this.inner.put(key, this.codec.decode(encoded));
   }
 
-  /** The writes since the last drain, one per key, in the order keys were first written. */
-  drain(): ChangelogEntry<V>[] {
-    const entries = [...this.pending];
-    this.pending.clear();
+  /** The keys written since the last drain with their current values encoded, in the order keys were first written. */
+  drain(): ChangelogEntry[] {
+    const entries: ChangelogEntry[] = [];
+    for (const key of this.dirty) {
+      const value = this.inner.get(key);
+      entries.push([key, value === undefined ? null : this.codec.encode(value)]);
+    }
+    this.dirty.clear();
     return entries;
   }
 }

@@ -3,7 +3,7 @@ import { parseFact } from "../../../src/contract/parse-fact.ts";
 import { observationDigest } from "../../../src/contract/observation-digest.ts";
 import { IMPORTERS, importLogs, logFiles } from "../../../src/ingest/importers/import-logs.ts";
 import type { Fact, ImportFormat } from "../../../src/ingest/importers/run-builder.ts";
-import { replayAgentEvents } from "../../../src/tripwires/replay.ts";
+import { replayAgentEvents } from "../../support/replay-agent-events.ts";
 import type { AgentEvent } from "../../../src/contract/facts.ts";
 
 /**

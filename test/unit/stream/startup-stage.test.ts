@@ -69,17 +69,17 @@ describe("startupStage: a log line per start-up stage and per retry", () => {
   it("without retry, one attempt", async () => {
     const { logger, lines } = capturingLogger();
     const { effect, attempts } = flaky(1, unreachable);
-    expect((await Effect.runPromiseExit(startupStage(logger, "start engine thread", effect)))._tag).toBe("Failure");
+    expect((await Effect.runPromiseExit(startupStage(logger, "join engine consumer group", effect)))._tag).toBe("Failure");
     expect(attempts()).toBe(1);
     expect(messages(lines)).toEqual(["start-up stage begun", "start-up stage failed"]);
   });
 
   it("says it is still waiting while a stage is pending, and stops saying so once it is done", async () => {
     const { logger, lines } = capturingLogger();
-    await Effect.runPromise(startupStage(logger, "start engine thread", Effect.sleep("120 millis"), { stillWaitingIntervalMs: 25 }));
+    await Effect.runPromise(startupStage(logger, "join engine consumer group", Effect.sleep("120 millis"), { stillWaitingIntervalMs: 25 }));
     const waiting = lines.filter((line) => line["msg"] === "start-up stage still waiting");
     expect(waiting.length).toBeGreaterThanOrEqual(2);
-    expect(waiting[0]).toMatchObject({ stage: "start engine thread" });
+    expect(waiting[0]).toMatchObject({ stage: "join engine consumer group" });
     const count = lines.length;
     await Effect.runPromise(Effect.sleep("80 millis"));
     expect(lines.length).toBe(count);

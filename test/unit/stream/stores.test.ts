@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ChangeLoggingKeyValueStore, writeChanged } from "../../../src/stream/stores/changelogging-store.ts";
+import { BYTES_CODEC, ChangeLoggingKeyValueStore, writeChanged } from "../../../src/stream/stores/changelogging-store.ts";
 import { InMemoryKeyValueStore } from "../../../src/stream/stores/key-value-store.ts";
 
 describe("the changelogging store", () => {
-  it("logs every put and delete, the last write per key, and restores without logging", () => {
-    const store = new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<string>("s"));
+  it("logs every key put or deleted with its value at drain time, and restores without logging", () => {
+    const store = new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<string>("s"), { encode: (value: string) => value, decode: (bytes) => bytes.toString() });
     store.restore("kept", "v0");
     expect(store.drain()).toEqual([]);
     store.put("a", "1");
@@ -24,7 +24,7 @@ describe("the changelogging store", () => {
   });
 
   it("writes a table through it, logging only what changes what it holds", async () => {
-    const store = new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<Buffer>("t"));
+    const store = new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<Buffer>("t"), BYTES_CODEC);
     store.restore("same", Buffer.from("1"));
     store.restore("changed", Buffer.from("1"));
     store.restore("gone", Buffer.from("1"));

@@ -14,7 +14,6 @@ describe("processor configuration (flags, then environment, then defaults; valid
     expect(config.right.windowMillis).toBe(86_400_000);
     expect(config.right.coverageThresholdHundredths).toBe(10);
     expect(config.right.groupPrefix).toBe("agentops");
-    expect(config.right.engineThread).toBe("auto");
     expect(config.right.shutdownTimeoutMs).toBe(30_000);
   });
 
@@ -30,13 +29,6 @@ describe("processor configuration (flags, then environment, then defaults; valid
     }
   });
 
-  it("--engine-thread auto|on|off, from the flag or AGENTOPS_ENGINE_THREAD", () => {
-    const fromEnv = resolve({}, { AGENTOPS_ENGINE_THREAD: "on" });
-    const fromFlag = resolve({ engineThread: "off" }, { AGENTOPS_ENGINE_THREAD: "on" });
-    if (Either.isLeft(fromEnv) || Either.isLeft(fromFlag)) throw new Error("valid configuration refused");
-    expect(fromEnv.right.engineThread).toBe("on");
-    expect(fromFlag.right.engineThread).toBe("off");
-  });
 
   it("flags win over the environment", () => {
     const config = resolve({ brokers: "b1:9092,b2:9092", windowMillis: "6h" }, { KAFKA_BROKERS: "env:9092", AGENTOPS_WINDOW: "1h", AGENTOPS_COVERAGE_THRESHOLD: "25" });
@@ -60,7 +52,6 @@ describe("processor configuration (flags, then environment, then defaults; valid
     [{ brokers: "no-port" }, "--brokers / KAFKA_BROKERS"],
     [{ metricsPort: "70000" }, "--metrics-port / AGENTOPS_METRICS_PORT"],
     [{ logLevel: "loud" }, "--log-level / AGENTOPS_LOG_LEVEL"],
-    [{ engineThread: "yes" }, "--engine-thread / AGENTOPS_ENGINE_THREAD"],
   ])("a bad value (%j) names its flag, its environment variable and the fix", (flags, field) => {
     const config = resolve(flags);
     expect(Either.isLeft(config)).toBe(true);

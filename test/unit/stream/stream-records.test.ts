@@ -66,21 +66,4 @@ describe("telemetry (Prometheus text format)", () => {
     expect(telemetry.value("agentops_dead_letters_total", { reason: "CONFLICT" })).toBe(3);
   });
 
-  it("absorbs the engine thread's snapshot: its latest totals replace the previous ones and add to this thread's own series", () => {
-    const main = new Telemetry();
-    const thread = new Telemetry();
-    main.count("agentops_dead_letters_total", "Dead letters", { reason: "CONFLICT" }, 2);
-    main.count("agentops_records_processed_total", "Records", { processor: "ingest" }, 10);
-    thread.count("agentops_dead_letters_total", "Dead letters", { reason: "CONFLICT" }, 1);
-    thread.count("agentops_records_processed_total", "Records", { processor: "engine" }, 4);
-    main.absorb(thread.snapshot());
-    thread.count("agentops_records_processed_total", "Records", { processor: "engine" }, 5);
-    main.absorb(thread.snapshot());
-    expect(main.value("agentops_dead_letters_total", { reason: "CONFLICT" })).toBe(3);
-    expect(main.value("agentops_records_processed_total", { processor: "engine" })).toBe(9);
-    expect(main.value("agentops_records_processed_total", { processor: "ingest" })).toBe(10);
-    const text = main.render();
-    expect(text.match(/# TYPE agentops_records_processed_total counter/g)).toHaveLength(1);
-    expect(text).toContain('agentops_records_processed_total{processor="engine"} 9');
-  });
 });

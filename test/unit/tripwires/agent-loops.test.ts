@@ -4,7 +4,7 @@ import type { AgentEvent } from "../../../src/contract/facts.ts";
 import type { TripwireAlert } from "../../../src/tripwires/alert.ts";
 import { endsWithNoMatchCommand } from "../../../src/tripwires/detectors/agent-tool-intent.ts";
 import { parseTripwireConfig } from "../../../src/tripwires/config.ts";
-import { replayAgentEvents } from "../../../src/tripwires/replay.ts";
+import { replayAgentEvents } from "../../support/replay-agent-events.ts";
 import { exec, sandbox, toolCall } from "./events.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/contract/facts.ts";
-import { replayAgentEvents } from "../../../src/tripwires/replay.ts";
+import { replayAgentEvents } from "../../support/replay-agent-events.ts";
 import { exec, sandbox } from "./events.ts";
 
 const RUN = "run-cred";

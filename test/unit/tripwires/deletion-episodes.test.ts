@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/contract/facts.ts";
 import { MAX_DELETION_EPISODES } from "../../../src/tripwires/detectors/deletion-episodes.ts";
-import { createRunMonitor, type RunMonitor } from "../../../src/tripwires/monitor.ts";
+import { createRunMonitor, inMemoryRunStates, type RunMonitor } from "../../../src/tripwires/monitor.ts";
 import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
 import { exec, sandbox } from "./events.ts";
 
@@ -60,20 +60,23 @@ describe("deletion episodes: one destructive act alerts once, not once per delet
   });
 
   it("grouping survives a restart: a run restored from its changelog value mid-episode keeps grouping", () => {
-    const original = createRunMonitor();
+    const runs = inMemoryRunStates();
+    const original = createRunMonitor({}, runs);
     ruleIds(original, [deleted(1, ".git/HEAD")]);
-    const changelog = original.serializedRunState("r");
-    if (changelog === undefined) throw new Error("run not held");
-    const restored = createRunMonitor();
-    restored.importRunState(restoreRunState(changelog));
+    const state = runs.get("r");
+    if (state === undefined) throw new Error("run not held");
+    const restoredRuns = inMemoryRunStates();
+    restoredRuns.put("r", restoreRunState(serializeRunState(state)));
+    const restored = createRunMonitor({}, restoredRuns);
     expect(ruleIds(restored, [deleted(2, ".git/config")])).toEqual([]);
-    expect(restored.exportRunState("r")?.deletionsGrouped).toBe(1);
+    expect(restoredRuns.get("r")?.deletionsGrouped).toBe(1);
   });
 
   it("a changelog value written before grouping existed still restores (no episodes, nothing grouped)", () => {
-    const monitor = createRunMonitor();
+    const runs = inMemoryRunStates();
+    const monitor = createRunMonitor({}, runs);
     monitor.process(deleted(1, "src/a.ts"));
-    const state = monitor.exportRunState("r");
+    const state = runs.get("r");
     if (state === undefined) throw new Error("run not held");
     const { deletionEpisodes: _episodes, deletionsGrouped: _grouped, ...older } = state;
     const restored = restoreRunState(JSON.stringify(older));
@@ -83,10 +86,11 @@ describe("deletion episodes: one destructive act alerts once, not once per delet
   });
 
   it(`memory is bounded: at most ${MAX_DELETION_EPISODES} episodes per run, the least recently active forgotten first`, () => {
-    const monitor = createRunMonitor();
+    const runs = inMemoryRunStates();
+    const monitor = createRunMonitor({}, runs);
     const directories = Array.from({ length: MAX_DELETION_EPISODES + 4 }, (_, index) => deleted(1 + index, `/work/d${index}/f`));
     expect(ruleIds(monitor, directories)).toHaveLength(MAX_DELETION_EPISODES + 4);
-    expect(monitor.exportRunState("r")?.deletionEpisodes).toHaveLength(MAX_DELETION_EPISODES);
+    expect(runs.get("r")?.deletionEpisodes).toHaveLength(MAX_DELETION_EPISODES);
     // /work/d0 was forgotten (it alerts again); the newest directory is still grouped.
     expect(ruleIds(monitor, [deleted(30, "/work/d0/g"), deleted(31, `/work/d${MAX_DELETION_EPISODES + 3}/g`)])).toEqual(["30:fs-delete-outside-workspace"]);
   });

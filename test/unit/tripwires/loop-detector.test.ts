@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/contract/facts.ts";
 import type { TripwireAlert } from "../../../src/tripwires/alert.ts";
-import { replayAgentEvents } from "../../../src/tripwires/replay.ts";
+import { replayAgentEvents } from "../../support/replay-agent-events.ts";
 import { toolCall } from "./events.ts";
 
 /** Builds a run from a string of action letters: "ABABAB" = tool calls A, B, A, B, A, B. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { alertId } from "../../../src/tripwires/alert.ts";
 import { parseTripwireConfig } from "../../../src/tripwires/config.ts";
-import { createRunMonitor } from "../../../src/tripwires/monitor.ts";
+import { createRunMonitor, inMemoryRunStates } from "../../../src/tripwires/monitor.ts";
 import { restoreRunState } from "../../../src/tripwires/run-state.ts";
 import { exec, sandbox, toolCall } from "./events.ts";
 
@@ -68,9 +68,10 @@ describe("run monitor", () => {
   });
 
   it("keeps per-run state bounded", () => {
-    const monitor = createRunMonitor();
+    const runs = inMemoryRunStates();
+    const monitor = createRunMonitor({}, runs);
     for (let seq = 0; seq < 5000; seq++) monitor.process(toolCall("r", seq, "t", `{"i":${seq}}`, { observation_digest: `d${seq}` }));
-    const state = monitor.exportRunState("r");
+    const state = runs.get("r");
     expect(state?.loop.seqs.length).toBe(64);
     expect(state?.seenStepSeqs.length).toBe(512);
     expect(state?.redundancy.observedActions.length).toBe(128);

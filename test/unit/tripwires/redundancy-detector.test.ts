@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/contract/facts.ts";
 import { createRunMonitor } from "../../../src/tripwires/monitor.ts";
-import { replayAgentEvents } from "../../../src/tripwires/replay.ts";
+import { replayAgentEvents } from "../../support/replay-agent-events.ts";
 import { exec, sandbox, toolCall } from "./events.ts";
 
 const RUN = "run-redundant";

@@ -4,8 +4,8 @@ import type { AgentEvent } from "../../../src/contract/facts.ts";
 import { canonicalJson } from "../../../src/contract/canonical-json.ts";
 import type { TripwireAlert } from "../../../src/tripwires/alert.ts";
 import { compareAlerts } from "../../../src/tripwires/alert.ts";
-import { createRunMonitor } from "../../../src/tripwires/monitor.ts";
-import { replayAgentEvents } from "../../../src/tripwires/replay.ts";
+import { createRunMonitor, inMemoryRunStates } from "../../../src/tripwires/monitor.ts";
+import { replayAgentEvents } from "../../support/replay-agent-events.ts";
 import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
 import { exec, sandbox, toolCall } from "./events.ts";
 
@@ -53,12 +53,14 @@ describe("replay, dedupe and restore properties", { timeout: 60_000 }, () => {
     fc.assert(
       fc.property(runArbitrary, fc.nat(), (events, cutSeed) => {
         const cut = cutSeed % (events.length + 1);
-        const first = createRunMonitor();
+        const runs = inMemoryRunStates();
+        const first = createRunMonitor({}, runs);
         const alerts: TripwireAlert[] = [];
         for (const event of events.slice(0, cut)) alerts.push(...first.process(event).alerts);
-        // As the Kafka run monitor restores: every held run's changelog value, into a new monitor.
-        const changelog = ["run-a", "run-b"].flatMap((runId) => first.serializedRunState(runId) ?? []);
-        const restored = createRunMonitor({}, { runs: changelog.map(restoreRunState) });
+        // As the Kafka run monitor restores: every held run's changelog value, into a new store.
+        const restoredRuns = inMemoryRunStates();
+        for (const [runId, state] of runs.entries()) restoredRuns.put(runId, restoreRunState(serializeRunState(state)));
+        const restored = createRunMonitor({}, restoredRuns);
         for (const event of events.slice(cut)) alerts.push(...restored.process(event).alerts);
         expect(bytes(alerts.sort(compareAlerts))).toBe(bytes(replayAgentEvents(events)));
       }),
@@ -69,15 +71,14 @@ describe("replay, dedupe and restore properties", { timeout: 60_000 }, () => {
     fc.assert(
       fc.property(runArbitrary, fc.nat(), (events, cutSeed) => {
         const cut = cutSeed % (events.length + 1);
-        const original = createRunMonitor();
+        const runs = inMemoryRunStates();
+        const original = createRunMonitor({}, runs);
         for (const event of events.slice(0, cut)) original.process(event);
         const changelog = new Map<string, string>();
-        for (const runId of ["run-a", "run-b"]) {
-          const state = original.exportRunState(runId);
-          if (state !== undefined) changelog.set(runId, serializeRunState(state));
-        }
-        const restored = createRunMonitor();
-        for (const value of changelog.values()) restored.importRunState(restoreRunState(value));
+        for (const [runId, state] of runs.entries()) changelog.set(runId, serializeRunState(state));
+        const restoredRuns = inMemoryRunStates();
+        for (const [runId, value] of changelog) restoredRuns.put(runId, restoreRunState(value));
+        const restored = createRunMonitor({}, restoredRuns);
         for (const event of events.slice(cut)) expect(bytes(restored.process(event).alerts)).toBe(bytes(original.process(event).alerts));
       }),
     );

@@ -156,7 +156,7 @@ export function embeddedTransport(source: FactSource, input: string, config: Top
     member: (processor: Processor<never>) =>
       Effect.tryPromise({
         try: async () => {
-          const stores = createTaskStores(processor.name);
+          const stores = createTaskStores(processor);
           const task = processor.open(0, storeSet(stores), telemetry);
           const member: Member = { name: processor.name, task, stores };
           members.set(processor.name, member);

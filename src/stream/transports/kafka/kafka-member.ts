@@ -1,29 +1,32 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
-import { Effect, type Scope } from "effect";
+import { Cause, Effect, Exit, Fiber, Runtime, Schedule, type Scope } from "effect";
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Message, Producer, TopicMessages } from "kafkajs";
 import type { Logger } from "pino";
 import { deadLetterKey, type DeadLetterRecord } from "../../../contract/dead-letter.ts";
-import { KafkaIoError, ProcessorError } from "../../../errors.ts";
+import { EncodeError, KafkaIoError, ProcessorError, RegistryError } from "../../../errors.ts";
 import { readTopicToEnd } from "../../../kafka/read-topic.ts";
 import { sendBounded } from "../../../kafka/send-bounded.ts";
 import { decodeAgentEventRecord, encodeAgentEvent } from "../../../kafka/serde/agent-events-record.ts";
 import { decodeFact } from "../../../kafka/serde/decode-fact.ts";
 import { decodeEngineFact, encodeEngineFact } from "../../../kafka/serde/engine-facts-record.ts";
 import type { TopicSerde } from "../../../kafka/serde/topic-serde.ts";
-import { isTopicPosition, type DeadLetter, type Processor, type SinkRecord, type SourceRecord, type Task, type TopicPosition } from "../../processor.ts";
+import { isTopicPosition, NOTHING, type DeadLetter, type Processor, type ProcessResult, type SinkRecord, type SourceRecord, type Task, type TopicPosition } from "../../processor.ts";
 import { conflictRejection } from "../../processors/conflict-rejection.ts";
 import { countDeadLetter, createTaskStores, settleBatch, storeSet, type ChangelogWrite, type TaskStores } from "../../runtime/task-writes.ts";
 import type { StreamConfig } from "../../runtime/stream-config.ts";
 import type { Telemetry } from "../../runtime/telemetry.ts";
-import { TOPOLOGY, type ProcessorName } from "../../topology.ts";
+import { sendOrder, TOPOLOGY, type ProcessorName } from "../../topology.ts";
 import type { TopicNames, TopicRole } from "../../topic-names.ts";
 
-/**
- * Whether a member has started a batch whose offsets it has not committed yet, so a shutdown can
- * say whether it committed what was processed.
- */
-export interface CommitState {
-  uncommitted: boolean;
+/** How often a member commits the offsets whose batches' writes are acknowledged. */
+export const COMMIT_INTERVAL_MS = 1_000;
+/** Source partitions one member processes at a time. */
+const PARTITIONS_CONCURRENTLY = 3;
+
+/** What an instance asks a member after its scope closed. */
+export interface MemberCommits {
+  /** True when the member processed records whose offsets it could not commit. */
+  readonly uncommitted: () => boolean;
 }
 
 /** What every member of one instance shares. */
@@ -36,11 +39,17 @@ export interface KafkaEnvironment {
   readonly logger: Logger;
   readonly telemetry: Telemetry;
   /**
-   * Declares the instance broken (a consumer kafkajs will not restart, a failing processor):
-   * /healthz turns 503 and `agentops run` exits 1, so a supervisor restarts the instance.
+   * Declares the instance broken (a consumer kafkajs will not restart, a failing processor or
+   * encoding): /healthz turns 503 and `agentops run` exits 1, so a supervisor restarts the instance.
    */
-  readonly fail: (reason: string) => void;
+  readonly fail: (error: MemberFailure) => void;
 }
+
+/** The failures that stop an instance: retrying the batch cannot heal them. */
+export type MemberFailure = ProcessorError | EncodeError | KafkaIoError;
+
+/** What handling one fetched batch can fail with: the broker or registry (kafkajs retries the batch), or a bug (fatal). */
+type BatchError = KafkaIoError | RegistryError | ProcessorError | EncodeError;
 
 /** How the records of each source topic are decoded for its processor. */
 function sourceDecoder(environment: KafkaEnvironment, role: TopicRole): (message: KafkaMessage) => Promise<unknown> {
@@ -63,16 +72,34 @@ interface PartitionTask {
   restoreEnd: bigint | undefined;
 }
 
+/** Runs a processor's code, turning what it throws into the processor's typed failure. */
+function processorCall<A>(processor: ProcessorName, call: () => A): Effect.Effect<A, ProcessorError> {
+  return Effect.try({ try: call, catch: (cause) => new ProcessorError({ processor, cause }) });
+}
+
 /**
  * One consumer-group member for any processor of topology.ts, for the life of the enclosing
- * scope, on its own idempotent producer. On every assignment it restores the tasks' stores from
- * their changelogs (or, for a processor whose source is its changelog, replays the source from
- * offset 0 through `restore`, then goes live); for each fetched batch it decodes, calls the
- * processor, writes the outputs and the stores' changelogs to the declared sinks only, and commits
- * the offsets after the writes are acknowledged. kafkajs restarts a crashed consumer itself (how a
- * broker restart is survived); one it will not restart fails the instance.
+ * scope, on its own idempotent producer. kafkajs is the transport underneath; what the member does
+ * is Effect programs run through the scope's runtime from kafkajs' callbacks:
+ *
+ * - on every assignment, `restore`: the tasks' stores from their changelogs, or, for a processor
+ *   whose source is its changelog, a replay of the source from offset 0 through `restore`, then
+ *   `goLive`;
+ * - for each fetched batch, `handleBatch`: decode, process, encode, send to the declared sinks
+ *   (the topology's `first` sinks in a request of their own, ahead of the rest), then mark the
+ *   batch's offsets acknowledged;
+ * - commits off the latency path: acknowledged offsets are committed every COMMIT_INTERVAL_MS, when
+ *   the group rebalances, and on shutdown, never before the batch's writes are acknowledged
+ *   (at-least-once), so no fetch waits on a commit round trip;
+ * - shutdown: no new batch starts, the batches in flight finish, the acknowledged offsets are
+ *   committed, then the consumer leaves the group.
+ *
+ * A broker or registry failure (`KafkaIoError`, `RegistryError`) goes back to kafkajs, which
+ * retries the batch and restarts a crashed consumer (how a broker restart is survived); a failing
+ * processor or encoding (`ProcessorError`, `EncodeError`), or a consumer kafkajs will not restart,
+ * fails the instance.
  */
-export function kafkaMember(environment: KafkaEnvironment, processor: Processor<never>, producer: Producer, commitState: CommitState): Effect.Effect<void, KafkaIoError, Scope.Scope> {
+export function kafkaMember(environment: KafkaEnvironment, processor: Processor<never>, producer: Producer): Effect.Effect<MemberCommits, KafkaIoError, Scope.Scope> {
   const { kafka, config, telemetry, logger, topics } = environment;
   const name: ProcessorName = processor.name;
   const node = TOPOLOGY[name];
@@ -82,169 +109,275 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
   // A processor whose source is its changelog rebuilds from offset 0 on every assignment: nothing to commit.
   const commits = !replaysSource;
   const decode = sourceDecoder(environment, node.source);
+  const order = sendOrder(name).map((group) => group.map((role) => topics[role]));
   const tasks = new Map<number, PartitionTask>();
-  let ready: Promise<void> = Promise.resolve();
+  /** Per source partition: the next offset to read, once the writes of the batches before it are acknowledged. */
+  const acknowledged = new Map<number, string>();
+  /** Per source partition: the offset the group coordinator holds for this member. */
+  const committed = new Map<number, string>();
+  let inFlight = 0;
+  let stopping = false;
+  const uncommitted = (): boolean => commits && (inFlight > 0 || [...acknowledged].some(([partition, offset]) => committed.get(partition) !== offset));
 
-  const write = async (outputs: readonly SinkRecord[], changelog: readonly ChangelogWrite[]): Promise<void> => {
-    const byTopic = new Map<string, Message[]>(node.sinks.map((sink) => [topics[sink.topic], []]));
-    for (const output of outputs) byTopic.get(topics[output.topic])?.push(await encodeOutput(environment, output));
-    for (const entry of changelog) byTopic.get(topics[entry.topic])?.push({ key: entry.key, value: entry.value, ...(entry.partition === undefined ? {} : { partition: entry.partition }) });
-    const results = changelog.filter((entry) => entry.topic === "results").length;
-    const topicMessages: TopicMessages[] = [...byTopic].filter(([, messages]) => messages.length > 0).map(([topic, messages]) => ({ topic, messages }));
-    if (topicMessages.length > 0) await sendBounded(producer, topicMessages);
-    if (results > 0) telemetry.count("agentops_results_published_total", "Result upserts and tombstones written to the results topic", {}, results);
-  };
+  const write = (outputs: readonly SinkRecord[], changelog: readonly ChangelogWrite[]): Effect.Effect<void, KafkaIoError | EncodeError> =>
+    Effect.gen(function* () {
+      const byTopic = new Map<string, Message[]>(node.sinks.map((sink) => [topics[sink.topic], []]));
+      // One program for the batch's encodings (a batch has thousands of records): the record that fails names its topic.
+      let encoding = "";
+      yield* Effect.tryPromise({
+        try: async () => {
+          for (const output of outputs) {
+            encoding = topics[output.topic];
+            byTopic.get(encoding)?.push(await encodeOutput(environment, output));
+          }
+        },
+        catch: (cause) => new EncodeError({ topic: encoding, cause }),
+      });
+      for (const entry of changelog) byTopic.get(topics[entry.topic])?.push({ key: entry.key, value: entry.value, ...(entry.partition === undefined ? {} : { partition: entry.partition }) });
+      for (const group of order) {
+        const topicMessages: TopicMessages[] = group.map((topic) => ({ topic, messages: byTopic.get(topic) ?? [] })).filter((entry) => entry.messages.length > 0);
+        if (topicMessages.length === 0) continue;
+        yield* Effect.tryPromise({ try: () => sendBounded(producer, topicMessages), catch: (cause) => new KafkaIoError({ operation: `send ${name} outputs`, cause }) });
+      }
+      const results = changelog.filter((entry) => entry.topic === "results").length;
+      if (results > 0) telemetry.count("agentops_results_published_total", "Result upserts and tombstones written to the results topic", {}, results);
+    });
 
-  const settleAndWrite = async (entry: PartitionTask, partition: number, result: Parameters<typeof settleBatch>[1]): Promise<readonly ChangelogWrite[]> => {
-    const settled = await settleBatch(name, result, entry.stores, partition, (value) => environment.serde.encodeResult(value));
-    await write(settled.outputs, settled.changelog);
-    return settled.changelog;
-  };
+  const settleAndWrite = (entry: PartitionTask, partition: number, result: ProcessResult): Effect.Effect<readonly ChangelogWrite[], KafkaIoError | EncodeError | ProcessorError> =>
+    Effect.gen(function* () {
+      const settled = yield* Effect.tryPromise({
+        try: () => settleBatch(name, result, entry.stores, partition, (value) => environment.serde.encodeResult(value)),
+        catch: (cause) => new ProcessorError({ processor: name, cause }),
+      });
+      yield* write(settled.outputs, settled.changelog);
+      return settled.changelog;
+    });
 
   /** The rebuilt state's table written through the restored stores: only what differs is written. */
-  const goLive = async (entry: PartitionTask, partition: number): Promise<void> => {
-    entry.restoreEnd = undefined;
-    const result = entry.task.goLive?.() ?? { outputs: [] };
-    const written = await settleAndWrite(entry, partition, result);
-    const results = result.outputs.filter((output) => output.topic === "results" && output.value !== null).length;
-    const upserts = written.filter((change) => change.value !== null).length;
-    logger.info({ processor: name, partition, results, upserts, tombstones: written.length - upserts, stage: "live" }, `${name} state rebuilt; results reconciled; live`);
-  };
+  const goLive = (entry: PartitionTask, partition: number): Effect.Effect<void, KafkaIoError | EncodeError | ProcessorError> =>
+    Effect.gen(function* () {
+      entry.restoreEnd = undefined;
+      const result = yield* processorCall(name, () => entry.task.goLive?.() ?? NOTHING);
+      const written = yield* settleAndWrite(entry, partition, result);
+      const results = result.outputs.filter((output) => output.topic === "results" && output.value !== null).length;
+      const upserts = written.filter((change) => change.value !== null).length;
+      logger.info({ processor: name, partition, results, upserts, tombstones: written.length - upserts, stage: "live" }, `${name} state rebuilt; results reconciled; live`);
+    });
 
-  const prepare = async (partitions: readonly number[], consumer: Consumer): Promise<void> => {
-    tasks.clear();
-    const storesByPartition = new Map(partitions.map((partition) => [partition, createTaskStores(name)] as const));
-    for (const spec of node.stores) {
-      if (spec.restore === "source") continue;
-      const changelogTopic = topics[spec.changelog];
-      logger.info({ processor: name, store: spec.name, changelog: changelogTopic, partitions, stage: "restore-begin" }, "restoring store from its changelog");
-      let records = 0;
-      await readTopicToEnd(kafka, changelogTopic, (message, partition) => {
-        const key = message.key?.toString("utf8");
-        if (key === undefined) return;
-        const targets = spec.restore === "partition" ? [storesByPartition.get(partition)].filter((found) => found !== undefined) : [...storesByPartition.values()];
-        for (const target of targets) {
-          const value = message.value === null ? null : spec.restore === "partition" ? message.value.toString("utf8") : message.value;
-          target.byName.get(spec.name)?.restore(key, value);
-        }
-        records += 1;
-      });
-      const held = [...storesByPartition.values()].reduce((sum, stores) => sum + (stores.byName.get(spec.name)?.size ?? 0), 0);
-      logger.info({ processor: name, store: spec.name, records, held, stage: "restore-end" }, "store restored");
-    }
-    const ends = replaysSource ? await sourceEnds() : new Map<number, bigint>();
-    for (const [partition, stores] of storesByPartition) {
-      const task = processor.open(partition, storeSet(stores), telemetry) as Task<unknown>;
-      const entry: PartitionTask = { task, stores, restoreEnd: undefined };
-      tasks.set(partition, entry);
-      if (!replaysSource) continue;
-      entry.restoreEnd = ends.get(partition) ?? 0n;
-      // Rebuild from the very beginning whatever position the group would resume from.
-      consumer.seek({ topic: sourceTopic, partition, offset: "0" });
-      logger.info({ processor: name, partition, restoreEnd: entry.restoreEnd.toString(), stage: "restore-begin" }, `rebuilding ${name} state from its input topic`);
-      if (entry.restoreEnd === 0n) await goLive(entry, partition);
-    }
-  };
-
-  const sourceEnds = async (): Promise<Map<number, bigint>> => {
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      return new Map((await admin.fetchTopicOffsets(sourceTopic)).map((entry) => [entry.partition, BigInt(entry.high)] as const));
-    } finally {
-      await admin.disconnect();
-    }
-  };
-
-  const handleBatch = async (payload: EachBatchPayload): Promise<void> => {
-    await ready;
-    const { batch } = payload;
-    const entry = tasks.get(batch.partition);
-    if (entry === undefined) return;
-    const records: SourceRecord<unknown>[] = [];
-    let lastOffset: string | undefined;
-    for (const message of batch.messages) {
-      if (!payload.isRunning() || payload.isStale()) break;
-      records.push({ position: { topic: batch.topic, partition: batch.partition, offset: message.offset }, value: await decode(message), original: { key: message.key, value: message.value } });
-      lastOffset = message.offset;
-    }
-    if (lastOffset === undefined) return;
-    let live = records;
-    if (entry.restoreEnd !== undefined) {
-      const end = entry.restoreEnd;
-      const restoring = records.filter((record) => BigInt((record.position as TopicPosition).offset) < end);
-      live = records.slice(restoring.length);
-      entry.task.restore?.(restoring);
-      if (BigInt(lastOffset) + 1n >= end) {
-        logger.info({ processor: name, partition: batch.partition, records: end.toString(), stage: "restore-end" }, "source replayed into the processor's state");
-        await goLive(entry, batch.partition);
-      }
-    }
-    if (live.length > 0 || entry.restoreEnd === undefined) {
-      const backlog = Number(BigInt(batch.highWatermark) - BigInt(lastOffset) - 1n);
-      let result;
-      try {
-        result = entry.task.process({ partition: batch.partition, records: live, backlog });
-      } catch (cause) {
-        throw new ProcessorError({ processor: name, cause });
-      }
-      await settleAndWrite(entry, batch.partition, result);
-    }
-    payload.resolveOffset(lastOffset);
-    telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: name }, records.length);
-    await payload.heartbeat();
-  };
-
-  const acquire = Effect.tryPromise({
-    try: async () => {
-      const consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, rebalanceTimeout: 60_000, heartbeatInterval: 3_000, maxWaitTimeInMs: 200, retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 } });
-      consumer.on(consumer.events.GROUP_JOIN, (event) => {
-        const partitions = event.payload.memberAssignment[sourceTopic] ?? [];
-        telemetry.count("agentops_rebalances_total", "Consumer group (re)joins, by processor", { processor: name });
-        logger.info({ processor: name, groupId, partitions, instance: config.instanceId, stage: "assigned" }, "partitions assigned");
-        ready = prepare(partitions, consumer).catch((error: unknown) => {
-          logger.error({ err: error, processor: name }, "restoring the assignment's state failed");
-          environment.fail(`${name}: restoring state failed: ${String(error)}`);
+  const readChangelogs = (partitions: readonly number[]): Effect.Effect<Map<number, TaskStores>, KafkaIoError> =>
+    Effect.gen(function* () {
+      const storesByPartition = new Map(partitions.map((partition) => [partition, createTaskStores(processor)] as const));
+      for (const spec of node.stores) {
+        if (spec.restore === "source") continue;
+        const changelogTopic = topics[spec.changelog];
+        logger.info({ processor: name, store: spec.name, changelog: changelogTopic, partitions, stage: "restore-begin" }, "restoring store from its changelog");
+        const records = yield* Effect.tryPromise({
+          try: () =>
+            readTopicToEnd(kafka, changelogTopic, (message, partition) => {
+              const key = message.key?.toString("utf8");
+              if (key === undefined) return;
+              const targets = spec.restore === "partition" ? [storesByPartition.get(partition)].filter((found) => found !== undefined) : [...storesByPartition.values()];
+              for (const target of targets) target.byName.get(spec.name)?.restore(key, message.value);
+            }),
+          catch: (cause) => new KafkaIoError({ operation: `restore ${spec.name} from ${changelogTopic}`, cause }),
         });
-      });
-      consumer.on(consumer.events.CRASH, (event) => {
-        telemetry.count("agentops_consumer_crashes_total", "Consumer crashes (kafkajs restarts the consumer), by processor", { processor: name });
-        logger.warn({ processor: name, error: String(event.payload.error), restart: event.payload.restart }, "consumer crashed");
-        if (!event.payload.restart) environment.fail(`${name} consumer crashed and will not restart: ${String(event.payload.error)}`);
-      });
-      logger.info({ processor: name, groupId, topic: sourceTopic, stage: "consumer-connect" }, "connecting consumer");
-      await consumer.connect();
-      await consumer.subscribe({ topic: sourceTopic, fromBeginning: true });
-      await consumer.run({
-        autoCommit: commits,
-        eachBatchAutoResolve: false,
-        // Partitions are independent (ingest is stateless, run monitors are per partition): while one
-        // batch waits for its produce acknowledgements, the next partition's batch is decoded.
-        partitionsConsumedConcurrently: 3,
-        eachBatch: async (payload) => {
-          if (commits) commitState.uncommitted = true;
-          await handleBatch(payload);
-          if (commits) {
-            await payload.commitOffsetsIfNecessary();
-            commitState.uncommitted = false;
-          }
-          const lag = Number(BigInt(payload.batch.highWatermark) - BigInt(payload.batch.lastOffset()) - 1n);
-          telemetry.gauge("agentops_consumer_lag", "Records behind the partition's high watermark after the last batch", { processor: name, topic: sourceTopic, partition: String(payload.batch.partition) }, Math.max(0, lag));
-        },
-      });
-      logger.info({ processor: name, groupId, stage: "consumer-running" }, "consumer joined its group and running");
-      return consumer;
+        const held = [...storesByPartition.values()].reduce((sum, stores) => sum + (stores.byName.get(spec.name)?.size ?? 0), 0);
+        logger.info({ processor: name, store: spec.name, records, held, stage: "restore-end" }, "store restored");
+      }
+      return storesByPartition;
+    });
+
+  const sourceEnds: Effect.Effect<Map<number, bigint>, KafkaIoError> = Effect.tryPromise({
+    try: async () => {
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        return new Map((await admin.fetchTopicOffsets(sourceTopic)).map((entry) => [entry.partition, BigInt(entry.high)] as const));
+      } finally {
+        await admin.disconnect();
+      }
     },
-    catch: (cause) => new KafkaIoError({ operation: `start ${name} consumer`, cause }),
+    catch: (cause) => new KafkaIoError({ operation: `read ${sourceTopic} end offsets`, cause }),
   });
-  return Effect.asVoid(
-    Effect.acquireRelease(acquire, (consumer) =>
-      Effect.promise(async () => {
-        logger.info({ processor: name }, "stopping consumer");
-        await consumer.disconnect().catch(() => undefined);
-      }),
-    ),
-  );
+
+  /** A new assignment: its tasks over restored stores; a processor whose source is its changelog replays it from offset 0. */
+  const restore = (partitions: readonly number[], consumer: Consumer): Effect.Effect<void, KafkaIoError | EncodeError | ProcessorError> =>
+    Effect.gen(function* () {
+      tasks.clear();
+      for (const partition of acknowledged.keys()) if (!partitions.includes(partition)) acknowledged.delete(partition);
+      const storesByPartition = yield* readChangelogs(partitions);
+      const ends = replaysSource ? yield* sourceEnds : new Map<number, bigint>();
+      for (const [partition, stores] of storesByPartition) {
+        const task = yield* processorCall(name, () => processor.open(partition, storeSet(stores), telemetry) as Task<unknown>);
+        const entry: PartitionTask = { task, stores, restoreEnd: undefined };
+        tasks.set(partition, entry);
+        if (!replaysSource) continue;
+        entry.restoreEnd = ends.get(partition) ?? 0n;
+        // Rebuild from the very beginning whatever position the group would resume from.
+        consumer.seek({ topic: sourceTopic, partition, offset: "0" });
+        logger.info({ processor: name, partition, restoreEnd: entry.restoreEnd.toString(), stage: "restore-begin" }, `rebuilding ${name} state from its input topic`);
+        if (entry.restoreEnd === 0n) yield* goLive(entry, partition);
+      }
+    });
+
+  const decodeBatch = (payload: EachBatchPayload): Effect.Effect<SourceRecord<unknown>[], RegistryError> =>
+    Effect.tryPromise({
+      try: async () => {
+        const { batch } = payload;
+        const records: SourceRecord<unknown>[] = [];
+        for (const message of batch.messages) {
+          if (!payload.isRunning() || payload.isStale()) break;
+          records.push({ position: { topic: batch.topic, partition: batch.partition, offset: message.offset }, value: await decode(message), original: { key: message.key, value: message.value } });
+        }
+        return records;
+      },
+      catch: (cause) => new RegistryError({ operation: `decode ${sourceTopic} records`, cause }),
+    });
+
+  /** One fetched batch, from decoding to its writes acknowledged; its offsets are then ready to commit. */
+  const handleBatch = (payload: EachBatchPayload, ready: Effect.Effect<void, BatchError>): Effect.Effect<void, BatchError> =>
+    Effect.gen(function* () {
+      yield* ready;
+      const { batch } = payload;
+      const entry = tasks.get(batch.partition);
+      if (entry === undefined) return;
+      const records = yield* decodeBatch(payload);
+      const last = records.at(-1);
+      if (last === undefined) return;
+      const lastOffset = (last.position as TopicPosition).offset;
+      let live = records;
+      if (entry.restoreEnd !== undefined) {
+        const end = entry.restoreEnd;
+        const restoring = records.filter((record) => BigInt((record.position as TopicPosition).offset) < end);
+        live = records.slice(restoring.length);
+        yield* processorCall(name, () => entry.task.restore?.(restoring));
+        if (BigInt(lastOffset) + 1n >= end) {
+          logger.info({ processor: name, partition: batch.partition, records: end.toString(), stage: "restore-end" }, "source replayed into the processor's state");
+          yield* goLive(entry, batch.partition);
+        }
+      }
+      if (live.length > 0 || entry.restoreEnd === undefined) {
+        const backlog = Number(BigInt(batch.highWatermark) - BigInt(lastOffset) - 1n);
+        const result = yield* processorCall(name, () => entry.task.process({ partition: batch.partition, records: live, backlog }));
+        yield* settleAndWrite(entry, batch.partition, result);
+      }
+      payload.resolveOffset(lastOffset);
+      if (commits) acknowledged.set(batch.partition, String(BigInt(lastOffset) + 1n));
+      telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: name }, records.length);
+      telemetry.gauge("agentops_consumer_lag", "Records behind the partition's high watermark after the last batch", { processor: name, topic: sourceTopic, partition: String(batch.partition) }, Math.max(0, lagAfter(batch)));
+    });
+
+  return Effect.gen(function* () {
+    const runtime = yield* Effect.runtime<never>();
+    const batches = yield* Effect.makeSemaphore(PARTITIONS_CONCURRENTLY);
+    const commitLock = yield* Effect.makeSemaphore(1);
+    let ready: Effect.Effect<void, BatchError> = Effect.void;
+
+    const consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, rebalanceTimeout: 60_000, heartbeatInterval: 3_000, maxWaitTimeInMs: 200, retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 } });
+
+    /** Commits what is acknowledged and not yet committed; the coordinator's answer updates `committed`. */
+    const commitAcknowledged = (reason: string): Effect.Effect<void, KafkaIoError> =>
+      commitLock.withPermits(1)(
+        Effect.suspend(() => {
+          const offsets = [...acknowledged].filter(([partition, offset]) => committed.get(partition) !== offset).map(([partition, offset]) => ({ topic: sourceTopic, partition, offset }));
+          if (offsets.length === 0) return Effect.void;
+          return Effect.tryPromise({ try: () => consumer.commitOffsets(offsets), catch: (cause) => new KafkaIoError({ operation: `commit ${name} offsets (${reason})`, cause }) });
+        }),
+      );
+    const commitQuietly = (reason: string): Effect.Effect<void> =>
+      commitAcknowledged(reason).pipe(Effect.catchAll((error) => Effect.sync(() => logger.warn({ processor: name, reason, error: error.message }, "committing offsets failed; they stay uncommitted and are retried"))));
+
+    consumer.on(consumer.events.COMMIT_OFFSETS, (event) => {
+      for (const topic of event.payload.topics) {
+        if (topic.topic !== sourceTopic) continue;
+        for (const partition of topic.partitions) committed.set(Number(partition.partition), String(partition.offset));
+      }
+    });
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      const partitions = event.payload.memberAssignment[sourceTopic] ?? [];
+      telemetry.count("agentops_rebalances_total", "Consumer group (re)joins, by processor", { processor: name });
+      logger.info({ processor: name, groupId, partitions, instance: config.instanceId, stage: "assigned" }, "partitions assigned");
+      const restoring = Runtime.runFork(runtime)(
+        restore(partitions, consumer).pipe(
+          Effect.tapError((error) =>
+            Effect.sync(() => {
+              logger.error({ err: error, processor: name }, "restoring the assignment's state failed");
+              environment.fail(error);
+            }),
+          ),
+        ),
+      );
+      ready = Fiber.join(restoring);
+    });
+    // The group is about to move partitions: what this member acknowledged is committed now, so
+    // the next owner does not process it again.
+    consumer.on(consumer.events.REBALANCING, () => {
+      if (commits) Runtime.runFork(runtime)(commitQuietly("rebalance"));
+    });
+    consumer.on(consumer.events.CRASH, (event) => {
+      telemetry.count("agentops_consumer_crashes_total", "Consumer crashes (kafkajs restarts the consumer), by processor", { processor: name });
+      logger.warn({ processor: name, error: String(event.payload.error), restart: event.payload.restart }, "consumer crashed");
+      if (!event.payload.restart) environment.fail(new KafkaIoError({ operation: `${name} consumer (kafkajs will not restart it)`, cause: event.payload.error }));
+    });
+
+    const eachBatch = async (payload: EachBatchPayload): Promise<void> => {
+      if (stopping) {
+        // Shutting down: the batch is left to the next owner, and fetching stops.
+        payload.pause();
+        return;
+      }
+      inFlight += 1;
+      const handled = batches.withPermits(1)(Effect.suspend(() => (stopping ? Effect.succeed(false) : Effect.as(handleBatch(payload, ready), true))));
+      const exit = await Runtime.runPromiseExit(runtime)(handled).finally(() => {
+        inFlight -= 1;
+      });
+      if (Exit.isSuccess(exit)) {
+        if (exit.value) await payload.heartbeat();
+        else payload.pause();
+        return;
+      }
+      const error = Cause.squash(exit.cause);
+      if (error instanceof ProcessorError || error instanceof EncodeError) {
+        // Retrying the batch cannot heal a bug: stop taking this partition's batches and fail the instance.
+        payload.pause();
+        logger.error({ err: error, processor: name, partition: payload.batch.partition }, "batch failed");
+        environment.fail(error);
+        return;
+      }
+      // The broker or registry: kafkajs retries the batch, and restarts the consumer if that fails.
+      throw error;
+    };
+
+    const start = Effect.tryPromise({
+      try: async () => {
+        logger.info({ processor: name, groupId, topic: sourceTopic, stage: "consumer-connect" }, "connecting consumer");
+        await consumer.connect();
+        await consumer.subscribe({ topic: sourceTopic, fromBeginning: true });
+        await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: PARTITIONS_CONCURRENTLY, eachBatch });
+        logger.info({ processor: name, groupId, stage: "consumer-running" }, "consumer joined its group and running");
+      },
+      catch: (cause) => new KafkaIoError({ operation: `start ${name} consumer`, cause }),
+    });
+
+    const stop = Effect.gen(function* () {
+      logger.info({ processor: name }, "stopping consumer");
+      stopping = true;
+      // Every permit at once: the batches in flight have finished (their writes acknowledged or
+      // failed); a batch that was waiting for a permit then sees `stopping` and leaves its records.
+      yield* batches.withPermits(PARTITIONS_CONCURRENTLY)(Effect.void);
+      if (commits) yield* commitQuietly("shutdown");
+      yield* Effect.promise(() => consumer.disconnect().catch(() => undefined));
+    });
+
+    yield* Effect.acquireRelease(start, () => stop);
+    if (commits) yield* Effect.forkScoped(Effect.repeat(commitQuietly("interval"), Schedule.spaced(COMMIT_INTERVAL_MS)));
+    return { uncommitted };
+  });
+}
+
+/** Records behind the partition's high watermark after this batch. */
+function lagAfter(batch: EachBatchPayload["batch"]): number {
+  return Number(BigInt(batch.highWatermark) - BigInt(batch.lastOffset()) - 1n);
 }
 
 /** A sink record as a Kafka message, in the form its topic carries. */

@@ -31,7 +31,7 @@ const ofTopic = <R extends SinkRecord["topic"]>(result: ProcessResult, topic: R)
 
 /** An engine task over a published-results store holding `published` (what the results topic holds). */
 function engineTask(published: ReadonlyMap<string, Buffer> = new Map()) {
-  const stores = createTaskStores("engine");
+  const stores = createTaskStores({ name: "engine" });
   const store = stores.byName.get("published-results");
   for (const [key, value] of published) store?.restore(key, value);
   const task = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog()).open(0, storeSet(stores), new Telemetry());
@@ -118,7 +118,7 @@ const agentRecord = (event: ReturnType<typeof exec>, offset: number): SourceReco
 
 describe("the run-monitor processor (no broker)", () => {
   it("writes each touched run's state to the store, whose changelog goes to the source partition", async () => {
-    const stores = createTaskStores("run-monitor");
+    const stores = createTaskStores(runMonitorProcessor());
     const task = runMonitorProcessor().open(2, storeSet(stores), new Telemetry());
     const result = task.process({ partition: 2, records: [agentRecord(exec("run-rm", 1, "ls"), 0), agentRecord(exec("run-rm", 2, "rm -rf /"), 1)], backlog: 0 });
     expect(ofTopic(result, "alerts").length).toBeGreaterThan(0);
@@ -130,18 +130,18 @@ describe("the run-monitor processor (no broker)", () => {
 
   it("restored from its changelog, recognises a re-processed batch and alerts nothing twice", async () => {
     const batch = { partition: 0, records: [agentRecord(exec("run-rm", 1, "ls"), 0), agentRecord(exec("run-rm", 2, "rm -rf /"), 1)], backlog: 0 };
-    const stores = createTaskStores("run-monitor");
+    const stores = createTaskStores(runMonitorProcessor());
     const first = runMonitorProcessor().open(0, storeSet(stores), new Telemetry());
     const settled = await settleBatch("run-monitor", first.process(batch), stores, 0, encode);
 
-    const restoredStores = createTaskStores("run-monitor");
+    const restoredStores = createTaskStores(runMonitorProcessor());
     for (const entry of settled.changelog) restoredStores.byName.get("run-states")?.restore(entry.key, entry.value);
     const restarted = runMonitorProcessor().open(0, storeSet(restoredStores), new Telemetry());
     expect(ofTopic(restarted.process(batch), "alerts")).toEqual([]);
   });
 
   it("dead-letters a record that is not an agent event", () => {
-    const task = runMonitorProcessor().open(0, storeSet(createTaskStores("run-monitor")), new Telemetry());
+    const task = runMonitorProcessor().open(0, storeSet(createTaskStores(runMonitorProcessor())), new Telemetry());
     const [fact] = metricFacts as [MetricFact];
     const result = task.process({ partition: 0, records: [{ position: { topic: "agent-events", partition: 0, offset: "7" }, value: { ok: true, fact, invalidMeasures: [], factId: fact.fact_id }, original: { key: null, value: Buffer.from("x") } }], backlog: 0 });
     expect(ofTopic(result, "deadLetters").map((output) => output.value)).toMatchObject([{ kind: "record", rejection: { reason: "UNKNOWN_TYPE" }, position: { offset: "7" } }]);
@@ -163,7 +163,7 @@ describe("the ingest processor (no broker)", () => {
   });
 
   it("refuses, through the runtime, a write to a topic the topology does not declare", async () => {
-    const stores = createTaskStores("ingest");
+    const stores = createTaskStores(ingestProcessor);
     const [fact] = metricFacts as [MetricFact];
     const stray: ProcessResult = { outputs: [{ topic: "results", key: "k", value: null }] };
     await expect(settleBatch("ingest", stray, stores, 0, encode)).rejects.toThrow(/does not declare/);
