@@ -1,3 +1,4 @@
+import { Cause, Runtime } from "effect";
 import { ENV, describeOrigin, type ConnectionSettings, type KafkaConnection, type RegistryConnection } from "./connection-settings.ts";
 
 /**
@@ -97,7 +98,8 @@ type Symptom = { readonly kind: FailureKind; readonly code: string | undefined; 
 /** The innermost error of a chain that carries a socket or TLS code, else the deepest one. */
 function errorsOf(error: unknown): Array<Error & { code?: unknown; type?: unknown; broker?: unknown; status?: unknown }> {
   const chain: Array<Error & { code?: unknown }> = [];
-  let current: unknown = error;
+  // An Effect program run with runPromise rejects with a FiberFailure: read the failure it carries.
+  let current: unknown = Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error;
   for (let depth = 0; current instanceof Error && depth < 8; depth += 1) {
     chain.push(current);
     current = current.cause;
