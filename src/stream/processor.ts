@@ -86,6 +86,14 @@ export interface EngineFact {
   readonly source: SourcePosition;
 }
 
+/**
+ * An internal record its reader cannot read (a layout from a newer version, damaged bytes): the
+ * processor dead-letters it with its position instead of dropping it.
+ */
+export interface UnreadableRecord {
+  readonly unreadable: string;
+}
+
 /** An agent event on its way to the run monitor; `bytes` is the record as ingest read it (Kafka). */
 export interface AgentEventRecord {
   readonly event: AgentEvent;

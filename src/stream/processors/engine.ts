@@ -3,7 +3,7 @@ import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict, LedgerOutcome } from "../../metrics/fact-ledger.ts";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
 import type { ResultChange } from "../../metrics/result-record.ts";
-import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord } from "../processor.ts";
+import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type UnreadableRecord } from "../processor.ts";
 
 /** Backlog (records behind the source's head) above which a batch's flush may be deferred. */
 export const FLUSH_BACKLOG_THRESHOLD = 20_000;
@@ -22,9 +22,10 @@ export const PUBLISHED_RESULTS = "published-results";
  * results topic receives exactly the difference, and a restart with no new facts writes nothing.
  * Live, each batch's changed results are published; a conflict becomes a dead letter only live (a
  * rebuild finds the conflicts an earlier live run already reported).
- * An undecodable record (value undefined) is skipped: ingest validated what it wrote.
+ * A record it cannot read (a newer layout, damaged bytes) is dead-lettered as UNDECODABLE_BYTES with
+ * its engine-facts position when live (once, like a conflict), and contributes nothing.
  */
-export function engineProcessor(config: EngineConfig, catalog: CatalogSummary): Processor<EngineFact | undefined> {
+export function engineProcessor(config: EngineConfig, catalog: CatalogSummary): Processor<EngineFact | UnreadableRecord> {
   return {
     name: "engine",
     open: (_partition, stores, metrics) => {
@@ -34,7 +35,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary): 
       let unflushed = 0;
       return {
         restore: (records) => {
-          for (const record of records) if (record.value !== undefined) engine.ingest(record.value.fact, originOf(record.value.source));
+          for (const { value } of records) if (!("unreadable" in value)) engine.ingest(value.fact, originOf(value.source));
         },
         goLive: () => {
           engine.flush();
@@ -60,8 +61,12 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary): 
   };
 }
 
-function ingestLive(engine: MetricEngine, record: SourceRecord<EngineFact | undefined>, outputs: SinkRecord[], metrics: Metrics): void {
-  if (record.value === undefined) return;
+function ingestLive(engine: MetricEngine, record: SourceRecord<EngineFact | UnreadableRecord>, outputs: SinkRecord[], metrics: Metrics): void {
+  if ("unreadable" in record.value) {
+    const rejection = { reason: "UNDECODABLE_BYTES", field: "", detail: `engine-facts record: ${record.value.unreadable}` } as const;
+    outputs.push({ topic: "deadLetters", key: originKey(record.position), value: { kind: "record", rejection, recordRejected: true, position: record.position, factId: null, original: record.original } });
+    return;
+  }
   const { fact, source } = record.value;
   const outcome = engine.ingest(fact, originOf(source));
   countOutcome(metrics, outcome);
@@ -76,4 +81,8 @@ function countOutcome(metrics: Metrics, outcome: LedgerOutcome): void {
 
 function resultRecords(changes: readonly ResultChange[]): SinkRecord[] {
   return changes.map((change) => ({ topic: "results", key: change.key, value: change.result }));
+}
+
+function originKey(position: SourceRecord<unknown>["position"]): string {
+  return String(originOf(position));
 }

@@ -8,9 +8,9 @@ import { readTopicToEnd } from "../../../kafka/read-topic.ts";
 import { sendBounded } from "../../../kafka/send-bounded.ts";
 import { decodeAgentEventRecord, encodeAgentEvent } from "../../../kafka/serde/agent-events-record.ts";
 import { decodeFact } from "../../../kafka/serde/decode-fact.ts";
-import { decodeEngineFact, encodeEngineFact } from "../../../kafka/serde/engine-facts-record.ts";
+import { encodeEngineFact, readEngineFact } from "../../../kafka/serde/engine-facts-record.ts";
 import type { TopicSerde } from "../../../kafka/serde/topic-serde.ts";
-import { isTopicPosition, NOTHING, type DeadLetter, type Processor, type ProcessResult, type SinkRecord, type SourceRecord, type Task, type TopicPosition } from "../../processor.ts";
+import { isTopicPosition, NOTHING, type DeadLetter, type EngineFact, type Processor, type ProcessResult, type SinkRecord, type SourceRecord, type Task, type TopicPosition, type UnreadableRecord } from "../../processor.ts";
 import { conflictRejection } from "../../processors/conflict-rejection.ts";
 import { countDeadLetter, createTaskStores, settleBatch, storeSet, type ChangelogWrite, type TaskStores } from "../../runtime/task-writes.ts";
 import type { StreamConfig } from "../../runtime/stream-config.ts";
@@ -53,16 +53,17 @@ type BatchError = KafkaIoError | RegistryError | ProcessorError | EncodeError;
 
 /** How the records of each source topic are decoded for its processor. */
 function sourceDecoder(environment: KafkaEnvironment, role: TopicRole): (message: KafkaMessage) => Promise<unknown> {
-  if (role === "engineFacts") return (message) => Promise.resolve(message.value === null ? undefined : decodeToEngineFact(message.value));
+  if (role === "engineFacts") return (message) => Promise.resolve(message.value === null ? { unreadable: "a record without a value" } : decodeToEngineFact(message.value));
   // Agent events forwarded by ingest are in the internal layout (read without validating again);
   // producers that publish agent events directly use the registry's Avro (validated here, once).
   if (role === "agentEvents") return (message) => decodeAgentEventRecord(environment.registry, message.value);
   return (message) => decodeFact(environment.registry, message.value);
 }
 
-function decodeToEngineFact(value: Buffer): { fact: NonNullable<ReturnType<typeof decodeEngineFact>>["fact"]; source: TopicPosition } | undefined {
-  const decoded = decodeEngineFact(value);
-  return decoded === undefined ? undefined : { fact: decoded.fact, source: decoded.source };
+/** An engine-facts record as the engine reads it: the fact with where ingest read it, or why it cannot be read. */
+function decodeToEngineFact(value: Buffer): EngineFact | UnreadableRecord {
+  const reading = readEngineFact(value);
+  return reading.ok ? { fact: reading.fact, source: reading.source } : { unreadable: reading.detail };
 }
 
 interface PartitionTask {

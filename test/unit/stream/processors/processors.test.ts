@@ -100,6 +100,19 @@ describe("the engine processor (no broker)", () => {
     }
   });
 
+  it("dead-letters an engine-facts record it cannot read, with its position and bytes, live only", () => {
+    const bytes = Buffer.from([0xef, 99, 1, 2, 3]);
+    const unreadable = { position: { topic: "engine-facts", partition: 0, offset: "7" }, value: { unreadable: "engine-facts layout version 99; this build reads version 1" }, original: { key: null, value: bytes } };
+    const rebuilding = engineTask();
+    rebuilding.task.restore?.([unreadable]);
+    expect(ofTopic(rebuilding.task.goLive?.() ?? { outputs: [] }, "deadLetters")).toEqual([]);
+
+    const result = rebuilding.task.process({ partition: 0, records: [unreadable, ...engineRecords(metricFacts.slice(0, 1), 8)], backlog: 0 });
+    const letters = ofTopic(result, "deadLetters").map((output) => output.value);
+    expect(letters).toEqual([{ kind: "record", rejection: { reason: "UNDECODABLE_BYTES", field: "", detail: "engine-facts record: engine-facts layout version 99; this build reads version 1" }, recordRejected: true, position: unreadable.position, factId: null, original: { key: null, value: bytes } }]);
+    expect(ofTopic(result, "results").length).toBeGreaterThan(0);
+  });
+
   it("defers the flush while far behind the head, and flushes at the head", () => {
     const { task } = engineTask();
     task.goLive?.();
