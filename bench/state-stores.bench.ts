@@ -10,9 +10,12 @@
  *
  *   node bench/state-stores.bench.ts [--sizes 1000000,5000000] [--stores lmdb,classic-level,rocksdb]
  *        [--runs 3] [--cache-mb 64] [--commit-every 20000] [--no-write]
+ *   node bench/state-stores.bench.ts --from-runs bench/out/state-stores-runs.ndjson [--no-write]
+ * Each finished run is appended to bench/out/state-stores-runs.ndjson; --from-runs renders the
+ * section from such a file (the runs of an interrupted sitting) instead of measuring.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -26,7 +29,9 @@ const NODE = `${ROOT}node_modules/.bin/node`;
 const RUNNER = `${ROOT}bench/state-stores/run-store.ts`;
 const STORES_DIR = `${BENCH_OUT}state-stores/`;
 const HEADING = "## Engine state stores (issue #13: lmdb, classic-level, rocksdb)";
-const RUN_TIMEOUT_MS = 20 * 60_000;
+const RUN_TIMEOUT_MS = 30 * 60_000;
+/** Every finished run, one JSON line each, so that an interrupted sitting still yields its figures (--from-runs). */
+const RUNS_LOG = `${BENCH_OUT}state-stores-runs.ndjson`;
 
 const argv = process.argv.slice(2);
 const option = (name: string, fallback: string): string => (argv.includes(name) ? (argv[argv.indexOf(name) + 1] ?? fallback) : fallback);
@@ -36,6 +41,7 @@ const RUNS = Number(option("--runs", "3"));
 const CACHE_MB = Number(option("--cache-mb", "64"));
 const COMMIT_EVERY = Number(option("--commit-every", "20000"));
 const writeResults = !argv.includes("--no-write");
+const FROM_RUNS = argv.includes("--from-runs") ? option("--from-runs", RUNS_LOG) : undefined;
 
 function log(message: string): void {
   process.stderr.write(`[bench:stores ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -85,6 +91,25 @@ interface Row {
   readonly runs: readonly Measured[];
 }
 
+interface LoggedRun {
+  readonly size: number;
+  readonly store: BackendName;
+  readonly started: string;
+  readonly measured: Measured;
+}
+
+/** Rows from a runs log: the runs of each (size, store), in the order first seen. */
+function rowsFromLog(path: string): { rows: Row[]; started: Date } {
+  const logged = readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line) as LoggedRun);
+  const rows: Row[] = [];
+  for (const run of logged) {
+    const row = rows.find((candidate) => candidate.size === run.size && candidate.store === run.store);
+    if (row === undefined) rows.push({ size: run.size, store: run.store, runs: [run.measured] });
+    else (row.runs as Measured[]).push(run.measured);
+  }
+  return { rows: rows.sort((a, b) => a.size - b.size), started: new Date(logged[0]?.started ?? Date.now()) };
+}
+
 function rowCells({ size, store, runs }: Row): string[] {
   const pick = (read: (measured: Measured) => number): number => median(runs.map(read));
   return [
@@ -109,13 +134,15 @@ function rowCells({ size, store, runs }: Row): string[] {
 }
 
 function section(rows: readonly Row[], started: Date): string {
+  const runs = Math.max(...rows.map((row) => row.runs.length));
+  const sizes = [...new Set(rows.map((row) => row.size))];
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}`;
   const header = ["lines", "store", "metric facts", "facts/s (state work, wall)", "facts per CPU-second", "store gets/s (cache misses)", "cache hit rate", "store puts/s (in commits)", "commit ms median / max", "writes per commit", "disk MiB", "peak RSS MiB", "anon RSS MiB at end", "peak V8 heap MiB", "random fact gets/s", "reopen ms", "load (1 min) per run"];
   const lines = [
     HEADING,
     "",
-    `Measured ${started.toISOString().slice(0, 10)} on ${machine}, ${RUNS} runs per row in one sitting (stores alternating within each round), medians.`,
-    `Command: \`npm run bench:stores -- --sizes ${SIZES.join(",")} --runs ${RUNS} --cache-mb ${CACHE_MB} --commit-every ${COMMIT_EVERY}\`.`,
+    `Measured ${started.toISOString().slice(0, 10)} on ${machine}, up to ${runs} runs per row in one sitting (stores alternating within each round), medians.`,
+    `Command: \`npm run bench:stores -- --sizes ${sizes.join(",")} --runs ${runs} --cache-mb ${CACHE_MB} --commit-every ${COMMIT_EVERY}\`.`,
     "The engine's state as keyed records (docs/engine-state.md) on the generated workload: ledger by identity, entity documents, task index, unit contributions, group sums and as-of counts by result key, published results; " +
       `a ${CACHE_MB} MiB write-back record cache in front; every ${COMMIT_EVERY.toLocaleString("en-US")} facts the touched units are recomputed and the dirty records are written in one atomic batch with the checkpoint record. ` +
       "facts/s is state work only (parsing excluded), in wall time and per second of process CPU (all threads, the store's own included: the figure to compare while the machine is shared). Reopen: a new process opens the store and reads the checkpoint. Random gets: 200k fact records by key in random order, straight from the store.",
@@ -127,7 +154,21 @@ function section(rows: readonly Row[], started: Date): string {
   return `${lines.join("\n")}\n`;
 }
 
+function publish(rows: readonly Row[], started: Date): void {
+  const text = section(rows, started);
+  process.stdout.write(text);
+  if (writeResults) {
+    writeResultsSection(HEADING, text);
+    log("wrote section to bench/RESULTS.md");
+  }
+}
+
 async function main(): Promise<void> {
+  if (FROM_RUNS !== undefined) {
+    const { rows, started } = rowsFromLog(FROM_RUNS);
+    publish(rows, started);
+    return;
+  }
   const stores = STORES.filter(isBackendName);
   if (stores.length !== STORES.length) throw new Error(`unknown store in ${STORES.join(",")}`);
   const started = new Date();
@@ -144,17 +185,13 @@ async function main(): Promise<void> {
         if (measured.load.randomGetsFound !== 1) throw new Error(`${store}: only ${measured.load.randomGetsFound} of the sampled fact records were read back`);
         log(`  ${thousands(measured.load.facts / measured.load.stateSeconds)} facts/s (${thousands(measured.load.facts / measured.load.stateCpuSeconds)} per CPU-s), commit median ${measured.load.commitMillis.median.toFixed(0)} ms, disk ${(measured.diskBytes / MIB).toFixed(0)} MiB, peak RSS ${(measured.load.peakRssBytes / MIB).toFixed(0)} MiB, reopen ${measured.reopen.openMillis.toFixed(1)} ms`);
         results.get(store)?.push(measured);
+        appendFileSync(RUNS_LOG, `${JSON.stringify({ size, store, started: started.toISOString(), measured } satisfies LoggedRun)}\n`);
       }
     }
     for (const store of stores) rows.push({ size, store, runs: results.get(store) ?? [] });
   }
   rmSync(STORES_DIR, { recursive: true, force: true });
-  const text = section(rows, started);
-  process.stdout.write(text);
-  if (writeResults) {
-    writeResultsSection(HEADING, text);
-    log("wrote section to bench/RESULTS.md");
-  }
+  publish(rows, started);
 }
 
 await main();
