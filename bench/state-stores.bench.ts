@@ -5,8 +5,8 @@
  * Per size and store, in alternating order within each round: state throughput (facts/s), reads
  * that reached the store (gets/s) and writes (puts/s inside commits), commit cost, size on disk,
  * peak and anonymous RSS, random point reads of fact records, and reopen time (a new process opens
- * the store and reads its checkpoint record). Stores live under bench/out/state-stores/ and are
- * deleted after each run. Writes the section "Engine state stores" of bench/RESULTS.md.
+ * the store and reads its checkpoint record). Stores live under bench/out/state-stores/<pid>/ and
+ * are deleted after each run. Writes the section "Engine state stores" of bench/RESULTS.md.
  *
  *   node bench/state-stores.bench.ts [--sizes 1000000,5000000] [--stores lmdb,classic-level,rocksdb]
  *        [--runs 3] [--cache-mb 64] [--commit-every 20000] [--no-write]
@@ -27,7 +27,8 @@ import { BENCH_OUT, ensureWorkload } from "./workload-file.ts";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const NODE = `${ROOT}node_modules/.bin/node`;
 const RUNNER = `${ROOT}bench/state-stores/run-store.ts`;
-const STORES_DIR = `${BENCH_OUT}state-stores/`;
+/** This sitting's stores (by process id: two sittings at once must not delete each other's). */
+const STORES_DIR = `${BENCH_OUT}state-stores/${process.pid}/`;
 const HEADING = "## Engine state stores (issue #13: lmdb, classic-level, rocksdb)";
 const RUN_TIMEOUT_MS = 30 * 60_000;
 /** Every finished run, one JSON line each, so that an interrupted sitting still yields its figures (--from-runs). */
