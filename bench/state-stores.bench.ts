@@ -116,6 +116,7 @@ function rowCells({ size, store, runs }: Row): string[] {
   return [
     size.toLocaleString("en-US"),
     store,
+    String(runs.length),
     thousands(pick((m) => m.load.facts)),
     thousands(pick((m) => m.load.facts / m.load.stateSeconds)),
     thousands(pick((m) => m.load.facts / m.load.stateCpuSeconds)),
@@ -138,7 +139,7 @@ function section(rows: readonly Row[], started: Date): string {
   const runs = Math.max(...rows.map((row) => row.runs.length));
   const sizes = [...new Set(rows.map((row) => row.size))];
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}`;
-  const header = ["lines", "store", "metric facts", "facts/s (state work, wall)", "facts per CPU-second", "store gets/s (cache misses)", "cache hit rate", "store puts/s (in commits)", "commit ms median / max", "writes per commit", "disk MiB", "peak RSS MiB", "anon RSS MiB at end", "peak V8 heap MiB", "random fact gets/s", "reopen ms", "load (1 min) per run"];
+  const header = ["lines", "store", "runs", "metric facts", "facts/s (state work, wall)", "facts per CPU-second", "store gets/s (cache misses)", "cache hit rate", "store puts/s (in commits)", "commit ms median / max", "writes per commit", "disk MiB", "peak RSS MiB", "anon RSS MiB at end", "peak V8 heap MiB", "random fact gets/s", "reopen ms", "load (1 min) per run"];
   const lines = [
     HEADING,
     "",
