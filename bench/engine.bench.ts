@@ -11,14 +11,13 @@
  *   node_modules/.bin/node bench/engine.bench.ts [--sizes 100000,1000000,5000000] [--no-write]
  */
 import { execFileSync, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
-import { writeWorkload } from "../src/workload/writer.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
 import { writeResultsSection } from "./results-section.ts";
 import { workloadLineCount } from "./workload-lines.ts";
+import { ensureWorkload } from "./workload-file.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const OUT = `${ROOT}bench/out/`;
@@ -37,29 +36,6 @@ const writeResults = !argv.includes("--no-write");
 
 function log(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
-
-function generatorDigest(): string {
-  const dir = `${ROOT}src/workload/`;
-  const hash = createHash("sha256");
-  for (const name of readdirSync(dir).sort()) hash.update(name).update(readFileSync(`${dir}${name}`));
-  return hash.digest("hex").slice(0, 16);
-}
-
-async function ensureWorkload(facts: number): Promise<string> {
-  const path = `${OUT}facts-${facts}-seed${DEFAULT_SEED}.ndjson`;
-  const sidecar = `${path}.params.json`;
-  const params = JSON.stringify({ seed: DEFAULT_SEED, facts, generator: generatorDigest() });
-  if (existsSync(path) && existsSync(sidecar) && readFileSync(sidecar, "utf8") === params) {
-    log(`reusing ${path} (${(statSync(path).size / 1_048_576).toFixed(0)} MiB)`);
-    return path;
-  }
-  log(`generating ${facts.toLocaleString("en-US")} lines → ${path}`);
-  const started = performance.now();
-  const stats = await writeWorkload(path, { seed: DEFAULT_SEED, facts });
-  writeFileSync(sidecar, params);
-  log(`  ${stats.lines.toLocaleString("en-US")} lines, ${(stats.bytes / 1_048_576).toFixed(0)} MiB in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return path;
 }
 
 interface ChildRun {
@@ -119,7 +95,7 @@ interface Row {
 }
 
 async function measure(size: number): Promise<Row> {
-  const path = await ensureWorkload(size);
+  const path = await ensureWorkload(size, log);
   const lines = workloadLineCount(path);
 
   const capped = lines > IN_PROCESS_CAP * 1.01;
