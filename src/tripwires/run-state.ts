@@ -3,13 +3,17 @@ import { emptyCredentialState, type CredentialState } from "./detectors/credenti
 import { MAX_DELETION_EPISODES, type DeletionEpisode } from "./detectors/deletion-episodes.ts";
 import { DESTRUCTIVE_RULE_IDS } from "./rules/destructive-rules.ts";
 import { emptyLoopState, type LoopState } from "./detectors/loop-detector.ts";
-import { MAX_MIRROR_ENTRIES, type MirrorEntry } from "./detectors/action-mirror.ts";
+import { emptyMirrorMemory, MAX_MIRROR_ENTRIES, MIRROR_CHANGED, MIRROR_MATCHED, MIRROR_SANDBOX_SIDE, type MirrorMemory } from "./detectors/action-mirror.ts";
 import { emptyMessageState, type MessageState } from "./detectors/message-repeat-detector.ts";
 import { emptyRedundancyState, windowFigures, type RedundancyState } from "./detectors/redundancy-detector.ts";
+import { expandCompactRunState, isCompactRunState } from "./run-state-changelog.ts";
+
+export { serializeRunState } from "./run-state-changelog.ts";
 
 /**
  * Everything the monitor remembers about one run: a plain JSON-safe value with bounded arrays, so
- * the Kafka processor can write it to a compacted changelog topic (key = run_id) and restore it.
+ * the Kafka processor can write it to a compacted changelog topic (key = run_id) and restore it
+ * (serializeRunState / restoreRunState; the value's form is in run-state-changelog.ts).
  */
 export interface RunState {
   runId: string;
@@ -36,7 +40,7 @@ export interface RunState {
   /** Repeated messages since the last tool call. */
   messages: MessageState;
   /** Recent tool calls and sandbox events by subject, to pair an action reported by both. */
-  mirrors: MirrorEntry[];
+  mirrors: MirrorMemory;
   /** Destructive alerts not raised because the same action's other report already raised them. */
   mirroredAlertsSuppressed: number;
 }
@@ -85,7 +89,7 @@ export function emptyRunState(runId: string, eventTime: number): RunState {
     deletionEpisodes: [],
     deletionsGrouped: 0,
     messages: emptyMessageState(),
-    mirrors: [],
+    mirrors: emptyMirrorMemory(),
     mirroredAlertsSuppressed: 0,
   };
 }
@@ -188,18 +192,28 @@ const runStateSchema = z.strictObject({
   deletionsGrouped: z.number().default(0),
   messages: z.strictObject({ digests: numbers, counts: numbers, firstSeqs: numbers, alerted: z.number() }).default(emptyMessageState),
   mirrors: z
-    .array(z.strictObject({ side: z.union([z.literal(0), z.literal(1)]), seq: z.number(), subject: z.number(), rules: z.array(z.string()), changed: z.union([z.literal(0), z.literal(1)]), matched: z.union([z.literal(0), z.literal(1)]) }))
-    .max(MAX_MIRROR_ENTRIES)
-    .default([]),
+    .union([
+      z.strictObject({ seqs: numbers, subjects: numbers, flags: numbers, rules: z.array(z.string()) }).refine((memory) => memory.seqs.length <= MAX_MIRROR_ENTRIES && [memory.subjects, memory.flags, memory.rules].every((list) => list.length === memory.seqs.length), "mirror lists of one length, at most MAX_MIRROR_ENTRIES"),
+      // Object form values written before the mirrors became parallel lists: one object per entry.
+      z
+        .array(z.strictObject({ side: z.union([z.literal(0), z.literal(1)]), seq: z.number(), subject: z.number(), rules: z.array(z.string()), changed: z.union([z.literal(0), z.literal(1)]), matched: z.union([z.literal(0), z.literal(1)]) }))
+        .max(MAX_MIRROR_ENTRIES)
+        .transform((entries): MirrorMemory => ({
+          seqs: entries.map((entry) => entry.seq),
+          subjects: entries.map((entry) => entry.subject),
+          flags: entries.map((entry) => (entry.side === 1 ? MIRROR_SANDBOX_SIDE : 0) | (entry.changed === 1 ? MIRROR_CHANGED : 0) | (entry.matched === 1 ? MIRROR_MATCHED : 0)),
+          rules: entries.map((entry) => entry.rules.join(",")),
+        })),
+    ])
+    .default(emptyMirrorMemory),
   mirroredAlertsSuppressed: z.number().default(0),
 });
 
-/** JSON text of a run's state, for the changelog topic. */
-export function serializeRunState(state: RunState): string {
-  return JSON.stringify(state);
-}
-
-/** Parses and validates a changelog value; throws on anything that is not a run state. */
+/**
+ * Parses and validates a changelog value; throws on anything that is not a run state. Reads the
+ * compact form serializeRunState writes and the object form written before it.
+ */
 export function restoreRunState(text: string): RunState {
-  return runStateSchema.parse(JSON.parse(text));
+  const value: unknown = JSON.parse(text);
+  return runStateSchema.parse(isCompactRunState(value) ? expandCompactRunState(value) : value);
 }

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { alertId } from "../../../src/tripwires/alert.ts";
 import { parseTripwireConfig } from "../../../src/tripwires/config.ts";
 import { createRunMonitor } from "../../../src/tripwires/monitor.ts";
-import { restoreRunState } from "../../../src/tripwires/run-state.ts";
+import { MIRROR_CHANGED, MIRROR_MATCHED, MIRROR_SANDBOX_SIDE } from "../../../src/tripwires/detectors/action-mirror.ts";
+import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
 import { exec, sandbox, toolCall } from "./events.ts";
 
 describe("run monitor", () => {
@@ -81,5 +82,35 @@ describe("run monitor", () => {
     expect(() => parseTripwireConfig({ loop: { minCycleLength: 5, maxCycleLength: 2 } })).toThrow();
     expect(() => parseTripwireConfig({ loop: { actionWindow: 4 } })).toThrow();
     expect(() => restoreRunState('{"runId":1}')).toThrow();
+    const monitor = createRunMonitor();
+    monitor.process(exec("r", 1, "rm -rf /"));
+    const state = monitor.exportRunState("r");
+    if (state === undefined) throw new Error("run not held");
+    const compact = JSON.parse(serializeRunState(state)) as unknown[];
+    const withTable = (table: unknown): string => JSON.stringify([...compact.slice(0, -1), table]);
+    expect(() => restoreRunState(withTable([]))).toThrow(/refers to hash/); // a hash index past the table
+    expect(() => restoreRunState(JSON.stringify([3, ...compact.slice(1)]))).toThrow(); // an unknown format
+    expect(() => restoreRunState(JSON.stringify(compact.slice(0, -1)))).toThrow(); // a field missing
+  });
+
+  it("restores a changelog value written before the compact form (mirrors as one object each)", () => {
+    const monitor = createRunMonitor();
+    monitor.process(toolCall("r", 1, "Bash", JSON.stringify({ command: "rm -rf /" })));
+    monitor.process(exec("r", 2, "rm -rf /"));
+    monitor.process(exec("r", 3, "npm test"));
+    const state = monitor.exportRunState("r");
+    if (state === undefined) throw new Error("run not held");
+    const { mirrors } = state;
+    const entries = mirrors.seqs.map((seq, index) => {
+      const flags = mirrors.flags[index] ?? 0;
+      const rules = mirrors.rules[index] ?? "";
+      return { side: flags & MIRROR_SANDBOX_SIDE, seq, subject: mirrors.subjects[index], rules: rules === "" ? [] : rules.split(","), changed: (flags & MIRROR_CHANGED) === 0 ? 0 : 1, matched: (flags & MIRROR_MATCHED) === 0 ? 0 : 1 };
+    });
+    expect(entries.map((entry) => [entry.side, entry.matched, entry.rules])).toEqual([
+      [0, 1, ["fs-delete-critical-path"]],
+      [1, 1, []],
+      [1, 0, []],
+    ]);
+    expect(restoreRunState(JSON.stringify({ ...state, mirrors: entries }))).toEqual(state);
   });
 });
