@@ -10,8 +10,7 @@ import type { RunState } from "./run-state.ts";
  *
  * - every 53-bit hash (action identities, observation digests, mirror subjects) once, in a table
  *   at the end, and referred to by its index;
- * - ascending seq lists (the dedupe windows) as runs of consecutive seqs, [first, count, gap, count, …];
- * - other seq and epoch lists as differences from the previous entry;
+ * - seq and epoch lists (and the dedupe windows' seq ranges) as differences from the previous entry;
  * - lists of 0/1 flags as strings of digits.
  *
  * restoreRunState reads this form back to exactly the state that was written (property-tested), and
@@ -91,39 +90,6 @@ function undoDifferences(values: readonly number[]): number[] {
   return out;
 }
 
-/** Ascending distinct seqs as [first, count, gap to the next run's first, count, …]. */
-function seqRuns(seqs: readonly number[]): number[] {
-  const out: number[] = [];
-  let index = 0;
-  let previousEnd = 0;
-  while (index < seqs.length) {
-    const first = seqs[index] ?? 0;
-    let last = first;
-    index++;
-    while (index < seqs.length && seqs[index] === last + 1) {
-      last++;
-      index++;
-    }
-    out.push(first - previousEnd, last - first + 1);
-    previousEnd = last;
-  }
-  return out;
-}
-
-function undoSeqRuns(runs: readonly number[]): number[] {
-  if (runs.length % 2 !== 0) throw new Error("seq runs come in pairs");
-  const out: number[] = [];
-  let previousEnd = 0;
-  for (let index = 0; index < runs.length; index += 2) {
-    const first = previousEnd + (runs[index] ?? 0);
-    const count = runs[index + 1] ?? 0;
-    if (count < 1) throw new Error("a seq run holds at least one seq");
-    for (let seq = first; seq < first + count; seq++) out.push(seq);
-    previousEnd = first + count - 1;
-  }
-  return out;
-}
-
 const DIGITS = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
 const digit = (value: number): string => DIGITS[value] ?? String(value);
 
@@ -168,10 +134,10 @@ export function serializeRunState(state: RunState): string {
     state.alertsEmitted,
     state.deletionsGrouped,
     state.mirroredAlertsSuppressed,
-    seqRuns(state.seenStepSeqs),
-    state.stepSeqFloor,
-    seqRuns(state.seenSandboxSeqs),
-    state.sandboxSeqFloor,
+    differences(state.seenSteps.ranges),
+    state.seenSteps.floor,
+    differences(state.seenSandboxEvents.ranges),
+    state.seenSandboxEvents.floor,
     [differences(loop.seqs), hashes.refs(loop.actions), hashes.refs(loop.digests), differences(loop.epochs), pairDigits(loop.errors, loop.changed), loop.openCycle === null ? null : [loop.openCycle.cycleLength, loop.openCycle.seqFrom, loop.openCycle.lastSeq], failures],
     [redundancy.epoch, hashes.refs(redundancy.observedActions), hashes.refs(redundancy.observedDigests), differences(redundancy.observedEpochs), differences(redundancy.windowSeqs), digits(redundancy.windowFlags), redundancy.toolCallsSeen, redundancy.redundantSteps, redundancy.episodeOpen ? 1 : 0],
     [credential.pendingRead === null ? null : [credential.pendingRead.seq, credential.pendingRead.path], credential.lastEgress === null ? null : [credential.lastEgress.seq, credential.lastEgress.target], credential.alertedReadSeq],
@@ -201,10 +167,10 @@ const compactSchema = z.tuple([
   count, // alertsEmitted
   count, // deletionsGrouped
   count, // mirroredAlertsSuppressed
-  numbers, // seenStepSeqs as runs
-  z.number(), // stepSeqFloor
-  numbers, // seenSandboxSeqs as runs
-  z.number(), // sandboxSeqFloor
+  numbers, // seenSteps.ranges
+  z.number(), // seenSteps.floor
+  numbers, // seenSandboxEvents.ranges
+  z.number(), // seenSandboxEvents.floor
   z.tuple([numbers, numbers, numbers, numbers, flagDigits(3), z.tuple([z.number(), z.number(), z.number()]).nullable(), numbers]), // loop
   z.tuple([z.number(), numbers, numbers, numbers, numbers, flagDigits(1), count, count, z.union([z.literal(0), z.literal(1)])]), // redundancy
   z.tuple([z.tuple([z.number(), z.string()]).nullable(), z.tuple([z.number(), z.string()]).nullable(), z.number().nullable()]), // credential
@@ -219,7 +185,7 @@ const compactSchema = z.tuple([
  * same one old object-form values go through).
  */
 export function expandCompactRunState(value: unknown): unknown {
-  const [, runId, firstEventTime, lastEventTime, lastSeq, stepsSeen, sandboxEventsSeen, duplicatesIgnored, lateIgnored, alertsEmitted, deletionsGrouped, mirroredAlertsSuppressed, stepRuns, stepSeqFloor, sandboxRuns, sandboxSeqFloor, loop, redundancy, credential, episodes, messages, mirrors, table] = compactSchema.parse(value);
+  const [, runId, firstEventTime, lastEventTime, lastSeq, stepsSeen, sandboxEventsSeen, duplicatesIgnored, lateIgnored, alertsEmitted, deletionsGrouped, mirroredAlertsSuppressed, stepRanges, stepFloor, sandboxRanges, sandboxFloor, loop, redundancy, credential, episodes, messages, mirrors, table] = compactSchema.parse(value);
   const hash = (index: number): number => {
     const found = table[index];
     if (found === undefined || !Number.isInteger(index)) throw new Error(`changelog value refers to hash ${index} of ${table.length}`);
@@ -247,10 +213,8 @@ export function expandCompactRunState(value: unknown): unknown {
     duplicatesIgnored,
     lateIgnored,
     alertsEmitted,
-    seenStepSeqs: undoSeqRuns(stepRuns),
-    seenSandboxSeqs: undoSeqRuns(sandboxRuns),
-    stepSeqFloor,
-    sandboxSeqFloor,
+    seenSteps: { ranges: undoDifferences(stepRanges), floor: stepFloor },
+    seenSandboxEvents: { ranges: undoDifferences(sandboxRanges), floor: sandboxFloor },
     loop: {
       seqs: undoDifferences(loopSeqs),
       actions: loopActions.map(hash),

@@ -7,6 +7,7 @@ import { emptyMirrorMemory, MAX_MIRROR_ENTRIES, MIRROR_CHANGED, MIRROR_MATCHED, 
 import { emptyMessageState, type MessageState } from "./detectors/message-repeat-detector.ts";
 import { emptyRedundancyState, windowFigures, type RedundancyState } from "./detectors/redundancy-detector.ts";
 import { expandCompactRunState, isCompactRunState } from "./run-state-changelog.ts";
+import { emptySeenSeqs, rangesOfSeqs, wellFormedRanges, type SeenSeqs } from "./seen-seqs.ts";
 
 export { serializeRunState } from "./run-state-changelog.ts";
 
@@ -25,11 +26,9 @@ export interface RunState {
   duplicatesIgnored: number;
   lateIgnored: number;
   alertsEmitted: number;
-  /** Recent seqs per record type, ascending, for at-least-once dedupe; below the floor = too late. */
-  seenStepSeqs: number[];
-  seenSandboxSeqs: number[];
-  stepSeqFloor: number;
-  sandboxSeqFloor: number;
+  /** Recent seqs per record type, for at-least-once dedupe; below the floor = too late. */
+  seenSteps: SeenSeqs;
+  seenSandboxEvents: SeenSeqs;
   loop: LoopState;
   redundancy: RedundancyState;
   credential: CredentialState;
@@ -79,10 +78,8 @@ export function emptyRunState(runId: string, eventTime: number): RunState {
     duplicatesIgnored: 0,
     lateIgnored: 0,
     alertsEmitted: 0,
-    seenStepSeqs: [],
-    seenSandboxSeqs: [],
-    stepSeqFloor: 0,
-    sandboxSeqFloor: 0,
+    seenSteps: emptySeenSeqs(),
+    seenSandboxEvents: emptySeenSeqs(),
     loop: emptyLoopState(),
     redundancy: emptyRedundancyState(),
     credential: emptyCredentialState(),
@@ -92,31 +89,6 @@ export function emptyRunState(runId: string, eventTime: number): RunState {
     mirrors: emptyMirrorMemory(),
     mirroredAlertsSuppressed: 0,
   };
-}
-
-export type SeqVerdict = "new" | "duplicate" | "late";
-
-/** Records a (type, seq) as seen; says whether it was new, a redelivery, or too old to tell. */
-export function admitSeq(state: RunState, type: "agent_step" | "sandbox_event", seq: number, window: number): SeqVerdict {
-  const seen = type === "agent_step" ? state.seenStepSeqs : state.seenSandboxSeqs;
-  const floor = type === "agent_step" ? state.stepSeqFloor : state.sandboxSeqFloor;
-  if (seq < floor) return "late";
-  let low = 0;
-  let high = seen.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((seen[middle] ?? 0) < seq) low = middle + 1;
-    else high = middle;
-  }
-  if (seen[low] === seq) return "duplicate";
-  if (low === seen.length) seen.push(seq);
-  else seen.splice(low, 0, seq);
-  if (seen.length > window) {
-    const dropped = seen.shift() ?? 0;
-    if (type === "agent_step") state.stepSeqFloor = dropped + 1;
-    else state.sandboxSeqFloor = dropped + 1;
-  }
-  return "new";
 }
 
 export function summariseRun(state: RunState): RunStateSummary {
@@ -143,7 +115,9 @@ export function summariseRun(state: RunState): RunStateSummary {
 }
 
 const numbers = z.array(z.number());
-const runStateSchema = z.strictObject({
+const seenSeqsSchema = z.strictObject({ ranges: numbers.refine(wellFormedRanges, "seq ranges ascending, first ≤ last, apart"), floor: z.number() });
+const runStateSchema = z
+  .strictObject({
   runId: z.string(),
   firstEventTime: z.number(),
   lastEventTime: z.number(),
@@ -153,10 +127,13 @@ const runStateSchema = z.strictObject({
   duplicatesIgnored: z.number(),
   lateIgnored: z.number(),
   alertsEmitted: z.number(),
-  seenStepSeqs: numbers,
-  seenSandboxSeqs: numbers,
-  stepSeqFloor: z.number(),
-  sandboxSeqFloor: z.number(),
+  seenSteps: seenSeqsSchema.optional(),
+  seenSandboxEvents: seenSeqsSchema.optional(),
+  // Object-form values written before the seen seqs became ranges: a sorted list and a floor each.
+  seenStepSeqs: numbers.optional(),
+  seenSandboxSeqs: numbers.optional(),
+  stepSeqFloor: z.number().optional(),
+  sandboxSeqFloor: z.number().optional(),
   loop: z
     .strictObject({
       seqs: numbers,
@@ -207,7 +184,12 @@ const runStateSchema = z.strictObject({
     ])
     .default(emptyMirrorMemory),
   mirroredAlertsSuppressed: z.number().default(0),
-});
+  })
+  .transform(({ seenStepSeqs, seenSandboxSeqs, stepSeqFloor, sandboxSeqFloor, seenSteps, seenSandboxEvents, ...state }): RunState => ({
+    ...state,
+    seenSteps: seenSteps ?? { ranges: rangesOfSeqs(seenStepSeqs ?? []), floor: stepSeqFloor ?? 0 },
+    seenSandboxEvents: seenSandboxEvents ?? { ranges: rangesOfSeqs(seenSandboxSeqs ?? []), floor: sandboxSeqFloor ?? 0 },
+  }));
 
 /**
  * Parses and validates a changelog value; throws on anything that is not a run state. Reads the

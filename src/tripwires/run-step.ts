@@ -12,7 +12,8 @@ import { agentToolIntent, endsWithNoMatchCommand } from "./detectors/agent-tool-
 import { endMessageStreak, observeMessage } from "./detectors/message-repeat-detector.ts";
 import type { DestructiveFinding } from "./commands/command-analysis.ts";
 import { observeStateChange, observeToolResult } from "./detectors/redundancy-detector.ts";
-import { admitSeq, type RunState } from "./run-state.ts";
+import type { RunState } from "./run-state.ts";
+import { admitSeq } from "./seen-seqs.ts";
 import { analyseSandboxEvent } from "./commands/sandbox-event-analysis.ts";
 
 /**
@@ -21,7 +22,7 @@ import { analyseSandboxEvent } from "./commands/sandbox-event-analysis.ts";
  * any point); alerts come back in a fixed order.
  */
 export function stepRun(state: RunState, event: AgentEvent, config: TripwireConfig, analyser: CommandAnalyser): TripwireAlert[] {
-  const verdict = admitSeq(state, event.type, event.seq, config.dedupeWindow);
+  const verdict = admitSeq(event.type === "agent_step" ? state.seenSteps : state.seenSandboxEvents, event.seq, config.dedupeWindow);
   if (verdict === "duplicate") {
     state.duplicatesIgnored++;
     return [];

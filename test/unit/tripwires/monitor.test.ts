@@ -4,6 +4,7 @@ import { parseTripwireConfig } from "../../../src/tripwires/config.ts";
 import { createRunMonitor } from "../../../src/tripwires/monitor.ts";
 import { MIRROR_CHANGED, MIRROR_MATCHED, MIRROR_SANDBOX_SIDE } from "../../../src/tripwires/detectors/action-mirror.ts";
 import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
+import { seenCount } from "../../../src/tripwires/seen-seqs.ts";
 import { exec, sandbox, toolCall } from "./events.ts";
 
 describe("run monitor", () => {
@@ -73,7 +74,8 @@ describe("run monitor", () => {
     for (let seq = 0; seq < 5000; seq++) monitor.process(toolCall("r", seq, "t", `{"i":${seq}}`, { observation_digest: `d${seq}` }));
     const state = monitor.exportRunState("r");
     expect(state?.loop.seqs.length).toBe(64);
-    expect(state?.seenStepSeqs.length).toBe(512);
+    expect(state === undefined ? 0 : seenCount(state.seenSteps)).toBe(512);
+    expect(state?.seenSteps).toEqual({ ranges: [5000 - 512, 4999], floor: 5000 - 512 }); // in order: one range
     expect(state?.redundancy.observedActions.length).toBe(128);
     expect(JSON.stringify(state).length).toBeLessThan(20_000);
   });
@@ -93,7 +95,7 @@ describe("run monitor", () => {
     expect(() => restoreRunState(JSON.stringify(compact.slice(0, -1)))).toThrow(); // a field missing
   });
 
-  it("restores a changelog value written before the compact form (mirrors as one object each)", () => {
+  it("restores a changelog value written before the compact form (mirrors as one object each, seen seqs as lists)", () => {
     const monitor = createRunMonitor();
     monitor.process(toolCall("r", 1, "Bash", JSON.stringify({ command: "rm -rf /" })));
     monitor.process(exec("r", 2, "rm -rf /"));
@@ -111,6 +113,11 @@ describe("run monitor", () => {
       [1, 1, []],
       [1, 0, []],
     ]);
-    expect(restoreRunState(JSON.stringify({ ...state, mirrors: entries }))).toEqual(state);
+    // The seen seqs as a sorted list and a floor per record type.
+    const seqsOf = (ranges: readonly number[]): number[] => ranges.flatMap((first, index) => (index % 2 === 0 ? Array.from({ length: (ranges[index + 1] ?? first) - first + 1 }, (_, offset) => first + offset) : []));
+    const { seenSteps, seenSandboxEvents, ...rest } = state;
+    const older = { ...rest, seenStepSeqs: seqsOf(seenSteps.ranges), seenSandboxSeqs: seqsOf(seenSandboxEvents.ranges), stepSeqFloor: seenSteps.floor, sandboxSeqFloor: seenSandboxEvents.floor, mirrors: entries };
+    expect(older.seenSandboxSeqs).toEqual([2, 3]);
+    expect(restoreRunState(JSON.stringify(older))).toEqual(state);
   });
 });
