@@ -15,6 +15,8 @@
  *
  *   node_modules/.bin/node --expose-gc bench/tripwires.bench.ts [--rate 2000] [--seconds 60]
  *     [--warmup 10] [--runs 200] [--probe-ms 100] [--no-core] [--no-write] [--trace-gc] [--keep-logs]
+ *   BENCH_CPU_PROFILE_DIR=<dir> also writes a CPU profile of the processor (summarise it with
+ *   bench/engine-profile-summary.ts).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -183,7 +185,9 @@ async function startProcessor(prefix: string, dir: string): Promise<Processor> {
   const port = await freePort();
   const logPath = join(dir, "processor.log");
   const out = openSync(logPath, "w");
-  const args = [...(traceGc ? ["--trace-gc"] : []), "--disable-warning=ExperimentalWarning", "--disable-warning=TimeoutNegativeWarning", "bin/agentops", "run", "--roles", "run-monitor", "--topic-prefix", prefix, "--instance-id", `${prefix}-monitor`, "--metrics-port", String(port), "--log-level", "warn", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL];
+  // BENCH_CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of the processor there when it stops (as bench/kafka.bench.ts).
+  const profileFlags = process.env.BENCH_CPU_PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`];
+  const args = [...(traceGc ? ["--trace-gc"] : []), ...profileFlags, "--disable-warning=ExperimentalWarning", "--disable-warning=TimeoutNegativeWarning", "bin/agentops", "run", "--roles", "run-monitor", "--topic-prefix", prefix, "--instance-id", `${prefix}-monitor`, "--metrics-port", String(port), "--log-level", "warn", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL];
   const child = spawn(NODE, args, { cwd: ROOT, stdio: ["ignore", out, out] });
   closeSync(out);
   if (child.pid === undefined) throw new Error("could not start the processor");

@@ -3,13 +3,18 @@ import { emptyCredentialState, type CredentialState } from "./detectors/credenti
 import { MAX_DELETION_EPISODES, type DeletionEpisode } from "./detectors/deletion-episodes.ts";
 import { DESTRUCTIVE_RULE_IDS } from "./rules/destructive-rules.ts";
 import { emptyLoopState, type LoopState } from "./detectors/loop-detector.ts";
-import { MAX_MIRROR_ENTRIES, type MirrorEntry } from "./detectors/action-mirror.ts";
+import { emptyMirrorMemory, MAX_MIRROR_ENTRIES, MIRROR_CHANGED, MIRROR_MATCHED, MIRROR_SANDBOX_SIDE, type MirrorMemory } from "./detectors/action-mirror.ts";
 import { emptyMessageState, type MessageState } from "./detectors/message-repeat-detector.ts";
 import { emptyRedundancyState, windowFigures, type RedundancyState } from "./detectors/redundancy-detector.ts";
+import { expandCompactRunState, isCompactRunState } from "./run-state-changelog.ts";
+import { emptySeenSeqs, rangesOfSeqs, wellFormedRanges, type SeenSeqs } from "./seen-seqs.ts";
+
+export { serializeRunState } from "./run-state-changelog.ts";
 
 /**
  * Everything the monitor remembers about one run: a plain JSON-safe value with bounded arrays, so
- * the Kafka processor can write it to a compacted changelog topic (key = run_id) and restore it.
+ * the Kafka processor can write it to a compacted changelog topic (key = run_id) and restore it
+ * (serializeRunState / restoreRunState; the value's form is in run-state-changelog.ts).
  */
 export interface RunState {
   runId: string;
@@ -21,11 +26,9 @@ export interface RunState {
   duplicatesIgnored: number;
   lateIgnored: number;
   alertsEmitted: number;
-  /** Recent seqs per record type, ascending, for at-least-once dedupe; below the floor = too late. */
-  seenStepSeqs: number[];
-  seenSandboxSeqs: number[];
-  stepSeqFloor: number;
-  sandboxSeqFloor: number;
+  /** Recent seqs per record type, for at-least-once dedupe; below the floor = too late. */
+  seenSteps: SeenSeqs;
+  seenSandboxEvents: SeenSeqs;
   loop: LoopState;
   redundancy: RedundancyState;
   credential: CredentialState;
@@ -36,7 +39,7 @@ export interface RunState {
   /** Repeated messages since the last tool call. */
   messages: MessageState;
   /** Recent tool calls and sandbox events by subject, to pair an action reported by both. */
-  mirrors: MirrorEntry[];
+  mirrors: MirrorMemory;
   /** Destructive alerts not raised because the same action's other report already raised them. */
   mirroredAlertsSuppressed: number;
 }
@@ -75,44 +78,17 @@ export function emptyRunState(runId: string, eventTime: number): RunState {
     duplicatesIgnored: 0,
     lateIgnored: 0,
     alertsEmitted: 0,
-    seenStepSeqs: [],
-    seenSandboxSeqs: [],
-    stepSeqFloor: 0,
-    sandboxSeqFloor: 0,
+    seenSteps: emptySeenSeqs(),
+    seenSandboxEvents: emptySeenSeqs(),
     loop: emptyLoopState(),
     redundancy: emptyRedundancyState(),
     credential: emptyCredentialState(),
     deletionEpisodes: [],
     deletionsGrouped: 0,
     messages: emptyMessageState(),
-    mirrors: [],
+    mirrors: emptyMirrorMemory(),
     mirroredAlertsSuppressed: 0,
   };
-}
-
-export type SeqVerdict = "new" | "duplicate" | "late";
-
-/** Records a (type, seq) as seen; says whether it was new, a redelivery, or too old to tell. */
-export function admitSeq(state: RunState, type: "agent_step" | "sandbox_event", seq: number, window: number): SeqVerdict {
-  const seen = type === "agent_step" ? state.seenStepSeqs : state.seenSandboxSeqs;
-  const floor = type === "agent_step" ? state.stepSeqFloor : state.sandboxSeqFloor;
-  if (seq < floor) return "late";
-  let low = 0;
-  let high = seen.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((seen[middle] ?? 0) < seq) low = middle + 1;
-    else high = middle;
-  }
-  if (seen[low] === seq) return "duplicate";
-  if (low === seen.length) seen.push(seq);
-  else seen.splice(low, 0, seq);
-  if (seen.length > window) {
-    const dropped = seen.shift() ?? 0;
-    if (type === "agent_step") state.stepSeqFloor = dropped + 1;
-    else state.sandboxSeqFloor = dropped + 1;
-  }
-  return "new";
 }
 
 export function summariseRun(state: RunState): RunStateSummary {
@@ -139,7 +115,9 @@ export function summariseRun(state: RunState): RunStateSummary {
 }
 
 const numbers = z.array(z.number());
-const runStateSchema = z.strictObject({
+const seenSeqsSchema = z.strictObject({ ranges: numbers.refine(wellFormedRanges, "seq ranges ascending, first ≤ last, apart"), floor: z.number() });
+const runStateSchema = z
+  .strictObject({
   runId: z.string(),
   firstEventTime: z.number(),
   lastEventTime: z.number(),
@@ -149,10 +127,13 @@ const runStateSchema = z.strictObject({
   duplicatesIgnored: z.number(),
   lateIgnored: z.number(),
   alertsEmitted: z.number(),
-  seenStepSeqs: numbers,
-  seenSandboxSeqs: numbers,
-  stepSeqFloor: z.number(),
-  sandboxSeqFloor: z.number(),
+  seenSteps: seenSeqsSchema.optional(),
+  seenSandboxEvents: seenSeqsSchema.optional(),
+  // Object-form values written before the seen seqs became ranges: a sorted list and a floor each.
+  seenStepSeqs: numbers.optional(),
+  seenSandboxSeqs: numbers.optional(),
+  stepSeqFloor: z.number().optional(),
+  sandboxSeqFloor: z.number().optional(),
   loop: z
     .strictObject({
       seqs: numbers,
@@ -188,18 +169,33 @@ const runStateSchema = z.strictObject({
   deletionsGrouped: z.number().default(0),
   messages: z.strictObject({ digests: numbers, counts: numbers, firstSeqs: numbers, alerted: z.number() }).default(emptyMessageState),
   mirrors: z
-    .array(z.strictObject({ side: z.union([z.literal(0), z.literal(1)]), seq: z.number(), subject: z.number(), rules: z.array(z.string()), changed: z.union([z.literal(0), z.literal(1)]), matched: z.union([z.literal(0), z.literal(1)]) }))
-    .max(MAX_MIRROR_ENTRIES)
-    .default([]),
+    .union([
+      z.strictObject({ seqs: numbers, subjects: numbers, flags: numbers, rules: z.array(z.string()) }).refine((memory) => memory.seqs.length <= MAX_MIRROR_ENTRIES && [memory.subjects, memory.flags, memory.rules].every((list) => list.length === memory.seqs.length), "mirror lists of one length, at most MAX_MIRROR_ENTRIES"),
+      // Object form values written before the mirrors became parallel lists: one object per entry.
+      z
+        .array(z.strictObject({ side: z.union([z.literal(0), z.literal(1)]), seq: z.number(), subject: z.number(), rules: z.array(z.string()), changed: z.union([z.literal(0), z.literal(1)]), matched: z.union([z.literal(0), z.literal(1)]) }))
+        .max(MAX_MIRROR_ENTRIES)
+        .transform((entries): MirrorMemory => ({
+          seqs: entries.map((entry) => entry.seq),
+          subjects: entries.map((entry) => entry.subject),
+          flags: entries.map((entry) => (entry.side === 1 ? MIRROR_SANDBOX_SIDE : 0) | (entry.changed === 1 ? MIRROR_CHANGED : 0) | (entry.matched === 1 ? MIRROR_MATCHED : 0)),
+          rules: entries.map((entry) => entry.rules.join(",")),
+        })),
+    ])
+    .default(emptyMirrorMemory),
   mirroredAlertsSuppressed: z.number().default(0),
-});
+  })
+  .transform(({ seenStepSeqs, seenSandboxSeqs, stepSeqFloor, sandboxSeqFloor, seenSteps, seenSandboxEvents, ...state }): RunState => ({
+    ...state,
+    seenSteps: seenSteps ?? { ranges: rangesOfSeqs(seenStepSeqs ?? []), floor: stepSeqFloor ?? 0 },
+    seenSandboxEvents: seenSandboxEvents ?? { ranges: rangesOfSeqs(seenSandboxSeqs ?? []), floor: sandboxSeqFloor ?? 0 },
+  }));
 
-/** JSON text of a run's state, for the changelog topic. */
-export function serializeRunState(state: RunState): string {
-  return JSON.stringify(state);
-}
-
-/** Parses and validates a changelog value; throws on anything that is not a run state. */
+/**
+ * Parses and validates a changelog value; throws on anything that is not a run state. Reads the
+ * compact form serializeRunState writes and the object form written before it.
+ */
 export function restoreRunState(text: string): RunState {
-  return runStateSchema.parse(JSON.parse(text));
+  const value: unknown = JSON.parse(text);
+  return runStateSchema.parse(isCompactRunState(value) ? expandCompactRunState(value) : value);
 }

@@ -12,7 +12,8 @@ import { agentToolIntent, endsWithNoMatchCommand } from "./detectors/agent-tool-
 import { endMessageStreak, observeMessage } from "./detectors/message-repeat-detector.ts";
 import type { DestructiveFinding } from "./commands/command-analysis.ts";
 import { observeStateChange, observeToolResult } from "./detectors/redundancy-detector.ts";
-import { admitSeq, type RunState } from "./run-state.ts";
+import type { RunState } from "./run-state.ts";
+import { admitSeq } from "./seen-seqs.ts";
 import { analyseSandboxEvent } from "./commands/sandbox-event-analysis.ts";
 
 /**
@@ -21,7 +22,7 @@ import { analyseSandboxEvent } from "./commands/sandbox-event-analysis.ts";
  * any point); alerts come back in a fixed order.
  */
 export function stepRun(state: RunState, event: AgentEvent, config: TripwireConfig, analyser: CommandAnalyser): TripwireAlert[] {
-  const verdict = admitSeq(state, event.type, event.seq, config.dedupeWindow);
+  const verdict = admitSeq(event.type === "agent_step" ? state.seenSteps : state.seenSandboxEvents, event.seq, config.dedupeWindow);
   if (verdict === "duplicate") {
     state.duplicatesIgnored++;
     return [];
@@ -56,17 +57,19 @@ function stepAgent(state: RunState, step: AgentStep, config: TripwireConfig, ana
     const analysis = analyser.analyseShell(intent.command, { cwd: undefined, workspaceRoot: undefined, home: config.destructive.home });
     changesState = analysis.changesState;
     noMatch = step.status === "error" && endsWithNoMatchCommand(intent.command, config.loop.noMatchCommands);
-    const mirror = claimMirror(state.mirrors, 0, step.seq, hash53(intent.command), config.agentTools.mirrorSeqWindow);
+    const subject = hash53(intent.command);
+    const mirror = claimMirror(state.mirrors, "tool_call", step.seq, subject, config.agentTools.mirrorSeqWindow);
     const findings = mirror === undefined ? analysis.findings : analysis.findings.filter((finding) => !mirror.rules.includes(finding.ruleId));
     state.mirroredAlertsSuppressed += analysis.findings.length - findings.length;
     alerts.push(...destructiveAlerts(state, findings, { seq: step.seq, eventTime: step.event_time, command: intent.command, observedDeletion: false }, config));
     const alertedRules = alerts.map((alert) => alert.rule_id);
-    if (mirror !== undefined && mirror.changed === 1) changesState = false; // already counted by its sandbox event
-    rememberMirror(state.mirrors, { side: 0, seq: step.seq, subject: hash53(intent.command), rules: alertedRules, changed: changesState ? 1 : 0, matched: mirror === undefined ? 0 : 1 });
+    if (mirror?.changed === true) changesState = false; // already counted by its sandbox event
+    rememberMirror(state.mirrors, { side: "tool_call", seq: step.seq, subject, rules: alertedRules, changed: changesState, matched: mirror !== undefined });
   } else if (intent.path !== undefined) {
-    const mirror = claimMirror(state.mirrors, 0, step.seq, hash53(intent.path), config.agentTools.mirrorSeqWindow);
-    if (mirror !== undefined && mirror.changed === 1) changesState = false;
-    rememberMirror(state.mirrors, { side: 0, seq: step.seq, subject: hash53(intent.path), rules: [], changed: changesState ? 1 : 0, matched: mirror === undefined ? 0 : 1 });
+    const subject = hash53(intent.path);
+    const mirror = claimMirror(state.mirrors, "tool_call", step.seq, subject, config.agentTools.mirrorSeqWindow);
+    if (mirror?.changed === true) changesState = false;
+    rememberMirror(state.mirrors, { side: "tool_call", seq: step.seq, subject, rules: [], changed: changesState, matched: mirror !== undefined });
   }
   if (changesState) observeStateChange(state.redundancy);
   const digest = step.observation_digest === undefined ? undefined : hash53(step.observation_digest);
@@ -85,15 +88,16 @@ function stepAgent(state: RunState, step: AgentStep, config: TripwireConfig, ana
 function stepSandbox(state: RunState, event: SandboxEvent, config: TripwireConfig, analyser: CommandAnalyser): TripwireAlert[] {
   state.sandboxEventsSeen++;
   const analysis = analyseSandboxEvent(event, analyser, config.destructive.home);
-  const subject = event.kind === "exec" ? event.command : event.kind === "file_write" || event.kind === "file_delete" || event.kind === "file_read" ? event.path : undefined;
-  const mirror = subject === undefined ? undefined : claimMirror(state.mirrors, 1, event.seq, hash53(subject), config.agentTools.mirrorSeqWindow);
+  const subjectText = event.kind === "exec" ? event.command : event.kind === "file_write" || event.kind === "file_delete" || event.kind === "file_read" ? event.path : undefined;
+  const subject = subjectText === undefined ? undefined : hash53(subjectText);
+  const mirror = subject === undefined ? undefined : claimMirror(state.mirrors, "sandbox_event", event.seq, subject, config.agentTools.mirrorSeqWindow);
   // The tool call this event mirrors already counted the state change and raised its alerts.
-  const changesState = analysis.changesState && !(mirror !== undefined && mirror.changed === 1);
+  const changesState = analysis.changesState && mirror?.changed !== true;
   if (changesState) observeStateChange(state.redundancy);
   const findings = mirror === undefined ? analysis.findings : analysis.findings.filter((finding) => !mirror.rules.includes(finding.ruleId));
   state.mirroredAlertsSuppressed += analysis.findings.length - findings.length;
   const alerts = destructiveAlerts(state, findings, { seq: event.seq, eventTime: event.event_time, command: event.command, observedDeletion: event.kind === "file_delete" }, config);
-  if (subject !== undefined) rememberMirror(state.mirrors, { side: 1, seq: event.seq, subject: hash53(subject), rules: alerts.map((alert) => alert.rule_id), changed: changesState ? 1 : 0, matched: mirror === undefined ? 0 : 1 });
+  if (subject !== undefined) rememberMirror(state.mirrors, { side: "sandbox_event", seq: event.seq, subject, rules: alerts.map((alert) => alert.rule_id), changed: changesState, matched: mirror !== undefined });
   if (analysis.credentialReads.length > 0 || analysis.egressTargets.length > 0) {
     alerts.push(...observeDataFlow(state.credential, { runId: state.runId, seq: event.seq, eventTime: event.event_time, credentialReads: analysis.credentialReads, egressTargets: analysis.egressTargets, command: event.command }));
   }

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { alertId } from "../../../src/tripwires/alert.ts";
 import { parseTripwireConfig } from "../../../src/tripwires/config.ts";
 import { createRunMonitor, inMemoryRunStates } from "../../../src/tripwires/monitor.ts";
-import { restoreRunState } from "../../../src/tripwires/run-state.ts";
+import { MIRROR_CHANGED, MIRROR_MATCHED, MIRROR_SANDBOX_SIDE } from "../../../src/tripwires/detectors/action-mirror.ts";
+import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
+import { seenCount } from "../../../src/tripwires/seen-seqs.ts";
 import { exec, sandbox, toolCall } from "./events.ts";
 
 describe("run monitor", () => {
@@ -73,7 +75,8 @@ describe("run monitor", () => {
     for (let seq = 0; seq < 5000; seq++) monitor.process(toolCall("r", seq, "t", `{"i":${seq}}`, { observation_digest: `d${seq}` }));
     const state = runs.get("r");
     expect(state?.loop.seqs.length).toBe(64);
-    expect(state?.seenStepSeqs.length).toBe(512);
+    expect(state === undefined ? 0 : seenCount(state.seenSteps)).toBe(512);
+    expect(state?.seenSteps).toEqual({ ranges: [5000 - 512, 4999], floor: 5000 - 512 }); // in order: one range
     expect(state?.redundancy.observedActions.length).toBe(128);
     expect(JSON.stringify(state).length).toBeLessThan(20_000);
   });
@@ -82,5 +85,42 @@ describe("run monitor", () => {
     expect(() => parseTripwireConfig({ loop: { minCycleLength: 5, maxCycleLength: 2 } })).toThrow();
     expect(() => parseTripwireConfig({ loop: { actionWindow: 4 } })).toThrow();
     expect(() => restoreRunState('{"runId":1}')).toThrow();
+    const runs = inMemoryRunStates();
+    const monitor = createRunMonitor({}, runs);
+    monitor.process(exec("r", 1, "rm -rf /"));
+    const state = runs.get("r");
+    if (state === undefined) throw new Error("run not held");
+    const compact = JSON.parse(serializeRunState(state)) as unknown[];
+    const withTable = (table: unknown): string => JSON.stringify([...compact.slice(0, -1), table]);
+    expect(() => restoreRunState(withTable([]))).toThrow(/refers to hash/); // a hash index past the table
+    expect(() => restoreRunState(JSON.stringify([3, ...compact.slice(1)]))).toThrow(); // an unknown format
+    expect(() => restoreRunState(JSON.stringify(compact.slice(0, -1)))).toThrow(); // a field missing
+  });
+
+  it("restores a changelog value written before the compact form (mirrors as one object each, seen seqs as lists)", () => {
+    const runs = inMemoryRunStates();
+    const monitor = createRunMonitor({}, runs);
+    monitor.process(toolCall("r", 1, "Bash", JSON.stringify({ command: "rm -rf /" })));
+    monitor.process(exec("r", 2, "rm -rf /"));
+    monitor.process(exec("r", 3, "npm test"));
+    const state = runs.get("r");
+    if (state === undefined) throw new Error("run not held");
+    const { mirrors } = state;
+    const entries = mirrors.seqs.map((seq, index) => {
+      const flags = mirrors.flags[index] ?? 0;
+      const rules = mirrors.rules[index] ?? "";
+      return { side: flags & MIRROR_SANDBOX_SIDE, seq, subject: mirrors.subjects[index], rules: rules === "" ? [] : rules.split(","), changed: (flags & MIRROR_CHANGED) === 0 ? 0 : 1, matched: (flags & MIRROR_MATCHED) === 0 ? 0 : 1 };
+    });
+    expect(entries.map((entry) => [entry.side, entry.matched, entry.rules])).toEqual([
+      [0, 1, ["fs-delete-critical-path"]],
+      [1, 1, []],
+      [1, 0, []],
+    ]);
+    // The seen seqs as a sorted list and a floor per record type.
+    const seqsOf = (ranges: readonly number[]): number[] => ranges.flatMap((first, index) => (index % 2 === 0 ? Array.from({ length: (ranges[index + 1] ?? first) - first + 1 }, (_, offset) => first + offset) : []));
+    const { seenSteps, seenSandboxEvents, ...rest } = state;
+    const older = { ...rest, seenStepSeqs: seqsOf(seenSteps.ranges), seenSandboxSeqs: seqsOf(seenSandboxEvents.ranges), stepSeqFloor: seenSteps.floor, sandboxSeqFloor: seenSandboxEvents.floor, mirrors: entries };
+    expect(older.seenSandboxSeqs).toEqual([2, 3]);
+    expect(restoreRunState(JSON.stringify(older))).toEqual(state);
   });
 });

@@ -84,6 +84,25 @@ describe("replay, dedupe and restore properties", { timeout: 60_000 }, () => {
     );
   });
 
+  it("the changelog value restores to exactly the state that was written, and writing it again gives the same text", () => {
+    fc.assert(
+      fc.property(runArbitrary, (events) => {
+        const runs = inMemoryRunStates();
+        const monitor = createRunMonitor({}, runs);
+        for (const event of events) monitor.process(event);
+        for (const runId of ["run-a", "run-b"]) {
+          const state = runs.get(runId);
+          if (state === undefined) continue;
+          const value = serializeRunState(state);
+          expect(restoreRunState(value)).toEqual(state);
+          expect(serializeRunState(restoreRunState(value))).toBe(value);
+          // The object form, as values written before the compact form were, restores to the same state.
+          expect(restoreRunState(JSON.stringify(state))).toEqual(state);
+        }
+      }),
+    );
+  });
+
   it("alert ids are deterministic and unique within a replay", () => {
     fc.assert(
       fc.property(runArbitrary, (events) => {
