@@ -2,7 +2,7 @@ import { appendFileSync } from "node:fs";
 import type { Producer } from "kafkajs";
 import type { Fact } from "../contract/facts.ts";
 import { deadLetterKey, type DeadLetterRecord } from "../contract/dead-letter.ts";
-import { createFactPublisher } from "../stream/fact-publisher.ts";
+import { createFactPublisher } from "./fact-publisher.ts";
 import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
 import type { Telemetry } from "../stream/runtime/telemetry.ts";
 import type { TopicNames } from "../stream/topic-names.ts";

@@ -7,7 +7,7 @@ import type { Kafka, Producer } from "kafkajs";
 import { canonicalJson } from "../../src/contract/canonical-json.ts";
 import { parseFactJson } from "../../src/contract/parse-fact.ts";
 import { AvroTopicSerde } from "../../src/kafka/serde/avro-serde.ts";
-import { createFactPublisher } from "../../src/stream/fact-publisher.ts";
+import { createFactPublisher } from "../../src/ingest/fact-publisher.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";
 import { resultKey } from "../../src/metrics/scope.ts";
 import type { DeadLetterRecord } from "../../src/contract/dead-letter.ts";

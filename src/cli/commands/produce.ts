@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { readRecords } from "../../stream/transports/embedded/record-source.ts";
-import { createFactPublisher } from "../../stream/fact-publisher.ts";
+import { createFactPublisher } from "../../ingest/fact-publisher.ts";
 import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { integerFlag, parseFlags, requiredStringFlag } from "../flags.ts";

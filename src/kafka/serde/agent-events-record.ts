@@ -9,7 +9,7 @@ import { FACT_LAYOUT_VERSION, readFact, writeFact } from "./fact-layout.ts";
  * writers: ingest forwards the agent events it validated in the internal binary layout
  * (src/kafka/serde/fact-layout.ts), read back without validating again; producers that publish
  * agent events straight to this topic (`agentops produce`, the OTLP receiver, the Claude Code
- * hook: src/stream/fact-publisher.ts) write Avro through the registry, which the run monitor
+ * hook: src/ingest/fact-publisher.ts) write Avro through the registry, which the run monitor
  * decodes and validates as ingest would. The first byte tells them apart (the Confluent wire
  * format starts with 0). Either way each event is validated exactly once.
  */

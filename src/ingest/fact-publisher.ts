@@ -2,7 +2,7 @@ import type { Producer } from "kafkajs";
 import { isAgentEvent, type Fact } from "../contract/facts.ts";
 import { asReported } from "../contract/parse-fact.ts";
 import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
-import type { TopicNames } from "./topic-names.ts";
+import type { TopicNames } from "../stream/topic-names.ts";
 
 /**
  * Publishes accepted facts the way every producer of this project does: Avro through the
