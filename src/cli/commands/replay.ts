@@ -12,7 +12,8 @@ import { CLUSTER_FLAGS, withCluster, type ClusterClients } from "../cluster-flag
 import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, requiredStringFlag, stringFlag, type ParsedFlags } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
-import { rebuildFromFactsTopic } from "../../stream/audit/audit-rebuild.ts";
+import { rebuildFromEngineFacts, type AuditMismatch } from "../../stream/audit/audit-rebuild.ts";
+import { checkIngestWindow, formatWindow } from "../../stream/audit/ingest-window.ts";
 import { compareResults, readLatestResults } from "../../stream/audit/topic-results.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
@@ -44,10 +45,14 @@ sorted by key. The same records in any order give byte-identical output.
                         or "full" (also every result on one line, every cohort coordinate spelled out)
   --width               columns to fit "summary" and "grouped" into (default: the terminal's, else 120)
 
-Audit mode (--from-topic): rebuilds every result from offset 0 of the facts topic into fresh
-state. With --verify it compares them with the compacted results topic, prints the digest of
-both and every differing key, and exits 1 on any difference. Use the window and threshold the
-processors run with.`;
+Audit mode (--from-topic): rebuilds every result into fresh state from the compacted
+engine-facts topic, which keeps every accepted fact version for ever (the facts topic keeps only
+its retention), validating each record again with the contract parser. With --verify it also
+checks ingest over what the facts topic still retains (each accepted metric fact must have its
+engine-facts record), compares the rebuild with the compacted results topic, prints the digest
+of both, the ingest window (first retained offset per partition), every differing key and every
+bad or missing record with its coordinates, and exits 1 on any of them. Use the window and
+threshold the processors run with.`;
 
 /** Columns the tables fit into when stdout is not a terminal (CI logs, pipes). */
 const DEFAULT_WIDTH = 120;
@@ -153,29 +158,48 @@ export const replayCommand: CliCommand = {
   },
 };
 
-/** Audit replay: rebuild from the facts topic and, with --verify, compare with the results topic. */
+/**
+ * Audit replay: rebuild the engine from the engine-facts topic (the whole history) and, with
+ * --verify, check ingest over the facts topic's retained window and compare with the results topic.
+ */
 function auditReplay(flags: ParsedFlags, config: EngineConfig): Promise<number> {
   return withCluster(flags, "agentops-audit", (clients) => auditAgainstTopics(flags, config, clients));
 }
 
 async function auditAgainstTopics(flags: ParsedFlags, config: EngineConfig, { kafka, registry, serde, topics }: ClusterClients): Promise<number> {
   const onRecord = (count: number): void => {
-    if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${topics.facts}: ${count.toLocaleString("en-US")} records`);
+    if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${topics.engineFacts}: ${count.toLocaleString("en-US")} records`);
   };
-  const rebuilt = await Effect.runPromise(rebuildFromFactsTopic(kafka, registry, topics.facts, config, shippedCatalog(), onRecord));
+  const rebuild = await Effect.runPromise(rebuildFromEngineFacts(kafka, topics.engineFacts, config, shippedCatalog(), onRecord));
   if (process.stderr.isTTY === true) process.stderr.write("\r\u001b[K");
+  const rebuilt = rebuild.results;
   const output = stringFlag(flags, "output");
   if (output !== undefined) await writeLines(output, [...rebuilt.keys()].sort(byUtf8).map((key) => JSON.stringify(rebuilt.get(key))));
-  process.stdout.write(`rebuilt ${rebuilt.size} results from ${topics.facts}\n`);
+  process.stdout.write(`rebuilt ${rebuilt.size} results from ${topics.engineFacts}\n`);
   if (!booleanFlag(flags, "verify")) return 0;
+  const ingest = await checkIngestWindow(kafka, registry, topics.facts, rebuild.keys);
+  process.stdout.write(
+    `engine rebuilt from ${topics.engineFacts} (${rebuild.records} records, whole history); ingest checked over ${topics.facts} from offsets ${formatWindow(ingest.window)} (${ingest.records} records, ${ingest.metricFacts} metric facts)\n`,
+  );
   const onTopic = await readLatestResults(kafka, serde, topics.results);
   const comparison = compareResults(rebuilt, onTopic);
   process.stdout.write(`rebuilt digest       ${comparison.expectedDigest}\nresults topic digest ${comparison.actualDigest}\n`);
-  if (comparison.differingKeys.length === 0) {
+  const sourceMismatches = [...rebuild.mismatches, ...ingest.mismatches];
+  if (comparison.differingKeys.length === 0 && sourceMismatches.length === 0) {
     process.stdout.write(`verified: ${onTopic.size} results on ${topics.results} equal the rebuild\n`);
     return 0;
   }
-  process.stdout.write(`MISMATCH: ${comparison.differingKeys.length} key(s) differ:\n`);
-  for (const key of comparison.differingKeys) process.stdout.write(`  ${key}  (rebuild: ${rebuilt.has(key) ? "present" : "absent"}, topic: ${onTopic.has(key) ? "present" : "absent"})\n`);
+  if (sourceMismatches.length > 0) {
+    process.stdout.write(`MISMATCH: ${sourceMismatches.length} record(s) of the audit source:\n`);
+    for (const mismatch of sourceMismatches) process.stdout.write(`  ${describePosition(mismatch)}  ${mismatch.detail}\n`);
+  }
+  if (comparison.differingKeys.length > 0) {
+    process.stdout.write(`MISMATCH: ${comparison.differingKeys.length} key(s) differ:\n`);
+    for (const key of comparison.differingKeys) process.stdout.write(`  ${key}  (rebuild: ${rebuilt.has(key) ? "present" : "absent"}, topic: ${onTopic.has(key) ? "present" : "absent"})\n`);
+  }
   return 1;
+}
+
+function describePosition({ position }: AuditMismatch): string {
+  return `${position.topic}/${position.partition}@${position.offset}`;
 }

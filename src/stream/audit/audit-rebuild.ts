@@ -1,29 +1,83 @@
-import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import { Effect } from "effect";
-import type { Kafka } from "kafkajs";
+import type { Kafka, KafkaMessage } from "kafkajs";
 import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
+import { isAgentEvent, type MetricFact } from "../../contract/facts.ts";
+import { parseNormalizedFact } from "../../contract/parse-fact.ts";
 import type { TransportError } from "../../errors.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
-import { decodeFact } from "../../kafka/serde/decode-fact.ts";
-import { replaySource } from "../transports/embedded/embedded-transport.ts";
+import { engineFactKey, readEngineFact } from "../../kafka/serde/engine-facts-record.ts";
+import type { TopicPosition } from "../processor.ts";
+import { replaySource, type EngineFactSource } from "../transports/embedded/embedded-transport.ts";
+
+/** A record the audit found wrong, with where it is: the audit reports it, never skips it silently. */
+export interface AuditMismatch {
+  readonly position: TopicPosition;
+  readonly detail: string;
+}
+
+export interface EngineRebuild {
+  /** The rebuilt result of every result key. */
+  readonly results: Map<string, MetricResult>;
+  /** Records read from the engine-facts topic. */
+  readonly records: number;
+  /** The key of every engine-facts record read, valid or not: what the ingest check looks up. */
+  readonly keys: ReadonlySet<string>;
+  /** Engine-facts records that do not read, do not validate or do not carry their own key. */
+  readonly mismatches: readonly AuditMismatch[];
+}
 
 /**
- * Audit replay: the topology's ingest and engine, on the embedded transport, over every record of
- * the facts topic from offset 0, decoded exactly as the Kafka ingest decodes. Nothing of the
- * running processors' state is used, so the result is an independent rebuild to compare with the
- * compacted results topic.
+ * Audit rebuild: the engine, on the embedded transport, over every record of the compacted
+ * engine-facts topic. That topic holds one record per distinct accepted fact version for ever
+ * (docs/engine-state.md §5), so the rebuild covers the whole history even after the facts topic's
+ * retention deleted its early segments. The audit distrusts the writer: each record is read, then
+ * validated again by the contract parser, and its key must be the one its content gives; a record
+ * failing any of these is a mismatch with its coordinates and does not reach the engine. Nothing
+ * of the running processors' state is used, so the result is an independent rebuild to compare
+ * with the compacted results topic.
  */
-export function rebuildFromFactsTopic(kafka: Kafka, registry: SchemaRegistry, topic: string, config: EngineConfig, catalog: CatalogSummary, onRecord?: (count: number) => void): Effect.Effect<Map<string, MetricResult>, TransportError> {
-  let count = 0;
-  const source = (emit: Parameters<Parameters<typeof replaySource>[0]>[0]): Promise<void> =>
+export function rebuildFromEngineFacts(kafka: Kafka, topic: string, config: EngineConfig, catalog: CatalogSummary, onRecord?: (count: number) => void): Effect.Effect<EngineRebuild, TransportError> {
+  let records = 0;
+  const keys = new Set<string>();
+  const mismatches: AuditMismatch[] = [];
+  const source: EngineFactSource = (emit) =>
     readTopicToEnd(kafka, topic, async (message, partition) => {
-      count += 1;
-      onRecord?.(count);
-      await emit({ position: { topic, partition, offset: message.offset }, value: await decodeFact(registry, message.value), original: { key: message.key, value: message.value } });
+      records += 1;
+      onRecord?.(records);
+      const position = { topic, partition, offset: message.offset };
+      const key = message.key?.toString("utf8");
+      if (key !== undefined) keys.add(key);
+      const checked = checkEngineFactRecord(message, key);
+      if (!checked.ok) mismatches.push({ position, detail: checked.detail });
+      else await emit({ position, value: { fact: checked.fact, source: checked.source }, original: { key: message.key, value: message.value } });
     }).then(() => undefined);
-  return replaySource(source, topic, { roles: ["ingest", "engine"], engine: config, tripwires: {} }, catalog).pipe(
-    Effect.map(({ sinks }) => new Map(sinks.results().map(({ key, json }) => [key, JSON.parse(json) as MetricResult] as const))),
+  return replaySource({ into: "engine", read: source }, topic, { roles: ["engine"], engine: config, tripwires: {} }, catalog).pipe(
+    Effect.map(({ sinks }) => ({
+      results: new Map(sinks.results().map(({ key, json }) => [key, JSON.parse(json) as MetricResult] as const)),
+      records,
+      keys,
+      mismatches,
+    })),
   );
+}
+
+type CheckedRecord = { readonly ok: true; readonly fact: MetricFact; readonly source: TopicPosition } | { readonly ok: false; readonly detail: string };
+
+/** One engine-facts record as the audit accepts it: readable, valid by the contract, under its own key. */
+function checkEngineFactRecord(message: KafkaMessage, key: string | undefined): CheckedRecord {
+  if (message.value === null) return { ok: false, detail: "engine-facts record without a value (a tombstone on a topic that never deletes)" };
+  const reading = readEngineFact(message.value);
+  if (!reading.ok) return { ok: false, detail: `engine-facts record does not read: ${reading.detail}` };
+  // The layout reader does not validate; the contract parser does, on the fact's normalised JSON form.
+  const written = JSON.stringify(reading.fact);
+  const parsed = parseNormalizedFact(JSON.parse(written) as unknown);
+  if (!parsed.ok) return { ok: false, detail: `fact ${reading.fact.fact_id} does not validate: ${parsed.rejection.reason} ${parsed.rejection.field} ${parsed.rejection.detail}`.trimEnd() };
+  if (isAgentEvent(parsed.fact)) return { ok: false, detail: `fact ${parsed.fact.fact_id} is a ${parsed.fact.type}, not a metric fact` };
+  const normalised = JSON.stringify(parsed.fact);
+  if (normalised !== written) return { ok: false, detail: `fact ${parsed.fact.fact_id} is not in normalised form (the parser reads it as another fact)` };
+  const expectedKey = engineFactKey(parsed.fact, normalised);
+  if (key !== expectedKey) return { ok: false, detail: `fact ${parsed.fact.fact_id} is under key ${JSON.stringify(key ?? null)}, its content gives ${JSON.stringify(expectedKey)}` };
+  return { ok: true, fact: parsed.fact, source: reading.source };
 }

@@ -43,6 +43,16 @@ export interface EmbeddedOptions {
  */
 export type FactSource = (emit: (record: SourceRecord<DecodedFact>) => Promise<void>) => Promise<void>;
 
+/**
+ * An engine-facts source: pushes accepted, normalised facts with their engine-facts coordinates,
+ * in order, then resolves. The audit feeds the compacted engine-facts topic (the whole history of
+ * accepted fact versions) straight to the engine through it, after validating each record itself.
+ */
+export type EngineFactSource = (emit: (record: SourceRecord<EngineFact>) => Promise<void>) => Promise<void>;
+
+/** Where an embedded run's records enter the topology: the facts topic (ingest) or the engine-facts topic (the engine). */
+export type TopologySource = { readonly into: "ingest"; readonly read: FactSource } | { readonly into: "engine"; readonly read: EngineFactSource };
+
 /** The records of a facts file (NDJSON or Avro), each with its line. */
 export function fileSource(options: EmbeddedOptions): FactSource {
   return async (emit) => {
@@ -85,7 +95,7 @@ interface Member {
 }
 
 /** The layer providing every topology service over a file, and the sinks it fills. */
-export function embeddedTransport(source: FactSource, input: string, config: TopologyConfig, catalog: CatalogSummary): { readonly layer: Layer.Layer<Transport | TopicSerde | Telemetry | Config | Catalog>; readonly sinks: EmbeddedSinks } {
+export function embeddedTransport(source: TopologySource, input: string, config: TopologyConfig, catalog: CatalogSummary): { readonly layer: Layer.Layer<Transport | TopicSerde | Telemetry | Config | Catalog>; readonly sinks: EmbeddedSinks } {
   const telemetry = new TelemetryRegistry();
   const topics = topicNames();
   const members = new Map<ProcessorName, Member>();
@@ -170,8 +180,17 @@ export function embeddedTransport(source: FactSource, input: string, config: Top
       }),
     run: Effect.tryPromise({
       try: async () => {
+        if (source.into === "engine") {
+          // The records are the engine-facts log itself: they go where ingest's outputs would.
+          await source.read(async (record) => {
+            pending.engineFacts.push(record);
+            if (pending.engineFacts.length >= FILE_BATCH) await drainInternal(Number.POSITIVE_INFINITY);
+          });
+          await drainInternal(0);
+          return;
+        }
         let batch: SourceRecord<DecodedFact>[] = [];
-        await source(async (record) => {
+        await source.read(async (record) => {
           batch.push(record);
           if (batch.length < FILE_BATCH) return;
           await feed("ingest", batch, Number.POSITIVE_INFINITY);
@@ -232,11 +251,11 @@ export interface ReplayOutcome {
 
 /** Runs the whole topology over a facts file on the embedded transport. */
 export function replayFile(options: EmbeddedOptions, config: Omit<TopologyConfig, "roles">, catalog: CatalogSummary): Effect.Effect<ReplayOutcome, TransportError> {
-  return replaySource(fileSource(options), options.input, { ...config, roles: ["ingest", "engine", "run-monitor"] }, catalog);
+  return replaySource({ into: "ingest", read: fileSource(options) }, options.input, { ...config, roles: ["ingest", "engine", "run-monitor"] }, catalog);
 }
 
-/** Runs the configured roles of the topology over a facts source on the embedded transport. */
-export function replaySource(source: FactSource, input: string, config: TopologyConfig, catalog: CatalogSummary): Effect.Effect<ReplayOutcome, TransportError> {
+/** Runs the configured roles of the topology over a facts or engine-facts source on the embedded transport. */
+export function replaySource(source: TopologySource, input: string, config: TopologyConfig, catalog: CatalogSummary): Effect.Effect<ReplayOutcome, TransportError> {
   const embedded = embeddedTransport(source, input, config, catalog);
   return Effect.gen(function* () {
     yield* Effect.scoped(runTopology);
