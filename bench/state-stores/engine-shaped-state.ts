@@ -1,6 +1,7 @@
 import type { MetricId } from "../../src/catalog/metric-definitions.ts";
 import type { Cost, DeliverySummary, MetricFact, ModelCall, Packet, Repair, TaskSnapshot } from "../../src/contract/facts.ts";
 import { cohortOf, NO_COHORT, resultKey, snapshotScopeOf, windowScopeOf } from "../../src/metrics/scope.ts";
+import { domainIdentity } from "../../src/metrics/fact-ledger.ts";
 import type { Cohort, Scope } from "../../src/metrics/result-record.ts";
 import type { RecordCache } from "./record-cache.ts";
 
@@ -401,22 +402,6 @@ function earliestTerminal(summaries: readonly DeliverySummary[]): DeliverySummar
   return earliest;
 }
 
-function domainIdentity(fact: MetricFact): [string, string] | undefined {
-  switch (fact.type) {
-    case "model_call":
-      return ["call", fact.call_id];
-    case "task_snapshot":
-      return ["snapshot", fact.snapshot_id];
-    case "cost":
-      return ["cost", fact.cost_id];
-    case "packet":
-      return ["packet", fact.packet_id];
-    case "repair":
-      return ["repair", fact.repair_id];
-    case "delivery_summary":
-      return undefined;
-  }
-}
 
 function documentBytes(document: EntityDocument): number {
   let bytes = 16 + (document.self?.length ?? 0);
