@@ -11,7 +11,7 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../test/support/free-port.ts";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,15 +39,6 @@ function summary(samples: number[]): string {
   return `p50 ${f(percentile(sorted, 50))} ms, p90 ${f(percentile(sorted, 90))} ms, **p99 ${f(percentile(sorted, 99))} ms**, max ${f(sorted.at(-1) ?? Number.NaN)} ms (n = ${sorted.length})`;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
-    });
-  });
-}
 
 async function warm(): Promise<{ repeated: string; unseen: string }> {
   const port = await freePort();

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess, type StdioOptions } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Kafka } from "kafkajs";
+import { topicRecordCount } from "../src/kafka/read-topic.ts";
 import type { TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
 
@@ -54,15 +55,6 @@ export async function stop(child: ChildProcess): Promise<number> {
   return code;
 }
 
-export async function topicCount(kafka: Kafka, topic: string): Promise<number> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    return (await admin.fetchTopicOffsets(topic)).reduce((total, partition) => total + Number(partition.high) - Number(partition.low), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
 
 /** The generated workload of N facts (seed 42), reused from bench/out/ when present. */
 export async function ensureWorkload(facts: number, log: Log): Promise<string> {
@@ -94,15 +86,15 @@ export async function produce(kafka: Kafka, topics: TopicNames, prefix: string, 
   while (!finished) {
     await Promise.race([done, sleep(10_000)]);
     if (!finished) {
-      const count = (await topicCount(kafka, topics.facts)) + (await topicCount(kafka, topics.agentEvents));
+      const count = (await topicRecordCount(kafka, topics.facts)) + (await topicRecordCount(kafka, topics.agentEvents));
       log(`produce: ${count.toLocaleString("en-US")} records on the topics after ${((performance.now() - started) / 1000).toFixed(0)} s (${rate(count, (performance.now() - started) / 1000)})`);
     }
   }
   const code = await done;
   if (code !== 0) throw new Error(`agentops produce exited ${code}`);
   const seconds = (performance.now() - started) / 1000;
-  const facts = await topicCount(kafka, topics.facts);
-  const agentEvents = await topicCount(kafka, topics.agentEvents);
+  const facts = await topicRecordCount(kafka, topics.facts);
+  const agentEvents = await topicRecordCount(kafka, topics.agentEvents);
   log(`produce: ${(facts + agentEvents).toLocaleString("en-US")} records (${facts.toLocaleString("en-US")} facts, ${agentEvents.toLocaleString("en-US")} agent events) in ${seconds.toFixed(1)} s = ${rate(facts + agentEvents, seconds)}`);
   return { seconds, facts, agentEvents };
 }
@@ -149,4 +141,14 @@ export async function metricsPortOf(child: ChildProcess, logPath: string): Promi
     if (match !== null) return Number(match[1]);
     await sleep(100);
   }
+}
+
+/** Deletes every topic of a bench's prefix; a failure is logged, not thrown (the figures are kept). */
+export async function deletePrefixedTopics(kafka: Kafka, prefix: string, log: Log): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const names = (await admin.listTopics()).filter((name) => name.startsWith(`${prefix}.`));
+  await admin.deleteTopics({ topics: names }).catch((error: unknown) => log(`could not delete the bench topics: ${String(error)}`));
+  await admin.disconnect();
+  return names.length;
 }

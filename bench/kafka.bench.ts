@@ -19,6 +19,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import type { Kafka } from "kafkajs";
+import { topicRecordCount } from "../src/kafka/read-topic.ts";
 import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { createKafka } from "../src/kafka/client.ts";
 import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
@@ -27,7 +28,7 @@ import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
-import { benchLog, CLI_NODE_FLAGS, ensureWorkload, median, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, topicCount, waitUntil } from "./kafka-harness.ts";
+import { benchLog, CLI_NODE_FLAGS, deletePrefixedTopics, ensureWorkload, median, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
 import { writeResultsSection } from "./results-section.ts";
 import { workloadLineCount } from "./workload-lines.ts";
 
@@ -140,7 +141,7 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
       const engineLag = sum(metricValues(text, "agentops_consumer_lag", { processor: "engine" }));
       const published = sum(metricValues(text, "agentops_results_published_total"));
       maxLag = Math.max(maxLag, sum(lags));
-      engineFacts = await topicCount(kafka, topics.engineFacts);
+      engineFacts = await topicRecordCount(kafka, topics.engineFacts);
       const elapsed = (performance.now() - started) / 1000;
       if (elapsed - lastProgress >= 5) {
         lastProgress = elapsed;
@@ -264,11 +265,7 @@ try {
   }
 } finally {
   if (!keepTopics) {
-    const cleanup = kafka.admin();
-    await cleanup.connect();
-    const names = (await cleanup.listTopics()).filter((name) => name.startsWith(`${prefix}.`));
-    await cleanup.deleteTopics({ topics: names }).catch((error: unknown) => log(`could not delete the bench topics: ${String(error)}`));
-    await cleanup.disconnect();
-    log(`deleted ${names.length} bench topics`);
+    const deleted = await deletePrefixedTopics(kafka, prefix, log);
+    log(`deleted ${deleted} bench topics`);
   }
 }

@@ -19,6 +19,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { cpus, loadavg, totalmem } from "node:os";
 import { isDeepStrictEqual } from "node:util";
 import type { Kafka } from "kafkajs";
+import { topicRecordCount } from "../src/kafka/read-topic.ts";
 import { shippedCatalog } from "../src/catalog/metric-definitions.ts";
 import { createKafka } from "../src/kafka/client.ts";
 import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
@@ -28,7 +29,7 @@ import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
-import { agentops, benchLog, ensureWorkload, median, metricsPortOf, metricValues, mib, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, topicCount } from "./kafka-harness.ts";
+import { agentops, benchLog, deletePrefixedTopics, ensureWorkload, median, metricsPortOf, metricValues, mib, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum } from "./kafka-harness.ts";
 import { writeResultsSection } from "./results-section.ts";
 
 const HEADING = "## Kafka Streams peer (issue #13)";
@@ -307,7 +308,7 @@ await admin.disconnect();
 try {
   const produced = await produce(kafka, topics, prefix, input, log);
   await ingest(prefix, produced.facts);
-  const engineFacts = await topicCount(kafka, topics.engineFacts);
+  const engineFacts = await topicRecordCount(kafka, topics.engineFacts);
   log(`engine-facts: ${engineFacts.toLocaleString("en-US")} records`);
   const engineRuns: StageRun[] = [];
   const peerRuns: (StageRun & { done: PeerEvent })[] = [];
@@ -356,11 +357,7 @@ try {
   }
 } finally {
   if (!keepTopics) {
-    const cleanup = kafka.admin();
-    await cleanup.connect();
-    const names = (await cleanup.listTopics()).filter((name) => name.startsWith(`${prefix}.`));
-    await cleanup.deleteTopics({ topics: names }).catch((error: unknown) => log(`could not delete the bench topics: ${String(error)}`));
-    await cleanup.disconnect();
-    log(`deleted ${names.length} bench topics (the peer's changelog topics among them)`);
+    const deleted = await deletePrefixedTopics(kafka, prefix, log);
+    log(`deleted ${deleted} bench topics (the peer's changelog topics among them)`);
   }
 }

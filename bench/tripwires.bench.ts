@@ -20,7 +20,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../test/support/free-port.ts";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,17 +68,6 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 const ms = (value: number): string => (Number.isFinite(value) ? value.toFixed(1) : "n/a");
 const int = (value: number): string => Math.round(value).toLocaleString("en-US");
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** /proc/<pid>/status field in kB (VmHWM = peak RSS, VmRSS = current). */
 function procStatusKb(pid: number, field: string): number | undefined {

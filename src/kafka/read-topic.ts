@@ -61,3 +61,14 @@ export async function readTopicToEnd(kafka: Kafka, topic: string, onMessage: (me
   }
   return read;
 }
+
+/** Records a topic holds now (high minus low watermark, summed over its partitions). */
+export async function topicRecordCount(kafka: Kafka, topic: string): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return (await admin.fetchTopicOffsets(topic)).reduce((total, partition) => total + Number(partition.high) - Number(partition.low), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}

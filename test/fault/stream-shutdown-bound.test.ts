@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import type { Kafka } from "kafkajs";
+import { topicRecordCount } from "../../src/kafka/read-topic.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { topicNames, type TopicNames } from "../../src/stream/topic-names.ts";
 import { closeAll, serviceEndpoints, testKafka, uniqueName } from "../support/kafka.ts";
@@ -57,16 +57,6 @@ function brokerProxy(target: { host: string; port: number }): Promise<Proxy> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(Object.assign(proxy, { port: (server.address() as { port: number }).port }))));
 }
 
-/** Records on a topic, summed over its partitions. */
-async function topicRecords(kafka: Kafka, topic: string): Promise<number> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    return (await admin.fetchTopicOffsets(topic)).reduce((sum, partition) => sum + Number(partition.high) - Number(partition.low), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
 
 let dir: string;
 let facts: string;
@@ -103,7 +93,7 @@ describe("bounded shutdown", () => {
     // Real work through the proxy first: the instance is a working member when the broker goes.
     await runAgentopsOk(["produce", "--input", facts, "--topic-prefix", prefix]);
     const kafka = testKafka();
-    await waitFor("results written through the proxy", async () => ((await topicRecords(kafka, topics.results)) > 0 ? true : undefined), { timeoutMs: 180_000, intervalMs: 1_000 });
+    await waitFor("results written through the proxy", async () => ((await topicRecordCount(kafka, topics.results)) > 0 ? true : undefined), { timeoutMs: 180_000, intervalMs: 1_000 });
     expect(proxy.connections, "the instance's broker connections went through the proxy").toBeGreaterThan(0);
 
     await proxy.cut();

@@ -1,6 +1,6 @@
 import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../support/free-port.ts";
 import { join } from "node:path";
 import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -133,14 +133,3 @@ describe("agentops hook claude-code --listen (HTTP hook)", () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
