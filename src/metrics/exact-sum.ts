@@ -26,6 +26,18 @@ export class ExactSum {
     }
   }
 
+  /** The sum exactly: a number while safe, a bigint past ±(2^53 − 1). */
+  get exact(): number | bigint {
+    return this.big ?? this.small;
+  }
+
+  /** A sum holding `value` (what `exact` gave). */
+  static of(value: number | bigint): ExactSum {
+    const sum = new ExactSum();
+    sum.add(value);
+    return sum;
+  }
+
   /** The sum, or undefined when it is past ±(2^53 − 1) and a number could not hold it exactly. */
   get safe(): number | undefined {
     return this.big === undefined ? this.small : undefined;

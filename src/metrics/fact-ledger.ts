@@ -1,4 +1,6 @@
 import type { MetricFact } from "../contract/facts.ts";
+import { stringListCodec, versionsCodec, type StoredVersion } from "./state/codecs.ts";
+import type { StateStore, Table } from "./state/state-store.ts";
 
 /**
  * Where a version was read: the 1-based line (or record) of a file, or `topic/partition/offset`
@@ -61,11 +63,17 @@ export function domainIdentity(fact: MetricFact): [DomainKind, string] | undefin
 }
 
 const NO_FACTS: readonly MetricFact[] = Object.freeze([]);
+const NO_VERSIONS: readonly StoredVersion[] = Object.freeze([]);
+const NO_REFS: readonly string[] = Object.freeze([]);
 
-/** The records under one identity: one record as itself (the usual case), several as an array. */
-type Versions = MetricFact | MetricFact[];
-
-const versionList = (versions: Versions | undefined): readonly MetricFact[] => (versions === undefined ? NO_FACTS : Array.isArray(versions) ? versions : [versions]);
+/**
+ * A version's name in the ledger: its fact_id and its position among that fact_id's versions.
+ * Versions are only ever appended, so the name is stable; it never leaves the ledger.
+ */
+const versionRef = (factId: string, position: number): string => `${position}\u0000${factId}`;
+const refFactId = (ref: string): string => ref.slice(ref.indexOf("\u0000") + 1);
+const refPosition = (ref: string): number => Number(ref.slice(0, ref.indexOf("\u0000")));
+const domainKey = (domain: readonly [DomainKind, string]): string => `${domain[0]}\u0000${domain[1]}`;
 
 /**
  * Decides, for every record, whether it is new, a byte-identical redelivery (a no-op), a
@@ -76,114 +84,142 @@ const versionList = (versions: Versions | undefined): readonly MetricFact[] => (
  * first such live version recorded. Which identical re-report counts changes nothing a metric
  * reads, and identities only ever gain records, so the results depend on the set of records seen,
  * not on their order.
+ *
+ * Its state is two tables of the engine's state store (so on disk in a Kafka member): the versions
+ * of each fact_id, with where each was read, and the versions claiming each domain identity (as
+ * references to the first table).
  */
 export class FactLedger {
-  private readonly byKind: Record<IdentityKind, Map<string, Versions>> = { fact: new Map(), call: new Map(), snapshot: new Map(), cost: new Map(), packet: new Map(), repair: new Map() };
-  /** Where each version was read, when the caller said (a symbol-free side table keyed by the fact object). */
-  private readonly origins = new WeakMap<MetricFact, FactOrigin>();
+  private readonly byFact: Table<readonly StoredVersion[]>;
+  private readonly byDomain: Table<readonly string[]>;
+
+  constructor(state: StateStore) {
+    this.byFact = state.table("lf\u0000", versionsCodec);
+    this.byDomain = state.table("ld\u0000", stringListCodec);
+  }
 
   record(fact: MetricFact, origin?: FactOrigin): LedgerOutcome {
-    const own = this.byKind.fact.get(fact.fact_id);
-    if (own !== undefined && versionList(own).some((known) => sameRecord(known, fact))) return { kind: "redelivery", admitted: NO_FACTS, retracted: NO_FACTS };
-    if (origin !== undefined) this.origins.set(fact, origin);
+    const own = this.byFact.get(fact.fact_id) ?? NO_VERSIONS;
+    if (own.some((known) => sameRecord(known.fact, fact))) return { kind: "redelivery", admitted: NO_FACTS, retracted: NO_FACTS };
 
     const domain = domainIdentity(fact);
-    const knownDomain = domain === undefined ? undefined : this.byKind[domain[0]].get(domain[1]);
-    if (own === undefined && knownDomain === undefined) {
+    const claimKey = domain === undefined ? undefined : domainKey(domain);
+    const knownDomain = claimKey === undefined ? undefined : this.byDomain.get(claimKey);
+    const ref = versionRef(fact.fact_id, own.length);
+    if (own.length === 0 && knownDomain === undefined) {
       // The common case: nothing else claims either identity.
-      this.byKind.fact.set(fact.fact_id, fact);
-      if (domain !== undefined) this.byKind[domain[0]].set(domain[1], fact);
+      this.byFact.set(fact.fact_id, [{ fact, origin }]);
+      if (claimKey !== undefined) this.byDomain.set(claimKey, [ref]);
       return { kind: "accepted", fact, admitted: [fact], retracted: NO_FACTS };
     }
 
-    // Every fact whose admission may change: the versions of both identities, and the versions of
+    // Every version whose admission may change: the versions of both identities, and the versions of
     // the domain identities of facts sharing this fact_id (one of them may now stop counting and
     // let an identical re-report count instead).
-    const affected = new Set<MetricFact>([...versionList(own), ...versionList(knownDomain)]);
-    for (const sibling of versionList(own)) for (const other of this.domainVersions(sibling)) affected.add(other);
+    const affected = new Set<string>([...own.map((_, position) => versionRef(fact.fact_id, position)), ...(knownDomain ?? NO_REFS)]);
+    for (const sibling of own) for (const other of this.domainRefs(sibling.fact)) affected.add(other);
     const before = new Set([...affected].filter((candidate) => this.isAdmitted(candidate)));
 
-    this.push("fact", fact.fact_id, fact);
-    if (domain !== undefined) this.push(domain[0], domain[1], fact);
-    affected.add(fact);
+    this.byFact.set(fact.fact_id, [...own, { fact, origin }]);
+    if (claimKey !== undefined) this.byDomain.set(claimKey, [...(knownDomain ?? NO_REFS), ref]);
+    affected.add(ref);
     const after = new Set([...affected].filter((candidate) => this.isAdmitted(candidate)));
 
-    const admitted = [...after].filter((candidate) => !before.has(candidate));
-    const retracted = [...before].filter((candidate) => !after.has(candidate));
+    const admitted = [...after].filter((candidate) => !before.has(candidate)).map((candidate) => this.factOf(candidate));
+    const retracted = [...before].filter((candidate) => !after.has(candidate)).map((candidate) => this.factOf(candidate));
     // Both identities of the record may conflict (a fact_id re-sent with another cost id, and that
     // cost id already claimed): each is reported, as a report of the whole ledger would.
-    const conflicts = [this.conflictOf("fact", fact.fact_id), domain === undefined ? undefined : this.conflictOf(domain[0], domain[1])].filter((found) => found !== undefined);
+    const conflicts = [this.factConflict(fact.fact_id), claimKey === undefined ? undefined : this.domainConflict(claimKey)].filter((found) => found !== undefined);
     const [conflict] = conflicts;
     if (conflict !== undefined) return { kind: "quarantined", admitted, retracted, conflict, conflicts };
-    if (after.has(fact)) return { kind: "accepted", fact, admitted, retracted };
+    if (after.has(ref)) return { kind: "accepted", fact, admitted, retracted };
     return { kind: "re-report", admitted, retracted };
   }
 
-  /** Every identity that currently carries more than one distinct record, sorted, for reports. */
+  /** Every identity that currently carries more than one distinct record, sorted, for reports (a scan of the whole ledger). */
   conflicts(): Conflict[] {
     const found: Conflict[] = [];
-    for (const kind of Object.keys(this.byKind) as IdentityKind[]) {
-      for (const id of this.byKind[kind].keys()) {
-        const conflict = this.conflictOf(kind, id);
-        if (conflict !== undefined) found.push(conflict);
-      }
+    for (const [factId, versions] of this.byFact.scan()) if (versions.length > 1) found.push(this.report("CONFLICT", `fact\u0000${factId}`, versions));
+    for (const [claim, refs] of this.byDomain.scan()) {
+      if (refs.length < 2) continue;
+      const conflict = this.domainConflict(claim);
+      if (conflict !== undefined) found.push(conflict);
     }
     return found.sort((a, b) => (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0));
   }
 
   /** The report of one Delivery's TERMINAL summaries beyond its earliest (the engine finds them). */
   laterTerminalConflict(deliveryId: string, terminalSummaries: readonly MetricFact[]): Conflict {
-    return this.report("LATER_TERMINAL_SUMMARY", `delivery\u0000${deliveryId}`, terminalSummaries);
+    return this.report(
+      "LATER_TERMINAL_SUMMARY",
+      `delivery\u0000${deliveryId}`,
+      terminalSummaries.map((fact) => ({ fact, origin: this.originOf(fact) })),
+    );
   }
 
-  private conflictOf(kind: IdentityKind, id: string): Conflict | undefined {
-    const versions = this.byKind[kind].get(id);
-    if (!Array.isArray(versions)) return undefined;
-    if (kind !== "fact" && !hasDistinctContent(versions)) return undefined;
-    return this.report("CONFLICT", `${kind}\u0000${id}`, versions);
+  private factConflict(factId: string): Conflict | undefined {
+    const versions = this.byFact.get(factId) ?? NO_VERSIONS;
+    return versions.length > 1 ? this.report("CONFLICT", `fact\u0000${factId}`, versions) : undefined;
   }
 
-  private report(reason: Conflict["reason"], identity: string, versions: readonly MetricFact[]): Conflict {
-    const sorted = [...versions].sort((a, b) => (a.fact_id < b.fact_id ? -1 : a.fact_id > b.fact_id ? 1 : 0));
-    return { reason, identity, factIds: sorted.map((version) => version.fact_id), versions: sorted.map((version) => ({ factId: version.fact_id, origin: this.origins.get(version) ?? null })) };
+  private domainConflict(claim: string): Conflict | undefined {
+    const refs = this.byDomain.get(claim) ?? NO_REFS;
+    if (refs.length < 2) return undefined;
+    const versions = refs.map((ref) => this.versionOf(ref));
+    if (!hasDistinctContent(versions.map((version) => version.fact))) return undefined;
+    return this.report("CONFLICT", claim, versions);
   }
 
-  private push(kind: IdentityKind, id: string, fact: MetricFact): void {
-    const map = this.byKind[kind];
-    const known = map.get(id);
-    if (known === undefined) map.set(id, fact);
-    else if (Array.isArray(known)) known.push(fact);
-    else map.set(id, [known, fact]);
+  private report(reason: Conflict["reason"], identity: string, versions: readonly StoredVersion[]): Conflict {
+    const sorted = [...versions].sort((a, b) => (a.fact.fact_id < b.fact.fact_id ? -1 : a.fact.fact_id > b.fact.fact_id ? 1 : 0));
+    return { reason, identity, factIds: sorted.map((version) => version.fact.fact_id), versions: sorted.map((version) => ({ factId: version.fact.fact_id, origin: version.origin ?? null })) };
   }
 
-  private domainVersions(fact: MetricFact): readonly MetricFact[] {
+  /** Where an admitted fact was read (the only version of its fact_id). */
+  private originOf(fact: MetricFact): FactOrigin | undefined {
+    return (this.byFact.get(fact.fact_id) ?? NO_VERSIONS).find((version) => sameRecord(version.fact, fact))?.origin;
+  }
+
+  private versionOf(ref: string): StoredVersion {
+    const version = (this.byFact.get(refFactId(ref)) ?? NO_VERSIONS)[refPosition(ref)];
+    if (version === undefined) throw new Error(`ledger reference ${JSON.stringify(ref)} names no version`);
+    return version;
+  }
+
+  private factOf(ref: string): MetricFact {
+    return this.versionOf(ref).fact;
+  }
+
+  private domainRefs(fact: MetricFact): readonly string[] {
     const domain = domainIdentity(fact);
-    return domain === undefined ? NO_FACTS : versionList(this.byKind[domain[0]].get(domain[1]));
+    return domain === undefined ? NO_REFS : (this.byDomain.get(domainKey(domain)) ?? NO_REFS);
   }
 
   /** Live: alone under its fact_id, and its domain identity is not in conflict. */
-  private isLive(fact: MetricFact): boolean {
-    if (this.byKind.fact.get(fact.fact_id) !== fact) return false;
-    const domain = domainIdentity(fact);
+  private isLive(ref: string): boolean {
+    const versions = this.byFact.get(refFactId(ref)) ?? NO_VERSIONS;
+    if (versions.length !== 1) return false;
+    const domain = domainIdentity((versions[0] as StoredVersion).fact);
     if (domain === undefined) return true;
-    const versions = this.byKind[domain[0]].get(domain[1]);
-    return !Array.isArray(versions) || !hasDistinctContent(versions);
+    const refs = this.byDomain.get(domainKey(domain)) ?? NO_REFS;
+    return refs.length < 2 || !hasDistinctContent(refs.map((other) => this.factOf(other)));
   }
 
   /** Admitted: live, and the first live version of its domain identity (an identical re-report counts once). */
-  private isAdmitted(fact: MetricFact): boolean {
-    if (!this.isLive(fact)) return false;
-    const domain = domainIdentity(fact);
+  private isAdmitted(ref: string): boolean {
+    if (!this.isLive(ref)) return false;
+    const domain = domainIdentity(this.factOf(ref));
     if (domain === undefined) return true;
-    const versions = this.byKind[domain[0]].get(domain[1]);
-    if (!Array.isArray(versions)) return versions === fact;
-    return versions.find((version) => this.byKind.fact.get(version.fact_id) === version) === fact;
+    const refs = this.byDomain.get(domainKey(domain)) ?? NO_REFS;
+    return refs.find((other) => (this.byFact.get(refFactId(other)) ?? NO_VERSIONS).length === 1) === ref;
   }
 }
 
 /**
- * Byte-identical after normalisation. Parsed facts have their keys in the schema's order, so
- * JSON.stringify is a canonical form here; it runs only when an identity is seen twice.
+ * Byte-identical after normalisation. Parsed facts have their keys in the schema's order, and so
+ * do facts read back from the state store (the binary layout reads fields in that order; a test of
+ * the state codecs holds it), so JSON.stringify is a canonical form here; it runs only when an
+ * identity is seen twice.
  */
 function sameRecord(a: MetricFact, b: MetricFact): boolean {
   return JSON.stringify(a) === JSON.stringify(b);

@@ -2,6 +2,14 @@ import type { Contribution } from "./contribution.ts";
 import { ExactSum } from "./exact-sum.ts";
 import { moneySliceKey } from "./money.ts";
 
+/** A group's as_of times with how many contributions have each (see GroupAggregate.apply). */
+export interface AsOfCounts {
+  /** Adds `delta` to the time's count and returns the new count (a count of 0 is forgotten). */
+  bump(time: number, delta: number): number;
+  /** The greatest finite time with a count, or undefined. */
+  max(): number | undefined;
+}
+
 export interface MoneySliceTotal {
   readonly currency: string;
   readonly source: string;
@@ -27,21 +35,23 @@ export class GroupAggregate {
   readonly categories = new Map<string, number>();
   readonly exclusions = new Map<string, number>();
   readonly money = new Map<string, MoneySliceTotal>();
-  /** event_time → how many contributions have it as their as_of; max() of the keys is as_of. */
-  private readonly asOfCounts = new Map<number, number>();
   /**
-   * The greatest key of asOfCounts, kept as contributions come and go: only retracting the last
-   * contribution at the maximum time needs a scan. Recomputing max() on every render made a
-   * stream of flushes quadratic in a group's units.
+   * The greatest finite as_of among the contributions, kept as contributions come and go: only
+   * retracting the last contribution at the maximum time needs the group's other times (`AsOfCounts.max`).
+   * Recomputing max() on every render made a stream of flushes quadratic in a group's units.
    */
-  private latest: number | undefined;
+  latest: number | undefined;
 
   constructor(sample: Contribution) {
     this.sample = sample;
   }
 
-  /** Adds (sign 1) or retracts (sign -1) one contribution. */
-  apply(contribution: Contribution, sign: 1 | -1): void {
+  /**
+   * Adds (sign 1) or retracts (sign -1) one contribution. `times` is the group's counted multiset of
+   * as_of times, kept in the engine's state beside the group (it grows with distinct event times,
+   * so it is a keyed set on disk, not part of the group's value).
+   */
+  apply(contribution: Contribution, sign: 1 | -1, times: AsOfCounts): void {
     this.units += sign;
     if (contribution.candidate) this.candidates += sign;
     if (contribution.covered) this.covered += sign;
@@ -64,13 +74,12 @@ export class GroupAggregate {
       if (total.units === 0) this.money.delete(key);
     }
     const time = contribution.asOf;
-    bump(this.asOfCounts, time, sign);
+    const remaining = times.bump(time, sign);
     if (!Number.isFinite(time)) return;
     if (sign === 1) {
       if (this.latest === undefined || time > this.latest) this.latest = time;
-    } else if (time === this.latest && !this.asOfCounts.has(time)) {
-      this.latest = undefined;
-      for (const known of this.asOfCounts.keys()) if (Number.isFinite(known) && (this.latest === undefined || known > this.latest)) this.latest = known;
+    } else if (time === this.latest && remaining === 0) {
+      this.latest = times.max();
     }
   }
 

@@ -2,12 +2,13 @@ import type { CatalogSummary } from "../catalog/metric-definitions.ts";
 import type { MetricFact } from "../contract/facts.ts";
 import type { Contribution } from "./contribution.ts";
 import type { EngineConfig } from "./engine-config.ts";
+import { countCodec, contributionsCodec, groupCodec, presenceCodec, stringCodec, stringListCodec } from "./state/codecs.ts";
+import { StateStore, type LinkTable, type Table } from "./state/state-store.ts";
 import { FactIndex } from "./fact-index.ts";
 import { terminalSummaries } from "./delivery-reading.ts";
 import { FactLedger, type Conflict, type FactOrigin, type LedgerOutcome } from "./fact-ledger.ts";
-import { GroupAggregate } from "./group-aggregate.ts";
+import { GroupAggregate, type AsOfCounts } from "./group-aggregate.ts";
 import { byUtf8 } from "./key-order.ts";
-import { MultiMap } from "./multi-map.ts";
 import { renderGroup } from "./render-result.ts";
 import type { MetricResult, ResultChange } from "./result-record.ts";
 import { callContributions } from "./units/call-unit.ts";
@@ -29,25 +30,51 @@ const NO_CONTRIBUTIONS: readonly Contribution[] = [];
  * results do not depend on arrival order, batching or how often flush is called.
  */
 export class MetricEngine {
-  private readonly ledger = new FactLedger();
-  private readonly index = new FactIndex();
-  private readonly tasks: TaskUnitIndex = { byTaskId: new MultiMap(), byMember: new MultiMap() };
+  /** The keyed state everything below lives in: in memory, or a record cache over a store on disk. */
+  readonly state: StateStore;
+  private readonly ledger: FactLedger;
+  private readonly index: FactIndex;
+  private readonly tasks: TaskUnitIndex;
   private readonly dirtyUnits: Record<UnitKind, Set<string>> = { call: new Set(), delivery: new Set(), packet: new Set(), task: new Set(), snapshot: new Set() };
-  private readonly contributions: Record<UnitKind, Map<string, readonly Contribution[]>> = { call: new Map(), delivery: new Map(), packet: new Map(), task: new Map(), snapshot: new Map() };
+  private readonly contributions: Record<UnitKind, Table<readonly Contribution[]>>;
   private readonly markDirty = (kind: UnitKind, id: string): void => {
     this.dirtyUnits[kind].add(id);
   };
-  private readonly groups = new Map<string, GroupAggregate>();
+  private readonly groups: Table<GroupAggregate>;
+  /** group key → as_of time → how many of its contributions have it. */
+  private readonly asOfTimes: LinkTable<number>;
   private readonly dirtyGroups = new Set<string>();
   /** group key → the result keys it published last (money groups publish one per slice). */
-  private readonly publishedKeys = new Map<string, readonly string[]>();
-  private readonly published = new Map<string, { json: string; result: MetricResult }>();
+  private readonly publishedKeys: Table<readonly string[]>;
+  /** result key → its canonical JSON as last published. */
+  private readonly published: Table<string>;
   private readonly config: EngineConfig;
   private readonly catalog: CatalogSummary;
 
-  constructor(config: EngineConfig, catalog: CatalogSummary) {
+  /** `state` defaults to memory (a replay of a file); a Kafka member passes a store on disk. */
+  constructor(config: EngineConfig, catalog: CatalogSummary, state: StateStore = new StateStore(undefined)) {
     this.config = config;
     this.catalog = catalog;
+    this.state = state;
+    this.ledger = new FactLedger(state);
+    this.index = new FactIndex(state);
+    this.tasks = { byTaskId: state.links("tt\u0000", presenceCodec), byMember: state.links("tm\u0000", presenceCodec) };
+    this.contributions = {
+      call: state.table("uc\u0000", contributionsCodec),
+      delivery: state.table("ud\u0000", contributionsCodec),
+      packet: state.table("up\u0000", contributionsCodec),
+      task: state.table("ut\u0000", contributionsCodec),
+      snapshot: state.table("us\u0000", contributionsCodec),
+    };
+    this.groups = state.table("g\u0000", groupCodec());
+    this.asOfTimes = state.links("ga\u0000", countCodec);
+    this.publishedKeys = state.table("pk\u0000", stringListCodec);
+    this.published = state.table("pr\u0000", stringCodec);
+  }
+
+  /** True when flush has nothing left to recompute (a checkpoint may then be taken). */
+  get settled(): boolean {
+    return this.dirtyGroups.size === 0 && UNIT_KINDS.every((kind) => this.dirtyUnits[kind].size === 0);
   }
 
   /** `origin` (a file line, a topic offset) is named in conflict reports for every version. */
@@ -65,7 +92,7 @@ export class MetricEngine {
   laterTerminalConflict(fact: MetricFact): Conflict | undefined {
     if (fact.type !== "delivery_summary" || fact.status !== "TERMINAL") return undefined;
     const terminal = terminalSummaries(this.index.summariesByDelivery.get(fact.delivery_id));
-    return terminal.length > 1 && terminal.includes(fact) ? this.ledger.laterTerminalConflict(fact.delivery_id, terminal) : undefined;
+    return terminal.length > 1 && terminal.some((summary) => summary.fact_id === fact.fact_id) ? this.ledger.laterTerminalConflict(fact.delivery_id, terminal) : undefined;
   }
 
   /** Recomputes dirty units and returns every result key whose record changed (or vanished). */
@@ -80,35 +107,38 @@ export class MetricEngine {
       const rendered = group === undefined || group.isEmpty ? [] : renderGroup(group, this.catalog, this.config.coverageThresholdHundredths);
       if (group !== undefined && group.isEmpty) this.groups.delete(groupKey);
       const keys = rendered.map((entry) => entry.key);
-      for (const stale of this.publishedKeys.get(groupKey) ?? []) {
+      const previous = this.publishedKeys.get(groupKey) ?? [];
+      for (const stale of previous) {
         if (keys.includes(stale)) continue;
         this.published.delete(stale);
         changes.push({ key: stale, result: null });
       }
       for (const { key, result } of rendered) {
         const json = JSON.stringify(result);
-        if (this.published.get(key)?.json === json) continue;
-        this.published.set(key, { json, result });
+        if (this.published.get(key) === json) continue;
+        this.published.set(key, json, json.length);
         changes.push({ key, result });
       }
-      if (keys.length === 0) this.publishedKeys.delete(groupKey);
-      else this.publishedKeys.set(groupKey, keys);
+      if (keys.length === 0) {
+        if (previous.length > 0) this.publishedKeys.delete(groupKey);
+      } else if (keys.length !== previous.length || keys.some((key, position) => previous[position] !== key)) this.publishedKeys.set(groupKey, keys);
     }
     this.dirtyGroups.clear();
     return changes.sort((a, b) => byUtf8(a.key, b.key));
   }
 
-  /** Every current result, sorted by key, as canonical JSON lines (flushes first). */
+  /** Every current result, sorted by key, as canonical JSON lines (flushes first; a scan of the whole table). */
   results(): { key: string; json: string; result: MetricResult }[] {
     this.flush();
-    return [...this.published.entries()].sort(([a], [b]) => byUtf8(a, b)).map(([key, entry]) => ({ key, ...entry }));
+    return [...this.published.scan()].sort(([a], [b]) => byUtf8(a, b)).map(([key, json]) => ({ key, json, result: JSON.parse(json) as MetricResult }));
   }
 
   /** Identity conflicts and Deliveries with later TERMINAL summaries, sorted by identity. */
   conflicts(): Conflict[] {
     const found = this.ledger.conflicts();
-    for (const [deliveryId, summaries] of this.index.summariesByDelivery.withSeveral()) {
-      const terminal = terminalSummaries(summaries);
+    for (const [deliveryId, summaries] of this.index.summariesByDelivery.scan()) {
+      if (summaries.size < 2) continue;
+      const terminal = terminalSummaries(summaries.values());
       if (terminal.length > 1) found.push(this.ledger.laterTerminalConflict(deliveryId, terminal));
     }
     return found.sort((a, b) => byUtf8(a.identity, b.identity));
@@ -146,7 +176,7 @@ export class MetricEngine {
   private indexTasks(snapshot: Extract<MetricFact, { type: "task_snapshot" }>, adding: boolean): void {
     snapshot.tasks.forEach((task, position) => {
       const unit = taskUnitId(snapshot.snapshot_id, position);
-      const update = (index: MultiMap<string, string>, key: string): void => (adding ? index.add(key, unit) : index.delete(key, unit));
+      const update = (index: LinkTable<true>, key: string): void => (adding ? index.add(key, unit, true, 0) : index.delete(key, unit));
       if (task.task_id !== undefined) update(this.tasks.byTaskId, task.task_id);
       for (const member of task.members ?? []) update(this.tasks.byMember, member);
     });
@@ -156,21 +186,44 @@ export class MetricEngine {
     const next = this.evaluate(kind, id).map(finalizeContribution);
     const contributions = this.contributions[kind];
     const previous = contributions.get(id) ?? NO_CONTRIBUTIONS;
+    if (previous.length === 0 && next.length === 0) return;
     for (const contribution of previous) this.applyToGroup(contribution, -1);
     for (const contribution of next) this.applyToGroup(contribution, 1);
     if (next.length === 0) contributions.delete(id);
-    else contributions.set(id, next);
+    else contributions.set(id, next, next.length * 48);
   }
 
   private applyToGroup(contribution: Contribution, sign: 1 | -1): void {
-    let group = this.groups.get(contribution.groupKey);
+    const groupKey = contribution.groupKey;
+    let group = this.groups.get(groupKey);
     if (group === undefined) {
       group = new GroupAggregate(contribution);
-      this.groups.set(contribution.groupKey, group);
-    }
-    group.apply(contribution, sign);
-    this.dirtyGroups.add(contribution.groupKey);
+      this.groups.set(groupKey, group, 256);
+    } else this.groups.touch(groupKey);
+    this.timesGroup = groupKey;
+    group.apply(contribution, sign, this.times);
+    this.dirtyGroups.add(groupKey);
   }
+
+  /** The as_of multiset of the group being applied (one object, not a closure per contribution). */
+  private timesGroup = "";
+  private readonly times: AsOfCounts = {
+    bump: (time, delta) => {
+      const member = String(time);
+      const count = (this.asOfTimes.member(this.timesGroup, member) ?? 0) + delta;
+      if (count === 0) this.asOfTimes.delete(this.timesGroup, member);
+      else this.asOfTimes.add(this.timesGroup, member, count, 8);
+      return count;
+    },
+    max: () => {
+      let latest: number | undefined;
+      for (const member of this.asOfTimes.members(this.timesGroup).keys()) {
+        const time = Number(member);
+        if (Number.isFinite(time) && (latest === undefined || time > latest)) latest = time;
+      }
+      return latest;
+    },
+  };
 
   private evaluate(kind: UnitKind, id: string) {
     switch (kind) {

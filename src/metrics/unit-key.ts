@@ -1,6 +1,6 @@
 import type { MetricFact } from "../contract/facts.ts";
 import type { FactIndex } from "./fact-index.ts";
-import type { MultiMap } from "./multi-map.ts";
+import type { LinkTable } from "./state/state-store.ts";
 
 /**
  * A unit is what a metric counts: a call, a Delivery, a packet, one defined task of one snapshot,
@@ -18,15 +18,17 @@ export const taskUnitId = (snapshotId: string, position: number): string => `${s
 
 /** Where defined tasks are, so a fact about a task or Delivery finds the task units reading it. */
 export interface TaskUnitIndex {
-  readonly byTaskId: MultiMap<string, string>;
-  readonly byMember: MultiMap<string, string>;
+  /** task_id → the task units naming it (members: unit ids). */
+  readonly byTaskId: LinkTable<true>;
+  /** member delivery_id → the task units listing it (members: unit ids). */
+  readonly byMember: LinkTable<true>;
 }
 
 /** Calls `mark` for every unit whose contributions may change when this fact is accepted or retracted. */
 export function markUnitsReading(fact: MetricFact, index: FactIndex, tasks: TaskUnitIndex, mark: (kind: UnitKind, id: string) => void): void {
   const tasksOf = (taskId: string | undefined, deliveryId: string | undefined): void => {
-    if (taskId !== undefined) for (const task of tasks.byTaskId.get(taskId)) mark("task", task);
-    if (deliveryId !== undefined) for (const task of tasks.byMember.get(deliveryId)) mark("task", task);
+    if (taskId !== undefined) for (const task of tasks.byTaskId.members(taskId).keys()) mark("task", task);
+    if (deliveryId !== undefined) for (const task of tasks.byMember.members(deliveryId).keys()) mark("task", task);
   };
   switch (fact.type) {
     case "model_call":

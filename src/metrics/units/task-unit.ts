@@ -1,4 +1,4 @@
-import type { DefinedTask, ModelCall, TaskSnapshot } from "../../contract/facts.ts";
+import type { DefinedTask, ModelCall, Repair, TaskSnapshot } from "../../contract/facts.ts";
 import { INCOMPLETE_ATTRIBUTION, attributionCohort } from "../attribution.ts";
 import type { ContributionDraft } from "../contribution.ts";
 import type { FactIndex } from "../fact-index.ts";
@@ -70,16 +70,19 @@ export function emptySnapshotContributions(snapshot: TaskSnapshot): Contribution
   return [{ metricId: "task-cohort-comparison-eligibility", scope: snapshotScopeOf(snapshot.snapshot_id, snapshot.cutoff), cohort: NO_COHORT, candidate: false, asOf: snapshot.event_time }];
 }
 
+/** A repair linked both by task_id and by a member Delivery is one repair: deduplicated by fact_id. */
 function linkedRepairs(task: DefinedTask, reading: TaskReading, index: FactIndex) {
-  const repairs = new Set(task.task_id === undefined ? [] : index.repairsByTask.get(task.task_id));
-  for (const member of reading.members) for (const repair of index.repairsByDelivery.get(member)) repairs.add(repair);
-  return repairs;
+  const repairs = new Map<string, Repair>();
+  if (task.task_id !== undefined) for (const repair of index.repairsByTask.get(task.task_id)) repairs.set(repair.fact_id, repair);
+  for (const member of reading.members) for (const repair of index.repairsByDelivery.get(member)) repairs.set(repair.fact_id, repair);
+  return repairs.values();
 }
 
 function linkedOperationalCalls(task: DefinedTask, members: readonly string[], index: FactIndex, readable: (eventTime: number) => boolean): ModelCall[] {
-  const calls = new Set<ModelCall>(task.task_id === undefined ? [] : index.callsByTask.get(task.task_id));
-  for (const member of members) for (const call of index.callsByDelivery.get(member)) calls.add(call);
-  return [...calls].filter((call) => call.operational && readable(call.event_time));
+  const calls = new Map<string, ModelCall>();
+  if (task.task_id !== undefined) for (const call of index.callsByTask.get(task.task_id)) calls.set(call.fact_id, call);
+  for (const member of members) for (const call of index.callsByDelivery.get(member)) calls.set(call.fact_id, call);
+  return [...calls.values()].filter((call) => call.operational && readable(call.event_time));
 }
 
 /**

@@ -1,0 +1,269 @@
+import type { MetricId } from "../../catalog/metric-definitions.ts";
+import type { MetricFact } from "../../contract/facts.ts";
+import { BinaryReader, BinaryWriter, InternalRecordError } from "../../kafka/serde/binary-form.ts";
+import { readFact, writeFact } from "../../kafka/serde/fact-layout.ts";
+import type { Contribution, MoneyShare } from "../contribution.ts";
+import { ExactSum } from "../exact-sum.ts";
+import { GroupAggregate, type MoneySliceTotal } from "../group-aggregate.ts";
+import type { Cohort, Scope } from "../result-record.ts";
+import type { ValueCodec } from "./state-store.ts";
+
+/*
+ * How the engine's state values are written on disk: the facts in the binary layout of the
+ * engine-facts topic (src/kafka/serde/fact-layout.ts), everything else in the same primitive
+ * forms. A value read back equals the value written (exact sums stay exact, bigints stay bigints).
+ */
+
+const writer = new BinaryWriter();
+
+function encodeWith(write: (out: BinaryWriter) => void): Buffer {
+  writer.start();
+  write(writer);
+  return writer.finish();
+}
+
+function decodeWith<V>(bytes: Buffer, read: (input: BinaryReader) => V): V {
+  const reader = new BinaryReader(bytes);
+  const value = read(reader);
+  reader.end();
+  return value;
+}
+
+export const factCodec: ValueCodec<MetricFact> = {
+  encode: (fact) => encodeWith((out) => writeFact(out, fact)),
+  decode: (bytes) => decodeWith(bytes, (input) => readFact(input) as MetricFact),
+};
+
+export const stringCodec: ValueCodec<string> = {
+  encode: (value) => encodeWith((out) => out.string(value)),
+  decode: (bytes) => decodeWith(bytes, (input) => input.string()),
+};
+
+export const stringListCodec: ValueCodec<readonly string[]> = {
+  encode: (values) =>
+    encodeWith((out) => {
+      out.unsigned(values.length);
+      for (const value of values) out.string(value);
+    }),
+  decode: (bytes) => decodeWith(bytes, (input) => Array.from({ length: input.unsigned() }, () => input.string())),
+};
+
+export const countCodec: ValueCodec<number> = {
+  encode: (value) => encodeWith((out) => out.integer(value)),
+  decode: (bytes) => decodeWith(bytes, (input) => input.integer()),
+};
+
+/** A member set whose members are the whole point (the value is empty). */
+export const presenceCodec: ValueCodec<true> = {
+  encode: () => EMPTY,
+  decode: () => true,
+};
+const EMPTY = Buffer.alloc(0);
+
+/** Where a version was read (a file line or `topic/partition/offset`), or unknown. */
+export type StoredOrigin = number | string | undefined;
+
+/** The records under one fact_id, each with where it was read (FactLedger). */
+export interface StoredVersion {
+  readonly fact: MetricFact;
+  readonly origin: StoredOrigin;
+}
+
+export const versionsCodec: ValueCodec<readonly StoredVersion[]> = {
+  encode: (versions) =>
+    encodeWith((out) => {
+      out.unsigned(versions.length);
+      for (const { fact, origin } of versions) {
+        writeOrigin(out, origin);
+        writeFact(out, fact);
+      }
+    }),
+  decode: (bytes) => decodeWith(bytes, (input) => Array.from({ length: input.unsigned() }, () => ({ origin: readOrigin(input), fact: readFact(input) as MetricFact }))),
+};
+
+function writeOrigin(out: BinaryWriter, origin: StoredOrigin): void {
+  if (origin === undefined) out.byte(0);
+  else if (typeof origin === "number") {
+    out.byte(1);
+    out.double(origin);
+  } else {
+    out.byte(2);
+    out.string(origin);
+  }
+}
+
+function readOrigin(input: BinaryReader): StoredOrigin {
+  const tag = input.byte();
+  if (tag === 0) return undefined;
+  if (tag === 1) return input.double();
+  if (tag === 2) return input.string();
+  throw new InternalRecordError(`origin tag ${String(tag)}`);
+}
+
+function writeExact(out: BinaryWriter, value: number | bigint): void {
+  if (typeof value === "number") {
+    out.byte(0);
+    out.double(value);
+  } else {
+    out.byte(1);
+    out.string(value.toString());
+  }
+}
+
+function readExact(input: BinaryReader): number | bigint {
+  const tag = input.byte();
+  if (tag === 0) return input.double();
+  if (tag === 1) return BigInt(input.string());
+  throw new InternalRecordError(`exact number tag ${String(tag)}`);
+}
+
+function writeCounts(out: BinaryWriter, counts: Iterable<readonly [string, number]>, size: number): void {
+  out.unsigned(size);
+  for (const [key, count] of counts) {
+    out.string(key);
+    out.integer(count);
+  }
+}
+
+function readCounts(input: BinaryReader): [string, number][] {
+  return Array.from({ length: input.unsigned() }, () => [input.string(), input.integer()] as [string, number]);
+}
+
+/** A group's metric, scope and cohort, read back from its result key (RFC 8785 JSON) once per group. */
+interface GroupIdentity {
+  readonly metricId: MetricId;
+  readonly scope: Scope;
+  readonly cohort: Cohort;
+}
+
+/**
+ * Result keys seen in this process, to their identity. It grows with distinct result groups (a few
+ * thousand), not with facts, like the scope and cohort interning of scope.ts.
+ */
+const identities = new Map<string, GroupIdentity>();
+
+function identityOf(groupKey: string): GroupIdentity {
+  let identity = identities.get(groupKey);
+  if (identity !== undefined) return identity;
+  const parsed = JSON.parse(groupKey) as { cohort: Record<string, string>; metric_id: MetricId; scope: Record<string, string> };
+  // The scope's own field order (scope.ts), not the key's canonical order: rendered results show it.
+  const scope = (parsed.scope.kind === "window" ? { kind: "window", start: parsed.scope.start, end: parsed.scope.end } : { kind: "snapshot", snapshot_id: parsed.scope.snapshot_id, cutoff: parsed.scope.cutoff }) as Scope;
+  identity = { metricId: parsed.metric_id, scope: Object.freeze(scope), cohort: Object.freeze(parsed.cohort) };
+  identities.set(groupKey, identity);
+  return identity;
+}
+
+const FLAG_CANDIDATE = 1;
+const FLAG_COVERED = 2;
+const FLAG_ELIGIBLE = 4;
+const FLAG_HIT = 8;
+const FLAG_CATEGORY = 16;
+
+export const contributionsCodec: ValueCodec<readonly Contribution[]> = {
+  encode: (contributions) =>
+    encodeWith((out) => {
+      out.unsigned(contributions.length);
+      for (const contribution of contributions) {
+        out.string(contribution.groupKey);
+        const flags =
+          (contribution.candidate ? FLAG_CANDIDATE : 0) | (contribution.covered ? FLAG_COVERED : 0) | (contribution.eligible ? FLAG_ELIGIBLE : 0) | (contribution.hit ? FLAG_HIT : 0) | (contribution.category === undefined ? 0 : FLAG_CATEGORY);
+        out.byte(flags);
+        if (contribution.category !== undefined) out.string(contribution.category);
+        out.double(contribution.amount);
+        out.unsigned(contribution.money.length);
+        for (const share of contribution.money) {
+          out.string(share.currency);
+          out.string(share.source);
+          out.string(share.costBasis);
+          writeExact(out, share.amountMinor);
+        }
+        const reasons = Object.keys(contribution.exclusions);
+        writeCounts(
+          out,
+          reasons.map((reason) => [reason, contribution.exclusions[reason] as number] as const),
+          reasons.length,
+        );
+        out.double(contribution.asOf);
+      }
+    }),
+  decode: (bytes) =>
+    decodeWith(bytes, (input) =>
+      Array.from({ length: input.unsigned() }, (): Contribution => {
+        const groupKey = input.string();
+        const flags = input.byte();
+        const category = (flags & FLAG_CATEGORY) === 0 ? undefined : input.string();
+        const amount = input.double();
+        const money: MoneyShare[] = Array.from({ length: input.unsigned() }, () => ({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) }));
+        const exclusions = Object.fromEntries(readCounts(input));
+        const asOf = input.double();
+        const { metricId, scope, cohort } = identityOf(groupKey);
+        return {
+          metricId,
+          scope,
+          cohort,
+          groupKey,
+          candidate: (flags & FLAG_CANDIDATE) !== 0,
+          covered: (flags & FLAG_COVERED) !== 0,
+          eligible: (flags & FLAG_ELIGIBLE) !== 0,
+          hit: (flags & FLAG_HIT) !== 0,
+          category,
+          amount,
+          money,
+          exclusions,
+          asOf,
+        };
+      }),
+    ),
+};
+
+/** A group's sums; its identity comes back from its key (the table's key is the result key). */
+export function groupCodec(): ValueCodec<GroupAggregate> {
+  return {
+    encode: (group) =>
+      encodeWith((out) => {
+        out.string(group.sample.groupKey);
+        for (const count of [group.units, group.candidates, group.covered, group.eligible, group.hits]) out.integer(count);
+        writeExact(out, group.amount.exact);
+        writeCounts(out, group.categories, group.categories.size);
+        writeCounts(out, group.exclusions, group.exclusions.size);
+        out.unsigned(group.money.size);
+        for (const [key, total] of group.money) {
+          out.string(key);
+          out.string(total.currency);
+          out.string(total.source);
+          out.string(total.costBasis);
+          out.integer(total.units);
+          writeExact(out, total.amountMinor.exact);
+        }
+        out.boolean(group.latest !== undefined);
+        if (group.latest !== undefined) out.double(group.latest);
+      }),
+    decode: (bytes) =>
+      decodeWith(bytes, (input) => {
+        const groupKey = input.string();
+        const group = new GroupAggregate(sampleOf(groupKey));
+        group.units = input.integer();
+        group.candidates = input.integer();
+        group.covered = input.integer();
+        group.eligible = input.integer();
+        group.hits = input.integer();
+        group.amount.add(readExact(input));
+        for (const [key, count] of readCounts(input)) group.categories.set(key, count);
+        for (const [key, count] of readCounts(input)) group.exclusions.set(key, count);
+        const slices = input.unsigned();
+        for (let index = 0; index < slices; index++) {
+          const key = input.string();
+          const total: MoneySliceTotal = { currency: input.string(), source: input.string(), costBasis: input.string(), units: input.integer(), amountMinor: ExactSum.of(readExact(input)) };
+          group.money.set(key, total);
+        }
+        group.latest = input.boolean() ? input.double() : undefined;
+        return group;
+      }),
+  };
+}
+
+/** The sample a group renders its identity from: only metricId, scope, cohort and groupKey are read. */
+function sampleOf(groupKey: string): Contribution {
+  const { metricId, scope, cohort } = identityOf(groupKey);
+  return { metricId, scope, cohort, groupKey, candidate: false, covered: false, eligible: false, hit: false, category: undefined, amount: 0, money: [], exclusions: {}, asOf: Number.NEGATIVE_INFINITY };
+}

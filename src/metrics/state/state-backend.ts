@@ -1,0 +1,53 @@
+import { mkdirSync } from "node:fs";
+import { open as openLmdb, type RootDatabase } from "lmdb";
+
+/**
+ * What the engine's state needs from an embedded key-value store (docs/engine-state.md §1): a
+ * synchronous point read and prefix scan (unit recomputation is synchronous code; an await per
+ * cache miss would dominate it), and an atomic batch of writes, so that a commit's state and its
+ * checkpoint land together or not at all.
+ */
+export interface StateBackend {
+  /** The stored bytes, copied (the caller may keep them). */
+  get(key: string): Buffer | undefined;
+  /** Every entry whose key starts with `prefix`, in key order. */
+  scan(prefix: string): Iterable<readonly [string, Buffer]>;
+  /** Applies the writes (null deletes the key) as one atomic transaction. */
+  commit(writes: Iterable<readonly [string, Buffer | null]>): void;
+  /** Deletes everything (a checkpoint that does not match this build's layout or configuration). */
+  clear(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * LMDB (lmdb-js), chosen by `npm run bench:stores` (docs/engine-state.md §1): a memory-mapped
+ * B+tree whose reads are synchronous lookups in mapped pages and which opens in milliseconds at any
+ * size (no log to replay), which is what a restart in seconds needs. noSync: a process crash loses
+ * nothing committed; a machine crash may lose the last commits, and then the checkpoint is older
+ * and the engine re-reads its input from there (or rebuilds when the store is damaged).
+ */
+export function openLmdbBackend(directory: string): StateBackend {
+  mkdirSync(directory, { recursive: true });
+  // Binary keys (UTF-8 bytes), not lmdb's ordered-binary strings: that encoding reads a 0 byte as
+  // the boundary of an array key, and identifiers may contain any character.
+  const db: RootDatabase<Buffer, Buffer> = openLmdb<Buffer, Buffer>({ path: directory, encoding: "binary", keyEncoding: "binary", compression: false, noSync: true });
+  return {
+    get: (key) => db.getBinary(Buffer.from(key, "utf8")),
+    *scan(prefix) {
+      const start = Buffer.from(prefix, "utf8");
+      // Every key with the prefix sorts below the prefix followed by 0xFF (no UTF-8 byte is 0xFF).
+      const end = Buffer.concat([start, Buffer.from([0xff])]);
+      for (const { key, value } of db.getRange({ start, end })) yield [key.toString("utf8"), value] as const;
+    },
+    commit: (writes) => {
+      db.transactionSync(() => {
+        for (const [key, value] of writes) {
+          if (value === null) db.removeSync(Buffer.from(key, "utf8"));
+          else db.putSync(Buffer.from(key, "utf8"), value);
+        }
+      });
+    },
+    clear: () => db.clearSync(),
+    close: () => db.close(),
+  };
+}

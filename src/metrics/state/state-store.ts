@@ -1,0 +1,557 @@
+import type { StateBackend } from "./state-backend.ts";
+
+/** How a table's values are stored on disk. */
+export interface ValueCodec<V> {
+  encode(value: V): Buffer;
+  decode(bytes: Buffer): V;
+}
+
+/** Bookkeeping per cached entry (key, map slot, flags), added to its encoded size when counting the cache. */
+const ENTRY_OVERHEAD_BYTES = 96;
+/** A decoded value takes about this many times its encoded size in the V8 heap. */
+const DECODED_PER_ENCODED_BYTE = 3;
+
+const ABSENT = Symbol("absent");
+const NO_MEMBERS: ReadonlyMap<string, never> = new Map<string, never>();
+
+interface Entry<V> {
+  value: V | typeof ABSENT;
+  /** Estimated heap bytes of the decoded value. */
+  bytes: number;
+  dirty: boolean;
+  /** Read since the clock hand last passed (CLOCK eviction). */
+  referenced: boolean;
+}
+
+interface LinkEntry<V> {
+  readonly members: Map<string, V>;
+  bytes: number;
+  /** Members written since the last commit. */
+  readonly dirtyMembers: Set<string>;
+  referenced: boolean;
+}
+
+/** One table's share of the cache: what commit writes and eviction may drop. */
+interface CacheShare {
+  readonly name: string;
+  /** Appends this table's dirty writes (backend key, bytes or null) and marks them clean. */
+  drain(writes: [string, Buffer | null][]): void;
+  /** Drops clean entries in CLOCK order until `bytes` are freed; returns the bytes freed. */
+  evict(bytes: number): number;
+  /** Entries cached, for telemetry. */
+  readonly size: number;
+  clear(): void;
+}
+
+export interface StateStoreStats {
+  readonly cachedBytes: number;
+  readonly cacheBudgetBytes: number;
+  readonly misses: number;
+  readonly evictions: number;
+  readonly commits: number;
+  readonly lastCommitWrites: number;
+}
+
+/**
+ * The engine's keyed state (docs/engine-state.md §2): tables of values by key and link tables (a
+ * key's set of members), in front of an optional on-disk backend.
+ *
+ * Without a backend (file replay, tests) the tables are plain maps that are never evicted: the
+ * whole state is in memory, as a replay of one file needs. With a backend the tables are a record
+ * cache over it, as Kafka Streams' record cache sits over RocksDB: values are read through on a
+ * miss, written back at `commit` (a key written many times between commits is written once), and
+ * clean entries beyond the budget are evicted in CLOCK order after each commit, so the process holds
+ * the cache and the current commit's writes, never the history.
+ */
+export class StateStore {
+  readonly backend: StateBackend | undefined;
+  readonly budgetBytes: number;
+  private readonly tables: CacheShare[] = [];
+  private readonly prefixes = new Set<string>();
+  /** Estimated heap bytes of every cached entry, dirty or clean. */
+  cachedBytes = 0;
+  misses = 0;
+  evictions = 0;
+  commits = 0;
+  lastCommitWrites = 0;
+  private clockTable = 0;
+
+  constructor(backend: StateBackend | undefined, budgetBytes = Number.POSITIVE_INFINITY) {
+    this.backend = backend;
+    this.budgetBytes = budgetBytes;
+  }
+
+  /** True when the state is on disk and `commit` writes it. */
+  get persistent(): boolean {
+    return this.backend !== undefined;
+  }
+
+  /** A table of values by key; `prefix` names it on disk and must be unique. */
+  table<V>(prefix: string, codec: ValueCodec<V>): Table<V> {
+    this.claim(prefix);
+    if (this.backend === undefined) return new MemoryTable<V>();
+    const table = new CachedTable<V>(this, this.backend, prefix, codec);
+    this.tables.push(table);
+    return table;
+  }
+
+  /** A table of member sets by key; `prefix` names it on disk and must be unique. */
+  links<V>(prefix: string, codec: ValueCodec<V>): LinkTable<V> {
+    this.claim(prefix);
+    if (this.backend === undefined) return new MemoryLinkTable<V>();
+    const table = new CachedLinkTable<V>(this, this.backend, prefix, codec);
+    this.tables.push(table);
+    return table;
+  }
+
+  /**
+   * Writes every dirty entry, and `extra` (the checkpoint), in one transaction, then evicts clean
+   * entries down to the budget. Without a backend it does nothing: memory is the state.
+   */
+  commit(extra: readonly (readonly [string, Buffer | null])[] = []): void {
+    const backend = this.backend;
+    if (backend === undefined) return;
+    const writes: [string, Buffer | null][] = [];
+    for (const table of this.tables) table.drain(writes);
+    for (const write of extra) writes.push([write[0], write[1]]);
+    backend.commit(writes);
+    this.commits += 1;
+    this.lastCommitWrites = writes.length;
+    this.evictToBudget();
+  }
+
+  /** Bytes a table entry grew or shrank by. */
+  account(delta: number): void {
+    this.cachedBytes += delta;
+  }
+
+  /** Forgets the cache and deletes everything on disk (a checkpoint of another layout). */
+  clear(): void {
+    for (const table of this.tables) table.clear();
+    this.cachedBytes = 0;
+    this.backend?.clear();
+  }
+
+  stats(): StateStoreStats {
+    return { cachedBytes: this.cachedBytes, cacheBudgetBytes: this.budgetBytes, misses: this.misses, evictions: this.evictions, commits: this.commits, lastCommitWrites: this.lastCommitWrites };
+  }
+
+  private evictToBudget(): void {
+    if (this.tables.length === 0) return;
+    // Round robin over the tables, a slice of the excess at a time, so no table is emptied first.
+    let rounds = 0;
+    while (this.cachedBytes > this.budgetBytes && rounds < this.tables.length * 64) {
+      const table = this.tables[this.clockTable % this.tables.length] as CacheShare;
+      this.clockTable += 1;
+      rounds += 1;
+      const excess = this.cachedBytes - this.budgetBytes;
+      this.cachedBytes -= table.evict(Math.max(4096, Math.ceil(excess / this.tables.length)));
+    }
+  }
+
+  private claim(prefix: string): void {
+    if ([...this.prefixes].some((known) => known.startsWith(prefix) || prefix.startsWith(known))) throw new Error(`state table prefix ${JSON.stringify(prefix)} overlaps another table's`);
+    this.prefixes.add(prefix);
+  }
+}
+
+/** Encoded size to estimated heap size. */
+function heapBytes(encodedBytes: number): number {
+  return encodedBytes * DECODED_PER_ENCODED_BYTE + ENTRY_OVERHEAD_BYTES;
+}
+
+/**
+ * Values by key. A value read from a table may be mutated in place (a group's sums) and then
+ * `touch`ed, so it is written at the next commit; until then it stays cached.
+ */
+export interface Table<V> {
+  readonly size: number;
+  get(key: string): V | undefined;
+  /** `encodedBytesHint`: about how many bytes the value takes encoded (for the cache's count). */
+  set(key: string, value: V, encodedBytesHint?: number): void;
+  touch(key: string): void;
+  delete(key: string): void;
+  /** Every (key, value), unordered. */
+  scan(): Iterable<[string, V]>;
+}
+
+/**
+ * Sets of members by key (a Delivery's costs, a group's as-of times), read whole.
+ */
+export interface LinkTable<V> {
+  readonly size: number;
+  /** The members of `key` (a live view: do not hold it across writes). */
+  members(key: string): ReadonlyMap<string, V>;
+  /** The members' values. */
+  get(key: string): Iterable<V>;
+  member(key: string, member: string): V | undefined;
+  add(key: string, member: string, value: V, encodedBytesHint?: number): void;
+  delete(key: string, member: string): void;
+  /** Every key with its members, unordered. */
+  scan(): Iterable<[string, ReadonlyMap<string, V>]>;
+}
+
+/** A table of the state in memory: a plain map (file replay holds the whole state). */
+class MemoryTable<V> implements Table<V> {
+  private readonly values = new Map<string, V>();
+
+  get size(): number {
+    return this.values.size;
+  }
+
+  get(key: string): V | undefined {
+    return this.values.get(key);
+  }
+
+  set(key: string, value: V): void {
+    this.values.set(key, value);
+  }
+
+  touch(): void {
+    // A mutated value is the stored value.
+  }
+
+  delete(key: string): void {
+    this.values.delete(key);
+  }
+
+  scan(): Iterable<[string, V]> {
+    return this.values.entries();
+  }
+}
+
+/** A link table in memory: a map of maps, a key's entry dropped with its last member. */
+class MemoryLinkTable<V> implements LinkTable<V> {
+  private readonly keys = new Map<string, Map<string, V>>();
+
+  get size(): number {
+    return this.keys.size;
+  }
+
+  members(key: string): ReadonlyMap<string, V> {
+    return this.keys.get(key) ?? NO_MEMBERS;
+  }
+
+  get(key: string): Iterable<V> {
+    return (this.keys.get(key) ?? NO_MEMBERS).values();
+  }
+
+  member(key: string, member: string): V | undefined {
+    return this.keys.get(key)?.get(member);
+  }
+
+  add(key: string, member: string, value: V): void {
+    let members = this.keys.get(key);
+    if (members === undefined) {
+      members = new Map();
+      this.keys.set(key, members);
+    }
+    members.set(member, value);
+  }
+
+  delete(key: string, member: string): void {
+    const members = this.keys.get(key);
+    if (members === undefined || !members.delete(member)) return;
+    if (members.size === 0) this.keys.delete(key);
+  }
+
+  scan(): Iterable<[string, ReadonlyMap<string, V>]> {
+    return this.keys.entries();
+  }
+}
+
+/** A table over the backend, through the record cache. */
+class CachedTable<V> implements Table<V>, CacheShare {
+  readonly name: string;
+  private readonly store: StateStore;
+  private readonly backend: StateBackend;
+  private readonly prefix: string;
+  private readonly codec: ValueCodec<V>;
+  private readonly entries = new Map<string, Entry<V>>();
+  /** Keys dirty since the last commit (a subset of `entries`). */
+  private readonly dirtyKeys = new Set<string>();
+  private clock: Iterator<[string, Entry<V>]> | undefined;
+
+  constructor(store: StateStore, backend: StateBackend, prefix: string, codec: ValueCodec<V>) {
+    this.store = store;
+    this.backend = backend;
+    this.name = prefix;
+    this.prefix = prefix;
+    this.codec = codec;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry !== undefined) {
+      entry.referenced = true;
+      return entry.value === ABSENT ? undefined : entry.value;
+    }
+    this.store.misses += 1;
+    const bytes = this.backend.get(this.prefix + key);
+    const value = bytes === undefined ? ABSENT : this.codec.decode(bytes);
+    const size = heapBytes(bytes?.length ?? key.length);
+    this.entries.set(key, { value, bytes: size, dirty: false, referenced: true });
+    this.store.account(size);
+    return value === ABSENT ? undefined : value;
+  }
+
+  set(key: string, value: V, encodedBytesHint = 64): void {
+    const entry = this.entries.get(key);
+    const size = heapBytes(encodedBytesHint + key.length);
+    if (entry === undefined) {
+      this.entries.set(key, { value, bytes: size, dirty: true, referenced: true });
+      this.store.account(size);
+    } else {
+      entry.value = value;
+      entry.referenced = true;
+      if (!entry.dirty) entry.dirty = true;
+    }
+    this.dirtyKeys.add(key);
+  }
+
+  /** Marks a value mutated in place as changed (the next commit writes it). */
+  touch(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    entry.dirty = true;
+    this.dirtyKeys.add(key);
+  }
+
+  delete(key: string): void {
+    // Kept as a dirty ABSENT entry until the commit writes the delete.
+    const entry = this.entries.get(key);
+    if (entry === undefined) {
+      const size = heapBytes(key.length);
+      this.entries.set(key, { value: ABSENT, bytes: size, dirty: true, referenced: false });
+      this.store.account(size);
+    } else {
+      entry.value = ABSENT;
+      entry.dirty = true;
+    }
+    this.dirtyKeys.add(key);
+  }
+
+  /**
+   * Every (key, value): the cache over what is on disk. Unordered. The cached keys are taken first,
+   * so a read during the scan (which may cache a key the disk part then reaches) yields nothing twice.
+   */
+  *scan(): Generator<[string, V]> {
+    const cached = [...this.entries].filter(([, entry]) => entry.value !== ABSENT).map(([key, entry]) => [key, entry.value as V] as [string, V]);
+    const seen = new Set(this.entries.keys());
+    yield* cached;
+    for (const [storedKey, bytes] of this.backend.scan(this.prefix)) {
+      const key = storedKey.slice(this.prefix.length);
+      if (!seen.has(key)) yield [key, this.codec.decode(bytes)];
+    }
+  }
+
+  drain(writes: [string, Buffer | null][]): void {
+    for (const key of this.dirtyKeys) {
+      const entry = this.entries.get(key);
+      if (entry === undefined || !entry.dirty) continue;
+      entry.dirty = false;
+      if (entry.value === ABSENT) {
+        writes.push([this.prefix + key, null]);
+        continue;
+      }
+      const bytes = this.codec.encode(entry.value);
+      writes.push([this.prefix + key, bytes]);
+      const size = heapBytes(bytes.length + key.length);
+      this.store.account(size - entry.bytes);
+      entry.bytes = size;
+    }
+    this.dirtyKeys.clear();
+  }
+
+  evict(bytes: number): number {
+    let freed = 0;
+    let visited = 0;
+    const limit = this.entries.size * 2;
+    while (freed < bytes && visited < limit && this.entries.size > 0) {
+      let next = this.clock?.next();
+      if (next === undefined || next.done === true) {
+        this.clock = this.entries.entries();
+        next = this.clock.next();
+        if (next.done === true) break;
+      }
+      visited += 1;
+      const [key, entry] = next.value;
+      if (entry.dirty) continue;
+      if (entry.referenced) {
+        entry.referenced = false;
+        continue;
+      }
+      this.entries.delete(key);
+      freed += entry.bytes;
+      this.store.evictions += 1;
+    }
+    return freed;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.dirtyKeys.clear();
+    this.clock = undefined;
+  }
+}
+
+/**
+ * A link table over the backend, through the record cache: the members of a
+ * key are one prefix scan on disk (`prefix`, the key's length, the key, the member), as Kafka
+ * Streams' foreign-key join prefix-scans its subscription store, so adding a member writes one small
+ * entry and never rewrites a growing list.
+ */
+class CachedLinkTable<V> implements LinkTable<V>, CacheShare {
+  readonly name: string;
+  private readonly store: StateStore;
+  private readonly backend: StateBackend;
+  private readonly prefix: string;
+  private readonly codec: ValueCodec<V>;
+  private readonly entries = new Map<string, LinkEntry<V>>();
+  private readonly dirtyKeys = new Set<string>();
+  private clock: Iterator<[string, LinkEntry<V>]> | undefined;
+
+  constructor(store: StateStore, backend: StateBackend, prefix: string, codec: ValueCodec<V>) {
+    this.store = store;
+    this.backend = backend;
+    this.name = prefix;
+    this.prefix = prefix;
+    this.codec = codec;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The members of `key` (a live view: do not hold it across writes). */
+  members(key: string): ReadonlyMap<string, V> {
+    return this.load(key).members;
+  }
+
+  get(key: string): Iterable<V> {
+    return this.load(key).members.values();
+  }
+
+  member(key: string, member: string): V | undefined {
+    return this.load(key).members.get(member);
+  }
+
+  add(key: string, member: string, value: V, encodedBytesHint = 32): void {
+    const entry = this.load(key);
+    if (!entry.members.has(member)) {
+      const size = heapBytes(encodedBytesHint + member.length);
+      entry.bytes += size;
+      this.store.account(size);
+    }
+    entry.members.set(member, value);
+    entry.dirtyMembers.add(member);
+    this.dirtyKeys.add(key);
+  }
+
+  delete(key: string, member: string): void {
+    const entry = this.load(key);
+    if (!entry.members.delete(member)) return;
+    entry.dirtyMembers.add(member);
+    this.dirtyKeys.add(key);
+  }
+
+  /** Every key with its members: the cache over what is on disk. Unordered. */
+  *scan(): Generator<[string, ReadonlyMap<string, V>]> {
+    // Cached keys first, as Table.scan does.
+    const cached = [...this.entries].filter(([, entry]) => entry.members.size > 0).map(([key, entry]) => [key, new Map(entry.members)] as [string, ReadonlyMap<string, V>]);
+    const seen = new Set(this.entries.keys());
+    yield* cached;
+    let current: { key: string; members: Map<string, V> } | undefined;
+    for (const [storedKey, bytes] of this.backend.scan(this.prefix)) {
+      const { key, member } = this.parse(storedKey);
+      if (seen.has(key)) continue;
+      if (current?.key !== key) {
+        if (current !== undefined) yield [current.key, current.members];
+        current = { key, members: new Map() };
+      }
+      current.members.set(member, this.codec.decode(bytes));
+    }
+    if (current !== undefined) yield [current.key, current.members];
+  }
+
+  drain(writes: [string, Buffer | null][]): void {
+    for (const key of this.dirtyKeys) {
+      const entry = this.entries.get(key);
+      if (entry === undefined) continue;
+      const base = this.keyPrefix(key);
+      for (const member of entry.dirtyMembers) {
+        const value = entry.members.get(member);
+        writes.push([base + member, value === undefined ? null : this.codec.encode(value)]);
+      }
+      entry.dirtyMembers.clear();
+    }
+    this.dirtyKeys.clear();
+  }
+
+  evict(bytes: number): number {
+    let freed = 0;
+    let visited = 0;
+    const limit = this.entries.size * 2;
+    while (freed < bytes && visited < limit && this.entries.size > 0) {
+      let next = this.clock?.next();
+      if (next === undefined || next.done === true) {
+        this.clock = this.entries.entries();
+        next = this.clock.next();
+        if (next.done === true) break;
+      }
+      visited += 1;
+      const [key, entry] = next.value;
+      if (entry.dirtyMembers.size > 0) continue;
+      if (entry.referenced) {
+        entry.referenced = false;
+        continue;
+      }
+      this.entries.delete(key);
+      freed += entry.bytes;
+      this.store.evictions += 1;
+    }
+    return freed;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.dirtyKeys.clear();
+    this.clock = undefined;
+  }
+
+  private load(key: string): LinkEntry<V> {
+    let entry = this.entries.get(key);
+    if (entry !== undefined) {
+      entry.referenced = true;
+      return entry;
+    }
+    const members = new Map<string, V>();
+    let bytes = ENTRY_OVERHEAD_BYTES + key.length;
+    this.store.misses += 1;
+    const base = this.keyPrefix(key);
+    for (const [storedKey, value] of this.backend.scan(base)) {
+      members.set(storedKey.slice(base.length), this.codec.decode(value));
+      bytes += heapBytes(value.length + storedKey.length - base.length);
+    }
+    entry = { members, bytes, dirtyMembers: new Set(), referenced: true };
+    this.entries.set(key, entry);
+    this.store.account(bytes);
+    return entry;
+  }
+
+  /** The key's length makes the prefix exact: no key's members are read as another key's. */
+  private keyPrefix(key: string): string {
+    return `${this.prefix}${key.length}\u0000${key}\u0000`;
+  }
+
+  private parse(storedKey: string): { key: string; member: string } {
+    const lengthEnd = storedKey.indexOf("\u0000", this.prefix.length);
+    const length = Number(storedKey.slice(this.prefix.length, lengthEnd));
+    const key = storedKey.slice(lengthEnd + 1, lengthEnd + 1 + length);
+    return { key, member: storedKey.slice(lengthEnd + 2 + length) };
+  }
+}
