@@ -134,12 +134,25 @@ export type StoreSet = ReadonlyMap<string, KeyValueStore<unknown>>;
 /**
  * One source partition's processing. A processor whose store's changelog is its own source (the
  * engine) is given the source's history first through `restore`, publishing nothing, then
- * `goLive` once, then live batches.
+ * `goLive` once, then live batches. If it keeps that state on local disk with a checkpoint, it
+ * says where its state stands (`resumeFrom`): the runtime then reads the source from there instead
+ * of from offset 0, and tells it (`committed`) each time a batch's writes are acknowledged, which
+ * is when it may checkpoint.
  */
 export interface Task<V> {
+  /**
+   * Where the task's local state stands, given the source partition's end offset: the next offset
+   * it does not reflect, and whether it had gone live (its results were published). A checkpoint
+   * beyond the end (the topic was recreated) must be dropped by the task, which then says 0.
+   */
+  resumeFrom?(sourceEnd: string): { readonly offset: string; readonly live: boolean };
   restore?(records: readonly SourceRecord<V>[]): void;
   goLive?(): ProcessResult;
   process(batch: Batch<V>): ProcessResult;
+  /** The writes of every batch before `nextOffset` are acknowledged: state up to there may be checkpointed. */
+  committed?(nextOffset: string, live: boolean): void;
+  /** The partition is revoked or the member stops: release local state (after the last `committed`). */
+  close?(): Promise<void>;
 }
 
 export interface Processor<V> {

@@ -7,9 +7,9 @@ import { countLogs, describeDifferences, embeddedReplay, killAllProcessors, logL
 
 /**
  * Issue #15, item 4: a restart with no new facts publishes nothing. The engine rebuilds its state
- * on every start and reconciles the results topic; it must write only keys whose value differs
- * and tombstone only keys that are gone, so two restarts leave the results topic's end offsets
- * where the first run left them.
+ * (a new instance) or resumes it from its local checkpoint (the same instance id, issue #13), and
+ * reconciles the results topic; it must write only keys whose value differs and tombstone only keys
+ * that are gone, so restarts leave the results topic's end offsets where the first run left them.
  */
 
 let dir: string;
@@ -49,13 +49,18 @@ describe("restarting an instance with no new facts", () => {
     const before = await resultsEndOffsets();
     expect(before.some((entry) => !entry.endsWith(":0"))).toBe(true);
 
-    for (const round of [1, 2]) {
-      const instance = await startProcessor({ topicPrefix: prefix, name: `restart-${round}`, dir });
+    // Round 1: another instance id, so no local state: it rebuilds from the engine-facts topic.
+    // Round 2: the first instance's id again: it resumes from its local checkpoint (issue #13) and
+    // reads no history.
+    for (const [round, name, resumes] of [[1, "restart-1", false], [2, "restart-0", true]] as const) {
+      const instance = await startProcessor({ topicPrefix: prefix, name, dir });
       const live = await waitFor(`restart ${round}: engine live`, () => logLines(instance).find((line) => line["msg"] === "engine state rebuilt; results reconciled; live"), { timeoutMs: 90_000 });
       expect(live["results"]).toBe(expected.results.size);
       expect(live["upserts"]).toBe(0);
       expect(live["tombstones"]).toBe(0);
       expect(countLogs(instance, "engine state rebuilt; results reconciled; live")).toBe(1);
+      expect(countLogs(instance, "engine state resumed from its local checkpoint"), `restart ${round} resumes`).toBe(resumes ? 1 : 0);
+      expect(countLogs(instance, "rebuilding engine state from its input topic"), `restart ${round} rebuilds`).toBe(resumes ? 0 : 1);
       expect(await stopProcessor(instance)).toBe(0);
       expect(await resultsEndOffsets(), `results topic end offsets after restart ${round}`).toEqual(before);
     }

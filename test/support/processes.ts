@@ -100,7 +100,7 @@ export function spawnProcessor(options: StartOptions): ProcessorInstance {
   const stderrPath = join(options.dir, `${stamp}.err.log`);
   const out = openSync(stdoutPath, "a");
   const err = openSync(stderrPath, "a");
-  const args = [...NODE_FLAGS, ...(options.nodeFlags ?? []), AGENTOPS, "run", "--topic-prefix", options.topicPrefix, "--instance-id", options.name, "--metrics-port", "0", "--brokers", brokers.join(","), "--schema-registry", registryUrl, ...(options.roles === undefined ? [] : ["--roles", options.roles.join(",")]), ...(options.extraArgs ?? [])];
+  const args = [...NODE_FLAGS, ...(options.nodeFlags ?? []), AGENTOPS, "run", "--topic-prefix", options.topicPrefix, "--instance-id", options.name, "--state-dir", join(options.dir, "state", options.name), "--metrics-port", "0", "--brokers", brokers.join(","), "--schema-registry", registryUrl, ...(options.roles === undefined ? [] : ["--roles", options.roles.join(",")]), ...(options.extraArgs ?? [])];
   const child = spawn(NODE, args, { cwd: REPO_ROOT, stdio: ["ignore", out, err], env: { ...process.env, ...options.env } });
   closeSync(out);
   closeSync(err);

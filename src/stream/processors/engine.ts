@@ -2,43 +2,100 @@ import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict, LedgerOutcome } from "../../metrics/fact-ledger.ts";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
+import { checkpointWrite, openLocalState, stateIdentity, type LocalState } from "../../metrics/state/local-state.ts";
 import type { ResultChange } from "../../metrics/result-record.ts";
 import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type UnreadableRecord } from "../processor.ts";
 
 /** Backlog (records behind the source's head) above which a batch's flush may be deferred. */
 export const FLUSH_BACKLOG_THRESHOLD = 20_000;
-/** Deferred flushes still happen at least this often, so results keep moving during catch-up. */
-export const FLUSH_EVERY_FACTS = 100_000;
+/**
+ * Deferred flushes still happen at least this often, so results keep moving during catch-up, and
+ * the state can be checkpointed (only a flushed state is) and its cache's dirty entries written.
+ */
+export const FLUSH_EVERY_FACTS = 50_000;
+/** A flushed state is checkpointed at most this often (and whenever the cache is over its budget). */
+export const CHECKPOINT_INTERVAL_MS = 1_000;
 
 /** The store that holds what the results topic holds (topology.ts); the engine reads its keys. */
 export const PUBLISHED_RESULTS = "published-results";
 
 /**
- * The metric engine as a processor. Its source (accepted facts, one partition, compacted by fact
- * version) is its own changelog: on every assignment the runtime replays it from offset 0 through
- * `restore` (nothing is published), then `goLive` writes the whole rebuilt result table to the
- * published-results store, which was restored from the results topic and drops every write equal
- * to what the topic holds; keys the topic holds and the rebuild does not are deleted. So the
- * results topic receives exactly the difference, and a restart with no new facts writes nothing.
- * Live, each batch's changed results are published; a conflict becomes a dead letter only live (a
- * rebuild finds the conflicts an earlier live run already reported).
+ * Where the engine keeps its state on a Kafka member: an LMDB store per source partition under
+ * `directory`, with a record cache of `cacheBytes` in front. Without it (file replay) the state is
+ * in memory.
+ */
+export interface EngineStateOptions {
+  readonly directory: (partition: number) => string;
+  readonly cacheBytes: number;
+}
+
+/**
+ * The metric engine as a processor. Its source (accepted facts, compacted by fact version) is its
+ * own changelog. With local state (a Kafka member), the state is on disk and checkpointed with the
+ * source offset it reflects (docs/engine-state.md §3): a member that finds its checkpoint resumes
+ * from there and goes live at once; one without (or with a checkpoint of another layout, engine
+ * configuration or catalog) rebuilds from offset 0 through `restore` (nothing is published). Going
+ * live, it writes its whole result table to the published-results store, which was restored from
+ * the results topic and drops every write equal to what the topic holds; keys the topic holds and
+ * the state does not are deleted. So the results topic receives exactly the difference: results
+ * sent after the last checkpoint and lost with a crash are sent again, and a restart with no new
+ * facts writes nothing. Live, each batch's changed results are published; a conflict becomes a dead
+ * letter only live (a rebuild finds the conflicts an earlier live run already reported).
  * A record it cannot read (a newer layout, damaged bytes) is dead-lettered as UNDECODABLE_BYTES with
  * its engine-facts position when live (once, like a conflict), and contributes nothing.
  */
-export function engineProcessor(config: EngineConfig, catalog: CatalogSummary): Processor<EngineFact | UnreadableRecord> {
+export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, stateOptions?: EngineStateOptions): Processor<EngineFact | UnreadableRecord> {
+  const identity = stateIdentity(config, catalog);
   return {
     name: "engine",
-    open: (_partition, stores, metrics) => {
-      const engine = new MetricEngine(config, catalog);
+    open: (partition, stores, metrics) => {
+      const local = stateOptions === undefined ? undefined : openLocalState(stateOptions, partition, identity);
+      const engine = new MetricEngine(config, catalog, local?.state);
       const published = stores.get(PUBLISHED_RESULTS);
       /** Facts ingested since the last flush (see process). */
       let unflushed = 0;
+      let lastCheckpoint = performance.now();
+      /** The last batch whose writes were acknowledged (Task.committed). */
+      let acknowledged: { offset: string; live: boolean } | undefined;
+      /** A batch was processed after it (its writes failed or were never sent): the state is past what is acknowledged. */
+      let unacknowledged = false;
+      /**
+       * Commits the state with its checkpoint. Restoring, nothing is published, so flushing here
+       * loses nothing (going live publishes the table). Live, only a state whose changes were
+       * flushed and sent may be checkpointed: a deferred flush waits for the next flushed batch.
+       */
+      const checkpoint = (store: LocalState, offset: string, live: boolean): void => {
+        if (!live && unflushed > 0) {
+          engine.flush();
+          unflushed = 0;
+        }
+        if (!engine.settled) return;
+        store.state.commit([checkpointWrite({ offset, live, identity })]);
+        lastCheckpoint = performance.now();
+        reportState();
+      };
+      const reportState = (): void => {
+        if (local === undefined) return;
+        const stats = local.state.stats();
+        metrics.gauge("agentops_engine_state_cache_bytes", "Estimated heap bytes of the engine state's record cache", { partition: String(partition) }, stats.cachedBytes);
+        metrics.gauge("agentops_engine_state_commits", "Engine state commits (checkpoints) since the partition was opened", { partition: String(partition) }, stats.commits);
+      };
       return {
+        resumeFrom: (sourceEnd) => {
+          if (local === undefined) return { offset: "0", live: false };
+          const checkpoint = local.checkpoint;
+          if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) return { offset: checkpoint.offset, live: checkpoint.live };
+          // No checkpoint, or one past the topic's end (the topic was recreated): rebuild.
+          if (checkpoint !== undefined) local.state.clear();
+          return { offset: "0", live: false };
+        },
         restore: (records) => {
+          unacknowledged = true;
           for (const { value } of records) if (!("unreadable" in value)) engine.ingest(value.fact, originOf(value.source));
+          unflushed += records.length;
         },
         goLive: () => {
-          engine.flush();
+          unflushed = 0;
           const current = engine.results();
           const keys = new Set(current.map((entry) => entry.key));
           const outputs: SinkRecord[] = current.map((entry) => ({ topic: "results", key: entry.key, value: entry.result }));
@@ -46,6 +103,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary): 
           return { outputs };
         },
         process: (batch) => {
+          unacknowledged = true;
           const outputs: SinkRecord[] = [];
           for (const record of batch.records) ingestLive(engine, record, outputs, metrics);
           // Catching up on a backlog, results for facts the next batches will change again are not
@@ -55,6 +113,20 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary): 
           if (batch.backlog > FLUSH_BACKLOG_THRESHOLD && unflushed < FLUSH_EVERY_FACTS) return { outputs };
           unflushed = 0;
           return { outputs: [...outputs, ...resultRecords(engine.flush())] };
+        },
+        committed: (nextOffset, live) => {
+          acknowledged = { offset: nextOffset, live };
+          unacknowledged = false;
+          if (local === undefined) return;
+          const due = performance.now() - lastCheckpoint >= CHECKPOINT_INTERVAL_MS || local.state.cachedBytes > local.state.budgetBytes;
+          if (due) checkpoint(local, nextOffset, live);
+        },
+        close: async () => {
+          if (local === undefined) return;
+          // Stopping cleanly: the last acknowledged batch's state is checkpointed, so a restart reads nothing again.
+          if (acknowledged !== undefined && !unacknowledged) checkpoint(local, acknowledged.offset, acknowledged.live);
+          await local.state.backend?.close();
+          local.release();
         },
       };
     },

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { Deferred, Effect, Layer, type Scope } from "effect";
 import { pino } from "pino";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
@@ -116,7 +117,12 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
       Layer.succeed(Transport, transport),
       Layer.succeed(TopicSerde, serde),
       Layer.succeed(TelemetryTag, telemetry),
-      Layer.succeed(Config, { roles: config.roles, engine: { windowMillis: config.windowMillis, coverageThresholdHundredths: config.coverageThresholdHundredths }, tripwires: {} }),
+      Layer.succeed(Config, {
+        roles: config.roles,
+        engine: { windowMillis: config.windowMillis, coverageThresholdHundredths: config.coverageThresholdHundredths },
+        engineState: { directory: (partition) => join(config.stateDir, `engine-${String(partition)}`), cacheBytes: config.stateCacheMb * 1024 * 1024 },
+        tripwires: {},
+      }),
       Layer.succeed(Catalog, shippedCatalog()),
     );
     yield* runTopology.pipe(Effect.provide(layer));

@@ -4,7 +4,7 @@ import type { TopicSerde as TopicSerdeShape } from "../../kafka/serde/topic-serd
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { TripwireConfigInput } from "../../tripwires/index.ts";
 import type { Processor } from "../processor.ts";
-import { engineProcessor } from "../processors/engine.ts";
+import { engineProcessor, type EngineStateOptions } from "../processors/engine.ts";
 import { ingestProcessor } from "../processors/ingest.ts";
 import { runMonitorProcessor } from "../processors/run-monitor.ts";
 import type { ProcessorName } from "../topology.ts";
@@ -21,6 +21,8 @@ import type { Telemetry as TelemetryShape } from "./telemetry.ts";
 export interface TopologyConfig {
   readonly roles: readonly ProcessorName[];
   readonly engine: EngineConfig;
+  /** The engine's state on disk (Kafka members); absent, it is in memory (file replay). */
+  readonly engineState?: EngineStateOptions;
   readonly tripwires: TripwireConfigInput;
 }
 
@@ -45,7 +47,7 @@ export class Transport extends Context.Tag("agentops/Transport")<Transport, Tran
 
 /** The processor of a role, configured. */
 export function processorFor(role: ProcessorName, config: TopologyConfig, catalog: CatalogSummary): Processor<never> {
-  const processors = { ingest: () => ingestProcessor, engine: () => engineProcessor(config.engine, catalog), "run-monitor": () => runMonitorProcessor(config.tripwires) } as const;
+  const processors = { ingest: () => ingestProcessor, engine: () => engineProcessor(config.engine, catalog, config.engineState), "run-monitor": () => runMonitorProcessor(config.tripwires) } as const;
   return processors[role]() as Processor<never>;
 }
 

@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Effect } from "effect";
 import { z } from "zod";
 import { DEFAULT_BROKERS, DEFAULT_SCHEMA_REGISTRY_URL } from "../../kafka/connection-settings.ts";
@@ -30,11 +32,22 @@ export const streamConfigSchema = z.strictObject({
    * what was not committed (at-least-once), rather than hanging on an unreachable broker.
    */
   shutdownTimeoutMs: z.number().int().min(1_000, "must be at least 1s").max(600_000, "must be at most 10m"),
+  /**
+   * Where the engine keeps its state on disk, one store per engine partition. Default: under the
+   * system's temporary directory, by group prefix and instance id, so a restarted instance with
+   * the same --instance-id resumes from its checkpoint.
+   */
+  stateDir: z.string().min(1),
+  /** The engine state's record cache, per partition (docs/engine-state.md §1). */
+  stateCacheMb: z.number().int().min(1, "must be at least 1").max(65_536, "must be at most 65536"),
 });
 
 export type StreamConfig = z.output<typeof streamConfigSchema>;
 
 export const DEFAULT_SHUTDOWN_TIMEOUT = "30s";
+/** The engine state's record cache per partition, MiB (Kafka Streams' default cache is 10 MiB per instance). */
+export const DEFAULT_STATE_CACHE_MB = 64;
+
 
 /** Flag name and environment variable for each field, so an error can name both. */
 const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: string }> = {
@@ -49,7 +62,10 @@ const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: stri
   metricsPort: { flag: "--metrics-port", env: "AGENTOPS_METRICS_PORT", fix: "give a free TCP port, or 0 to pick one" },
   logLevel: { flag: "--log-level", env: "AGENTOPS_LOG_LEVEL", fix: "give one of fatal, error, warn, info, debug, trace, silent" },
   shutdownTimeoutMs: { flag: "--shutdown-timeout", env: "AGENTOPS_SHUTDOWN_TIMEOUT", fix: "give a duration from 1s to 10m, e.g. 30s" },
+  stateDir: { flag: "--state-dir", env: "AGENTOPS_STATE_DIR", fix: "give a writable directory for the engine's local state, e.g. /var/lib/agentops" },
+  stateCacheMb: { flag: "--state-cache-mb", env: "AGENTOPS_STATE_CACHE_MB", fix: `give whole MiB from 1 to 65536 (default ${String(DEFAULT_STATE_CACHE_MB)})` },
 };
+
 
 export type RawStreamConfig = Partial<Record<keyof StreamConfig, string | undefined>>;
 
@@ -62,6 +78,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RawStreamConfig {
   }
   return raw;
 }
+/**
+ * `<tmp>/agentops-state/<group prefix>/<instance id>`: an instance started without --instance-id
+ * (whose id is its pid) uses `default`, so that it too finds its state after a restart.
+ */
+function defaultStateDir(merged: RawStreamConfig): string {
+  const group = merged.groupPrefix ?? (merged.topicPrefix === undefined || merged.topicPrefix === "" ? "agentops" : `${merged.topicPrefix}.agentops`);
+  return join(tmpdir(), "agentops-state", group, merged.instanceId ?? "default");
+}
+
 /** Flags override environment, which overrides defaults; then everything is validated. */
 export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessEnv): Effect.Effect<StreamConfig, ConfigError> {
   const merged: RawStreamConfig = { ...configFromEnv(env), ...Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) };
@@ -81,6 +106,8 @@ export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessE
     logLevel: merged.logLevel ?? "info",
     // Durations read like window sizes (30s, 2m), so one parser serves both.
     shutdownTimeoutMs: parseWindowSize(merged.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT) ?? Number.NaN,
+    stateDir: merged.stateDir ?? defaultStateDir(merged),
+    stateCacheMb: merged.stateCacheMb === undefined ? DEFAULT_STATE_CACHE_MB : Number(merged.stateCacheMb),
   };
   const parsed = streamConfigSchema.safeParse(candidate);
   if (parsed.success) return Effect.succeed(parsed.data);

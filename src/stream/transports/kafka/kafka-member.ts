@@ -71,6 +71,10 @@ interface PartitionTask {
   readonly stores: TaskStores;
   /** Offset (exclusive) up to which the source is replayed into the task's state; undefined once live. */
   restoreEnd: bigint | undefined;
+  /** When the replay began and from which offset, for its rate. */
+  restoreStarted: { readonly at: number; readonly offset: bigint } | undefined;
+  /** The next source offset a task resuming from its own position must read (undefined: the group's position). */
+  next: bigint | undefined;
 }
 
 /** Runs a processor's code, turning what it throws into the processor's typed failure. */
@@ -107,8 +111,9 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
   const sourceTopic = topics[node.source];
   const groupId = `${config.groupPrefix}.${name}`;
   const replaysSource = node.stores.some((store) => store.restore === "source");
-  // A processor whose source is its changelog rebuilds from offset 0 on every assignment: nothing to commit.
-  const commits = !replaysSource;
+  // Every member commits its offsets (consumer lag is read from them). A processor whose source is
+  // its changelog resumes from its own checkpoint (Task.resumeFrom), not from the committed offset.
+  const commits = true;
   const decode = sourceDecoder(environment, node.source);
   const order = sendOrder(name).map((group) => group.map((role) => topics[role]));
   const tasks = new Map<number, PartitionTask>();
@@ -201,23 +206,62 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
     catch: (cause) => new KafkaIoError({ operation: `read ${sourceTopic} end offsets`, cause }),
   });
 
-  /** A new assignment: its tasks over restored stores; a processor whose source is its changelog replays it from offset 0. */
+  /** The group's committed offset per source partition (absent: nothing committed). */
+  const committedOffsets: Effect.Effect<Map<number, bigint>, KafkaIoError> = Effect.tryPromise({
+    try: async () => {
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        const [topic] = await admin.fetchOffsets({ groupId, topics: [sourceTopic] });
+        return new Map((topic?.partitions ?? []).filter((entry) => BigInt(entry.offset) >= 0n).map((entry) => [entry.partition, BigInt(entry.offset)] as const));
+      } finally {
+        await admin.disconnect();
+      }
+    },
+    catch: (cause) => new KafkaIoError({ operation: `read ${groupId} committed offsets`, cause }),
+  });
+
+  /** Releases the tasks' local state (a revoked assignment, or shutdown). */
+  const closeTasks: Effect.Effect<void, ProcessorError> = Effect.gen(function* () {
+    const open = [...tasks.values()];
+    tasks.clear();
+    for (const entry of open) yield* Effect.tryPromise({ try: () => entry.task.close?.() ?? Promise.resolve(), catch: (cause) => new ProcessorError({ processor: name, cause }) });
+  });
+
+  /**
+   * A new assignment: its tasks over restored stores. A processor whose source is its changelog
+   * resumes from its task's checkpoint (live at once when the checkpoint was live), or replays the
+   * source from offset 0.
+   */
   const restore = (partitions: readonly number[], consumer: Consumer): Effect.Effect<void, KafkaIoError | EncodeError | ProcessorError> =>
     Effect.gen(function* () {
-      tasks.clear();
+      yield* closeTasks;
       for (const partition of acknowledged.keys()) if (!partitions.includes(partition)) acknowledged.delete(partition);
       const storesByPartition = yield* readChangelogs(partitions);
       const ends = replaysSource ? yield* sourceEnds : new Map<number, bigint>();
+      const groupOffsets = replaysSource ? yield* committedOffsets : new Map<number, bigint>();
       for (const [partition, stores] of storesByPartition) {
         const task = yield* processorCall(name, () => processor.open(partition, storeSet(stores), telemetry) as Task<unknown>);
-        const entry: PartitionTask = { task, stores, restoreEnd: undefined };
+        const entry: PartitionTask = { task, stores, restoreEnd: undefined, restoreStarted: undefined, next: undefined };
         tasks.set(partition, entry);
         if (!replaysSource) continue;
-        entry.restoreEnd = ends.get(partition) ?? 0n;
-        // Rebuild from the very beginning whatever position the group would resume from.
-        consumer.seek({ topic: sourceTopic, partition, offset: "0" });
-        logger.info({ processor: name, partition, restoreEnd: entry.restoreEnd.toString(), stage: "restore-begin" }, `rebuilding ${name} state from its input topic`);
-        if (entry.restoreEnd === 0n) yield* goLive(entry, partition);
+        const end = ends.get(partition) ?? 0n;
+        const from = yield* processorCall(name, () => task.resumeFrom?.(end.toString()) ?? { offset: "0", live: false });
+        const start = BigInt(from.offset);
+        // The source is replayed silently up to what the group committed (every write of the batches
+        // before it was acknowledged: their results and dead letters are on their topics), or to the
+        // end when nothing was committed; from there on it is processed live. So records whose
+        // writes a crash may have lost are processed live again (at-least-once), never skipped.
+        const committedAt = groupOffsets.get(partition);
+        const restoreEnd = committedAt === undefined ? end : committedAt < start ? start : committedAt > end ? end : committedAt;
+        // The task's own checkpoint decides where to read, whatever position the group would resume from.
+        entry.next = start;
+        consumer.seek({ topic: sourceTopic, partition, offset: from.offset });
+        entry.restoreEnd = restoreEnd;
+        entry.restoreStarted = { at: performance.now(), offset: start };
+        if (start > 0n) logger.info({ processor: name, partition, offset: from.offset, restoreEnd: restoreEnd.toString(), end: end.toString(), stage: "resume" }, `${name} state resumed from its local checkpoint`);
+        else logger.info({ processor: name, partition, from: from.offset, restoreEnd: restoreEnd.toString(), stage: "restore-begin" }, `rebuilding ${name} state from its input topic`);
+        if (start >= restoreEnd) yield* goLive(entry, partition);
       }
     });
 
@@ -236,16 +280,27 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
     });
 
   /** One fetched batch, from decoding to its writes acknowledged; its offsets are then ready to commit. */
-  const handleBatch = (payload: EachBatchPayload, ready: Effect.Effect<void, BatchError>): Effect.Effect<void, BatchError> =>
+  const handleBatch = (payload: EachBatchPayload, ready: Effect.Effect<void, BatchError>, consumer: Consumer): Effect.Effect<void, BatchError> =>
     Effect.gen(function* () {
       yield* ready;
       const { batch } = payload;
       const entry = tasks.get(batch.partition);
       if (entry === undefined) return;
-      const records = yield* decodeBatch(payload);
+      const fetched = yield* decodeBatch(payload);
+      // A task that resumes from its own checkpoint reads on from exactly there: a batch fetched from
+      // the group's committed offset before the assignment's seek took effect is not its input.
+      const expected = entry.next;
+      const records = expected === undefined ? fetched : fetched.filter((record) => BigInt((record.position as TopicPosition).offset) >= expected);
+      const first = records[0];
+      if (expected !== undefined && first !== undefined && BigInt((first.position as TopicPosition).offset) > expected) {
+        logger.info({ processor: name, partition: batch.partition, expected: expected.toString(), fetched: (first.position as TopicPosition).offset, stage: "seek" }, "batch is not at the task's position; seeking again");
+        consumer.seek({ topic: sourceTopic, partition: batch.partition, offset: expected.toString() });
+        return;
+      }
       const last = records.at(-1);
       if (last === undefined) return;
       const lastOffset = (last.position as TopicPosition).offset;
+      if (expected !== undefined) entry.next = BigInt(lastOffset) + 1n;
       let live = records;
       if (entry.restoreEnd !== undefined) {
         const end = entry.restoreEnd;
@@ -253,7 +308,13 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         live = records.slice(restoring.length);
         yield* processorCall(name, () => entry.task.restore?.(restoring));
         if (BigInt(lastOffset) + 1n >= end) {
-          logger.info({ processor: name, partition: batch.partition, records: end.toString(), stage: "restore-end" }, "source replayed into the processor's state");
+          const started = entry.restoreStarted;
+          const records = started === undefined ? end : end - started.offset;
+          const seconds = started === undefined ? 0 : (performance.now() - started.at) / 1000;
+          logger.info(
+            { processor: name, partition: batch.partition, records: records.toString(), seconds: Number(seconds.toFixed(3)), recordsPerSecond: seconds > 0 ? Math.round(Number(records) / seconds) : null, stage: "restore-end" },
+            "source replayed into the processor's state",
+          );
           yield* goLive(entry, batch.partition);
         }
       }
@@ -263,7 +324,10 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         yield* settleAndWrite(entry, batch.partition, result);
       }
       payload.resolveOffset(lastOffset);
-      if (commits) acknowledged.set(batch.partition, String(BigInt(lastOffset) + 1n));
+      const nextOffset = String(BigInt(lastOffset) + 1n);
+      // The batch's writes are acknowledged: the task may checkpoint its local state up to here.
+      yield* processorCall(name, () => entry.task.committed?.(nextOffset, entry.restoreEnd === undefined));
+      if (commits) acknowledged.set(batch.partition, nextOffset);
       telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: name }, records.length);
       telemetry.gauge("agentops_consumer_lag", "Records behind the partition's high watermark after the last batch", { processor: name, topic: sourceTopic, partition: String(batch.partition) }, Math.max(0, lagAfter(batch)));
     });
@@ -328,7 +392,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         return;
       }
       inFlight += 1;
-      const handled = batches.withPermits(1)(Effect.suspend(() => (stopping ? Effect.succeed(false) : Effect.as(handleBatch(payload, ready), true))));
+      const handled = batches.withPermits(1)(Effect.suspend(() => (stopping ? Effect.succeed(false) : Effect.as(handleBatch(payload, ready, consumer), true))));
       const exit = await Runtime.runPromiseExit(runtime)(handled).finally(() => {
         inFlight -= 1;
       });
@@ -368,6 +432,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       yield* batches.withPermits(PARTITIONS_CONCURRENTLY)(Effect.void);
       if (commits) yield* commitQuietly("shutdown");
       yield* Effect.promise(() => consumer.disconnect().catch(() => undefined));
+      yield* closeTasks.pipe(Effect.catchAll((error) => Effect.sync(() => logger.warn({ processor: name, error: error.message }, "closing the tasks' local state failed"))));
     });
 
     yield* Effect.acquireRelease(start, () => stop);
