@@ -2,7 +2,7 @@ import type { CatalogSummary } from "../catalog/metric-definitions.ts";
 import type { MetricFact } from "../contract/facts.ts";
 import type { Contribution } from "./contribution.ts";
 import type { EngineConfig } from "./engine-config.ts";
-import { countCodec, contributionsCodec, groupCodec, presenceCodec, stringCodec, stringListCodec } from "./state/codecs.ts";
+import { timeCountsCodec, contributionsCodec, groupCodec, presenceCodec, stringCodec, stringListCodec } from "./state/codecs.ts";
 import { StateStore, type LinkTable, type Table } from "./state/state-store.ts";
 import { FactIndex } from "./fact-index.ts";
 import { terminalSummaries } from "./delivery-reading.ts";
@@ -20,6 +20,18 @@ import { emptySnapshotContributions, taskContributions } from "./units/task-unit
 import { markUnitsReading, taskUnitId, UNIT_KINDS, type TaskUnitIndex, type UnitKind } from "./unit-key.ts";
 
 const NO_CONTRIBUTIONS: readonly Contribution[] = [];
+
+/** An hour of event time. */
+const AS_OF_BUCKET_MILLIS = 3_600_000;
+
+/**
+ * The member of a group's as_of multiset that holds this time: its hour. A commit then writes one
+ * entry per group and hour it touched, not one per distinct event time (facts arrive with
+ * millisecond times, so per-time entries were most of a commit's writes).
+ */
+function asOfBucket(time: number): string {
+  return Number.isFinite(time) ? String(Math.floor(time / AS_OF_BUCKET_MILLIS)) : String(time);
+}
 
 /**
  * The metric engine: a pure, incremental function from a set of observation facts to metric
@@ -41,8 +53,8 @@ export class MetricEngine {
     this.dirtyUnits[kind].add(id);
   };
   private readonly groups: Table<GroupAggregate>;
-  /** group key → as_of time → how many of its contributions have it. */
-  private readonly asOfTimes: LinkTable<number>;
+  /** group key → hour of as_of time → time → how many of its contributions have it (see asOfBucket). */
+  private readonly asOfTimes: LinkTable<Map<number, number>>;
   private readonly dirtyGroups = new Set<string>();
   /** group key → the result keys it published last (money groups publish one per slice). */
   private readonly publishedKeys: Table<readonly string[]>;
@@ -67,7 +79,7 @@ export class MetricEngine {
       snapshot: state.table("us\u0000", contributionsCodec),
     };
     this.groups = state.table("g\u0000", groupCodec());
-    this.asOfTimes = state.links("ga\u0000", countCodec);
+    this.asOfTimes = state.links("ga\u0000", timeCountsCodec);
     this.publishedKeys = state.table("pk\u0000", stringListCodec);
     this.published = state.table("pr\u0000", stringCodec);
   }
@@ -209,17 +221,21 @@ export class MetricEngine {
   private timesGroup = "";
   private readonly times: AsOfCounts = {
     bump: (time, delta) => {
-      const member = String(time);
-      const count = (this.asOfTimes.member(this.timesGroup, member) ?? 0) + delta;
-      if (count === 0) this.asOfTimes.delete(this.timesGroup, member);
-      else this.asOfTimes.add(this.timesGroup, member, count, 8);
+      const bucket = asOfBucket(time);
+      // Mutated in place and written back (add marks the member dirty): copying an hour's times per
+      // contribution would be quadratic in a busy group's hour.
+      const counts = this.asOfTimes.member(this.timesGroup, bucket) ?? new Map<number, number>();
+      const count = (counts.get(time) ?? 0) + delta;
+      if (count === 0) counts.delete(time);
+      else counts.set(time, count);
+      if (counts.size === 0) this.asOfTimes.delete(this.timesGroup, bucket);
+      else this.asOfTimes.add(this.timesGroup, bucket, counts, 16);
       return count;
     },
     max: () => {
       let latest: number | undefined;
-      for (const member of this.asOfTimes.members(this.timesGroup).keys()) {
-        const time = Number(member);
-        if (Number.isFinite(time) && (latest === undefined || time > latest)) latest = time;
+      for (const counts of this.asOfTimes.get(this.timesGroup)) {
+        for (const time of counts.keys()) if (Number.isFinite(time) && (latest === undefined || time > latest)) latest = time;
       }
       return latest;
     },

@@ -150,7 +150,7 @@ export interface Task<V> {
   goLive?(): ProcessResult;
   process(batch: Batch<V>): ProcessResult;
   /** The writes of every batch before `nextOffset` are acknowledged: state up to there may be checkpointed. */
-  committed?(nextOffset: string, live: boolean): void;
+  committed?(nextOffset: string, live: boolean): void | Promise<void>;
   /** The partition is revoked or the member stops: release local state (after the last `committed`). */
   close?(): Promise<void>;
 }

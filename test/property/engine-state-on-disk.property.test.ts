@@ -54,7 +54,7 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
       fc.asyncProperty(
         factsArb,
         fc.constantFrom(0, 2_000, 1 << 30),
-        fc.array(fc.record({ take: fc.integer({ min: 1, max: 6 }), commit: fc.boolean(), crash: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.record({ take: fc.integer({ min: 1, max: 6 }), commit: fc.boolean(), wait: fc.boolean(), crash: fc.boolean() }), { minLength: 1, maxLength: 12 }),
         async (facts, budgetBytes, schedule) => {
           const expected = inMemory(facts);
           const directory = join(root, `run-${String((runs += 1))}`);
@@ -65,9 +65,11 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
             for (const fact of facts.slice(position, position + take)) member.engine.ingest(fact, (position += 1));
             applyChanges(published, member.engine);
           };
-          for (const { take, commit, crash } of schedule) {
+          for (const { take, commit, wait, crash } of schedule) {
             step(take);
-            if (commit) member.engine.state.commit([checkpointAt(position)]);
+            // A commit is written while the engine goes on; `wait` lets it land before the next step.
+            if (commit) await member.engine.state.commit([checkpointAt(position)]);
+            if (wait) await member.engine.state.landed();
             if (crash) {
               // Stop without committing: what was processed since the checkpoint is lost and read again.
               await member.close();

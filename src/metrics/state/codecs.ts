@@ -48,9 +48,23 @@ export const stringListCodec: ValueCodec<readonly string[]> = {
   decode: (bytes) => decodeWith(bytes, (input) => Array.from({ length: input.unsigned() }, () => input.string())),
 };
 
-export const countCodec: ValueCodec<number> = {
-  encode: (value) => encodeWith((out) => out.integer(value)),
-  decode: (bytes) => decodeWith(bytes, (input) => input.integer()),
+/** Event times with how many contributions have each (a group's as_of multiset, one hour of it). */
+export const timeCountsCodec: ValueCodec<Map<number, number>> = {
+  encode: (counts) =>
+    encodeWith((out) => {
+      out.unsigned(counts.size);
+      for (const [time, count] of counts) {
+        out.double(time);
+        out.integer(count);
+      }
+    }),
+  decode: (bytes) =>
+    decodeWith(bytes, (input) => {
+      const counts = new Map<number, number>();
+      const size = input.unsigned();
+      for (let index = 0; index < size; index++) counts.set(input.double(), input.integer());
+      return counts;
+    }),
 };
 
 /** A member set whose members are the whole point (the value is empty). */

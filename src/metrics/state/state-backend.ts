@@ -12,8 +12,11 @@ export interface StateBackend {
   get(key: string): Buffer | undefined;
   /** Every entry whose key starts with `prefix`, in key order. */
   scan(prefix: string): Iterable<readonly [string, Buffer]>;
-  /** Applies the writes (null deletes the key) as one atomic transaction. */
-  commit(writes: Iterable<readonly [string, Buffer | null]>): void;
+  /**
+   * Applies the writes (null deletes the key) as one atomic transaction, off the caller's thread:
+   * the promise settles when they are written. Reads see them only then.
+   */
+  commit(writes: Iterable<readonly [string, Buffer | null]>): Promise<void>;
   /** Deletes everything (a checkpoint that does not match this build's layout or configuration). */
   clear(): void;
   close(): Promise<void>;
@@ -30,20 +33,28 @@ export function openLmdbBackend(directory: string): StateBackend {
   mkdirSync(directory, { recursive: true });
   // Binary keys (UTF-8 bytes), not lmdb's ordered-binary strings: that encoding reads a 0 byte as
   // the boundary of an array key, and identifiers may contain any character.
+  const keyScratch = Buffer.allocUnsafe(8192);
   const db: RootDatabase<Buffer, Buffer> = openLmdb<Buffer, Buffer>({ path: directory, encoding: "binary", keyEncoding: "binary", compression: false, noSync: true });
   return {
-    get: (key) => db.getBinary(Buffer.from(key, "utf8")),
+    get: (key) => {
+      // Encoded into a reused buffer: a Buffer per lookup cost more than the lookup (1.6 µs vs 0.5 µs).
+      if (key.length * 3 > keyScratch.length) return db.getBinary(Buffer.from(key, "utf8"));
+      const length = keyScratch.write(key, 0, "utf8");
+      return db.getBinary(keyScratch.subarray(0, length));
+    },
     *scan(prefix) {
       const start = Buffer.from(prefix, "utf8");
       // Every key with the prefix sorts below the prefix followed by 0xFF (no UTF-8 byte is 0xFF).
       const end = Buffer.concat([start, Buffer.from([0xff])]);
       for (const { key, value } of db.getRange({ start, end })) yield [key.toString("utf8"), value] as const;
     },
-    commit: (writes) => {
-      db.transactionSync(() => {
+    commit: async (writes) => {
+      // One batch is one transaction, written by lmdb's writer thread: this thread only queues the
+      // writes (a third of the cost of writing them itself in transactionSync, measured at 145k writes).
+      await db.batch(() => {
         for (const [key, value] of writes) {
-          if (value === null) db.removeSync(Buffer.from(key, "utf8"));
-          else db.putSync(Buffer.from(key, "utf8"), value);
+          if (value === null) void db.remove(Buffer.from(key, "utf8"));
+          else void db.put(Buffer.from(key, "utf8"), value);
         }
       });
     },

@@ -64,14 +64,14 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
        * loses nothing (going live publishes the table). Live, only a state whose changes were
        * flushed and sent may be checkpointed: a deferred flush waits for the next flushed batch.
        */
-      const checkpoint = (store: LocalState, offset: string, live: boolean): void => {
+      const checkpoint = async (store: LocalState, offset: string, live: boolean): Promise<void> => {
         if (!live && unflushed > 0) {
           engine.flush();
           unflushed = 0;
         }
         if (!engine.settled) return;
-        store.state.commit([checkpointWrite({ offset, live, identity })]);
         lastCheckpoint = performance.now();
+        await store.state.commit([checkpointWrite({ offset, live, identity })]);
         reportState();
       };
       const reportState = (): void => {
@@ -114,19 +114,23 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           unflushed = 0;
           return { outputs: [...outputs, ...resultRecords(engine.flush())] };
         },
-        committed: (nextOffset, live) => {
+        committed: async (nextOffset, live) => {
           acknowledged = { offset: nextOffset, live };
           unacknowledged = false;
           if (local === undefined) return;
           const due = performance.now() - lastCheckpoint >= CHECKPOINT_INTERVAL_MS || local.state.cachedBytes > local.state.budgetBytes;
-          if (due) checkpoint(local, nextOffset, live);
+          if (due) await checkpoint(local, nextOffset, live);
         },
         close: async () => {
           if (local === undefined) return;
-          // Stopping cleanly: the last acknowledged batch's state is checkpointed, so a restart reads nothing again.
-          if (acknowledged !== undefined && !unacknowledged) checkpoint(local, acknowledged.offset, acknowledged.live);
-          await local.state.backend?.close();
-          local.release();
+          try {
+            // Stopping cleanly: the last acknowledged batch's state is checkpointed, so a restart reads nothing again.
+            if (acknowledged !== undefined && !unacknowledged) await checkpoint(local, acknowledged.offset, acknowledged.live);
+            await local.state.landed();
+          } finally {
+            await local.state.backend?.close();
+            local.release();
+          }
         },
       };
     },

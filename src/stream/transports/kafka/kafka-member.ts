@@ -326,7 +326,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       payload.resolveOffset(lastOffset);
       const nextOffset = String(BigInt(lastOffset) + 1n);
       // The batch's writes are acknowledged: the task may checkpoint its local state up to here.
-      yield* processorCall(name, () => entry.task.committed?.(nextOffset, entry.restoreEnd === undefined));
+      yield* Effect.tryPromise({ try: async () => entry.task.committed?.(nextOffset, entry.restoreEnd === undefined), catch: (cause) => new ProcessorError({ processor: name, cause }) });
       if (commits) acknowledged.set(batch.partition, nextOffset);
       telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: name }, records.length);
       telemetry.gauge("agentops_consumer_lag", "Records behind the partition's high watermark after the last batch", { processor: name, topic: sourceTopic, partition: String(batch.partition) }, Math.max(0, lagAfter(batch)));
