@@ -21,6 +21,24 @@ import { markUnitsReading, taskUnitId, UNIT_KINDS, type TaskUnitIndex, type Unit
 
 const NO_CONTRIBUTIONS: readonly Contribution[] = [];
 
+/** Equal contributions, field by field (exclusions and money shares included), in the same order. */
+function sameContributions(a: readonly Contribution[], b: readonly Contribution[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) {
+    const x = a[index] as Contribution;
+    const y = b[index] as Contribution;
+    if (x.groupKey !== y.groupKey || x.candidate !== y.candidate || x.covered !== y.covered || x.eligible !== y.eligible || x.hit !== y.hit || x.category !== y.category || x.amount !== y.amount || x.asOf !== y.asOf) return false;
+    if (x.money.length !== y.money.length || x.money.some((share, position) => !sameShare(share, y.money[position]))) return false;
+    const reasons = Object.keys(x.exclusions);
+    if (reasons.length !== Object.keys(y.exclusions).length || reasons.some((reason) => x.exclusions[reason] !== y.exclusions[reason])) return false;
+  }
+  return true;
+}
+
+function sameShare(a: Contribution["money"][number], b: Contribution["money"][number] | undefined): boolean {
+  return b !== undefined && a.currency === b.currency && a.source === b.source && a.costBasis === b.costBasis && a.amountMinor === b.amountMinor;
+}
+
 /** An hour of event time. */
 const AS_OF_BUCKET_MILLIS = 3_600_000;
 
@@ -56,6 +74,13 @@ export class MetricEngine {
   /** group key → hour of as_of time → time → how many of its contributions have it (see asOfBucket). */
   private readonly asOfTimes: LinkTable<Map<number, number>>;
   private readonly dirtyGroups = new Set<string>();
+  /**
+   * Units whose contributions changed since `unitChanges` (state on disk only): part of the state,
+   * so a member that resumes from its checkpoint still writes to the changelog what it had not.
+   */
+  private readonly changedUnits: Table<true> | undefined;
+  /** In `load`: readers are not marked (their contributions are restored, not recomputed). */
+  private loading = false;
   /** group key → the result keys it published last (money groups publish one per slice). */
   private readonly publishedKeys: Table<readonly string[]>;
   /** result key → its canonical JSON as last published. */
@@ -82,6 +107,7 @@ export class MetricEngine {
     this.asOfTimes = state.links("ga\u0000", timeCountsCodec);
     this.publishedKeys = state.table("pk\u0000", stringListCodec);
     this.published = state.table("pr\u0000", stringCodec);
+    this.changedUnits = state.persistent ? state.table("cu\u0000", presenceCodec) : undefined;
   }
 
   /** True when flush has nothing left to recompute (a checkpoint may then be taken). */
@@ -95,6 +121,48 @@ export class MetricEngine {
     for (const earlier of outcome.retracted) this.withdraw(earlier);
     for (const admitted of outcome.admitted) this.admit(admitted);
     return outcome;
+  }
+
+  /**
+   * Records a fact whose units' contributions are already known (restored with `restoreUnit` from
+   * the contributions changelog, which reflects every fact before its marker): the ledger and the
+   * index learn it, evidence facts add to their groups, and no unit is marked for recomputation.
+   */
+  load(fact: MetricFact, origin?: FactOrigin): void {
+    this.loading = true;
+    try {
+      this.ingest(fact, origin);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /**
+   * Sets a unit's contributions as the contributions changelog holds them (`unitKey` as
+   * `unitChanges` names it), adjusting the group sums: what `recompute` would have found.
+   */
+  restoreUnit(unitKey: string, contributions: readonly Contribution[]): void {
+    const separator = unitKey.indexOf("\u0000");
+    const kind = unitKey.slice(0, separator) as UnitKind;
+    if (!UNIT_KINDS.includes(kind)) throw new Error(`contributions changelog key ${JSON.stringify(unitKey)} names no unit kind`);
+    this.replaceContributions(kind, unitKey.slice(separator + 1), contributions);
+  }
+
+  /**
+   * The units whose contributions changed since the last call (state on disk only), with their
+   * contributions now (empty: none), keyed `kind \0 id`: the contributions changelog's records.
+   */
+  unitChanges(): [string, readonly Contribution[]][] {
+    const pending = this.changedUnits;
+    if (pending === undefined) return [];
+    const keys = [...pending.scan()].map(([unitKey]) => unitKey);
+    const changes: [string, readonly Contribution[]][] = [];
+    for (const unitKey of keys) {
+      const separator = unitKey.indexOf("\u0000");
+      changes.push([unitKey, this.contributions[unitKey.slice(0, separator) as UnitKind].get(unitKey.slice(separator + 1)) ?? NO_CONTRIBUTIONS]);
+      pending.delete(unitKey);
+    }
+    return changes.sort(([a], [b]) => byUtf8(a, b));
   }
 
   /**
@@ -182,6 +250,7 @@ export class MetricEngine {
   }
 
   private markReaders(fact: MetricFact): void {
+    if (this.loading) return;
     markUnitsReading(fact, this.index, this.tasks, this.markDirty);
   }
 
@@ -195,14 +264,19 @@ export class MetricEngine {
   }
 
   private recompute(kind: UnitKind, id: string): void {
-    const next = this.evaluate(kind, id).map(finalizeContribution);
+    this.replaceContributions(kind, id, this.evaluate(kind, id).map(finalizeContribution));
+  }
+
+  private replaceContributions(kind: UnitKind, id: string, next: readonly Contribution[]): void {
     const contributions = this.contributions[kind];
     const previous = contributions.get(id) ?? NO_CONTRIBUTIONS;
-    if (previous.length === 0 && next.length === 0) return;
+    // Most recomputations find what the unit already contributed: nothing to retract, add or write.
+    if (sameContributions(previous, next)) return;
     for (const contribution of previous) this.applyToGroup(contribution, -1);
     for (const contribution of next) this.applyToGroup(contribution, 1);
     if (next.length === 0) contributions.delete(id);
     else contributions.set(id, next, next.length * 48);
+    this.changedUnits?.set(`${kind}\u0000${id}`, true, 0);
   }
 
   private applyToGroup(contribution: Contribution, sign: 1 | -1): void {

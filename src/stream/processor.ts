@@ -106,6 +106,8 @@ export interface SinkValues {
   readonly deadLetters: DeadLetter;
   readonly agentEvents: AgentEventRecord;
   readonly engineFacts: EngineFact;
+  /** The engine's contributions changelog (encoded by the engine: its state's own binary layout), or null (a tombstone). */
+  readonly engineContributions: Buffer | null;
   /** A result, or null: the key's result no longer exists (a tombstone). */
   readonly results: MetricResult | null;
   readonly alerts: TripwireAlert;

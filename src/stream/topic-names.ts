@@ -10,6 +10,7 @@ export interface TopicNames {
   readonly agentEvents: string;
   readonly deadLetters: string;
   readonly engineFacts: string;
+  readonly engineContributions: string;
   readonly results: string;
   readonly alerts: string;
   readonly runState: string;
@@ -31,6 +32,7 @@ export function topicNamesFrom(file: TopicSpecFile, prefix = ""): TopicNames {
     agentEvents: name("agentEvents"),
     deadLetters: name("deadLetters"),
     engineFacts: name("engineFacts"),
+    engineContributions: name("engineContributions"),
     results: name("results"),
     alerts: name("alerts"),
     runState: name("runState"),

@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../src/contract/facts.ts";
+import type { Contribution } from "../../src/metrics/contribution.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
 import { openLmdbBackend } from "../../src/metrics/state/state-backend.ts";
@@ -16,7 +17,8 @@ import { factsArb, RUNS } from "../support/fact-arbitraries.ts";
  * whatever the cache size (0 bytes: every clean entry is evicted at each commit, so every read goes
  * to disk), the commit points, and the crashes: a member that stops without committing reopens
  * its store, reads the checkpoint, reconciles what it published with its result table, and re-reads
- * its input from there (docs/engine-state.md §3).
+ * its input from there; a member that lost its disk loads the contributions changelog and the facts
+ * before its marker without evaluating a unit, and goes on from the marker (docs/engine-state.md §3).
  */
 
 const CATALOG = shippedCatalog();
@@ -54,26 +56,49 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
       fc.asyncProperty(
         factsArb,
         fc.constantFrom(0, 2_000, 1 << 30),
-        fc.array(fc.record({ take: fc.integer({ min: 1, max: 6 }), commit: fc.boolean(), wait: fc.boolean(), crash: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.record({ take: fc.integer({ min: 1, max: 6 }), commit: fc.boolean(), wait: fc.boolean(), crash: fc.boolean(), loseDisk: fc.boolean(), markerLost: fc.boolean() }), { minLength: 1, maxLength: 12 }),
         async (facts, budgetBytes, schedule) => {
           const expected = inMemory(facts);
           const directory = join(root, `run-${String((runs += 1))}`);
           let member = openEngine(directory, budgetBytes);
           const published = new Map<string, string>();
+          // The contributions changelog topic: each unit's latest contributions, and the marker (the
+          // position its records reflect), as the engine processor sends them after each flush.
+          const changelog = new Map<string, readonly Contribution[]>();
+          let settledAt = 0;
           let position = 0;
-          const step = (take: number): void => {
+          // The input's end when the member took over: a member replaying older input does not write
+          // the changelog until it is past that end, so the changelog never goes back behind its marker.
+          let writesFrom = 0;
+          const step = (take: number, markerLost = false): void => {
             for (const fact of facts.slice(position, position + take)) member.engine.ingest(fact, (position += 1));
             applyChanges(published, member.engine);
+            if (position < writesFrom) return;
+            for (const [unit, contributions] of member.engine.unitChanges()) changelog.set(unit, contributions);
+            // A crash between the records and the marker leaves the records ahead of the marker.
+            if (!markerLost) settledAt = position;
           };
-          for (const { take, commit, wait, crash } of schedule) {
-            step(take);
+          for (const { take, commit, wait, crash, loseDisk, markerLost } of schedule) {
+            step(take, markerLost);
             // A commit is written while the engine goes on; `wait` lets it land before the next step.
             if (commit) await member.engine.state.commit([checkpointAt(position)]);
             if (wait) await member.engine.state.landed();
-            if (crash) {
+            if (loseDisk) {
+              // A member without local state: the changelog's contributions, then the facts before
+              // its marker loaded (no unit evaluated), then the input from the marker on.
+              await member.close();
+              rmSync(directory, { recursive: true, force: true });
+              member = openEngine(directory, budgetBytes);
+              for (const [unit, contributions] of changelog) member.engine.restoreUnit(unit, contributions);
+              facts.slice(0, settledAt).forEach((fact, index) => member.engine.load(fact, index + 1));
+              writesFrom = facts.length;
+              position = settledAt;
+              reconcile(published, member.engine);
+            } else if (crash) {
               // Stop without committing: what was processed since the checkpoint is lost and read again.
               await member.close();
               member = openEngine(directory, budgetBytes);
+              writesFrom = facts.length;
               position = member.resumeAt;
               // Outputs sent after the checkpoint are on the topic and not in the reopened state: going
               // live reconciles the topic with the state's result table (the engine processor's goLive).

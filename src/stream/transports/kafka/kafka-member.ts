@@ -461,6 +461,9 @@ async function encodeOutput(environment: KafkaEnvironment, output: SinkRecord): 
       // The engine topic has one partition by design: naming it skips the key hash per record.
       return { key: encoded.key, value: encoded.value, partition: 0 };
     }
+    case "engineContributions":
+      // Partitioned like the engine-facts topic it accompanies (one partition today).
+      return { key: output.key, value: output.value, partition: 0 };
     case "alerts":
       return { key: output.key, value: await environment.serde.encodeAlert(output.value) };
     case "runState":
