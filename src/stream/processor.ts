@@ -148,7 +148,15 @@ export interface Task<V> {
    * beyond the end (the topic was recreated) must be dropped by the task, which then says 0.
    */
   resumeFrom?(sourceEnd: string): { readonly offset: string; readonly live: boolean };
-  restore?(records: readonly SourceRecord<V>[]): void;
+  /**
+   * A record of the task's contributions log (a source-restored store's `log`, topology.ts), read
+   * to its end before the source when the task has no local state (`resumeFrom` said offset 0).
+   */
+  loadChangelog?(key: string, value: Buffer | null): void | Promise<void>;
+  /** What loading the log restored, for the log line. */
+  changelogLoaded?(): Readonly<Record<string, string | number>>;
+  /** Source records replayed into the state; publishes nothing, but may write its changelog. */
+  restore?(records: readonly SourceRecord<V>[]): ProcessResult | void;
   goLive?(): ProcessResult;
   process(batch: Batch<V>): ProcessResult;
   /** The writes of every batch before `nextOffset` are acknowledged: state up to there may be checkpointed. */

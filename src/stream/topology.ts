@@ -20,6 +20,12 @@ export interface StateStore {
    * partition of the changelog: a table the task writes whole).
    */
   readonly restore: "source" | "partition" | "topic";
+  /**
+   * For a `source`-restored store: the compacted log the task writes its derived state to, loaded
+   * (Task.loadChangelog) before the source is read when the task has no local state, so that the
+   * source is read without evaluating again what the log holds.
+   */
+  readonly log?: TopicRole;
   readonly holds: string;
 }
 
@@ -62,11 +68,18 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     does: "ledger (redelivery/conflict) → units → contributions (add/retract) → group sums",
     // The engine's state is a function of the set of accepted facts, so its input is its changelog.
     stores: [
-      { name: "engine-state", changelog: "engineFacts", restore: "source", holds: "the metric engine, rebuilt from offset 0 on assignment" },
+      {
+        name: "engine-state",
+        changelog: "engineFacts",
+        restore: "source",
+        log: "engineContributions",
+        holds: "the metric engine on disk (LMDB per partition, checkpointed); without local state: units from the contributions log, facts loaded, no unit evaluated",
+      },
       { name: "published-results", changelog: "results", restore: "topic", holds: "the encoded result per key the results topic holds; a write equal to it is dropped" },
     ],
     sinks: [
       { topic: "results", carries: "the published-results store's changelog: latest result per key (upserts and tombstones)" },
+      { topic: "engineContributions", carries: "each unit's contributions after a flush, and the engine-facts offset they reflect" },
       { topic: "deadLetters", carries: "CONFLICT: every version of a conflicting identity" },
     ],
   },
@@ -87,7 +100,7 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
 /** Every processor, in the order records flow (the default roles of an instance). */
 export const PROCESSOR_NAMES = ["ingest", "engine", "run-monitor"] as const satisfies readonly ProcessorName[];
 
-const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = { source: "its source, offset 0", partition: "the source's partition", topic: "every partition" };
+const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = { source: "its local checkpoint, else its log and its source", partition: "the source's partition", topic: "every partition" };
 
 /**
  * The order a processor's batch writes are sent in: the sinks marked `first`, then the others
@@ -111,7 +124,7 @@ export function describeTopology(topics: TopicNames): string {
     lines.push(`Sub-topology: ${node.name}`);
     lines.push(`  Source:    ${topics[node.source]}`);
     lines.push(`  Processor: [${node.name}] ${node.does}`);
-    for (const store of node.stores) lines.push(`  Store:     ${store.name} = ${store.holds}; changelog ${topics[store.changelog]} (restored from ${RESTORED_FROM[store.restore]})`);
+    for (const store of node.stores) lines.push(`  Store:     ${store.name} = ${store.holds}; changelog ${topics[store.changelog]}${store.log === undefined ? "" : `, log ${topics[store.log]}`} (restored from ${RESTORED_FROM[store.restore]})`);
     for (const sink of node.sinks) lines.push(`  Sink:      ${topics[sink.topic]}: ${sink.carries}`);
     lines.push("");
   }

@@ -6,8 +6,9 @@ import { closeAll, connectedAdmin, testKafka, uniqueName } from "../support/kafk
 import { countLogs, describeDifferences, embeddedReplay, killAllProcessors, logLines, runAgentopsOk, startProcessor, stopProcessor, testDir, waitFor, waitForResults, type EmbeddedReplay } from "../support/processes.ts";
 
 /**
- * Issue #15, item 4: a restart with no new facts publishes nothing. The engine rebuilds its state
- * (a new instance) or resumes it from its local checkpoint (the same instance id, issue #13), and
+ * Issue #15, item 4: a restart with no new facts publishes nothing. The engine restores its state
+ * from its changelogs (a new instance) or resumes it from its local checkpoint (the same instance
+ * id), issue #13, and
  * reconciles the results topic; it must write only keys whose value differs and tombstone only keys
  * that are gone, so restarts leave the results topic's end offsets where the first run left them.
  */
@@ -34,6 +35,12 @@ afterAll(async () => {
   await closeAll();
 });
 
+async function engineFactsEnd(): Promise<string> {
+  const admin = await connectedAdmin(kafka);
+  const [partition] = await admin.fetchTopicOffsets(topics.engineFacts);
+  return partition?.high ?? "0";
+}
+
 async function resultsEndOffsets(): Promise<string[]> {
   const admin = await connectedAdmin(kafka);
   return (await admin.fetchTopicOffsets(topics.results)).sort((a, b) => a.partition - b.partition).map((entry) => `${entry.partition}:${entry.high}`);
@@ -49,7 +56,8 @@ describe("restarting an instance with no new facts", () => {
     const before = await resultsEndOffsets();
     expect(before.some((entry) => !entry.endsWith(":0"))).toBe(true);
 
-    // Round 1: another instance id, so no local state: it rebuilds from the engine-facts topic.
+    // Round 1: another instance id, so no local state: it restores from the contributions log and
+    // the engine-facts topic.
     // Round 2: the first instance's id again: it resumes from its local checkpoint (issue #13) and
     // reads no history.
     for (const [round, name, resumes] of [[1, "restart-1", false], [2, "restart-0", true]] as const) {
@@ -60,7 +68,14 @@ describe("restarting an instance with no new facts", () => {
       expect(live["tombstones"]).toBe(0);
       expect(countLogs(instance, "engine state rebuilt; results reconciled; live")).toBe(1);
       expect(countLogs(instance, "engine state resumed from its local checkpoint"), `restart ${round} resumes`).toBe(resumes ? 1 : 0);
-      expect(countLogs(instance, "rebuilding engine state from its input topic"), `restart ${round} rebuilds`).toBe(resumes ? 0 : 1);
+      expect(countLogs(instance, "rebuilding engine state from its input topic"), `restart ${round} reads the engine-facts topic from 0`).toBe(resumes ? 0 : 1);
+      if (!resumes) {
+        // Without local state it loads the contributions log: every fact before the log's marker
+        // (all of them: the first instance went live) is loaded, and no unit is evaluated again.
+        const loaded = logLines(instance).find((line) => line["msg"] === "engine contributions log loaded");
+        expect(Number(loaded?.["units"]), "units restored from the contributions log").toBeGreaterThan(0);
+        expect(loaded?.["loadUntil"]).toBe(await engineFactsEnd());
+      }
       expect(await stopProcessor(instance)).toBe(0);
       expect(await resultsEndOffsets(), `results topic end offsets after restart ${round}`).toEqual(before);
     }

@@ -137,6 +137,11 @@ export class BinaryReader {
     this.position = position;
   }
 
+  /** How many bytes are read so far (where a record that follows a header starts). */
+  get offset(): number {
+    return this.position;
+  }
+
   /** Every byte read: trailing bytes mean the record is not what its header says. */
   end(): void {
     if (this.position !== this.buffer.length) throw new InternalRecordError(`${this.buffer.length - this.position} unread bytes after the record`);

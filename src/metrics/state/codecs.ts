@@ -281,3 +281,19 @@ function sampleOf(groupKey: string): Contribution {
   const { metricId, scope, cohort } = identityOf(groupKey);
   return { metricId, scope, cohort, groupKey, candidate: false, covered: false, eligible: false, hit: false, category: undefined, amount: 0, money: [], exclusions: {}, asOf: Number.NEGATIVE_INFINITY };
 }
+
+/**
+ * A contributions changelog record: the configuration identity the contributions were computed
+ * under (a member of another identity ignores it), then the contributions.
+ */
+export function encodeUnitRecord(identity: string, contributions: readonly Contribution[]): Buffer {
+  const body = contributionsCodec.encode(contributions);
+  const head = encodeWith((out) => out.string(identity));
+  return Buffer.concat([head, body]);
+}
+
+export function decodeUnitRecord(bytes: Buffer): { identity: string; contributions: readonly Contribution[] } {
+  const reader = new BinaryReader(bytes);
+  const identity = reader.string();
+  return { identity, contributions: contributionsCodec.decode(bytes.subarray(reader.offset)) };
+}

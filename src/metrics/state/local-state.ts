@@ -23,6 +23,8 @@ export interface Checkpoint {
   readonly live: boolean;
   /** The layout, engine configuration and catalog the state was computed under (stateIdentity). */
   readonly identity: string;
+  /** Source records before this offset are loaded, not evaluated (their units came from the contributions changelog). */
+  readonly loadUntil?: string;
 }
 
 /**

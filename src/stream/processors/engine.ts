@@ -2,6 +2,7 @@ import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict, LedgerOutcome } from "../../metrics/fact-ledger.ts";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
+import { decodeUnitRecord, encodeUnitRecord } from "../../metrics/state/codecs.ts";
 import { checkpointWrite, openLocalState, stateIdentity, type LocalState } from "../../metrics/state/local-state.ts";
 import type { ResultChange } from "../../metrics/result-record.ts";
 import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type UnreadableRecord } from "../processor.ts";
@@ -31,16 +32,22 @@ export interface EngineStateOptions {
 
 /**
  * The metric engine as a processor. Its source (accepted facts, compacted by fact version) is its
- * own changelog. With local state (a Kafka member), the state is on disk and checkpointed with the
- * source offset it reflects (docs/engine-state.md §3): a member that finds its checkpoint resumes
- * from there and goes live at once; one without (or with a checkpoint of another layout, engine
- * configuration or catalog) rebuilds from offset 0 through `restore` (nothing is published). Going
- * live, it writes its whole result table to the published-results store, which was restored from
- * the results topic and drops every write equal to what the topic holds; keys the topic holds and
- * the state does not are deleted. So the results topic receives exactly the difference: results
- * sent after the last checkpoint and lost with a crash are sent again, and a restart with no new
- * facts writes nothing. Live, each batch's changed results are published; a conflict becomes a dead
- * letter only live (a rebuild finds the conflicts an earlier live run already reported).
+ * own changelog for the facts; with local state (a Kafka member) the state is on disk and
+ * (docs/engine-state.md §3):
+ * - checkpointed with the source offset it reflects after acknowledged batches: a member that finds
+ *   its checkpoint resumes from there;
+ * - its units' contributions are written to the contributions changelog after each flush, with a
+ *   marker naming the source offset they reflect: a member without local state loads that
+ *   changelog, then the facts before the marker without evaluating a unit, and reads on from there.
+ *   A member replaying input older than the source's end at its assignment writes no changelog
+ *   record until it is past that end, so the changelog never goes back behind its marker;
+ * - with neither, it rebuilds from offset 0 through `restore`.
+ * Nothing is published while restoring. Going live, it writes its whole result table to the
+ * published-results store, which was restored from the results topic and drops every write equal
+ * to what the topic holds; keys the topic holds and the state does not are deleted. So the results
+ * topic receives exactly the difference, and a restart with no new facts writes nothing. Live, each
+ * batch's changed results are published; a conflict becomes a dead letter only live (a restore
+ * finds the conflicts an earlier live run already reported).
  * A record it cannot read (a newer layout, damaged bytes) is dead-lettered as UNDECODABLE_BYTES with
  * its engine-facts position when live (once, like a conflict), and contributes nothing.
  */
@@ -59,19 +66,35 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       let acknowledged: { offset: string; live: boolean } | undefined;
       /** A batch was processed after it (its writes failed or were never sent): the state is past what is acknowledged. */
       let unacknowledged = false;
+      /** Source records before this offset are loaded (their units came from the contributions changelog). */
+      let loadUntil = BigInt(local?.checkpoint?.loadUntil ?? "0");
+      /** No contributions changelog record is written before the source reaches this offset (its end at assignment). */
+      let changelogFrom = 0n;
+      /** Changelog records loaded, and units restored from them, for the log. */
+      let loadedUnits = 0;
+      /** The source offset after the last record processed (what a flush's changelog marker names). */
+      let nextOffset = 0n;
+
+      /** The changelog records of the units changed since the last ones, and the marker: none while replaying old input. */
+      const changelog = (nextOffset: bigint): SinkRecord[] => {
+        if (local === undefined || nextOffset < changelogFrom) return [];
+        const records: SinkRecord[] = engine.unitChanges().map(([unit, contributions]) => ({ topic: "engineContributions", key: unit, value: contributions.length === 0 ? null : encodeUnitRecord(identity, contributions) }));
+        records.push({ topic: "engineContributions", key: SETTLED_MARKER, value: Buffer.from(JSON.stringify({ offset: nextOffset.toString(), identity }), "utf8") });
+        return records;
+      };
+      const flushed = (nextOffset: bigint): SinkRecord[] => {
+        unflushed = 0;
+        const results = resultRecords(engine.flush());
+        return [...results, ...changelog(nextOffset)];
+      };
       /**
-       * Commits the state with its checkpoint. Restoring, nothing is published, so flushing here
-       * loses nothing (going live publishes the table). Live, only a state whose changes were
-       * flushed and sent may be checkpointed: a deferred flush waits for the next flushed batch.
+       * Commits the state with its checkpoint. Only a state whose changes were flushed and sent may
+       * be checkpointed: a deferred flush waits for the next flushed batch.
        */
       const checkpoint = async (store: LocalState, offset: string, live: boolean): Promise<void> => {
-        if (!live && unflushed > 0) {
-          engine.flush();
-          unflushed = 0;
-        }
         if (!engine.settled) return;
         lastCheckpoint = performance.now();
-        await store.state.commit([checkpointWrite({ offset, live, identity })]);
+        await store.state.commit([checkpointWrite({ offset, live, identity, loadUntil: loadUntil.toString() })]);
         reportState();
       };
       const reportState = (): void => {
@@ -82,17 +105,52 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       };
       return {
         resumeFrom: (sourceEnd) => {
+          changelogFrom = BigInt(sourceEnd);
           if (local === undefined) return { offset: "0", live: false };
           const checkpoint = local.checkpoint;
           if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) return { offset: checkpoint.offset, live: checkpoint.live };
-          // No checkpoint, or one past the topic's end (the topic was recreated): rebuild.
-          if (checkpoint !== undefined) local.state.clear();
+          // No checkpoint (a store left half-written is wiped too), or one past the topic's end (the
+          // topic was recreated): restore from the changelog, or rebuild.
+          local.state.clear();
+          loadUntil = 0n;
           return { offset: "0", live: false };
         },
+        ...(local === undefined
+          ? {}
+          : {
+              loadChangelog: async (key: string, value: Buffer | null): Promise<void> => {
+                if (key === SETTLED_MARKER) {
+                  const marker = value === null ? undefined : (JSON.parse(value.toString("utf8")) as { offset?: string; identity?: string });
+                  // A marker of another identity (window, threshold, catalog, layout) restores nothing.
+                  loadUntil = marker?.identity === identity && marker.offset !== undefined ? BigInt(marker.offset) : 0n;
+                  return;
+                }
+                const record = value === null ? undefined : decodeUnitRecord(value);
+                if (record !== undefined && record.identity !== identity) return;
+                engine.restoreUnit(key, record?.contributions ?? []);
+                loadedUnits += 1;
+                if (local.state.cachedBytes > local.state.budgetBytes) await local.state.commit();
+              },
+              changelogLoaded: () => ({ units: loadedUnits, loadUntil: loadUntil.toString() }),
+            }),
         restore: (records) => {
           unacknowledged = true;
-          for (const { value } of records) if (!("unreadable" in value)) engine.ingest(value.fact, originOf(value.source));
-          unflushed += records.length;
+          for (const record of records) {
+            const { value, position } = record;
+            if ("unreadable" in value) continue;
+            if (BigInt((position as { offset?: string }).offset ?? "0") < loadUntil) engine.load(value.fact, originOf(value.source));
+            else {
+              engine.ingest(value.fact, originOf(value.source));
+              unflushed += 1;
+            }
+          }
+          // Restoring, nothing is published: flushing loses nothing (going live publishes the table),
+          // and a flushed state can be checkpointed and its changelog written.
+          const last = records.at(-1);
+          if (last === undefined || (unflushed < FLUSH_EVERY_FACTS && (local === undefined || local.state.cachedBytes <= local.state.budgetBytes))) return { outputs: [] };
+          engine.flush();
+          unflushed = 0;
+          return { outputs: changelog(nextOffsetAfter(last)) };
         },
         goLive: () => {
           unflushed = 0;
@@ -100,6 +158,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           const keys = new Set(current.map((entry) => entry.key));
           const outputs: SinkRecord[] = current.map((entry) => ({ topic: "results", key: entry.key, value: entry.result }));
           for (const key of published?.keys() ?? []) if (!keys.has(key)) outputs.push({ topic: "results", key, value: null });
+          if (acknowledged !== undefined) outputs.push(...changelog(BigInt(acknowledged.offset)));
           return { outputs };
         },
         process: (batch) => {
@@ -110,9 +169,10 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           // worth publishing: flush once the backlog is small, or at least every FLUSH_EVERY_FACTS
           // facts. At the head of the stream every batch is flushed, so live latency is unchanged.
           unflushed += batch.records.length;
+          const last = batch.records.at(-1);
+          if (last !== undefined) nextOffset = nextOffsetAfter(last);
           if (batch.backlog > FLUSH_BACKLOG_THRESHOLD && unflushed < FLUSH_EVERY_FACTS) return { outputs };
-          unflushed = 0;
-          return { outputs: [...outputs, ...resultRecords(engine.flush())] };
+          return { outputs: [...outputs, ...flushed(nextOffset)] };
         },
         committed: async (nextOffset, live) => {
           acknowledged = { offset: nextOffset, live };
@@ -135,6 +195,15 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       };
     },
   };
+}
+
+/** The contributions changelog's marker key: no unit key starts with a 0 byte. */
+const SETTLED_MARKER = "\u0000settled";
+
+/** The source offset after a record (a file position counts as offset 0: files have no changelog). */
+function nextOffsetAfter(record: SourceRecord<unknown>): bigint {
+  const position = record.position as { offset?: string };
+  return position.offset === undefined ? 0n : BigInt(position.offset) + 1n;
 }
 
 function ingestLive(engine: MetricEngine, record: SourceRecord<EngineFact | UnreadableRecord>, outputs: SinkRecord[], metrics: Metrics): void {

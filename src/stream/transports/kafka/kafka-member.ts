@@ -111,6 +111,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
   const sourceTopic = topics[node.source];
   const groupId = `${config.groupPrefix}.${name}`;
   const replaysSource = node.stores.some((store) => store.restore === "source");
+  const logRole = node.stores.find((store) => store.restore === "source")?.log;
   // Every member commits its offsets (consumer lag is read from them). A processor whose source is
   // its changelog resumes from its own checkpoint (Task.resumeFrom), not from the committed offset.
   const commits = true;
@@ -221,6 +222,30 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
     catch: (cause) => new KafkaIoError({ operation: `read ${groupId} committed offsets`, cause }),
   });
 
+  /** A task without local state loads its contributions log (this partition of it) before reading its source. */
+  const loadLog = (task: Task<unknown>, partition: number, logTopic: string): Effect.Effect<void, KafkaIoError | ProcessorError> =>
+    Effect.gen(function* () {
+      const started = performance.now();
+      logger.info({ processor: name, partition, log: logTopic, stage: "log-load-begin" }, `loading ${name} state from its contributions log`);
+      let failure: unknown;
+      const records = yield* Effect.tryPromise({
+        try: () =>
+          readTopicToEnd(kafka, logTopic, async (message, from) => {
+            const key = message.key?.toString("utf8");
+            if (from !== partition || key === undefined || failure !== undefined) return;
+            try {
+              await task.loadChangelog?.(key, message.value);
+            } catch (error) {
+              failure = error;
+            }
+          }),
+        catch: (cause) => new KafkaIoError({ operation: `load ${logTopic}`, cause }),
+      });
+      if (failure !== undefined) return yield* Effect.fail(new ProcessorError({ processor: name, cause: failure }));
+      const seconds = (performance.now() - started) / 1000;
+      logger.info({ processor: name, partition, records, seconds: Number(seconds.toFixed(3)), recordsPerSecond: seconds > 0 ? Math.round(records / seconds) : null, ...task.changelogLoaded?.(), stage: "log-load-end" }, `${name} contributions log loaded`);
+    });
+
   /** Releases the tasks' local state (a revoked assignment, or shutdown). */
   const closeTasks: Effect.Effect<void, ProcessorError> = Effect.gen(function* () {
     const open = [...tasks.values()];
@@ -247,6 +272,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         if (!replaysSource) continue;
         const end = ends.get(partition) ?? 0n;
         const from = yield* processorCall(name, () => task.resumeFrom?.(end.toString()) ?? { offset: "0", live: false });
+        if (from.offset === "0" && logRole !== undefined && task.loadChangelog !== undefined) yield* loadLog(task, partition, topics[logRole]);
         const start = BigInt(from.offset);
         // The source is replayed silently up to what the group committed (every write of the batches
         // before it was acknowledged: their results and dead letters are on their topics), or to the
@@ -306,7 +332,8 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         const end = entry.restoreEnd;
         const restoring = records.filter((record) => BigInt((record.position as TopicPosition).offset) < end);
         live = records.slice(restoring.length);
-        yield* processorCall(name, () => entry.task.restore?.(restoring));
+        const restored = yield* processorCall(name, () => entry.task.restore?.(restoring));
+        if (restored !== undefined && restored.outputs.length > 0) yield* settleAndWrite(entry, batch.partition, restored);
         if (BigInt(lastOffset) + 1n >= end) {
           const started = entry.restoreStarted;
           const records = started === undefined ? end : end - started.offset;
@@ -364,6 +391,10 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       logger.info({ processor: name, groupId, partitions, instance: config.instanceId, stage: "assigned" }, "partitions assigned");
       const restoring = Runtime.runFork(runtime)(
         restore(partitions, consumer).pipe(
+          // Topics just created may have no leader yet (NOT_LEADER_FOR_PARTITION, LEADER_NOT_AVAILABLE):
+          // what kafkajs marks retriable heals by waiting, so the assignment is restored again.
+          Effect.tapError((error) => Effect.sync(() => (isRetriable(error) ? logger.warn({ processor: name, error: error.message }, "restoring the assignment's state failed; retrying") : undefined))),
+          Effect.retry({ schedule: Schedule.intersect(Schedule.spaced("500 millis"), Schedule.recurs(60)), while: isRetriable }),
           Effect.tapError((error) =>
             Effect.sync(() => {
               logger.error({ err: error, processor: name }, "restoring the assignment's state failed");
@@ -439,6 +470,15 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
     if (commits) yield* Effect.forkScoped(Effect.repeat(commitQuietly("interval"), Schedule.spaced(COMMIT_INTERVAL_MS)));
     return { uncommitted };
   });
+}
+
+/** A broker error kafkajs marks retriable (a leader moving or not yet elected), anywhere along the cause chain. */
+function isRetriable(error: unknown): boolean {
+  if (!(error instanceof KafkaIoError)) return false;
+  for (let current: unknown = error.cause, depth = 0; typeof current === "object" && current !== null && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if ((current as { retriable?: unknown }).retriable === true) return true;
+  }
+  return false;
 }
 
 /** Records behind the partition's high watermark after this batch. */
