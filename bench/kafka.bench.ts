@@ -16,7 +16,7 @@
  * over both: records, peak RSS). --one-process runs every role in one `agentops run` instead.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import type { Kafka } from "kafkajs";
 import { topicRecordCount } from "../src/kafka/read-topic.ts";
@@ -84,6 +84,8 @@ interface ProcessorRun {
   readonly seconds: number;
   readonly startupSeconds: number;
   readonly peakRssBytes: number;
+  /** Each process's peak RSS, by its roles ("all" for --one-process). */
+  readonly peakRssByRoles: readonly { readonly roles: string; readonly bytes: number }[];
   readonly resultsPublished: number;
   readonly probeLatenciesMs: number[];
   readonly engineFacts: number;
@@ -103,19 +105,29 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
   const profileFlags = process.env.BENCH_CPU_PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`];
   // BENCH_PROCESSOR_ARGS adds `agentops run` flags (with --no-write: the table is for the default).
   const extraArgs = (process.env.BENCH_PROCESSOR_ARGS ?? "").split(/\s+/).filter((word) => word !== "");
+  // BENCH_ENGINE_NODE_FLAGS adds node flags to the process running the engine (e.g. --max-old-space-size=384).
+  const engineNodeFlags = (process.env.BENCH_ENGINE_NODE_FLAGS ?? "").split(/\s+/).filter((word) => word !== "");
   const children = PROCESS_ROLES.map((roles, index) => {
     const logPath = `${OUT}kafka-bench-processor${index === 0 ? "" : `-${index}`}.log`;
     const out = openSync(logPath, "w");
     const roleArgs = roles === undefined ? [] : ["--roles", roles];
-    const child = spawn(NODE, [...CLI_NODE_FLAGS, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `bench-${index}`, "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...roleArgs, ...extraArgs], { cwd: ROOT, stdio: ["ignore", out, out] });
+    // The engine's state on disk, in the bench's ignored folder, removed after the run.
+    const stateDir = `${OUT}kafka-bench-state-${index}`;
+    rmSync(stateDir, { recursive: true, force: true });
+    const nodeFlags = roles === undefined || roles.includes("engine") ? engineNodeFlags : [];
+    const child = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `bench-${index}`, "--state-dir", stateDir, "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...roleArgs, ...extraArgs], { cwd: ROOT, stdio: ["ignore", out, out] });
     closeSync(out);
     log(`processor: agentops run --topic-prefix ${prefix} ${roleArgs.join(" ")} (pid ${child.pid ?? 0}), log ${logPath}`);
-    return { child, pid: child.pid ?? 0, logPath, port: undefined as number | undefined };
+    return { child, pid: child.pid ?? 0, logPath, stateDir, roles: roles ?? "all", peak: 0, port: undefined as number | undefined };
   });
   const exitedEarly = (): void => {
     for (const { child, logPath } of children) if (child.exitCode !== null) throw new Error(`processor exited ${child.exitCode}; see ${logPath}`);
   };
-  const rss = (field: "VmHWM" | "VmRSS"): number => children.reduce((total, { pid }) => total + procStatus(pid, field), 0);
+  const rss = (field: "VmHWM" | "VmRSS"): number => {
+    // Each process's peak is remembered while it lives (a stopped process reads 0).
+    for (const entry of children) entry.peak = Math.max(entry.peak, procStatus(entry.pid, "VmHWM"));
+    return children.reduce((total, { pid }) => total + procStatus(pid, field), 0);
+  };
   try {
     let startupSeconds = 0;
     for (const entry of children) entry.port = await metricsPortOf(entry.child, entry.logPath);
@@ -160,9 +172,11 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     const resultsPublished = sum(metricValues(await metrics(), "agentops_results_published_total"));
     log(`processor: quiescent after ${seconds.toFixed(1)} s: ${rate(facts, seconds)} facts (${rate(facts + agentEvents, seconds)} records), peak RSS ${mib(peakRssBytes)}, ${resultsPublished.toLocaleString("en-US")} result upserts`);
     const probeLatenciesMs = await probeLatency(kafka, topics);
-    return { seconds, startupSeconds, peakRssBytes: Math.max(peakRssBytes, rss("VmHWM")), resultsPublished, probeLatenciesMs, engineFacts, maxLag };
+    const peakRssBytesAfterProbes = Math.max(peakRssBytes, rss("VmHWM"));
+    return { seconds, startupSeconds, peakRssBytes: peakRssBytesAfterProbes, peakRssByRoles: children.map(({ roles, peak }) => ({ roles, bytes: peak })), resultsPublished, probeLatenciesMs, engineFacts, maxLag };
   } finally {
     await Promise.all(children.map(({ child }) => stop(child)));
+    for (const { stateDir } of children) rmSync(stateDir, { recursive: true, force: true });
   }
 }
 
@@ -252,7 +266,7 @@ try {
     `| processor / raw consumption | **${ratio.toFixed(2)}** (target ≥ 0.5: **${ratio >= 0.5 ? "met" : "missed"}**) |`,
     `| end-to-end lag of the backlog (last fact already produced when the processor starts) | ${processor.seconds.toFixed(1)} s; max summed consumer lag seen on /metrics ${processor.maxLag.toLocaleString("en-US")} records |`,
     `| end-to-end latency once idle (new fact: send → its result on the results topic), ${PROBES} probes | median **${median(processor.probeLatenciesMs).toFixed(0)} ms**, max ${Math.max(...processor.probeLatenciesMs).toFixed(0)} ms |`,
-    `| processor peak RSS (/proc/<pid>/status VmHWM${engineProcess ? ", both processes summed" : ""}) | **${mib(processor.peakRssBytes)}** |`,
+    `| processor peak RSS (/proc/<pid>/status VmHWM${engineProcess ? ", both processes summed" : ""}) | **${mib(processor.peakRssBytes)}** (${processor.peakRssByRoles.map(({ roles, bytes }) => `${roles}: ${mib(bytes)}`).join(", ")}${process.env.BENCH_ENGINE_NODE_FLAGS === undefined ? "" : `; engine process node flags \`${process.env.BENCH_ENGINE_NODE_FLAGS}\``}) |`,
     `| engine input (engine-facts topic) / result upserts written | ${processor.engineFacts.toLocaleString("en-US")} records / ${processor.resultsPublished.toLocaleString("en-US")} |`,
     "",
     "Quiescent = every record of the facts and agent-events topics processed (`agentops_records_processed_total`), the engine's processed count at the engine-facts topic's end with lag 0, every lag gauge 0, and `agentops_results_published_total` unchanged over a further 2 s poll; the time is that of the first poll at which all held (polled every 0.5 s). Raw consumption and the processor each run alone (not concurrently), one after the other, on the topics produced once.",

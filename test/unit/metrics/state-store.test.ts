@@ -1,0 +1,131 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
+import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
+import { stringCodec } from "../../../src/metrics/state/codecs.ts";
+import { checkpointWrite, openLocalState, stateIdentity, StateDirectoryLockedError } from "../../../src/metrics/state/local-state.ts";
+import { openLmdbBackend } from "../../../src/metrics/state/state-backend.ts";
+import { StateStore } from "../../../src/metrics/state/state-store.ts";
+
+const root = mkdtempSync(join(tmpdir(), "agentops-state-store-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let directories = 0;
+const fresh = (): string => join(root, `store-${String((directories += 1))}`);
+
+describe("StateStore over LMDB", () => {
+  it("evicts clean entries down to its budget once a commit lands, and reads them back from disk", async () => {
+    const backend = openLmdbBackend(fresh());
+    const state = new StateStore(backend, 64 * 1024);
+    const table = state.table("t\u0000", stringCodec);
+    for (let index = 0; index < 5_000; index++) table.set(`key-${String(index)}`, `value-${String(index)}`.repeat(4), 40);
+    expect(state.cachedBytes).toBeGreaterThan(64 * 1024);
+    await state.commit();
+    await state.landed();
+    expect(state.cachedBytes).toBeLessThanOrEqual(64 * 1024);
+    expect(state.stats().evictions).toBeGreaterThan(0);
+    for (const index of [0, 1234, 4999]) expect(table.get(`key-${String(index)}`)).toBe(`value-${String(index)}`.repeat(4));
+    await backend.close();
+  });
+
+  it("keeps dirty entries until their commit, and a delete hides the value on disk", async () => {
+    const backend = openLmdbBackend(fresh());
+    const state = new StateStore(backend, 0);
+    const table = state.table("t\u0000", stringCodec);
+    table.set("a", "1");
+    table.set("b", "2");
+    await state.commit();
+    await state.landed();
+    table.delete("a");
+    table.set("c", "3");
+    expect(table.get("a")).toBeUndefined();
+    expect([...table.scan()].sort()).toEqual([
+      ["b", "2"],
+      ["c", "3"],
+    ]);
+    await state.commit();
+    await state.landed();
+    expect(backend.get("t\u0000a")).toBeUndefined();
+    expect(backend.get("t\u0000c")?.length).toBeGreaterThan(0);
+    await backend.close();
+  });
+
+  it("link tables: members of keys that are prefixes of each other, or contain NUL, never mix", async () => {
+    const backend = openLmdbBackend(fresh());
+    const state = new StateStore(backend, 0);
+    const links = state.links("l\u0000", stringCodec);
+    links.add("a", "m1", "x");
+    links.add("a\u0000b", "m2", "y");
+    links.add("a\u0000", "m3", "z");
+    await state.commit();
+    await state.landed();
+    expect([...links.members("a").keys()]).toEqual(["m1"]);
+    expect([...links.members("a\u0000b").keys()]).toEqual(["m2"]);
+    expect([...links.members("a\u0000").keys()]).toEqual(["m3"]);
+    expect([...links.members("nothing").keys()]).toEqual([]);
+    const scanned = new Map([...links.scan()].map(([key, members]) => [key, [...members.keys()]]));
+    expect(scanned).toEqual(
+      new Map([
+        ["a", ["m1"]],
+        ["a\u0000b", ["m2"]],
+        ["a\u0000", ["m3"]],
+      ]),
+    );
+    // The last member gone, the key's header goes too: nothing of it stays on disk.
+    links.delete("a", "m1");
+    await state.commit();
+    await state.landed();
+    expect([...backend.scan(`l\u00001\u0000a\u0000`)]).toEqual([]);
+    await backend.close();
+  });
+});
+
+describe("local state directories", () => {
+  const identity = stateIdentity(DEFAULT_ENGINE_CONFIG, shippedCatalog());
+  const options = (directory: string) => ({ directory: () => directory, cacheBytes: 1 << 20 });
+
+  it("a checkpoint of another identity (layout, configuration, catalog) is not resumed: the store is wiped", async () => {
+    const directory = fresh();
+    const first = openLocalState(options(directory), 0, identity);
+    first.state.table("t\u0000", stringCodec).set("k", "v");
+    await first.state.commit([checkpointWrite({ offset: "42", live: true, identity })]);
+    await first.state.landed();
+    await first.state.backend?.close();
+    first.release();
+
+    const same = openLocalState(options(directory), 0, identity);
+    expect(same.checkpoint?.offset).toBe("42");
+    await same.state.backend?.close();
+    same.release();
+
+    const other = openLocalState(options(directory), 0, stateIdentity({ ...DEFAULT_ENGINE_CONFIG, windowMillis: 3_600_000 }, shippedCatalog()));
+    expect(other.checkpoint).toBeUndefined();
+    expect(other.state.table("t\u0000", stringCodec).get("k")).toBeUndefined();
+    await other.state.backend?.close();
+    other.release();
+  });
+
+  it("a directory held by a live process is refused naming the fix; a dead holder's lock is taken over", async () => {
+    const directory = fresh();
+    const held = openLocalState(options(directory), 0, identity);
+    await held.state.backend?.close();
+    held.release();
+    // A live process (not this one) holding the lock.
+    const sleeper = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
+    try {
+      writeFileSync(join(directory, "LOCK.pid"), String(sleeper.pid));
+      expect(() => openLocalState(options(directory), 0, identity)).toThrow(StateDirectoryLockedError);
+      expect(() => openLocalState(options(directory), 0, identity)).toThrow(/give each instance on one machine its own --state-dir/);
+    } finally {
+      sleeper.kill("SIGKILL");
+      await new Promise((resolve) => sleeper.once("exit", resolve));
+    }
+    // Its holder gone (a killed process), the lock is taken over.
+    const taken = openLocalState(options(directory), 0, identity);
+    expect(readFileSync(join(directory, "LOCK.pid"), "utf8")).toBe(String(process.pid));
+    await taken.state.backend?.close();
+    taken.release();
+  });
+});
