@@ -73,8 +73,8 @@ interface PartitionTask {
   restoreEnd: bigint | undefined;
   /** When the replay began and from which offset, for its rate. */
   restoreStarted: { readonly at: number; readonly offset: bigint } | undefined;
-  /** The next source offset a task resuming from its own position must read (undefined: the group's position). */
-  next: bigint | undefined;
+  /** A batch's writes whose send failed, sent again before the next batch's. */
+  unsent: { readonly outputs: readonly SinkRecord[]; readonly changelog: readonly ChangelogWrite[] } | undefined;
 }
 
 /** Runs a processor's code, turning what it throws into the processor's typed failure. */
@@ -156,7 +156,14 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         try: () => settleBatch(name, result, entry.stores, partition, (value) => environment.serde.encodeResult(value)),
         catch: (cause) => new ProcessorError({ processor: name, cause }),
       });
-      yield* write(settled.outputs, settled.changelog);
+      // Writes that failed are sent again ahead of the next ones: kafkajs retries the batch, but the
+      // task has already applied it (its records are redeliveries now, its stores hold the values),
+      // so the retry alone would not produce them again.
+      const outputs = [...(entry.unsent?.outputs ?? []), ...settled.outputs];
+      const changelog = [...(entry.unsent?.changelog ?? []), ...settled.changelog];
+      entry.unsent = { outputs, changelog };
+      yield* write(outputs, changelog);
+      entry.unsent = undefined;
       return settled.changelog;
     });
 
@@ -267,7 +274,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       const groupOffsets = replaysSource ? yield* committedOffsets : new Map<number, bigint>();
       for (const [partition, stores] of storesByPartition) {
         const task = yield* processorCall(name, () => processor.open(partition, storeSet(stores), telemetry) as Task<unknown>);
-        const entry: PartitionTask = { task, stores, restoreEnd: undefined, restoreStarted: undefined, next: undefined };
+        const entry: PartitionTask = { task, stores, restoreEnd: undefined, restoreStarted: undefined, unsent: undefined };
         tasks.set(partition, entry);
         if (!replaysSource) continue;
         const end = ends.get(partition) ?? 0n;
@@ -281,7 +288,6 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         const committedAt = groupOffsets.get(partition);
         const restoreEnd = committedAt === undefined ? end : committedAt < start ? start : committedAt > end ? end : committedAt;
         // The task's own checkpoint decides where to read, whatever position the group would resume from.
-        entry.next = start;
         consumer.seek({ topic: sourceTopic, partition, offset: from.offset });
         entry.restoreEnd = restoreEnd;
         entry.restoreStarted = { at: performance.now(), offset: start };
@@ -306,27 +312,18 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
     });
 
   /** One fetched batch, from decoding to its writes acknowledged; its offsets are then ready to commit. */
-  const handleBatch = (payload: EachBatchPayload, ready: Effect.Effect<void, BatchError>, consumer: Consumer): Effect.Effect<void, BatchError> =>
+  const handleBatch = (payload: EachBatchPayload, ready: Effect.Effect<void, BatchError>): Effect.Effect<void, BatchError> =>
     Effect.gen(function* () {
       yield* ready;
       const { batch } = payload;
       const entry = tasks.get(batch.partition);
       if (entry === undefined) return;
-      const fetched = yield* decodeBatch(payload);
-      // A task that resumes from its own checkpoint reads on from exactly there: a batch fetched from
-      // the group's committed offset before the assignment's seek took effect is not its input.
-      const expected = entry.next;
-      const records = expected === undefined ? fetched : fetched.filter((record) => BigInt((record.position as TopicPosition).offset) >= expected);
-      const first = records[0];
-      if (expected !== undefined && first !== undefined && BigInt((first.position as TopicPosition).offset) > expected) {
-        logger.info({ processor: name, partition: batch.partition, expected: expected.toString(), fetched: (first.position as TopicPosition).offset, stage: "seek" }, "batch is not at the task's position; seeking again");
-        consumer.seek({ topic: sourceTopic, partition: batch.partition, offset: expected.toString() });
-        return;
-      }
+      // A batch fetched before the assignment's seek took effect (from the group's committed offset)
+      // is stale: decodeBatch stops at it, so a task resuming from its checkpoint reads from there.
+      const records = yield* decodeBatch(payload);
       const last = records.at(-1);
       if (last === undefined) return;
       const lastOffset = (last.position as TopicPosition).offset;
-      if (expected !== undefined) entry.next = BigInt(lastOffset) + 1n;
       let live = records;
       if (entry.restoreEnd !== undefined) {
         const end = entry.restoreEnd;
@@ -423,7 +420,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         return;
       }
       inFlight += 1;
-      const handled = batches.withPermits(1)(Effect.suspend(() => (stopping ? Effect.succeed(false) : Effect.as(handleBatch(payload, ready, consumer), true))));
+      const handled = batches.withPermits(1)(Effect.suspend(() => (stopping ? Effect.succeed(false) : Effect.as(handleBatch(payload, ready), true))));
       const exit = await Runtime.runPromiseExit(runtime)(handled).finally(() => {
         inFlight -= 1;
       });
