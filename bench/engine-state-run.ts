@@ -50,6 +50,12 @@ export interface MemorySample {
   readonly rssAnonBytes: number;
   readonly rssFileBytes: number;
   readonly heapUsedBytes: number;
+  /** V8 heap reserved (used + free space V8 keeps): with heapUsed, where anonymous RSS goes. */
+  readonly heapTotalBytes: number;
+  /** Memory outside the V8 heap held by JS objects (Buffers). */
+  readonly externalBytes: number;
+  /** The record cache's own estimate of what it holds, dirty entries included. */
+  readonly cachedBytes: number;
 }
 
 export interface LoadReport {
@@ -75,6 +81,11 @@ export interface LoadReport {
   readonly peakRssAnonBytes: number;
   readonly peakRssFileBytes: number;
   readonly peakHeapUsedBytes: number;
+  readonly peakHeapTotalBytes: number;
+  /** Peak of the record cache's estimate (reached just before a commit: the dirty entries wait for it). */
+  readonly peakCachedBytes: number;
+  /** One sample just before each commit (after its flush): the dirty state at its largest. */
+  readonly beforeCommits: readonly MemorySample[];
   /** One sample right after each commit, to show whether memory grows with the facts. */
   readonly afterCommits: readonly MemorySample[];
   readonly cache: StateStoreStats;
@@ -158,15 +169,25 @@ class MemoryPeaks {
   rssAnon = 0;
   rssFile = 0;
   heapUsed = 0;
+  heapTotal = 0;
+  cached = 0;
   private last = 0;
+  private readonly state: StateStore;
+
+  constructor(state: StateStore) {
+    this.state = state;
+  }
 
   sample(facts: number): MemorySample {
     this.last = performance.now();
     const status = readFileSync("/proc/self/status", "utf8");
-    const sample = { facts, rssAnonBytes: statusKb(status, "RssAnon"), rssFileBytes: statusKb(status, "RssFile"), heapUsedBytes: process.memoryUsage().heapUsed };
+    const usage = process.memoryUsage();
+    const sample = { facts, rssAnonBytes: statusKb(status, "RssAnon"), rssFileBytes: statusKb(status, "RssFile"), heapUsedBytes: usage.heapUsed, heapTotalBytes: usage.heapTotal, externalBytes: usage.external, cachedBytes: this.state.cachedBytes };
     this.rssAnon = Math.max(this.rssAnon, sample.rssAnonBytes);
     this.rssFile = Math.max(this.rssFile, sample.rssFileBytes);
     this.heapUsed = Math.max(this.heapUsed, sample.heapUsedBytes);
+    this.heapTotal = Math.max(this.heapTotal, sample.heapTotalBytes);
+    this.cached = Math.max(this.cached, sample.cachedBytes);
     return sample;
   }
 
@@ -199,8 +220,9 @@ function load(mode: "load" | "memory", workload: string, state: StateStore, opti
   const stopAt = Math.max(0, statSync(workload).size - holdBackBytes);
   let stoppedBy: "time" | "disk" | null = null;
   const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), state);
-  const peaks = new MemoryPeaks();
+  const peaks = new MemoryPeaks(state);
   const afterCommits: MemorySample[] = [];
+  const beforeCommits: MemorySample[] = [];
   const commitMillis: number[] = [];
   const outcomes: Record<string, number> = {};
   let writes = 0;
@@ -224,7 +246,7 @@ function load(mode: "load" | "memory", workload: string, state: StateStore, opti
     flushMillis += commitStarted - flushStarted;
     if (!engine.settled) throw new Error("engine not settled after flush: a checkpoint now would claim unflushed work");
     // The peak of the dirty state is just before the commit writes it and evicts the cache.
-    peaks.sample(facts);
+    beforeCommits.push(peaks.sample(facts));
     committed = { line, byte: end, facts };
     state.commit([[CHECKPOINT_KEY, Buffer.from(JSON.stringify(committed))]]);
     commitMillis.push(performance.now() - commitStarted);
@@ -311,6 +333,9 @@ function load(mode: "load" | "memory", workload: string, state: StateStore, opti
     peakRssAnonBytes: peaks.rssAnon,
     peakRssFileBytes: peaks.rssFile,
     peakHeapUsedBytes: peaks.heapUsed,
+    peakHeapTotalBytes: peaks.heapTotal,
+    peakCachedBytes: peaks.cached,
+    beforeCommits,
     afterCommits,
     cache: state.stats(),
     checkpoint: committed,

@@ -130,7 +130,13 @@ interface Measured {
   readonly restartWallMillis: number | null;
   readonly loadAvg: { readonly start: number; readonly end: number };
   readonly note: string;
+  /** The sitting's command line and settings, so a section rendered from runs logs states them. */
+  readonly command: string;
+  readonly cacheMb: number;
+  readonly commitEvery: number;
 }
+
+const SETTINGS = { command: `npm run bench:engine-state --${argv.map((arg) => ` ${arg}`).join("")}`, cacheMb: CACHE_MB, commitEvery: COMMIT_EVERY };
 
 const timeoutMs = (): number => (MAX_MINUTES + 15) * 60_000;
 
@@ -146,7 +152,7 @@ async function measureDisk(size: number, workload: string, run: number): Promise
     const bytes = diskBytes(directory);
     const restarted = await child<RestartReport>(["restart", "--workload", workload, "--dir", directory, "--cache-mb", String(CACHE_MB), "--live-facts", String(LIVE_FACTS)], 10 * 60_000);
     const note = [loaded.report.stoppedBy === null ? "" : `stopped at a commit (${loaded.report.stoppedBy === "time" ? `${MAX_MINUTES}-minute budget` : `free disk below ${(MIN_FREE_BYTES / GIB).toFixed(0)} GiB`})`, restarted.report === undefined ? `restart failed: ${restarted.failure ?? ""}` : ""].filter((part) => part !== "").join("; ");
-    return { size, run, started, mode: "load", load: loaded.report, diskBytes: bytes, restart: restarted.report ?? null, restartWallMillis: restarted.report === undefined ? null : restarted.wallMillis, loadAvg: { start, end: load1() }, note };
+    return { size, run, started, mode: "load", load: loaded.report, diskBytes: bytes, restart: restarted.report ?? null, restartWallMillis: restarted.report === undefined ? null : restarted.wallMillis, loadAvg: { start, end: load1() }, note, ...SETTINGS };
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
@@ -157,7 +163,7 @@ async function measureMemory(size: number, workload: string, run: number): Promi
   const started = new Date().toISOString();
   const loaded = await child<LoadReport>(["memory", "--workload", workload, "--commit-every", String(COMMIT_EVERY), "--hold-back-bytes", String(HOLD_BACK_BYTES)], timeoutMs());
   if (loaded.report === undefined) return `in-memory load failed after ${(loaded.wallMillis / 1000).toFixed(0)} s (${loaded.failure ?? ""})`;
-  return { size, run, started, mode: "memory", load: loaded.report, diskBytes: null, restart: null, restartWallMillis: null, loadAvg: { start, end: load1() }, note: "" };
+  return { size, run, started, mode: "memory", load: loaded.report, diskBytes: null, restart: null, restartWallMillis: null, loadAvg: { start, end: load1() }, note: "", ...SETTINGS };
 }
 
 function median(values: readonly number[]): number {
@@ -199,7 +205,10 @@ function section(measured: readonly Measured[], failures: readonly string[], sta
   const label = (row: Row): string => `${row.size.toLocaleString("en-US")} · ${row.mode === "load" ? "LMDB" : "memory"}`;
   const loads = (row: Row): string => row.runs.map((m) => `${m.loadAvg.start.toFixed(2)} → ${m.loadAvg.end.toFixed(2)}`).join(", ");
   const machine = `nproc ${execFileSync("nproc", { encoding: "utf8" }).trim()} (${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, shared), ${(totalmem() / GIB).toFixed(0)} GiB RAM, Node ${process.version}`;
-  const sizes = [...new Set(rows.map((row) => row.size))];
+  const commands = [...new Set(measured.map((m) => m.command))];
+  const { cacheMb, commitEvery } = measured[0] ?? SETTINGS;
+  if (measured.some((m) => m.cacheMb !== cacheMb || m.commitEvery !== commitEvery)) throw new Error("runs with different --cache-mb or --commit-every cannot share a table");
+  const most = Math.max(...rows.map((row) => row.runs.length));
   const memoryAt = [...new Set(rows.filter((row) => row.mode === "memory").map((row) => row.size))];
 
   const throughput = [
@@ -213,11 +222,11 @@ function section(measured: readonly Measured[], failures: readonly string[], sta
 
   const anonAt = (m: Measured, fraction: number): number => sampleAt(m.load.afterCommits, fraction)?.rssAnonBytes ?? 0;
   const memory = [
-    "| lines · state | peak RSS MiB (maxRSS: anon + file) | peak RssAnon MiB | peak RssFile MiB (mapped LMDB pages) | peak V8 heapUsed MiB | RssAnon after the commits at ¼ / ½ / ¾ / all of the facts, MiB | cache budget / held at end MiB | cache misses | evictions | commits |",
+    "| lines · state | peak RSS MiB (maxRSS: anon + file) | peak RssAnon MiB | peak RssFile MiB (mapped LMDB pages + node's binary) | peak V8 heapUsed / heapTotal MiB | RssAnon after the commits at ¼ / ½ / ¾ / all of the facts, MiB | cache budget / peak estimate (before a commit) / held at end MiB | cache misses | evictions | commits |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map((row) => {
       const lmdb = row.mode === "load";
-      return `| ${label(row)} | ${mib(pick(row, (m) => m.load.peakRssBytes))} | ${mib(pick(row, (m) => m.load.peakRssAnonBytes))} | ${mib(pick(row, (m) => m.load.peakRssFileBytes))} | ${mib(pick(row, (m) => m.load.peakHeapUsedBytes))} | ${[0.25, 0.5, 0.75, 1].map((fraction) => mib(pick(row, (m) => anonAt(m, fraction)))).join(" / ")} | ${lmdb ? `${CACHE_MB} / ${mib(pick(row, (m) => m.load.cache.cachedBytes))}` : "— (all state in memory)"} | ${lmdb ? thousands(pick(row, (m) => m.load.cache.misses)) : "—"} | ${lmdb ? thousands(pick(row, (m) => m.load.cache.evictions)) : "—"} | ${lmdb ? thousands(pick(row, (m) => m.load.cache.commits)) : "—"} |`;
+      return `| ${label(row)} | ${mib(pick(row, (m) => m.load.peakRssBytes))} | ${mib(pick(row, (m) => m.load.peakRssAnonBytes))} | ${mib(pick(row, (m) => m.load.peakRssFileBytes))} | ${mib(pick(row, (m) => m.load.peakHeapUsedBytes))} / ${mib(pick(row, (m) => m.load.peakHeapTotalBytes))} | ${[0.25, 0.5, 0.75, 1].map((fraction) => mib(pick(row, (m) => anonAt(m, fraction)))).join(" / ")} | ${lmdb ? `${cacheMb} / ${mib(pick(row, (m) => m.load.peakCachedBytes))} / ${mib(pick(row, (m) => m.load.cache.cachedBytes))}` : "— (all state in memory)"} | ${lmdb ? thousands(pick(row, (m) => m.load.cache.misses)) : "—"} | ${lmdb ? thousands(pick(row, (m) => m.load.cache.evictions)) : "—"} | ${lmdb ? thousands(pick(row, (m) => m.load.cache.commits)) : "—"} |`;
     }),
   ];
 
@@ -243,11 +252,11 @@ function section(measured: readonly Measured[], failures: readonly string[], sta
   return [
     HEADING,
     "",
-    `Measured ${started.slice(0, 10)} (UTC ${started.slice(11, 16)} start) on ${machine}; load average (1 min) ${loadAtStart.toFixed(2)} at the start of the sitting, ${loadAtEnd.toFixed(2)} at its end, per run in the first table. ${RUNS > 1 ? `Medians of up to ${RUNS} runs.` : "One run per row."}`,
+    `Measured ${started.slice(0, 10)} (UTC ${started.slice(11, 16)} start) on ${machine}; load average (1 min) ${loadAtStart.toFixed(2)} at the start of the sitting, ${loadAtEnd.toFixed(2)} at its end, per run in the first table. ${most > 1 ? `Medians of the runs of each row (up to ${most}).` : "One run per row."}`,
     "",
-    `Command: \`npm run bench:engine-state -- --sizes ${sizes.join(",")} --runs ${RUNS} --cache-mb ${CACHE_MB} --commit-every ${COMMIT_EVERY} --memory-at ${memoryAt.join(",") || "none"}\` (under \`nice -n 10\`).`,
+    `Command${commands.length > 1 ? "s (one sitting each; the section rendered from their runs logs with `--from-runs`)" : ""}: ${commands.map((command) => `\`nice -n 10 ${command}\``).join(", ")}.`,
     "",
-    `The real engine (src/metrics/metric-engine.ts) over \`StateStore(openLmdbBackend(dir), ${CACHE_MB} MiB)\`, in a fresh process per measurement (bench/engine-state-run.ts). The workload (\`agentops generate --facts N --seed ${DEFAULT_SEED}\`, ≈ 79% metric facts) is streamed line by line, never held: memory is the engine's. Every ${COMMIT_EVERY.toLocaleString("en-US")} metric facts: \`flush()\`, then \`state.commit([checkpoint])\` (one LMDB transaction: the dirty entries and the checkpoint, its line and byte offset; then the cache is evicted to its budget). The load stops ${(HOLD_BACK_BYTES / MIB).toFixed(0)} MiB before the end of the file so the restart has new input. "read + parse" and "engine" are the two spans of the loop, timed in batches of 1,000 facts (wall: performance.now; CPU: process.cpuUsage, the whole process, GC and LMDB included). Memory: peak RSS is the kernel's maxRSS; RssAnon (heap and native allocations) and RssFile (LMDB's memory-mapped pages, reclaimable by the kernel) are sampled from /proc/self/status every 500 ms and around every commit. "memory" rows: the same loop with the state in memory (\`new StateStore(undefined)\`, the replay default), only at ${memoryAt.map((size) => size.toLocaleString("en-US")).join(", ") || "no size"}.`,
+    `The real engine (src/metrics/metric-engine.ts) over \`StateStore(openLmdbBackend(dir), ${cacheMb} MiB)\`, in a fresh process per measurement (bench/engine-state-run.ts). The workload (\`agentops generate --facts N --seed ${DEFAULT_SEED}\`, ≈ 79% metric facts) is streamed line by line, never held: memory is the engine's. Every ${commitEvery.toLocaleString("en-US")} metric facts: \`flush()\`, then \`state.commit([checkpoint])\` (one LMDB transaction: the dirty entries and the checkpoint, its line and byte offset; then the cache is evicted to its budget). The load stops ${(HOLD_BACK_BYTES / MIB).toFixed(0)} MiB before the end of the file so the restart has new input. "read + parse" and "engine" are the two spans of the loop, timed in batches of 1,000 facts (wall: performance.now; CPU: process.cpuUsage, the whole process, GC and LMDB included). Memory: peak RSS is the kernel's maxRSS; RssAnon (heap and native allocations) and RssFile (LMDB's memory-mapped pages, reclaimable by the kernel, plus about 50 MiB of node's own mapped binary, as the memory rows show) are sampled from /proc/self/status every 500 ms and around every commit. "memory" rows: the same loop with the state in memory (\`new StateStore(undefined)\`, the replay default), only at ${memoryAt.map((size) => size.toLocaleString("en-US")).join(", ") || "no size"}.`,
     "",
     ...throughput,
     "",
