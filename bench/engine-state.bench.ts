@@ -252,7 +252,7 @@ function section(measured: readonly Measured[], failures: readonly string[], sta
   return [
     HEADING,
     "",
-    `Measured ${started.slice(0, 10)} (UTC ${started.slice(11, 16)} start) on ${machine}; load average (1 min) ${loadAtStart.toFixed(2)} at the start of the sitting, ${loadAtEnd.toFixed(2)} at its end, per run in the first table. ${most > 1 ? `Medians of the runs of each row (up to ${most}).` : "One run per row."}`,
+    `Measured ${started.slice(0, 10)} (UTC ${started.slice(11, 16)} start) on ${machine}; load average (1 min) ${loadAtStart.toFixed(2)} at the start of the first run, ${loadAtEnd.toFixed(2)} at the end of the last, per run in the first table. ${most > 1 ? `Medians of the runs of each row (up to ${most}).` : "One run per row."}`,
     "",
     `Command${commands.length > 1 ? "s (one sitting each; the section rendered from their runs logs with `--from-runs`)" : ""}: ${commands.map((command) => `\`nice -n 10 ${command}\``).join(", ")}.`,
     "",
