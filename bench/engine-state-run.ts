@@ -214,7 +214,7 @@ function freeBytes(directory: string): number {
   return fs.bavail * fs.bsize;
 }
 
-function load(mode: "load" | "memory", workload: string, state: StateStore, options: LoadOptions, directory: string | undefined): LoadReport {
+async function load(mode: "load" | "memory", workload: string, state: StateStore, options: LoadOptions, directory: string | undefined): Promise<LoadReport> {
   const { commitEvery, holdBackBytes, maxSeconds, minFreeBytes } = options;
   const started = performance.now();
   const stopAt = Math.max(0, statSync(workload).size - holdBackBytes);
@@ -239,7 +239,7 @@ function load(mode: "load" | "memory", workload: string, state: StateStore, opti
   let lastEnd = 0;
   let committed: Checkpoint = { line: 0, byte: 0, facts: 0 };
 
-  const commit = (line: number, end: number): void => {
+  const commit = async (line: number, end: number): Promise<void> => {
     const flushStarted = performance.now();
     engine.flush();
     const commitStarted = performance.now();
@@ -248,7 +248,8 @@ function load(mode: "load" | "memory", workload: string, state: StateStore, opti
     // The peak of the dirty state is just before the commit writes it and evicts the cache.
     beforeCommits.push(peaks.sample(facts));
     committed = { line, byte: end, facts };
-    state.commit([[CHECKPOINT_KEY, Buffer.from(JSON.stringify(committed))]]);
+    // The write runs on LMDB's writer thread; this waits only for the previous commit to land.
+    await state.commit([[CHECKPOINT_KEY, Buffer.from(JSON.stringify(committed))]]);
     commitMillis.push(performance.now() - commitStarted);
     writes += state.lastCommitWrites;
     sinceCommit = 0;
@@ -258,7 +259,7 @@ function load(mode: "load" | "memory", workload: string, state: StateStore, opti
     process.stderr.write(`${JSON.stringify({ progress: { facts, lines, seconds: (performance.now() - started) / 1000, rssAnonBytes: peaks.rssAnon, rssFileBytes: peaks.rssFile } })}\n`);
   };
 
-  const ingest = (batch: readonly Parsed[]): void => {
+  const ingest = async (batch: readonly Parsed[]): Promise<void> => {
     const wall = performance.now();
     const cpu = process.cpuUsage();
     for (const { fact, line, end } of batch) {
@@ -267,7 +268,7 @@ function load(mode: "load" | "memory", workload: string, state: StateStore, opti
       facts += 1;
       sinceCommit += 1;
       if (sinceCommit >= commitEvery) {
-        commit(line, end);
+        await commit(line, end);
         // Stop at this commit: the rest of the batch is never ingested (the checkpoint says where to resume).
         if (stoppedBy !== null) break;
       }
@@ -293,7 +294,7 @@ function load(mode: "load" | "memory", workload: string, state: StateStore, opti
     else batch.push({ fact: parsed.fact, line: lines, end });
     if (batch.length >= BATCH_FACTS) {
       closeInputSpan();
-      ingest(batch);
+      await ingest(batch);
       batch = [];
       peaks.maybeSample(facts);
       inputWall = performance.now();
@@ -301,12 +302,13 @@ function load(mode: "load" | "memory", workload: string, state: StateStore, opti
     } else if ((lines & 255) === 0) peaks.maybeSample(facts);
   }
   closeInputSpan();
-  if (stoppedBy === null) ingest(batch);
+  if (stoppedBy === null) await ingest(batch);
   // The checkpoint is the last line consumed, fact or not: the restart resumes after it.
   if (stoppedBy === null) {
     const wall = performance.now();
     const cpu = process.cpuUsage();
-    commit(lines, lastEnd);
+    await commit(lines, lastEnd);
+    await state.landed();
     engineCpu += cpuSeconds(process.cpuUsage(cpu));
     engineMillis += performance.now() - wall;
   }
@@ -406,10 +408,10 @@ async function main(): Promise<void> {
   if (mode === "load") {
     const directory = option("dir");
     const backend = openLmdbBackend(directory);
-    report = load("load", workload, new StateStore(backend, Number(option("cache-mb")) * 1024 * 1024), loadOptions(), directory);
+    report = await load("load", workload, new StateStore(backend, Number(option("cache-mb")) * 1024 * 1024), loadOptions(), directory);
     await backend.close();
   } else if (mode === "memory") {
-    report = load("memory", workload, new StateStore(undefined), loadOptions(), undefined);
+    report = await load("memory", workload, new StateStore(undefined), loadOptions(), undefined);
   } else if (mode === "restart") {
     report = await restart(workload, option("dir"), Number(option("cache-mb")), Number(option("live-facts")));
   } else throw new Error("usage: engine-state-run.ts load|memory|restart --workload <ndjson> … (see the header comment)");

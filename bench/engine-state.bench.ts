@@ -56,6 +56,8 @@ const option = (name: string, fallback: string): string => (argv.includes(name) 
 const SIZES = option("--sizes", "1000000,5000000,20000000").split(",").map(Number);
 const RUNS = Number(option("--runs", "1"));
 const CACHE_MB = Number(option("--cache-mb", "64"));
+/** --heap-mb N runs the engine-on-disk children with V8's heap bounded (--max-old-space-size=N), as an engine member would be. */
+const HEAP_MB = argv.includes("--heap-mb") ? Number(option("--heap-mb", "0")) : undefined;
 const COMMIT_EVERY = Number(option("--commit-every", "20000"));
 const MEMORY_AT = new Set(option("--memory-at", "1000000").split(",").filter((size) => size !== "").map(Number));
 const MAX_MINUTES = Number(option("--max-minutes", "40"));
@@ -81,7 +83,9 @@ interface ChildResult<T> {
 function child<T>(args: readonly string[], timeoutMs: number, progressEvery = 25): Promise<ChildResult<T>> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const proc = spawn(NODE, [RUNNER, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    // The in-memory comparison keeps V8's default heap: it must hold the whole state.
+    const heapFlags = HEAP_MB === undefined || args.includes("memory") ? [] : [`--max-old-space-size=${String(HEAP_MB)}`];
+    const proc = spawn(NODE, [...heapFlags, RUNNER, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderrTail = "";
     let progressLines = 0;

@@ -48,6 +48,8 @@ interface CacheShare {
   evict(bytes: number): number;
   /** Entries cached, for telemetry. */
   readonly size: number;
+  /** Estimated heap bytes of its cached entries. */
+  readonly bytes: number;
   clear(): void;
 }
 
@@ -82,7 +84,6 @@ export class StateStore {
   evictions = 0;
   commits = 0;
   lastCommitWrites = 0;
-  private clockTable = 0;
   /** The commit being written, if any. */
   private pending: Promise<void> | undefined;
 
@@ -160,15 +161,17 @@ export class StateStore {
   }
 
   private evictToBudget(): void {
-    if (this.tables.length === 0) return;
-    // Round robin over the tables, a slice of the excess at a time, so no table is emptied first.
-    let rounds = 0;
-    while (this.cachedBytes > this.budgetBytes && rounds < this.tables.length * 64) {
-      const table = this.tables[this.clockTable % this.tables.length] as CacheShare;
-      this.clockTable += 1;
-      rounds += 1;
+    // From the table holding the most, a slice at a time: an equal slice from every table emptied
+    // the small ones (ledger, index, groups) long before the largest (call contributions) shrank.
+    const exhausted = new Set<CacheShare>();
+    while (this.cachedBytes > this.budgetBytes) {
+      let largest: CacheShare | undefined;
+      for (const table of this.tables) if (!exhausted.has(table) && (largest === undefined || table.bytes > largest.bytes)) largest = table;
+      if (largest === undefined) return;
       const excess = this.cachedBytes - this.budgetBytes;
-      this.cachedBytes -= table.evict(Math.max(4096, Math.ceil(excess / this.tables.length)));
+      const freed = largest.evict(Math.max(4096, Math.min(excess, Math.ceil(largest.bytes / 4))));
+      this.cachedBytes -= freed;
+      if (freed === 0) exhausted.add(largest);
     }
   }
 
@@ -286,6 +289,8 @@ class MemoryLinkTable<V> implements LinkTable<V> {
 /** A table over the backend, through the record cache. */
 class CachedTable<V> implements Table<V>, CacheShare {
   readonly name: string;
+  /** Estimated heap bytes of this table's cached entries (its share of the store's count). */
+  bytes = 0;
   private readonly store: StateStore;
   private readonly backend: StateBackend;
   private readonly prefix: string;
@@ -307,6 +312,12 @@ class CachedTable<V> implements Table<V>, CacheShare {
     return this.entries.size;
   }
 
+  private account(delta: number): void {
+    this.bytes += delta;
+    this.store.account(delta);
+  }
+
+
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry !== undefined) {
@@ -318,7 +329,7 @@ class CachedTable<V> implements Table<V>, CacheShare {
     const value = bytes === undefined ? ABSENT : this.codec.decode(bytes);
     const size = heapBytes(bytes?.length ?? key.length);
     this.entries.set(key, { value, bytes: size, dirty: false, referenced: true });
-    this.store.account(size);
+    this.account(size);
     return value === ABSENT ? undefined : value;
   }
 
@@ -327,7 +338,7 @@ class CachedTable<V> implements Table<V>, CacheShare {
     const size = heapBytes(encodedBytesHint + key.length);
     if (entry === undefined) {
       this.entries.set(key, { value, bytes: size, dirty: true, referenced: true });
-      this.store.account(size);
+      this.account(size);
     } else {
       entry.value = value;
       entry.referenced = true;
@@ -350,7 +361,7 @@ class CachedTable<V> implements Table<V>, CacheShare {
     if (entry === undefined) {
       const size = heapBytes(key.length);
       this.entries.set(key, { value: ABSENT, bytes: size, dirty: true, referenced: false });
-      this.store.account(size);
+      this.account(size);
     } else {
       entry.value = ABSENT;
       entry.dirty = true;
@@ -384,7 +395,7 @@ class CachedTable<V> implements Table<V>, CacheShare {
       const bytes = this.codec.encode(entry.value);
       writes.push([this.prefix + key, bytes]);
       const size = heapBytes(bytes.length + key.length);
-      this.store.account(size - entry.bytes);
+      this.account(size - entry.bytes);
       entry.bytes = size;
     }
     this.dirtyKeys.clear();
@@ -410,6 +421,7 @@ class CachedTable<V> implements Table<V>, CacheShare {
       }
       this.entries.delete(key);
       freed += entry.bytes;
+      this.bytes -= entry.bytes;
       this.store.evictions += 1;
     }
     return freed;
@@ -419,6 +431,7 @@ class CachedTable<V> implements Table<V>, CacheShare {
     this.entries.clear();
     this.dirtyKeys.clear();
     this.clock = undefined;
+    this.bytes = 0;
   }
 }
 
@@ -430,6 +443,8 @@ class CachedTable<V> implements Table<V>, CacheShare {
  */
 class CachedLinkTable<V> implements LinkTable<V>, CacheShare {
   readonly name: string;
+  /** Estimated heap bytes of this table's cached entries (its share of the store's count). */
+  bytes = 0;
   private readonly store: StateStore;
   private readonly backend: StateBackend;
   private readonly prefix: string;
@@ -450,6 +465,12 @@ class CachedLinkTable<V> implements LinkTable<V>, CacheShare {
     return this.entries.size;
   }
 
+  private account(delta: number): void {
+    this.bytes += delta;
+    this.store.account(delta);
+  }
+
+
   /** The members of `key` (a live view: do not hold it across writes). */
   members(key: string): ReadonlyMap<string, V> {
     return this.load(key).members;
@@ -468,7 +489,7 @@ class CachedLinkTable<V> implements LinkTable<V>, CacheShare {
     if (!entry.members.has(member)) {
       const size = heapBytes(encodedBytesHint + member.length);
       entry.bytes += size;
-      this.store.account(size);
+      this.account(size);
     }
     entry.members.set(member, value);
     entry.dirtyMembers.add(member);
@@ -540,6 +561,7 @@ class CachedLinkTable<V> implements LinkTable<V>, CacheShare {
       }
       this.entries.delete(key);
       freed += entry.bytes;
+      this.bytes -= entry.bytes;
       this.store.evictions += 1;
     }
     return freed;
@@ -549,6 +571,7 @@ class CachedLinkTable<V> implements LinkTable<V>, CacheShare {
     this.entries.clear();
     this.dirtyKeys.clear();
     this.clock = undefined;
+    this.bytes = 0;
   }
 
   private load(key: string): LinkEntry<V> {
@@ -574,7 +597,7 @@ class CachedLinkTable<V> implements LinkTable<V>, CacheShare {
     }
     entry = { members, stored, bytes, dirtyMembers: new Set(), referenced: true };
     this.entries.set(key, entry);
-    this.store.account(bytes);
+    this.account(bytes);
     return entry;
   }
 
