@@ -2,6 +2,7 @@ import type { MetricId } from "../../src/catalog/metric-definitions.ts";
 import type { Cost, DeliverySummary, MetricFact, ModelCall, Packet, Repair, TaskSnapshot } from "../../src/contract/facts.ts";
 import { cohortOf, NO_COHORT, resultKey, snapshotScopeOf, windowScopeOf } from "../../src/metrics/scope.ts";
 import { domainIdentity } from "../../src/metrics/fact-ledger.ts";
+import { markUnitsReading, type UnitReaders } from "../../src/metrics/unit-key.ts";
 import type { Cohort, Scope } from "../../src/metrics/result-record.ts";
 import type { RecordCache } from "./record-cache.ts";
 
@@ -176,41 +177,16 @@ export class EngineShapedState {
   }
 
   private markReaders(fact: MetricFact): void {
-    const mark = (kind: string, id: string): void => void this.dirtyUnits.add(`${kind}${SEP}${id}`);
-    const tasksOf = (taskId: string | undefined, deliveryId: string | undefined): void => {
-      if (taskId !== undefined) for (const unit of this.cache.get<string[]>(KEY.taskUnits("task", taskId)) ?? []) mark("task", unit);
-      if (deliveryId !== undefined) for (const unit of this.cache.get<string[]>(KEY.taskUnits("member", deliveryId)) ?? []) mark("task", unit);
-    };
-    switch (fact.type) {
-      case "model_call":
-        mark("call", fact.call_id);
-        if (fact.delivery_id !== undefined) mark("delivery", fact.delivery_id);
-        tasksOf(fact.task_id, fact.delivery_id);
-        return;
-      case "cost": {
-        if (fact.call_id !== undefined) mark("call", fact.call_id);
-        const deliveryId = fact.delivery_id ?? (fact.call_id === undefined ? undefined : this.callOf(fact.call_id)?.delivery_id);
-        if (deliveryId !== undefined) mark("delivery", deliveryId);
-        tasksOf(undefined, deliveryId);
-        return;
-      }
-      case "delivery_summary":
-        mark("delivery", fact.delivery_id);
-        tasksOf(undefined, fact.delivery_id);
-        return;
-      case "packet":
-        mark("packet", fact.packet_id);
-        return;
-      case "repair":
-        if (fact.packet_id !== undefined) mark("packet", fact.packet_id);
-        tasksOf(fact.task_id, fact.delivery_id);
-        return;
-      case "task_snapshot":
-        mark("snapshot", fact.snapshot_id);
-        fact.tasks.forEach((_, position) => mark("task", `${fact.snapshot_id}${SEP}${position}`));
-        return;
-    }
+    markUnitsReading(fact, this.readers, (kind, id) => void this.dirtyUnits.add(`${kind}${SEP}${id}`));
   }
+
+  /** The engine's own reader lookup (src/metrics/unit-key.ts) over this model's records. */
+  private readonly readers: UnitReaders = {
+    callOf: (callId) => this.callOf(callId),
+    tasksNaming: (taskId) => this.cache.get<string[]>(KEY.taskUnits("task", taskId)) ?? [],
+    tasksListing: (deliveryId) => this.cache.get<string[]>(KEY.taskUnits("member", deliveryId)) ?? [],
+  };
+
 
   private recompute(unit: string): void {
     this.counters.unitRecomputes += 1;

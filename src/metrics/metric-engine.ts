@@ -17,7 +17,7 @@ import { evidenceContributions } from "./units/evidence-unit.ts";
 import { finalizeContribution } from "./units/finalize.ts";
 import { packetContributions } from "./units/packet-unit.ts";
 import { emptySnapshotContributions, taskContributions } from "./units/task-unit.ts";
-import { markUnitsReading, taskUnitId, UNIT_KINDS, type TaskUnitIndex, type UnitKind } from "./unit-key.ts";
+import { markUnitsReading, taskUnitId, UNIT_KINDS, type TaskUnitIndex, type UnitKind, type UnitReaders } from "./unit-key.ts";
 
 const NO_CONTRIBUTIONS: readonly Contribution[] = [];
 
@@ -65,6 +65,7 @@ export class MetricEngine {
   private readonly ledger: FactLedger;
   private readonly index: FactIndex;
   private readonly tasks: TaskUnitIndex;
+  private readonly readers: UnitReaders;
   private readonly dirtyUnits: Record<UnitKind, Set<string>> = { call: new Set(), delivery: new Set(), packet: new Set(), task: new Set(), snapshot: new Set() };
   private readonly contributions: Record<UnitKind, Table<readonly Contribution[]>>;
   private readonly markDirty = (kind: UnitKind, id: string): void => {
@@ -96,6 +97,8 @@ export class MetricEngine {
     this.ledger = new FactLedger(state);
     this.index = new FactIndex(state);
     this.tasks = { byTaskId: state.links("tt\u0000", presenceCodec), byMember: state.links("tm\u0000", presenceCodec) };
+    const { index, tasks } = this;
+    this.readers = { callOf: (callId) => index.calls.get(callId), tasksNaming: (taskId) => tasks.byTaskId.members(taskId).keys(), tasksListing: (deliveryId) => tasks.byMember.members(deliveryId).keys() };
     this.contributions = {
       call: state.table("uc\u0000", contributionsCodec),
       delivery: state.table("ud\u0000", contributionsCodec),
@@ -251,7 +254,7 @@ export class MetricEngine {
 
   private markReaders(fact: MetricFact): void {
     if (this.loading) return;
-    markUnitsReading(fact, this.index, this.tasks, this.markDirty);
+    markUnitsReading(fact, this.readers, this.markDirty);
   }
 
   private indexTasks(snapshot: Extract<MetricFact, { type: "task_snapshot" }>, adding: boolean): void {

@@ -1,5 +1,4 @@
-import type { MetricFact } from "../contract/facts.ts";
-import type { FactIndex } from "./fact-index.ts";
+import type { MetricFact, ModelCall } from "../contract/facts.ts";
 import type { LinkTable } from "./state/state-store.ts";
 
 /**
@@ -24,11 +23,21 @@ export interface TaskUnitIndex {
   readonly byMember: LinkTable<true>;
 }
 
+/**
+ * What finding a fact's readers looks up: a call by id (a cost linked to a call reaches its
+ * Delivery through it), and the task units naming a task_id or listing a Delivery as a member.
+ */
+export interface UnitReaders {
+  callOf(callId: string): ModelCall | undefined;
+  tasksNaming(taskId: string): Iterable<string>;
+  tasksListing(deliveryId: string): Iterable<string>;
+}
+
 /** Calls `mark` for every unit whose contributions may change when this fact is accepted or retracted. */
-export function markUnitsReading(fact: MetricFact, index: FactIndex, tasks: TaskUnitIndex, mark: (kind: UnitKind, id: string) => void): void {
+export function markUnitsReading(fact: MetricFact, readers: UnitReaders, mark: (kind: UnitKind, id: string) => void): void {
   const tasksOf = (taskId: string | undefined, deliveryId: string | undefined): void => {
-    if (taskId !== undefined) for (const task of tasks.byTaskId.members(taskId).keys()) mark("task", task);
-    if (deliveryId !== undefined) for (const task of tasks.byMember.members(deliveryId).keys()) mark("task", task);
+    if (taskId !== undefined) for (const task of readers.tasksNaming(taskId)) mark("task", task);
+    if (deliveryId !== undefined) for (const task of readers.tasksListing(deliveryId)) mark("task", task);
   };
   switch (fact.type) {
     case "model_call":
@@ -38,7 +47,7 @@ export function markUnitsReading(fact: MetricFact, index: FactIndex, tasks: Task
       return;
     case "cost": {
       if (fact.call_id !== undefined) mark("call", fact.call_id);
-      const deliveryId = fact.delivery_id ?? (fact.call_id === undefined ? undefined : index.calls.get(fact.call_id)?.delivery_id);
+      const deliveryId = fact.delivery_id ?? (fact.call_id === undefined ? undefined : readers.callOf(fact.call_id)?.delivery_id);
       if (deliveryId !== undefined) mark("delivery", deliveryId);
       tasksOf(undefined, deliveryId);
       return;

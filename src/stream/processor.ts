@@ -144,10 +144,10 @@ export type StoreSet = ReadonlyMap<string, KeyValueStore<unknown>>;
 export interface Task<V> {
   /**
    * Where the task's local state stands, given the source partition's end offset: the next offset
-   * it does not reflect, and whether it had gone live (its results were published). A checkpoint
-   * beyond the end (the topic was recreated) must be dropped by the task, which then says 0.
+   * it does not reflect. A checkpoint beyond the end (the topic was recreated) must be dropped by
+   * the task, which then says 0.
    */
-  resumeFrom?(sourceEnd: string): { readonly offset: string; readonly live: boolean };
+  resumeFrom?(sourceEnd: string): string;
   /**
    * A record of the task's contributions log (a source-restored store's `log`, topology.ts), read
    * to its end before the source when the task has no local state (`resumeFrom` said offset 0).
@@ -160,7 +160,7 @@ export interface Task<V> {
   goLive?(): ProcessResult;
   process(batch: Batch<V>): ProcessResult;
   /** The writes of every batch before `nextOffset` are acknowledged: state up to there may be checkpointed. */
-  committed?(nextOffset: string, live: boolean): void | Promise<void>;
+  committed?(nextOffset: string): void | Promise<void>;
   /** The partition is revoked or the member stops: release local state (after the last `committed`). */
   close?(): Promise<void>;
 }

@@ -173,61 +173,64 @@ const FLAG_ELIGIBLE = 4;
 const FLAG_HIT = 8;
 const FLAG_CATEGORY = 16;
 
+/** A unit's contributions, written after whatever header the record has (see encodeUnitRecord). */
+function writeContributions(out: BinaryWriter, contributions: readonly Contribution[]): void {
+  out.unsigned(contributions.length);
+  for (const contribution of contributions) {
+    out.string(contribution.groupKey);
+    const flags =
+      (contribution.candidate ? FLAG_CANDIDATE : 0) | (contribution.covered ? FLAG_COVERED : 0) | (contribution.eligible ? FLAG_ELIGIBLE : 0) | (contribution.hit ? FLAG_HIT : 0) | (contribution.category === undefined ? 0 : FLAG_CATEGORY);
+    out.byte(flags);
+    if (contribution.category !== undefined) out.string(contribution.category);
+    out.double(contribution.amount);
+    out.unsigned(contribution.money.length);
+    for (const share of contribution.money) {
+      out.string(share.currency);
+      out.string(share.source);
+      out.string(share.costBasis);
+      writeExact(out, share.amountMinor);
+    }
+    const reasons = Object.keys(contribution.exclusions);
+    writeCounts(
+      out,
+      reasons.map((reason) => [reason, contribution.exclusions[reason] as number] as const),
+      reasons.length,
+    );
+    out.double(contribution.asOf);
+  }
+}
+
+function readContributions(input: BinaryReader): Contribution[] {
+  return Array.from({ length: input.unsigned() }, (): Contribution => {
+    const groupKey = input.string();
+    const flags = input.byte();
+    const category = (flags & FLAG_CATEGORY) === 0 ? undefined : input.string();
+    const amount = input.double();
+    const money: MoneyShare[] = Array.from({ length: input.unsigned() }, () => ({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) }));
+    const exclusions = Object.fromEntries(readCounts(input));
+    const asOf = input.double();
+    const { metricId, scope, cohort } = identityOf(groupKey);
+    return {
+      metricId,
+      scope,
+      cohort,
+      groupKey,
+      candidate: (flags & FLAG_CANDIDATE) !== 0,
+      covered: (flags & FLAG_COVERED) !== 0,
+      eligible: (flags & FLAG_ELIGIBLE) !== 0,
+      hit: (flags & FLAG_HIT) !== 0,
+      category,
+      amount,
+      money,
+      exclusions,
+      asOf,
+    };
+  });
+}
+
 export const contributionsCodec: ValueCodec<readonly Contribution[]> = {
-  encode: (contributions) =>
-    encodeWith((out) => {
-      out.unsigned(contributions.length);
-      for (const contribution of contributions) {
-        out.string(contribution.groupKey);
-        const flags =
-          (contribution.candidate ? FLAG_CANDIDATE : 0) | (contribution.covered ? FLAG_COVERED : 0) | (contribution.eligible ? FLAG_ELIGIBLE : 0) | (contribution.hit ? FLAG_HIT : 0) | (contribution.category === undefined ? 0 : FLAG_CATEGORY);
-        out.byte(flags);
-        if (contribution.category !== undefined) out.string(contribution.category);
-        out.double(contribution.amount);
-        out.unsigned(contribution.money.length);
-        for (const share of contribution.money) {
-          out.string(share.currency);
-          out.string(share.source);
-          out.string(share.costBasis);
-          writeExact(out, share.amountMinor);
-        }
-        const reasons = Object.keys(contribution.exclusions);
-        writeCounts(
-          out,
-          reasons.map((reason) => [reason, contribution.exclusions[reason] as number] as const),
-          reasons.length,
-        );
-        out.double(contribution.asOf);
-      }
-    }),
-  decode: (bytes) =>
-    decodeWith(bytes, (input) =>
-      Array.from({ length: input.unsigned() }, (): Contribution => {
-        const groupKey = input.string();
-        const flags = input.byte();
-        const category = (flags & FLAG_CATEGORY) === 0 ? undefined : input.string();
-        const amount = input.double();
-        const money: MoneyShare[] = Array.from({ length: input.unsigned() }, () => ({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) }));
-        const exclusions = Object.fromEntries(readCounts(input));
-        const asOf = input.double();
-        const { metricId, scope, cohort } = identityOf(groupKey);
-        return {
-          metricId,
-          scope,
-          cohort,
-          groupKey,
-          candidate: (flags & FLAG_CANDIDATE) !== 0,
-          covered: (flags & FLAG_COVERED) !== 0,
-          eligible: (flags & FLAG_ELIGIBLE) !== 0,
-          hit: (flags & FLAG_HIT) !== 0,
-          category,
-          amount,
-          money,
-          exclusions,
-          asOf,
-        };
-      }),
-    ),
+  encode: (contributions) => encodeWith((out) => writeContributions(out, contributions)),
+  decode: (bytes) => decodeWith(bytes, readContributions),
 };
 
 /** A group's sums; its identity comes back from its key (the table's key is the result key). */
@@ -287,13 +290,12 @@ function sampleOf(groupKey: string): Contribution {
  * under (a member of another identity ignores it), then the contributions.
  */
 export function encodeUnitRecord(identity: string, contributions: readonly Contribution[]): Buffer {
-  const body = contributionsCodec.encode(contributions);
-  const head = encodeWith((out) => out.string(identity));
-  return Buffer.concat([head, body]);
+  return encodeWith((out) => {
+    out.string(identity);
+    writeContributions(out, contributions);
+  });
 }
 
 export function decodeUnitRecord(bytes: Buffer): { identity: string; contributions: readonly Contribution[] } {
-  const reader = new BinaryReader(bytes);
-  const identity = reader.string();
-  return { identity, contributions: contributionsCodec.decode(bytes.subarray(reader.offset)) };
+  return decodeWith(bytes, (input) => ({ identity: input.string(), contributions: readContributions(input) }));
 }

@@ -19,8 +19,6 @@ const CHECKPOINT_KEY = "\u0000checkpoint";
 /** What a checkpoint says: the state reflects every source record before `offset`. */
 export interface Checkpoint {
   readonly offset: string;
-  /** The state had gone live: its results were published (false while rebuilding). */
-  readonly live: boolean;
   /** The layout, engine configuration and catalog the state was computed under (stateIdentity). */
   readonly identity: string;
   /** Source records before this offset are loaded, not evaluated (their units came from the contributions changelog). */

@@ -286,19 +286,22 @@ class MemoryLinkTable<V> implements LinkTable<V> {
   }
 }
 
-/** A table over the backend, through the record cache. */
-class CachedTable<V> implements Table<V>, CacheShare {
+/**
+ * What both cached tables share: their entries by key, their share of the store's byte count,
+ * and CLOCK eviction of clean entries (`isDirty` says which an entry is).
+ */
+abstract class CachedSegment<V, E extends { bytes: number; referenced: boolean }> implements CacheShare {
   readonly name: string;
   /** Estimated heap bytes of this table's cached entries (its share of the store's count). */
   bytes = 0;
-  private readonly store: StateStore;
-  private readonly backend: StateBackend;
-  private readonly prefix: string;
-  private readonly codec: ValueCodec<V>;
-  private readonly entries = new Map<string, Entry<V>>();
+  protected readonly store: StateStore;
+  protected readonly backend: StateBackend;
+  protected readonly prefix: string;
+  protected readonly codec: ValueCodec<V>;
+  protected readonly entries = new Map<string, E>();
   /** Keys dirty since the last commit (a subset of `entries`). */
-  private readonly dirtyKeys = new Set<string>();
-  private clock: Iterator<[string, Entry<V>]> | undefined;
+  protected readonly dirtyKeys = new Set<string>();
+  private clock: Iterator<[string, E]> | undefined;
 
   constructor(store: StateStore, backend: StateBackend, prefix: string, codec: ValueCodec<V>) {
     this.store = store;
@@ -312,9 +315,54 @@ class CachedTable<V> implements Table<V>, CacheShare {
     return this.entries.size;
   }
 
-  private account(delta: number): void {
+  abstract drain(writes: [string, Buffer | null][]): void;
+
+  /** An entry the next commit must write: never evicted. */
+  protected abstract isDirty(entry: E): boolean;
+
+  protected account(delta: number): void {
     this.bytes += delta;
     this.store.account(delta);
+  }
+
+  evict(bytes: number): number {
+    let freed = 0;
+    let visited = 0;
+    const limit = this.entries.size * 2;
+    while (freed < bytes && visited < limit && this.entries.size > 0) {
+      let next = this.clock?.next();
+      if (next === undefined || next.done === true) {
+        this.clock = this.entries.entries();
+        next = this.clock.next();
+        if (next.done === true) break;
+      }
+      visited += 1;
+      const [key, entry] = next.value;
+      if (this.isDirty(entry)) continue;
+      if (entry.referenced) {
+        entry.referenced = false;
+        continue;
+      }
+      this.entries.delete(key);
+      freed += entry.bytes;
+      this.bytes -= entry.bytes;
+      this.store.evictions += 1;
+    }
+    return freed;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.dirtyKeys.clear();
+    this.clock = undefined;
+    this.bytes = 0;
+  }
+}
+
+/** A table over the backend, through the record cache. */
+class CachedTable<V> extends CachedSegment<V, Entry<V>> implements Table<V> {
+  protected isDirty(entry: Entry<V>): boolean {
+    return entry.dirty;
   }
 
 
@@ -400,39 +448,6 @@ class CachedTable<V> implements Table<V>, CacheShare {
     }
     this.dirtyKeys.clear();
   }
-
-  evict(bytes: number): number {
-    let freed = 0;
-    let visited = 0;
-    const limit = this.entries.size * 2;
-    while (freed < bytes && visited < limit && this.entries.size > 0) {
-      let next = this.clock?.next();
-      if (next === undefined || next.done === true) {
-        this.clock = this.entries.entries();
-        next = this.clock.next();
-        if (next.done === true) break;
-      }
-      visited += 1;
-      const [key, entry] = next.value;
-      if (entry.dirty) continue;
-      if (entry.referenced) {
-        entry.referenced = false;
-        continue;
-      }
-      this.entries.delete(key);
-      freed += entry.bytes;
-      this.bytes -= entry.bytes;
-      this.store.evictions += 1;
-    }
-    return freed;
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.dirtyKeys.clear();
-    this.clock = undefined;
-    this.bytes = 0;
-  }
 }
 
 /**
@@ -441,33 +456,9 @@ class CachedTable<V> implements Table<V>, CacheShare {
  * Streams' foreign-key join prefix-scans its subscription store, so adding a member writes one small
  * entry and never rewrites a growing list.
  */
-class CachedLinkTable<V> implements LinkTable<V>, CacheShare {
-  readonly name: string;
-  /** Estimated heap bytes of this table's cached entries (its share of the store's count). */
-  bytes = 0;
-  private readonly store: StateStore;
-  private readonly backend: StateBackend;
-  private readonly prefix: string;
-  private readonly codec: ValueCodec<V>;
-  private readonly entries = new Map<string, LinkEntry<V>>();
-  private readonly dirtyKeys = new Set<string>();
-  private clock: Iterator<[string, LinkEntry<V>]> | undefined;
-
-  constructor(store: StateStore, backend: StateBackend, prefix: string, codec: ValueCodec<V>) {
-    this.store = store;
-    this.backend = backend;
-    this.name = prefix;
-    this.prefix = prefix;
-    this.codec = codec;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  private account(delta: number): void {
-    this.bytes += delta;
-    this.store.account(delta);
+class CachedLinkTable<V> extends CachedSegment<V, LinkEntry<V>> implements LinkTable<V> {
+  protected isDirty(entry: LinkEntry<V>): boolean {
+    return entry.dirtyMembers.size > 0;
   }
 
 
@@ -541,38 +532,6 @@ class CachedLinkTable<V> implements LinkTable<V>, CacheShare {
     this.dirtyKeys.clear();
   }
 
-  evict(bytes: number): number {
-    let freed = 0;
-    let visited = 0;
-    const limit = this.entries.size * 2;
-    while (freed < bytes && visited < limit && this.entries.size > 0) {
-      let next = this.clock?.next();
-      if (next === undefined || next.done === true) {
-        this.clock = this.entries.entries();
-        next = this.clock.next();
-        if (next.done === true) break;
-      }
-      visited += 1;
-      const [key, entry] = next.value;
-      if (entry.dirtyMembers.size > 0) continue;
-      if (entry.referenced) {
-        entry.referenced = false;
-        continue;
-      }
-      this.entries.delete(key);
-      freed += entry.bytes;
-      this.bytes -= entry.bytes;
-      this.store.evictions += 1;
-    }
-    return freed;
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.dirtyKeys.clear();
-    this.clock = undefined;
-    this.bytes = 0;
-  }
 
   private load(key: string): LinkEntry<V> {
     let entry = this.entries.get(key);

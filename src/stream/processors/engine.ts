@@ -63,7 +63,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       let unflushed = 0;
       let lastCheckpoint = performance.now();
       /** The last batch whose writes were acknowledged (Task.committed). */
-      let acknowledged: { offset: string; live: boolean } | undefined;
+      let acknowledged: string | undefined;
       /** A batch was processed after it (its writes failed or were never sent): the state is past what is acknowledged. */
       let unacknowledged = false;
       /** Source records before this offset are loaded (their units came from the contributions changelog). */
@@ -91,10 +91,10 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
        * Commits the state with its checkpoint. Only a state whose changes were flushed and sent may
        * be checkpointed: a deferred flush waits for the next flushed batch.
        */
-      const checkpoint = async (store: LocalState, offset: string, live: boolean): Promise<void> => {
+      const checkpoint = async (store: LocalState, offset: string): Promise<void> => {
         if (!engine.settled) return;
         lastCheckpoint = performance.now();
-        await store.state.commit([checkpointWrite({ offset, live, identity, loadUntil: loadUntil.toString() })]);
+        await store.state.commit([checkpointWrite({ offset, identity, loadUntil: loadUntil.toString() })]);
         reportState();
       };
       const reportState = (): void => {
@@ -106,14 +106,14 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       return {
         resumeFrom: (sourceEnd) => {
           changelogFrom = BigInt(sourceEnd);
-          if (local === undefined) return { offset: "0", live: false };
+          if (local === undefined) return "0";
           const checkpoint = local.checkpoint;
-          if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) return { offset: checkpoint.offset, live: checkpoint.live };
+          if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) return checkpoint.offset;
           // No checkpoint (a store left half-written is wiped too), or one past the topic's end (the
           // topic was recreated): restore from the changelog, or rebuild.
           local.state.clear();
           loadUntil = 0n;
-          return { offset: "0", live: false };
+          return "0";
         },
         ...(local === undefined
           ? {}
@@ -158,7 +158,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           const keys = new Set(current.map((entry) => entry.key));
           const outputs: SinkRecord[] = current.map((entry) => ({ topic: "results", key: entry.key, value: entry.result }));
           for (const key of published?.keys() ?? []) if (!keys.has(key)) outputs.push({ topic: "results", key, value: null });
-          if (acknowledged !== undefined) outputs.push(...changelog(BigInt(acknowledged.offset)));
+          if (acknowledged !== undefined) outputs.push(...changelog(BigInt(acknowledged)));
           return { outputs };
         },
         process: (batch) => {
@@ -174,18 +174,18 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           if (batch.backlog > FLUSH_BACKLOG_THRESHOLD && unflushed < FLUSH_EVERY_FACTS) return { outputs };
           return { outputs: [...outputs, ...flushed(nextOffset)] };
         },
-        committed: async (nextOffset, live) => {
-          acknowledged = { offset: nextOffset, live };
+        committed: async (nextOffset) => {
+          acknowledged = nextOffset;
           unacknowledged = false;
           if (local === undefined) return;
           const due = performance.now() - lastCheckpoint >= CHECKPOINT_INTERVAL_MS || local.state.cachedBytes > local.state.budgetBytes;
-          if (due) await checkpoint(local, nextOffset, live);
+          if (due) await checkpoint(local, nextOffset);
         },
         close: async () => {
           if (local === undefined) return;
           try {
             // Stopping cleanly: the last acknowledged batch's state is checkpointed, so a restart reads nothing again.
-            if (acknowledged !== undefined && !unacknowledged) await checkpoint(local, acknowledged.offset, acknowledged.live);
+            if (acknowledged !== undefined && !unacknowledged) await checkpoint(local, acknowledged);
             await local.state.landed();
           } finally {
             await local.state.backend?.close();

@@ -90,7 +90,7 @@ describe("local state directories", () => {
     const directory = fresh();
     const first = openLocalState(options(directory), 0, identity);
     first.state.table("t\u0000", stringCodec).set("k", "v");
-    await first.state.commit([checkpointWrite({ offset: "42", live: true, identity })]);
+    await first.state.commit([checkpointWrite({ offset: "42", identity })]);
     await first.state.landed();
     await first.state.backend?.close();
     first.release();

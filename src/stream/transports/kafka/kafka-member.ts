@@ -201,32 +201,21 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       return storesByPartition;
     });
 
-  const sourceEnds: Effect.Effect<Map<number, bigint>, KafkaIoError> = Effect.tryPromise({
+  /** Per source partition: its end offset, and the group's committed offset (absent: nothing committed); one admin session. */
+  const sourcePositions: Effect.Effect<{ ends: Map<number, bigint>; committed: Map<number, bigint> }, KafkaIoError> = Effect.tryPromise({
     try: async () => {
       const admin = kafka.admin();
       await admin.connect();
       try {
-        return new Map((await admin.fetchTopicOffsets(sourceTopic)).map((entry) => [entry.partition, BigInt(entry.high)] as const));
-      } finally {
-        await admin.disconnect();
-      }
-    },
-    catch: (cause) => new KafkaIoError({ operation: `read ${sourceTopic} end offsets`, cause }),
-  });
-
-  /** The group's committed offset per source partition (absent: nothing committed). */
-  const committedOffsets: Effect.Effect<Map<number, bigint>, KafkaIoError> = Effect.tryPromise({
-    try: async () => {
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
+        const ends = new Map((await admin.fetchTopicOffsets(sourceTopic)).map((entry) => [entry.partition, BigInt(entry.high)] as const));
         const [topic] = await admin.fetchOffsets({ groupId, topics: [sourceTopic] });
-        return new Map((topic?.partitions ?? []).filter((entry) => BigInt(entry.offset) >= 0n).map((entry) => [entry.partition, BigInt(entry.offset)] as const));
+        const committed = new Map((topic?.partitions ?? []).filter((entry) => BigInt(entry.offset) >= 0n).map((entry) => [entry.partition, BigInt(entry.offset)] as const));
+        return { ends, committed };
       } finally {
         await admin.disconnect();
       }
     },
-    catch: (cause) => new KafkaIoError({ operation: `read ${groupId} committed offsets`, cause }),
+    catch: (cause) => new KafkaIoError({ operation: `read ${sourceTopic} end offsets and ${groupId} committed offsets`, cause }),
   });
 
   /** A task without local state loads its contributions log (this partition of it) before reading its source. */
@@ -270,17 +259,16 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       yield* closeTasks;
       for (const partition of acknowledged.keys()) if (!partitions.includes(partition)) acknowledged.delete(partition);
       const storesByPartition = yield* readChangelogs(partitions);
-      const ends = replaysSource ? yield* sourceEnds : new Map<number, bigint>();
-      const groupOffsets = replaysSource ? yield* committedOffsets : new Map<number, bigint>();
+      const { ends, committed: groupOffsets } = replaysSource ? yield* sourcePositions : { ends: new Map<number, bigint>(), committed: new Map<number, bigint>() };
       for (const [partition, stores] of storesByPartition) {
         const task = yield* processorCall(name, () => processor.open(partition, storeSet(stores), telemetry) as Task<unknown>);
         const entry: PartitionTask = { task, stores, restoreEnd: undefined, restoreStarted: undefined, unsent: undefined };
         tasks.set(partition, entry);
         if (!replaysSource) continue;
         const end = ends.get(partition) ?? 0n;
-        const from = yield* processorCall(name, () => task.resumeFrom?.(end.toString()) ?? { offset: "0", live: false });
-        if (from.offset === "0" && logRole !== undefined && task.loadChangelog !== undefined) yield* loadLog(task, partition, topics[logRole]);
-        const start = BigInt(from.offset);
+        const from = yield* processorCall(name, () => task.resumeFrom?.(end.toString()) ?? "0");
+        if (from === "0" && logRole !== undefined && task.loadChangelog !== undefined) yield* loadLog(task, partition, topics[logRole]);
+        const start = BigInt(from);
         // The source is replayed silently up to what the group committed (every write of the batches
         // before it was acknowledged: their results and dead letters are on their topics), or to the
         // end when nothing was committed; from there on it is processed live. So records whose
@@ -288,11 +276,11 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         const committedAt = groupOffsets.get(partition);
         const restoreEnd = committedAt === undefined ? end : committedAt < start ? start : committedAt > end ? end : committedAt;
         // The task's own checkpoint decides where to read, whatever position the group would resume from.
-        consumer.seek({ topic: sourceTopic, partition, offset: from.offset });
+        consumer.seek({ topic: sourceTopic, partition, offset: from });
         entry.restoreEnd = restoreEnd;
         entry.restoreStarted = { at: performance.now(), offset: start };
-        if (start > 0n) logger.info({ processor: name, partition, offset: from.offset, restoreEnd: restoreEnd.toString(), end: end.toString(), stage: "resume" }, `${name} state resumed from its local checkpoint`);
-        else logger.info({ processor: name, partition, from: from.offset, restoreEnd: restoreEnd.toString(), stage: "restore-begin" }, `rebuilding ${name} state from its input topic`);
+        if (start > 0n) logger.info({ processor: name, partition, offset: from, restoreEnd: restoreEnd.toString(), end: end.toString(), stage: "resume" }, `${name} state resumed from its local checkpoint`);
+        else logger.info({ processor: name, partition, from, restoreEnd: restoreEnd.toString(), stage: "restore-begin" }, `rebuilding ${name} state from its input topic`);
         if (start >= restoreEnd) yield* goLive(entry, partition);
       }
     });
@@ -350,7 +338,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       payload.resolveOffset(lastOffset);
       const nextOffset = String(BigInt(lastOffset) + 1n);
       // The batch's writes are acknowledged: the task may checkpoint its local state up to here.
-      yield* Effect.tryPromise({ try: async () => entry.task.committed?.(nextOffset, entry.restoreEnd === undefined), catch: (cause) => new ProcessorError({ processor: name, cause }) });
+      yield* Effect.tryPromise({ try: async () => entry.task.committed?.(nextOffset), catch: (cause) => new ProcessorError({ processor: name, cause }) });
       if (commits) acknowledged.set(batch.partition, nextOffset);
       telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: name }, records.length);
       telemetry.gauge("agentops_consumer_lag", "Records behind the partition's high watermark after the last batch", { processor: name, topic: sourceTopic, partition: String(batch.partition) }, Math.max(0, lagAfter(batch)));
