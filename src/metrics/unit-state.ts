@@ -1,0 +1,290 @@
+import type { MetricFact } from "../contract/facts.ts";
+import type { Contribution } from "./contribution.ts";
+import type { EngineConfig } from "./engine-config.ts";
+import { FactIndex } from "./fact-index.ts";
+import { GroupAggregate, type AsOfCounts } from "./group-aggregate.ts";
+import { byUtf8 } from "./key-order.ts";
+import { contributionsCodec, groupCodec, presenceCodec, timeCountsCodec } from "./state/codecs.ts";
+import type { LinkTable, StateStore, Table } from "./state/state-store.ts";
+import { callContributions } from "./units/call-unit.ts";
+import { deliveryContributions } from "./units/delivery-unit.ts";
+import { evidenceContributions } from "./units/evidence-unit.ts";
+import { finalizeContribution } from "./units/finalize.ts";
+import { packetContributions } from "./units/packet-unit.ts";
+import { emptySnapshotContributions, taskContributions } from "./units/task-unit.ts";
+import { markUnitsReading, taskUnitId, UNIT_KINDS, type TaskUnitIndex, type UnitKind, type UnitReaders } from "./unit-key.ts";
+
+const NO_CONTRIBUTIONS: readonly Contribution[] = [];
+
+/** Equal contributions, field by field (exclusions and money shares included), in the same order. */
+function sameContributions(a: readonly Contribution[], b: readonly Contribution[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) {
+    const x = a[index] as Contribution;
+    const y = b[index] as Contribution;
+    if (x.groupKey !== y.groupKey || x.candidate !== y.candidate || x.covered !== y.covered || x.eligible !== y.eligible || x.hit !== y.hit || x.category !== y.category || x.amount !== y.amount || x.asOf !== y.asOf) return false;
+    if (x.money.length !== y.money.length || x.money.some((share, position) => !sameShare(share, y.money[position]))) return false;
+    const reasons = Object.keys(x.exclusions);
+    if (reasons.length !== Object.keys(y.exclusions).length || reasons.some((reason) => x.exclusions[reason] !== y.exclusions[reason])) return false;
+  }
+  return true;
+}
+
+function sameShare(a: Contribution["money"][number], b: Contribution["money"][number] | undefined): boolean {
+  return b !== undefined && a.currency === b.currency && a.source === b.source && a.costBasis === b.costBasis && a.amountMinor === b.amountMinor;
+}
+
+/** An hour of event time. */
+const AS_OF_BUCKET_MILLIS = 3_600_000;
+
+/**
+ * The member of a group's as_of multiset that holds this time: its hour. A commit then writes one
+ * entry per group and hour it touched, not one per distinct event time (facts arrive with
+ * millisecond times, so per-time entries were most of a commit's writes).
+ */
+function asOfBucket(time: number): string {
+  return Number.isFinite(time) ? String(Math.floor(time / AS_OF_BUCKET_MILLIS)) : String(time);
+}
+
+/** Which units this state evaluates (a partition of the partitioned engine owns some of them). */
+export type UnitOwnership = (kind: UnitKind, id: string) => boolean;
+
+const OWNS_ALL: UnitOwnership = () => true;
+
+/**
+ * The unit/contribution/group seam, shared by the single engine (`MetricEngine`, which puts its
+ * fact ledger in front) and by each partition of the partitioned engine (`src/metrics/partitioned`,
+ * whose ledger is a stage of its own): the index of admitted facts, the units that read them, each
+ * unit's contributions, and the exact sums of the groups they contribute to.
+ *
+ * `admit` and `withdraw` mark the units reading the fact; `recomputeUnits` evaluates the marked
+ * ones this state owns and swaps each one's old contributions for its new ones in the group sums.
+ * Because every unit is a function of the admitted fact set and every group a sum of units, the
+ * sums depend on the set of admitted facts, never on their order or on when units are recomputed.
+ */
+export class UnitState {
+  readonly index: FactIndex;
+  private readonly tasks: TaskUnitIndex;
+  private readonly readers: UnitReaders;
+  private readonly dirtyUnits: Record<UnitKind, Set<string>> = { call: new Set(), delivery: new Set(), packet: new Set(), task: new Set(), snapshot: new Set() };
+  private readonly contributions: Record<UnitKind, Table<readonly Contribution[]>>;
+  private readonly markDirty: (kind: UnitKind, id: string) => void;
+  private readonly groups: Table<GroupAggregate>;
+  /** group key → hour of as_of time → time → how many of its contributions have it (see asOfBucket). */
+  private readonly asOfTimes: LinkTable<Map<number, number>>;
+  private readonly dirtyGroups = new Set<string>();
+  /**
+   * Units whose contributions changed since `unitChanges` (state on disk only): part of the state,
+   * so a member that resumes from its checkpoint still writes to the changelog what it had not.
+   */
+  private readonly changedUnits: Table<true> | undefined;
+  /** While true, readers are not marked (their contributions are restored, not recomputed). */
+  loading = false;
+  private readonly config: EngineConfig;
+
+  constructor(config: EngineConfig, state: StateStore, owns: UnitOwnership = OWNS_ALL) {
+    this.config = config;
+    this.index = new FactIndex(state);
+    this.tasks = { byTaskId: state.links("tt\u0000", presenceCodec), byMember: state.links("tm\u0000", presenceCodec) };
+    const { index, tasks } = this;
+    this.readers = { callOf: (callId) => index.calls.get(callId), tasksNaming: (taskId) => tasks.byTaskId.members(taskId).keys(), tasksListing: (deliveryId) => tasks.byMember.members(deliveryId).keys() };
+    this.markDirty =
+      owns === OWNS_ALL
+        ? (kind, id) => {
+            this.dirtyUnits[kind].add(id);
+          }
+        : (kind, id) => {
+            if (owns(kind, id)) this.dirtyUnits[kind].add(id);
+          };
+    this.contributions = {
+      call: state.table("uc\u0000", contributionsCodec),
+      delivery: state.table("ud\u0000", contributionsCodec),
+      packet: state.table("up\u0000", contributionsCodec),
+      task: state.table("ut\u0000", contributionsCodec),
+      snapshot: state.table("us\u0000", contributionsCodec),
+    };
+    this.groups = state.table("g\u0000", groupCodec());
+    this.asOfTimes = state.links("ga\u0000", timeCountsCodec);
+    this.changedUnits = state.persistent ? state.table("cu\u0000", presenceCodec) : undefined;
+  }
+
+  /** True when no unit is left to recompute and no group left to take. */
+  get settled(): boolean {
+    return this.dirtyGroups.size === 0 && UNIT_KINDS.every((kind) => this.dirtyUnits[kind].size === 0);
+  }
+
+  /**
+   * A fact starts counting: it is indexed and the units reading it are marked. `evidence` adds its
+   * own direct-evidence contribution (a summary, a Delivery's cost): false where another partition
+   * is the fact's home and adds it.
+   */
+  admit(fact: MetricFact, evidence = true): void {
+    if (evidence) this.applyEvidence(fact, 1);
+    this.index.add(fact);
+    if (fact.type === "task_snapshot") this.indexTasks(fact, true);
+    this.markReaders(fact);
+  }
+
+  /** A fact stops counting (quarantined, or no longer held): the reverse of `admit`. */
+  withdraw(fact: MetricFact, evidence = true): void {
+    // Mark before removing: the links that find the readers go away with the fact.
+    this.markReaders(fact);
+    if (evidence) this.applyEvidence(fact, -1);
+    this.index.remove(fact);
+    if (fact.type === "task_snapshot") this.indexTasks(fact, false);
+  }
+
+  /**
+   * Sets a unit's contributions as the contributions changelog holds them (`unitKey` as
+   * `unitChanges` names it), adjusting the group sums: what `recomputeUnits` would have found.
+   */
+  restoreUnit(unitKey: string, contributions: readonly Contribution[]): void {
+    const separator = unitKey.indexOf("\u0000");
+    const kind = unitKey.slice(0, separator) as UnitKind;
+    if (!UNIT_KINDS.includes(kind)) throw new Error(`contributions changelog key ${JSON.stringify(unitKey)} names no unit kind`);
+    this.replaceContributions(kind, unitKey.slice(separator + 1), contributions);
+  }
+
+  /**
+   * The units whose contributions changed since the last call (state on disk only), with their
+   * contributions now (empty: none), keyed `kind \0 id`: the contributions changelog's records.
+   */
+  unitChanges(): [string, readonly Contribution[]][] {
+    const pending = this.changedUnits;
+    if (pending === undefined) return [];
+    const keys = [...pending.scan()].map(([unitKey]) => unitKey);
+    const changes: [string, readonly Contribution[]][] = [];
+    for (const unitKey of keys) {
+      const separator = unitKey.indexOf("\u0000");
+      changes.push([unitKey, this.contributions[unitKey.slice(0, separator) as UnitKind].get(unitKey.slice(separator + 1)) ?? NO_CONTRIBUTIONS]);
+      pending.delete(unitKey);
+    }
+    return changes.sort(([a], [b]) => byUtf8(a, b));
+  }
+
+  /** Recomputes the marked units. */
+  recomputeUnits(): void {
+    for (const kind of UNIT_KINDS) {
+      for (const id of this.dirtyUnits[kind]) this.recompute(kind, id);
+      this.dirtyUnits[kind].clear();
+    }
+  }
+
+  /** The groups whose sums changed since the last call, sorted by key. */
+  takeDirtyGroups(): string[] {
+    const keys = [...this.dirtyGroups].sort(byUtf8);
+    this.dirtyGroups.clear();
+    return keys;
+  }
+
+  /** A group's sums (undefined: no contribution ever reached it, or it was dropped when empty). */
+  group(groupKey: string): GroupAggregate | undefined {
+    return this.groups.get(groupKey);
+  }
+
+  /** Forgets a group left without units. */
+  dropGroup(groupKey: string): void {
+    this.groups.delete(groupKey);
+  }
+
+  /**
+   * direct-evidence-basis-rate: a summary or a Delivery's cost reads nothing but itself, so its unit is never recomputed:
+   * the contribution is added on acceptance and the same contribution subtracted on quarantine.
+   * Not keeping a million per-fact contributions is most of the engine's memory saving.
+   */
+  private applyEvidence(fact: MetricFact, sign: 1 | -1): void {
+    if (fact.type !== "cost" && fact.type !== "delivery_summary") return;
+    for (const draft of evidenceContributions(fact, this.config)) this.applyToGroup(finalizeContribution(draft), sign);
+  }
+
+  private markReaders(fact: MetricFact): void {
+    if (this.loading) return;
+    markUnitsReading(fact, this.readers, this.markDirty);
+  }
+
+  private indexTasks(snapshot: Extract<MetricFact, { type: "task_snapshot" }>, adding: boolean): void {
+    snapshot.tasks.forEach((task, position) => {
+      const unit = taskUnitId(snapshot.snapshot_id, position);
+      const update = (index: LinkTable<true>, key: string): void => (adding ? index.add(key, unit, true, 0) : index.delete(key, unit));
+      if (task.task_id !== undefined) update(this.tasks.byTaskId, task.task_id);
+      for (const member of task.members ?? []) update(this.tasks.byMember, member);
+    });
+  }
+
+  private recompute(kind: UnitKind, id: string): void {
+    this.replaceContributions(kind, id, this.evaluate(kind, id).map(finalizeContribution));
+  }
+
+  private replaceContributions(kind: UnitKind, id: string, next: readonly Contribution[]): void {
+    const contributions = this.contributions[kind];
+    const previous = contributions.get(id) ?? NO_CONTRIBUTIONS;
+    // Most recomputations find what the unit already contributed: nothing to retract, add or write.
+    if (sameContributions(previous, next)) return;
+    for (const contribution of previous) this.applyToGroup(contribution, -1);
+    for (const contribution of next) this.applyToGroup(contribution, 1);
+    if (next.length === 0) contributions.delete(id);
+    else contributions.set(id, next, next.length * 48);
+    this.changedUnits?.set(`${kind}\u0000${id}`, true, 0);
+  }
+
+  private applyToGroup(contribution: Contribution, sign: 1 | -1): void {
+    const groupKey = contribution.groupKey;
+    let group = this.groups.get(groupKey);
+    if (group === undefined) {
+      group = new GroupAggregate(contribution);
+      this.groups.set(groupKey, group, 256);
+    } else this.groups.touch(groupKey);
+    this.timesGroup = groupKey;
+    group.apply(contribution, sign, this.times);
+    this.dirtyGroups.add(groupKey);
+  }
+
+  /** The as_of multiset of the group being applied (one object, not a closure per contribution). */
+  private timesGroup = "";
+  private readonly times: AsOfCounts = {
+    bump: (time, delta) => {
+      const bucket = asOfBucket(time);
+      // Mutated in place and written back (add marks the member dirty): copying an hour's times per
+      // contribution would be quadratic in a busy group's hour.
+      const counts = this.asOfTimes.member(this.timesGroup, bucket) ?? new Map<number, number>();
+      const count = (counts.get(time) ?? 0) + delta;
+      if (count === 0) counts.delete(time);
+      else counts.set(time, count);
+      if (counts.size === 0) this.asOfTimes.delete(this.timesGroup, bucket);
+      else this.asOfTimes.add(this.timesGroup, bucket, counts, 16);
+      return count;
+    },
+    max: () => {
+      let latest: number | undefined;
+      for (const counts of this.asOfTimes.get(this.timesGroup)) {
+        for (const time of counts.keys()) if (Number.isFinite(time) && (latest === undefined || time > latest)) latest = time;
+      }
+      return latest;
+    },
+  };
+
+  private evaluate(kind: UnitKind, id: string) {
+    switch (kind) {
+      case "call": {
+        const call = this.index.calls.get(id);
+        return call === undefined ? [] : callContributions(call, this.index, this.config);
+      }
+      case "delivery":
+        return deliveryContributions(id, this.index, this.config);
+      case "packet": {
+        const packet = this.index.packets.get(id);
+        return packet === undefined ? [] : packetContributions(packet, this.index, this.config);
+      }
+      case "snapshot": {
+        const snapshot = this.index.snapshots.get(id);
+        return snapshot === undefined ? [] : emptySnapshotContributions(snapshot);
+      }
+      case "task": {
+        const separator = id.lastIndexOf("\u0000");
+        const snapshot = this.index.snapshots.get(id.slice(0, separator));
+        const task = snapshot?.tasks[Number(id.slice(separator + 1))];
+        return snapshot === undefined || task === undefined ? [] : taskContributions(snapshot, task, this.index);
+      }
+    }
+  }
+}
