@@ -171,8 +171,7 @@ export class FactLedger {
   }
 
   private report(reason: Conflict["reason"], identity: string, versions: readonly StoredVersion[]): Conflict {
-    const sorted = [...versions].sort((a, b) => (a.fact.fact_id < b.fact.fact_id ? -1 : a.fact.fact_id > b.fact.fact_id ? 1 : 0));
-    return { reason, identity, factIds: sorted.map((version) => version.fact.fact_id), versions: sorted.map((version) => ({ factId: version.fact.fact_id, origin: version.origin ?? null })) };
+    return conflictReport(reason, identity, versions);
   }
 
   /** Where an admitted fact was read (the only version of its fact_id). */
@@ -221,7 +220,7 @@ export class FactLedger {
  * the state codecs holds it), so JSON.stringify is a canonical form here; it runs only when an
  * identity is seen twice.
  */
-function sameRecord(a: MetricFact, b: MetricFact): boolean {
+export function sameRecord(a: MetricFact, b: MetricFact): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
@@ -234,7 +233,13 @@ function reportContent(fact: MetricFact): string {
   return JSON.stringify({ ...fact, fact_id: undefined, provenance });
 }
 
-function hasDistinctContent(versions: readonly MetricFact[]): boolean {
+export function hasDistinctContent(versions: readonly MetricFact[]): boolean {
   const first = reportContent(versions[0] as MetricFact);
   return versions.some((version) => reportContent(version) !== first);
+}
+
+/** A conflict's report: its versions sorted by fact_id (versions of one fact_id keep the order given). */
+export function conflictReport(reason: Conflict["reason"], identity: string, versions: readonly StoredVersion[]): Conflict {
+  const sorted = [...versions].sort((a, b) => (a.fact.fact_id < b.fact.fact_id ? -1 : a.fact.fact_id > b.fact.fact_id ? 1 : 0));
+  return { reason, identity, factIds: sorted.map((version) => version.fact.fact_id), versions: sorted.map((version) => ({ factId: version.fact.fact_id, origin: version.origin ?? null })) };
 }

@@ -83,6 +83,39 @@ export class GroupAggregate {
     }
   }
 
+  /**
+   * The sums of several partial aggregates of one group (the partitions' parts of it): every field
+   * is a sum, and as_of the greatest of the parts' greatest times, so the result is the aggregate
+   * the single engine holds for the union of their contributions. Undefined when no part has units.
+   */
+  static sum(parts: Iterable<GroupAggregate>): GroupAggregate | undefined {
+    let total: GroupAggregate | undefined;
+    for (const part of parts) {
+      if (part.isEmpty) continue;
+      total ??= new GroupAggregate(part.sample);
+      total.units += part.units;
+      total.candidates += part.candidates;
+      total.covered += part.covered;
+      total.eligible += part.eligible;
+      total.hits += part.hits;
+      total.amount.add(part.amount.exact);
+      for (const [category, count] of part.categories) bump(total.categories, category, count);
+      for (const [reason, count] of part.exclusions) bump(total.exclusions, reason, count);
+      for (const [key, slice] of part.money) {
+        let sum = total.money.get(key);
+        if (sum === undefined) {
+          sum = { currency: slice.currency, source: slice.source, costBasis: slice.costBasis, units: 0, amountMinor: new ExactSum() };
+          total.money.set(key, sum);
+        }
+        sum.units += slice.units;
+        sum.amountMinor.add(slice.amountMinor.exact);
+        if (sum.units === 0) total.money.delete(key);
+      }
+      if (part.latest !== undefined && (total.latest === undefined || part.latest > total.latest)) total.latest = part.latest;
+    }
+    return total;
+  }
+
   get isEmpty(): boolean {
     return this.units === 0;
   }

@@ -192,7 +192,7 @@ export class UnitState {
    * the contribution is added on acceptance and the same contribution subtracted on quarantine.
    * Not keeping a million per-fact contributions is most of the engine's memory saving.
    */
-  private applyEvidence(fact: MetricFact, sign: 1 | -1): void {
+  applyEvidence(fact: MetricFact, sign: 1 | -1): void {
     if (fact.type !== "cost" && fact.type !== "delivery_summary") return;
     for (const draft of evidenceContributions(fact, this.config)) this.applyToGroup(finalizeContribution(draft), sign);
   }

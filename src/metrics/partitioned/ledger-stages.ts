@@ -1,0 +1,107 @@
+import type { MetricFact } from "../../contract/facts.ts";
+import type { StoredVersion } from "../state/codecs.ts";
+import { conflictReport, domainIdentity, hasDistinctContent, sameRecord, type FactOrigin } from "../fact-ledger.ts";
+import { admissionKey, bundlesOf } from "./bundles.ts";
+import { partitionOf } from "./partitioner.ts";
+import { compositeKey, type Admission, type ClaimVersion, type StageRecord } from "./stage-records.ts";
+
+/** The outcome of one record at the fact ledger, as the single engine's ledger names it. */
+export type FactLedgerOutcome = "new" | "redelivery" | "conflict";
+
+/**
+ * The fact ledger, first half of the single engine's `FactLedger` (partitioned by fact_id, so all
+ * versions of a fact_id meet): a byte-identical redelivery changes nothing; a second distinct
+ * version makes the fact_id a conflict (no version of it counts). Every version is passed on to
+ * the domain ledger with whether it is live (the only one of its fact_id); a summary, which claims
+ * no domain identity, is admitted or withdrawn here directly.
+ */
+export class FactIdLedgerPartition {
+  private readonly versions = new Map<string, StoredVersion[]>();
+  private readonly stages: StagePartitions;
+
+  constructor(stages: StagePartitions) {
+    this.stages = stages;
+  }
+
+  record(fact: MetricFact, origin: FactOrigin | undefined, out: StageRecord[]): FactLedgerOutcome {
+    const own = this.versions.get(fact.fact_id) ?? [];
+    if (own.some((known) => sameRecord(known.fact, fact))) return "redelivery";
+    own.push({ fact, origin });
+    this.versions.set(fact.fact_id, own);
+    this.send(own, own.length - 1, out);
+    // The first version stops being live when a second one arrives; later versions change nothing more.
+    if (own.length === 2) this.send(own, 0, out);
+    if (own.length === 1) return "new";
+    out.push({ topic: "conflicts", partition: 0, key: `fact\u0000${fact.fact_id}`, value: conflictReport("CONFLICT", `fact\u0000${fact.fact_id}`, own) });
+    return "conflict";
+  }
+
+  private send(own: readonly StoredVersion[], position: number, out: StageRecord[]): void {
+    const { fact, origin } = own[position] as StoredVersion;
+    const live = own.length === 1;
+    const domain = domainIdentity(fact);
+    if (domain !== undefined) {
+      const claim = admissionKey(fact);
+      const value: ClaimVersion = { fact, origin: origin ?? null, live };
+      out.push({ topic: "claims", partition: partitionOf(claim, this.stages.domainLedger), key: compositeKey(claim, fact.fact_id, String(position)), value });
+      return;
+    }
+    // A summary is admitted here; a version that is not (or no longer) live is withdrawn from its bundles.
+    admit(this.stages, admissionKey(fact), live ? undefined : fact, live ? { fact, origin: origin ?? null } : undefined, out);
+  }
+}
+
+/**
+ * The domain ledger, second half (partitioned by domain identity, so all versions claiming one
+ * call_id, cost_id, … meet): versions of distinct content are a conflict (none counts); otherwise
+ * the live version with the smallest fact_id counts. The single engine admits the first live
+ * version recorded; both choose one of identical re-reports, which differ in nothing a metric
+ * reads, and this choice does not depend on arrival order or partitioning.
+ */
+export class DomainLedgerPartition {
+  private readonly claims = new Map<string, Map<string, ClaimVersion>>();
+  private readonly admitted = new Map<string, Admission>();
+  private readonly stages: StagePartitions;
+
+  constructor(stages: StagePartitions) {
+    this.stages = stages;
+  }
+
+  receive(key: string, version: ClaimVersion, out: StageRecord[]): void {
+    const claim = admissionKey(version.fact);
+    const versions = this.claims.get(claim) ?? new Map<string, ClaimVersion>();
+    versions.set(key, version);
+    this.claims.set(claim, versions);
+    const all = [...versions.values()];
+    const distinct = hasDistinctContent(all.map((known) => known.fact));
+    let next: ClaimVersion | undefined;
+    if (!distinct) for (const candidate of all) if (candidate.live && (next === undefined || candidate.fact.fact_id < next.fact.fact_id)) next = candidate;
+    const previous = this.admitted.get(claim);
+    if (next === undefined) this.admitted.delete(claim);
+    else this.admitted.set(claim, { fact: next.fact, origin: next.origin });
+    if (previous?.fact !== next?.fact) admit(this.stages, claim, previous?.fact, next === undefined ? undefined : { fact: next.fact, origin: next.origin }, out);
+    if (distinct) {
+      const reported = all.map((known) => ({ fact: known.fact, origin: known.origin ?? undefined }));
+      out.push({ topic: "conflicts", partition: 0, key: claim, value: conflictReport("CONFLICT", claim, reported) });
+    }
+  }
+}
+
+/** The partition counts of the stages, which decide where a key's records go. */
+export interface StagePartitions {
+  readonly factLedger: number;
+  readonly domainLedger: number;
+  readonly entities: number;
+  readonly aggregation: number;
+}
+
+/**
+ * Sends what is admitted under `claim` now (`next`; undefined: nothing) to the owner of every
+ * bundle it belongs to, and a tombstone to every bundle only the previous fact belonged to.
+ */
+function admit(stages: StagePartitions, claim: string, previous: MetricFact | undefined, next: Admission | undefined, out: StageRecord[]): void {
+  const now = next === undefined ? [] : bundlesOf(next.fact);
+  const gone = previous === undefined ? [] : bundlesOf(previous).filter((bundle) => !now.includes(bundle));
+  for (const bundle of now) out.push({ topic: "admissions", partition: partitionOf(bundle, stages.entities), key: compositeKey(bundle, claim), value: next ?? null });
+  for (const bundle of gone) out.push({ topic: "admissions", partition: partitionOf(bundle, stages.entities), key: compositeKey(bundle, claim), value: null });
+}

@@ -1,0 +1,173 @@
+import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
+import type { MetricFact } from "../../contract/facts.ts";
+import type { EngineConfig } from "../engine-config.ts";
+import type { Conflict, FactOrigin } from "../fact-ledger.ts";
+import { byUtf8 } from "../key-order.ts";
+import type { MetricResult, ResultChange } from "../result-record.ts";
+import { AggregationPartition } from "./aggregation-stage.ts";
+import { EntityPartition } from "./entity-stage.ts";
+import { DomainLedgerPartition, FactIdLedgerPartition, type FactLedgerOutcome, type StagePartitions } from "./ledger-stages.ts";
+import { partitionOf } from "./partitioner.ts";
+import type { StageRecord, StageTopic } from "./stage-records.ts";
+
+/** Which stage reads a topic. */
+const READER: Readonly<Record<Exclude<StageTopic, "conflicts">, "domainLedger" | "entities" | "aggregation">> = {
+  claims: "domainLedger",
+  admissions: "entities",
+  pushes: "entities",
+  subscriptions: "entities",
+  replicas: "entities",
+  partials: "aggregation",
+};
+
+/**
+ * Chooses what is delivered next: one of the non-empty channels (a channel is one writer
+ * partition's records to one reader partition, kept in order, as a Kafka partition keeps them),
+ * and how many of its records form the batch. The default takes channels in turn and whole.
+ */
+export interface Schedule {
+  channel(count: number): number;
+  batch(available: number): number;
+}
+
+const IN_TURN: Schedule = { channel: () => 0, batch: (available) => available };
+
+export interface PartitionedEngineOptions {
+  /** Partitions of every stage (the topics' partition count). */
+  readonly partitions: number;
+  readonly schedule?: Schedule;
+}
+
+/** Records sent per topic, for the traffic each hop costs. */
+export type StageTraffic = Record<StageTopic, number>;
+
+/**
+ * The partitioned engine run in one process (docs/engine-state.md §4, as built): the fact ledger
+ * by fact_id, the domain ledger by identity, the entity stage by bundle, and the aggregation
+ * stage by result group, each on N partitions, exchanging keyed upserts over in-memory channels
+ * that keep each writer's order per reader partition and interleave writers as the schedule says.
+ *
+ * The results, once every record is delivered, equal the single `MetricEngine`'s byte for byte
+ * for any N and any schedule (test/property/partitioned-engine.property.test.ts); what is
+ * published on the way may differ.
+ */
+export class PartitionedEngine {
+  readonly stages: StagePartitions;
+  private readonly factLedger: FactIdLedgerPartition[];
+  private readonly domainLedger: DomainLedgerPartition[];
+  private readonly entities: EntityPartition[];
+  private readonly aggregation: AggregationPartition[];
+  /** "reader stage \0 reader partition \0 writer" → records in order. */
+  private readonly channels = new Map<string, StageRecord[]>();
+  private readonly conflictReports = new Map<string, Conflict>();
+  private readonly schedule: Schedule;
+  readonly traffic: StageTraffic = { claims: 0, admissions: 0, pushes: 0, subscriptions: 0, replicas: 0, partials: 0, conflicts: 0 };
+
+  constructor(config: EngineConfig, catalog: CatalogSummary, options: PartitionedEngineOptions) {
+    const n = options.partitions;
+    if (!Number.isInteger(n) || n < 1) throw new Error(`partitions must be a positive integer, got ${n}`);
+    this.stages = { factLedger: n, domainLedger: n, entities: n, aggregation: n };
+    this.factLedger = Array.from({ length: n }, () => new FactIdLedgerPartition(this.stages));
+    this.domainLedger = Array.from({ length: n }, () => new DomainLedgerPartition(this.stages));
+    this.entities = Array.from({ length: n }, (_, partition) => new EntityPartition(partition, this.stages, config));
+    this.aggregation = Array.from({ length: n }, () => new AggregationPartition(catalog, config));
+    this.schedule = options.schedule ?? IN_TURN;
+  }
+
+  /** Records one fact at the fact ledger (its partition by fact_id); what follows is delivered by `run`. */
+  ingest(fact: MetricFact, origin?: FactOrigin): FactLedgerOutcome {
+    const out: StageRecord[] = [];
+    const ledger = this.factLedger[partitionOf(fact.fact_id, this.stages.factLedger)] as FactIdLedgerPartition;
+    const outcome = ledger.record(fact, origin, out);
+    this.send(`ledger:${partitionOf(fact.fact_id, this.stages.factLedger)}`, out);
+    return outcome;
+  }
+
+  /**
+   * Delivers records until every channel is empty and every partition has flushed, and returns
+   * the result changes published on the way (a key may change more than once).
+   */
+  run(): ResultChange[] {
+    const published: ResultChange[] = [];
+    for (;;) {
+      const open = [...this.channels.keys()].filter((name) => (this.channels.get(name)?.length ?? 0) > 0).sort(byUtf8);
+      if (open.length === 0) {
+        const flushing = this.flushAll(published);
+        if (!flushing) return published;
+        continue;
+      }
+      const name = open[this.schedule.channel(open.length) % open.length] as string;
+      const queue = this.channels.get(name) as StageRecord[];
+      const batch = queue.splice(0, Math.max(1, Math.min(queue.length, this.schedule.batch(queue.length))));
+      const [stage, partition] = name.split("\u0000") as [string, string];
+      this.deliver(stage, Number(partition), batch, published);
+    }
+  }
+
+  /** Every current result, sorted by key (delivers everything first). */
+  results(): { key: string; json: string; result: MetricResult }[] {
+    this.run();
+    return this.aggregation.flatMap((partition) => partition.results()).sort((a, b) => byUtf8(a.key, b.key));
+  }
+
+  /** Identity conflicts and Deliveries with later TERMINAL summaries, sorted by identity. */
+  conflicts(): Conflict[] {
+    this.run();
+    return [...this.conflictReports.values()].sort((a, b) => byUtf8(a.identity, b.identity));
+  }
+
+  private deliver(stage: string, partition: number, batch: readonly StageRecord[], published: ResultChange[]): void {
+    const out: StageRecord[] = [];
+    switch (stage) {
+      case "domainLedger": {
+        const reader = this.domainLedger[partition] as DomainLedgerPartition;
+        for (const record of batch) if (record.topic === "claims") reader.receive(record.key, record.value, out);
+        break;
+      }
+      case "entities": {
+        const reader = this.entities[partition] as EntityPartition;
+        for (const record of batch) reader.receive(record, out);
+        // A member flushes after each batch, as a stream task does at its commit.
+        reader.flush(out);
+        break;
+      }
+      case "aggregation": {
+        const reader = this.aggregation[partition] as AggregationPartition;
+        for (const record of batch) if (record.topic === "partials") reader.receive(record.key, record.value);
+        published.push(...reader.flush());
+        break;
+      }
+      default:
+        throw new Error(`no stage ${stage}`);
+    }
+    this.send(`${stage}:${partition}`, out);
+  }
+
+  private flushAll(published: ResultChange[]): boolean {
+    let sent = false;
+    this.entities.forEach((partition, index) => {
+      if (partition.settled) return;
+      const out: StageRecord[] = [];
+      partition.flush(out);
+      sent ||= out.length > 0;
+      this.send(`entities:${index}`, out);
+    });
+    for (const partition of this.aggregation) if (!partition.settled) published.push(...partition.flush());
+    return sent;
+  }
+
+  private send(writer: string, records: readonly StageRecord[]): void {
+    for (const record of records) {
+      this.traffic[record.topic]++;
+      if (record.topic === "conflicts") {
+        if (record.value === null) this.conflictReports.delete(record.key);
+        else this.conflictReports.set(record.key, record.value);
+        continue;
+      }
+      const name = `${READER[record.topic]}\u0000${record.partition}\u0000${writer}`;
+      const queue = this.channels.get(name);
+      if (queue === undefined) this.channels.set(name, [record]);
+      else queue.push(record);
+    }
+  }
+}
