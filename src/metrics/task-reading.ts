@@ -1,8 +1,8 @@
 import type { DeliveryOutcome } from "../contract/fact-schema.ts";
-import type { DefinedTask, DeliverySummary, TaskSnapshot } from "../contract/facts.ts";
+import type { DefinedTask, DeliverySummary } from "../contract/facts.ts";
 import { terminalSummary } from "./delivery-reading.ts";
 import { evidenceBasis } from "./evidence-basis.ts";
-import type { FactIndex } from "./fact-index.ts";
+import type { MemberReading } from "./task-inputs.ts";
 
 /** Contract §3: each defined task gets at most one reason, the first of this list that applies. */
 export const TASK_EXCLUSION_PRECEDENCE = [
@@ -37,14 +37,15 @@ export function eventTimeTemplate(task: DefinedTask): string | undefined {
 }
 
 /**
- * Seed §6.2 at the snapshot's cutoff. Members join summaries only by exact Delivery and Task
+ * Seed §6.2 at the snapshot's cutoff, from its members' readings at that cutoff (declared order,
+ * deduplicated). Members join summaries only by exact Delivery and Task
  * identity (a summary naming another task, or none, does not join), only summaries with
  * event_time ≤ cutoff are read, and only direct evidence is read (seed §5). Absence is never reconstructed and no winner is inferred.
  * `slicesByTemplate` is false for role-model-task-outcome-rate, whose cohort is the attribution
  * tuple: there a missing role_template is not a missing coordinate.
  */
-export function readTask(task: DefinedTask, snapshot: TaskSnapshot, index: FactIndex, slicesByTemplate: boolean): TaskReading {
-  const members = [...new Set(task.members ?? [])];
+export function readTask(task: DefinedTask, memberReadings: ReadonlyMap<string, MemberReading>, slicesByTemplate: boolean): TaskReading {
+  const members = [...memberReadings.keys()];
   let asOf = Number.NEGATIVE_INFINITY;
   const reading = (exclusion: TaskExclusion | undefined, outcome?: DeliveryOutcome): TaskReading => ({ exclusion, outcome, members, asOf });
 
@@ -56,8 +57,7 @@ export function readTask(task: DefinedTask, snapshot: TaskSnapshot, index: FactI
   let open = false;
   let requirementChanged = false;
   for (const member of members) {
-    const readable: DeliverySummary[] = [];
-    for (const summary of index.summariesByDelivery.get(member)) if (summary.event_time <= snapshot.cutoff) readable.push(summary);
+    const readable = (memberReadings.get(member) as MemberReading).summaries;
     // The Delivery's own terminal reading (its earliest TERMINAL summary up to the cutoff) decides;
     // later TERMINAL summaries are conflicts and never read. The member joins only when that
     // summary names this task and is direct evidence (contract §3); otherwise it stays open.

@@ -12,6 +12,7 @@ import { evidenceContributions } from "./units/evidence-unit.ts";
 import { finalizeContribution } from "./units/finalize.ts";
 import { packetContributions } from "./units/packet-unit.ts";
 import { emptySnapshotContributions, taskContributions } from "./units/task-unit.ts";
+import { indexTaskInputs, type TaskInputs } from "./task-inputs.ts";
 import { markUnitsReading, taskUnitId, UNIT_KINDS, type TaskUnitIndex, type UnitKind, type UnitReaders } from "./unit-key.ts";
 
 const NO_CONTRIBUTIONS: readonly Contribution[] = [];
@@ -64,6 +65,8 @@ const OWNS_ALL: UnitOwnership = () => true;
  */
 export class UnitState {
   readonly index: FactIndex;
+  /** What task units read of their members and task_id: from the index, or (a partition) from join responses. */
+  private readonly taskInputs: TaskInputs;
   private readonly tasks: TaskUnitIndex;
   private readonly readers: UnitReaders;
   private readonly dirtyUnits: Record<UnitKind, Set<string>> = { call: new Set(), delivery: new Set(), packet: new Set(), task: new Set(), snapshot: new Set() };
@@ -82,9 +85,10 @@ export class UnitState {
   loading = false;
   private readonly config: EngineConfig;
 
-  constructor(config: EngineConfig, state: StateStore, owns: UnitOwnership = OWNS_ALL) {
+  constructor(config: EngineConfig, state: StateStore, owns: UnitOwnership = OWNS_ALL, taskInputs?: (index: FactIndex) => TaskInputs) {
     this.config = config;
     this.index = new FactIndex(state);
+    this.taskInputs = (taskInputs ?? indexTaskInputs)(this.index);
     this.tasks = { byTaskId: state.links("tt\u0000", presenceCodec), byMember: state.links("tm\u0000", presenceCodec) };
     const { index, tasks } = this;
     this.readers = { callOf: (callId) => index.calls.get(callId), tasksNaming: (taskId) => tasks.byTaskId.members(taskId).keys(), tasksListing: (deliveryId) => tasks.byMember.members(deliveryId).keys() };
@@ -160,6 +164,12 @@ export class UnitState {
       pending.delete(unitKey);
     }
     return changes.sort(([a], [b]) => byUtf8(a, b));
+  }
+
+  /** Marks the task units that list a Delivery as a member, or name a task_id (a join response about it changed). */
+  markTasksReading(link: { readonly deliveryId?: string; readonly taskId?: string }): void {
+    if (link.deliveryId !== undefined) for (const unit of this.readers.tasksListing(link.deliveryId)) this.markDirty("task", unit);
+    if (link.taskId !== undefined) for (const unit of this.readers.tasksNaming(link.taskId)) this.markDirty("task", unit);
   }
 
   /** Recomputes the marked units. */
@@ -283,7 +293,7 @@ export class UnitState {
         const separator = id.lastIndexOf("\u0000");
         const snapshot = this.index.snapshots.get(id.slice(0, separator));
         const task = snapshot?.tasks[Number(id.slice(separator + 1))];
-        return snapshot === undefined || task === undefined ? [] : taskContributions(snapshot, task, this.index);
+        return snapshot === undefined || task === undefined ? [] : taskContributions(snapshot, task, this.taskInputs);
       }
     }
   }

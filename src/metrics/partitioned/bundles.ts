@@ -1,6 +1,8 @@
 import type { MetricFact } from "../../contract/facts.ts";
 import { domainIdentity } from "../fact-ledger.ts";
 import type { UnitKind } from "../unit-key.ts";
+import { partitionOf } from "./partitioner.ts";
+import { compositeKey } from "./stage-records.ts";
 
 /**
  * How the partitioned engine keys its entity stage (docs/engine-state.md §4, as built).
@@ -12,17 +14,20 @@ import type { UnitKind } from "../unit-key.ts";
  *   call bundle whose call names D, that call's bundle (cost → call → Delivery);
  * - `task \0 T`: the calls and repairs naming task_id T;
  * - `packet \0 P`: the packet P and its repairs;
- * - `snapshot \0 S`: the snapshot S.
+ * - `snapshot \0 S`: the snapshot S (its no-task unit lives there);
+ * - `tasks \0 S,p`: the snapshot S again, for partition p, when p owns some of its task units.
  *
  * Each bundle is owned by the entity partition its key hashes to, and each unit lives with the
- * bundle it is named after (a task unit with its snapshot). A unit whose reads cross bundles
+ * bundle it is named after. A task unit is placed by its own key (`task unit \0 S,position`),
+ * not its snapshot's: a snapshot declares hundreds of tasks, and placing them all with the
+ * snapshot put most of the stage's facts on one partition (bench:partitioned). A unit whose reads cross bundles
  * (a Delivery reading its calls' costs, a task reading its member Deliveries and its task_id)
  * gets the other bundles' facts copied to its partition: pushed (call → its Delivery, decided by
  * the call's own delivery_id) or subscribed to (a task unit's partition subscribes to its members'
  * and its task_id's bundles). Every unit then evaluates, unchanged, over a local index that holds
  * every fact it reads, so its contributions equal the single engine's.
  */
-export type BundleKind = "call" | "delivery" | "task" | "packet" | "snapshot";
+export type BundleKind = "call" | "delivery" | "task" | "packet" | "snapshot" | "tasks" | "task unit";
 
 export const bundleKey = (kind: BundleKind, id: string): string => `${kind}\u0000${id}`;
 
@@ -68,6 +73,23 @@ export function bundlesOf(fact: MetricFact): string[] {
   return keys;
 }
 
+/** Where a task unit lives: its snapshot and position, hashed. */
+export const taskUnitBundle = (snapshotId: string, position: number): string => bundleKey("task unit", compositeKey(snapshotId, String(position)));
+
+/**
+ * Where an admitted fact goes in the entity stage: the owner of each bundle it belongs to, and for a
+ * snapshot also each partition that owns one of its task units (once per partition, however many
+ * of its tasks the partition owns).
+ */
+export function destinationsOf(fact: MetricFact, partitions: number): { bundle: string; partition: number }[] {
+  const destinations = bundlesOf(fact).map((bundle) => ({ bundle, partition: partitionOf(bundle, partitions) }));
+  if (fact.type === "task_snapshot") {
+    const owners = new Set(fact.tasks.map((_, position) => partitionOf(taskUnitBundle(fact.snapshot_id, position), partitions)));
+    for (const partition of [...owners].sort((a, b) => a - b)) destinations.push({ bundle: bundleKey("tasks", compositeKey(fact.snapshot_id, String(partition))), partition });
+  }
+  return destinations;
+}
+
 /**
  * The bundle whose owner adds the fact's own direct-evidence contribution (summaries and costs
  * linked to a Delivery; a call's costs count with the call's unit), so it is added exactly once.
@@ -98,7 +120,9 @@ export function unitBundle(kind: UnitKind, id: string): string {
       return bundleKey("packet", id);
     case "snapshot":
       return bundleKey("snapshot", id);
-    case "task":
-      return bundleKey("snapshot", id.slice(0, id.lastIndexOf("\u0000")));
+    case "task": {
+      const separator = id.lastIndexOf("\u0000");
+      return taskUnitBundle(id.slice(0, separator), Number(id.slice(separator + 1)));
+    }
   }
 }

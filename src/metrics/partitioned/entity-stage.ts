@@ -5,7 +5,7 @@ import { conflictReport } from "../fact-ledger.ts";
 import { groupCodec } from "../state/codecs.ts";
 import { StateStore } from "../state/state-store.ts";
 import { UnitState } from "../unit-state.ts";
-import { bundleId, bundleKey, bundleKind, evidenceHome, unitBundle } from "./bundles.ts";
+import { bundleId, bundleKey, bundleKind, evidenceHome, taskUnitBundle, unitBundle } from "./bundles.ts";
 import type { StagePartitions } from "./ledger-stages.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey, splitKey, type Admission, type StageRecord } from "./stage-records.ts";
@@ -35,17 +35,25 @@ export class EntityPartition {
   /** admission key → the paths (held records) it arrived along → the fact each holds. */
   private readonly held = new Map<string, Map<string, MetricFact>>();
   private readonly effective = new Map<string, MetricFact>();
-  private readonly subscribers = new Map<string, Set<number>>();
+  /** bundle (owned) → subscribing partition → the event time up to which it reads the bundle. */
+  private readonly subscribers = new Map<string, Map<number, number>>();
   /** call bundle (owned) → the Delivery bundle its members are pushed to. */
   private readonly pushTargets = new Map<string, string>();
-  /** bundles the task units here read, with how many snapshots' tasks read each. */
-  private readonly wanted = new Map<string, number>();
+  /** bundles the task units here read → cutoff → how many snapshots' task units read it up to that cutoff. */
+  private readonly wanted = new Map<string, Map<number, number>>();
   private readonly laterTerminal = new Set<string>();
 
   constructor(partition: number, stages: StagePartitions, config: EngineConfig) {
     this.partition = partition;
     this.stages = stages;
     this.units = new UnitState(config, new StateStore(undefined), (kind, id) => this.owns(unitBundle(kind, id)));
+  }
+
+  /** What this partition holds: facts indexed (once each), bundles owned, subscriptions served. */
+  stats(): { facts: number; bundles: number; subscriptions: number } {
+    let subscriptions = 0;
+    for (const subscribers of this.subscribers.values()) subscriptions += subscribers.size;
+    return { facts: this.effective.size, bundles: this.bundles.size, subscriptions };
   }
 
   /** True when every unit is evaluated and every partial sent. */
@@ -70,7 +78,7 @@ export class EntityPartition {
       }
       case "subscriptions": {
         const [bundle, subscriber] = parts as [string, string];
-        this.subscription(bundle, Number(subscriber), record.value !== null, out);
+        this.subscription(bundle, Number(subscriber), record.value ?? undefined, out);
         return;
       }
       case "replicas": {
@@ -116,7 +124,11 @@ export class EntityPartition {
       if (fact !== undefined && evidenceHome(fact) === bundle) this.units.applyEvidence(fact, 1);
     }
     this.hold(`m\u0000${compositeKey(bundle, tag, admission)}`, admission, fact, out);
-    for (const subscriber of this.subscribers.get(bundle) ?? []) out.push(replica(subscriber, bundle, tag, admission, fact));
+    for (const [subscriber, cutoff] of this.subscribers.get(bundle) ?? []) {
+      const was = upTo(previous, cutoff);
+      const now = upTo(fact, cutoff);
+      if (was !== undefined || now !== undefined) out.push(replica(subscriber, bundle, tag, admission, now));
+    }
     if (bundleKind(bundle) === "call") {
       const target = this.pushTargets.get(bundle);
       if (target !== undefined) out.push(this.push(target, bundle, admission, fact));
@@ -143,14 +155,22 @@ export class EntityPartition {
     return { topic: "pushes", partition: partitionOf(delivery, this.stages.entities), key: compositeKey(delivery, call, admission), value: fact ?? null };
   }
 
-  private subscription(bundle: string, subscriber: number, subscribed: boolean, out: StageRecord[]): void {
-    const subscribers = this.subscribers.get(bundle) ?? new Set<number>();
-    if (subscribed === subscribers.has(subscriber)) return;
-    if (subscribed) subscribers.add(subscriber);
-    else subscribers.delete(subscriber);
+  /** A subscriber's cutoff for a bundle changed (undefined: unsubscribed): it gets the facts it now reads and loses the others. */
+  private subscription(bundle: string, subscriber: number, cutoff: number | undefined, out: StageRecord[]): void {
+    const subscribers = this.subscribers.get(bundle) ?? new Map<number, number>();
+    const before = subscribers.get(subscriber);
+    if (before === cutoff) return;
+    if (cutoff === undefined) subscribers.delete(subscriber);
+    else subscribers.set(subscriber, cutoff);
     if (subscribers.size === 0) this.subscribers.delete(bundle);
     else this.subscribers.set(bundle, subscribers);
-    for (const [tag, members] of this.bundles.get(bundle) ?? []) for (const [admission, fact] of members) out.push(replica(subscriber, bundle, tag, admission, subscribed ? fact : undefined));
+    for (const [tag, members] of this.bundles.get(bundle) ?? []) {
+      for (const [admission, fact] of members) {
+        const was = upTo(fact, before);
+        const now = upTo(fact, cutoff);
+        if (was !== now) out.push(replica(subscriber, bundle, tag, admission, now));
+      }
+    }
   }
 
   /**
@@ -185,21 +205,25 @@ export class EntityPartition {
     }
   }
 
-  /** A snapshot's task units read their task_id's bundle and their members' bundles: subscribe to those owned elsewhere. */
+  /** The task units owned here read their task_id's bundle and their members' bundles: subscribe to those owned elsewhere. */
   private want(snapshot: Extract<MetricFact, { type: "task_snapshot" }>, delta: 1 | -1, out: StageRecord[]): void {
     const bundles = new Set<string>();
-    for (const task of snapshot.tasks) {
+    for (const [position, task] of snapshot.tasks.entries()) {
+      if (!this.owns(taskUnitBundle(snapshot.snapshot_id, position))) continue;
       if (task.task_id !== undefined) bundles.add(bundleKey("task", task.task_id));
       for (const member of task.members ?? []) bundles.add(bundleKey("delivery", member));
     }
     for (const bundle of bundles) {
       if (this.owns(bundle)) continue;
-      const count = (this.wanted.get(bundle) ?? 0) + delta;
-      if (count === 0) this.wanted.delete(bundle);
-      else this.wanted.set(bundle, count);
-      if ((delta === 1 && count === 1) || count === 0) {
-        out.push({ topic: "subscriptions", partition: partitionOf(bundle, this.stages.entities), key: compositeKey(bundle, String(this.partition)), value: count === 0 ? null : true });
-      }
+      const cutoffs = this.wanted.get(bundle) ?? new Map<number, number>();
+      const before = latest(cutoffs);
+      const count = (cutoffs.get(snapshot.cutoff) ?? 0) + delta;
+      if (count === 0) cutoffs.delete(snapshot.cutoff);
+      else cutoffs.set(snapshot.cutoff, count);
+      if (cutoffs.size === 0) this.wanted.delete(bundle);
+      else this.wanted.set(bundle, cutoffs);
+      const after = latest(cutoffs);
+      if (after !== before) out.push({ topic: "subscriptions", partition: partitionOf(bundle, this.stages.entities), key: compositeKey(bundle, String(this.partition)), value: after ?? null });
     }
   }
 
@@ -224,4 +248,15 @@ function replica(subscriber: number, bundle: string, tag: string, admission: str
 function before(a: MetricFact, b: MetricFact): boolean {
   if (a.fact_id !== b.fact_id) return a.fact_id < b.fact_id;
   return JSON.stringify(a) < JSON.stringify(b);
+}
+
+/** The fact if a subscriber reading up to `cutoff` reads it (undefined: not subscribed, or after the cutoff). */
+function upTo(fact: MetricFact | undefined, cutoff: number | undefined): MetricFact | undefined {
+  return fact !== undefined && cutoff !== undefined && fact.event_time <= cutoff ? fact : undefined;
+}
+
+function latest(cutoffs: ReadonlyMap<number, number>): number | undefined {
+  let found: number | undefined;
+  for (const cutoff of cutoffs.keys()) if (found === undefined || cutoff > found) found = cutoff;
+  return found;
 }

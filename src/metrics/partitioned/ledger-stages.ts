@@ -1,7 +1,7 @@
 import type { MetricFact } from "../../contract/facts.ts";
 import type { StoredVersion } from "../state/codecs.ts";
 import { conflictReport, domainIdentity, hasDistinctContent, sameRecord, type FactOrigin } from "../fact-ledger.ts";
-import { admissionKey, bundlesOf } from "./bundles.ts";
+import { admissionKey, destinationsOf } from "./bundles.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey, type Admission, type ClaimVersion, type StageRecord } from "./stage-records.ts";
 
@@ -100,8 +100,8 @@ export interface StagePartitions {
  * bundle it belongs to, and a tombstone to every bundle only the previous fact belonged to.
  */
 function admit(stages: StagePartitions, claim: string, previous: MetricFact | undefined, next: Admission | undefined, out: StageRecord[]): void {
-  const now = next === undefined ? [] : bundlesOf(next.fact);
-  const gone = previous === undefined ? [] : bundlesOf(previous).filter((bundle) => !now.includes(bundle));
-  for (const bundle of now) out.push({ topic: "admissions", partition: partitionOf(bundle, stages.entities), key: compositeKey(bundle, claim), value: next ?? null });
-  for (const bundle of gone) out.push({ topic: "admissions", partition: partitionOf(bundle, stages.entities), key: compositeKey(bundle, claim), value: null });
+  const now = next === undefined ? [] : destinationsOf(next.fact, stages.entities);
+  const gone = previous === undefined ? [] : destinationsOf(previous, stages.entities).filter(({ bundle }) => !now.some((kept) => kept.bundle === bundle));
+  for (const { bundle, partition } of now) out.push({ topic: "admissions", partition, key: compositeKey(bundle, claim), value: next ?? null });
+  for (const { bundle, partition } of gone) out.push({ topic: "admissions", partition, key: compositeKey(bundle, claim), value: null });
 }

@@ -110,6 +110,11 @@ export class PartitionedEngine {
     return this.aggregation.flatMap((partition) => partition.results()).sort((a, b) => byUtf8(a.key, b.key));
   }
 
+  /** Per entity partition: facts indexed, bundles owned, subscriptions served (the balance of the keying). */
+  entityStats(): { facts: number; bundles: number; subscriptions: number }[] {
+    return this.entities.map((partition) => partition.stats());
+  }
+
   /** Identity conflicts and Deliveries with later TERMINAL summaries, sorted by identity. */
   conflicts(): Conflict[] {
     this.run();

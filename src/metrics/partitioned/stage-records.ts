@@ -18,8 +18,12 @@ export type StageRecord =
   | { readonly topic: "admissions"; readonly partition: number; readonly key: string; readonly value: Admission | null }
   /** Entity → entity (a call bundle's owner → its Delivery's owner): one fact of the call's bundle. */
   | { readonly topic: "pushes"; readonly partition: number; readonly key: string; readonly value: MetricFact | null }
-  /** Entity → entity (a task unit's partition → a bundle's owner): send me this bundle. */
-  | { readonly topic: "subscriptions"; readonly partition: number; readonly key: string; readonly value: true | null }
+  /**
+   * Entity → entity (a task unit's partition → a bundle's owner): send me this bundle's facts up to
+   * this event time (the latest cutoff of my task units reading it: a task reads nothing after its
+   * snapshot's cutoff).
+   */
+  | { readonly topic: "subscriptions"; readonly partition: number; readonly key: string; readonly value: number | null }
   /** Entity → entity (a bundle's owner → a subscriber): one fact of the bundle. */
   | { readonly topic: "replicas"; readonly partition: number; readonly key: string; readonly value: MetricFact | null }
   /** Entity → aggregation (by result group): one partition's partial sums of a group (groupCodec bytes). */
