@@ -65,7 +65,7 @@ for (const partitions of partitionCounts) {
     partitions,
     factsPerSecond: Math.round(facts.length / seconds),
     sameResults: same,
-    recordsPerFact: { claims: perFact(traffic.claims), admissions: perFact(traffic.admissions), pushes: perFact(traffic.pushes), subscriptions: perFact(traffic.subscriptions), replicas: perFact(traffic.replicas), partials: perFact(traffic.partials) },
+    recordsPerFact: { claims: perFact(traffic.claims), admissions: perFact(traffic.admissions), pushes: perFact(traffic.pushes), subscriptions: perFact(traffic.subscriptions), responses: perFact(traffic.responses), partials: perFact(traffic.partials) },
     factsHeldPerPartition: balance.map((partition) => partition.facts),
     copiesPerFact: (held / facts.length).toFixed(2),
   };
@@ -77,7 +77,7 @@ process.stdout.write(
   [
     `${facts.length.toLocaleString("en-US")} metric facts (${lines.toLocaleString("en-US")} lines, seed 42), run() every ${commitEvery.toLocaleString("en-US")} facts; single engine ${Math.round(facts.length / singleSeconds).toLocaleString("en-US")} facts/s`,
     "",
-    "| partitions | facts/s (in process) | results equal the single engine | records per fact: claims / admissions / pushes / subscriptions / replicas / partials | facts held per fact (all partitions) | facts held by each entity partition |",
+    "| partitions | facts/s (in process) | results equal the single engine | records per fact: claims / admissions / pushes / subscriptions / responses / partials | facts held per fact (all partitions) | facts held by each entity partition |",
     "|---:|---:|---|---|---:|---|",
     ...rows,
     "",

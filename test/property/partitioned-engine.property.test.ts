@@ -75,7 +75,7 @@ describe("partitioned engine (issue #13 Part 2)", { timeout: 300_000 }, () => {
         expect(normalized(engine.conflicts())).toEqual(expected.conflicts);
         exercised.runs++;
         if (partitions > 1 && engine.traffic.pushes > 0) exercised.pushed++;
-        if (partitions > 1 && engine.traffic.replicas > 0) exercised.subscribed++;
+        if (partitions > 1 && engine.traffic.responses > 0) exercised.subscribed++;
         if (expected.lines.some((line) => line.includes('"status":"PUBLISHED"'))) exercised.published++;
       }),
       { numRuns: RUNS },

@@ -4,24 +4,33 @@ import type { EngineConfig } from "../engine-config.ts";
 import { conflictReport } from "../fact-ledger.ts";
 import { groupCodec } from "../state/codecs.ts";
 import { StateStore } from "../state/state-store.ts";
+import { EMPTY_MEMBER, EMPTY_TASK_ID, indexTaskInputs, type MemberReading, type TaskIdReading, type TaskInputs } from "../task-inputs.ts";
 import { UnitState } from "../unit-state.ts";
 import { bundleId, bundleKey, bundleKind, evidenceHome, taskUnitBundle, unitBundle } from "./bundles.ts";
 import type { StagePartitions } from "./ledger-stages.ts";
 import { partitionOf } from "./partitioner.ts";
-import { compositeKey, splitKey, type Admission, type StageRecord } from "./stage-records.ts";
+import { compositeKey, splitKey, type Admission, type JoinReading, type StageRecord } from "./stage-records.ts";
 
 const GROUPS = groupCodec();
 
 /** Members of a bundle as the owner holds them: direct ones under "", pushed ones under the call bundle that pushed them. */
 type Members = Map<string, Map<string, MetricFact>>;
 
+/** One subscription to an owned bundle: who reads it, up to which cutoff. */
+interface Subscription {
+  readonly subscriber: number;
+  readonly cutoff: number;
+}
+
 /**
  * One partition of the entity stage (see bundles.ts): it owns the bundles whose keys hash to it
- * and the units named after them. It keeps every fact its units read, from three sources: its
- * own bundles' admissions, call bundles pushed to its Deliveries, and replicas of the bundles its
- * task units subscribed to. A fact held along several paths is indexed once (its "effective"
- * value; paths agree once the input is consumed). It evaluates only its own units, and sends the
- * aggregation stage its partial sums of every group its units contribute to.
+ * and the units named after them, and holds every fact of its bundles: their admissions, and the
+ * call bundles pushed to its Deliveries (a fact arriving along both is indexed once: its
+ * "effective" value; the paths agree once the input is consumed). Its task units read members
+ * and task_ids owned elsewhere as foreign-key join responses (KIP-213's subscription and
+ * response, one per (bundle, subscriber, cutoff)): the owner computes the bundle's reading at the
+ * cutoff from its own index and sends it again whenever it changes. It evaluates only its own
+ * units and sends the aggregation stage its partial sums of every group they contribute to.
  */
 export class EntityPartition {
   readonly partition: number;
@@ -29,36 +38,41 @@ export class EntityPartition {
   private readonly units: UnitState;
   /** bundle (owned) → member tag ("" direct, or the pushing call bundle) → admission key → fact. */
   private readonly bundles = new Map<string, Members>();
+  /** Where each admitted summary was read, for LATER_TERMINAL_SUMMARY reports (by admission record key). */
   private readonly origins = new Map<string, Admission["origin"]>();
-  /** Every record held (any topic), by topic and key: what its tombstone takes away. */
-  private readonly arrivals = new Map<string, { readonly admission: string; readonly fact: MetricFact }>();
   /** admission key → the paths (held records) it arrived along → the fact each holds. */
   private readonly held = new Map<string, Map<string, MetricFact>>();
   private readonly effective = new Map<string, MetricFact>();
-  /** bundle (owned) → subscribing partition → the event time up to which it reads the bundle. */
-  private readonly subscribers = new Map<string, Map<number, number>>();
   /** call bundle (owned) → the Delivery bundle its members are pushed to. */
   private readonly pushTargets = new Map<string, string>();
-  /** bundles the task units here read → cutoff → how many snapshots' task units read it up to that cutoff. */
-  private readonly wanted = new Map<string, Map<number, number>>();
+  /** bundle (owned) → subscription key → who reads it at which cutoff. */
+  private readonly subscriptions = new Map<string, Map<string, Subscription>>();
+  /** response key → the reading last sent (canonical form), so only changes are sent. */
+  private readonly sentResponses = new Map<string, string>();
+  /** Owned bundles with subscribers whose members changed since the last flush. */
+  private readonly changedBundles = new Set<string>();
+  /** (bundle, cutoff) the task units here read, owned elsewhere → how many snapshots' task units read it. */
+  private readonly wanted = new Map<string, number>();
+  /** (bundle, cutoff) → the reading its owner last sent. */
+  private readonly responses = new Map<string, JoinReading>();
   private readonly laterTerminal = new Set<string>();
 
   constructor(partition: number, stages: StagePartitions, config: EngineConfig) {
     this.partition = partition;
     this.stages = stages;
-    this.units = new UnitState(config, new StateStore(undefined), (kind, id) => this.owns(unitBundle(kind, id)));
+    this.units = new UnitState(config, new StateStore(undefined), (kind, id) => this.owns(unitBundle(kind, id)), (index) => this.taskInputs(indexTaskInputs(index)));
   }
 
-  /** What this partition holds: facts indexed (once each), bundles owned, subscriptions served. */
-  stats(): { facts: number; bundles: number; subscriptions: number } {
+  /** What this partition holds: facts indexed (once each), bundles owned, subscriptions served, responses held. */
+  stats(): { facts: number; bundles: number; subscriptions: number; responses: number } {
     let subscriptions = 0;
-    for (const subscribers of this.subscribers.values()) subscriptions += subscribers.size;
-    return { facts: this.effective.size, bundles: this.bundles.size, subscriptions };
+    for (const subscribers of this.subscriptions.values()) subscriptions += subscribers.size;
+    return { facts: this.effective.size, bundles: this.bundles.size, subscriptions, responses: this.responses.size };
   }
 
-  /** True when every unit is evaluated and every partial sent. */
+  /** True when every unit is evaluated, every response and every partial sent. */
   get settled(): boolean {
-    return this.units.settled;
+    return this.units.settled && this.changedBundles.size === 0;
   }
 
   receive(record: StageRecord, out: StageRecord[]): void {
@@ -77,13 +91,17 @@ export class EntityPartition {
         return;
       }
       case "subscriptions": {
-        const [bundle, subscriber] = parts as [string, string];
-        this.subscription(bundle, Number(subscriber), record.value ?? undefined, out);
+        const [bundle, subscriber, cutoff] = parts as [string, string, string];
+        this.subscription(bundle, { subscriber: Number(subscriber), cutoff: Number(cutoff) }, record.value !== null, out);
         return;
       }
-      case "replicas": {
-        const [, , , admission] = parts as [string, string, string, string];
-        this.hold(`r\u0000${record.key}`, admission, record.value ?? undefined, out);
+      case "responses": {
+        const [, bundle, cutoff] = parts as [string, string, string];
+        const key = compositeKey(bundle, cutoff);
+        if (record.value === null) this.responses.delete(key);
+        else this.responses.set(key, record.value);
+        const id = bundleId(bundle);
+        this.units.markTasksReading(bundleKind(bundle) === "delivery" ? { deliveryId: id } : { taskId: id });
         return;
       }
       default:
@@ -91,8 +109,10 @@ export class EntityPartition {
     }
   }
 
-  /** Recomputes the marked units and sends the partial sums of every group they changed. */
+  /** Recomputes the marked units, answers the subscriptions whose bundles changed, and sends the partial sums of every changed group. */
   flush(out: StageRecord[]): void {
+    for (const bundle of [...this.changedBundles].sort()) for (const subscription of this.subscriptions.get(bundle)?.values() ?? []) this.respond(bundle, subscription, true, out);
+    this.changedBundles.clear();
     this.units.recomputeUnits();
     for (const groupKey of this.units.takeDirtyGroups()) {
       const group = this.units.group(groupKey);
@@ -106,7 +126,21 @@ export class EntityPartition {
     return partitionOf(bundle, this.stages.entities) === this.partition;
   }
 
-  /** A member of an owned bundle changed: held, forwarded to subscribers and the push target, and its consequences. */
+  /** Task units read bundles owned here from the index, and the others from their owners' responses (empty until one arrives). */
+  private taskInputs(local: TaskInputs): TaskInputs {
+    return {
+      member: (deliveryId, cutoff): MemberReading => {
+        const bundle = bundleKey("delivery", deliveryId);
+        return this.owns(bundle) ? local.member(deliveryId, cutoff) : ((this.responses.get(compositeKey(bundle, String(cutoff))) as MemberReading | undefined) ?? EMPTY_MEMBER);
+      },
+      taskId: (taskId, cutoff): TaskIdReading => {
+        const bundle = bundleKey("task", taskId);
+        return this.owns(bundle) ? local.taskId(taskId, cutoff) : ((this.responses.get(compositeKey(bundle, String(cutoff))) as TaskIdReading | undefined) ?? EMPTY_TASK_ID);
+      },
+    };
+  }
+
+  /** A member of an owned bundle changed: held, pushed on (call bundles), its subscribers' readings to refresh, and its consequences. */
   private changeMember(bundle: string, tag: string, admission: string, fact: MetricFact | undefined, out: StageRecord[]): void {
     const members = this.bundles.get(bundle) ?? new Map<string, Map<string, MetricFact>>();
     const tagged = members.get(tag) ?? new Map<string, MetricFact>();
@@ -123,12 +157,7 @@ export class EntityPartition {
       if (previous !== undefined && evidenceHome(previous) === bundle) this.units.applyEvidence(previous, -1);
       if (fact !== undefined && evidenceHome(fact) === bundle) this.units.applyEvidence(fact, 1);
     }
-    this.hold(`m\u0000${compositeKey(bundle, tag, admission)}`, admission, fact, out);
-    for (const [subscriber, cutoff] of this.subscribers.get(bundle) ?? []) {
-      const was = upTo(previous, cutoff);
-      const now = upTo(fact, cutoff);
-      if (was !== undefined || now !== undefined) out.push(replica(subscriber, bundle, tag, admission, now));
-    }
+    this.hold(compositeKey(bundle, tag, admission), admission, fact, out);
     if (bundleKind(bundle) === "call") {
       const target = this.pushTargets.get(bundle);
       if (target !== undefined) out.push(this.push(target, bundle, admission, fact));
@@ -155,22 +184,30 @@ export class EntityPartition {
     return { topic: "pushes", partition: partitionOf(delivery, this.stages.entities), key: compositeKey(delivery, call, admission), value: fact ?? null };
   }
 
-  /** A subscriber's cutoff for a bundle changed (undefined: unsubscribed): it gets the facts it now reads and loses the others. */
-  private subscription(bundle: string, subscriber: number, cutoff: number | undefined, out: StageRecord[]): void {
-    const subscribers = this.subscribers.get(bundle) ?? new Map<number, number>();
-    const before = subscribers.get(subscriber);
-    if (before === cutoff) return;
-    if (cutoff === undefined) subscribers.delete(subscriber);
-    else subscribers.set(subscriber, cutoff);
-    if (subscribers.size === 0) this.subscribers.delete(bundle);
-    else this.subscribers.set(bundle, subscribers);
-    for (const [tag, members] of this.bundles.get(bundle) ?? []) {
-      for (const [admission, fact] of members) {
-        const was = upTo(fact, before);
-        const now = upTo(fact, cutoff);
-        if (was !== now) out.push(replica(subscriber, bundle, tag, admission, now));
-      }
+  private subscription(bundle: string, subscription: Subscription, subscribed: boolean, out: StageRecord[]): void {
+    const key = compositeKey(String(subscription.subscriber), String(subscription.cutoff));
+    const subscriptions = this.subscriptions.get(bundle) ?? new Map<string, Subscription>();
+    if (subscribed) subscriptions.set(key, subscription);
+    else subscriptions.delete(key);
+    if (subscriptions.size === 0) this.subscriptions.delete(bundle);
+    else this.subscriptions.set(bundle, subscriptions);
+    this.respond(bundle, subscription, subscribed, out);
+  }
+
+  /** Sends the bundle's reading at the subscriber's cutoff when it differs from the last one sent (a tombstone when unsubscribed). */
+  private respond(bundle: string, { subscriber, cutoff }: Subscription, subscribed: boolean, out: StageRecord[]): void {
+    const key = compositeKey(String(subscriber), bundle, String(cutoff));
+    if (!subscribed) {
+      this.sentResponses.delete(key);
+      out.push({ topic: "responses", partition: subscriber, key, value: null });
+      return;
     }
+    const local = indexTaskInputs(this.units.index);
+    const reading: JoinReading = bundleKind(bundle) === "delivery" ? local.member(bundleId(bundle), cutoff) : local.taskId(bundleId(bundle), cutoff);
+    const form = canonical(reading);
+    if (this.sentResponses.get(key) === form) return;
+    this.sentResponses.set(key, form);
+    out.push({ topic: "responses", partition: subscriber, key, value: reading });
   }
 
   /**
@@ -179,11 +216,7 @@ export class EntityPartition {
    * way everywhere; once the input is consumed all paths hold the same fact.
    */
   private hold(path: string, admission: string, fact: MetricFact | undefined, out: StageRecord[]): void {
-    const previousArrival = this.arrivals.get(path);
-    if (fact === undefined) this.arrivals.delete(path);
-    else this.arrivals.set(path, { admission, fact });
     const paths = this.held.get(admission) ?? new Map<string, MetricFact>();
-    if (previousArrival !== undefined && previousArrival.admission !== admission) throw new Error(`record ${JSON.stringify(path)} changed its admission key`);
     if (fact === undefined) paths.delete(path);
     else paths.set(path, fact);
     if (paths.size === 0) this.held.delete(admission);
@@ -194,6 +227,7 @@ export class EntityPartition {
     const current = this.effective.get(admission);
     if (current === next || (current !== undefined && next !== undefined && JSON.stringify(current) === JSON.stringify(next))) return;
     if (current !== undefined) {
+      this.markReadingsOf(current);
       this.units.withdraw(current, false);
       if (current.type === "task_snapshot") this.want(current, -1, out);
     }
@@ -201,11 +235,41 @@ export class EntityPartition {
     else {
       this.effective.set(admission, next);
       this.units.admit(next, false);
+      this.markReadingsOf(next);
       if (next.type === "task_snapshot") this.want(next, 1, out);
     }
   }
 
-  /** The task units owned here read their task_id's bundle and their members' bundles: subscribe to those owned elsewhere. */
+  /**
+   * The subscribed readings an indexed fact is part of (what `indexTaskInputs` reads it under): a
+   * reading is computed from the index, and the index holds the effective fact, which can change
+   * when another bundle's path to the same fact changes, so readings are refreshed on index
+   * changes, not on member changes.
+   */
+  private markReadingsOf(fact: MetricFact): void {
+    const mark = (kind: "delivery" | "task", id: string | undefined): void => {
+      if (id === undefined) return;
+      const bundle = bundleKey(kind, id);
+      if (this.subscriptions.has(bundle)) this.changedBundles.add(bundle);
+    };
+    switch (fact.type) {
+      case "delivery_summary":
+        mark("delivery", fact.delivery_id);
+        return;
+      case "cost":
+        mark("delivery", fact.delivery_id ?? (fact.call_id === undefined ? undefined : this.units.index.calls.get(fact.call_id)?.delivery_id));
+        return;
+      case "model_call":
+      case "repair":
+        mark("delivery", fact.delivery_id);
+        mark("task", fact.task_id);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The task units owned here read their task_id and their members at their snapshot's cutoff: subscribe to those owned elsewhere. */
   private want(snapshot: Extract<MetricFact, { type: "task_snapshot" }>, delta: 1 | -1, out: StageRecord[]): void {
     const bundles = new Set<string>();
     for (const [position, task] of snapshot.tasks.entries()) {
@@ -213,17 +277,14 @@ export class EntityPartition {
       if (task.task_id !== undefined) bundles.add(bundleKey("task", task.task_id));
       for (const member of task.members ?? []) bundles.add(bundleKey("delivery", member));
     }
+    const cutoff = String(snapshot.cutoff);
     for (const bundle of bundles) {
       if (this.owns(bundle)) continue;
-      const cutoffs = this.wanted.get(bundle) ?? new Map<number, number>();
-      const before = latest(cutoffs);
-      const count = (cutoffs.get(snapshot.cutoff) ?? 0) + delta;
-      if (count === 0) cutoffs.delete(snapshot.cutoff);
-      else cutoffs.set(snapshot.cutoff, count);
-      if (cutoffs.size === 0) this.wanted.delete(bundle);
-      else this.wanted.set(bundle, cutoffs);
-      const after = latest(cutoffs);
-      if (after !== before) out.push({ topic: "subscriptions", partition: partitionOf(bundle, this.stages.entities), key: compositeKey(bundle, String(this.partition)), value: after ?? null });
+      const key = compositeKey(bundle, cutoff);
+      const count = (this.wanted.get(key) ?? 0) + delta;
+      if (count === 0) this.wanted.delete(key);
+      else this.wanted.set(key, count);
+      if ((delta === 1 && count === 1) || count === 0) out.push({ topic: "subscriptions", partition: partitionOf(bundle, this.stages.entities), key: compositeKey(bundle, String(this.partition), cutoff), value: count === 0 ? null : true });
     }
   }
 
@@ -241,22 +302,12 @@ export class EntityPartition {
   }
 }
 
-function replica(subscriber: number, bundle: string, tag: string, admission: string, fact: MetricFact | undefined): StageRecord {
-  return { topic: "replicas", partition: subscriber, key: compositeKey(String(subscriber), bundle, tag, admission), value: fact ?? null };
-}
-
 function before(a: MetricFact, b: MetricFact): boolean {
   if (a.fact_id !== b.fact_id) return a.fact_id < b.fact_id;
   return JSON.stringify(a) < JSON.stringify(b);
 }
 
-/** The fact if a subscriber reading up to `cutoff` reads it (undefined: not subscribed, or after the cutoff). */
-function upTo(fact: MetricFact | undefined, cutoff: number | undefined): MetricFact | undefined {
-  return fact !== undefined && cutoff !== undefined && fact.event_time <= cutoff ? fact : undefined;
-}
-
-function latest(cutoffs: ReadonlyMap<number, number>): number | undefined {
-  let found: number | undefined;
-  for (const cutoff of cutoffs.keys()) if (found === undefined || cutoff > found) found = cutoff;
-  return found;
+/** A reading's canonical form (money may hold bigints past 2^53 − 1). */
+function canonical(reading: JoinReading): string {
+  return JSON.stringify(reading, (_, value: unknown) => (typeof value === "bigint" ? `${value.toString()}n` : value));
 }

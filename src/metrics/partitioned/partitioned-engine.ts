@@ -16,7 +16,7 @@ const READER: Readonly<Record<Exclude<StageTopic, "conflicts">, "domainLedger" |
   admissions: "entities",
   pushes: "entities",
   subscriptions: "entities",
-  replicas: "entities",
+  responses: "entities",
   partials: "aggregation",
 };
 
@@ -61,7 +61,7 @@ export class PartitionedEngine {
   private readonly channels = new Map<string, StageRecord[]>();
   private readonly conflictReports = new Map<string, Conflict>();
   private readonly schedule: Schedule;
-  readonly traffic: StageTraffic = { claims: 0, admissions: 0, pushes: 0, subscriptions: 0, replicas: 0, partials: 0, conflicts: 0 };
+  readonly traffic: StageTraffic = { claims: 0, admissions: 0, pushes: 0, subscriptions: 0, responses: 0, partials: 0, conflicts: 0 };
 
   constructor(config: EngineConfig, catalog: CatalogSummary, options: PartitionedEngineOptions) {
     const n = options.partitions;

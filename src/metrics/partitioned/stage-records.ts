@@ -1,5 +1,6 @@
 import type { MetricFact } from "../../contract/facts.ts";
 import type { Conflict, FactOrigin } from "../fact-ledger.ts";
+import type { MemberReading, TaskIdReading } from "../task-inputs.ts";
 
 /**
  * The records the partitioned engine's stages send one another (docs/engine-state.md §4, as
@@ -19,13 +20,12 @@ export type StageRecord =
   /** Entity → entity (a call bundle's owner → its Delivery's owner): one fact of the call's bundle. */
   | { readonly topic: "pushes"; readonly partition: number; readonly key: string; readonly value: MetricFact | null }
   /**
-   * Entity → entity (a task unit's partition → a bundle's owner): send me this bundle's facts up to
-   * this event time (the latest cutoff of my task units reading it: a task reads nothing after its
-   * snapshot's cutoff).
+   * Entity → entity (a task unit's partition → the owner of a member Delivery's or a task_id's
+   * bundle): send me your reading at this cutoff (the key names bundle, subscriber and cutoff).
    */
-  | { readonly topic: "subscriptions"; readonly partition: number; readonly key: string; readonly value: number | null }
-  /** Entity → entity (a bundle's owner → a subscriber): one fact of the bundle. */
-  | { readonly topic: "replicas"; readonly partition: number; readonly key: string; readonly value: MetricFact | null }
+  | { readonly topic: "subscriptions"; readonly partition: number; readonly key: string; readonly value: true | null }
+  /** Entity → entity (the bundle's owner → a subscriber): the bundle's reading at the subscribed cutoff. */
+  | { readonly topic: "responses"; readonly partition: number; readonly key: string; readonly value: JoinReading | null }
   /** Entity → aggregation (by result group): one partition's partial sums of a group (groupCodec bytes). */
   | { readonly topic: "partials"; readonly partition: number; readonly key: string; readonly value: Buffer | null }
   /** Any stage → the conflicts output: a conflict's current report (null: no longer a conflict). */
@@ -39,6 +39,9 @@ export interface ClaimVersion {
   /** The only version of its fact_id (a fact_id with two versions is a conflict: neither counts). */
   readonly live: boolean;
 }
+
+/** A foreign-key join response: a member Delivery's reading, or a task_id's. */
+export type JoinReading = MemberReading | TaskIdReading;
 
 export interface Admission {
   readonly fact: MetricFact;
