@@ -234,6 +234,7 @@ function reportContent(fact: MetricFact): string {
 }
 
 export function hasDistinctContent(versions: readonly MetricFact[]): boolean {
+  if (versions.length < 2) return false;
   const first = reportContent(versions[0] as MetricFact);
   return versions.some((version) => reportContent(version) !== first);
 }

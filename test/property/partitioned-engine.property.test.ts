@@ -19,7 +19,7 @@ const SHIPPED = shippedCatalog();
 /** Every minimum_sample lowered to 1, so small fact sets publish values (and not only coverage). */
 const MINIMUM_ONE: CatalogSummary = { ...SHIPPED, metrics: new Map([...SHIPPED.metrics].map(([id, definition]) => [id, { ...definition, minimumSample: 1 }])) };
 
-/** A seeded schedule: which open channel goes next and how much of it, drawn from mulberry32. */
+/** A seeded schedule: which open channel goes next, how much of it, and whether its reader flushes after it, drawn from mulberry32. */
 function seededSchedule(seed: number): Schedule {
   let state = seed >>> 0;
   const next = (): number => {
@@ -29,7 +29,7 @@ function seededSchedule(seed: number): Schedule {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { channel: (count) => Math.floor(next() * count), batch: (available) => 1 + Math.floor(next() * available) };
+  return { channel: (count) => Math.floor(next() * count), batch: (available) => 1 + Math.floor(next() * available), flushAfterBatch: () => next() < 0.5 };
 }
 
 /** Conflicts compared as reports: versions of one fact_id are listed in arrival order by both engines, so they are sorted here. */

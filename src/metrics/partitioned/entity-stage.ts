@@ -303,6 +303,7 @@ export class EntityPartition {
 }
 
 function before(a: MetricFact, b: MetricFact): boolean {
+  if (a === b) return false;
   if (a.fact_id !== b.fact_id) return a.fact_id < b.fact_id;
   return JSON.stringify(a) < JSON.stringify(b);
 }

@@ -28,9 +28,11 @@ const READER: Readonly<Record<Exclude<StageTopic, "conflicts">, "domainLedger" |
 export interface Schedule {
   channel(count: number): number;
   batch(available: number): number;
+  /** Whether the receiving entity partition flushes after this batch, or only once every channel is empty (a commit interval). */
+  flushAfterBatch(): boolean;
 }
 
-const IN_TURN: Schedule = { channel: () => 0, batch: (available) => available };
+const IN_TURN: Schedule = { channel: () => 0, batch: (available) => available, flushAfterBatch: () => false };
 
 export interface PartitionedEngineOptions {
   /** Partitions of every stage (the topics' partition count). */
@@ -132,8 +134,8 @@ export class PartitionedEngine {
       case "entities": {
         const reader = this.entities[partition] as EntityPartition;
         for (const record of batch) reader.receive(record, out);
-        // A member flushes after each batch, as a stream task does at its commit.
-        reader.flush(out);
+        // A stream task flushes at its commit: after this batch, or once the channels are empty.
+        if (this.schedule.flushAfterBatch()) reader.flush(out);
         break;
       }
       case "aggregation": {
