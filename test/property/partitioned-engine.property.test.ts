@@ -12,7 +12,8 @@ import { factsArb, RUNS } from "../support/fact-arbitraries.ts";
  * Issue #13 Part 2: the partitioned engine (fact ledger by fact_id, domain ledger by identity,
  * entity stage by bundle with pushes and subscriptions, aggregation by result group) gives the
  * single engine's results byte for byte, and the same conflicts, for any partition count, any
- * arrival order, and any interleaving and batching of the stages' channels.
+ * arrival order, and any interleaving and batching of the stages' channels, with the records
+ * passed as objects or encoded and decoded as their topics would carry them.
  */
 
 const SHIPPED = shippedCatalog();
@@ -54,6 +55,7 @@ const caseArb = fc.record({
   seed: fc.integer(),
   flushEvery: fc.integer({ min: 1, max: 8 }),
   minimumOne: fc.boolean(),
+  wire: fc.boolean(),
 });
 
 describe("partitioned engine (issue #13 Part 2)", { timeout: 300_000 }, () => {
@@ -61,12 +63,12 @@ describe("partitioned engine (issue #13 Part 2)", { timeout: 300_000 }, () => {
     // How often the cross-partition paths ran, so the property cannot pass by never exercising them.
     const exercised = { runs: 0, pushed: 0, subscribed: 0, published: 0 };
     fc.assert(
-      fc.property(caseArb, ({ facts, order, partitions, seed, flushEvery, minimumOne }) => {
+      fc.property(caseArb, ({ facts, order, partitions, seed, flushEvery, minimumOne, wire }) => {
         const catalog = minimumOne ? MINIMUM_ONE : SHIPPED;
         // Origins are the facts' lines in the original list, whatever order they arrive in.
         const arrival = facts.map((fact, index) => ({ fact, line: index + 1, rank: order[index] ?? 0 })).sort((a, b) => a.rank - b.rank || a.line - b.line);
         const expected = single(arrival, catalog);
-        const engine = new PartitionedEngine(DEFAULT_ENGINE_CONFIG, catalog, { partitions, schedule: seededSchedule(seed) });
+        const engine = new PartitionedEngine(DEFAULT_ENGINE_CONFIG, catalog, { partitions, schedule: seededSchedule(seed), wire });
         arrival.forEach(({ fact, line }, index) => {
           engine.ingest(fact, line);
           if ((index + 1) % flushEvery === 0) engine.run();

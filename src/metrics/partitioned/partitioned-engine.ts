@@ -9,6 +9,7 @@ import { EntityPartition } from "./entity-stage.ts";
 import { DomainLedgerPartition, FactIdLedgerPartition, type FactLedgerOutcome, type StagePartitions } from "./ledger-stages.ts";
 import { partitionOf } from "./partitioner.ts";
 import type { StageRecord, StageTopic } from "./stage-records.ts";
+import { decodeStageValue, encodeStageValue } from "./stage-wire.ts";
 
 /** Which stage reads a topic. */
 const READER: Readonly<Record<Exclude<StageTopic, "conflicts">, "domainLedger" | "entities" | "aggregation">> = {
@@ -38,6 +39,8 @@ export interface PartitionedEngineOptions {
   /** Partitions of every stage (the topics' partition count). */
   readonly partitions: number;
   readonly schedule?: Schedule;
+  /** Every record crosses its hop encoded and decoded, as on a topic (stage-wire.ts). */
+  readonly wire?: boolean;
 }
 
 /** Records sent per topic, for the traffic each hop costs. */
@@ -63,6 +66,7 @@ export class PartitionedEngine {
   private readonly channels = new Map<string, StageRecord[]>();
   private readonly conflictReports = new Map<string, Conflict>();
   private readonly schedule: Schedule;
+  private readonly wire: boolean;
   readonly traffic: StageTraffic = { claims: 0, admissions: 0, pushes: 0, subscriptions: 0, responses: 0, partials: 0, conflicts: 0 };
 
   constructor(config: EngineConfig, catalog: CatalogSummary, options: PartitionedEngineOptions) {
@@ -74,6 +78,7 @@ export class PartitionedEngine {
     this.entities = Array.from({ length: n }, (_, partition) => new EntityPartition(partition, this.stages, config));
     this.aggregation = Array.from({ length: n }, () => new AggregationPartition(catalog, config));
     this.schedule = options.schedule ?? IN_TURN;
+    this.wire = options.wire ?? false;
   }
 
   /** Records one fact at the fact ledger (its partition by fact_id); what follows is delivered by `run`. */
@@ -164,13 +169,14 @@ export class PartitionedEngine {
   }
 
   private send(writer: string, records: readonly StageRecord[]): void {
-    for (const record of records) {
-      this.traffic[record.topic]++;
-      if (record.topic === "conflicts") {
-        if (record.value === null) this.conflictReports.delete(record.key);
-        else this.conflictReports.set(record.key, record.value);
+    for (const sent of records) {
+      this.traffic[sent.topic]++;
+      if (sent.topic === "conflicts") {
+        if (sent.value === null) this.conflictReports.delete(sent.key);
+        else this.conflictReports.set(sent.key, sent.value);
         continue;
       }
+      const record = this.wire ? decodeStageValue(sent, encodeStageValue(sent)) : sent;
       const name = `${READER[record.topic]}\u0000${record.partition}\u0000${writer}`;
       const queue = this.channels.get(name);
       if (queue === undefined) this.channels.set(name, [record]);

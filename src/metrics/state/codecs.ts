@@ -1,11 +1,15 @@
 import type { MetricId } from "../../catalog/metric-definitions.ts";
-import type { MetricFact } from "../../contract/facts.ts";
+import type { DeliverySummary, MetricFact } from "../../contract/facts.ts";
 import { BinaryReader, BinaryWriter, InternalRecordError } from "../../kafka/serde/binary-form.ts";
 import { readFact, writeFact } from "../../kafka/serde/fact-layout.ts";
 import type { Contribution, MoneyShare } from "../contribution.ts";
 import { ExactSum } from "../exact-sum.ts";
 import { GroupAggregate, type MoneySliceTotal } from "../group-aggregate.ts";
+import type { MoneyReading } from "../money.ts";
+import type { Admission, ClaimVersion, JoinReading } from "../partitioned/stage-records.ts";
 import type { Cohort, Scope } from "../result-record.ts";
+import { cohortOf } from "../scope.ts";
+import type { CallsReading } from "../task-inputs.ts";
 import type { ValueCodec } from "./state-store.ts";
 
 /*
@@ -298,4 +302,107 @@ export function encodeUnitRecord(identity: string, contributions: readonly Contr
 
 export function decodeUnitRecord(bytes: Buffer): { identity: string; contributions: readonly Contribution[] } {
   return decodeWith(bytes, (input) => ({ identity: input.string(), contributions: readContributions(input) }));
+}
+
+/*
+ * The partitioned engine's stage records (src/metrics/partitioned/stage-records.ts), in the same
+ * primitive forms: what its topics carry between stages and what its stage stores keep.
+ */
+
+/** A fact version on its way from the fact ledger to the domain ledger. */
+export const claimVersionCodec: ValueCodec<ClaimVersion> = {
+  encode: ({ fact, origin, live }) =>
+    encodeWith((out) => {
+      out.boolean(live);
+      writeOrigin(out, origin ?? undefined);
+      writeFact(out, fact);
+    }),
+  decode: (bytes) => decodeWith(bytes, (input) => ({ live: input.boolean(), origin: readOrigin(input) ?? null, fact: readFact(input) as MetricFact })),
+};
+
+/** An admitted fact with where it was read. */
+export const admissionCodec: ValueCodec<Admission> = {
+  encode: ({ fact, origin }) =>
+    encodeWith((out) => {
+      writeOrigin(out, origin ?? undefined);
+      writeFact(out, fact);
+    }),
+  decode: (bytes) => decodeWith(bytes, (input) => ({ origin: readOrigin(input) ?? null, fact: readFact(input) as MetricFact })),
+};
+
+const MEMBER_READING = 1;
+const TASK_ID_READING = 2;
+
+/** A foreign-key join response: a member Delivery's reading at a cutoff, or a task_id's. */
+export const joinReadingCodec: ValueCodec<JoinReading> = {
+  encode: (reading) =>
+    encodeWith((out) => {
+      if ("summaries" in reading) {
+        out.byte(MEMBER_READING);
+        out.unsigned(reading.summaries.length);
+        for (const summary of reading.summaries) writeFact(out, summary);
+        writeMoneyReading(out, reading.money);
+      } else out.byte(TASK_ID_READING);
+      writeCallsReading(out, reading.calls);
+      out.unsigned(reading.repairs.count);
+      out.double(reading.repairs.asOf);
+      out.boolean(reading.repairs.attributable);
+    }),
+  decode: (bytes) =>
+    decodeWith(bytes, (input): JoinReading => {
+      const tag = input.byte();
+      if (tag !== MEMBER_READING && tag !== TASK_ID_READING) throw new InternalRecordError(`join reading tag ${String(tag)}`);
+      const member = tag === MEMBER_READING ? { summaries: Array.from({ length: input.unsigned() }, () => readFact(input) as DeliverySummary), money: readMoneyReading(input) } : undefined;
+      const calls = readCallsReading(input);
+      const repairs = { count: input.unsigned(), asOf: input.double(), attributable: input.boolean() };
+      return member === undefined ? { calls, repairs } : { ...member, calls, repairs };
+    }),
+};
+
+function writeMoneyReading(out: BinaryWriter, money: MoneyReading): void {
+  out.unsigned(money.shares.length);
+  for (const share of money.shares) {
+    out.string(share.currency);
+    out.string(share.source);
+    out.string(share.costBasis);
+    writeExact(out, share.amountMinor);
+  }
+  const reasons = Object.keys(money.excluded);
+  writeCounts(
+    out,
+    reasons.map((reason) => [reason, money.excluded[reason] as number] as const),
+    reasons.length,
+  );
+  out.double(money.asOf);
+}
+
+function readMoneyReading(input: BinaryReader): MoneyReading {
+  const shares: MoneyShare[] = Array.from({ length: input.unsigned() }, () => ({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) }));
+  return { shares, excluded: Object.fromEntries(readCounts(input)), asOf: input.double() };
+}
+
+function writeCallsReading(out: BinaryWriter, calls: CallsReading): void {
+  out.unsigned(calls.count);
+  out.double(calls.asOf);
+  out.unsigned(calls.tuples.length);
+  for (const tuple of calls.tuples) {
+    const keys = Object.keys(tuple);
+    writeCohortEntries(out, keys, tuple);
+  }
+}
+
+function writeCohortEntries(out: BinaryWriter, keys: readonly string[], cohort: Cohort): void {
+  out.unsigned(keys.length);
+  for (const key of keys) {
+    out.string(key);
+    out.string(cohort[key] as string);
+  }
+}
+
+function readCallsReading(input: BinaryReader): CallsReading {
+  const count = input.unsigned();
+  const asOf = input.double();
+  // Tuples come back interned (cohortOf), the same objects the readings held.
+  const tuples = Array.from({ length: input.unsigned() }, () => cohortOf(Object.fromEntries(Array.from({ length: input.unsigned() }, () => [input.string(), input.string()]))));
+  return { count, asOf, tuples };
 }
