@@ -5,10 +5,12 @@ import { byUtf8 } from "../key-order.ts";
 import { ResultPublisher } from "../result-publisher.ts";
 import type { MetricResult, ResultChange } from "../result-record.ts";
 import { groupCodec } from "../state/codecs.ts";
-import { StateStore } from "../state/state-store.ts";
+import { StateStore, type LinkTable, type ValueCodec } from "../state/state-store.ts";
 import { splitKey } from "./stage-records.ts";
 
 const GROUPS = groupCodec();
+/** A partial is kept as the bytes it arrived in, decoded when its group is rendered. */
+const bytesCodec: ValueCodec<Buffer> = { encode: (bytes) => bytes, decode: (bytes) => bytes };
 
 /**
  * One partition of the final stage, keyed by result group: it keeps each entity partition's
@@ -16,22 +18,21 @@ const GROUPS = groupCodec();
  * and publishes a record only when it changed, as the single engine does.
  */
 export class AggregationPartition {
-  /** group key → entity partition → its partial sums. */
-  private readonly partials = new Map<string, Map<string, GroupAggregate>>();
+  /** group key → entity partition → its partial sums (held encoded: the partial record's bytes). */
+  private readonly partials: LinkTable<Buffer>;
+  /** Groups changed since the last flush (flushed before any commit). */
   private readonly dirty = new Set<string>();
   private readonly publisher: ResultPublisher;
 
-  constructor(catalog: CatalogSummary, config: EngineConfig) {
-    this.publisher = new ResultPublisher(new StateStore(undefined), catalog, config);
+  constructor(catalog: CatalogSummary, config: EngineConfig, state: StateStore = new StateStore(undefined)) {
+    this.partials = state.links("Ap\u0000", bytesCodec);
+    this.publisher = new ResultPublisher(state, catalog, config);
   }
 
   receive(key: string, value: Buffer | null): void {
     const [groupKey, source] = splitKey(key) as [string, string];
-    const parts = this.partials.get(groupKey) ?? new Map<string, GroupAggregate>();
-    if (value === null) parts.delete(source);
-    else parts.set(source, GROUPS.decode(value));
-    if (parts.size === 0) this.partials.delete(groupKey);
-    else this.partials.set(groupKey, parts);
+    if (value === null) this.partials.delete(groupKey, source);
+    else this.partials.add(groupKey, source, value, value.length);
     this.dirty.add(groupKey);
   }
 
@@ -43,7 +44,7 @@ export class AggregationPartition {
   flush(): ResultChange[] {
     const groups = [...this.dirty].sort(byUtf8);
     this.dirty.clear();
-    return this.publisher.publish(groups, (groupKey) => GroupAggregate.sum(this.partials.get(groupKey)?.values() ?? []));
+    return this.publisher.publish(groups, (groupKey) => GroupAggregate.sum([...this.partials.get(groupKey)].map((bytes) => GROUPS.decode(bytes))));
   }
 
   results(): { key: string; json: string; result: MetricResult }[] {

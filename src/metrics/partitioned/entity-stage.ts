@@ -1,20 +1,17 @@
 import type { MetricFact } from "../../contract/facts.ts";
 import { terminalSummaries } from "../delivery-reading.ts";
 import type { EngineConfig } from "../engine-config.ts";
-import { conflictReport } from "../fact-ledger.ts";
-import { groupCodec } from "../state/codecs.ts";
-import { StateStore } from "../state/state-store.ts";
+import { conflictReport, sameRecord, type FactOrigin } from "../fact-ledger.ts";
+import { factCodec, groupCodec, joinReadingCodec, presenceCodec, stringCodec } from "../state/codecs.ts";
+import { StateStore, type LinkTable, type Table } from "../state/state-store.ts";
 import { EMPTY_MEMBER, EMPTY_TASK_ID, indexTaskInputs, type MemberReading, type TaskIdReading, type TaskInputs } from "../task-inputs.ts";
 import { UnitState } from "../unit-state.ts";
 import { bundleId, bundleKey, bundleKind, evidenceHome, taskUnitBundle, unitBundle } from "./bundles.ts";
 import type { StagePartitions } from "./ledger-stages.ts";
 import { partitionOf } from "./partitioner.ts";
-import { compositeKey, splitKey, type Admission, type JoinReading, type StageRecord } from "./stage-records.ts";
+import { compositeKey, splitKey, type JoinReading, type StageRecord } from "./stage-records.ts";
 
 const GROUPS = groupCodec();
-
-/** Members of a bundle as the owner holds them: direct ones under "", pushed ones under the call bundle that pushed them. */
-type Members = Map<string, Map<string, MetricFact>>;
 
 /** One subscription to an owned bundle: who reads it, up to which cutoff. */
 interface Subscription {
@@ -36,38 +33,51 @@ export class EntityPartition {
   readonly partition: number;
   private readonly stages: StagePartitions;
   private readonly units: UnitState;
-  /** bundle (owned) → member tag ("" direct, or the pushing call bundle) → admission key → fact. */
-  private readonly bundles = new Map<string, Members>();
+  /** bundle (owned) → admission key → the fact admitted under it (direct members). */
+  private readonly direct: LinkTable<MetricFact>;
+  /** Delivery bundle (owned) → (pushing call bundle, admission key) → fact (pushed members). */
+  private readonly pushed: LinkTable<MetricFact>;
   /** Where each admitted summary was read, for LATER_TERMINAL_SUMMARY reports (by admission record key). */
-  private readonly origins = new Map<string, Admission["origin"]>();
+  private readonly origins: Table<string>;
   /** admission key → the paths (held records) it arrived along → the fact each holds. */
-  private readonly held = new Map<string, Map<string, MetricFact>>();
-  private readonly effective = new Map<string, MetricFact>();
+  private readonly held: LinkTable<MetricFact>;
+  private readonly effective: Table<MetricFact>;
   /** call bundle (owned) → the Delivery bundle its members are pushed to. */
-  private readonly pushTargets = new Map<string, string>();
-  /** bundle (owned) → subscription key → who reads it at which cutoff. */
-  private readonly subscriptions = new Map<string, Map<string, Subscription>>();
+  private readonly pushTargets: Table<string>;
+  /** bundle (owned) → (subscriber, cutoff): who reads it at which cutoff. */
+  private readonly subscriptions: LinkTable<true>;
   /** response key → the reading last sent (canonical form), so only changes are sent. */
-  private readonly sentResponses = new Map<string, string>();
-  /** Owned bundles with subscribers whose members changed since the last flush. */
-  private readonly changedBundles = new Set<string>();
+  private readonly sentResponses: Table<string>;
   /** (bundle, cutoff) the task units here read, owned elsewhere → how many snapshots' task units read it. */
-  private readonly wanted = new Map<string, number>();
+  private readonly wanted: Table<string>;
   /** (bundle, cutoff) → the reading its owner last sent. */
-  private readonly responses = new Map<string, JoinReading>();
-  private readonly laterTerminal = new Set<string>();
+  private readonly responses: Table<JoinReading>;
+  private readonly laterTerminal: Table<true>;
+  /** Owned bundles with subscribers whose readings may have changed since the last flush (flushed before any commit). */
+  private readonly changedBundles = new Set<string>();
 
-  constructor(partition: number, stages: StagePartitions, config: EngineConfig) {
+  constructor(partition: number, stages: StagePartitions, config: EngineConfig, state: StateStore = new StateStore(undefined)) {
     this.partition = partition;
     this.stages = stages;
-    this.units = new UnitState(config, new StateStore(undefined), (kind, id) => this.owns(unitBundle(kind, id)), (index) => this.taskInputs(indexTaskInputs(index)));
+    this.units = new UnitState(config, state, (kind, id) => this.owns(unitBundle(kind, id)), (index) => this.taskInputs(indexTaskInputs(index)));
+    this.direct = state.links("Ed\u0000", factCodec);
+    this.pushed = state.links("Ep\u0000", factCodec);
+    this.origins = state.table("Eo\u0000", stringCodec);
+    this.held = state.links("Eh\u0000", factCodec);
+    this.effective = state.table("Ee\u0000", factCodec);
+    this.pushTargets = state.table("Et\u0000", stringCodec);
+    this.subscriptions = state.links("Es\u0000", presenceCodec);
+    this.sentResponses = state.table("Er\u0000", stringCodec);
+    this.wanted = state.table("Ew\u0000", stringCodec);
+    this.responses = state.table("Ex\u0000", joinReadingCodec);
+    this.laterTerminal = state.table("El\u0000", presenceCodec);
   }
 
-  /** What this partition holds: facts indexed (once each), bundles owned, subscriptions served, responses held. */
+  /** What this partition holds: facts indexed (once each), bundles owned, subscriptions served, responses held (a scan: for benchmarks). */
   stats(): { facts: number; bundles: number; subscriptions: number; responses: number } {
     let subscriptions = 0;
-    for (const subscribers of this.subscriptions.values()) subscriptions += subscribers.size;
-    return { facts: this.effective.size, bundles: this.bundles.size, subscriptions, responses: this.responses.size };
+    for (const [, subscribers] of this.subscriptions.scan()) subscriptions += subscribers.size;
+    return { facts: this.effective.size, bundles: this.direct.size, subscriptions, responses: this.responses.size };
   }
 
   /** True when every unit is evaluated, every response and every partial sent. */
@@ -81,7 +91,7 @@ export class EntityPartition {
       case "admissions": {
         const [bundle, admission] = parts as [string, string];
         if (record.value === null) this.origins.delete(record.key);
-        else this.origins.set(record.key, record.value.origin);
+        else if (record.value.origin !== null) this.origins.set(record.key, JSON.stringify(record.value.origin));
         this.changeMember(bundle, "", admission, record.value?.fact, out);
         return;
       }
@@ -111,7 +121,7 @@ export class EntityPartition {
 
   /** Recomputes the marked units, answers the subscriptions whose bundles changed, and sends the partial sums of every changed group. */
   flush(out: StageRecord[]): void {
-    for (const bundle of [...this.changedBundles].sort()) for (const subscription of this.subscriptions.get(bundle)?.values() ?? []) this.respond(bundle, subscription, true, out);
+    for (const bundle of [...this.changedBundles].sort()) for (const subscription of this.subscribersOf(bundle)) this.respond(bundle, subscription, true, out);
     this.changedBundles.clear();
     this.units.recomputeUnits();
     for (const groupKey of this.units.takeDirtyGroups()) {
@@ -140,17 +150,13 @@ export class EntityPartition {
     };
   }
 
-  /** A member of an owned bundle changed: held, pushed on (call bundles), its subscribers' readings to refresh, and its consequences. */
+  /** A member of an owned bundle changed: held, pushed on (call bundles), and its consequences. */
   private changeMember(bundle: string, tag: string, admission: string, fact: MetricFact | undefined, out: StageRecord[]): void {
-    const members = this.bundles.get(bundle) ?? new Map<string, Map<string, MetricFact>>();
-    const tagged = members.get(tag) ?? new Map<string, MetricFact>();
-    const previous = tagged.get(admission);
-    if (fact === undefined) tagged.delete(admission);
-    else tagged.set(admission, fact);
-    if (tagged.size === 0) members.delete(tag);
-    else members.set(tag, tagged);
-    if (members.size === 0) this.bundles.delete(bundle);
-    else this.bundles.set(bundle, members);
+    const members = tag === "" ? this.direct : this.pushed;
+    const member = tag === "" ? admission : compositeKey(tag, admission);
+    const previous = members.member(bundle, member);
+    if (fact === undefined) members.delete(bundle, member);
+    else members.add(bundle, member, fact);
 
     // Evidence is added by the fact's home bundle only, so once in the whole stage.
     if (tag === "") {
@@ -171,7 +177,7 @@ export class EntityPartition {
     const before = this.pushTargets.get(bundle);
     const after = call?.type === "model_call" && call.delivery_id !== undefined ? bundleKey("delivery", call.delivery_id) : undefined;
     if (before === after) return;
-    const direct = this.bundles.get(bundle)?.get("") ?? new Map<string, MetricFact>();
+    const direct = this.direct.members(bundle);
     if (before !== undefined) for (const admission of direct.keys()) out.push(this.push(before, bundle, admission, undefined));
     if (after === undefined) this.pushTargets.delete(bundle);
     else {
@@ -185,13 +191,17 @@ export class EntityPartition {
   }
 
   private subscription(bundle: string, subscription: Subscription, subscribed: boolean, out: StageRecord[]): void {
-    const key = compositeKey(String(subscription.subscriber), String(subscription.cutoff));
-    const subscriptions = this.subscriptions.get(bundle) ?? new Map<string, Subscription>();
-    if (subscribed) subscriptions.set(key, subscription);
-    else subscriptions.delete(key);
-    if (subscriptions.size === 0) this.subscriptions.delete(bundle);
-    else this.subscriptions.set(bundle, subscriptions);
+    const member = compositeKey(String(subscription.subscriber), String(subscription.cutoff));
+    if (subscribed) this.subscriptions.add(bundle, member, true);
+    else this.subscriptions.delete(bundle, member);
     this.respond(bundle, subscription, subscribed, out);
+  }
+
+  private *subscribersOf(bundle: string): Iterable<Subscription> {
+    for (const member of this.subscriptions.members(bundle).keys()) {
+      const [subscriber, cutoff] = splitKey(member) as [string, string];
+      yield { subscriber: Number(subscriber), cutoff: Number(cutoff) };
+    }
   }
 
   /** Sends the bundle's reading at the subscriber's cutoff when it differs from the last one sent (a tombstone when unsubscribed). */
@@ -216,16 +226,14 @@ export class EntityPartition {
    * way everywhere; once the input is consumed all paths hold the same fact.
    */
   private hold(path: string, admission: string, fact: MetricFact | undefined, out: StageRecord[]): void {
-    const paths = this.held.get(admission) ?? new Map<string, MetricFact>();
-    if (fact === undefined) paths.delete(path);
-    else paths.set(path, fact);
-    if (paths.size === 0) this.held.delete(admission);
-    else this.held.set(admission, paths);
+    if (fact === undefined) this.held.delete(admission, path);
+    else this.held.add(admission, path, fact);
+    const paths = this.held.members(admission);
 
     let next: MetricFact | undefined;
     for (const candidate of paths.values()) if (next === undefined || before(candidate, next)) next = candidate;
     const current = this.effective.get(admission);
-    if (current === next || (current !== undefined && next !== undefined && JSON.stringify(current) === JSON.stringify(next))) return;
+    if (current === next || (current !== undefined && next !== undefined && sameRecord(current, next))) return;
     if (current !== undefined) {
       this.markReadingsOf(current);
       this.units.withdraw(current, false);
@@ -250,7 +258,7 @@ export class EntityPartition {
     const mark = (kind: "delivery" | "task", id: string | undefined): void => {
       if (id === undefined) return;
       const bundle = bundleKey(kind, id);
-      if (this.subscriptions.has(bundle)) this.changedBundles.add(bundle);
+      if (this.subscriptions.members(bundle).size > 0) this.changedBundles.add(bundle);
     };
     switch (fact.type) {
       case "delivery_summary":
@@ -281,24 +289,29 @@ export class EntityPartition {
     for (const bundle of bundles) {
       if (this.owns(bundle)) continue;
       const key = compositeKey(bundle, cutoff);
-      const count = (this.wanted.get(key) ?? 0) + delta;
+      const count = Number(this.wanted.get(key) ?? "0") + delta;
       if (count === 0) this.wanted.delete(key);
-      else this.wanted.set(key, count);
+      else this.wanted.set(key, String(count));
       if ((delta === 1 && count === 1) || count === 0) out.push({ topic: "subscriptions", partition: partitionOf(bundle, this.stages.entities), key: compositeKey(bundle, String(this.partition), cutoff), value: count === 0 ? null : true });
     }
   }
 
   /** Contract §2, revision 2 §3: a Delivery with more than one admitted TERMINAL summary is reported. */
   private reportLaterTerminal(bundle: string, out: StageRecord[]): void {
-    const direct = this.bundles.get(bundle)?.get("") ?? new Map<string, MetricFact>();
-    const summaries = [...direct.values()].filter((fact) => fact.type === "delivery_summary");
+    const summaries = [...this.direct.get(bundle)].filter((fact) => fact.type === "delivery_summary");
     const terminal = terminalSummaries(summaries);
     const identity = bundle;
     if (terminal.length > 1) {
-      this.laterTerminal.add(identity);
-      const versions = terminal.map((fact) => ({ fact, origin: this.origins.get(compositeKey(bundle, `summary\u0000${fact.fact_id}`)) ?? undefined }));
+      this.laterTerminal.set(identity, true);
+      const versions = terminal.map((fact) => {
+        const origin = this.origins.get(compositeKey(bundle, `summary\u0000${fact.fact_id}`));
+        return { fact, origin: origin === undefined ? undefined : (JSON.parse(origin) as FactOrigin) };
+      });
       out.push({ topic: "conflicts", partition: 0, key: identity, value: conflictReport("LATER_TERMINAL_SUMMARY", identity, versions) });
-    } else if (this.laterTerminal.delete(identity)) out.push({ topic: "conflicts", partition: 0, key: identity, value: null });
+    } else if (this.laterTerminal.get(identity) !== undefined) {
+      this.laterTerminal.delete(identity);
+      out.push({ topic: "conflicts", partition: 0, key: identity, value: null });
+    }
   }
 }
 

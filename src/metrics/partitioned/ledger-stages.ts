@@ -1,5 +1,6 @@
 import type { MetricFact } from "../../contract/facts.ts";
-import type { StoredVersion } from "../state/codecs.ts";
+import { admissionCodec, claimVersionCodec, versionsCodec, type StoredVersion } from "../state/codecs.ts";
+import type { LinkTable, StateStore, Table } from "../state/state-store.ts";
 import { conflictReport, domainIdentity, hasDistinctContent, sameRecord, type FactOrigin } from "../fact-ledger.ts";
 import { admissionKey, destinationsOf } from "./bundles.ts";
 import { partitionOf } from "./partitioner.ts";
@@ -16,17 +17,19 @@ export type FactLedgerOutcome = "new" | "redelivery" | "conflict";
  * no domain identity, is admitted or withdrawn here directly.
  */
 export class FactIdLedgerPartition {
-  private readonly versions = new Map<string, StoredVersion[]>();
+  /** fact_id → its versions, with where each was read. */
+  private readonly versions: Table<readonly StoredVersion[]>;
   private readonly stages: StagePartitions;
 
-  constructor(stages: StagePartitions) {
+  constructor(stages: StagePartitions, state: StateStore) {
     this.stages = stages;
+    this.versions = state.table("Lf\u0000", versionsCodec);
   }
 
   record(fact: MetricFact, origin: FactOrigin | undefined, out: StageRecord[]): FactLedgerOutcome {
-    const own = this.versions.get(fact.fact_id) ?? [];
-    if (own.some((known) => sameRecord(known.fact, fact))) return "redelivery";
-    own.push({ fact, origin });
+    const known = this.versions.get(fact.fact_id) ?? [];
+    if (known.some((version) => sameRecord(version.fact, fact))) return "redelivery";
+    const own = [...known, { fact, origin }];
     this.versions.set(fact.fact_id, own);
     this.send(own, own.length - 1, out);
     // The first version stops being live when a second one arrives; later versions change nothing more.
@@ -59,27 +62,31 @@ export class FactIdLedgerPartition {
  * reads, and this choice does not depend on arrival order or partitioning.
  */
 export class DomainLedgerPartition {
-  private readonly claims = new Map<string, Map<string, ClaimVersion>>();
-  private readonly admitted = new Map<string, Admission>();
+  /** identity → the versions claiming it (by the claim record's key). */
+  private readonly claims: LinkTable<ClaimVersion>;
+  /** identity → the version admitted under it. */
+  private readonly admitted: Table<Admission>;
   private readonly stages: StagePartitions;
 
-  constructor(stages: StagePartitions) {
+  constructor(stages: StagePartitions, state: StateStore) {
     this.stages = stages;
+    this.claims = state.links("Lc\u0000", claimVersionCodec);
+    this.admitted = state.table("La\u0000", admissionCodec);
   }
 
   receive(key: string, version: ClaimVersion, out: StageRecord[]): void {
     const claim = admissionKey(version.fact);
-    const versions = this.claims.get(claim) ?? new Map<string, ClaimVersion>();
-    versions.set(key, version);
-    this.claims.set(claim, versions);
-    const all = [...versions.values()];
+    this.claims.add(claim, key, version);
+    const all = [...this.claims.get(claim)];
     const distinct = hasDistinctContent(all.map((known) => known.fact));
     let next: ClaimVersion | undefined;
     if (!distinct) for (const candidate of all) if (candidate.live && (next === undefined || candidate.fact.fact_id < next.fact.fact_id)) next = candidate;
     const previous = this.admitted.get(claim);
-    if (next === undefined) this.admitted.delete(claim);
-    else this.admitted.set(claim, { fact: next.fact, origin: next.origin });
-    if (previous?.fact !== next?.fact) admit(this.stages, claim, previous?.fact, next === undefined ? undefined : { fact: next.fact, origin: next.origin }, out);
+    if (next === undefined) {
+      if (previous !== undefined) this.admitted.delete(claim);
+    } else if (previous === undefined || !sameRecord(previous.fact, next.fact)) this.admitted.set(claim, { fact: next.fact, origin: next.origin });
+    const changed = previous === undefined || next === undefined ? previous !== next : !sameRecord(previous.fact, next.fact);
+    if (changed) admit(this.stages, claim, previous?.fact, next === undefined ? undefined : { fact: next.fact, origin: next.origin }, out);
     if (distinct) {
       const reported = all.map((known) => ({ fact: known.fact, origin: known.origin ?? undefined }));
       out.push({ topic: "conflicts", partition: 0, key: claim, value: conflictReport("CONFLICT", claim, reported) });

@@ -3,6 +3,7 @@ import type { MetricFact } from "../../contract/facts.ts";
 import type { EngineConfig } from "../engine-config.ts";
 import type { Conflict, FactOrigin } from "../fact-ledger.ts";
 import { byUtf8 } from "../key-order.ts";
+import { StateStore } from "../state/state-store.ts";
 import type { MetricResult, ResultChange } from "../result-record.ts";
 import { AggregationPartition } from "./aggregation-stage.ts";
 import { EntityPartition } from "./entity-stage.ts";
@@ -41,7 +42,11 @@ export interface PartitionedEngineOptions {
   readonly schedule?: Schedule;
   /** Every record crosses its hop encoded and decoded, as on a topic (stage-wire.ts). */
   readonly wire?: boolean;
+  /** The keyed state of one stage partition (default: in memory); a store on disk is committed by `commit`. */
+  readonly state?: (stage: StageName, partition: number) => StateStore;
 }
+
+export type StageName = "factLedger" | "domainLedger" | "entities" | "aggregation";
 
 /** Records sent per topic, for the traffic each hop costs. */
 export type StageTraffic = Record<StageTopic, number>;
@@ -65,6 +70,7 @@ export class PartitionedEngine {
   /** "reader stage \0 reader partition \0 writer" → records in order. */
   private readonly channels = new Map<string, StageRecord[]>();
   private readonly conflictReports = new Map<string, Conflict>();
+  private readonly stores: readonly StateStore[];
   private readonly schedule: Schedule;
   private readonly wire: boolean;
   readonly traffic: StageTraffic = { claims: 0, admissions: 0, pushes: 0, subscriptions: 0, responses: 0, partials: 0, conflicts: 0 };
@@ -73,10 +79,18 @@ export class PartitionedEngine {
     const n = options.partitions;
     if (!Number.isInteger(n) || n < 1) throw new Error(`partitions must be a positive integer, got ${n}`);
     this.stages = { factLedger: n, domainLedger: n, entities: n, aggregation: n };
-    this.factLedger = Array.from({ length: n }, () => new FactIdLedgerPartition(this.stages));
-    this.domainLedger = Array.from({ length: n }, () => new DomainLedgerPartition(this.stages));
-    this.entities = Array.from({ length: n }, (_, partition) => new EntityPartition(partition, this.stages, config));
-    this.aggregation = Array.from({ length: n }, () => new AggregationPartition(catalog, config));
+    const state = options.state ?? (() => new StateStore(undefined));
+    const stores: StateStore[] = [];
+    const storeOf = (stage: StageName, partition: number): StateStore => {
+      const store = state(stage, partition);
+      stores.push(store);
+      return store;
+    };
+    this.factLedger = Array.from({ length: n }, (_, partition) => new FactIdLedgerPartition(this.stages, storeOf("factLedger", partition)));
+    this.domainLedger = Array.from({ length: n }, (_, partition) => new DomainLedgerPartition(this.stages, storeOf("domainLedger", partition)));
+    this.entities = Array.from({ length: n }, (_, partition) => new EntityPartition(partition, this.stages, config, storeOf("entities", partition)));
+    this.aggregation = Array.from({ length: n }, (_, partition) => new AggregationPartition(catalog, config, storeOf("aggregation", partition)));
+    this.stores = stores;
     this.schedule = options.schedule ?? IN_TURN;
     this.wire = options.wire ?? false;
   }
@@ -109,6 +123,18 @@ export class PartitionedEngine {
       const [stage, partition] = name.split("\u0000") as [string, string];
       this.deliver(stage, Number(partition), batch, published);
     }
+  }
+
+  /**
+   * Delivers everything (every partition flushed), then commits every stage partition's state (on
+   * disk: written, and the cache evicted to its budget once it lands). A stream task commits at
+   * the same point: after its outputs are sent and before its offsets are.
+   */
+  async commit(): Promise<ResultChange[]> {
+    const published = this.run();
+    await Promise.all(this.stores.map((store) => store.commit()));
+    await Promise.all(this.stores.map((store) => store.landed()));
+    return published;
   }
 
   /** Every current result, sorted by key (delivers everything first). */
