@@ -74,6 +74,10 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       let loadedUnits = 0;
       /** The source offset after the last record processed (what a flush's changelog marker names). */
       let nextOffset = 0n;
+      /** Closed (revoked or stopping): the store is closed, and a late `committed` must not checkpoint into it. */
+      let closed = false;
+      /** The checkpoint `committed` started last, which `close` lets land first. */
+      let checkpointing: Promise<void> | undefined;
 
       /** The changelog records of the units changed since the last ones, and the marker: none while replaying old input. */
       const changelog = (nextOffset: bigint): SinkRecord[] => {
@@ -177,13 +181,18 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
         committed: async (nextOffset) => {
           acknowledged = nextOffset;
           unacknowledged = false;
-          if (local === undefined) return;
+          if (local === undefined || closed) return;
           const due = performance.now() - lastCheckpoint >= CHECKPOINT_INTERVAL_MS || local.state.cachedBytes > local.state.budgetBytes;
-          if (due) await checkpoint(local, nextOffset);
+          if (!due) return;
+          checkpointing = checkpoint(local, nextOffset);
+          await checkpointing;
         },
         close: async () => {
-          if (local === undefined) return;
+          if (local === undefined || closed) return;
+          closed = true;
           try {
+            // A checkpoint a batch started is written before the store closes.
+            await checkpointing?.catch(() => undefined);
             // Stopping cleanly: the last acknowledged batch's state is checkpointed, so a restart reads nothing again.
             if (acknowledged !== undefined && !unacknowledged) await checkpoint(local, acknowledged);
             await local.state.landed();

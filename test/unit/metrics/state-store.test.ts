@@ -15,6 +15,34 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 let directories = 0;
 const fresh = (): string => join(root, `store-${String((directories += 1))}`);
 
+describe("the LMDB backend", () => {
+  it("wipes a store of more keys than one clearing transaction, and takes writes after it across a reopen", async () => {
+    const directory = fresh();
+    const backend = openLmdbBackend(directory);
+    await backend.commit(Array.from({ length: 25_000 }, (_, index) => [`k${String(index)}`, Buffer.alloc(64, index % 256)] as const));
+    expect([...backend.scan("k")]).toHaveLength(25_000);
+    backend.clear();
+    expect([...backend.scan("")]).toHaveLength(0);
+    await backend.commit(Array.from({ length: 30_000 }, (_, index) => [`n${String(index)}`, Buffer.alloc(100, 7)] as const));
+    await backend.close();
+    const reopened = openLmdbBackend(directory);
+    expect([...reopened.scan("n")]).toHaveLength(30_000);
+    expect(reopened.get("k1")).toBeUndefined();
+    await reopened.commit([["n1", null]]);
+    expect(reopened.get("n1")).toBeUndefined();
+    await reopened.close();
+  });
+
+  it("refuses use after close with an error naming the store (LMDB itself would crash the process)", async () => {
+    const directory = fresh();
+    const backend = openLmdbBackend(directory);
+    await backend.close();
+    expect(() => backend.get("k")).toThrow(/used after it was closed \(get\)/);
+    await expect(backend.commit([["k", Buffer.from("v")]])).rejects.toThrow(directory);
+    await backend.close();
+  });
+});
+
 describe("StateStore over LMDB", () => {
   it("evicts clean entries down to its budget once a commit lands, and reads them back from disk", async () => {
     const backend = openLmdbBackend(fresh());

@@ -335,6 +335,13 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         const result = yield* processorCall(name, () => entry.task.process({ partition: batch.partition, records: live, backlog }));
         yield* settleAndWrite(entry, batch.partition, result);
       }
+      // The assignment moved while this batch was in flight (a rebalance restored the partition
+      // into a new task, or took it away): the old task is closed, and neither it nor the group's
+      // offsets may hear of this batch; its writes are upserts the next owner rewrites.
+      if (tasks.get(batch.partition) !== entry) {
+        logger.info({ processor: name, partition: batch.partition, offset: lastOffset }, "a batch of a revoked assignment finished; its offsets are left to the partition's new task");
+        return;
+      }
       payload.resolveOffset(lastOffset);
       const nextOffset = String(BigInt(lastOffset) + 1n);
       // The batch's writes are acknowledged: the task may checkpoint its local state up to here.
