@@ -33,35 +33,47 @@ export interface UnitReaders {
   tasksListing(deliveryId: string): Iterable<string>;
 }
 
+/**
+ * The task_id and the member Delivery under which a task reads this fact (a cost linked to a call
+ * is read under its call's Delivery): the links to the task units reading it, and to the task
+ * readings (task-inputs.ts) it is part of.
+ */
+export function taskLinksOf(fact: MetricFact, callOf: UnitReaders["callOf"]): { readonly taskId?: string; readonly deliveryId?: string } {
+  switch (fact.type) {
+    case "model_call":
+    case "repair":
+      return { taskId: fact.task_id, deliveryId: fact.delivery_id };
+    case "cost":
+      return { deliveryId: fact.delivery_id ?? (fact.call_id === undefined ? undefined : callOf(fact.call_id)?.delivery_id) };
+    case "delivery_summary":
+      return { deliveryId: fact.delivery_id };
+    default:
+      return {};
+  }
+}
+
 /** Calls `mark` for every unit whose contributions may change when this fact is accepted or retracted. */
 export function markUnitsReading(fact: MetricFact, readers: UnitReaders, mark: (kind: UnitKind, id: string) => void): void {
-  const tasksOf = (taskId: string | undefined, deliveryId: string | undefined): void => {
-    if (taskId !== undefined) for (const task of readers.tasksNaming(taskId)) mark("task", task);
-    if (deliveryId !== undefined) for (const task of readers.tasksListing(deliveryId)) mark("task", task);
-  };
+  const { taskId, deliveryId } = taskLinksOf(fact, readers.callOf);
+  if (taskId !== undefined) for (const task of readers.tasksNaming(taskId)) mark("task", task);
+  if (deliveryId !== undefined) for (const task of readers.tasksListing(deliveryId)) mark("task", task);
   switch (fact.type) {
     case "model_call":
       mark("call", fact.call_id);
-      if (fact.delivery_id !== undefined) mark("delivery", fact.delivery_id);
-      tasksOf(fact.task_id, fact.delivery_id);
-      return;
-    case "cost": {
-      if (fact.call_id !== undefined) mark("call", fact.call_id);
-      const deliveryId = fact.delivery_id ?? (fact.call_id === undefined ? undefined : readers.callOf(fact.call_id)?.delivery_id);
       if (deliveryId !== undefined) mark("delivery", deliveryId);
-      tasksOf(undefined, deliveryId);
       return;
-    }
+    case "cost":
+      if (fact.call_id !== undefined) mark("call", fact.call_id);
+      if (deliveryId !== undefined) mark("delivery", deliveryId);
+      return;
     case "delivery_summary":
       mark("delivery", fact.delivery_id);
-      tasksOf(undefined, fact.delivery_id);
       return;
     case "packet":
       mark("packet", fact.packet_id);
       return;
     case "repair":
       if (fact.packet_id !== undefined) mark("packet", fact.packet_id);
-      tasksOf(fact.task_id, fact.delivery_id);
       return;
     case "task_snapshot":
       mark("snapshot", fact.snapshot_id);

@@ -1,10 +1,11 @@
 import type { MetricFact } from "../../contract/facts.ts";
 import { terminalSummaries } from "../delivery-reading.ts";
 import type { EngineConfig } from "../engine-config.ts";
-import { conflictReport, sameRecord, type FactOrigin } from "../fact-ledger.ts";
-import { factCodec, groupCodec, joinReadingCodec, presenceCodec, stringCodec } from "../state/codecs.ts";
+import { conflictReport, sameRecord } from "../fact-ledger.ts";
+import { factCodec, groupCodec, joinReadingCodec, originCodec, presenceCodec, stringCodec, type StoredOrigin } from "../state/codecs.ts";
 import { StateStore, type LinkTable, type Table } from "../state/state-store.ts";
 import { EMPTY_MEMBER, EMPTY_TASK_ID, indexTaskInputs, type MemberReading, type TaskIdReading, type TaskInputs } from "../task-inputs.ts";
+import { taskLinksOf } from "../unit-key.ts";
 import { UnitState } from "../unit-state.ts";
 import { bundleId, bundleKey, bundleKind, evidenceHome, taskUnitBundle, unitBundle } from "./bundles.ts";
 import type { StagePartitions } from "./ledger-stages.ts";
@@ -38,7 +39,7 @@ export class EntityPartition {
   /** Delivery bundle (owned) → (pushing call bundle, admission key) → fact (pushed members). */
   private readonly pushed: LinkTable<MetricFact>;
   /** Where each admitted summary was read, for LATER_TERMINAL_SUMMARY reports (by admission record key). */
-  private readonly origins: Table<string>;
+  private readonly origins: Table<StoredOrigin>;
   /** admission key → the paths (held records) it arrived along → the fact each holds. */
   private readonly held: LinkTable<MetricFact>;
   private readonly effective: Table<MetricFact>;
@@ -62,7 +63,7 @@ export class EntityPartition {
     this.units = new UnitState(config, state, (kind, id) => this.owns(unitBundle(kind, id)), (index) => this.taskInputs(indexTaskInputs(index)));
     this.direct = state.links("Ed\u0000", factCodec);
     this.pushed = state.links("Ep\u0000", factCodec);
-    this.origins = state.table("Eo\u0000", stringCodec);
+    this.origins = state.table("Eo\u0000", originCodec);
     this.held = state.links("Eh\u0000", factCodec);
     this.effective = state.table("Ee\u0000", factCodec);
     this.pushTargets = state.table("Et\u0000", stringCodec);
@@ -91,7 +92,7 @@ export class EntityPartition {
       case "admissions": {
         const [bundle, admission] = parts as [string, string];
         if (record.value === null) this.origins.delete(record.key);
-        else if (record.value.origin !== null) this.origins.set(record.key, JSON.stringify(record.value.origin));
+        else if (record.value.origin !== null) this.origins.set(record.key, record.value.origin);
         this.changeMember(bundle, "", admission, record.value?.fact, out);
         return;
       }
@@ -255,25 +256,9 @@ export class EntityPartition {
    * changes, not on member changes.
    */
   private markReadingsOf(fact: MetricFact): void {
-    const mark = (kind: "delivery" | "task", id: string | undefined): void => {
-      if (id === undefined) return;
-      const bundle = bundleKey(kind, id);
-      if (this.subscriptions.members(bundle).size > 0) this.changedBundles.add(bundle);
-    };
-    switch (fact.type) {
-      case "delivery_summary":
-        mark("delivery", fact.delivery_id);
-        return;
-      case "cost":
-        mark("delivery", fact.delivery_id ?? (fact.call_id === undefined ? undefined : this.units.index.calls.get(fact.call_id)?.delivery_id));
-        return;
-      case "model_call":
-      case "repair":
-        mark("delivery", fact.delivery_id);
-        mark("task", fact.task_id);
-        return;
-      default:
-        return;
+    const { taskId, deliveryId } = taskLinksOf(fact, (callId) => this.units.index.calls.get(callId));
+    for (const bundle of [deliveryId === undefined ? undefined : bundleKey("delivery", deliveryId), taskId === undefined ? undefined : bundleKey("task", taskId)]) {
+      if (bundle !== undefined && this.subscriptions.members(bundle).size > 0) this.changedBundles.add(bundle);
     }
   }
 
@@ -303,10 +288,7 @@ export class EntityPartition {
     const identity = bundle;
     if (terminal.length > 1) {
       this.laterTerminal.set(identity, true);
-      const versions = terminal.map((fact) => {
-        const origin = this.origins.get(compositeKey(bundle, `summary\u0000${fact.fact_id}`));
-        return { fact, origin: origin === undefined ? undefined : (JSON.parse(origin) as FactOrigin) };
-      });
+      const versions = terminal.map((fact) => ({ fact, origin: this.origins.get(compositeKey(bundle, `summary\u0000${fact.fact_id}`)) }));
       out.push({ topic: "conflicts", partition: 0, key: identity, value: conflictReport("LATER_TERMINAL_SUMMARY", identity, versions) });
     } else if (this.laterTerminal.get(identity) !== undefined) {
       this.laterTerminal.delete(identity);

@@ -82,11 +82,13 @@ export class DomainLedgerPartition {
     let next: ClaimVersion | undefined;
     if (!distinct) for (const candidate of all) if (candidate.live && (next === undefined || candidate.fact.fact_id < next.fact.fact_id)) next = candidate;
     const previous = this.admitted.get(claim);
-    if (next === undefined) {
-      if (previous !== undefined) this.admitted.delete(claim);
-    } else if (previous === undefined || !sameRecord(previous.fact, next.fact)) this.admitted.set(claim, { fact: next.fact, origin: next.origin });
-    const changed = previous === undefined || next === undefined ? previous !== next : !sameRecord(previous.fact, next.fact);
-    if (changed) admit(this.stages, claim, previous?.fact, next === undefined ? undefined : { fact: next.fact, origin: next.origin }, out);
+    const admitted: Admission | undefined = next === undefined ? undefined : { fact: next.fact, origin: next.origin };
+    const changed = previous === undefined || admitted === undefined ? previous !== admitted : !sameRecord(previous.fact, admitted.fact);
+    if (changed) {
+      if (admitted === undefined) this.admitted.delete(claim);
+      else this.admitted.set(claim, admitted);
+      admit(this.stages, claim, previous?.fact, admitted, out);
+    }
     if (distinct) {
       const reported = all.map((known) => ({ fact: known.fact, origin: known.origin ?? undefined }));
       out.push({ topic: "conflicts", partition: 0, key: claim, value: conflictReport("CONFLICT", claim, reported) });

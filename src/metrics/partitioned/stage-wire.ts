@@ -40,5 +40,4 @@ export function decodeStageValue<R extends Exclude<StageRecord, { topic: "confli
     case "partials":
       return { ...record, value: bytes };
   }
-  return record;
 }

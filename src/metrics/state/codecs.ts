@@ -99,6 +99,12 @@ export const versionsCodec: ValueCodec<readonly StoredVersion[]> = {
   decode: (bytes) => decodeWith(bytes, (input) => Array.from({ length: input.unsigned() }, () => ({ origin: readOrigin(input), fact: readFact(input) as MetricFact }))),
 };
 
+/** Where a record was read (a file line or topic coordinates), on its own. */
+export const originCodec: ValueCodec<StoredOrigin> = {
+  encode: (origin) => encodeWith((out) => writeOrigin(out, origin)),
+  decode: (bytes) => decodeWith(bytes, readOrigin),
+};
+
 function writeOrigin(out: BinaryWriter, origin: StoredOrigin): void {
   if (origin === undefined) out.byte(0);
   else if (typeof origin === "number") {
@@ -147,6 +153,35 @@ function readCounts(input: BinaryReader): [string, number][] {
   return Array.from({ length: input.unsigned() }, () => [input.string(), input.integer()] as [string, number]);
 }
 
+/** Money by exact slice (a contribution's, or a join reading's). */
+function writeShares(out: BinaryWriter, shares: readonly MoneyShare[]): void {
+  out.unsigned(shares.length);
+  for (const share of shares) {
+    out.string(share.currency);
+    out.string(share.source);
+    out.string(share.costBasis);
+    writeExact(out, share.amountMinor);
+  }
+}
+
+function readShares(input: BinaryReader): MoneyShare[] {
+  return Array.from({ length: input.unsigned() }, () => ({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) }));
+}
+
+/** Counts by reason (a contribution's exclusions, the costs a reading left out). */
+function writeReasonCounts(out: BinaryWriter, counts: Readonly<Record<string, number>>): void {
+  const reasons = Object.keys(counts);
+  writeCounts(
+    out,
+    reasons.map((reason) => [reason, counts[reason] as number] as const),
+    reasons.length,
+  );
+}
+
+function readReasonCounts(input: BinaryReader): Record<string, number> {
+  return Object.fromEntries(readCounts(input));
+}
+
 /** A group's metric, scope and cohort, read back from its result key (RFC 8785 JSON) once per group. */
 interface GroupIdentity {
   readonly metricId: MetricId;
@@ -187,19 +222,8 @@ function writeContributions(out: BinaryWriter, contributions: readonly Contribut
     out.byte(flags);
     if (contribution.category !== undefined) out.string(contribution.category);
     out.double(contribution.amount);
-    out.unsigned(contribution.money.length);
-    for (const share of contribution.money) {
-      out.string(share.currency);
-      out.string(share.source);
-      out.string(share.costBasis);
-      writeExact(out, share.amountMinor);
-    }
-    const reasons = Object.keys(contribution.exclusions);
-    writeCounts(
-      out,
-      reasons.map((reason) => [reason, contribution.exclusions[reason] as number] as const),
-      reasons.length,
-    );
+    writeShares(out, contribution.money);
+    writeReasonCounts(out, contribution.exclusions);
     out.double(contribution.asOf);
   }
 }
@@ -210,8 +234,8 @@ function readContributions(input: BinaryReader): Contribution[] {
     const flags = input.byte();
     const category = (flags & FLAG_CATEGORY) === 0 ? undefined : input.string();
     const amount = input.double();
-    const money: MoneyShare[] = Array.from({ length: input.unsigned() }, () => ({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) }));
-    const exclusions = Object.fromEntries(readCounts(input));
+    const money = readShares(input);
+    const exclusions = readReasonCounts(input);
     const asOf = input.double();
     const { metricId, scope, cohort } = identityOf(groupKey);
     return {
@@ -360,25 +384,13 @@ export const joinReadingCodec: ValueCodec<JoinReading> = {
 };
 
 function writeMoneyReading(out: BinaryWriter, money: MoneyReading): void {
-  out.unsigned(money.shares.length);
-  for (const share of money.shares) {
-    out.string(share.currency);
-    out.string(share.source);
-    out.string(share.costBasis);
-    writeExact(out, share.amountMinor);
-  }
-  const reasons = Object.keys(money.excluded);
-  writeCounts(
-    out,
-    reasons.map((reason) => [reason, money.excluded[reason] as number] as const),
-    reasons.length,
-  );
+  writeShares(out, money.shares);
+  writeReasonCounts(out, money.excluded);
   out.double(money.asOf);
 }
 
 function readMoneyReading(input: BinaryReader): MoneyReading {
-  const shares: MoneyShare[] = Array.from({ length: input.unsigned() }, () => ({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) }));
-  return { shares, excluded: Object.fromEntries(readCounts(input)), asOf: input.double() };
+  return { shares: readShares(input), excluded: readReasonCounts(input), asOf: input.double() };
 }
 
 function writeCallsReading(out: BinaryWriter, calls: CallsReading): void {
@@ -387,15 +399,11 @@ function writeCallsReading(out: BinaryWriter, calls: CallsReading): void {
   out.unsigned(calls.tuples.length);
   for (const tuple of calls.tuples) {
     const keys = Object.keys(tuple);
-    writeCohortEntries(out, keys, tuple);
-  }
-}
-
-function writeCohortEntries(out: BinaryWriter, keys: readonly string[], cohort: Cohort): void {
-  out.unsigned(keys.length);
-  for (const key of keys) {
-    out.string(key);
-    out.string(cohort[key] as string);
+    out.unsigned(keys.length);
+    for (const key of keys) {
+      out.string(key);
+      out.string(tuple[key] as string);
+    }
   }
 }
 
