@@ -56,6 +56,12 @@ export class ResultPublisher {
     return changes.sort((a, b) => byUtf8(a.key, b.key));
   }
 
+  /** The result last published under a key (null: none). */
+  current(key: string): MetricResult | null {
+    const json = this.published.get(key);
+    return json === undefined ? null : (JSON.parse(json) as MetricResult);
+  }
+
   /** Every current result, sorted by key, as canonical JSON lines (a scan of the whole table). */
   results(): { key: string; json: string; result: MetricResult }[] {
     return [...this.published.scan()].sort(([a], [b]) => byUtf8(a, b)).map(([key, json]) => ({ key, json, result: JSON.parse(json) as MetricResult }));

@@ -36,7 +36,6 @@ describe("partitioned engine with its stage state on disk", { timeout: 600_000 }
         const stores: StateStore[] = [];
         const engine = new PartitionedEngine(DEFAULT_ENGINE_CONFIG, CATALOG, {
           partitions,
-          wire: true,
           state: (stage, partition) => {
             const backend = openLmdbBackend(join(directory, `${stage}-${String(partition)}`));
             backends.push(backend);

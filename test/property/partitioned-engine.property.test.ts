@@ -55,7 +55,6 @@ const caseArb = fc.record({
   seed: fc.integer(),
   flushEvery: fc.integer({ min: 1, max: 8 }),
   minimumOne: fc.boolean(),
-  wire: fc.boolean(),
 });
 
 describe("partitioned engine (issue #13 Part 2)", { timeout: 300_000 }, () => {
@@ -63,12 +62,12 @@ describe("partitioned engine (issue #13 Part 2)", { timeout: 300_000 }, () => {
     // How often the cross-partition paths ran, so the property cannot pass by never exercising them.
     const exercised = { runs: 0, pushed: 0, subscribed: 0, published: 0 };
     fc.assert(
-      fc.property(caseArb, ({ facts, order, partitions, seed, flushEvery, minimumOne, wire }) => {
+      fc.property(caseArb, ({ facts, order, partitions, seed, flushEvery, minimumOne }) => {
         const catalog = minimumOne ? MINIMUM_ONE : SHIPPED;
         // Origins are the facts' lines in the original list, whatever order they arrive in.
         const arrival = facts.map((fact, index) => ({ fact, line: index + 1, rank: order[index] ?? 0 })).sort((a, b) => a.rank - b.rank || a.line - b.line);
         const expected = single(arrival, catalog);
-        const engine = new PartitionedEngine(DEFAULT_ENGINE_CONFIG, catalog, { partitions, schedule: seededSchedule(seed), wire });
+        const engine = new PartitionedEngine(DEFAULT_ENGINE_CONFIG, catalog, { partitions, schedule: seededSchedule(seed) });
         arrival.forEach(({ fact, line }, index) => {
           engine.ingest(fact, line);
           if ((index + 1) % flushEvery === 0) engine.run();

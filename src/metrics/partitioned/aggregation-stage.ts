@@ -47,6 +47,10 @@ export class AggregationPartition {
     return this.publisher.publish(groups, (groupKey) => GroupAggregate.sum([...this.partials.get(groupKey)].map((bytes) => GROUPS.decode(bytes))));
   }
 
+  current(key: string): MetricResult | null {
+    return this.publisher.current(key);
+  }
+
   results(): { key: string; json: string; result: MetricResult }[] {
     return this.publisher.results();
   }
