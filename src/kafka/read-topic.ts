@@ -7,48 +7,80 @@ import type { Kafka, KafkaMessage } from "kafkajs";
  * deleted afterwards. Used to rebuild state from changelogs, to reconcile results and to audit.
  */
 export async function readTopicToEnd(kafka: Kafka, topic: string, onMessage: (message: KafkaMessage, partition: number) => void | Promise<void>, options: { idleTimeoutMs?: number } = {}): Promise<number> {
+  return readTopicsFrom(kafka, new Map([[topic, new Map()]]), (message, _topic, partition) => onMessage(message, partition), options);
+}
+
+/**
+ * Reads topics from given offsets (topic → partition → first offset; a partition not named is
+ * read from its beginning) to the ends they had when the call started, then stops; a topic with
+ * nothing past its offsets is not read at all (no consumer group is formed when none has).
+ */
+export async function readTopicsFrom(
+  kafka: Kafka,
+  from: ReadonlyMap<string, ReadonlyMap<number, bigint>>,
+  onMessage: (message: KafkaMessage, topic: string, partition: number) => void | Promise<void>,
+  options: { idleTimeoutMs?: number } = {},
+): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
-  const ends = new Map<number, bigint>();
+  /** "topic \0 partition" → [first offset to read, end]. */
+  const ranges = new Map<string, { readonly start: bigint; readonly end: bigint }>();
   try {
-    for (const partition of await admin.fetchTopicOffsets(topic)) {
-      const low = BigInt(partition.low);
-      const high = BigInt(partition.high);
-      if (high > low) ends.set(partition.partition, high);
+    for (const [topic, starts] of from) {
+      for (const partition of await admin.fetchTopicOffsets(topic)) {
+        const low = BigInt(partition.low);
+        const high = BigInt(partition.high);
+        const wanted = starts.get(partition.partition) ?? 0n;
+        const start = wanted > low ? wanted : low;
+        if (high > start) ranges.set(`${topic}\u0000${String(partition.partition)}`, { start, end: high });
+      }
     }
   } finally {
     await admin.disconnect();
   }
-  if (ends.size === 0) return 0;
+  if (ranges.size === 0) return 0;
+  const topics = [...new Set([...ranges.keys()].map((name) => name.slice(0, name.indexOf("\u0000"))))];
 
   const groupId = `agentops-reader-${randomUUID()}`;
   const consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, maxWaitTimeInMs: 250 });
   let read = 0;
-  const remaining = new Set(ends.keys());
+  const remaining = new Set(ranges.keys());
   await consumer.connect();
   try {
-    await consumer.subscribe({ topic, fromBeginning: true });
+    for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
       const idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
-      let idle = setTimeout(() => reject(new Error(`reading ${topic}: no progress for ${idleTimeoutMs} ms`)), idleTimeoutMs);
+      const topicsText = topics.join(", ");
+      let idle = setTimeout(() => reject(new Error(`reading ${topicsText}: no progress for ${idleTimeoutMs} ms`)), idleTimeoutMs);
       consumer
         .run({
           autoCommit: false,
           eachBatch: async ({ batch }) => {
             clearTimeout(idle);
-            idle = setTimeout(() => reject(new Error(`reading ${topic}: no progress for ${idleTimeoutMs} ms`)), idleTimeoutMs);
-            const end = ends.get(batch.partition);
+            idle = setTimeout(() => reject(new Error(`reading ${topicsText}: no progress for ${idleTimeoutMs} ms`)), idleTimeoutMs);
+            const name = `${batch.topic}\u0000${String(batch.partition)}`;
+            const range = ranges.get(name);
             for (const message of batch.messages) {
-              if (end === undefined || BigInt(message.offset) >= end) break;
-              await onMessage(message, batch.partition);
+              const offset = BigInt(message.offset);
+              if (range === undefined || offset >= range.end) break;
+              // A batch fetched before the seek below took effect starts earlier: skip to the range.
+              if (offset < range.start) continue;
+              await onMessage(message, batch.topic, batch.partition);
               read += 1;
-              if (BigInt(message.offset) + 1n >= end) remaining.delete(batch.partition);
+              if (offset + 1n >= range.end) remaining.delete(name);
             }
             if (remaining.size === 0) {
               clearTimeout(idle);
               resolve();
             }
           },
+        })
+        .then(() => {
+          for (const [name, range] of ranges) {
+            if (range.start === 0n) continue;
+            const separator = name.indexOf("\u0000");
+            consumer.seek({ topic: name.slice(0, separator), partition: Number(name.slice(separator + 1)), offset: range.start.toString() });
+          }
         })
         .catch(reject);
     });

@@ -114,9 +114,24 @@ export interface SinkValues {
   readonly runState: RunStateSummary;
   /** A serialised run state, or null (a tombstone). */
   readonly runMonitorChangelog: string | null;
+  /** An accepted fact for the partitioned engine (placed by fact_id). */
+  readonly stageFacts: EngineFact;
+  readonly stageClaims: StageWrite;
+  readonly stageEntities: StageWrite;
+  readonly stagePartials: StageWrite;
 }
 
-export type SinkRecord = { readonly [R in TopicRole]: { readonly topic: R; readonly key: string; readonly value: SinkValues[R] } }[TopicRole];
+/** A record between the partitioned engine's stages: already encoded, with the partition its key is placed on. */
+export interface StageWrite {
+  readonly value: Buffer | null;
+  readonly partition: number;
+}
+
+/**
+ * A record addressed by topic role. `writer` names the stage partition that wrote it (the
+ * partitioned engine's records carry it as a header, so a restarted writer finds what it wrote).
+ */
+export type SinkRecord = { readonly [R in TopicRole]: { readonly topic: R; readonly key: string; readonly value: SinkValues[R]; readonly writer?: string } }[TopicRole];
 
 export interface ProcessResult {
   readonly outputs: readonly SinkRecord[];
@@ -163,6 +178,27 @@ export interface Task<V> {
   committed?(nextOffset: string): void | Promise<void>;
   /** The partition is revoked or the member stops: release local state (after the last `committed`). */
   close?(): Promise<void>;
+  /**
+   * A task whose outputs are keyed upserts it must keep true for its readers (the partitioned
+   * engine's stages): what it may have written that its local state does not reflect. Before the
+   * task goes live, the transport reads these topics from the offsets given (every partition from
+   * 0 when none is given), and for each record carrying `writer` asks `reconcile`.
+   */
+  writtenSince?(): WrittenSince;
+  /** A key this task wrote (found on `partition` of the role's topic): what its readers must hold now, or undefined to leave it. */
+  reconcile?(role: TopicRole, key: string, partition: number): SinkRecord | undefined;
+}
+
+export interface WrittenSince {
+  readonly writer: string;
+  /** Per topic role: partition → the first offset to read. */
+  readonly from: ReadonlyMap<TopicRole, ReadonlyMap<number, string>>;
+}
+
+/** What a transport offers a task besides its stores and metrics. */
+export interface TaskContext {
+  /** The end offsets, per partition, of the given topics now (for a checkpoint: where what is written next will be). */
+  readonly topicEnds: (roles: readonly TopicRole[]) => Promise<ReadonlyMap<TopicRole, ReadonlyMap<number, string>>>;
 }
 
 export interface Processor<V> {
@@ -173,5 +209,5 @@ export interface Processor<V> {
    */
   readonly storeCodecs?: Readonly<Record<string, StoreCodec<unknown>>>;
   /** A task for one assigned source partition, over that partition's restored stores. */
-  open(partition: number, stores: StoreSet, metrics: Metrics): Task<V>;
+  open(partition: number, stores: StoreSet, metrics: Metrics, context?: TaskContext): Task<V>;
 }

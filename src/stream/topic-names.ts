@@ -15,6 +15,11 @@ export interface TopicNames {
   readonly alerts: string;
   readonly runState: string;
   readonly runMonitorChangelog: string;
+  /** The partitioned engine's topics (--engine stages): its input by fact_id, and one input topic per later stage. */
+  readonly stageFacts: string;
+  readonly stageClaims: string;
+  readonly stageEntities: string;
+  readonly stagePartials: string;
 }
 
 export type TopicRole = keyof TopicNames;
@@ -37,7 +42,34 @@ export function topicNamesFrom(file: TopicSpecFile, prefix = ""): TopicNames {
     alerts: name("alerts"),
     runState: name("runState"),
     runMonitorChangelog: name("runMonitorChangelog"),
+    stageFacts: name("stageFacts"),
+    stageClaims: name("stageClaims"),
+    stageEntities: name("stageEntities"),
+    stagePartials: name("stagePartials"),
   };
+}
+
+/** The roles of the partitioned engine's topics, which must all have the engine's partition count. */
+export const STAGE_TOPIC_ROLES = ["stageFacts", "stageClaims", "stageEntities", "stagePartials"] as const satisfies readonly TopicRole[];
+
+/**
+ * The partitioned engine's partition count: the partitions of its topics in the spec file, which
+ * must agree (a record's partition is computed from its key and this count, so a stage topic
+ * with another count would send records where no task reads them).
+ */
+export function enginePartitionsFrom(file: TopicSpecFile): number {
+  const counts = STAGE_TOPIC_ROLES.map((role) => ({ role, partitions: file.topics.find((topic) => topic.role === role)?.partitions }));
+  const first = counts[0]?.partitions;
+  const odd = counts.find((entry) => entry.partitions !== first);
+  if (first === undefined || odd !== undefined) {
+    throw new Error(`topics/topics.json: the partitioned engine's topics (${STAGE_TOPIC_ROLES.join(", ")}) must have one partition count; found ${counts.map((entry) => `${entry.role}=${String(entry.partitions)}`).join(", ")}`);
+  }
+  return first;
+}
+
+export function enginePartitions(): number {
+  shipped ??= loadShippedTopicSpecFile();
+  return enginePartitionsFrom(shipped);
 }
 
 let shipped: TopicSpecFile | undefined;

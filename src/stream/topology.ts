@@ -7,7 +7,10 @@ import type { TopicNames, TopicRole } from "./topic-names.ts";
  * reads its source from here, and docs/architecture.md's picture is `describeTopology()`'s output
  * (a unit test holds the two together). Topic names come from topics/topics.json by role.
  */
-export type ProcessorName = "ingest" | "engine" | "run-monitor";
+export type RoleName = "ingest" | "engine" | "run-monitor";
+/** The partitioned engine's stages (--engine stages): the engine role runs these instead of `engine`. */
+export type StageProcessorName = "fact-ledger" | "domain-ledger" | "entities" | "aggregation";
+export type ProcessorName = RoleName | StageProcessorName;
 
 export interface StateStore {
   readonly name: string;
@@ -60,6 +63,7 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
       { topic: "deadLetters", carries: "rejected records: reason, source coordinates, original bytes" },
       { topic: "agentEvents", carries: "agent_step and sandbox_event, keyed by run_id (internal binary layout)" },
       { topic: "engineFacts", carries: "accepted metric facts, normalised, keyed by fact version (internal binary layout)" },
+      { topic: "stageFacts", carries: "with --engine stages instead: the same, placed by fact_id" },
     ],
   },
   engine: {
@@ -83,6 +87,45 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
       { topic: "deadLetters", carries: "CONFLICT: every version of a conflicting identity" },
     ],
   },
+  "fact-ledger": {
+    name: "fact-ledger",
+    source: "stageFacts",
+    does: "fact ledger by fact_id: redelivery · fact_id conflict → each version's claim on its identity",
+    stores: [{ name: "stage-state", changelog: "stageFacts", restore: "source", holds: "the fact versions by fact_id, and the outbox (the value last sent per output key), on disk and checkpointed" }],
+    sinks: [
+      { topic: "stageClaims", carries: "one record per version claiming a domain identity, with whether it is live" },
+      { topic: "stageEntities", carries: "summaries (no domain identity) admitted to their bundles" },
+      { topic: "deadLetters", carries: "CONFLICT: every version of a fact_id with two" },
+    ],
+  },
+  "domain-ledger": {
+    name: "domain-ledger",
+    source: "stageClaims",
+    does: "domain ledger by identity: content conflicts · the live version with the smallest fact_id is admitted",
+    stores: [{ name: "stage-state", changelog: "stageClaims", restore: "source", holds: "the claims and admitted version per identity, and the outbox" }],
+    sinks: [
+      { topic: "stageEntities", carries: "the admitted fact, to the owner of every bundle it belongs to (tombstones where it left)" },
+      { topic: "deadLetters", carries: "CONFLICT: every version of an identity with two contents" },
+    ],
+  },
+  entities: {
+    name: "entities",
+    source: "stageEntities",
+    does: "entity stage by bundle: facts indexed · call bundles pushed to their Delivery · foreign-key joins (subscription, response) · units → partial group sums",
+    stores: [{ name: "stage-state", changelog: "stageEntities", restore: "source", holds: "the bundles' facts, subscriptions, join responses, units, partial groups, and the outbox" }],
+    sinks: [
+      { topic: "stageEntities", carries: "pushes, subscriptions and responses to other entity partitions" },
+      { topic: "stagePartials", carries: "this partition's partial sums of each changed result group" },
+      { topic: "deadLetters", carries: "LATER_TERMINAL_SUMMARY: a Delivery's TERMINAL summaries" },
+    ],
+  },
+  aggregation: {
+    name: "aggregation",
+    source: "stagePartials",
+    does: "aggregation by result group: partial sums added exactly · rendered · published on change",
+    stores: [{ name: "stage-state", changelog: "stagePartials", restore: "source", holds: "each entity partition's partial sums per group, and the results as published" }],
+    sinks: [{ topic: "results", carries: "latest result per key (upserts and tombstones), each naming its writer (header agentops-writer)" }],
+  },
   "run-monitor": {
     name: "run-monitor",
     source: "agentEvents",
@@ -97,8 +140,14 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
   },
 };
 
-/** Every processor, in the order records flow (the default roles of an instance). */
-export const PROCESSOR_NAMES = ["ingest", "engine", "run-monitor"] as const satisfies readonly ProcessorName[];
+/** Every role an instance can take, in the order records flow (the default roles of an instance). */
+export const PROCESSOR_NAMES = ["ingest", "engine", "run-monitor"] as const satisfies readonly RoleName[];
+
+/** The partitioned engine's stages, in the order records flow. */
+export const ENGINE_STAGES = ["fact-ledger", "domain-ledger", "entities", "aggregation"] as const satisfies readonly StageProcessorName[];
+
+/** Every processor of the topology, in the order records flow. */
+export const ALL_PROCESSORS = ["ingest", "engine", ...ENGINE_STAGES, "run-monitor"] as const satisfies readonly ProcessorName[];
 
 const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = { source: "its local checkpoint, else its log and its source", partition: "the source's partition", topic: "every partition" };
 
@@ -119,12 +168,12 @@ export function sinkRoles(name: ProcessorName): ReadonlySet<TopicRole> {
 /** The topology as text, in the order records flow; `topics` gives the (prefixed) topic names. */
 export function describeTopology(topics: TopicNames): string {
   const lines: string[] = [];
-  for (const name of PROCESSOR_NAMES) {
+  for (const name of ALL_PROCESSORS) {
     const node = TOPOLOGY[name];
     lines.push(`Sub-topology: ${node.name}`);
     lines.push(`  Source:    ${topics[node.source]}`);
     lines.push(`  Processor: [${node.name}] ${node.does}`);
-    for (const store of node.stores) lines.push(`  Store:     ${store.name} = ${store.holds}; changelog ${topics[store.changelog]}${store.log === undefined ? "" : `, log ${topics[store.log]}`} (restored from ${RESTORED_FROM[store.restore]})`);
+    for (const store of node.stores) lines.push(`  Store:     ${store.name} = ${store.holds}; changelog ${topics[store.changelog]}${store.log === undefined ? "" : `, log ${topics[store.log]}`} (restored from ${store.restore === "source" && store.log === undefined ? "its local checkpoint, else its source from offset 0" : RESTORED_FROM[store.restore]})`);
     for (const sink of node.sinks) lines.push(`  Sink:      ${topics[sink.topic]}: ${sink.carries}`);
     lines.push("");
   }

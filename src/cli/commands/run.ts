@@ -9,12 +9,12 @@ import { parseFlags, stringFlag } from "../flags.ts";
 const USAGE = `Usage: agentops run [--brokers host:port[,...]] [--schema-registry URL] [--roles ingest,engine,run-monitor]
                     [--instance-id NAME] [--group PREFIX] [--topic-prefix PREFIX]
                     [--window 1d] [--coverage-threshold 10] [--metrics-port 9464] [--log-level info]
-                    [--shutdown-timeout 30s] [--state-dir DIR] [--state-cache-mb 64]
+                    [--shutdown-timeout 30s] [--state-dir DIR] [--state-cache-mb 64] [--engine single|stages]
 
 Starts one processor instance on Kafka. Every flag can also come from the environment:
 KAFKA_BROKERS, SCHEMA_REGISTRY_URL, AGENTOPS_ROLES, AGENTOPS_INSTANCE_ID, AGENTOPS_GROUP,
 AGENTOPS_TOPIC_PREFIX, AGENTOPS_WINDOW, AGENTOPS_COVERAGE_THRESHOLD, AGENTOPS_METRICS_PORT,
-AGENTOPS_LOG_LEVEL, AGENTOPS_SHUTDOWN_TIMEOUT, AGENTOPS_STATE_DIR, AGENTOPS_STATE_CACHE_MB (flags win). Roles are processes: to give the engine
+AGENTOPS_LOG_LEVEL, AGENTOPS_SHUTDOWN_TIMEOUT, AGENTOPS_STATE_DIR, AGENTOPS_STATE_CACHE_MB, AGENTOPS_ENGINE (flags win). Roles are processes: to give the engine
 a core of its own, run it as a second instance (--roles engine) beside one with --roles
 ingest,run-monitor. Missing topics are created from topics/topics.json.
 More instances with the same --group share the work (consumer groups). SIGTERM or Ctrl-C stops
@@ -25,7 +25,12 @@ re-processes it) or the bound passed. Logs are JSON lines (pino) on stdout;
 The engine keeps its state on disk under --state-dir (default <tmp>/agentops-state/<group>/<instance-id>),
 checkpointed with the offset it reflects: restarted with the same --instance-id it resumes in seconds;
 without that directory it rebuilds from the engine-facts topic. --state-cache-mb bounds its in-memory
-record cache per engine partition.`;
+record cache per engine partition.
+--engine stages runs the partitioned engine instead of the single one (docs/engine-state.md §4):
+ingest writes accepted facts to the stage facts topic placed by fact_id, and the engine role runs
+four stages (fact ledger, domain ledger, entities, aggregation) on the partition count of the stage
+topics in topics/topics.json, shared by every instance with the same --group. Every instance of a
+deployment must use the same --engine.`;
 
 const FLAG_FIELDS = {
   brokers: "brokers",
@@ -41,6 +46,7 @@ const FLAG_FIELDS = {
   "shutdown-timeout": "shutdownTimeoutMs",
   "state-dir": "stateDir",
   "state-cache-mb": "stateCacheMb",
+  engine: "engineTopology",
 } as const;
 
 export const runCommand: CliCommand = {

@@ -4,7 +4,7 @@ import type { LinkTable, StateStore, Table } from "../state/state-store.ts";
 import { conflictReport, domainIdentity, hasDistinctContent, sameRecord, type FactOrigin } from "../fact-ledger.ts";
 import { admissionKey, destinationsOf } from "./bundles.ts";
 import { partitionOf } from "./partitioner.ts";
-import { compositeKey, type Admission, type ClaimVersion, type StageRecord } from "./stage-records.ts";
+import { compositeKey, splitKey, type Admission, type ClaimVersion, type StageRecord } from "./stage-records.ts";
 
 /** The outcome of one record at the fact ledger, as the single engine's ledger names it. */
 export type FactLedgerOutcome = "new" | "redelivery" | "conflict";
@@ -74,9 +74,14 @@ export class DomainLedgerPartition {
     this.admitted = state.table("La\u0000", admissionCodec);
   }
 
-  receive(key: string, version: ClaimVersion, out: StageRecord[]): void {
-    const claim = admissionKey(version.fact);
-    this.claims.add(claim, key, version);
+  /**
+   * One claim record: a version claiming its identity, or null, a claim withdrawn (a fact ledger
+   * partition restarted from less state than it had sent from withdraws what it no longer holds).
+   */
+  receive(key: string, version: ClaimVersion | null, out: StageRecord[]): void {
+    const claim = version === null ? (splitKey(key)[0] as string) : admissionKey(version.fact);
+    if (version === null) this.claims.delete(claim, key);
+    else this.claims.add(claim, key, version);
     const all = [...this.claims.get(claim)];
     const distinct = hasDistinctContent(all.map((known) => known.fact));
     let next: ClaimVersion | undefined;

@@ -14,7 +14,7 @@ import type { MemberReading, TaskIdReading } from "../task-inputs.ts";
  */
 export type StageRecord =
   /** Fact ledger (by fact_id) → domain ledger (by identity): one version of a fact_id claiming an identity. */
-  | { readonly topic: "claims"; readonly partition: number; readonly key: string; readonly value: ClaimVersion }
+  | { readonly topic: "claims"; readonly partition: number; readonly key: string; readonly value: ClaimVersion | null }
   /** A ledger stage → entity stage (by bundle): the fact admitted under `admissionKey`, per bundle it belongs to. */
   | { readonly topic: "admissions"; readonly partition: number; readonly key: string; readonly value: Admission | null }
   /** Entity → entity (a call bundle's owner → its Delivery's owner): one fact of the call's bundle. */

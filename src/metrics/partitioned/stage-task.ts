@@ -105,10 +105,8 @@ export class StageTask {
   /** One record of the stage's input topic (its key and value as the topic carries them). */
   receive(key: string, value: Buffer | null): void {
     const record = fromWire(key, value, this.partition);
-    if (this.domainLedger !== undefined && record.topic === "claims") {
-      if (record.value === null) throw new Error("a claim is never withdrawn");
-      this.domainLedger.receive(record.key, record.value, this.pending);
-    } else if (this.entities !== undefined && record.topic !== "claims" && record.topic !== "partials") this.entities.receive(record, this.pending);
+    if (this.domainLedger !== undefined && record.topic === "claims") this.domainLedger.receive(record.key, record.value, this.pending);
+    else if (this.entities !== undefined && record.topic !== "claims" && record.topic !== "partials") this.entities.receive(record, this.pending);
     else if (this.aggregation !== undefined && record.topic === "partials") this.aggregation.receive(record.key, record.value);
     else throw new Error(`the ${this.stage} stage does not read ${record.topic}`);
   }
@@ -151,15 +149,23 @@ export class StageTask {
     return { records, results, conflicts: [...conflicts].map(([key, conflict]) => ({ key, conflict })) };
   }
 
-  /** What the reader of one of this writer's keys must hold now (null: nothing), read back after a restart. */
-  current(role: StageRole, key: string): Buffer | null {
-    return this.outbox.get(outboxKey(role, key)) ?? null;
+  /**
+   * A key this writer wrote, found on its topic after a restart: what its reader must be sent now
+   * (null: a tombstone), or undefined when nothing is needed. A task `rebuilt` from an empty state
+   * sent every key it holds itself, after anything the lost state sent, so only the keys it no
+   * longer holds need a tombstone; a task resumed from a checkpoint sends its current value of
+   * every key it finds (its readers may hold a value sent from the state it lost).
+   */
+  correction(role: StageRole, key: string, rebuilt: boolean): { readonly value: Buffer | null } | undefined {
+    const value = this.outbox.get(outboxKey(role, key)) ?? null;
+    return rebuilt && value !== null ? undefined : { value };
   }
 
-  /** The aggregation stage's current result for a key (null: none), read back after a restart. */
-  currentResult(key: string): MetricResult | null {
+  /** The same for a result the aggregation stage published. */
+  resultCorrection(key: string, rebuilt: boolean): { readonly result: MetricResult | null } | undefined {
     if (this.aggregation === undefined) throw new Error(`the ${this.stage} stage publishes no results`);
-    return this.aggregation.current(key);
+    const result = this.aggregation.current(key);
+    return rebuilt && result !== null ? undefined : { result };
   }
 
   /** The aggregation stage's current results, sorted by key. */

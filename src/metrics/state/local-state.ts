@@ -23,6 +23,11 @@ export interface Checkpoint {
   readonly identity: string;
   /** Source records before this offset are loaded, not evaluated (their units came from the contributions changelog). */
   readonly loadUntil?: string;
+  /**
+   * A partitioned engine stage's output topics' end offsets when the checkpoint was taken (role →
+   * partition → offset): what it wrote after the checkpoint lies beyond them.
+   */
+  readonly sinkEnds?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 /**

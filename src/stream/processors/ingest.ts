@@ -11,18 +11,25 @@ import { routeRecord } from "./ingest-router.ts";
  * non-rejecting dead letters (contract revision 2 §1). Stateless: any instance may take any
  * partition, and a re-processed batch produces the same records again.
  */
-export const ingestProcessor: Processor<DecodedFact> = {
-  name: "ingest",
-  open: () => ({
-    process: (batch) => {
-      const outputs: SinkRecord[] = [];
-      for (const record of batch.records) routeInto(outputs, record);
-      return { outputs };
-    },
-  }),
-};
+export function ingestTo(engineInput: EngineInput): Processor<DecodedFact> {
+  return {
+    name: "ingest",
+    open: () => ({
+      process: (batch) => {
+        const outputs: SinkRecord[] = [];
+        for (const record of batch.records) routeInto(outputs, record, engineInput);
+        return { outputs };
+      },
+    }),
+  };
+}
 
-function routeInto(outputs: SinkRecord[], record: SourceRecord<DecodedFact>): void {
+/** Where accepted metric facts go: the single engine's topic, or the partitioned engine's (--engine stages). */
+export type EngineInput = "engineFacts" | "stageFacts";
+
+export const ingestProcessor: Processor<DecodedFact> = ingestTo("engineFacts");
+
+function routeInto(outputs: SinkRecord[], record: SourceRecord<DecodedFact>, engineInput: EngineInput): void {
   const { position, value: decoded } = record;
   const route = routeRecord(decoded);
   if (route.to === "dead-letters") {
@@ -37,6 +44,6 @@ function routeInto(outputs: SinkRecord[], record: SourceRecord<DecodedFact>): vo
   if (route.to === "run-monitor") {
     outputs.push({ topic: "agentEvents", key: route.event.run_id, value: { event: route.event, bytes: "value" in record.original ? record.original.value : null } });
   } else {
-    outputs.push({ topic: "engineFacts", key: route.fact.fact_id, value: { fact: route.fact, source: position } });
+    outputs.push({ topic: engineInput, key: route.fact.fact_id, value: { fact: route.fact, source: position } });
   }
 }

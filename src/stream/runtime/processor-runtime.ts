@@ -9,7 +9,7 @@ import { ensureTopics } from "../../kafka/ensure-topics.ts";
 import { createSchemaRegistry } from "../../kafka/registry.ts";
 import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
 import type { Processor } from "../processor.ts";
-import { topicNames } from "../topic-names.ts";
+import { enginePartitions, topicNames } from "../topic-names.ts";
 import { kafkaMember, type KafkaEnvironment, type MemberCommits, type MemberFailure } from "../transports/kafka/kafka-member.ts";
 import { serveTelemetry } from "./metrics-server.ts";
 import { startupStage } from "./startup-stage.ts";
@@ -80,7 +80,8 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
       Effect.runSync(Deferred.fail(failure, error));
     };
     const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
-    const environment: KafkaEnvironment = { kafka, registry, serde, topics, config, logger, telemetry, fail };
+    const partitions = enginePartitions();
+    const environment: KafkaEnvironment = { kafka, registry, serde, topics, config, logger, telemetry, fail, enginePartitions: partitions };
     const members = new Map<string, MemberCommits>();
     const uncommittedRoles = (): string[] => [...members].filter(([, member]) => member.uncommitted()).map(([role]) => role);
 
@@ -121,6 +122,7 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
         roles: config.roles,
         engine: { windowMillis: config.windowMillis, coverageThresholdHundredths: config.coverageThresholdHundredths },
         engineState: { directory: (partition) => join(config.stateDir, `engine-${String(partition)}`), cacheBytes: config.stateCacheMb * 1024 * 1024 },
+        engineTopology: config.engineTopology === "stages" ? { kind: "stages", partitions } : { kind: "single" },
         tripwires: {},
       }),
       Layer.succeed(Catalog, shippedCatalog()),

@@ -5,9 +5,10 @@ import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { TripwireConfigInput } from "../../tripwires/index.ts";
 import type { Processor } from "../processor.ts";
 import { engineProcessor, type EngineStateOptions } from "../processors/engine.ts";
-import { ingestProcessor } from "../processors/ingest.ts";
+import { stageProcessor } from "../processors/engine-stages.ts";
+import { ingestTo } from "../processors/ingest.ts";
 import { runMonitorProcessor } from "../processors/run-monitor.ts";
-import type { ProcessorName } from "../topology.ts";
+import { ENGINE_STAGES, type RoleName } from "../topology.ts";
 import type { TransportError } from "../../errors.ts";
 import type { Telemetry as TelemetryShape } from "./telemetry.ts";
 
@@ -19,8 +20,13 @@ import type { Telemetry as TelemetryShape } from "./telemetry.ts";
 
 /** What the topology is configured with, whatever the transport. */
 export interface TopologyConfig {
-  readonly roles: readonly ProcessorName[];
+  readonly roles: readonly RoleName[];
   readonly engine: EngineConfig;
+  /**
+   * The engine role's topology: the single engine on one partition, or the partitioned engine's
+   * four stages on `enginePartitions` partitions (docs/engine-state.md §4). Absent: single.
+   */
+  readonly engineTopology?: { readonly kind: "single" } | { readonly kind: "stages"; readonly partitions: number };
   /** The engine's state on disk (Kafka members); absent, it is in memory (file replay). */
   readonly engineState?: EngineStateOptions;
   readonly tripwires: TripwireConfigInput;
@@ -45,10 +51,18 @@ export interface TransportShape {
 
 export class Transport extends Context.Tag("agentops/Transport")<Transport, TransportShape>() {}
 
-/** The processor of a role, configured. */
-export function processorFor(role: ProcessorName, config: TopologyConfig, catalog: CatalogSummary): Processor<never> {
-  const processors = { ingest: () => ingestProcessor, engine: () => engineProcessor(config.engine, catalog, config.engineState), "run-monitor": () => runMonitorProcessor(config.tripwires) } as const;
-  return processors[role]() as Processor<never>;
+/** The processors of a role, configured: one, but the partitioned engine's role runs its four stages. */
+export function processorsFor(role: RoleName, config: TopologyConfig, catalog: CatalogSummary): Processor<never>[] {
+  const topology = config.engineTopology ?? { kind: "single" };
+  switch (role) {
+    case "ingest":
+      return [ingestTo(topology.kind === "stages" ? "stageFacts" : "engineFacts") as Processor<never>];
+    case "engine":
+      if (topology.kind === "stages") return ENGINE_STAGES.map((name) => stageProcessor(name, config.engine, catalog, topology.partitions, config.engineState) as Processor<never>);
+      return [engineProcessor(config.engine, catalog, config.engineState) as Processor<never>];
+    case "run-monitor":
+      return [runMonitorProcessor(config.tripwires) as Processor<never>];
+  }
 }
 
 /** The topology: one member per configured role, on whatever transport is provided. */
@@ -56,6 +70,6 @@ export const runTopology: Effect.Effect<void, TransportError, Config | Catalog |
   const config = yield* Config;
   const catalog = yield* Catalog;
   const transport = yield* Transport;
-  for (const role of config.roles) yield* transport.member(processorFor(role, config, catalog));
+  for (const role of config.roles) for (const processor of processorsFor(role, config, catalog)) yield* transport.member(processor);
   yield* transport.run;
 });

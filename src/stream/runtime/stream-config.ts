@@ -40,6 +40,12 @@ export const streamConfigSchema = z.strictObject({
   stateDir: z.string().min(1),
   /** The engine state's record cache, per partition (docs/engine-state.md §1). */
   stateCacheMb: z.number().int().min(1, "must be at least 1").max(65_536, "must be at most 65536"),
+  /**
+   * The engine role's topology: `single` (one partition; the default) or `stages` (the
+   * partitioned engine: four stages on the partition count of topics.json's stage topics, shared
+   * by any number of instances). Every instance of a deployment must use the same.
+   */
+  engineTopology: z.enum(["single", "stages"]),
 });
 
 export type StreamConfig = z.output<typeof streamConfigSchema>;
@@ -63,6 +69,7 @@ const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: stri
   logLevel: { flag: "--log-level", env: "AGENTOPS_LOG_LEVEL", fix: "give one of fatal, error, warn, info, debug, trace, silent" },
   shutdownTimeoutMs: { flag: "--shutdown-timeout", env: "AGENTOPS_SHUTDOWN_TIMEOUT", fix: "give a duration from 1s to 10m, e.g. 30s" },
   stateDir: { flag: "--state-dir", env: "AGENTOPS_STATE_DIR", fix: "give a writable directory for the engine's local state, e.g. /var/lib/agentops" },
+  engineTopology: { flag: "--engine", env: "AGENTOPS_ENGINE", fix: "give single (one partition, the default) or stages (the partitioned engine)" },
   stateCacheMb: { flag: "--state-cache-mb", env: "AGENTOPS_STATE_CACHE_MB", fix: `give whole MiB from 1 to 65536 (default ${String(DEFAULT_STATE_CACHE_MB)})` },
 };
 
@@ -108,6 +115,7 @@ export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessE
     shutdownTimeoutMs: parseWindowSize(merged.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT) ?? Number.NaN,
     stateDir: merged.stateDir ?? defaultStateDir(merged),
     stateCacheMb: merged.stateCacheMb === undefined ? DEFAULT_STATE_CACHE_MB : Number(merged.stateCacheMb),
+    engineTopology: merged.engineTopology ?? "single",
   };
   const parsed = streamConfigSchema.safeParse(candidate);
   if (parsed.success) return Effect.succeed(parsed.data);

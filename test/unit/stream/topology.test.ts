@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadShippedTopicSpecFile } from "../../../src/kafka/topic-spec.ts";
 import { topicNames } from "../../../src/stream/topic-names.ts";
-import { describeTopology, PROCESSOR_NAMES, TOPOLOGY } from "../../../src/stream/topology.ts";
+import { describeTopology, ALL_PROCESSORS, TOPOLOGY } from "../../../src/stream/topology.ts";
 
 const ARCHITECTURE = new URL("../../../docs/architecture.md", import.meta.url);
 
@@ -18,7 +18,7 @@ describe("the topology (src/stream/topology.ts)", () => {
   it("reads and writes only topics of topics/topics.json, and every such topic is part of it", () => {
     const roles = new Set(loadShippedTopicSpecFile().topics.map((topic) => topic.role));
     const used = new Set<string>();
-    for (const name of PROCESSOR_NAMES) {
+    for (const name of ALL_PROCESSORS) {
       const node = TOPOLOGY[name];
       for (const role of [node.source, ...node.sinks.map((sink) => sink.topic), ...node.stores.map((store) => store.changelog)]) used.add(role);
     }
@@ -27,7 +27,7 @@ describe("the topology (src/stream/topology.ts)", () => {
   });
 
   it("restores every store from a topic its processor owns (its source or one of its sinks)", () => {
-    for (const name of PROCESSOR_NAMES) {
+    for (const name of ALL_PROCESSORS) {
       const node = TOPOLOGY[name];
       for (const store of node.stores) expect([node.source, ...node.sinks.map((sink) => sink.topic)], `${name}/${store.name}`).toContain(store.changelog);
     }

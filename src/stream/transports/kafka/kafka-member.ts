@@ -4,13 +4,14 @@ import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Message, Producer
 import type { Logger } from "pino";
 import { deadLetterKey, type DeadLetterRecord } from "../../../contract/dead-letter.ts";
 import { EncodeError, KafkaIoError, ProcessorError, RegistryError } from "../../../errors.ts";
-import { readTopicToEnd } from "../../../kafka/read-topic.ts";
+import { readTopicsFrom, readTopicToEnd } from "../../../kafka/read-topic.ts";
+import { partitionOf } from "../../../metrics/partitioned/partitioner.ts";
 import { sendBounded } from "../../../kafka/send-bounded.ts";
 import { decodeAgentEventRecord, encodeAgentEvent } from "../../../kafka/serde/agent-events-record.ts";
 import { decodeFact } from "../../../kafka/serde/decode-fact.ts";
 import { encodeEngineFact, readEngineFact } from "../../../kafka/serde/engine-facts-record.ts";
 import type { TopicSerde } from "../../../kafka/serde/topic-serde.ts";
-import { isTopicPosition, NOTHING, type DeadLetter, type EngineFact, type Processor, type ProcessResult, type SinkRecord, type SourceRecord, type Task, type TopicPosition, type UnreadableRecord } from "../../processor.ts";
+import { isTopicPosition, NOTHING, type DeadLetter, type EngineFact, type Processor, type ProcessResult, type SinkRecord, type SourceRecord, type Task, type TaskContext, type TopicPosition, type UnreadableRecord } from "../../processor.ts";
 import { conflictRejection } from "../../processors/conflict-rejection.ts";
 import { countDeadLetter, createTaskStores, settleBatch, storeSet, type ChangelogWrite, type TaskStores } from "../../runtime/task-writes.ts";
 import type { StreamConfig } from "../../runtime/stream-config.ts";
@@ -38,6 +39,8 @@ export interface KafkaEnvironment {
   readonly config: StreamConfig;
   readonly logger: Logger;
   readonly telemetry: Telemetry;
+  /** The partitioned engine's partition count (topics.json): where ingest places a fact on the stage facts topic. */
+  readonly enginePartitions: number;
   /**
    * Declares the instance broken (a consumer kafkajs will not restart, a failing processor or
    * encoding): /healthz turns 503 and `agentops run` exits 1, so a supervisor restarts the instance.
@@ -53,7 +56,11 @@ type BatchError = KafkaIoError | RegistryError | ProcessorError | EncodeError;
 
 /** How the records of each source topic are decoded for its processor. */
 function sourceDecoder(environment: KafkaEnvironment, role: TopicRole): (message: KafkaMessage) => Promise<unknown> {
-  if (role === "engineFacts") return (message) => Promise.resolve(message.value === null ? { unreadable: "a record without a value" } : decodeToEngineFact(message.value));
+  if (role === "engineFacts" || role === "stageFacts") return (message) => Promise.resolve(message.value === null ? { unreadable: "a record without a value" } : decodeToEngineFact(message.value));
+  // The partitioned engine's stage topics: the stage decodes its records itself (its key names their kind).
+  if (role === "stageClaims" || role === "stageEntities" || role === "stagePartials") {
+    return (message) => Promise.resolve(message.key === null ? { unreadable: "a stage record without a key" } : { key: message.key.toString("utf8"), value: message.value });
+  }
   // Agent events forwarded by ingest are in the internal layout (read without validating again);
   // producers that publish agent events directly use the registry's Avro (validated here, once).
   if (role === "agentEvents") return (message) => decodeAgentEventRecord(environment.registry, message.value);
@@ -146,7 +153,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         if (topicMessages.length === 0) continue;
         yield* Effect.tryPromise({ try: () => sendBounded(producer, topicMessages), catch: (cause) => new KafkaIoError({ operation: `send ${name} outputs`, cause }) });
       }
-      const results = changelog.filter((entry) => entry.topic === "results").length;
+      const results = changelog.filter((entry) => entry.topic === "results").length + outputs.filter((output) => output.topic === "results").length;
       if (results > 0) telemetry.count("agentops_results_published_total", "Result upserts and tombstones written to the results topic", {}, results);
     });
 
@@ -175,8 +182,59 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       const written = yield* settleAndWrite(entry, partition, result);
       const results = result.outputs.filter((output) => output.topic === "results" && output.value !== null).length;
       const upserts = written.filter((change) => change.value !== null).length;
+      if (entry.task.writtenSince !== undefined) yield* reconcile(entry, partition);
       logger.info({ processor: name, partition, results, upserts, tombstones: written.length - upserts, stage: "live" }, `${name} state rebuilt; results reconciled; live`);
     });
+
+  /**
+   * A partitioned engine stage's task, before it goes live: what it wrote since its checkpoint
+   * (everything, without one) is read back from its output topics, and every key it wrote there is
+   * set to what the task holds now, so no reader keeps a value sent from state the task lost.
+   */
+  const reconcile = (entry: PartitionTask, partition: number): Effect.Effect<void, KafkaIoError | EncodeError | ProcessorError> =>
+    Effect.gen(function* () {
+      const since = yield* processorCall(name, () => entry.task.writtenSince?.());
+      if (since === undefined) return;
+      const roleOf = new Map([...since.from.keys()].map((role) => [topics[role], role] as const));
+      const from = new Map([...since.from].map(([role, starts]) => [topics[role], new Map([...starts].map(([at, offset]) => [at, BigInt(offset)] as const))] as const));
+      const corrections = new Map<string, SinkRecord>();
+      let failure: unknown;
+      const started = performance.now();
+      const read = yield* Effect.tryPromise({
+        try: () =>
+          readTopicsFrom(kafka, from, (message, topic, at) => {
+            const role = roleOf.get(topic);
+            if (role === undefined || message.key === null || failure !== undefined || headerText(message.headers?.[WRITER_HEADER]) !== since.writer) return;
+            const key = message.key.toString("utf8");
+            try {
+              const correction = entry.task.reconcile?.(role, key, at);
+              if (correction !== undefined) corrections.set(`${topic}\u0000${key}`, correction);
+            } catch (error) {
+              failure = error;
+            }
+          }),
+        catch: (cause) => new KafkaIoError({ operation: `read back what ${since.writer} wrote`, cause }),
+      });
+      if (failure !== undefined) return yield* Effect.fail(new ProcessorError({ processor: name, cause: failure }));
+      yield* settleAndWrite(entry, partition, { outputs: [...corrections.values()] });
+      const seconds = (performance.now() - started) / 1000;
+      logger.info({ processor: name, partition, writer: since.writer, read, corrections: corrections.size, seconds: Number(seconds.toFixed(3)), stage: "reconciled" }, `${name} outputs read back and reconciled`);
+    });
+
+  /** What a task may ask of the transport besides its stores. */
+  const context: TaskContext = {
+    topicEnds: async (roles) => {
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        const ends = new Map<TopicRole, Map<number, string>>();
+        for (const role of roles) ends.set(role, new Map((await admin.fetchTopicOffsets(topics[role])).map((entry) => [entry.partition, entry.high] as const)));
+        return ends;
+      } finally {
+        await admin.disconnect();
+      }
+    },
+  };
 
   const readChangelogs = (partitions: readonly number[]): Effect.Effect<Map<number, TaskStores>, KafkaIoError> =>
     Effect.gen(function* () {
@@ -261,7 +319,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       const storesByPartition = yield* readChangelogs(partitions);
       const { ends, committed: groupOffsets } = replaysSource ? yield* sourcePositions : { ends: new Map<number, bigint>(), committed: new Map<number, bigint>() };
       for (const [partition, stores] of storesByPartition) {
-        const task = yield* processorCall(name, () => processor.open(partition, storeSet(stores), telemetry) as Task<unknown>);
+        const task = yield* processorCall(name, () => processor.open(partition, storeSet(stores), telemetry, context) as Task<unknown>);
         const entry: PartitionTask = { task, stores, restoreEnd: undefined, restoreStarted: undefined, unsent: undefined };
         tasks.set(partition, entry);
         if (!replaysSource) continue;
@@ -496,15 +554,41 @@ async function encodeOutput(environment: KafkaEnvironment, output: SinkRecord): 
     case "engineContributions":
       // Partitioned like the engine-facts topic it accompanies (one partition today).
       return { key: output.key, value: output.value, partition: 0 };
+    case "stageFacts": {
+      const encoded = encodeEngineFact(output.value.fact, topicPosition(output.value.source));
+      // Placed by fact_id (the fact ledger's key), with the function the stages place their records with.
+      return { key: encoded.key, value: encoded.value, partition: partitionOf(output.value.fact.fact_id, environment.enginePartitions) };
+    }
+    case "stageClaims":
+    case "stageEntities":
+    case "stagePartials":
+      return { key: output.key, value: output.value.value, partition: output.value.partition, headers: writerHeader(output.writer) };
     case "alerts":
       return { key: output.key, value: await environment.serde.encodeAlert(output.value) };
     case "runState":
       return { key: output.key, value: JSON.stringify(output.value) };
     case "results":
+      // The single engine writes results through its published-results store; the partitioned
+      // engine's aggregation stage writes them itself, naming its partition.
+      if (output.writer === undefined) throw new Error("results are written as a store's changelog, or by a writer that names itself");
+      return { key: output.key, value: output.value === null ? null : await environment.serde.encodeResult(output.value), headers: writerHeader(output.writer) };
     case "runMonitorChangelog":
     case "facts":
       throw new Error(`${output.topic} is written as a store's changelog, not as an output`);
   }
+}
+
+/** The header naming the stage partition that wrote a record (read back by `reconcile` after a restart). */
+export const WRITER_HEADER = "agentops-writer";
+
+function writerHeader(writer: string | undefined): Record<string, string> {
+  if (writer === undefined) throw new Error("a partitioned engine stage's record must name its writer");
+  return { [WRITER_HEADER]: writer };
+}
+
+function headerText(value: unknown): string | undefined {
+  if (Buffer.isBuffer(value)) return value.toString("utf8");
+  return typeof value === "string" ? value : undefined;
 }
 
 /** A dead letter as the dead-letter topic's record. */

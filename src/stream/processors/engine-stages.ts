@@ -1,0 +1,168 @@
+import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
+import type { EngineConfig } from "../../metrics/engine-config.ts";
+import type { Conflict } from "../../metrics/fact-ledger.ts";
+import type { StagePartitions } from "../../metrics/partitioned/ledger-stages.ts";
+import { StageTask, type StageFlush, type StageName, type StageRole } from "../../metrics/partitioned/stage-task.ts";
+import { checkpointWrite, openLocalState, stateIdentity, type Checkpoint, type LocalState } from "../../metrics/state/local-state.ts";
+import { originOf, type EngineFact, type Processor, type SinkRecord, type SourcePosition, type SourceRecord, type TopicPosition, type UnreadableRecord } from "../processor.ts";
+import { TOPOLOGY, type StageProcessorName } from "../topology.ts";
+import type { TopicRole } from "../topic-names.ts";
+import { CHECKPOINT_INTERVAL_MS, type EngineStateOptions } from "./engine.ts";
+
+/** A record of a stage topic as a stage reads it: its key and its (still encoded) value. */
+export interface StageInput {
+  readonly key: string;
+  readonly value: Buffer | null;
+}
+
+export type StageSourceValue = EngineFact | UnreadableRecord | StageInput;
+
+/** Which stage each stage processor runs. */
+export const STAGE_OF: Readonly<Record<StageProcessorName, StageName>> = { "fact-ledger": "factLedger", "domain-ledger": "domainLedger", entities: "entities", aggregation: "aggregation" };
+
+/** The topics a stage writes keyed upserts to (its sinks but the dead letters), which a restarted task reads back. */
+function upsertSinks(name: StageProcessorName): readonly TopicRole[] {
+  return TOPOLOGY[name].sinks.map((sink) => sink.topic).filter((role) => role !== "deadLetters");
+}
+
+/**
+ * One stage of the partitioned engine as a Kafka processor (docs/engine-state.md §4): a
+ * `StageTask` per source partition, with its state (the stage's tables and its outbox) in LMDB
+ * under the engine's state directory, checkpointed with the source offset it reflects and the ends
+ * of its output topics at that moment. Its source is its changelog: every record it reads is a
+ * keyed upsert of a current value with one writer, so the compacted topic read from offset 0
+ * rebuilds the state, and a restarted task resumes from its checkpoint.
+ *
+ * Each batch is applied and flushed, and what the flush sends (records to the next stage's topic,
+ * results, conflict reports as dead letters) is the batch's output; a restoring batch is no
+ * different (its outputs are upserts the readers already hold, and the outbox drops most).
+ *
+ * After a crash, a reader may hold values this task sent after its checkpoint. Before going live,
+ * the transport reads its output topics from the checkpoint's ends (from 0 without a checkpoint)
+ * and asks `reconcile` for every key this task wrote there: it sends the value it holds now, or a
+ * tombstone when the key is gone. A task rebuilt from offset 0 sent every key it holds while
+ * rebuilding, so it sends only the tombstones.
+ */
+export function stageProcessor(name: StageProcessorName, config: EngineConfig, catalog: CatalogSummary, partitions: number, stateOptions?: EngineStateOptions): Processor<StageSourceValue> {
+  const stage = STAGE_OF[name];
+  const stages: StagePartitions = { factLedger: partitions, domainLedger: partitions, entities: partitions, aggregation: partitions };
+  // The state also depends on the stage and on the partition count (which decides every record's placement).
+  const identity = `${stateIdentity(config, catalog)}/${stage}/${String(partitions)}`;
+  const sinks = upsertSinks(name);
+  return {
+    name,
+    open: (partition, _stores, metrics, context) => {
+      const local = stateOptions === undefined ? undefined : openLocalState({ directory: (index) => `${stateOptions.directory(index)}-${name}`, cacheBytes: stateOptions.cacheBytes }, partition, identity);
+      const task = new StageTask(stage, partition, stages, config, catalog, local?.state);
+      const writer = `${name}/${String(partition)}`;
+      let checkpoint: Checkpoint | undefined = local?.checkpoint;
+      /** Rebuilt from offset 0: every key it holds was sent while rebuilding. */
+      let rebuilt = true;
+      let lastCheckpoint = performance.now();
+      let acknowledged: string | undefined;
+      let unacknowledged = false;
+      let closed = false;
+      let checkpointing: Promise<void> | undefined;
+
+      const apply = (records: readonly SourceRecord<StageSourceValue>[], outputs: SinkRecord[]): void => {
+        for (const record of records) {
+          const { value } = record;
+          if ("unreadable" in value) {
+            const rejection = { reason: "UNDECODABLE_BYTES", field: "", detail: `${name} input record: ${value.unreadable}` } as const;
+            outputs.push({ topic: "deadLetters", key: String(originOf(record.position)), value: { kind: "record", rejection, recordRejected: true, position: record.position, factId: null, original: record.original } });
+          } else if ("fact" in value) {
+            const outcome = task.ingest(value.fact, originOf(value.source));
+            metrics.count("agentops_engine_facts_total", "Metric facts the engine read, by ledger outcome", { outcome: outcome === "new" ? "accepted" : outcome });
+          } else task.receive(value.key, value.value);
+        }
+      };
+      const flushed = (flush: StageFlush, last: SourcePosition | undefined): SinkRecord[] => {
+        const outputs: SinkRecord[] = [];
+        for (const record of flush.records) outputs.push({ topic: record.role, key: record.key, value: { value: record.value, partition: record.partition }, writer });
+        for (const change of flush.results) outputs.push({ topic: "results", key: change.key, value: change.result, writer });
+        for (const { key, conflict } of flush.conflicts) {
+          if (conflict === null) continue;
+          const position = conflictPosition(conflict) ?? last;
+          if (position === undefined) continue;
+          outputs.push({ topic: "deadLetters", key, value: { kind: "conflict", conflict, position, factId: conflict.factIds.at(-1) ?? "" } });
+        }
+        return outputs;
+      };
+      const batch = (records: readonly SourceRecord<StageSourceValue>[]): { outputs: SinkRecord[] } => {
+        unacknowledged = true;
+        const outputs: SinkRecord[] = [];
+        apply(records, outputs);
+        outputs.push(...flushed(task.flush(), records.at(-1)?.position));
+        return { outputs };
+      };
+      const save = async (store: LocalState, offset: string): Promise<void> => {
+        if (!task.settled || context === undefined) return;
+        lastCheckpoint = performance.now();
+        const ends = await context.topicEnds(sinks);
+        checkpoint = { offset, identity, sinkEnds: Object.fromEntries([...ends].map(([role, byPartition]) => [role, Object.fromEntries(byPartition)])) };
+        await store.state.commit([checkpointWrite(checkpoint)]);
+      };
+      return {
+        resumeFrom: (sourceEnd) => {
+          if (local === undefined) return "0";
+          if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
+            rebuilt = false;
+            return checkpoint.offset;
+          }
+          local.state.clear();
+          checkpoint = undefined;
+          return "0";
+        },
+        writtenSince: () => ({
+          writer,
+          from: new Map(sinks.map((role) => [role, new Map(Object.entries(checkpoint?.sinkEnds?.[role] ?? {}).map(([partition, offset]) => [Number(partition), offset]))])),
+        }),
+        reconcile: (role, key, partition) => {
+          if (role === "results") {
+            const correction = task.resultCorrection(key, rebuilt);
+            return correction === undefined ? undefined : { topic: "results", key, value: correction.result, writer };
+          }
+          if (!sinks.includes(role) || !isStageRole(role)) return undefined;
+          const correction = task.correction(role, key, rebuilt);
+          return correction === undefined ? undefined : { topic: role, key, value: { value: correction.value, partition }, writer };
+        },
+        restore: (records) => batch(records),
+        goLive: () => ({ outputs: flushed(task.flush(), undefined) }),
+        process: (input) => batch(input.records),
+        committed: async (nextOffset) => {
+          acknowledged = nextOffset;
+          unacknowledged = false;
+          if (local === undefined || closed) return;
+          const due = performance.now() - lastCheckpoint >= CHECKPOINT_INTERVAL_MS || local.state.cachedBytes > local.state.budgetBytes;
+          if (!due) return;
+          checkpointing = save(local, nextOffset);
+          await checkpointing;
+        },
+        close: async () => {
+          if (local === undefined || closed) return;
+          closed = true;
+          try {
+            await checkpointing?.catch(() => undefined);
+            if (acknowledged !== undefined && !unacknowledged) await save(local, acknowledged);
+            await local.state.landed();
+          } finally {
+            await local.state.backend?.close();
+            local.release();
+          }
+        },
+      };
+    },
+  };
+}
+
+function isStageRole(role: TopicRole): role is StageRole {
+  return role === "stageClaims" || role === "stageEntities" || role === "stagePartials";
+}
+
+/** Where the conflict's newest version was read (`topic/partition/offset`), for the dead letter's coordinates. */
+function conflictPosition(conflict: Conflict): TopicPosition | undefined {
+  const origin = conflict.versions.at(-1)?.origin;
+  if (typeof origin !== "string") return undefined;
+  const match = /^(.*)\/(\d+)\/(\d+)$/.exec(origin);
+  return match === null ? undefined : { topic: match[1] as string, partition: Number(match[2]), offset: match[3] as string };
+}
