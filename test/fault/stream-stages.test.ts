@@ -2,7 +2,8 @@ import { join } from "node:path";
 import type { Kafka, Producer } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { enginePartitions, topicNames, type TopicNames } from "../../src/stream/topic-names.ts";
-import { closeAll, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
+import { STAGE_TOPIC_ROLES } from "../../src/stream/topic-names.ts";
+import { closeAll, connectedAdmin, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
 import {
   chunks,
   describeDifferences,
@@ -102,5 +103,36 @@ describe("the partitioned engine on Kafka (--engine stages)", () => {
     const reconciled = [second, restarted].flatMap((instance) => logLines(instance)).filter((line) => line["stage"] === "reconciled");
     console.info(`[stages test] reconciled ${String(reconciled.length)} stage partitions after the crash: ${reconciled.map((line) => `${String(line["writer"])} read ${String(line["read"])} corrected ${String(line["corrections"])}`).join("; ")}`);
     expect(reconciled.length).toBeGreaterThan(0);
+  }, 420_000);
+
+  it("on one partition (stage topics created with one), three instances: one stopped (SIGTERM), one killed (kill -9) and restarted, ends equal to the embedded replay", async () => {
+    const prefix = uniqueName("stages1");
+    const topics = topicNames(prefix);
+    // The engine's partition count is its topics' on the cluster: created here with one.
+    const admin = await connectedAdmin(kafka);
+    await admin.createTopics({ waitForLeaders: true, topics: STAGE_TOPIC_ROLES.map((role) => ({ topic: topics[role], numPartitions: 1, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] })) });
+    const parts = chunks(lines, 6);
+    const serde = topicSerde();
+    const start = (name: string): Promise<ProcessorInstance> => startProcessor({ topicPrefix: prefix, name, dir, extraArgs: ["--engine", "stages"] });
+    const [first, second, third] = await Promise.all([start("one-a"), start("one-b"), start("one-c")]);
+    const producer = await newProducer();
+    await produceLines(producer, serde, topics, parts[0] ?? []);
+    await produceLines(producer, serde, topics, parts[1] ?? []);
+
+    // A rebalance: the first leaves cleanly (its stage partitions checkpointed), the others take them.
+    expect(await stopProcessor(first, "SIGTERM")).toBe(0);
+    await produceLines(producer, serde, topics, parts[2] ?? []);
+    await produceLines(producer, serde, topics, parts[3] ?? []);
+    // A crash with work in flight, then a restart under the same instance id (its local state).
+    await stopProcessor(second, "SIGKILL");
+    await produceLines(producer, serde, topics, parts[4] ?? []);
+    const restarted = spawnProcessor({ topicPrefix: prefix, name: "one-b", dir, extraArgs: ["--engine", "stages"] });
+    await produceLines(producer, serde, topics, parts[5] ?? []);
+
+    await assertMatchesEmbedded(topics, 240_000);
+    expect(isAlive(third)).toBe(true);
+    expect(isAlive(restarted)).toBe(true);
+    // Every stage ran on partition 0 only.
+    for (const instance of [first, second, third, restarted]) for (const partitions of assignedStages(instance).values()) expect(partitions.every((partition) => partition === 0)).toBe(true);
   }, 420_000);
 });

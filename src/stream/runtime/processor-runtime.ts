@@ -3,13 +3,13 @@ import { join } from "node:path";
 import { Deferred, Effect, Layer, type Scope } from "effect";
 import { pino } from "pino";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
-import { KafkaIoError, RegistryError, type TransportError } from "../../errors.ts";
+import { KafkaIoError, ProcessorError, RegistryError, type TransportError } from "../../errors.ts";
 import { createKafka } from "../../kafka/client.ts";
 import { ensureTopics } from "../../kafka/ensure-topics.ts";
 import { createSchemaRegistry } from "../../kafka/registry.ts";
 import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
 import type { Processor } from "../processor.ts";
-import { enginePartitions, topicNames } from "../topic-names.ts";
+import { enginePartitions, STAGE_TOPIC_ROLES, topicNames, type TopicNames } from "../topic-names.ts";
 import { kafkaMember, type KafkaEnvironment, type MemberCommits, type MemberFailure } from "../transports/kafka/kafka-member.ts";
 import { serveTelemetry } from "./metrics-server.ts";
 import { startupStage } from "./startup-stage.ts";
@@ -80,7 +80,9 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
       Effect.runSync(Deferred.fail(failure, error));
     };
     const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
-    const partitions = enginePartitions();
+    // The partitioned engine places records by key modulo its topics' partition count: the count
+    // the cluster has (topics.json's when this instance created them), the same on all four.
+    const partitions = config.engineTopology === "stages" ? yield* startupStage(logger, "read the engine's partition count", stagePartitionCount(kafka, topics), { retry: true, retryAlso: isUnknownTopicPartition }) : enginePartitions();
     const environment: KafkaEnvironment = { kafka, registry, serde, topics, config, logger, telemetry, fail, enginePartitions: partitions };
     const members = new Map<string, MemberCommits>();
     const uncommittedRoles = (): string[] => [...members].filter(([, member]) => member.uncommitted()).map(([role]) => role);
@@ -132,5 +134,39 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
     const metricsPort = (server.address() as AddressInfo).port;
     logger.info({ roles: config.roles, topics, metricsPort, brokers: config.brokers }, "processor instance running");
     return { metricsPort, failure, telemetry, uncommittedRoles };
+  });
+}
+
+/**
+ * The partition count of the partitioned engine's topics on the cluster. They must agree: a
+ * record's partition is its key's hash modulo this count, so a stage topic with another count
+ * would hold records no task of its stage reads.
+ */
+function stagePartitionCount(kafka: ReturnType<typeof createKafka>, topics: TopicNames): Effect.Effect<number, KafkaIoError | ProcessorError> {
+  return Effect.gen(function* () {
+    const counts = yield* Effect.tryPromise({
+      try: async () => {
+        const admin = kafka.admin();
+        await admin.connect();
+        try {
+          const names = STAGE_TOPIC_ROLES.map((role) => topics[role]);
+          // Topics created a moment ago may list no partitions yet: that heals by waiting.
+          for (let attempt = 0; ; attempt++) {
+            const metadata = await admin.fetchTopicMetadata({ topics: names });
+            const counts = names.map((name) => ({ name, partitions: metadata.topics.find((topic) => topic.name === name)?.partitions.length ?? 0 }));
+            if (attempt >= 20 || counts.every((entry) => entry.partitions > 0)) return counts;
+            await new Promise((resolve) => setTimeout(resolve, 500));
+          }
+        } finally {
+          await admin.disconnect();
+        }
+      },
+      catch: (cause) => new KafkaIoError({ operation: "read the partitioned engine's topics' partition counts", cause }),
+    });
+    const first = counts[0]?.partitions ?? 0;
+    if (first > 0 && counts.every((entry) => entry.partitions === first)) return first;
+    const found = counts.map((entry) => `${entry.name}=${String(entry.partitions)}`).join(", ");
+    const problem = `--engine stages: the partitioned engine's topics must have one partition count; the cluster has ${found}. Fix: recreate them with one count, or run under a new --topic-prefix`;
+    return yield* Effect.fail(new ProcessorError({ processor: "engine", cause: new Error(problem) }));
   });
 }
