@@ -4,13 +4,11 @@ import { GroupAggregate } from "../group-aggregate.ts";
 import { byUtf8 } from "../key-order.ts";
 import { ResultPublisher } from "../result-publisher.ts";
 import type { MetricResult, ResultChange } from "../result-record.ts";
-import { groupCodec } from "../state/codecs.ts";
-import { StateStore, type LinkTable, type ValueCodec } from "../state/state-store.ts";
+import { bytesCodec, detachedBytes, groupCodec } from "../state/codecs.ts";
+import { StateStore, type LinkTable } from "../state/state-store.ts";
 import { splitKey } from "./stage-records.ts";
 
 const GROUPS = groupCodec();
-/** A partial is kept as the bytes it arrived in, decoded when its group is rendered. */
-const bytesCodec: ValueCodec<Buffer> = { encode: (bytes) => bytes, decode: (bytes) => bytes };
 
 /**
  * One partition of the final stage, keyed by result group: it keeps each entity partition's
@@ -32,7 +30,8 @@ export class AggregationPartition {
   receive(key: string, value: Buffer | null): void {
     const [groupKey, source] = splitKey(key) as [string, string];
     if (value === null) this.partials.delete(groupKey, source);
-    else this.partials.add(groupKey, source, value, value.length);
+    // Kept as its bytes (decoded when the group is rendered), copied out of the buffer it arrived in.
+    else this.partials.add(groupKey, source, detachedBytes(value), value.length);
     this.dirty.add(groupKey);
   }
 

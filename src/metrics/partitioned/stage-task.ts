@@ -3,7 +3,8 @@ import type { MetricFact } from "../../contract/facts.ts";
 import type { EngineConfig } from "../engine-config.ts";
 import type { Conflict, FactOrigin } from "../fact-ledger.ts";
 import type { MetricResult, ResultChange } from "../result-record.ts";
-import { StateStore, type Table, type ValueCodec } from "../state/state-store.ts";
+import { bytesCodec, detachedBytes } from "../state/codecs.ts";
+import { StateStore, type Table } from "../state/state-store.ts";
 import { AggregationPartition } from "./aggregation-stage.ts";
 import { EntityPartition } from "./entity-stage.ts";
 import { DomainLedgerPartition, FactIdLedgerPartition, type FactLedgerOutcome, type StagePartitions } from "./ledger-stages.ts";
@@ -59,8 +60,6 @@ export interface StageFlush {
   /** Conflict reports by identity (null: no longer a conflict), in the order they were found. */
   readonly conflicts: readonly { readonly key: string; readonly conflict: Conflict | null }[];
 }
-
-const bytesCodec: ValueCodec<Buffer> = { encode: (bytes) => bytes, decode: (bytes) => bytes };
 
 /**
  * One partition of one stage of the partitioned engine, as both transports run it (the in-process
@@ -142,7 +141,7 @@ export class StageTask {
         this.outbox.delete(key);
       } else {
         if (held !== undefined && held.equals(wire.value)) continue;
-        this.outbox.set(key, wire.value, wire.value.length);
+        this.outbox.set(key, detachedBytes(wire.value), wire.value.length);
       }
       records.push(wire);
     }

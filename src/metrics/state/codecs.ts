@@ -33,6 +33,21 @@ function decodeWith<V>(bytes: Buffer, read: (input: BinaryReader) => V): V {
   return value;
 }
 
+/**
+ * A copy of `bytes` with memory of its own. A small Buffer from `Buffer.allocUnsafe` is a slice of
+ * an 8 KiB pool, and one kafkajs hands over is a slice of a whole fetch response: kept in a cache,
+ * either pins the whole backing memory (measured: 1 GiB of anonymous memory for 50k facts in the
+ * stage processors), which the cache budget, counting the value's own length, never sees.
+ */
+export function detachedBytes(bytes: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(copy);
+  return copy;
+}
+
+/** Values kept as their bytes (stage outputs, partial sums): stored as given, read back detached from the read's buffer. */
+export const bytesCodec: ValueCodec<Buffer> = { encode: (bytes) => bytes, decode: detachedBytes };
+
 export const factCodec: ValueCodec<MetricFact> = {
   encode: (fact) => encodeWith((out) => writeFact(out, fact)),
   decode: (bytes) => decodeWith(bytes, (input) => readFact(input) as MetricFact),

@@ -20,6 +20,8 @@ export type StageSourceValue = EngineFact | UnreadableRecord | StageInput;
 /** Which stage each stage processor runs. */
 export const STAGE_OF: Readonly<Record<StageProcessorName, StageName>> = { "fact-ledger": "factLedger", "domain-ledger": "domainLedger", entities: "entities", aggregation: "aggregation" };
 
+const STAGE_COUNT = Object.keys(STAGE_OF).length;
+
 /** The topics a stage writes keyed upserts to (its sinks but the dead letters), which a restarted task reads back. */
 function upsertSinks(name: StageProcessorName): readonly TopicRole[] {
   return TOPOLOGY[name].sinks.map((sink) => sink.topic).filter((role) => role !== "deadLetters");
@@ -52,7 +54,8 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
   return {
     name,
     open: (partition, _stores, metrics, context) => {
-      const local = stateOptions === undefined ? undefined : openLocalState({ directory: (index) => `${stateOptions.directory(index)}-${name}`, cacheBytes: stateOptions.cacheBytes }, partition, identity);
+      // The four stage tasks of one partition number share the budget one engine partition has.
+      const local = stateOptions === undefined ? undefined : openLocalState({ directory: (index) => `${stateOptions.directory(index)}-${name}`, cacheBytes: Math.floor(stateOptions.cacheBytes / STAGE_COUNT) }, partition, identity);
       const task = new StageTask(stage, partition, stages, config, catalog, local?.state);
       const writer = `${name}/${String(partition)}`;
       let checkpoint: Checkpoint | undefined = local?.checkpoint;

@@ -43,6 +43,13 @@ export class Telemetry implements Metrics {
   }
 
   render(): string {
+    // The process's memory at the scrape, so an operator sees where resident memory is (the V8
+    // heap, Buffers and other memory outside it, or neither: native libraries, mapped files).
+    const memory = process.memoryUsage();
+    this.gauge("agentops_process_resident_memory_bytes", "Resident set size of the process", {}, memory.rss);
+    this.gauge("agentops_process_heap_used_bytes", "V8 heap in use", {}, memory.heapUsed);
+    this.gauge("agentops_process_heap_total_bytes", "V8 heap reserved", {}, memory.heapTotal);
+    this.gauge("agentops_process_external_bytes", "Memory of Buffers and other objects outside the V8 heap (array buffers included)", {}, memory.external);
     const lines: string[] = [];
     for (const [name, series] of [...this.series.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
       lines.push(`# HELP ${name} ${series.help}`, `# TYPE ${name} ${series.type}`);

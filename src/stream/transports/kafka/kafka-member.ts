@@ -1,6 +1,6 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import { Cause, Effect, Exit, Fiber, Runtime, Schedule, type Scope } from "effect";
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Message, Producer, TopicMessages } from "kafkajs";
+import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage, Message, Producer, TopicMessages } from "kafkajs";
 import type { Logger } from "pino";
 import { deadLetterKey, type DeadLetterRecord } from "../../../contract/dead-letter.ts";
 import { EncodeError, KafkaIoError, ProcessorError, RegistryError } from "../../../errors.ts";
@@ -129,6 +129,8 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
   const acknowledged = new Map<number, string>();
   /** Per source partition: the offset the group coordinator holds for this member. */
   const committed = new Map<number, string>();
+  /** Source partitions whose lag this member has reported. */
+  const lagReported = new Set<number>();
   let inFlight = 0;
   let stopping = false;
   const uncommitted = (): boolean => commits && (inFlight > 0 || [...acknowledged].some(([partition, offset]) => committed.get(partition) !== offset));
@@ -221,18 +223,26 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       logger.info({ processor: name, partition, writer: since.writer, read, corrections: corrections.size, seconds: Number(seconds.toFixed(3)), stage: "reconciled" }, `${name} outputs read back and reconciled`);
     });
 
+  /** One admin client for the member's tasks' offset lookups (a stage task asks at every checkpoint), connected on first use. */
+  let admin: Promise<Admin> | undefined;
+  const sharedAdmin = (): Promise<Admin> => {
+    admin ??= (async () => {
+      const client = kafka.admin();
+      await client.connect();
+      return client;
+    })().catch((error: unknown) => {
+      admin = undefined;
+      throw error;
+    });
+    return admin;
+  };
   /** What a task may ask of the transport besides its stores. */
   const context: TaskContext = {
     topicEnds: async (roles) => {
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
-        const ends = new Map<TopicRole, Map<number, string>>();
-        for (const role of roles) ends.set(role, new Map((await admin.fetchTopicOffsets(topics[role])).map((entry) => [entry.partition, entry.high] as const)));
-        return ends;
-      } finally {
-        await admin.disconnect();
-      }
+      const client = await sharedAdmin();
+      const ends = new Map<TopicRole, Map<number, string>>();
+      for (const role of roles) ends.set(role, new Map((await client.fetchTopicOffsets(topics[role])).map((entry) => [entry.partition, entry.high] as const)));
+      return ends;
     },
   };
 
@@ -315,6 +325,12 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
   const restore = (partitions: readonly number[], consumer: Consumer): Effect.Effect<void, KafkaIoError | EncodeError | ProcessorError> =>
     Effect.gen(function* () {
       yield* closeTasks;
+      for (const partition of [...lagReported]) {
+        if (partitions.includes(partition)) continue;
+        // Another member reports this partition's lag now: a gauge left at its last value would read as lag for ever.
+        telemetry.gauge("agentops_consumer_lag", "Records behind the partition's high watermark after the last batch", { processor: name, topic: sourceTopic, partition: String(partition) }, 0);
+        lagReported.delete(partition);
+      }
       for (const partition of acknowledged.keys()) if (!partitions.includes(partition)) acknowledged.delete(partition);
       const storesByPartition = yield* readChangelogs(partitions);
       const { ends, committed: groupOffsets } = replaysSource ? yield* sourcePositions : { ends: new Map<number, bigint>(), committed: new Map<number, bigint>() };
@@ -407,6 +423,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       if (commits) acknowledged.set(batch.partition, nextOffset);
       telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: name }, records.length);
       telemetry.gauge("agentops_consumer_lag", "Records behind the partition's high watermark after the last batch", { processor: name, topic: sourceTopic, partition: String(batch.partition) }, Math.max(0, lagAfter(batch)));
+      lagReported.add(batch.partition);
     });
 
   return Effect.gen(function* () {
@@ -514,6 +531,9 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       if (commits) yield* commitQuietly("shutdown");
       yield* Effect.promise(() => consumer.disconnect().catch(() => undefined));
       yield* closeTasks.pipe(Effect.catchAll((error) => Effect.sync(() => logger.warn({ processor: name, error: error.message }, "closing the tasks' local state failed"))));
+      const client = admin;
+      admin = undefined;
+      if (client !== undefined) yield* Effect.promise(() => client.then((connected) => connected.disconnect()).catch(() => undefined));
     });
 
     yield* Effect.acquireRelease(start, () => stop);
