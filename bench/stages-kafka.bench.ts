@@ -46,6 +46,16 @@ const log = benchLog("bench:stages");
 for (const [name, value] of [["--facts", FACTS], ["--partitions", PARTITIONS]] as const) if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: give a positive whole number, got ${String(value)}`);
 if (INSTANCES.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`--instances: give comma-separated positive whole numbers, e.g. 1,2,4`);
 
+/** Anonymous resident memory of a live process (RSS less mapped files: LMDB's data files are page cache), bytes; 0 once it is gone. */
+function anonymousBytes(pid: number): number {
+  try {
+    const match = /^Anonymous:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return match === null ? 0 : Number(match[1]) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
 /** utime + stime of a live process, in seconds (0 once it is gone). */
 function cpuSeconds(pid: number): number {
   try {
@@ -64,9 +74,13 @@ function brokerPid(): number | undefined {
 
 interface Variant {
   readonly instances: number;
+  /** Metric facts produced (the workload's lines less agent events and invalid lines). */
+  readonly facts: number;
   readonly seconds: number;
   readonly liveSeconds: number;
   readonly peakRss: readonly number[];
+  /** Per instance, the greatest anonymous RSS seen at the polls. */
+  readonly peakAnonymous: readonly number[];
   readonly cpu: readonly number[];
   readonly brokerCpu: number;
   readonly stageRecords: number;
@@ -100,7 +114,7 @@ async function runVariant(kafka: Kafka, input: string, instances: number): Promi
     const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter((word) => word !== "");
     const child: ChildProcess = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--engine", "stages", "--roles", "ingest,engine", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `stages-${index}`, "--state-dir", stateDir, "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...processorArgs], { cwd: ROOT, stdio: ["ignore", out, out] });
     closeSync(out);
-    return { child, pid: child.pid ?? 0, logPath, stateDir, port: 0, peak: 0, cpu: 0 };
+    return { child, pid: child.pid ?? 0, logPath, stateDir, port: 0, peak: 0, anonymous: 0, cpu: 0 };
   });
   try {
     for (const entry of children) entry.port = await metricsPortOf(entry.child, entry.logPath);
@@ -115,6 +129,7 @@ async function runVariant(kafka: Kafka, input: string, instances: number): Promi
       for (const entry of children) {
         if (entry.child.exitCode !== null) throw new Error(`an instance exited ${String(entry.child.exitCode)}; see ${entry.logPath}`);
         entry.peak = Math.max(entry.peak, procStatus(entry.pid, "VmHWM"));
+        entry.anonymous = Math.max(entry.anonymous, anonymousBytes(entry.pid));
         entry.cpu = Math.max(entry.cpu, cpuSeconds(entry.pid));
       }
       if (performance.now() - started > TIMEOUT_MS) throw new Error(`not quiescent after ${TIMEOUT_MS / 60_000} min; see ${OUT}`);
@@ -138,7 +153,7 @@ async function runVariant(kafka: Kafka, input: string, instances: number): Promi
     const brokerCpu = broker === undefined ? Number.NaN : cpuSeconds(broker) - brokerBefore;
     const serde = new AvroTopicSerde(createSchemaRegistry(REGISTRY_URL));
     const results = await readLatestResults(kafka, serde, topics.results);
-    const variant: Variant = { instances, seconds, liveSeconds: seconds - (healthy - started) / 1000, peakRss: children.map((entry) => entry.peak), cpu: children.map((entry) => entry.cpu), brokerCpu, stageRecords, digest: resultsDigest(results), results: results.size };
+    const variant: Variant = { instances, facts: produced.facts, seconds, liveSeconds: seconds - (healthy - started) / 1000, peakRss: children.map((entry) => entry.peak), peakAnonymous: children.map((entry) => entry.anonymous), cpu: children.map((entry) => entry.cpu), brokerCpu, stageRecords, digest: resultsDigest(results), results: results.size };
     log(`${instances} instance(s): quiescent after ${seconds.toFixed(1)} s (${rate(produced.facts, seconds)}), peak RSS ${variant.peakRss.map(mib).join(", ")}, CPU ${variant.cpu.map((value) => `${value.toFixed(0)} s`).join(", ")} + broker ${brokerCpu.toFixed(0)} s, ${results.size} results ${variant.digest.slice(0, 19)}`);
     return variant;
   } finally {
@@ -180,7 +195,7 @@ const base = variants[0];
 const rows = variants.map((variant) => {
   const processorCpu = sum(variant.cpu);
   const share = processorCpu / (processorCpu + variant.brokerCpu);
-  return `| ${variant.instances} | ${variant.seconds.toFixed(1)} | ${Math.round(FACTS / variant.seconds).toLocaleString("en-US")} | ${Math.round(FACTS / variant.liveSeconds).toLocaleString("en-US")} | ${base === undefined ? "" : (base.seconds / variant.seconds).toFixed(2)} | ${variant.peakRss.map(mib).join(", ")} | ${variant.cpu.map((value) => value.toFixed(0)).join(" + ")} = ${processorCpu.toFixed(0)} | ${variant.brokerCpu.toFixed(0)} | ${(share * 100).toFixed(0)}% | ${Math.round(variant.stageRecords / FACTS * 100) / 100} |`;
+  return `| ${variant.instances} | ${variant.seconds.toFixed(1)} | ${Math.round(variant.facts / variant.seconds).toLocaleString("en-US")} | ${Math.round(variant.facts / variant.liveSeconds).toLocaleString("en-US")} | ${base === undefined ? "" : (base.seconds / variant.seconds).toFixed(2)} | ${variant.peakRss.map(mib).join(", ")} | ${variant.peakAnonymous.map(mib).join(", ")} | ${variant.cpu.map((value) => value.toFixed(0)).join(" + ")} = ${processorCpu.toFixed(0)} | ${variant.brokerCpu.toFixed(0)} | ${(share * 100).toFixed(0)}% | ${(variant.stageRecords / variant.facts).toFixed(2)} |`;
 });
 const section = [
   HEADING,
@@ -191,8 +206,8 @@ const section = [
   `- Workload: \`agentops generate --facts ${FACTS} --seed ${DEFAULT_SEED}\`, produced to fresh topics per row; stage topics of ${PARTITIONS} partitions; each instance is \`agentops run --engine stages --roles ingest,engine\`, from its start until quiescent.`,
   `- Every row's results topic has the embedded replay's digest (${expected.results} results, \`${expected.digest.slice(0, 23)}…\`).`,
   "",
-  "| instances | seconds | facts/s | facts/s after start-up | speed-up | peak RSS per instance | processor CPU s | broker CPU s | processor share of CPU | stage records per fact |",
-  "|---:|---:|---:|---:|---:|---|---|---:|---:|---:|",
+  "| instances | seconds | metric facts/s | metric facts/s after start-up | speed-up | peak RSS per instance | peak anonymous RSS per instance | processor CPU s | broker CPU s | processor share of CPU | stage records per fact |",
+  "|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|",
   ...rows,
 ].join("\n");
 process.stdout.write(`${section}\n`);

@@ -22,7 +22,7 @@ import { jsonLine } from "../../contract/json-form.ts";
 
 const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--output <results.ndjson>]
                        [--alerts <alerts.ndjson>] [--runs <runs.ndjson>] [--dlq <dlq.ndjson>]
-                       [--window 1d] [--coverage-threshold 10]
+                       [--window 1d] [--coverage-threshold 10] [--engine single|stages] [--engine-partitions 1]
                        [--table summary|grouped|full] [--width 120]
        agentops replay --from-topic [--verify] [--output <results.ndjson>]
                        [--brokers host:port] [--schema-registry URL] [--topic-prefix P] [--log-level debug]
@@ -39,6 +39,10 @@ sorted by key. The same records in any order give byte-identical output.
   --dlq                 where to write rejected records and conflicts, with line number and reason
   --window              window size for window-scoped metrics: 1d (default), 12h, 1h, 15m, ...
   --coverage-threshold  LOW_COVERAGE alert threshold in hundredths, 0..99 (default 10; 0 = off)
+  --engine              "single" (the default) or "stages": the partitioned engine's four stages, the
+                        topology \`agentops run --engine stages\` runs on Kafka, over in-process logs; the
+                        results are the same (docs/engine-state.md §4)
+  --engine-partitions   the stages' partition count with --engine stages, 1..64 (default 1)
   --table               what to print before the input counts: "summary" (one row per metric: results
                         by status and the lowest coverage with its key; the default), "grouped" (also
                         every result, grouped by metric with short cohort labels, fitting the width)
@@ -84,6 +88,8 @@ export const replayCommand: CliCommand = {
         "coverage-threshold": { type: "string" },
         table: { type: "string" },
         width: { type: "string" },
+        engine: { type: "string" },
+        "engine-partitions": { type: "string" },
         "from-topic": { type: "boolean" },
         verify: { type: "boolean" },
         ...CLUSTER_FLAGS,
@@ -113,9 +119,15 @@ export const replayCommand: CliCommand = {
       throw new UsageError("--input", `cannot read ${input}`, "check the path; generate a file with `agentops generate --out facts.ndjson`");
     }
 
+    const engine = stringFlag(flags, "engine") ?? "single";
+    if (engine !== "single" && engine !== "stages") throw new UsageError("--engine", `"${engine}" is not an engine topology`, "give --engine single (the default) or --engine stages");
+    const partitions = integerFlag(flags, "engine-partitions", 1, 1, 64);
+    if (engine === "single" && stringFlag(flags, "engine-partitions") !== undefined) throw new UsageError("--engine-partitions", "only applies to --engine stages", "add --engine stages, or drop --engine-partitions");
+    const engineTopology = engine === "stages" ? ({ kind: "stages", partitions } as const) : ({ kind: "single" } as const);
+
     const progress = progressReporter("replay", size);
     const started = performance.now();
-    const { sinks, counts } = await Effect.runPromise(replayFile({ input, onBytes: (bytes) => progress.update(bytes) }, { engine: config.data, tripwires: {} }, shippedCatalog()));
+    const { sinks, counts } = await Effect.runPromise(replayFile({ input, onBytes: (bytes) => progress.update(bytes) }, { engine: config.data, engineTopology, tripwires: {} }, shippedCatalog()));
     progress.done();
     const seconds = (performance.now() - started) / 1000;
 

@@ -75,7 +75,8 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
             outputs.push({ topic: "deadLetters", key: String(originOf(record.position)), value: { kind: "record", rejection, recordRejected: true, position: record.position, factId: null, original: record.original } });
           } else if ("fact" in value) {
             const outcome = task.ingest(value.fact, originOf(value.source));
-            metrics.count("agentops_engine_facts_total", "Metric facts the engine read, by ledger outcome", { outcome: outcome === "new" ? "accepted" : outcome });
+            // The single engine's names: a version that makes its fact_id a conflict is quarantined.
+            metrics.count("agentops_engine_facts_total", "Metric facts the engine read, by ledger outcome", { outcome: outcome === "new" ? "accepted" : outcome === "conflict" ? "quarantined" : "redelivery" });
           } else task.receive(value.key, value.value);
         }
       };

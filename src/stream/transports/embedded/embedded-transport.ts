@@ -14,7 +14,9 @@ import type { AgentEventRecord, Batch, EngineFact, Processor, SinkRecord, Source
 import { createTaskStores, countDeadLetter, settleBatch, storeSet, type TaskStores } from "../../runtime/task-writes.ts";
 import { Catalog, Config, runTopology, Telemetry, TopicSerde, Transport, type TopologyConfig } from "../../runtime/services.ts";
 import { Telemetry as TelemetryRegistry } from "../../runtime/telemetry.ts";
-import { TOPOLOGY, type ProcessorName } from "../../topology.ts";
+import { TOPOLOGY, type ProcessorName, type StageProcessorName } from "../../topology.ts";
+import { partitionOf } from "../../../metrics/partitioned/partitioner.ts";
+import type { StageSourceValue } from "../../processors/engine-stages.ts";
 import { topicNames } from "../../topic-names.ts";
 import { fileConflictLine, fileDeadLetterLine } from "./file-dead-letters.ts";
 import { readRecords } from "./record-source.ts";
@@ -90,15 +92,32 @@ export const jsonTopicSerde: TopicSerdeShape = {
 
 interface Member {
   readonly name: ProcessorName;
+  readonly partition: number;
   readonly task: Task<never>;
   readonly stores: TaskStores;
 }
+
+/** The partitioned engine's input topics, each an in-process log per partition. */
+type StageLogRole = "stageFacts" | "stageClaims" | "stageEntities" | "stagePartials";
+
+/** The stage processor reading each stage log, in the order records flow. */
+const STAGE_READERS: readonly (readonly [StageLogRole, StageProcessorName])[] = [
+  ["stageFacts", "fact-ledger"],
+  ["stageClaims", "domain-ledger"],
+  ["stageEntities", "entities"],
+  ["stagePartials", "aggregation"],
+];
 
 /** The layer providing every topology service over a file, and the sinks it fills. */
 export function embeddedTransport(source: TopologySource, input: string, config: TopologyConfig, catalog: CatalogSummary): { readonly layer: Layer.Layer<Transport | TopicSerde | Telemetry | Config | Catalog>; readonly sinks: EmbeddedSinks } {
   const telemetry = new TelemetryRegistry();
   const topics = topicNames();
-  const members = new Map<ProcessorName, Member>();
+  /** Every member by processor, one per partition (the partitioned engine's stages have N). */
+  const members = new Map<ProcessorName, Member[]>();
+  const enginePartitions = config.engineTopology?.kind === "stages" ? config.engineTopology.partitions : 1;
+  /** "role \0 partition" → the stage log's records not yet read, and the next offset. */
+  const stageLogs = new Map<string, SourceRecord<StageSourceValue>[]>();
+  const stageOffsets = new Map<string, number>();
   // The in-process logs of the internal topics: records not yet read by their processor.
   const pending: { engineFacts: SourceRecord<EngineFact>[]; agentEvents: SourceRecord<DecodedFact>[] } = { engineFacts: [], agentEvents: [] };
   const offsets = { engineFacts: 0, agentEvents: 0 };
@@ -124,6 +143,19 @@ export function embeddedTransport(source: TopologySource, input: string, config:
       case "agentEvents":
         pending.agentEvents.push(agentEventRecord(output.value, { topic: topics.agentEvents, partition: 0, offset: String(offsets.agentEvents++) }));
         return;
+      case "stageFacts":
+        appendStage("stageFacts", partitionOf(output.value.fact.fact_id, enginePartitions), output.value);
+        return;
+      case "stageClaims":
+      case "stageEntities":
+      case "stagePartials":
+        appendStage(output.topic, output.value.partition, { key: output.key, value: output.value.value });
+        return;
+      case "results":
+        // The aggregation stage's results (the single engine's come through its store's changelog).
+        if (output.value === null) results.delete(output.key);
+        else results.set(output.key, JSON.stringify(output.value));
+        return;
       case "alerts":
         alerts.push(output.value);
         return;
@@ -135,8 +167,18 @@ export function embeddedTransport(source: TopologySource, input: string, config:
     }
   };
 
+  const appendStage = (role: StageLogRole, partition: number, value: StageSourceValue): void => {
+    const log = `${role}\u0000${String(partition)}`;
+    const offset = stageOffsets.get(log) ?? 0;
+    stageOffsets.set(log, offset + 1);
+    const record: SourceRecord<StageSourceValue> = { position: { topic: topics[role], partition, offset: String(offset) }, value, original: { key: null, value: null } };
+    const records = stageLogs.get(log);
+    if (records === undefined) stageLogs.set(log, [record]);
+    else records.push(record);
+  };
+
   const step = (member: Member, result: { readonly outputs: readonly SinkRecord[] }): Promise<void> =>
-    settleBatch(member.name, result, member.stores, 0, (value) => jsonTopicSerde.encodeResult(value)).then((settled) => {
+    settleBatch(member.name, result, member.stores, member.partition, (value) => jsonTopicSerde.encodeResult(value)).then((settled) => {
       for (const output of settled.outputs) write(output);
       for (const entry of settled.changelog) {
         // The results topic is the published-results store's changelog: a compacted table.
@@ -146,18 +188,38 @@ export function embeddedTransport(source: TopologySource, input: string, config:
       }
     });
 
-  const feed = async <V>(name: ProcessorName, records: SourceRecord<V>[], backlog: number): Promise<void> => {
-    const member = members.get(name);
+  const feed = async <V>(name: ProcessorName, records: SourceRecord<V>[], backlog: number, partition = 0): Promise<void> => {
+    const member = members.get(name)?.[partition];
     if (member === undefined) return;
     telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: name }, records.length);
-    const batch: Batch<V> = { partition: 0, records, backlog };
+    const batch: Batch<V> = { partition, records, backlog };
     await step(member, (member.task as unknown as Task<V>).process(batch));
+  };
+
+  /**
+   * Runs the partitioned engine's stages until their logs are empty: each stage partition reads
+   * what its log holds, in the order records flow; the entity stage writes to its own log (pushes,
+   * subscriptions, responses), so it runs again until nothing is left.
+   */
+  const drainStages = async (backlog: number): Promise<void> => {
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (const [role, name] of STAGE_READERS) {
+        for (let partition = 0; partition < enginePartitions; partition++) {
+          const records = stageLogs.get(`${role}\u0000${String(partition)}`)?.splice(0) ?? [];
+          if (records.length === 0) continue;
+          moved = true;
+          await feed(name, records, backlog, partition);
+        }
+      }
+    }
   };
 
   /** Runs the downstream processors over what their logs hold; `backlog` is 0 once the input is read. */
   const drainInternal = async (backlog: number): Promise<void> => {
     const facts = pending.engineFacts.splice(0);
     if (facts.length > 0 || backlog === 0) await feed("engine", facts, backlog);
+    await drainStages(backlog);
     const events = pending.agentEvents.splice(0);
     if (events.length > 0) await feed("run-monitor", events, backlog);
   };
@@ -166,15 +228,20 @@ export function embeddedTransport(source: TopologySource, input: string, config:
     member: (processor: Processor<never>) =>
       Effect.tryPromise({
         try: async () => {
-          const stores = createTaskStores(processor);
-          const task = processor.open(0, storeSet(stores), telemetry);
-          const member: Member = { name: processor.name, task, stores };
-          members.set(processor.name, member);
-          // Nothing to restore: the logs start empty. The engine goes live at once.
-          if (TOPOLOGY[processor.name].stores.some((store) => store.restore === "source")) {
-            task.restore?.([]);
-            if (task.goLive !== undefined) await step(member, task.goLive());
+          const partitions = STAGE_READERS.some(([, name]) => name === processor.name) ? enginePartitions : 1;
+          const opened: Member[] = [];
+          for (let partition = 0; partition < partitions; partition++) {
+            const stores = createTaskStores(processor);
+            const task = processor.open(partition, storeSet(stores), telemetry);
+            const member: Member = { name: processor.name, partition, task, stores };
+            opened.push(member);
+            // Nothing to restore: the logs start empty. The engine goes live at once.
+            if (TOPOLOGY[processor.name].stores.some((store) => store.restore === "source")) {
+              task.restore?.([]);
+              if (task.goLive !== undefined) await step(member, task.goLive());
+            }
           }
+          members.set(processor.name, opened);
         },
         catch: (cause) => new ProcessorError({ processor: processor.name, cause }),
       }),
