@@ -13,6 +13,7 @@ import {
   logLines,
   produceLines,
   readLines,
+  runAgentops,
   runAgentopsOk,
   spawnProcessor,
   startProcessor,
@@ -103,6 +104,10 @@ describe("the partitioned engine on Kafka (--engine stages)", () => {
     const reconciled = [second, restarted].flatMap((instance) => logLines(instance)).filter((line) => line["stage"] === "reconciled");
     console.info(`[stages test] reconciled ${String(reconciled.length)} stage partitions after the crash: ${reconciled.map((line) => `${String(line["writer"])} read ${String(line["read"])} corrected ${String(line["corrections"])}`).join("; ")}`);
     expect(reconciled.length).toBeGreaterThan(0);
+    // The audit rebuilds the partitioned engine's whole history from its stage facts topic through the same stages.
+    const audit = await runAgentops(["replay", "--from-topic", "--verify", "--engine", "stages", "--engine-partitions", "3", "--topic-prefix", prefix]);
+    expect(audit.code, audit.stdout).toBe(0);
+    expect(audit.stdout).toContain(`rebuilt ${String(expected.results.size)} results from ${topics.stageFacts}`);
   }, 420_000);
 
   it("on one partition (stage topics created with one), three instances: one stopped (SIGTERM), one killed (kill -9) and restarted, ends equal to the embedded replay", async () => {

@@ -19,6 +19,7 @@ import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
 import { byUtf8 } from "../../metrics/key-order.ts";
 import { jsonLine } from "../../contract/json-form.ts";
+import type { TopologyConfig } from "../../stream/runtime/services.ts";
 
 const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--output <results.ndjson>]
                        [--alerts <alerts.ndjson>] [--runs <runs.ndjson>] [--dlq <dlq.ndjson>]
@@ -56,7 +57,8 @@ checks ingest over what the facts topic still retains (each accepted metric fact
 engine-facts record), compares the rebuild with the compacted results topic, prints the digest
 of both, the ingest window (first retained offset per partition), every differing key and every
 bad or missing record with its coordinates, and exits 1 on any of them. Use the window and
-threshold the processors run with.`;
+threshold the processors run with. With --engine stages (a deployment running the partitioned
+engine) the rebuild reads the stage facts topic through the same stages instead.`;
 
 /** Columns the tables fit into when stdout is not a terminal (CI logs, pipes). */
 const DEFAULT_WIDTH = 120;
@@ -102,7 +104,12 @@ export const replayCommand: CliCommand = {
     const threshold = integerFlag(flags, "coverage-threshold", DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths, 0, 99);
     const config = engineConfigSchema.safeParse({ windowMillis, coverageThresholdHundredths: threshold });
     if (!config.success) throw new UsageError("--window", config.error.issues[0]?.message ?? "invalid", "use a size that divides one day (1h, 15m, ...) or whole days (1d, 7d)");
-    if (booleanFlag(flags, "from-topic")) return auditReplay(flags, config.data);
+    const engine = stringFlag(flags, "engine") ?? "single";
+    if (engine !== "single" && engine !== "stages") throw new UsageError("--engine", `"${engine}" is not an engine topology`, "give --engine single (the default) or --engine stages");
+    const partitions = integerFlag(flags, "engine-partitions", 1, 1, 64);
+    if (engine === "single" && stringFlag(flags, "engine-partitions") !== undefined) throw new UsageError("--engine-partitions", "only applies to --engine stages", "add --engine stages, or drop --engine-partitions");
+    const engineTopology = engine === "stages" ? ({ kind: "stages", partitions } as const) : ({ kind: "single" } as const);
+    if (booleanFlag(flags, "from-topic")) return auditReplay(flags, config.data, engineTopology);
     if (booleanFlag(flags, "verify")) throw new UsageError("--verify", "only applies to --from-topic", "add --from-topic to audit the results topic, or drop --verify");
     const table = stringFlag(flags, "table") ?? "summary";
     if (table !== "summary" && table !== "grouped" && table !== "full") throw new UsageError("--table", `"${table}" is not a table kind`, "give --table summary, --table grouped or --table full");
@@ -118,12 +125,6 @@ export const replayCommand: CliCommand = {
     } catch {
       throw new UsageError("--input", `cannot read ${input}`, "check the path; generate a file with `agentops generate --out facts.ndjson`");
     }
-
-    const engine = stringFlag(flags, "engine") ?? "single";
-    if (engine !== "single" && engine !== "stages") throw new UsageError("--engine", `"${engine}" is not an engine topology`, "give --engine single (the default) or --engine stages");
-    const partitions = integerFlag(flags, "engine-partitions", 1, 1, 64);
-    if (engine === "single" && stringFlag(flags, "engine-partitions") !== undefined) throw new UsageError("--engine-partitions", "only applies to --engine stages", "add --engine stages, or drop --engine-partitions");
-    const engineTopology = engine === "stages" ? ({ kind: "stages", partitions } as const) : ({ kind: "single" } as const);
 
     const progress = progressReporter("replay", size);
     const started = performance.now();
@@ -174,24 +175,26 @@ export const replayCommand: CliCommand = {
  * Audit replay: rebuild the engine from the engine-facts topic (the whole history) and, with
  * --verify, check ingest over the facts topic's retained window and compare with the results topic.
  */
-function auditReplay(flags: ParsedFlags, config: EngineConfig): Promise<number> {
-  return withCluster(flags, "agentops-audit", (clients) => auditAgainstTopics(flags, config, clients));
+function auditReplay(flags: ParsedFlags, config: EngineConfig, engineTopology: NonNullable<TopologyConfig["engineTopology"]>): Promise<number> {
+  return withCluster(flags, "agentops-audit", (clients) => auditAgainstTopics(flags, config, engineTopology, clients));
 }
 
-async function auditAgainstTopics(flags: ParsedFlags, config: EngineConfig, { kafka, registry, serde, topics }: ClusterClients): Promise<number> {
+async function auditAgainstTopics(flags: ParsedFlags, config: EngineConfig, engineTopology: NonNullable<TopologyConfig["engineTopology"]>, { kafka, registry, serde, topics }: ClusterClients): Promise<number> {
+  // The partitioned engine's whole history is its stage facts topic (the same records, placed by fact_id).
+  const history = engineTopology.kind === "stages" ? topics.stageFacts : topics.engineFacts;
   const onRecord = (count: number): void => {
-    if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${topics.engineFacts}: ${count.toLocaleString("en-US")} records`);
+    if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${history}: ${count.toLocaleString("en-US")} records`);
   };
-  const rebuild = await Effect.runPromise(rebuildFromEngineFacts(kafka, topics.engineFacts, config, shippedCatalog(), onRecord));
+  const rebuild = await Effect.runPromise(rebuildFromEngineFacts(kafka, history, config, shippedCatalog(), onRecord, engineTopology));
   if (process.stderr.isTTY === true) process.stderr.write("\r\u001b[K");
   const rebuilt = rebuild.results;
   const output = stringFlag(flags, "output");
   if (output !== undefined) await writeLines(output, [...rebuilt.keys()].sort(byUtf8).map((key) => JSON.stringify(rebuilt.get(key))));
-  process.stdout.write(`rebuilt ${rebuilt.size} results from ${topics.engineFacts}\n`);
+  process.stdout.write(`rebuilt ${rebuilt.size} results from ${history}\n`);
   if (!booleanFlag(flags, "verify")) return 0;
   const ingest = await checkIngestWindow(kafka, registry, topics.facts, rebuild.keys);
   process.stdout.write(
-    `engine rebuilt from ${topics.engineFacts} (${rebuild.records} records, whole history); ingest checked over ${topics.facts} from offsets ${formatWindow(ingest.window)} (${ingest.records} records, ${ingest.metricFacts} metric facts)\n`,
+    `engine rebuilt from ${history} (${rebuild.records} records, whole history); ingest checked over ${topics.facts} from offsets ${formatWindow(ingest.window)} (${ingest.records} records, ${ingest.metricFacts} metric facts)\n`,
   );
   const onTopic = await readLatestResults(kafka, serde, topics.results);
   const comparison = compareResults(rebuilt, onTopic);

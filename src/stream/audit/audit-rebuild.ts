@@ -9,6 +9,7 @@ import type { MetricResult } from "../../metrics/result-record.ts";
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import { engineFactKey, readEngineFact } from "../../kafka/serde/engine-facts-record.ts";
 import type { TopicPosition } from "../processor.ts";
+import type { TopologyConfig } from "../runtime/services.ts";
 import { replaySource, type EngineFactSource } from "../transports/embedded/embedded-transport.ts";
 
 /** A record the audit found wrong, with where it is: the audit reports it, never skips it silently. */
@@ -30,7 +31,8 @@ export interface EngineRebuild {
 
 /**
  * Audit rebuild: the engine, on the embedded transport, over every record of the compacted
- * engine-facts topic. That topic holds one record per distinct accepted fact version for ever
+ * engine-facts topic (or, for the partitioned engine, the stage facts topic, the same records
+ * placed by fact_id, through the same stages). That topic holds one record per distinct accepted fact version for ever
  * (docs/engine-state.md §5), so the rebuild covers the whole history even after the facts topic's
  * retention deleted its early segments. The audit distrusts the writer: each record is read, then
  * validated again by the contract parser, and its key must be the one its content gives; a record
@@ -38,7 +40,7 @@ export interface EngineRebuild {
  * of the running processors' state is used, so the result is an independent rebuild to compare
  * with the compacted results topic.
  */
-export function rebuildFromEngineFacts(kafka: Kafka, topic: string, config: EngineConfig, catalog: CatalogSummary, onRecord?: (count: number) => void): Effect.Effect<EngineRebuild, TransportError> {
+export function rebuildFromEngineFacts(kafka: Kafka, topic: string, config: EngineConfig, catalog: CatalogSummary, onRecord?: (count: number) => void, engineTopology?: TopologyConfig["engineTopology"]): Effect.Effect<EngineRebuild, TransportError> {
   let records = 0;
   const keys = new Set<string>();
   const mismatches: AuditMismatch[] = [];
@@ -53,7 +55,7 @@ export function rebuildFromEngineFacts(kafka: Kafka, topic: string, config: Engi
       if (!checked.ok) mismatches.push({ position, detail: checked.detail });
       else await emit({ position, value: { fact: checked.fact, source: checked.source }, original: { key: message.key, value: message.value } });
     }).then(() => undefined);
-  return replaySource({ into: "engine", read: source }, topic, { roles: ["engine"], engine: config, tripwires: {} }, catalog).pipe(
+  return replaySource({ into: "engine", read: source }, topic, { roles: ["engine"], engine: config, tripwires: {}, ...(engineTopology === undefined ? {} : { engineTopology }) }, catalog).pipe(
     Effect.map(({ sinks }) => ({
       results: new Map(sinks.results().map(({ key, json }) => [key, JSON.parse(json) as MetricResult] as const)),
       records,

@@ -248,10 +248,13 @@ export function embeddedTransport(source: TopologySource, input: string, config:
     run: Effect.tryPromise({
       try: async () => {
         if (source.into === "engine") {
-          // The records are the engine-facts log itself: they go where ingest's outputs would.
+          // The records are the engine's input log itself: they go where ingest's outputs would
+          // (the stage facts log, by fact_id, for the partitioned engine).
+          let read = 0;
           await source.read(async (record) => {
-            pending.engineFacts.push(record);
-            if (pending.engineFacts.length >= FILE_BATCH) await drainInternal(Number.POSITIVE_INFINITY);
+            if (config.engineTopology?.kind === "stages") appendStage("stageFacts", partitionOf(record.value.fact.fact_id, enginePartitions), record.value);
+            else pending.engineFacts.push(record);
+            if ((read += 1) % FILE_BATCH === 0) await drainInternal(Number.POSITIVE_INFINITY);
           });
           await drainInternal(0);
           return;
