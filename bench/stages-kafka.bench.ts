@@ -10,7 +10,10 @@
  *     every variant.
  * Writes the section "Partitioned engine on Kafka (scale-out)" of bench/RESULTS.md.
  *
- *   node_modules/.bin/node bench/stages-kafka.bench.ts [--facts 200000] [--partitions 4] [--instances 1,2,4] [--no-write]
+ * A first row runs the single engine (`--engine single`, one instance) in the same pipeline and
+ * sitting, as the reference (--no-single skips it).
+ *
+ *   node_modules/.bin/node bench/stages-kafka.bench.ts [--facts 200000] [--partitions 4] [--instances 1,2,4] [--no-single] [--no-write]
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
@@ -41,6 +44,7 @@ const FACTS = Number(flag("--facts", "200000"));
 const PARTITIONS = Number(flag("--partitions", "4"));
 const INSTANCES = flag("--instances", "1,2,4").split(",").map(Number);
 const writeResults = !argv.includes("--no-write");
+const withSingle = !argv.includes("--no-single");
 const log = benchLog("bench:stages");
 
 for (const [name, value] of [["--facts", FACTS], ["--partitions", PARTITIONS]] as const) if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: give a positive whole number, got ${String(value)}`);
@@ -73,6 +77,8 @@ function brokerPid(): number | undefined {
 }
 
 interface Variant {
+  /** The engine topology the instances ran (`single`: the reference row, one instance). */
+  readonly engine: "single" | "stages";
   readonly instances: number;
   /** Metric facts produced (the workload's lines less agent events and invalid lines). */
   readonly facts: number;
@@ -88,8 +94,8 @@ interface Variant {
   readonly results: number;
 }
 
-async function runVariant(kafka: Kafka, input: string, instances: number): Promise<Variant> {
-  const prefix = `bench.stages.${Date.now().toString(36)}.${instances}`;
+async function runVariant(kafka: Kafka, input: string, instances: number, engine: "single" | "stages" = "stages"): Promise<Variant> {
+  const prefix = `bench.stages.${Date.now().toString(36)}.${engine}.${instances}`;
   const topics = topicNames(prefix);
   const admin = kafka.admin();
   await admin.connect();
@@ -112,7 +118,7 @@ async function runVariant(kafka: Kafka, input: string, instances: number): Promi
     const processorArgs = (process.env.BENCH_PROCESSOR_ARGS ?? "").split(/\s+/).filter((word) => word !== "");
     // BENCH_NODE_FLAGS adds node flags to each instance (after bin/agentops' own, so e.g. --max-old-space-size=384 wins).
     const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter((word) => word !== "");
-    const child: ChildProcess = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--engine", "stages", "--roles", "ingest,engine", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `stages-${index}`, "--state-dir", stateDir, "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...processorArgs], { cwd: ROOT, stdio: ["ignore", out, out] });
+    const child: ChildProcess = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--engine", engine, "--roles", "ingest,engine", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `stages-${index}`, "--state-dir", stateDir, "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...processorArgs], { cwd: ROOT, stdio: ["ignore", out, out] });
     closeSync(out);
     return { child, pid: child.pid ?? 0, logPath, stateDir, port: 0, peak: 0, anonymous: 0, cpu: 0 };
   });
@@ -136,7 +142,7 @@ async function runVariant(kafka: Kafka, input: string, instances: number): Promi
       const text = (await Promise.all(children.map(async ({ port }) => (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()))).join("\n");
       const ingested = sum(metricValues(text, "agentops_records_processed_total", { processor: "ingest" }));
       const lag = sum(metricValues(text, "agentops_consumer_lag"));
-      const aggregated = sum(metricValues(text, "agentops_records_processed_total", { processor: "aggregation" }));
+      const aggregated = sum(metricValues(text, "agentops_records_processed_total", { processor: engine === "stages" ? "aggregation" : "engine" }));
       stageRecords = sum(STAGES.flatMap((stage) => metricValues(text, "agentops_records_processed_total", { processor: stage })));
       const published = sum(metricValues(text, "agentops_results_published_total"));
       const elapsed = (performance.now() - started) / 1000;
@@ -153,8 +159,8 @@ async function runVariant(kafka: Kafka, input: string, instances: number): Promi
     const brokerCpu = broker === undefined ? Number.NaN : cpuSeconds(broker) - brokerBefore;
     const serde = new AvroTopicSerde(createSchemaRegistry(REGISTRY_URL));
     const results = await readLatestResults(kafka, serde, topics.results);
-    const variant: Variant = { instances, facts: produced.facts, seconds, liveSeconds: seconds - (healthy - started) / 1000, peakRss: children.map((entry) => entry.peak), peakAnonymous: children.map((entry) => entry.anonymous), cpu: children.map((entry) => entry.cpu), brokerCpu, stageRecords, digest: resultsDigest(results), results: results.size };
-    log(`${instances} instance(s): quiescent after ${seconds.toFixed(1)} s (${rate(produced.facts, seconds)}), peak RSS ${variant.peakRss.map(mib).join(", ")}, CPU ${variant.cpu.map((value) => `${value.toFixed(0)} s`).join(", ")} + broker ${brokerCpu.toFixed(0)} s, ${results.size} results ${variant.digest.slice(0, 19)}`);
+    const variant: Variant = { engine, instances, facts: produced.facts, seconds, liveSeconds: seconds - (healthy - started) / 1000, peakRss: children.map((entry) => entry.peak), peakAnonymous: children.map((entry) => entry.anonymous), cpu: children.map((entry) => entry.cpu), brokerCpu, stageRecords, digest: resultsDigest(results), results: results.size };
+    log(`${engine} engine, ${instances} instance(s): quiescent after ${seconds.toFixed(1)} s (${rate(produced.facts, seconds)}), peak RSS ${variant.peakRss.map(mib).join(", ")}, CPU ${variant.cpu.map((value) => `${value.toFixed(0)} s`).join(", ")} + broker ${brokerCpu.toFixed(0)} s, ${results.size} results ${variant.digest.slice(0, 19)}`);
     return variant;
   } finally {
     await Promise.all(children.map(({ child }) => stop(child)));
@@ -186,16 +192,18 @@ const expected = await expectedDigest(input);
 log(`embedded replay: ${expected.results} results ${expected.digest.slice(0, 19)}`);
 const kafka = createKafka({ brokers: BROKERS, clientId: "bench-stages" });
 const variants: Variant[] = [];
+// The reference row: the single engine in the same pipeline (one instance, --engine single), same sitting.
+if (withSingle) variants.push(await runVariant(kafka, input, 1, "single"));
 for (const instances of INSTANCES) variants.push(await runVariant(kafka, input, instances));
 const loadAfter = loadavg();
 const wrong = variants.filter((variant) => variant.digest !== expected.digest);
 if (wrong.length > 0) throw new Error(`results differ from the embedded replay with ${wrong.map((variant) => `${String(variant.instances)} instance(s)`).join(", ")}`);
 
-const base = variants[0];
+const base = variants.find((variant) => variant.engine === "stages");
 const rows = variants.map((variant) => {
   const processorCpu = sum(variant.cpu);
   const share = processorCpu / (processorCpu + variant.brokerCpu);
-  return `| ${variant.instances} | ${variant.seconds.toFixed(1)} | ${Math.round(variant.facts / variant.seconds).toLocaleString("en-US")} | ${Math.round(variant.facts / variant.liveSeconds).toLocaleString("en-US")} | ${base === undefined ? "" : (base.seconds / variant.seconds).toFixed(2)} | ${variant.peakRss.map(mib).join(", ")} | ${variant.peakAnonymous.map(mib).join(", ")} | ${variant.cpu.map((value) => value.toFixed(0)).join(" + ")} = ${processorCpu.toFixed(0)} | ${variant.brokerCpu.toFixed(0)} | ${(share * 100).toFixed(0)}% | ${(variant.stageRecords / variant.facts).toFixed(2)} |`;
+  return `| ${variant.engine} | ${variant.instances} | ${variant.seconds.toFixed(1)} | ${Math.round(variant.facts / variant.seconds).toLocaleString("en-US")} | ${Math.round(variant.facts / variant.liveSeconds).toLocaleString("en-US")} | ${base === undefined || variant.engine === "single" ? "" : (base.seconds / variant.seconds).toFixed(2)} | ${variant.peakRss.map(mib).join(", ")} | ${variant.peakAnonymous.map(mib).join(", ")} | ${variant.cpu.map((value) => value.toFixed(0)).join(" + ")} = ${processorCpu.toFixed(0)} | ${variant.brokerCpu.toFixed(0)} | ${(share * 100).toFixed(0)}% | ${(variant.stageRecords / variant.facts).toFixed(2)} |`;
 });
 const section = [
   HEADING,
@@ -206,8 +214,8 @@ const section = [
   `- Workload: \`agentops generate --facts ${FACTS} --seed ${DEFAULT_SEED}\`, produced to fresh topics per row; stage topics of ${PARTITIONS} partitions; each instance is \`agentops run --engine stages --roles ingest,engine\`, from its start until quiescent.`,
   `- Every row's results topic has the embedded replay's digest (${expected.results} results, \`${expected.digest.slice(0, 23)}…\`).`,
   "",
-  "| instances | seconds | metric facts/s | metric facts/s after start-up | speed-up | peak RSS per instance | peak anonymous RSS per instance | processor CPU s | broker CPU s | processor share of CPU | stage records per fact |",
-  "|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|",
+  "| engine | instances | seconds | metric facts/s | metric facts/s after start-up | speed-up | peak RSS per instance | peak anonymous RSS per instance | processor CPU s | broker CPU s | processor share of CPU | stage records per fact |",
+  "|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|",
   ...rows,
 ].join("\n");
 process.stdout.write(`${section}\n`);
