@@ -3,11 +3,12 @@ import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict } from "../../metrics/fact-ledger.ts";
 import type { StagePartitions } from "../../metrics/partitioned/ledger-stages.ts";
 import { StageTask, type StageFlush, type StageName, type StageRole } from "../../metrics/partitioned/stage-task.ts";
-import { checkpointWrite, openLocalState, stateIdentity, type Checkpoint, type LocalState } from "../../metrics/state/local-state.ts";
+import { checkpointWrite, openLocalState, stateIdentity, type Checkpoint } from "../../metrics/state/local-state.ts";
 import { originOf, type EngineFact, type Processor, type SinkRecord, type SourcePosition, type SourceRecord, type TopicPosition, type UnreadableRecord } from "../processor.ts";
 import { TOPOLOGY, type StageProcessorName } from "../topology.ts";
 import type { TopicRole } from "../topic-names.ts";
-import { CHECKPOINT_INTERVAL_MS, type EngineStateOptions } from "./engine.ts";
+import { TaskCheckpoints } from "./checkpoints.ts";
+import type { EngineStateOptions } from "./engine.ts";
 
 /** A record of a stage topic as a stage reads it: its key and its (still encoded) value. */
 export interface StageInput {
@@ -61,11 +62,6 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
       let checkpoint: Checkpoint | undefined = local?.checkpoint;
       /** Rebuilt from offset 0: every key it holds was sent while rebuilding. */
       let rebuilt = true;
-      let lastCheckpoint = performance.now();
-      let acknowledged: string | undefined;
-      let unacknowledged = false;
-      let closed = false;
-      let checkpointing: Promise<void> | undefined;
 
       const apply = (records: readonly SourceRecord<StageSourceValue>[], outputs: SinkRecord[]): void => {
         for (const record of records) {
@@ -93,19 +89,19 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
         return outputs;
       };
       const batch = (records: readonly SourceRecord<StageSourceValue>[]): { outputs: SinkRecord[] } => {
-        unacknowledged = true;
+        checkpoints.processed();
         const outputs: SinkRecord[] = [];
         apply(records, outputs);
         outputs.push(...flushed(task.flush(), records.at(-1)?.position));
         return { outputs };
       };
-      const save = async (store: LocalState, offset: string): Promise<void> => {
-        if (!task.settled || context === undefined) return;
-        lastCheckpoint = performance.now();
+      const checkpoints = new TaskCheckpoints(local, async (store, offset) => {
+        if (!task.settled || context === undefined) return false;
         const ends = await context.topicEnds(sinks);
         checkpoint = { offset, identity, sinkEnds: Object.fromEntries([...ends].map(([role, byPartition]) => [role, Object.fromEntries(byPartition)])) };
         await store.state.commit([checkpointWrite(checkpoint)]);
-      };
+        return true;
+      });
       return {
         resumeFrom: (sourceEnd) => {
           if (local === undefined) return "0";
@@ -133,27 +129,8 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
         restore: (records) => batch(records),
         goLive: () => ({ outputs: flushed(task.flush(), undefined) }),
         process: (input) => batch(input.records),
-        committed: async (nextOffset) => {
-          acknowledged = nextOffset;
-          unacknowledged = false;
-          if (local === undefined || closed) return;
-          const due = performance.now() - lastCheckpoint >= CHECKPOINT_INTERVAL_MS || local.state.cachedBytes > local.state.budgetBytes;
-          if (!due) return;
-          checkpointing = save(local, nextOffset);
-          await checkpointing;
-        },
-        close: async () => {
-          if (local === undefined || closed) return;
-          closed = true;
-          try {
-            await checkpointing?.catch(() => undefined);
-            if (acknowledged !== undefined && !unacknowledged) await save(local, acknowledged);
-            await local.state.landed();
-          } finally {
-            await local.state.backend?.close();
-            local.release();
-          }
-        },
+        committed: (nextOffset) => checkpoints.committed(nextOffset),
+        close: () => checkpoints.close(),
       };
     },
   };

@@ -5,6 +5,7 @@ import { MetricEngine } from "../../metrics/metric-engine.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../metrics/state/codecs.ts";
 import { checkpointWrite, openLocalState, stateIdentity, type LocalState } from "../../metrics/state/local-state.ts";
 import type { ResultChange } from "../../metrics/result-record.ts";
+import { TaskCheckpoints } from "./checkpoints.ts";
 import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type UnreadableRecord } from "../processor.ts";
 
 /** Backlog (records behind the source's head) above which a batch's flush may be deferred. */
@@ -14,8 +15,6 @@ export const FLUSH_BACKLOG_THRESHOLD = 20_000;
  * the state can be checkpointed (only a flushed state is) and its cache's dirty entries written.
  */
 export const FLUSH_EVERY_FACTS = 50_000;
-/** A flushed state is checkpointed at most this often (and whenever the cache is over its budget). */
-export const CHECKPOINT_INTERVAL_MS = 1_000;
 
 /** The store that holds what the results topic holds (topology.ts); the engine reads its keys. */
 export const PUBLISHED_RESULTS = "published-results";
@@ -61,11 +60,6 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       const published = stores.get(PUBLISHED_RESULTS);
       /** Facts ingested since the last flush (see process). */
       let unflushed = 0;
-      let lastCheckpoint = performance.now();
-      /** The last batch whose writes were acknowledged (Task.committed). */
-      let acknowledged: string | undefined;
-      /** A batch was processed after it (its writes failed or were never sent): the state is past what is acknowledged. */
-      let unacknowledged = false;
       /** Source records before this offset are loaded (their units came from the contributions changelog). */
       let loadUntil = BigInt(local?.checkpoint?.loadUntil ?? "0");
       /** No contributions changelog record is written before the source reaches this offset (its end at assignment). */
@@ -74,10 +68,6 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       let loadedUnits = 0;
       /** The source offset after the last record processed (what a flush's changelog marker names). */
       let nextOffset = 0n;
-      /** Closed (revoked or stopping): the store is closed, and a late `committed` must not checkpoint into it. */
-      let closed = false;
-      /** The checkpoint `committed` started last, which `close` lets land first. */
-      let checkpointing: Promise<void> | undefined;
 
       /** The changelog records of the units changed since the last ones, and the marker: none while replaying old input. */
       const changelog = (nextOffset: bigint): SinkRecord[] => {
@@ -95,12 +85,13 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
        * Commits the state with its checkpoint. Only a state whose changes were flushed and sent may
        * be checkpointed: a deferred flush waits for the next flushed batch.
        */
-      const checkpoint = async (store: LocalState, offset: string): Promise<void> => {
-        if (!engine.settled) return;
-        lastCheckpoint = performance.now();
+      const checkpoint = async (store: LocalState, offset: string): Promise<boolean> => {
+        if (!engine.settled) return false;
         await store.state.commit([checkpointWrite({ offset, identity, loadUntil: loadUntil.toString() })]);
         reportState();
+        return true;
       };
+      const checkpoints = new TaskCheckpoints(local, checkpoint);
       const reportState = (): void => {
         if (local === undefined) return;
         const stats = local.state.stats();
@@ -138,7 +129,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
               changelogLoaded: () => ({ units: loadedUnits, loadUntil: loadUntil.toString() }),
             }),
         restore: (records) => {
-          unacknowledged = true;
+          checkpoints.processed();
           for (const record of records) {
             const { value, position } = record;
             if ("unreadable" in value) continue;
@@ -162,11 +153,12 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           const keys = new Set(current.map((entry) => entry.key));
           const outputs: SinkRecord[] = current.map((entry) => ({ topic: "results", key: entry.key, value: entry.result }));
           for (const key of published?.keys() ?? []) if (!keys.has(key)) outputs.push({ topic: "results", key, value: null });
+          const acknowledged = checkpoints.acknowledged;
           if (acknowledged !== undefined) outputs.push(...changelog(BigInt(acknowledged)));
           return { outputs };
         },
         process: (batch) => {
-          unacknowledged = true;
+          checkpoints.processed();
           const outputs: SinkRecord[] = [];
           for (const record of batch.records) ingestLive(engine, record, outputs, metrics);
           // Catching up on a backlog, results for facts the next batches will change again are not
@@ -178,29 +170,8 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           if (batch.backlog > FLUSH_BACKLOG_THRESHOLD && unflushed < FLUSH_EVERY_FACTS) return { outputs };
           return { outputs: [...outputs, ...flushed(nextOffset)] };
         },
-        committed: async (nextOffset) => {
-          acknowledged = nextOffset;
-          unacknowledged = false;
-          if (local === undefined || closed) return;
-          const due = performance.now() - lastCheckpoint >= CHECKPOINT_INTERVAL_MS || local.state.cachedBytes > local.state.budgetBytes;
-          if (!due) return;
-          checkpointing = checkpoint(local, nextOffset);
-          await checkpointing;
-        },
-        close: async () => {
-          if (local === undefined || closed) return;
-          closed = true;
-          try {
-            // A checkpoint a batch started is written before the store closes.
-            await checkpointing?.catch(() => undefined);
-            // Stopping cleanly: the last acknowledged batch's state is checkpointed, so a restart reads nothing again.
-            if (acknowledged !== undefined && !unacknowledged) await checkpoint(local, acknowledged);
-            await local.state.landed();
-          } finally {
-            await local.state.backend?.close();
-            local.release();
-          }
-        },
+        committed: (nextOffset) => checkpoints.committed(nextOffset),
+        close: () => checkpoints.close(),
       };
     },
   };
