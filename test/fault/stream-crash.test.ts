@@ -6,8 +6,8 @@ import { closeAll, connectedProducer, testKafka, uniqueName } from "../support/k
 import {
   chunks,
   countLogs,
-  describeDifferences,
   embeddedReplay,
+  expectResultsTopic,
   isAlive,
   killAllProcessors,
   logLines,
@@ -23,7 +23,6 @@ import {
   topicSerde,
   waitFor,
   waitForHealthy,
-  waitForResults,
   type EmbeddedReplay,
   type ProcessorInstance,
 } from "../support/processes.ts";
@@ -70,9 +69,7 @@ function engineOwner(instances: readonly ProcessorInstance[]): ProcessorInstance
 }
 
 async function assertMatchesEmbedded(topics: TopicNames, timeoutMs: number): Promise<void> {
-  const quiet = await waitForResults(kafka, topics.results, expected.results, timeoutMs);
-  expect(quiet.comparison.differingKeys, describeDifferences(expected.results, quiet.actual, quiet.comparison)).toEqual([]);
-  expect(quiet.comparison.actualDigest).toBe(quiet.comparison.expectedDigest);
+  await expectResultsTopic(kafka, topics.results, expected.results, timeoutMs);
   const alertIds = await waitFor(
     "the embedded replay's alerts",
     async () => {

@@ -6,8 +6,8 @@ import { STAGE_TOPIC_ROLES } from "../../src/stream/topic-names.ts";
 import { closeAll, connectedAdmin, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
 import {
   chunks,
-  describeDifferences,
   embeddedReplay,
+  expectResultsTopic,
   isAlive,
   killAllProcessors,
   logLines,
@@ -21,7 +21,6 @@ import {
   testDir,
   topicSerde,
   waitFor,
-  waitForResults,
   type EmbeddedReplay,
   type ProcessorInstance,
 } from "../support/processes.ts";
@@ -55,9 +54,7 @@ afterAll(closeAll);
 const STAGES = ["fact-ledger", "domain-ledger", "entities", "aggregation"];
 
 async function assertMatchesEmbedded(topics: TopicNames, timeoutMs: number): Promise<void> {
-  const quiet = await waitForResults(kafka, topics.results, expected.results, timeoutMs);
-  expect(quiet.comparison.differingKeys, describeDifferences(expected.results, quiet.actual, quiet.comparison)).toEqual([]);
-  expect(quiet.comparison.actualDigest).toBe(quiet.comparison.expectedDigest);
+  await expectResultsTopic(kafka, topics.results, expected.results, timeoutMs);
 }
 
 async function newProducer(): Promise<Producer> {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Kafka, Producer } from "kafkajs";
+import { expect } from "vitest";
 import { canonicalJson } from "../../src/contract/canonical-json.ts";
 import { parseFactJson } from "../../src/contract/parse-fact.ts";
 import { AvroTopicSerde } from "../../src/kafka/serde/avro-serde.ts";
@@ -319,6 +320,16 @@ export interface Quiescence {
   readonly comparison: ResultComparison;
   readonly seconds: number;
   readonly polls: number;
+}
+
+/**
+ * Waits until the results topic is quiet and asserts it holds exactly `expected` (the embedded
+ * replay's results), byte for byte: no differing key, the same digest.
+ */
+export async function expectResultsTopic(kafka: Kafka, topic: string, expected: ReadonlyMap<string, MetricResult>, timeoutMs: number, serde = topicSerde()): Promise<void> {
+  const quiet = await waitForResults(kafka, topic, expected, timeoutMs, serde);
+  expect(quiet.comparison.differingKeys, describeDifferences(expected, quiet.actual, quiet.comparison)).toEqual([]);
+  expect(quiet.comparison.actualDigest).toBe(quiet.comparison.expectedDigest);
 }
 
 /**
