@@ -76,14 +76,17 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
           } else task.receive(value.key, value.value);
         }
       };
-      const flushed = (flush: StageFlush, last: SourcePosition | undefined): SinkRecord[] => {
+      /** Where the task last read, the coordinates of a conflict whose versions name none (a file replay's line numbers). */
+      let lastRead: SourcePosition | undefined;
+      const flushed = (flush: StageFlush): SinkRecord[] => {
         const outputs: SinkRecord[] = [];
         for (const record of flush.records) outputs.push({ topic: record.role, key: record.key, value: { value: record.value, partition: record.partition }, writer });
         for (const change of flush.results) outputs.push({ topic: "results", key: change.key, value: change.result, writer });
         for (const { key, conflict } of flush.conflicts) {
           if (conflict === null) continue;
-          const position = conflictPosition(conflict) ?? last;
-          if (position === undefined) continue;
+          // A conflict is found while reading a record, so the task has read one.
+          const position = conflictPosition(conflict) ?? lastRead;
+          if (position === undefined) throw new Error(`${name} found conflict ${key} before reading any record`);
           outputs.push({ topic: "deadLetters", key, value: { kind: "conflict", conflict, position, factId: conflict.factIds.at(-1) ?? "" } });
         }
         return outputs;
@@ -92,7 +95,8 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
         checkpoints.processed();
         const outputs: SinkRecord[] = [];
         apply(records, outputs);
-        outputs.push(...flushed(task.flush(), records.at(-1)?.position));
+        lastRead = records.at(-1)?.position ?? lastRead;
+        outputs.push(...flushed(task.flush()));
         return { outputs };
       };
       const checkpoints = new TaskCheckpoints(local, async (store, offset) => {
@@ -127,7 +131,7 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
           return correction === undefined ? undefined : { topic: role, key, value: { value: correction.value, partition }, writer };
         },
         restore: (records) => batch(records),
-        goLive: () => ({ outputs: flushed(task.flush(), undefined) }),
+        goLive: () => ({ outputs: flushed(task.flush()) }),
         process: (input) => batch(input.records),
         committed: (nextOffset) => checkpoints.committed(nextOffset),
         close: () => checkpoints.close(),
