@@ -221,7 +221,24 @@ export class FactLedger {
  * identity is seen twice.
  */
 export function sameRecord(a: MetricFact, b: MetricFact): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return a === b || recordForm(a) === recordForm(b);
+}
+
+/** Forms already computed, by fact object: a fact held in a state table is compared again and again. */
+const recordForms = new WeakMap<MetricFact, string>();
+
+/**
+ * A fact's normalised JSON, which orders and compares versions (facts are never mutated, so the
+ * form of an object never changes). The partitioned engine's stages read each fact from its
+ * encoded record, so two paths to one fact hold equal objects that are not the same object.
+ */
+export function recordForm(fact: MetricFact): string {
+  let form = recordForms.get(fact);
+  if (form === undefined) {
+    form = JSON.stringify(fact);
+    recordForms.set(fact, form);
+  }
+  return form;
 }
 
 /**

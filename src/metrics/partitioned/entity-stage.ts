@@ -1,7 +1,7 @@
 import type { MetricFact } from "../../contract/facts.ts";
 import { terminalSummaries } from "../delivery-reading.ts";
 import type { EngineConfig } from "../engine-config.ts";
-import { conflictReport, sameRecord } from "../fact-ledger.ts";
+import { conflictReport, recordForm, sameRecord } from "../fact-ledger.ts";
 import { factCodec, groupCodec, joinReadingCodec, originCodec, presenceCodec, stringCodec, type StoredOrigin } from "../state/codecs.ts";
 import { StateStore, type LinkTable, type Table } from "../state/state-store.ts";
 import { EMPTY_MEMBER, EMPTY_TASK_ID, indexTaskInputs, type MemberReading, type TaskIdReading, type TaskInputs } from "../task-inputs.ts";
@@ -300,7 +300,7 @@ export class EntityPartition {
 function before(a: MetricFact, b: MetricFact): boolean {
   if (a === b) return false;
   if (a.fact_id !== b.fact_id) return a.fact_id < b.fact_id;
-  return JSON.stringify(a) < JSON.stringify(b);
+  return recordForm(a) < recordForm(b);
 }
 
 /** A reading's canonical form (money may hold bigints past 2^53 − 1). */
