@@ -110,13 +110,27 @@ export function metricValues(text: string, name: string, labels: Readonly<Record
   return values;
 }
 
-/** Peak (VmHWM) or current (VmRSS) resident set of a live process, in bytes; 0 once it is gone. */
-export function procStatus(pid: number, field: "VmHWM" | "VmRSS"): number {
+/**
+ * Peak (VmHWM) or current (VmRSS) resident set of a live process, or its anonymous part (RssAnon:
+ * RSS less mapped files such as LMDB's data files, which are page cache), in bytes; 0 once it is gone.
+ */
+export function procStatus(pid: number, field: "VmHWM" | "VmRSS" | "RssAnon"): number {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return match === null ? 0 : Number(match[1]) * 1024;
   } catch {
     return 0;
+  }
+}
+
+/** utime + stime of a live process, in seconds (undefined once it is gone). */
+export function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
   }
 }
 

@@ -29,7 +29,7 @@ import { resultKey } from "../src/metrics/scope.ts";
 import { readLatestResults, resultsDigest } from "../src/stream/audit/topic-results.ts";
 import { STAGE_TOPIC_ROLES, topicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
-import { agentops, benchLog, CLI_NODE_FLAGS, deletePrefixedTopics, ensureWorkload, exited, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
+import { agentops, benchLog, CLI_NODE_FLAGS, cpuSeconds, deletePrefixedTopics, ensureWorkload, exited, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
 import { writeResultsSection } from "./results-section.ts";
 
 const HEADING = "## Partitioned engine on Kafka (scale-out)";
@@ -49,27 +49,6 @@ const log = benchLog("bench:stages");
 
 for (const [name, value] of [["--facts", FACTS], ["--partitions", PARTITIONS]] as const) if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: give a positive whole number, got ${String(value)}`);
 if (INSTANCES.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`--instances: give comma-separated positive whole numbers, e.g. 1,2,4`);
-
-/** Anonymous resident memory of a live process (RSS less mapped files: LMDB's data files are page cache), bytes; 0 once it is gone. */
-function anonymousBytes(pid: number): number {
-  try {
-    const match = /^Anonymous:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
-    return match === null ? 0 : Number(match[1]) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** utime + stime of a live process, in seconds (0 once it is gone). */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
 
 function brokerPid(): number | undefined {
   const path = `${ROOT}.services/kafka/kafka.pid`;
@@ -105,7 +84,7 @@ async function runVariant(kafka: Kafka, input: string, instances: number, engine
   await admin.disconnect();
   const produced = await produce(kafka, topics, prefix, input, log);
   const broker = brokerPid();
-  const brokerBefore = broker === undefined ? 0 : cpuSeconds(broker);
+  const brokerBefore = broker === undefined ? 0 : (cpuSeconds(broker) ?? 0);
   const started = performance.now();
   const children = Array.from({ length: instances }, (_, index) => {
     const logPath = `${OUT}stages-bench-${instances}-${index}.log`;
@@ -135,8 +114,8 @@ async function runVariant(kafka: Kafka, input: string, instances: number, engine
       for (const entry of children) {
         if (entry.child.exitCode !== null) throw new Error(`an instance exited ${String(entry.child.exitCode)}; see ${entry.logPath}`);
         entry.peak = Math.max(entry.peak, procStatus(entry.pid, "VmHWM"));
-        entry.anonymous = Math.max(entry.anonymous, anonymousBytes(entry.pid));
-        entry.cpu = Math.max(entry.cpu, cpuSeconds(entry.pid));
+        entry.anonymous = Math.max(entry.anonymous, procStatus(entry.pid, "RssAnon"));
+        entry.cpu = Math.max(entry.cpu, cpuSeconds(entry.pid) ?? 0);
       }
       if (performance.now() - started > TIMEOUT_MS) throw new Error(`not quiescent after ${TIMEOUT_MS / 60_000} min; see ${OUT}`);
       const text = (await Promise.all(children.map(async ({ port }) => (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()))).join("\n");
@@ -156,7 +135,7 @@ async function runVariant(kafka: Kafka, input: string, instances: number, engine
       lastPublished = caughtUp ? published : -1;
       await sleep(caughtUp ? 3_000 : 1_000);
     }
-    const brokerCpu = broker === undefined ? Number.NaN : cpuSeconds(broker) - brokerBefore;
+    const brokerCpu = broker === undefined ? Number.NaN : (cpuSeconds(broker) ?? Number.NaN) - brokerBefore;
     const serde = new AvroTopicSerde(createSchemaRegistry(REGISTRY_URL));
     const results = await readLatestResults(kafka, serde, topics.results);
     const variant: Variant = { engine, instances, facts: produced.facts, seconds, liveSeconds: seconds - (healthy - started) / 1000, peakRss: children.map((entry) => entry.peak), peakAnonymous: children.map((entry) => entry.anonymous), cpu: children.map((entry) => entry.cpu), brokerCpu, stageRecords, digest: resultsDigest(results), results: results.size };

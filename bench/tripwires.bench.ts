@@ -30,6 +30,7 @@ import { createKafka } from "../src/kafka/client.ts";
 import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
 import { topicNames } from "../src/stream/topic-names.ts";
+import { cpuSeconds } from "./kafka-harness.ts";
 import { AgentEventLoad, distribution, type Distribution } from "./tripwires-kafka-load.ts";
 import { writeResultsSection } from "./results-section.ts";
 
@@ -74,17 +75,6 @@ function procStatusKb(pid: number, field: string): number | undefined {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return match?.[1] === undefined ? undefined : Number(match[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** utime + stime of a process, in seconds. */
-function cpuSeconds(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
   } catch {
     return undefined;
   }

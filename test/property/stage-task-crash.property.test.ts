@@ -7,9 +7,9 @@ import { shippedCatalog } from "../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
-import type { StagePartitions } from "../../src/metrics/partitioned/ledger-stages.ts";
+import { samePartitions, type StagePartitions } from "../../src/metrics/partitioned/ledger-stages.ts";
 import { partitionOf } from "../../src/metrics/partitioned/partitioner.ts";
-import { READER_OF, StageTask, type StageName, type StageRole } from "../../src/metrics/partitioned/stage-task.ts";
+import { READER_OF, STAGE_NAMES, StageTask, type StageName, type StageRole } from "../../src/metrics/partitioned/stage-task.ts";
 import type { MetricResult } from "../../src/metrics/result-record.ts";
 import { openLmdbBackend, type StateBackend } from "../../src/metrics/state/state-backend.ts";
 import { StateStore } from "../../src/metrics/state/state-store.ts";
@@ -27,7 +27,6 @@ import { factsArb, RUNS } from "../support/fact-arbitraries.ts";
 
 const CATALOG = shippedCatalog();
 const CHECKPOINT = "\u0000checkpoint";
-const STAGES: readonly StageName[] = ["factLedger", "domainLedger", "entities", "aggregation"];
 const root = mkdtempSync(join(tmpdir(), "agentops-stage-crash-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let runs = 0;
@@ -81,12 +80,12 @@ class Cluster {
   constructor(directory: string, partitions: number) {
     this.directory = directory;
     this.partitions = partitions;
-    this.stages = { factLedger: partitions, domainLedger: partitions, entities: partitions, aggregation: partitions };
+    this.stages = samePartitions(partitions);
     this.facts = Array.from({ length: partitions }, () => []);
   }
 
   async start(): Promise<void> {
-    for (const stage of STAGES) for (let partition = 0; partition < this.partitions; partition++) this.members.push(await this.open(stage, partition));
+    for (const stage of STAGE_NAMES) for (let partition = 0; partition < this.partitions; partition++) this.members.push(await this.open(stage, partition));
   }
 
   ingest(fact: MetricFact, origin: number): void {

@@ -109,6 +109,11 @@ export interface StagePartitions {
   readonly aggregation: number;
 }
 
+/** Every stage on the same partition count (the stage topics' count). */
+export function samePartitions(partitions: number): StagePartitions {
+  return { factLedger: partitions, domainLedger: partitions, entities: partitions, aggregation: partitions };
+}
+
 /**
  * Sends what is admitted under `claim` now (`next`; undefined: nothing) to the owner of every
  * bundle it belongs to, and a tombstone to every bundle only the previous fact belonged to.

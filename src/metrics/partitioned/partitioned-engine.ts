@@ -5,10 +5,10 @@ import type { Conflict, FactOrigin } from "../fact-ledger.ts";
 import { byUtf8 } from "../key-order.ts";
 import { StateStore } from "../state/state-store.ts";
 import type { MetricResult, ResultChange } from "../result-record.ts";
-import type { FactLedgerOutcome, StagePartitions } from "./ledger-stages.ts";
+import { samePartitions, type FactLedgerOutcome, type StagePartitions } from "./ledger-stages.ts";
 import { partitionOf } from "./partitioner.ts";
 import type { StageTopic } from "./stage-records.ts";
-import { READER_OF, StageTask, type StageFlush, type StageName, type WireRecord } from "./stage-task.ts";
+import { READER_OF, STAGE_NAMES, StageTask, type StageFlush, type StageName, type WireRecord } from "./stage-task.ts";
 
 /**
  * Chooses what is delivered next: one of the non-empty channels (a channel is one writer
@@ -60,7 +60,7 @@ export class PartitionedEngine {
   constructor(config: EngineConfig, catalog: CatalogSummary, options: PartitionedEngineOptions) {
     const n = options.partitions;
     if (!Number.isInteger(n) || n < 1) throw new Error(`partitions must be a positive integer, got ${n}`);
-    this.stages = { factLedger: n, domainLedger: n, entities: n, aggregation: n };
+    this.stages = samePartitions(n);
     const state = options.state ?? (() => new StateStore(undefined));
     const stores: StateStore[] = [];
     const tasksOf = (stage: StageName): StageTask[] =>
@@ -143,7 +143,7 @@ export class PartitionedEngine {
 
   private flushAll(published: ResultChange[]): boolean {
     let sent = false;
-    for (const stage of ["factLedger", "domainLedger", "entities", "aggregation"] as const) {
+    for (const stage of STAGE_NAMES) {
       for (const task of this.tasks[stage]) {
         if (task.settled) continue;
         const flushed = task.flush();

@@ -11,7 +11,10 @@ import { DomainLedgerPartition, FactIdLedgerPartition, type FactLedgerOutcome, t
 import { compositeKey, splitKey, type StageRecord, type StageTopic } from "./stage-records.ts";
 import { decodeStageValue, encodeStageValue } from "./stage-wire.ts";
 
-export type StageName = "factLedger" | "domainLedger" | "entities" | "aggregation";
+/** The stages, in the order records flow. */
+export const STAGE_NAMES = ["factLedger", "domainLedger", "entities", "aggregation"] as const;
+
+export type StageName = (typeof STAGE_NAMES)[number];
 
 /** The topics between the stages, by the role topics.json gives them (one topic per reading stage). */
 export type StageRole = "stageClaims" | "stageEntities" | "stagePartials";
@@ -28,6 +31,11 @@ export const STAGE_ROLE: Readonly<Record<Exclude<StageTopic, "conflicts">, Stage
 
 /** The stage that reads each stage topic. */
 export const READER_OF: Readonly<Record<StageRole, StageName>> = { stageClaims: "domainLedger", stageEntities: "entities", stagePartials: "aggregation" };
+
+/** Whether a topic role is one of the topics between the stages. */
+export function isStageRole(role: string): role is StageRole {
+  return Object.hasOwn(READER_OF, role);
+}
 
 /**
  * A stage record as a topic carries it: the key names the record's kind first (`compositeKey(kind,

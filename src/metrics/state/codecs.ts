@@ -36,8 +36,9 @@ function decodeWith<V>(bytes: Buffer, read: (input: BinaryReader) => V): V {
 /**
  * A copy of `bytes` with memory of its own. A small Buffer from `Buffer.allocUnsafe` is a slice of
  * an 8 KiB pool, and one kafkajs hands over is a slice of a whole fetch response: kept in a cache,
- * either pins the whole backing memory (measured: 1 GiB of anonymous memory for 50k facts in the
- * stage processors), which the cache budget, counting the value's own length, never sees.
+ * either would pin the whole backing memory, which the cache budget, counting the value's own
+ * length, never sees. A guard, not a measured fix: the stage processors' memory did not change
+ * with it (bench/RESULTS.md, "Partitioned engine on Kafka"; their growth is LMDB's mapped files).
  */
 export function detachedBytes(bytes: Buffer): Buffer {
   const copy = Buffer.allocUnsafeSlow(bytes.length);

@@ -1,11 +1,11 @@
 import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict } from "../../metrics/fact-ledger.ts";
-import type { StagePartitions } from "../../metrics/partitioned/ledger-stages.ts";
-import { StageTask, type StageFlush, type StageName, type StageRole } from "../../metrics/partitioned/stage-task.ts";
+import { samePartitions } from "../../metrics/partitioned/ledger-stages.ts";
+import { isStageRole, StageTask, type StageFlush, type StageName } from "../../metrics/partitioned/stage-task.ts";
 import { checkpointWrite, openLocalState, stateIdentity, type Checkpoint } from "../../metrics/state/local-state.ts";
 import { originOf, type EngineFact, type Processor, type SinkRecord, type SourcePosition, type SourceRecord, type TopicPosition, type UnreadableRecord } from "../processor.ts";
-import { TOPOLOGY, type StageProcessorName } from "../topology.ts";
+import { ENGINE_STAGES, TOPOLOGY, type StageProcessorName } from "../topology.ts";
 import type { TopicRole } from "../topic-names.ts";
 import { TaskCheckpoints } from "./checkpoints.ts";
 import type { EngineStateOptions } from "./engine.ts";
@@ -20,8 +20,6 @@ export type StageSourceValue = EngineFact | UnreadableRecord | StageInput;
 
 /** Which stage each stage processor runs. */
 export const STAGE_OF: Readonly<Record<StageProcessorName, StageName>> = { "fact-ledger": "factLedger", "domain-ledger": "domainLedger", entities: "entities", aggregation: "aggregation" };
-
-const STAGE_COUNT = Object.keys(STAGE_OF).length;
 
 /** The topics a stage writes keyed upserts to (its sinks but the dead letters), which a restarted task reads back. */
 function upsertSinks(name: StageProcessorName): readonly TopicRole[] {
@@ -48,7 +46,7 @@ function upsertSinks(name: StageProcessorName): readonly TopicRole[] {
  */
 export function stageProcessor(name: StageProcessorName, config: EngineConfig, catalog: CatalogSummary, partitions: number, stateOptions?: EngineStateOptions): Processor<StageSourceValue> {
   const stage = STAGE_OF[name];
-  const stages: StagePartitions = { factLedger: partitions, domainLedger: partitions, entities: partitions, aggregation: partitions };
+  const stages = samePartitions(partitions);
   // The state also depends on the stage and on the partition count (which decides every record's placement).
   const identity = `${stateIdentity(config, catalog)}/${stage}/${String(partitions)}`;
   const sinks = upsertSinks(name);
@@ -56,7 +54,7 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
     name,
     open: (partition, _stores, metrics, context) => {
       // The four stage tasks of one partition number share the budget one engine partition has.
-      const local = stateOptions === undefined ? undefined : openLocalState({ directory: (index) => `${stateOptions.directory(index)}-${name}`, cacheBytes: Math.floor(stateOptions.cacheBytes / STAGE_COUNT) }, partition, identity);
+      const local = stateOptions === undefined ? undefined : openLocalState({ directory: (index) => `${stateOptions.directory(index)}-${name}`, cacheBytes: Math.floor(stateOptions.cacheBytes / ENGINE_STAGES.length) }, partition, identity);
       const task = new StageTask(stage, partition, stages, config, catalog, local?.state);
       const writer = `${name}/${String(partition)}`;
       let checkpoint: Checkpoint | undefined = local?.checkpoint;
@@ -138,10 +136,6 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
       };
     },
   };
-}
-
-function isStageRole(role: TopicRole): role is StageRole {
-  return role === "stageClaims" || role === "stageEntities" || role === "stagePartials";
 }
 
 /** Where the conflict's newest version was read (`topic/partition/offset`), for the dead letter's coordinates. */

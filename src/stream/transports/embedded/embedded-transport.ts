@@ -14,10 +14,10 @@ import type { AgentEventRecord, Batch, EngineFact, Processor, SinkRecord, Source
 import { createTaskStores, countDeadLetter, settleBatch, storeSet, type TaskStores } from "../../runtime/task-writes.ts";
 import { Catalog, Config, runTopology, Telemetry, TopicSerde, Transport, type TopologyConfig } from "../../runtime/services.ts";
 import { Telemetry as TelemetryRegistry } from "../../runtime/telemetry.ts";
-import { TOPOLOGY, type ProcessorName, type StageProcessorName } from "../../topology.ts";
+import { ENGINE_STAGES, TOPOLOGY, type ProcessorName } from "../../topology.ts";
 import { partitionOf } from "../../../metrics/partitioned/partitioner.ts";
 import type { StageSourceValue } from "../../processors/engine-stages.ts";
-import { topicNames } from "../../topic-names.ts";
+import { topicNames, type STAGE_TOPIC_ROLES } from "../../topic-names.ts";
 import { fileConflictLine, fileDeadLetterLine } from "./file-dead-letters.ts";
 import { readRecords } from "./record-source.ts";
 
@@ -98,15 +98,10 @@ interface Member {
 }
 
 /** The partitioned engine's input topics, each an in-process log per partition. */
-type StageLogRole = "stageFacts" | "stageClaims" | "stageEntities" | "stagePartials";
+type StageLogRole = (typeof STAGE_TOPIC_ROLES)[number];
 
-/** The stage processor reading each stage log, in the order records flow. */
-const STAGE_READERS: readonly (readonly [StageLogRole, StageProcessorName])[] = [
-  ["stageFacts", "fact-ledger"],
-  ["stageClaims", "domain-ledger"],
-  ["stageEntities", "entities"],
-  ["stagePartials", "aggregation"],
-];
+/** The stage processor reading each stage log (its source in the topology), in the order records flow. */
+const STAGE_READERS = ENGINE_STAGES.map((name) => [TOPOLOGY[name].source as StageLogRole, name] as const);
 
 /** The layer providing every topology service over a file, and the sinks it fills. */
 export function embeddedTransport(source: TopologySource, input: string, config: TopologyConfig, catalog: CatalogSummary): { readonly layer: Layer.Layer<Transport | TopicSerde | Telemetry | Config | Catalog>; readonly sinks: EmbeddedSinks } {
@@ -144,7 +139,7 @@ export function embeddedTransport(source: TopologySource, input: string, config:
         pending.agentEvents.push(agentEventRecord(output.value, { topic: topics.agentEvents, partition: 0, offset: String(offsets.agentEvents++) }));
         return;
       case "stageFacts":
-        appendStage("stageFacts", partitionOf(output.value.fact.fact_id, enginePartitions), output.value);
+        appendStageFact(output.value);
         return;
       case "stageClaims":
       case "stageEntities":
@@ -176,6 +171,9 @@ export function embeddedTransport(source: TopologySource, input: string, config:
     if (records === undefined) stageLogs.set(log, [record]);
     else records.push(record);
   };
+
+  /** An accepted fact on the stage facts log, placed by fact_id as on its topic. */
+  const appendStageFact = (fact: EngineFact): void => appendStage("stageFacts", partitionOf(fact.fact.fact_id, enginePartitions), fact);
 
   const step = (member: Member, result: { readonly outputs: readonly SinkRecord[] }): Promise<void> =>
     settleBatch(member.name, result, member.stores, member.partition, (value) => jsonTopicSerde.encodeResult(value)).then((settled) => {
@@ -252,7 +250,7 @@ export function embeddedTransport(source: TopologySource, input: string, config:
           // (the stage facts log, by fact_id, for the partitioned engine).
           let read = 0;
           await source.read(async (record) => {
-            if (config.engineTopology?.kind === "stages") appendStage("stageFacts", partitionOf(record.value.fact.fact_id, enginePartitions), record.value);
+            if (config.engineTopology?.kind === "stages") appendStageFact(record.value);
             else pending.engineFacts.push(record);
             if ((read += 1) % FILE_BATCH === 0) await drainInternal(Number.POSITIVE_INFINITY);
           });

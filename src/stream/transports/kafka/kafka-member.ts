@@ -6,6 +6,7 @@ import { deadLetterKey, type DeadLetterRecord } from "../../../contract/dead-let
 import { EncodeError, KafkaIoError, ProcessorError, RegistryError } from "../../../errors.ts";
 import { readTopicsFrom, readTopicToEnd } from "../../../kafka/read-topic.ts";
 import { partitionOf } from "../../../metrics/partitioned/partitioner.ts";
+import { isStageRole } from "../../../metrics/partitioned/stage-task.ts";
 import { sendBounded } from "../../../kafka/send-bounded.ts";
 import { decodeAgentEventRecord, encodeAgentEvent } from "../../../kafka/serde/agent-events-record.ts";
 import { decodeFact } from "../../../kafka/serde/decode-fact.ts";
@@ -58,7 +59,7 @@ type BatchError = KafkaIoError | RegistryError | ProcessorError | EncodeError;
 function sourceDecoder(environment: KafkaEnvironment, role: TopicRole): (message: KafkaMessage) => Promise<unknown> {
   if (role === "engineFacts" || role === "stageFacts") return (message) => Promise.resolve(message.value === null ? { unreadable: "a record without a value" } : decodeToEngineFact(message.value));
   // The partitioned engine's stage topics: the stage decodes its records itself (its key names their kind).
-  if (role === "stageClaims" || role === "stageEntities" || role === "stagePartials") {
+  if (isStageRole(role)) {
     return (message) => Promise.resolve(message.key === null ? { unreadable: "a stage record without a key" } : { key: message.key.toString("utf8"), value: message.value });
   }
   // Agent events forwarded by ingest are in the internal layout (read without validating again);
@@ -566,19 +567,17 @@ async function encodeOutput(environment: KafkaEnvironment, output: SinkRecord): 
     }
     case "agentEvents":
       return { key: output.key, value: encodeAgentEvent(output.value.event) };
-    case "engineFacts": {
+    case "engineFacts":
+    case "stageFacts": {
       const encoded = encodeEngineFact(output.value.fact, topicPosition(output.value.source));
-      // The engine topic has one partition by design: naming it skips the key hash per record.
-      return { key: encoded.key, value: encoded.value, partition: 0 };
+      // The single engine's topic has one partition by design (naming it skips the key hash per
+      // record); the partitioned engine's is placed by fact_id, with the stages' own placement.
+      const partition = output.topic === "engineFacts" ? 0 : partitionOf(output.value.fact.fact_id, environment.enginePartitions);
+      return { key: encoded.key, value: encoded.value, partition };
     }
     case "engineContributions":
       // Partitioned like the engine-facts topic it accompanies (one partition today).
       return { key: output.key, value: output.value, partition: 0 };
-    case "stageFacts": {
-      const encoded = encodeEngineFact(output.value.fact, topicPosition(output.value.source));
-      // Placed by fact_id (the fact ledger's key), with the function the stages place their records with.
-      return { key: encoded.key, value: encoded.value, partition: partitionOf(output.value.fact.fact_id, environment.enginePartitions) };
-    }
     case "stageClaims":
     case "stageEntities":
     case "stagePartials":
