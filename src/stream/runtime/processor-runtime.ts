@@ -11,6 +11,7 @@ import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
 import type { Processor } from "../processor.ts";
 import { enginePartitions, STAGE_TOPIC_ROLES, topicNames, type TopicNames } from "../topic-names.ts";
 import { kafkaMember, type KafkaEnvironment, type MemberCommits, type MemberFailure } from "../transports/kafka/kafka-member.ts";
+import { boundEngineHeapGrowth } from "../../metrics/state/heap-growth.ts";
 import { serveTelemetry } from "./metrics-server.ts";
 import { startupStage } from "./startup-stage.ts";
 import { Catalog, Config, runTopology, Telemetry as TelemetryTag, TopicSerde, Transport, type TransportShape } from "./services.ts";
@@ -47,6 +48,10 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
     const telemetry = new Telemetry();
     const kafka = createKafka({ brokers: config.brokers, clientId: `agentops-${config.instanceId}`, logger });
     const topics = topicNames(config.topicPrefix);
+    if (config.roles.includes("engine")) {
+      const heapGrowingPercent = boundEngineHeapGrowth();
+      logger.info({ heapGrowingPercent: heapGrowingPercent ?? "as set by the operator" }, "engine heap growth bounded (docs/operations.md, Retention)");
+    }
 
     const created = yield* startupStage(
       logger,

@@ -2,11 +2,14 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterAll, describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
-import { stringCodec } from "../../../src/metrics/state/codecs.ts";
+import { presenceCodec, stringCodec } from "../../../src/metrics/state/codecs.ts";
 import { checkpointWrite, openLocalState, stateIdentity, StateDirectoryLockedError } from "../../../src/metrics/state/local-state.ts";
+import { boundEngineHeapGrowth, ENGINE_HEAP_GROWING_PERCENT } from "../../../src/metrics/state/heap-growth.ts";
 import { openLmdbBackend } from "../../../src/metrics/state/state-backend.ts";
 import { StateStore } from "../../../src/metrics/state/state-store.ts";
 
@@ -78,6 +81,31 @@ describe("StateStore over LMDB", () => {
     expect(backend.get("t\u0000a")).toBeUndefined();
     expect(backend.get("t\u0000c")?.length).toBeGreaterThan(0);
     await backend.close();
+  });
+
+  it("counts cached link keys near their measured heap size, so the budget bounds the heap (empty keys were counted at a quarter of it)", () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const heapUsed = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const keys = 50_000;
+    // Keys shaped as the engine's (a run, a task, an hour); most keys an ingest looks up have no members.
+    for (const members of [0, 1]) {
+      const state = new StateStore(openLmdbBackend(fresh()), Number.POSITIVE_INFINITY);
+      const links = state.links("x\u0000", presenceCodec);
+      const before = heapUsed();
+      for (let index = 0; index < keys; index += 1) {
+        const key = `run-${index.toString(36).padStart(8, "0")}|task-${String(index)}|2026-11-30T10`;
+        if (members === 0) links.members(key);
+        else links.add(key, `member-${String(index)}`, true);
+      }
+      const measured = heapUsed() - before;
+      expect(state.cachedBytes, `${String(members)} member(s) per key`).toBeGreaterThan(measured * 0.8);
+      expect(state.cachedBytes, `${String(members)} member(s) per key`).toBeLessThan(measured * 2);
+    }
   });
 
   it("link tables: members of keys that are prefixes of each other, or contain NUL, never mix", async () => {
@@ -155,5 +183,13 @@ describe("local state directories", () => {
     expect(readFileSync(join(directory, "LOCK.pid"), "utf8")).toBe(String(process.pid));
     await taken.state.backend?.close();
     taken.release();
+  });
+});
+
+describe("the engine's heap growth", () => {
+  it("is bounded to a factor of 2 unless the operator chose one on the command line or in NODE_OPTIONS", () => {
+    expect(boundEngineHeapGrowth(["--heap-growing-percent=30"], "")).toBeUndefined();
+    expect(boundEngineHeapGrowth([], "--max-old-space-size=512 --heap_growing_percent=10")).toBeUndefined();
+    expect(boundEngineHeapGrowth(["--max-old-space-size=512"], "--enable-source-maps")).toBe(ENGINE_HEAP_GROWING_PERCENT);
   });
 });
