@@ -28,6 +28,7 @@ import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { MetricEngine } from "../src/metrics/metric-engine.ts";
 import { openLmdbBackend } from "../src/metrics/state/state-backend.ts";
+import { boundEngineHeapGrowth } from "../src/metrics/state/heap-growth.ts";
 import { StateStore, type StateStoreStats } from "../src/metrics/state/state-store.ts";
 
 /** Outside every table's prefix (they start with a letter), so it never collides with state. */
@@ -262,12 +263,14 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
   const ingest = async (batch: readonly Parsed[]): Promise<void> => {
     const wall = performance.now();
     const cpu = process.cpuUsage();
-    for (const { fact, line, end } of batch) {
+    for (const [index, { fact, line, end }] of batch.entries()) {
       const outcome = engine.ingest(fact, line);
       outcomes[outcome.kind] = (outcomes[outcome.kind] ?? 0) + 1;
       facts += 1;
       sinceCommit += 1;
-      if (sinceCommit >= commitEvery) {
+      // As the processor's checkpoints (TaskCheckpoints): also at the end of a batch that left the cache over its budget.
+      const overBudget = index === batch.length - 1 && state.persistent && state.cachedBytes > state.budgetBytes;
+      if (sinceCommit >= commitEvery || overBudget) {
         await commit(line, end);
         // Stop at this commit: the rest of the batch is never ingested (the checkpoint says where to resume).
         if (stoppedBy !== null) break;
@@ -405,6 +408,9 @@ async function main(): Promise<void> {
     minFreeBytes: Number(option("min-free-bytes", "0")),
   });
   let report: LoadReport | RestartReport;
+  // The engine over its on-disk state runs with the heap growth `agentops run` sets (the in-memory
+  // comparison keeps V8's own, as a file replay does).
+  if (mode === "load" || mode === "restart") boundEngineHeapGrowth();
   if (mode === "load") {
     const directory = option("dir");
     const backend = openLmdbBackend(directory);

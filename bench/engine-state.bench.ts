@@ -11,6 +11,9 @@
  *      input there and ingests the next 1,000 metric facts and flushes (time to live);
  *   3. at the sizes of --memory-at (1M by default) only: the same load with the state in memory,
  *      for comparison (it holds every fact: 1.7–2 GiB at 1M, so not at larger sizes).
+ * --memory-limit-mb N runs each load inside a memory cgroup of its own whose hard limit, N MiB, counts
+ * the page cache as a container's does (bench/memory-cgroup.ts): whether the engine completes there or
+ * is OOM-killed is the memory target counted the way an operator's container counts it.
  * The load stops 1 MiB before the end of the file, so the restart has input after the checkpoint.
  * Stores live under bench/out/engine-state/<pid>/ and are deleted after each run; free disk is
  * checked before each size (a 20M-line store takes tens of GB) and a load stops at a commit when
@@ -20,7 +23,8 @@
  * (comma-separated: sittings of different sizes, e.g. 20M alone after 1M and 5M).
  *
  *   node bench/engine-state.bench.ts [--sizes 1000000,5000000,20000000] [--runs 1] [--cache-mb 64]
- *        [--commit-every 20000] [--memory-at 1000000] [--max-minutes 40] [--min-free-gib 8] [--no-write]
+ *        [--commit-every 20000] [--memory-at 1000000] [--max-minutes 40] [--min-free-gib 8] [--heap-mb N]
+ *        [--memory-limit-mb N] [--no-write]
  *   node bench/engine-state.bench.ts --from-runs bench/out/engine-state-runs-<pid>.ndjson[,…] [--no-write]
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -29,12 +33,15 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
 import type { LoadReport, MemorySample, RestartReport } from "./engine-state-run.ts";
+import { type MemoryCgroup, type MemoryCgroupUsage, openMemoryCgroup } from "./memory-cgroup.ts";
 import { writeResultsSection } from "./results-section.ts";
 import { BENCH_OUT, ensureWorkload } from "./workload-file.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const NODE = `${ROOT}node_modules/.bin/node`;
 const RUNNER = `${ROOT}bench/engine-state-run.ts`;
+/** The V8 heap bound bin/agentops's first line gives every agentops command. */
+const SHIPPED_HEAP_FLAG = /--max-old-space-size=\d+/.exec(readFileSync(`${ROOT}bin/agentops`, "utf8").split("\n")[0] ?? "")?.[0] ?? "";
 /** This sitting's stores (by process id: two sittings at once must not delete each other's). */
 const STORES_DIR = `${BENCH_OUT}engine-state/${process.pid}/`;
 /** This sitting's finished runs, one JSON line each: an interrupted sitting still yields its figures (--from-runs). */
@@ -59,6 +66,8 @@ const CACHE_MB = Number(option("--cache-mb", "64"));
 /** --heap-mb N runs the engine-on-disk children with V8's heap bounded (--max-old-space-size=N), as an engine member would be. */
 const HEAP_MB = argv.includes("--heap-mb") ? Number(option("--heap-mb", "0")) : undefined;
 const COMMIT_EVERY = Number(option("--commit-every", "20000"));
+/** --memory-limit-mb N: each load in a memory cgroup limited to N MiB, page cache included. */
+const MEMORY_LIMIT_MB = argv.includes("--memory-limit-mb") ? Number(option("--memory-limit-mb", "0")) : undefined;
 const MEMORY_AT = new Set(option("--memory-at", "1000000").split(",").filter((size) => size !== "").map(Number));
 const MAX_MINUTES = Number(option("--max-minutes", "40"));
 /** Disk left to the others working on the machine when a large store runs out of room. */
@@ -80,12 +89,16 @@ interface ChildResult<T> {
 }
 
 /** Runs the child; its progress lines (stderr) are logged every `progressEvery`-th. */
-function child<T>(args: readonly string[], timeoutMs: number, progressEvery = 25): Promise<ChildResult<T>> {
+function child<T>(args: readonly string[], timeoutMs: number, progressEvery = 25, cgroup?: MemoryCgroup): Promise<ChildResult<T>> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    // The in-memory comparison keeps V8's default heap: it must hold the whole state.
-    const heapFlags = HEAP_MB === undefined || args.includes("memory") ? [] : [`--max-old-space-size=${String(HEAP_MB)}`];
-    const proc = spawn(NODE, [...heapFlags, RUNNER, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    // The engine runs with the heap bound `agentops run` has (bin/agentops), or --heap-mb's; the
+    // in-memory comparison keeps V8's default heap. Under --memory-limit-mb this matters: without an
+    // explicit bound V8 sizes its heap from the cgroup's limit, which the shipped command overrides.
+    const heapFlags = args.includes("memory") ? [] : [HEAP_MB === undefined ? SHIPPED_HEAP_FLAG : `--max-old-space-size=${String(HEAP_MB)}`].filter((flag) => flag !== "");
+    const command: [string, string[]] = [NODE, [...heapFlags, RUNNER, ...args]];
+    const [file, fileArgs] = cgroup === undefined ? command : cgroup.wrap(...command);
+    const proc = spawn(file, fileArgs, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderrTail = "";
     let progressLines = 0;
@@ -138,6 +151,8 @@ interface Measured {
   readonly command: string;
   readonly cacheMb: number;
   readonly commitEvery: number;
+  /** The load ran under this hard memory limit (page cache included), and how much of it it used. */
+  readonly memoryLimit?: MemoryCgroupUsage;
 }
 
 const SETTINGS = { command: `npm run bench:engine-state --${argv.map((arg) => ` ${arg}`).join("")}`, cacheMb: CACHE_MB, commitEvery: COMMIT_EVERY };
@@ -151,12 +166,19 @@ async function measureDisk(size: number, workload: string, run: number): Promise
   const started = new Date().toISOString();
   try {
     const loadArgs = ["load", "--workload", workload, "--dir", directory, "--cache-mb", String(CACHE_MB), "--commit-every", String(COMMIT_EVERY), "--hold-back-bytes", String(HOLD_BACK_BYTES), "--max-seconds", String(MAX_MINUTES * 60), "--min-free-bytes", String(MIN_FREE_BYTES)];
-    const loaded = await child<LoadReport>(loadArgs, timeoutMs());
-    if (loaded.report === undefined) return `load failed after ${(loaded.wallMillis / 1000).toFixed(0)} s (${loaded.failure ?? ""})`;
+    const cgroup = MEMORY_LIMIT_MB === undefined ? undefined : openMemoryCgroup(`agentops-bench-${String(process.pid)}-${String(size)}-${String(run)}`, MEMORY_LIMIT_MB * MIB);
+    if (typeof cgroup === "string") return `no memory limit could be set: ${cgroup}`;
+    const loaded = await child<LoadReport>(loadArgs, timeoutMs(), 25, cgroup);
+    const memoryLimit = cgroup?.usage();
+    cgroup?.close();
+    if (loaded.report === undefined) {
+      const killed = memoryLimit !== undefined && memoryLimit.oomKills > 0 ? `killed by the kernel for memory under the ${String(MEMORY_LIMIT_MB)} MiB limit (cgroup peak ${mib(memoryLimit.peakBytes)} MiB), ` : "";
+      return `load failed after ${(loaded.wallMillis / 1000).toFixed(0)} s: ${killed}${loaded.failure ?? ""}`;
+    }
     const bytes = diskBytes(directory);
     const restarted = await child<RestartReport>(["restart", "--workload", workload, "--dir", directory, "--cache-mb", String(CACHE_MB), "--live-facts", String(LIVE_FACTS)], 10 * 60_000);
     const note = [loaded.report.stoppedBy === null ? "" : `stopped at a commit (${loaded.report.stoppedBy === "time" ? `${MAX_MINUTES}-minute budget` : `free disk below ${(MIN_FREE_BYTES / GIB).toFixed(0)} GiB`})`, restarted.report === undefined ? `restart failed: ${restarted.failure ?? ""}` : ""].filter((part) => part !== "").join("; ");
-    return { size, run, started, mode: "load", load: loaded.report, diskBytes: bytes, restart: restarted.report ?? null, restartWallMillis: restarted.report === undefined ? null : restarted.wallMillis, loadAvg: { start, end: load1() }, note, ...SETTINGS };
+    return { size, run, started, mode: "load", load: loaded.report, diskBytes: bytes, restart: restarted.report ?? null, restartWallMillis: restarted.report === undefined ? null : restarted.wallMillis, loadAvg: { start, end: load1() }, note, ...SETTINGS, ...(memoryLimit === undefined ? {} : { memoryLimit }) };
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
@@ -252,6 +274,12 @@ function section(measured: readonly Measured[], failures: readonly string[], sta
   const liveRow = disk.find((row) => row.size === TARGETS.liveAtLines && withRestart(row).length > 0);
   const live = liveRow === undefined ? undefined : restartPick(liveRow, (r) => r.liveMillis);
   const sizesText = disk.map((row) => row.size.toLocaleString("en-US")).join(" / ");
+  const limited = measured.filter((m) => m.memoryLimit !== undefined);
+  const limitLines = limited.map((m) => {
+    const usage = m.memoryLimit as MemoryCgroupUsage;
+    return `- ${m.size.toLocaleString("en-US")} lines, run ${String(m.run)}: completed under a hard limit of ${mib(usage.limitBytes)} MiB (a memory cgroup of its own, page cache included, as a container's): cgroup peak ${mib(usage.peakBytes)} MiB, OOM kills ${String(usage.oomKills)}, peak RSS ${mib(m.load.peakRssBytes)} MiB of which file ${mib(m.load.peakRssFileBytes)}`;
+  });
+  const killedUnderLimit = failures.filter((failure) => failure.includes("killed by the kernel for memory"));
 
   return [
     HEADING,
@@ -260,7 +288,7 @@ function section(measured: readonly Measured[], failures: readonly string[], sta
     "",
     `Command${commands.length > 1 ? "s (one sitting each; the section rendered from their runs logs with `--from-runs`)" : ""}: ${commands.map((command) => `\`nice -n 10 ${command}\``).join(", ")}.`,
     "",
-    `The real engine (src/metrics/metric-engine.ts) over \`StateStore(openLmdbBackend(dir), ${cacheMb} MiB)\`, in a fresh process per measurement (bench/engine-state-run.ts). The workload (\`agentops generate --facts N --seed ${DEFAULT_SEED}\`, ≈ 79% metric facts) is streamed line by line, never held: memory is the engine's. Every ${commitEvery.toLocaleString("en-US")} metric facts: \`flush()\`, then \`state.commit([checkpoint])\` (one LMDB transaction: the dirty entries and the checkpoint, its line and byte offset; then the cache is evicted to its budget). The load stops ${(HOLD_BACK_BYTES / MIB).toFixed(0)} MiB before the end of the file so the restart has new input. "read + parse" and "engine" are the two spans of the loop, timed in batches of 1,000 facts (wall: performance.now; CPU: process.cpuUsage, the whole process, GC and LMDB included). Memory: peak RSS is the kernel's maxRSS; RssAnon (heap and native allocations) and RssFile (LMDB's memory-mapped pages, reclaimable by the kernel, plus about 50 MiB of node's own mapped binary, as the memory rows show) are sampled from /proc/self/status every 500 ms and around every commit. "memory" rows: the same loop with the state in memory (\`new StateStore(undefined)\`, the replay default), only at ${memoryAt.map((size) => size.toLocaleString("en-US")).join(", ") || "no size"}.`,
+    `The real engine (src/metrics/metric-engine.ts) over \`StateStore(openLmdbBackend(dir), ${cacheMb} MiB)\`, in a fresh process per measurement (bench/engine-state-run.ts). The workload (\`agentops generate --facts N --seed ${DEFAULT_SEED}\`, ≈ 79% metric facts) is streamed line by line, never held: memory is the engine's. Every ${commitEvery.toLocaleString("en-US")} metric facts, and at the end of a batch of 1,000 that left the record cache over its budget (as the processor's checkpoints: TaskCheckpoints): \`flush()\`, then \`state.commit([checkpoint])\` (one LMDB transaction: the dirty entries and the checkpoint, its line and byte offset; then the cache is evicted to its budget). The load stops ${(HOLD_BACK_BYTES / MIB).toFixed(0)} MiB before the end of the file so the restart has new input. "read + parse" and "engine" are the two spans of the loop, timed in batches of 1,000 facts (wall: performance.now; CPU: process.cpuUsage, the whole process, GC and LMDB included). Memory: peak RSS is the kernel's maxRSS; RssAnon (heap and native allocations) and RssFile (LMDB's memory-mapped pages, reclaimable by the kernel, plus about 50 MiB of node's own mapped binary, as the memory rows show) are sampled from /proc/self/status every 500 ms and around every commit. "memory" rows: the same loop with the state in memory (\`new StateStore(undefined)\`, the replay default), only at ${memoryAt.map((size) => size.toLocaleString("en-US")).join(", ") || "no size"}.`,
     "",
     ...throughput,
     "",
@@ -275,6 +303,9 @@ function section(measured: readonly Measured[], failures: readonly string[], sta
     "Targets (issue #13):",
     `- engine peak RSS < 512 MiB at ${sizesText} lines, counting the mapped store (maxRSS): ${peakTotal.map(mib).join(" / ")} MiB → ${verdict(peakTotal)}`,
     `- the same counting anonymous RSS only (the engine's own memory): ${peakAnon.map(mib).join(" / ")} MiB → ${verdict(peakAnon)}`,
+    ...(limited.length + killedUnderLimit.length > 0
+      ? [`- the engine runs within a hard ${String(MEMORY_LIMIT_MB ?? mib(limited[0]?.memoryLimit?.limitBytes ?? 0))} MiB memory limit that counts its mapped store and page cache (a container's limit): ${killedUnderLimit.length === 0 ? "completed at every size → met" : "**missed** (OOM-killed)"}`, ...limitLines.map((line) => `  ${line}`)]
+      : []),
     `- live in < 5 s at ${TARGETS.liveAtLines.toLocaleString("en-US")} lines: ${live === undefined ? "not measured" : `${(live / 1000).toFixed(2)} s → ${live < TARGETS.liveMillis ? "met" : "**missed**"}`}`,
     "",
   ].join("\n");
