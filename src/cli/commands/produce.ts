@@ -29,7 +29,9 @@ export const produceCommand: CliCommand = {
       throw new UsageError("--input", `cannot read ${input}`, "check the path; generate a file with `agentops generate --out facts.ndjson`");
     }
     return withCluster(flags, "agentops-produce", async ({ kafka, serde, topics }) => {
-    await serde.registerAll();
+    // The broker first: a broker that is down is named at once, not after the schemas were
+    // registered (on a cold or loaded registry that took up to the 30 s request bound, and the
+    // failure then named the registry instead of the broker).
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     const progress = progressReporter("produce", size);
@@ -37,6 +39,7 @@ export const produceCommand: CliCommand = {
     let skipped = 0;
     const publisher = createFactPublisher(producer, serde, topics, batchSize);
     try {
+      await serde.registerAll();
       for await (const record of readRecords(input, (bytes) => progress.update(bytes))) {
         if (!record.parsed.ok) {
           skipped += 1;
