@@ -28,7 +28,9 @@ import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { MetricEngine } from "../src/metrics/metric-engine.ts";
 import { openLmdbBackend } from "../src/metrics/state/state-backend.ts";
+import { encodeUnitRecord } from "../src/metrics/state/codecs.ts";
 import { boundEngineHeapGrowth } from "../src/metrics/state/heap-growth.ts";
+import { stateIdentity } from "../src/metrics/state/local-state.ts";
 import { StateStore, type StateStoreStats } from "../src/metrics/state/state-store.ts";
 
 /** Outside every table's prefix (they start with a letter), so it never collides with state. */
@@ -221,6 +223,7 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
   const stopAt = Math.max(0, statSync(workload).size - holdBackBytes);
   let stoppedBy: "time" | "disk" | null = null;
   const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), state);
+  const identity = stateIdentity(DEFAULT_ENGINE_CONFIG, shippedCatalog());
   const peaks = new MemoryPeaks(state);
   const afterCommits: MemorySample[] = [];
   const beforeCommits: MemorySample[] = [];
@@ -243,6 +246,10 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
   const commit = async (line: number, end: number): Promise<void> => {
     const flushStarted = performance.now();
     engine.flush();
+    // As the processor after each flush (src/stream/processors/engine.ts): the changed units'
+    // contributions changelog records, encoded (the processor sends them; here they are dropped).
+    // On disk this also empties the changed-units table, as the processor's flushes do.
+    if (state.persistent) for (const [, contributions] of engine.unitChanges()) if (contributions.length > 0) encodeUnitRecord(identity, contributions);
     const commitStarted = performance.now();
     flushMillis += commitStarted - flushStarted;
     if (!engine.settled) throw new Error("engine not settled after flush: a checkpoint now would claim unflushed work");

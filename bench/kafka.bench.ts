@@ -86,6 +86,8 @@ interface ProcessorRun {
   readonly peakRssBytes: number;
   /** Each process's peak RSS, by its roles ("all" for --one-process). */
   readonly peakRssByRoles: readonly { readonly roles: string; readonly bytes: number }[];
+  /** Each process's peak anonymous RSS (RssAnon, sampled at every poll): what a container's limit must hold. */
+  readonly peakAnonByRoles: readonly { readonly roles: string; readonly bytes: number }[];
   readonly resultsPublished: number;
   readonly probeLatenciesMs: number[];
   readonly engineFacts: number;
@@ -118,14 +120,20 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     const child = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `bench-${index}`, "--state-dir", stateDir, "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...roleArgs, ...extraArgs], { cwd: ROOT, stdio: ["ignore", out, out] });
     closeSync(out);
     log(`processor: agentops run --topic-prefix ${prefix} ${roleArgs.join(" ")} (pid ${child.pid ?? 0}), log ${logPath}`);
-    return { child, pid: child.pid ?? 0, logPath, stateDir, roles: roles ?? "all", peak: 0, port: undefined as number | undefined };
+    return { child, pid: child.pid ?? 0, logPath, stateDir, roles: roles ?? "all", peak: 0, anonPeak: 0, port: undefined as number | undefined };
   });
   const exitedEarly = (): void => {
     for (const { child, logPath } of children) if (child.exitCode !== null) throw new Error(`processor exited ${child.exitCode}; see ${logPath}`);
   };
+  /** Each process's peaks, remembered while it lives (a stopped process reads 0); at every poll. */
+  const samplePeaks = (): void => {
+    for (const entry of children) {
+      entry.peak = Math.max(entry.peak, procStatus(entry.pid, "VmHWM"));
+      entry.anonPeak = Math.max(entry.anonPeak, procStatus(entry.pid, "RssAnon"));
+    }
+  };
   const rss = (field: "VmHWM" | "VmRSS"): number => {
-    // Each process's peak is remembered while it lives (a stopped process reads 0).
-    for (const entry of children) entry.peak = Math.max(entry.peak, procStatus(entry.pid, "VmHWM"));
+    samplePeaks();
     return children.reduce((total, { pid }) => total + procStatus(pid, field), 0);
   };
   try {
@@ -144,6 +152,7 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     let engineFacts = 0;
     for (;;) {
       exitedEarly();
+      samplePeaks();
       if (performance.now() - started > PROCESSOR_TIMEOUT_MS) throw new Error(`processor not quiescent after ${PROCESSOR_TIMEOUT_MS / 60_000} min; see ${OUT}`);
       const text = await metrics();
       const ingest = sum(metricValues(text, "agentops_records_processed_total", { processor: "ingest" }));
@@ -173,7 +182,7 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     log(`processor: quiescent after ${seconds.toFixed(1)} s: ${rate(facts, seconds)} facts (${rate(facts + agentEvents, seconds)} records), peak RSS ${mib(peakRssBytes)}, ${resultsPublished.toLocaleString("en-US")} result upserts`);
     const probeLatenciesMs = await probeLatency(kafka, topics);
     const peakRssBytesAfterProbes = Math.max(peakRssBytes, rss("VmHWM"));
-    return { seconds, startupSeconds, peakRssBytes: peakRssBytesAfterProbes, peakRssByRoles: children.map(({ roles, peak }) => ({ roles, bytes: peak })), resultsPublished, probeLatenciesMs, engineFacts, maxLag };
+    return { seconds, startupSeconds, peakRssBytes: peakRssBytesAfterProbes, peakRssByRoles: children.map(({ roles, peak }) => ({ roles, bytes: peak })), peakAnonByRoles: children.map(({ roles, anonPeak }) => ({ roles, bytes: anonPeak })), resultsPublished, probeLatenciesMs, engineFacts, maxLag };
   } finally {
     await Promise.all(children.map(({ child }) => stop(child)));
     for (const { stateDir } of children) rmSync(stateDir, { recursive: true, force: true });
@@ -267,6 +276,7 @@ try {
     `| end-to-end lag of the backlog (last fact already produced when the processor starts) | ${processor.seconds.toFixed(1)} s; max summed consumer lag seen on /metrics ${processor.maxLag.toLocaleString("en-US")} records |`,
     `| end-to-end latency once idle (new fact: send → its result on the results topic), ${PROBES} probes | median **${median(processor.probeLatenciesMs).toFixed(0)} ms**, max ${Math.max(...processor.probeLatenciesMs).toFixed(0)} ms |`,
     `| processor peak RSS (/proc/<pid>/status VmHWM${engineProcess ? ", both processes summed" : ""}) | **${mib(processor.peakRssBytes)}** (${processor.peakRssByRoles.map(({ roles, bytes }) => `${roles}: ${mib(bytes)}`).join(", ")}${process.env.BENCH_ENGINE_NODE_FLAGS === undefined ? "" : `; engine process node flags \`${process.env.BENCH_ENGINE_NODE_FLAGS}\``}) |`,
+    `| processor peak anonymous RSS (RssAnon, sampled every 0.5 s; the mapped state store's pages are not in it) | ${processor.peakAnonByRoles.map(({ roles, bytes }) => `${roles}: **${mib(bytes)}**`).join(", ")} |`,
     `| engine input (engine-facts topic) / result upserts written | ${processor.engineFacts.toLocaleString("en-US")} records / ${processor.resultsPublished.toLocaleString("en-US")} |`,
     "",
     "Quiescent = every record of the facts and agent-events topics processed (`agentops_records_processed_total`), the engine's processed count at the engine-facts topic's end with lag 0, every lag gauge 0, and `agentops_results_published_total` unchanged over a further 2 s poll; the time is that of the first poll at which all held (polled every 0.5 s). Raw consumption and the processor each run alone (not concurrently), one after the other, on the topics produced once.",
