@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../../../src/catalog/metric-definitions.ts";
@@ -120,6 +122,25 @@ describe("the engine processor (no broker)", () => {
     expect(ofTopic(behind, "results")).toEqual([]);
     const atHead = task.process({ partition: 0, records: engineRecords(metricFacts.slice(500, 501), 500), backlog: 0 });
     expect(ofTopic(atHead, "results").length).toBeGreaterThan(0);
+  });
+
+  it("with its state on disk, flushes a batch far behind the head once the state cache is over its budget (only a flushed state is checkpointed and evicted)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "agentops-engine-budget-"));
+    try {
+      const resultsFarBehind = async (cacheBytes: number): Promise<number> => {
+        const stores = createTaskStores({ name: "engine" });
+        const task = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), { directory: (partition) => join(root, `${String(cacheBytes)}-${String(partition)}`), cacheBytes }).open(0, storeSet(stores), new Telemetry());
+        task.resumeFrom?.("0");
+        task.goLive?.();
+        const behind = task.process({ partition: 0, records: engineRecords(metricFacts.slice(0, 500)), backlog: FLUSH_BACKLOG_THRESHOLD + 1 });
+        await task.close?.();
+        return ofTopic(behind, "results").length;
+      };
+      expect(await resultsFarBehind(64 * 1024 * 1024)).toBe(0);
+      expect(await resultsFarBehind(16 * 1024)).toBeGreaterThan(0);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 
