@@ -21,7 +21,7 @@
  * checkpoint's byte offset (as a consumer seeks to its committed offset), ingests the next liveFacts
  * metric facts and flushes: the time to "live".
  */
-import { closeSync, openSync, readFileSync, readSync, statfsSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync, statfsSync, statSync } from "node:fs";
 import { shippedCatalog } from "../src/catalog/metric-definitions.ts";
 import { isAgentEvent, type MetricFact } from "../src/contract/facts.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
@@ -32,6 +32,7 @@ import { encodeUnitRecord } from "../src/metrics/state/codecs.ts";
 import { boundEngineHeapGrowth } from "../src/metrics/state/heap-growth.ts";
 import { stateIdentity } from "../src/metrics/state/local-state.ts";
 import { StateStore, type StateStoreStats } from "../src/metrics/state/state-store.ts";
+import { readProcStatus } from "../src/stream/runtime/proc-status.ts";
 
 /** Outside every table's prefix (they start with a letter), so it never collides with state. */
 export const CHECKPOINT_KEY = "\u0000checkpoint";
@@ -162,11 +163,6 @@ function* linesFrom(path: string, from: number): Generator<Line> {
   }
 }
 
-function statusKb(status: string, field: string): number {
-  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status);
-  return match === null ? 0 : Number(match[1]) * 1024;
-}
-
 /** Peaks of anonymous RSS (the heap, native allocations), file RSS (LMDB's mapped pages) and V8 heap. */
 class MemoryPeaks {
   rssAnon = 0;
@@ -183,9 +179,9 @@ class MemoryPeaks {
 
   sample(facts: number): MemorySample {
     this.last = performance.now();
-    const status = readFileSync("/proc/self/status", "utf8");
+    const status = readProcStatus("self");
     const usage = process.memoryUsage();
-    const sample = { facts, rssAnonBytes: statusKb(status, "RssAnon"), rssFileBytes: statusKb(status, "RssFile"), heapUsedBytes: usage.heapUsed, heapTotalBytes: usage.heapTotal, externalBytes: usage.external, cachedBytes: this.state.cachedBytes };
+    const sample = { facts, rssAnonBytes: status?.("RssAnon") ?? 0, rssFileBytes: status?.("RssFile") ?? 0, heapUsedBytes: usage.heapUsed, heapTotalBytes: usage.heapTotal, externalBytes: usage.external, cachedBytes: this.state.cachedBytes };
     this.rssAnon = Math.max(this.rssAnon, sample.rssAnonBytes);
     this.rssFile = Math.max(this.rssFile, sample.rssFileBytes);
     this.heapUsed = Math.max(this.heapUsed, sample.heapUsedBytes);
@@ -222,8 +218,9 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
   const started = performance.now();
   const stopAt = Math.max(0, statSync(workload).size - holdBackBytes);
   let stoppedBy: "time" | "disk" | null = null;
-  const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), state);
-  const identity = stateIdentity(DEFAULT_ENGINE_CONFIG, shippedCatalog());
+  const catalog = shippedCatalog();
+  const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, catalog, state);
+  const identity = stateIdentity(DEFAULT_ENGINE_CONFIG, catalog);
   const peaks = new MemoryPeaks(state);
   const afterCommits: MemorySample[] = [];
   const beforeCommits: MemorySample[] = [];
@@ -276,7 +273,7 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
       facts += 1;
       sinceCommit += 1;
       // As the processor's checkpoints (TaskCheckpoints): also at the end of a batch that left the cache over its budget.
-      const overBudget = index === batch.length - 1 && state.persistent && state.cachedBytes > state.budgetBytes;
+      const overBudget = index === batch.length - 1 && state.overBudget;
       if (sinceCommit >= commitEvery || overBudget) {
         await commit(line, end);
         // Stop at this commit: the rest of the batch is never ingested (the checkpoint says where to resume).

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Kafka } from "kafkajs";
 import { topicRecordCount } from "../src/kafka/read-topic.ts";
+import { readProcStatus } from "../src/stream/runtime/proc-status.ts";
 import type { TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
 
@@ -115,12 +116,7 @@ export function metricValues(text: string, name: string, labels: Readonly<Record
  * RSS less mapped files such as LMDB's data files, which are page cache), in bytes; 0 once it is gone.
  */
 export function procStatus(pid: number, field: "VmHWM" | "VmRSS" | "RssAnon"): number {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match === null ? 0 : Number(match[1]) * 1024;
-  } catch {
-    return 0;
-  }
+  return readProcStatus(pid)?.(field) ?? 0;
 }
 
 /** utime + stime of a live process, in seconds (undefined once it is gone). */

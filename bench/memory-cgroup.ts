@@ -29,7 +29,7 @@ export interface MemoryCgroup {
 
 const read = (path: string): string => readFileSync(path, "utf8").trim();
 
-/** Counters of a flat "key value" file (memory.stat, memory.events). */
+/** Counters of a flat "key value" file (memory.oom_control, memory.events). */
 function counters(path: string): Map<string, number> {
   if (!existsSync(path)) return new Map();
   return new Map(read(path).split("\n").map((line) => {

@@ -29,6 +29,7 @@ import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { createKafka } from "../src/kafka/client.ts";
 import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
+import { readProcStatus } from "../src/stream/runtime/proc-status.ts";
 import { topicNames } from "../src/stream/topic-names.ts";
 import { cpuSeconds } from "./kafka-harness.ts";
 import { AgentEventLoad, distribution, type Distribution } from "./tripwires-kafka-load.ts";
@@ -71,13 +72,9 @@ const int = (value: number): string => Math.round(value).toLocaleString("en-US")
 
 
 /** /proc/<pid>/status field in kB (VmHWM = peak RSS, VmRSS = current). */
-function procStatusKb(pid: number, field: string): number | undefined {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match?.[1] === undefined ? undefined : Number(match[1]);
-  } catch {
-    return undefined;
-  }
+function procStatusKb(pid: number, field: "VmHWM" | "VmRSS"): number | undefined {
+  const bytes = readProcStatus(pid)?.(field);
+  return bytes === undefined ? undefined : bytes / 1024;
 }
 
 async function scrape(port: number): Promise<Map<string, number>> {

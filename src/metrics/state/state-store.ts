@@ -105,6 +105,11 @@ export class StateStore {
     return this.backend !== undefined;
   }
 
+  /** The cache holds more than its budget: only a commit (after a flush) lets it evict. Never in memory. */
+  get overBudget(): boolean {
+    return this.persistent && this.cachedBytes > this.budgetBytes;
+  }
+
   /** A table of values by key; `prefix` names it on disk and must be unique. */
   table<V>(prefix: string, codec: ValueCodec<V>): Table<V> {
     this.claim(prefix);

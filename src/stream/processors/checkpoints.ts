@@ -47,7 +47,7 @@ export class TaskCheckpoints {
     this.unacknowledged = false;
     const local = this.local;
     if (local === undefined || this.closed) return;
-    const due = performance.now() - this.lastSaved >= CHECKPOINT_INTERVAL_MS || local.state.cachedBytes > local.state.budgetBytes;
+    const due = performance.now() - this.lastSaved >= CHECKPOINT_INTERVAL_MS || local.state.overBudget;
     if (!due) return;
     this.inFlight = this.checkpoint(local, nextOffset);
     await this.inFlight;

@@ -93,7 +93,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       };
       const checkpoints = new TaskCheckpoints(local, checkpoint);
       /** The state cache holds more than its budget: flush, so that the checkpoint that follows can evict. */
-      const overBudget = (): boolean => local !== undefined && local.state.cachedBytes > local.state.budgetBytes;
+      const overBudget = (): boolean => local?.state.overBudget === true;
       const reportState = (): void => {
         if (local === undefined) return;
         const stats = local.state.stats();
@@ -126,7 +126,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
                 if (record !== undefined && record.identity !== identity) return;
                 engine.restoreUnit(key, record?.contributions ?? []);
                 loadedUnits += 1;
-                if (local.state.cachedBytes > local.state.budgetBytes) await local.state.commit();
+                if (local.state.overBudget) await local.state.commit();
               },
               changelogLoaded: () => ({ units: loadedUnits, loadUntil: loadUntil.toString() }),
             }),

@@ -1,22 +1,5 @@
-import { readFileSync } from "node:fs";
 import type { Metrics } from "../processor.ts";
-
-/** RssAnon and RssFile of /proc/self/status; undefined off Linux. */
-function linuxStatus(): { rssAnonBytes: number; rssFileBytes: number } | undefined {
-  let text: string;
-  try {
-    text = readFileSync("/proc/self/status", "utf8");
-  } catch {
-    return undefined;
-  }
-  const kib = (field: string): number | undefined => {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text);
-    return match === null ? undefined : Number(match[1]) * 1024;
-  };
-  const rssAnonBytes = kib("RssAnon");
-  const rssFileBytes = kib("RssFile");
-  return rssAnonBytes === undefined || rssFileBytes === undefined ? undefined : { rssAnonBytes, rssFileBytes };
-}
+import { readProcStatus } from "./proc-status.ts";
 
 /**
  * Operational telemetry in Prometheus' text format. Wall-clock time appears here only (lag,
@@ -70,10 +53,12 @@ export class Telemetry implements Metrics {
     this.gauge("agentops_process_external_bytes", "Memory of Buffers and other objects outside the V8 heap (array buffers included)", {}, memory.external);
     // Linux splits resident memory in two, and only the first is what a container must hold: the
     // engine's mapped store pages are page cache the kernel reclaims under a memory limit.
-    const status = linuxStatus();
-    if (status !== undefined) {
-      this.gauge("agentops_process_anonymous_memory_bytes", "Resident anonymous memory (heap and native allocations): what a container's memory limit must hold", {}, status.rssAnonBytes);
-      this.gauge("agentops_process_mapped_file_bytes", "Resident file-backed pages (the engine's mapped state store, the binary): page cache, reclaimable", {}, status.rssFileBytes);
+    const status = readProcStatus("self");
+    const anonymous = status?.("RssAnon");
+    const mappedFiles = status?.("RssFile");
+    if (anonymous !== undefined && mappedFiles !== undefined) {
+      this.gauge("agentops_process_anonymous_memory_bytes", "Resident anonymous memory (heap and native allocations): what a container's memory limit must hold", {}, anonymous);
+      this.gauge("agentops_process_mapped_file_bytes", "Resident file-backed pages (the engine's mapped state store, the binary): page cache, reclaimable", {}, mappedFiles);
     }
     const lines: string[] = [];
     for (const [name, series] of [...this.series.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
