@@ -77,10 +77,18 @@ export class UnitState {
   private readonly asOfTimes: LinkTable<Map<number, number>>;
   private readonly dirtyGroups = new Set<string>();
   /**
-   * Units whose contributions changed since `unitChanges` (state on disk only): part of the state,
-   * so a member that resumes from its checkpoint still writes to the changelog what it had not.
+   * Units whose contributions changed since `unitChanges` (state on disk only). They are part of
+   * the state, so that a member resuming from its checkpoint still writes to the changelog what it
+   * had not: the ones still pending at a commit are written to this table then (see spillChanged).
    */
   private readonly changedUnits: Table<true> | undefined;
+  /**
+   * Changed units not yet in `changedUnits`. Live, `unitChanges` takes them before every commit,
+   * so the table is never written (it was two writes per changed unit: a set, then a delete).
+   */
+  private readonly changedKeys = new Set<string>();
+  /** `changedUnits` may hold keys (a commit spilled some, or an earlier process left some): `unitChanges` reads it. */
+  private changedOnDisk = true;
   /** While true, readers are not marked (their contributions are restored, not recomputed). */
   loading = false;
   private readonly config: EngineConfig;
@@ -110,6 +118,7 @@ export class UnitState {
     this.groups = state.table("g\u0000", groupCodec());
     this.asOfTimes = state.links("ga\u0000", timeCountsCodec);
     this.changedUnits = state.persistent ? state.table("cu\u0000", presenceCodec) : undefined;
+    if (this.changedUnits !== undefined) state.beforeCommit(() => this.spillChanged());
   }
 
   /** True when no unit is left to recompute and no group left to take. */
@@ -156,14 +165,34 @@ export class UnitState {
   unitChanges(): [string, readonly Contribution[]][] {
     const pending = this.changedUnits;
     if (pending === undefined) return [];
-    const keys = [...pending.scan()].map(([unitKey]) => unitKey);
+    if (this.changedOnDisk) {
+      const spilled = [...pending.scan()].map(([unitKey]) => unitKey);
+      for (const unitKey of spilled) {
+        this.changedKeys.add(unitKey);
+        pending.delete(unitKey);
+      }
+      this.changedOnDisk = false;
+    }
     const changes: [string, readonly Contribution[]][] = [];
-    for (const unitKey of keys) {
+    for (const unitKey of this.changedKeys) {
       const separator = unitKey.indexOf("\u0000");
       changes.push([unitKey, this.contributions[unitKey.slice(0, separator) as UnitKind].get(unitKey.slice(separator + 1)) ?? NO_CONTRIBUTIONS]);
-      pending.delete(unitKey);
     }
+    this.changedKeys.clear();
     return changes.sort(([a], [b]) => byUtf8(a, b));
+  }
+
+  /**
+   * Before a commit: the changed units no `unitChanges` took yet go to the table, so the checkpoint
+   * covers them, and leave memory (a member replaying old input, which writes no changelog until it
+   * is past its end, would otherwise hold every unit the replay changed).
+   */
+  private spillChanged(): void {
+    const pending = this.changedUnits;
+    if (pending === undefined || this.changedKeys.size === 0) return;
+    for (const unitKey of this.changedKeys) pending.set(unitKey, true, 0);
+    this.changedKeys.clear();
+    this.changedOnDisk = true;
   }
 
   /** Marks the task units that list a Delivery as a member, or name a task_id (a join response about it changed). */
@@ -234,7 +263,7 @@ export class UnitState {
     for (const contribution of next) this.applyToGroup(contribution, 1);
     if (next.length === 0) contributions.delete(id);
     else contributions.set(id, next, next.length * 48);
-    this.changedUnits?.set(`${kind}\u0000${id}`, true, 0);
+    if (this.changedUnits !== undefined) this.changedKeys.add(`${kind}\u0000${id}`);
   }
 
   private applyToGroup(contribution: Contribution, sign: 1 | -1): void {

@@ -94,6 +94,8 @@ export class StateStore {
   lastCommitWrites = 0;
   /** The commit being written, if any. */
   private pending: Promise<void> | undefined;
+  /** Called at the start of every commit, before the dirty entries are taken (see beforeCommit). */
+  private readonly preparers: (() => void)[] = [];
 
   constructor(backend: StateBackend | undefined, budgetBytes = Number.POSITIVE_INFINITY) {
     this.backend = backend;
@@ -128,6 +130,11 @@ export class StateStore {
     return table;
   }
 
+  /** `prepare` runs at the start of every commit, and may still write to the tables: what it writes is in that commit. */
+  beforeCommit(prepare: () => void): void {
+    this.preparers.push(prepare);
+  }
+
   /**
    * Starts writing every dirty entry, and `extra` (the checkpoint), in one transaction, on the
    * store's own writer thread, so the engine goes on meanwhile; `landed` settles when it is on disk.
@@ -140,6 +147,7 @@ export class StateStore {
     const backend = this.backend;
     if (backend === undefined) return;
     await this.landed();
+    for (const prepare of this.preparers) prepare();
     const writes: [string, Buffer | null][] = [];
     for (const table of this.tables) table.drain(writes);
     for (const write of extra) writes.push([write[0], write[1]]);

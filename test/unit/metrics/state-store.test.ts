@@ -12,6 +12,8 @@ import { checkpointWrite, openLocalState, stateIdentity, StateDirectoryLockedErr
 import { boundEngineHeapGrowth, ENGINE_HEAP_GROWING_PERCENT } from "../../../src/metrics/state/heap-growth.ts";
 import { openLmdbBackend } from "../../../src/metrics/state/state-backend.ts";
 import { StateStore } from "../../../src/metrics/state/state-store.ts";
+import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
+import { cost, modelCall } from "./fact-builders.ts";
 
 const root = mkdtempSync(join(tmpdir(), "agentops-state-store-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -135,6 +137,56 @@ describe("StateStore over LMDB", () => {
     await state.landed();
     expect([...backend.scan(`l\u00001\u0000a\u0000`)]).toEqual([]);
     await backend.close();
+  });
+});
+
+describe("the engine's changed units on disk", () => {
+  const CHANGED_UNITS = "cu\u0000";
+  const facts = Array.from({ length: 20 }, (_, index) => [modelCall({ fact_id: `call-fact-${String(index)}`, call_id: `call-${String(index)}` }), cost({ fact_id: `cost-fact-${String(index)}`, cost_id: `cost-${String(index)}`, call_id: `call-${String(index)}` })]).flat();
+
+  it("are never written when the changelog took them before the commit (live), and survive a restart when it had not (replaying old input)", async () => {
+    const directory = fresh();
+    /** Every key a commit wrote or deleted, in order. */
+    const written: string[] = [];
+    const open = (): { engine: MetricEngine; backend: ReturnType<typeof openLmdbBackend> } => {
+      const backend = openLmdbBackend(directory);
+      const recording = { ...backend, commit: async (writes: Iterable<readonly [string, Buffer | null]>) => {
+        const list = [...writes];
+        written.push(...list.map(([key]) => key));
+        await backend.commit(list);
+      } };
+      return { engine: new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(recording, 1 << 20)), backend };
+    };
+    const live = open();
+    for (const fact of facts.slice(0, 20)) live.engine.ingest(fact);
+    live.engine.flush();
+    const taken = live.engine.unitChanges();
+    expect(taken.length).toBeGreaterThan(0);
+    await live.engine.state.commit();
+    await live.engine.state.landed();
+    // Not even a delete: the commit wrote state, and no changed-unit key.
+    expect(written.length).toBeGreaterThan(0);
+    expect(written.filter((key) => key.startsWith(CHANGED_UNITS))).toEqual([]);
+
+    // Replaying: flushed and committed with no changelog records taken, then the process stops.
+    for (const fact of facts.slice(20)) live.engine.ingest(fact);
+    live.engine.flush();
+    await live.engine.state.commit();
+    await live.engine.state.landed();
+    const spilled = [...live.backend.scan(CHANGED_UNITS)].map(([key]) => key.slice(CHANGED_UNITS.length));
+    expect(spilled.length).toBeGreaterThan(0);
+    await live.backend.close();
+
+    const restarted = open();
+    const pending = restarted.engine.unitChanges();
+    expect(pending.map(([unit]) => unit)).toEqual([...spilled].sort());
+    expect(pending.every(([, contributions]) => contributions.length > 0)).toBe(true);
+    // Taken once: the next commit deletes them, and nothing is left to take.
+    await restarted.engine.state.commit();
+    await restarted.engine.state.landed();
+    expect([...restarted.backend.scan(CHANGED_UNITS)]).toEqual([]);
+    expect(restarted.engine.unitChanges()).toEqual([]);
+    await restarted.backend.close();
   });
 });
 
