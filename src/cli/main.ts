@@ -10,23 +10,25 @@ function wantsStackTraces(argv: readonly string[], env: NodeJS.ProcessEnv): bool
   return level === "debug" || level === "trace";
 }
 
-function topLevelHelp(): string {
-  const width = Math.max(...commands.map((command) => command.name.length), 8);
-  const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
+async function topLevelHelp(): Promise<string> {
+  const loaded = await Promise.all(commands.map(async (entry) => entry.load()));
+  const width = Math.max(...loaded.map((command) => command.name.length), 8);
+  const lines = loaded.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
   return ["Usage: agentops <command> [flags]", "", "Commands:", ...lines, "", "Run `agentops <command> --help` for a command's flags."].join("\n");
 }
 
 async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(`${topLevelHelp()}\n`);
+    process.stdout.write(`${await topLevelHelp()}\n`);
     return name === undefined ? 2 : 0;
   }
-  const command = commands.find((candidate) => candidate.name === name);
-  if (command === undefined) {
+  const entry = commands.find((candidate) => candidate.name === name);
+  if (entry === undefined) {
     process.stderr.write(`agentops: unknown command "${name}". Fix: run \`agentops --help\` for the list of commands.\n`);
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     process.stdout.write(`${command.usage}\n`);
     return 0;

@@ -7,7 +7,6 @@ import type { Processor } from "../processor.ts";
 import { engineProcessor, type EngineStateOptions } from "../processors/engine.ts";
 import { stageProcessor } from "../processors/engine-stages.ts";
 import { ingestTo } from "../processors/ingest.ts";
-import { runMonitorProcessor } from "../processors/run-monitor.ts";
 import { ENGINE_STAGES, type RoleName } from "../topology.ts";
 import type { TransportError } from "../../errors.ts";
 import type { Telemetry as TelemetryShape } from "./telemetry.ts";
@@ -51,8 +50,12 @@ export interface TransportShape {
 
 export class Transport extends Context.Tag("agentops/Transport")<Transport, TransportShape>() {}
 
-/** The processors of a role, configured: one, but the partitioned engine's role runs its four stages. */
-export function processorsFor(role: RoleName, config: TopologyConfig, catalog: CatalogSummary): Processor<never>[] {
+/**
+ * The processors of a role, configured: one, but the partitioned engine's role runs its four stages.
+ * The run monitor's module is loaded only for its role: its shell parser (WebAssembly, loaded when
+ * the module is) cost an engine-only process about 20 MiB of memory it never used.
+ */
+export async function processorsFor(role: RoleName, config: TopologyConfig, catalog: CatalogSummary): Promise<Processor<never>[]> {
   const topology = config.engineTopology ?? { kind: "single" };
   switch (role) {
     case "ingest":
@@ -60,8 +63,10 @@ export function processorsFor(role: RoleName, config: TopologyConfig, catalog: C
     case "engine":
       if (topology.kind === "stages") return ENGINE_STAGES.map((name) => stageProcessor(name, config.engine, catalog, topology.partitions, config.engineState) as Processor<never>);
       return [engineProcessor(config.engine, catalog, config.engineState) as Processor<never>];
-    case "run-monitor":
+    case "run-monitor": {
+      const { runMonitorProcessor } = await import("../processors/run-monitor.ts");
       return [runMonitorProcessor(config.tripwires) as Processor<never>];
+    }
   }
 }
 
@@ -70,6 +75,6 @@ export const runTopology: Effect.Effect<void, TransportError, Config | Catalog |
   const config = yield* Config;
   const catalog = yield* Catalog;
   const transport = yield* Transport;
-  for (const role of config.roles) for (const processor of processorsFor(role, config, catalog)) yield* transport.member(processor);
+  for (const role of config.roles) for (const processor of yield* Effect.promise(() => processorsFor(role, config, catalog))) yield* transport.member(processor);
   yield* transport.run;
 });
