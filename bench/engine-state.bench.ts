@@ -22,7 +22,7 @@
  * bench/out/engine-state-runs-<pid>.ndjson, and --from-runs renders the section from such files
  * (comma-separated: sittings of different sizes, e.g. 20M alone after 1M and 5M).
  *
- *   node bench/engine-state.bench.ts [--sizes 1000000,5000000,20000000] [--runs 1] [--cache-mb 64]
+ *   node bench/engine-state.bench.ts [--sizes 1000000,5000000,20000000] [--runs 1] [--cache-mb 32 (agentops run's default)]
  *        [--commit-every 20000] [--memory-at 1000000] [--max-minutes 40] [--min-free-gib 8] [--heap-mb N]
  *        [--memory-limit-mb N] [--no-write]
  *   node bench/engine-state.bench.ts --from-runs bench/out/engine-state-runs-<pid>.ndjson[,…] [--no-write]
@@ -31,8 +31,10 @@ import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statfsSync, statSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_STATE_CACHE_MB } from "../src/stream/runtime/stream-config.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
 import type { LoadReport, MemorySample, RestartReport } from "./engine-state-run.ts";
+import { CLI_ENV, SHIPPED_HEAP_FLAG } from "./cli-launch.ts";
 import { type MemoryCgroup, type MemoryCgroupUsage, openMemoryCgroup } from "./memory-cgroup.ts";
 import { writeResultsSection } from "./results-section.ts";
 import { BENCH_OUT, ensureWorkload } from "./workload-file.ts";
@@ -40,8 +42,6 @@ import { BENCH_OUT, ensureWorkload } from "./workload-file.ts";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const NODE = `${ROOT}node_modules/.bin/node`;
 const RUNNER = `${ROOT}bench/engine-state-run.ts`;
-/** The V8 heap bound bin/agentops's first line gives every agentops command. */
-const SHIPPED_HEAP_FLAG = /--max-old-space-size=\d+/.exec(readFileSync(`${ROOT}bin/agentops`, "utf8").split("\n")[0] ?? "")?.[0] ?? "";
 /** This sitting's stores (by process id: two sittings at once must not delete each other's). */
 const STORES_DIR = `${BENCH_OUT}engine-state/${process.pid}/`;
 /** This sitting's finished runs, one JSON line each: an interrupted sitting still yields its figures (--from-runs). */
@@ -62,7 +62,7 @@ const argv = process.argv.slice(2);
 const option = (name: string, fallback: string): string => (argv.includes(name) ? (argv[argv.indexOf(name) + 1] ?? fallback) : fallback);
 const SIZES = option("--sizes", "1000000,5000000,20000000").split(",").map(Number);
 const RUNS = Number(option("--runs", "1"));
-const CACHE_MB = Number(option("--cache-mb", "64"));
+const CACHE_MB = Number(option("--cache-mb", String(DEFAULT_STATE_CACHE_MB)));
 /** --heap-mb N runs the engine-on-disk children with V8's heap bounded (--max-old-space-size=N), as an engine member would be. */
 const HEAP_MB = argv.includes("--heap-mb") ? Number(option("--heap-mb", "0")) : undefined;
 const COMMIT_EVERY = Number(option("--commit-every", "20000"));
@@ -98,7 +98,8 @@ function child<T>(args: readonly string[], timeoutMs: number, progressEvery = 25
     const heapFlags = args.includes("memory") ? [] : [HEAP_MB === undefined ? SHIPPED_HEAP_FLAG : `--max-old-space-size=${String(HEAP_MB)}`].filter((flag) => flag !== "");
     const command: [string, string[]] = [NODE, [...heapFlags, RUNNER, ...args]];
     const [file, fileArgs] = cgroup === undefined ? command : cgroup.wrap(...command);
-    const proc = spawn(file, fileArgs, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    // The shipped command's environment too (MALLOC_ARENA_MAX), for the engine's memory to be the user's.
+    const proc = spawn(file, fileArgs, { cwd: ROOT, env: CLI_ENV, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderrTail = "";
     let progressLines = 0;

@@ -11,13 +11,13 @@ import { topicRecordCount } from "../src/kafka/read-topic.ts";
 import { readProcStatus } from "../src/stream/runtime/proc-status.ts";
 import type { TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
+import { CLI_ENV, CLI_NODE_FLAGS } from "./cli-launch.ts";
 
 export const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const OUT = `${ROOT}bench/out/`;
 export const NODE = `${ROOT}node_modules/.bin/node`;
 
-/** The node flags bin/agentops' shebang gives the CLI (heap size), so children run as users run them. */
-export const CLI_NODE_FLAGS = (readFileSync(`${ROOT}bin/agentops`, "utf8").split("\n")[0] ?? "").split(/\s+/).filter((word) => word.startsWith("--"));
+export { CLI_ENV, CLI_NODE_FLAGS };
 
 export type Log = (message: string) => void;
 
@@ -39,7 +39,7 @@ export function median(values: readonly number[]): number {
 /** `agentops <args>` with the CLI's node flags; stdio "ignore", "inherit" or a file descriptor for stdout and stderr. */
 export function agentops(args: readonly string[], output: "inherit" | "ignore" | number = "ignore", extraNodeFlags: readonly string[] = []): ChildProcess {
   const stdio: StdioOptions = ["ignore", output, output];
-  return spawn(NODE, [...CLI_NODE_FLAGS, ...extraNodeFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, ...args], { cwd: ROOT, stdio });
+  return spawn(NODE, [...CLI_NODE_FLAGS, ...extraNodeFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, ...args], { cwd: ROOT, env: CLI_ENV, stdio });
 }
 
 export function exited(child: ChildProcess): Promise<number> {

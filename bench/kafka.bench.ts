@@ -28,7 +28,7 @@ import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
-import { benchLog, CLI_NODE_FLAGS, deletePrefixedTopics, ensureWorkload, median, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
+import { benchLog, CLI_ENV, CLI_NODE_FLAGS, deletePrefixedTopics, ensureWorkload, median, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
 import { writeResultsSection } from "./results-section.ts";
 import { workloadLineCount } from "./workload-lines.ts";
 
@@ -117,10 +117,10 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     const stateDir = `${OUT}kafka-bench-state-${index}`;
     rmSync(stateDir, { recursive: true, force: true });
     const nodeFlags = roles === undefined || roles.includes("engine") ? engineNodeFlags : [];
-    const child = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `bench-${index}`, "--state-dir", stateDir, "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...roleArgs, ...extraArgs], { cwd: ROOT, stdio: ["ignore", out, out] });
+    const child = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `bench-${index}`, "--state-dir", stateDir, "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...roleArgs, ...extraArgs], { cwd: ROOT, env: CLI_ENV, stdio: ["ignore", out, out] });
     closeSync(out);
     log(`processor: agentops run --topic-prefix ${prefix} ${roleArgs.join(" ")} (pid ${child.pid ?? 0}), log ${logPath}`);
-    return { child, pid: child.pid ?? 0, logPath, stateDir, roles: roles ?? "all", peak: 0, anonPeak: 0, port: undefined as number | undefined };
+    return { child, pid: child.pid ?? 0, logPath, stateDir, roles: roles ?? "all", peak: 0, anonPeak: 0, heapPeak: 0, externalPeak: 0, port: undefined as number | undefined };
   });
   const exitedEarly = (): void => {
     for (const { child, logPath } of children) if (child.exitCode !== null) throw new Error(`processor exited ${child.exitCode}; see ${logPath}`);
@@ -139,8 +139,18 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
   try {
     let startupSeconds = 0;
     for (const entry of children) entry.port = await metricsPortOf(entry.child, entry.logPath);
-    // Every process's series, as one text (the label sets of different roles do not overlap).
-    const metrics = async (): Promise<string> => (await Promise.all(children.map(async ({ port }) => (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()))).join("\n");
+    // Every process's series, as one text (the label sets of different roles do not overlap); each
+    // process's V8 heap and external memory peaks are kept on the way (where its anonymous RSS goes).
+    const metrics = async (): Promise<string> => {
+      const texts = await Promise.all(children.map(async ({ port }) => (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()));
+      texts.forEach((text, index) => {
+        const entry = children[index];
+        if (entry === undefined) return;
+        entry.heapPeak = Math.max(entry.heapPeak, sum(metricValues(text, "agentops_process_heap_used_bytes")));
+        entry.externalPeak = Math.max(entry.externalPeak, sum(metricValues(text, "agentops_process_external_bytes")));
+      });
+      return texts.join("\n");
+    };
     for (const { port } of children) await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 120_000);
     startupSeconds = (performance.now() - started) / 1000;
     log(`processor: healthy after ${startupSeconds.toFixed(1)} s on :${children.map(({ port }) => port).join(", :")}`);
@@ -180,6 +190,7 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     const peakRssBytes = rss("VmHWM");
     const resultsPublished = sum(metricValues(await metrics(), "agentops_results_published_total"));
     log(`processor: quiescent after ${seconds.toFixed(1)} s: ${rate(facts, seconds)} facts (${rate(facts + agentEvents, seconds)} records), peak RSS ${mib(peakRssBytes)}, ${resultsPublished.toLocaleString("en-US")} result upserts`);
+    for (const { roles, anonPeak, heapPeak, externalPeak } of children) log(`processor ${roles}: peak anonymous RSS ${mib(anonPeak)}, peak V8 heap used ${mib(heapPeak)}, peak external ${mib(externalPeak)}`);
     const probeLatenciesMs = await probeLatency(kafka, topics);
     const peakRssBytesAfterProbes = Math.max(peakRssBytes, rss("VmHWM"));
     return { seconds, startupSeconds, peakRssBytes: peakRssBytesAfterProbes, peakRssByRoles: children.map(({ roles, peak }) => ({ roles, bytes: peak })), peakAnonByRoles: children.map(({ roles, anonPeak }) => ({ roles, bytes: anonPeak })), resultsPublished, probeLatenciesMs, engineFacts, maxLag };

@@ -29,7 +29,7 @@ import { resultKey } from "../src/metrics/scope.ts";
 import { readLatestResults, resultsDigest } from "../src/stream/audit/topic-results.ts";
 import { STAGE_TOPIC_ROLES, topicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
-import { agentops, benchLog, CLI_NODE_FLAGS, cpuSeconds, deletePrefixedTopics, ensureWorkload, exited, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
+import { agentops, benchLog, CLI_ENV, CLI_NODE_FLAGS, cpuSeconds, deletePrefixedTopics, ensureWorkload, exited, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
 import { writeResultsSection } from "./results-section.ts";
 
 const HEADING = "## Partitioned engine on Kafka (scale-out)";
@@ -97,7 +97,7 @@ async function runVariant(kafka: Kafka, input: string, instances: number, engine
     const processorArgs = (process.env.BENCH_PROCESSOR_ARGS ?? "").split(/\s+/).filter((word) => word !== "");
     // BENCH_NODE_FLAGS adds node flags to each instance (after bin/agentops' own, so e.g. --max-old-space-size=384 wins).
     const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter((word) => word !== "");
-    const child: ChildProcess = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--engine", engine, "--roles", "ingest,engine", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `stages-${index}`, "--state-dir", stateDir, "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...processorArgs], { cwd: ROOT, stdio: ["ignore", out, out] });
+    const child: ChildProcess = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--engine", engine, "--roles", "ingest,engine", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `stages-${index}`, "--state-dir", stateDir, "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...processorArgs], { cwd: ROOT, env: CLI_ENV, stdio: ["ignore", out, out] });
     closeSync(out);
     return { child, pid: child.pid ?? 0, logPath, stateDir, port: 0, peak: 0, anonymous: 0, cpu: 0 };
   });
