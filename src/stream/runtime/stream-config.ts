@@ -52,7 +52,7 @@ export type StreamConfig = z.output<typeof streamConfigSchema>;
 
 export const DEFAULT_SHUTDOWN_TIMEOUT = "30s";
 /** The engine state's record cache per partition, MiB (Kafka Streams' default cache is 10 MiB per instance). */
-export const DEFAULT_STATE_CACHE_MB = 64;
+export const DEFAULT_STATE_CACHE_MB = 32;
 
 
 /** Flag name and environment variable for each field, so an error can name both. */
