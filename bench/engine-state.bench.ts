@@ -34,7 +34,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_STATE_CACHE_MB } from "../src/stream/runtime/stream-config.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
 import type { LoadReport, MemorySample, RestartReport } from "./engine-state-run.ts";
-import { CLI_ENV, SHIPPED_HEAP_FLAG } from "./cli-launch.ts";
+import { CLI_ENV, CLI_NODE_FLAGS, SHIPPED_HEAP_FLAG } from "./cli-launch.ts";
 import { type MemoryCgroup, type MemoryCgroupUsage, openMemoryCgroup } from "./memory-cgroup.ts";
 import { writeResultsSection } from "./results-section.ts";
 import { BENCH_OUT, ensureWorkload } from "./workload-file.ts";
@@ -92,10 +92,11 @@ interface ChildResult<T> {
 function child<T>(args: readonly string[], timeoutMs: number, progressEvery = 25, cgroup?: MemoryCgroup): Promise<ChildResult<T>> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    // The engine runs with the heap bound `agentops run` has (bin/agentops), or --heap-mb's; the
-    // in-memory comparison keeps V8's default heap. Under --memory-limit-mb this matters: without an
-    // explicit bound V8 sizes its heap from the cgroup's limit, which the shipped command overrides.
-    const heapFlags = args.includes("memory") ? [] : [HEAP_MB === undefined ? SHIPPED_HEAP_FLAG : `--max-old-space-size=${String(HEAP_MB)}`].filter((flag) => flag !== "");
+    // The engine runs with the node flags `agentops run` has (bin/agentops: heap bound, young
+    // generation), the heap bound replaced by --heap-mb's; the in-memory comparison keeps V8's
+    // defaults. Under --memory-limit-mb this matters: without an explicit bound V8 sizes its heap
+    // from the cgroup's limit, which the shipped command overrides.
+    const heapFlags = args.includes("memory") ? [] : HEAP_MB === undefined ? CLI_NODE_FLAGS : [...CLI_NODE_FLAGS.filter((flag) => flag !== SHIPPED_HEAP_FLAG), `--max-old-space-size=${String(HEAP_MB)}`];
     const command: [string, string[]] = [NODE, [...heapFlags, RUNNER, ...args]];
     const [file, fileArgs] = cgroup === undefined ? command : cgroup.wrap(...command);
     // The shipped command's environment too (MALLOC_ARENA_MAX), for the engine's memory to be the user's.
