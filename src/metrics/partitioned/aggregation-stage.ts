@@ -4,7 +4,8 @@ import { GroupAggregate } from "../group-aggregate.ts";
 import { byUtf8 } from "../key-order.ts";
 import { ResultPublisher } from "../result-publisher.ts";
 import type { MetricResult, ResultChange } from "../result-record.ts";
-import { bytesCodec, detachedBytes, groupCodec } from "../state/codecs.ts";
+import { detachedBytes } from "../../kafka/serde/binary-form.ts";
+import { bytesCodec, groupCodec } from "../state/codecs.ts";
 import { StateStore, type LinkTable } from "../state/state-store.ts";
 import { splitKey } from "./stage-records.ts";
 

@@ -1,6 +1,6 @@
 import type { MetricId } from "../../catalog/metric-definitions.ts";
 import type { DeliverySummary, MetricFact } from "../../contract/facts.ts";
-import { BinaryReader, BinaryWriter, InternalRecordError } from "../../kafka/serde/binary-form.ts";
+import { BinaryReader, BinaryWriter, detachedBytes, InternalRecordError } from "../../kafka/serde/binary-form.ts";
 import { readFact, writeFact } from "../../kafka/serde/fact-layout.ts";
 import type { Contribution, MoneyShare } from "../contribution.ts";
 import { ExactSum } from "../exact-sum.ts";
@@ -31,19 +31,6 @@ function decodeWith<V>(bytes: Buffer, read: (input: BinaryReader) => V): V {
   const value = read(reader);
   reader.end();
   return value;
-}
-
-/**
- * A copy of `bytes` with memory of its own. A small Buffer from `Buffer.allocUnsafe` is a slice of
- * an 8 KiB pool, and one kafkajs hands over is a slice of a whole fetch response: kept in a cache,
- * either would pin the whole backing memory, which the cache budget, counting the value's own
- * length, never sees. A guard, not a measured fix: the stage processors' memory did not change
- * with it (bench/RESULTS.md, "Partitioned engine on Kafka"; their growth is LMDB's mapped files).
- */
-export function detachedBytes(bytes: Buffer): Buffer {
-  const copy = Buffer.allocUnsafeSlow(bytes.length);
-  bytes.copy(copy);
-  return copy;
 }
 
 /** Values kept as their bytes (stage outputs, partial sums): stored as given, read back detached from the read's buffer. */

@@ -1,3 +1,4 @@
+import { detachedBytes } from "../../kafka/serde/binary-form.ts";
 import type { KeyValueStore } from "./key-value-store.ts";
 
 /** One write of a store, as its changelog records it: the encoded value, or null for a delete (a tombstone). */
@@ -9,8 +10,12 @@ export interface StoreCodec<V> {
   decode(bytes: Buffer | string): V;
 }
 
-/** For a store that already holds its values encoded (the published results). */
-export const BYTES_CODEC: StoreCodec<Buffer> = { encode: (value) => value, decode: (bytes) => (typeof bytes === "string" ? Buffer.from(bytes) : bytes) };
+/**
+ * For a store that already holds its values encoded (the published results). A value restored from
+ * its changelog is copied: kafkajs hands over slices of whole fetch responses, and a store holding
+ * one value of each would keep every response of the restore alive.
+ */
+export const BYTES_CODEC: StoreCodec<Buffer> = { encode: (value) => value, decode: (bytes) => (typeof bytes === "string" ? Buffer.from(bytes) : detachedBytes(bytes)) };
 
 /**
  * Records which keys were put or deleted in the store it wraps, as Kafka Streams'

@@ -23,6 +23,15 @@ describe("the changelogging store", () => {
     ]);
   });
 
+  it("keeps restored encoded values as copies, not as slices pinning the fetch response they came in", () => {
+    const response = Buffer.alloc(1 << 20, 7);
+    const store = new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<Buffer>("t"), BYTES_CODEC);
+    store.restore("k", response.subarray(100, 140));
+    const held = store.get("k");
+    expect(held).toEqual(Buffer.alloc(40, 7));
+    expect(held?.buffer.byteLength).toBe(40);
+  });
+
   it("writes a table through it, logging only what changes what it holds", async () => {
     const store = new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<Buffer>("t"), BYTES_CODEC);
     store.restore("same", Buffer.from("1"));
