@@ -29,7 +29,7 @@ export class MetricEngine {
   constructor(config: EngineConfig, catalog: CatalogSummary, state: StateStore = new StateStore(undefined)) {
     this.state = state;
     this.ledger = new FactLedger(state);
-    this.units = new UnitState(config, state);
+    this.units = new UnitState(config, state, { changelog: true });
     this.publisher = new ResultPublisher(state, catalog, config);
   }
 

@@ -52,6 +52,19 @@ export type UnitOwnership = (kind: UnitKind, id: string) => boolean;
 
 const OWNS_ALL: UnitOwnership = () => true;
 
+export interface UnitStateOptions {
+  /** Which units this state evaluates (default: all). */
+  readonly owns?: UnitOwnership;
+  /** What task units read of their members and task_id: from the index (default), or (a partition) from join responses. */
+  readonly taskInputs?: (index: FactIndex) => TaskInputs;
+  /**
+   * Keep the units whose contributions changed for `unitChanges` (state on disk only): the single
+   * engine writes them to its contributions changelog. The partitioned stages have no such
+   * changelog, and tracking for them wrote a key per changed unit at every commit that nothing read.
+   */
+  readonly changelog?: boolean;
+}
+
 /**
  * The unit/contribution/group seam, shared by the single engine (`MetricEngine`, which puts its
  * fact ledger in front) and by each partition of the partitioned engine (`src/metrics/partitioned`,
@@ -93,7 +106,8 @@ export class UnitState {
   loading = false;
   private readonly config: EngineConfig;
 
-  constructor(config: EngineConfig, state: StateStore, owns: UnitOwnership = OWNS_ALL, taskInputs?: (index: FactIndex) => TaskInputs) {
+  constructor(config: EngineConfig, state: StateStore, options: UnitStateOptions = {}) {
+    const { owns = OWNS_ALL, taskInputs, changelog = false } = options;
     this.config = config;
     this.index = new FactIndex(state);
     this.taskInputs = (taskInputs ?? indexTaskInputs)(this.index);
@@ -117,7 +131,7 @@ export class UnitState {
     };
     this.groups = state.table("g\u0000", groupCodec());
     this.asOfTimes = state.links("ga\u0000", timeCountsCodec);
-    this.changedUnits = state.persistent ? state.table("cu\u0000", presenceCodec) : undefined;
+    this.changedUnits = changelog && state.persistent ? state.table("cu\u0000", presenceCodec) : undefined;
     if (this.changedUnits !== undefined) state.beforeCommit(() => this.spillChanged());
   }
 
@@ -159,7 +173,7 @@ export class UnitState {
   }
 
   /**
-   * The units whose contributions changed since the last call (state on disk only), with their
+   * The units whose contributions changed since the last call (state on disk with `changelog` only), with their
    * contributions now (empty: none), keyed `kind \0 id`: the contributions changelog's records.
    */
   unitChanges(): [string, readonly Contribution[]][] {

@@ -60,7 +60,7 @@ export class EntityPartition {
   constructor(partition: number, stages: StagePartitions, config: EngineConfig, state: StateStore = new StateStore(undefined)) {
     this.partition = partition;
     this.stages = stages;
-    this.units = new UnitState(config, state, (kind, id) => this.owns(unitBundle(kind, id)), (index) => this.taskInputs(indexTaskInputs(index)));
+    this.units = new UnitState(config, state, { owns: (kind, id) => this.owns(unitBundle(kind, id)), taskInputs: (index) => this.taskInputs(indexTaskInputs(index)) });
     this.direct = state.links("Ed\u0000", factCodec);
     this.pushed = state.links("Ep\u0000", factCodec);
     this.origins = state.table("Eo\u0000", originCodec);

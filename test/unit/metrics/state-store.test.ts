@@ -13,6 +13,7 @@ import { boundEngineHeapGrowth, ENGINE_HEAP_GROWING_PERCENT } from "../../../src
 import { openLmdbBackend } from "../../../src/metrics/state/state-backend.ts";
 import { StateStore } from "../../../src/metrics/state/state-store.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
+import { UnitState } from "../../../src/metrics/unit-state.ts";
 import { cost, modelCall } from "./fact-builders.ts";
 
 const root = mkdtempSync(join(tmpdir(), "agentops-state-store-"));
@@ -187,6 +188,26 @@ describe("the engine's changed units on disk", () => {
     expect([...restarted.backend.scan(CHANGED_UNITS)]).toEqual([]);
     expect(restarted.engine.unitChanges()).toEqual([]);
     await restarted.backend.close();
+  });
+
+  it("are not kept at all by a unit state without a changelog (a partitioned stage's)", async () => {
+    const backend = openLmdbBackend(fresh());
+    const written: string[] = [];
+    const state = new StateStore({ ...backend, commit: async (writes: Iterable<readonly [string, Buffer | null]>) => {
+      const list = [...writes];
+      written.push(...list.map(([key]) => key));
+      await backend.commit(list);
+    } }, 1 << 20);
+    const units = new UnitState(DEFAULT_ENGINE_CONFIG, state);
+    for (const fact of facts) units.admit(fact);
+    units.recomputeUnits();
+    expect(units.takeDirtyGroups().length).toBeGreaterThan(0);
+    await state.commit();
+    await state.landed();
+    expect(written.length).toBeGreaterThan(0);
+    expect(written.filter((key) => key.startsWith(CHANGED_UNITS))).toEqual([]);
+    expect(units.unitChanges()).toEqual([]);
+    await backend.close();
   });
 });
 
