@@ -5,8 +5,8 @@ import { setFlagsFromString } from "node:v8";
  * state is on disk: a factor of 2 (`--heap-growing-percent=100`).
  *
  * Why: V8 sizes its old generation from the live heap and the allocation rate, up to 4× live. The
- * engine's live heap is its record cache and the current commit (about 130 MiB at the default
- * 64 MiB cache), but every commit encodes and discards its writes, so V8 let the heap reach about
+ * engine's live heap is its record cache and the current commit (about 130 MiB at a 64 MiB
+ * cache, the default when this was measured), but every commit encodes and discards its writes, so V8 let the heap reach about
  * 2.7× that before collecting: 320–370 MiB of heap, 560–620 MiB of anonymous RSS, flat with history
  * but above the 512 MiB an operator budgets (bench/RESULTS.md, "Engine state on disk"). A factor of
  * 2 collects sooner: about 440 MiB of anonymous RSS for about 6% of the engine's throughput,

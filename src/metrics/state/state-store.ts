@@ -479,7 +479,8 @@ class CachedTable<V> extends CachedSegment<V, Entry<V>> implements Table<V> {
  */
 class CachedLinkTable<V> extends CachedSegment<V, LinkEntry<V>> implements LinkTable<V> {
   protected isDirty(entry: LinkEntry<V>): boolean {
-    return entry.dirtyMembers !== undefined && entry.dirtyMembers.size > 0;
+    // The set exists only while it holds a member (markDirty creates it, drain drops it).
+    return entry.dirtyMembers !== undefined;
   }
 
   /** The members of `key` (a live view: do not hold it across writes). */

@@ -50,7 +50,7 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
     const topics = topicNames(config.topicPrefix);
     if (config.roles.includes("engine")) {
       const heapGrowingPercent = boundEngineHeapGrowth();
-      logger.info({ heapGrowingPercent: heapGrowingPercent ?? "as set by the operator" }, "engine heap growth bounded (docs/operations.md, Retention)");
+      logger.info({ heapGrowingPercent: heapGrowingPercent ?? "as set by the operator" }, "engine heap growth bounded (docs/operations.md, Memory)");
     }
 
     const created = yield* startupStage(

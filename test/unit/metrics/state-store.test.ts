@@ -10,7 +10,7 @@ import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { presenceCodec, stringCodec } from "../../../src/metrics/state/codecs.ts";
 import { checkpointWrite, openLocalState, stateIdentity, StateDirectoryLockedError } from "../../../src/metrics/state/local-state.ts";
 import { boundEngineHeapGrowth, ENGINE_HEAP_GROWING_PERCENT } from "../../../src/metrics/state/heap-growth.ts";
-import { openLmdbBackend } from "../../../src/metrics/state/state-backend.ts";
+import { openLmdbBackend, type StateBackend } from "../../../src/metrics/state/state-backend.ts";
 import { StateStore } from "../../../src/metrics/state/state-store.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
 import { UnitState } from "../../../src/metrics/unit-state.ts";
@@ -141,22 +141,28 @@ describe("StateStore over LMDB", () => {
   });
 });
 
+/** The backend, with every key its commits write or delete appended to `written`, in order. */
+function recordingWrites(backend: StateBackend, written: string[]): StateBackend {
+  return {
+    ...backend,
+    commit: async (writes) => {
+      const list = [...writes];
+      written.push(...list.map(([key]) => key));
+      await backend.commit(list);
+    },
+  };
+}
+
 describe("the engine's changed units on disk", () => {
   const CHANGED_UNITS = "cu\u0000";
   const facts = Array.from({ length: 20 }, (_, index) => [modelCall({ fact_id: `call-fact-${String(index)}`, call_id: `call-${String(index)}` }), cost({ fact_id: `cost-fact-${String(index)}`, cost_id: `cost-${String(index)}`, call_id: `call-${String(index)}` })]).flat();
 
   it("are never written when the changelog took them before the commit (live), and survive a restart when it had not (replaying old input)", async () => {
     const directory = fresh();
-    /** Every key a commit wrote or deleted, in order. */
     const written: string[] = [];
     const open = (): { engine: MetricEngine; backend: ReturnType<typeof openLmdbBackend> } => {
       const backend = openLmdbBackend(directory);
-      const recording = { ...backend, commit: async (writes: Iterable<readonly [string, Buffer | null]>) => {
-        const list = [...writes];
-        written.push(...list.map(([key]) => key));
-        await backend.commit(list);
-      } };
-      return { engine: new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(recording, 1 << 20)), backend };
+      return { engine: new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(recordingWrites(backend, written), 1 << 20)), backend };
     };
     const live = open();
     for (const fact of facts.slice(0, 20)) live.engine.ingest(fact);
@@ -193,11 +199,7 @@ describe("the engine's changed units on disk", () => {
   it("are not kept at all by a unit state without a changelog (a partitioned stage's)", async () => {
     const backend = openLmdbBackend(fresh());
     const written: string[] = [];
-    const state = new StateStore({ ...backend, commit: async (writes: Iterable<readonly [string, Buffer | null]>) => {
-      const list = [...writes];
-      written.push(...list.map(([key]) => key));
-      await backend.commit(list);
-    } }, 1 << 20);
+    const state = new StateStore(recordingWrites(backend, written), 1 << 20);
     const units = new UnitState(DEFAULT_ENGINE_CONFIG, state);
     for (const fact of facts) units.admit(fact);
     units.recomputeUnits();
