@@ -5,6 +5,7 @@ import { FactIndex } from "./fact-index.ts";
 import { GroupAggregate, type AsOfCounts } from "./group-aggregate.ts";
 import { byUtf8 } from "./key-order.ts";
 import { contributionsCodec, groupCodec, presenceCodec, timeCountsCodec } from "./state/codecs.ts";
+import { GroupKeyIds } from "./state/group-key-ids.ts";
 import type { LinkTable, StateStore, Table } from "./state/state-store.ts";
 import { callContributions } from "./units/call-unit.ts";
 import { deliveryContributions } from "./units/delivery-unit.ts";
@@ -84,6 +85,9 @@ export class UnitState {
   private readonly readers: UnitReaders;
   private readonly dirtyUnits: Record<UnitKind, Set<string>> = { call: new Set(), delivery: new Set(), packet: new Set(), task: new Set(), snapshot: new Set() };
   private readonly contributions: Record<UnitKind, Table<readonly Contribution[]>>;
+  /** Ids for the result keys the stored contributions name. */
+  private readonly groupIds: GroupKeyIds;
+  private readonly assignsGroupIds: boolean;
   private readonly markDirty: (kind: UnitKind, id: string) => void;
   private readonly groups: Table<GroupAggregate>;
   /** group key → hour of as_of time → time → how many of its contributions have it (see asOfBucket). */
@@ -122,12 +126,16 @@ export class UnitState {
         : (kind, id) => {
             if (owns(kind, id)) this.dirtyUnits[kind].add(id);
           };
+    this.groupIds = new GroupKeyIds(state);
+    // Only a store on disk encodes contributions: in memory no ids are assigned.
+    this.assignsGroupIds = state.persistent;
+    const contributions = contributionsCodec(this.groupIds);
     this.contributions = {
-      call: state.table("uc\u0000", contributionsCodec),
-      delivery: state.table("ud\u0000", contributionsCodec),
-      packet: state.table("up\u0000", contributionsCodec),
-      task: state.table("ut\u0000", contributionsCodec),
-      snapshot: state.table("us\u0000", contributionsCodec),
+      call: state.table("uc\u0000", contributions),
+      delivery: state.table("ud\u0000", contributions),
+      packet: state.table("up\u0000", contributions),
+      task: state.table("ut\u0000", contributions),
+      snapshot: state.table("us\u0000", contributions),
     };
     this.groups = state.table("g\u0000", groupCodec());
     this.asOfTimes = state.links("ga\u0000", timeCountsCodec);
@@ -276,7 +284,10 @@ export class UnitState {
     for (const contribution of previous) this.applyToGroup(contribution, -1);
     for (const contribution of next) this.applyToGroup(contribution, 1);
     if (next.length === 0) contributions.delete(id);
-    else contributions.set(id, next, next.length * 48);
+    else {
+      if (this.assignsGroupIds) for (const contribution of next) this.groupIds.assign(contribution.groupKey);
+      contributions.set(id, next, next.length * 48);
+    }
     if (this.changedUnits !== undefined) this.changedKeys.add(`${kind}\u0000${id}`);
   }
 

@@ -10,6 +10,7 @@ import type { Admission, ClaimVersion, JoinReading } from "../partitioned/stage-
 import type { Cohort, Scope } from "../result-record.ts";
 import { cohortOf } from "../scope.ts";
 import type { CallsReading } from "../task-inputs.ts";
+import type { GroupKeyIds } from "./group-key-ids.ts";
 import type { ValueCodec } from "./state-store.ts";
 
 /*
@@ -215,11 +216,19 @@ const FLAG_ELIGIBLE = 4;
 const FLAG_HIT = 8;
 const FLAG_CATEGORY = 16;
 
+/** How a contribution names its group: by result key (the changelog), or by a store's id for it (the unit tables). */
+interface GroupNaming {
+  write(out: BinaryWriter, groupKey: string): void;
+  read(input: BinaryReader): string;
+}
+
+const BY_RESULT_KEY: GroupNaming = { write: (out, groupKey) => out.string(groupKey), read: (input) => input.string() };
+
 /** A unit's contributions, written after whatever header the record has (see encodeUnitRecord). */
-function writeContributions(out: BinaryWriter, contributions: readonly Contribution[]): void {
+function writeContributions(out: BinaryWriter, contributions: readonly Contribution[], naming: GroupNaming): void {
   out.unsigned(contributions.length);
   for (const contribution of contributions) {
-    out.string(contribution.groupKey);
+    naming.write(out, contribution.groupKey);
     const flags =
       (contribution.candidate ? FLAG_CANDIDATE : 0) | (contribution.covered ? FLAG_COVERED : 0) | (contribution.eligible ? FLAG_ELIGIBLE : 0) | (contribution.hit ? FLAG_HIT : 0) | (contribution.category === undefined ? 0 : FLAG_CATEGORY);
     out.byte(flags);
@@ -231,9 +240,9 @@ function writeContributions(out: BinaryWriter, contributions: readonly Contribut
   }
 }
 
-function readContributions(input: BinaryReader): Contribution[] {
+function readContributions(input: BinaryReader, naming: GroupNaming): Contribution[] {
   return Array.from({ length: input.unsigned() }, (): Contribution => {
-    const groupKey = input.string();
+    const groupKey = naming.read(input);
     const flags = input.byte();
     const category = (flags & FLAG_CATEGORY) === 0 ? undefined : input.string();
     const amount = input.double();
@@ -259,10 +268,14 @@ function readContributions(input: BinaryReader): Contribution[] {
   });
 }
 
-export const contributionsCodec: ValueCodec<readonly Contribution[]> = {
-  encode: (contributions) => encodeWith((out) => writeContributions(out, contributions)),
-  decode: (bytes) => decodeWith(bytes, readContributions),
-};
+/** A unit table's contributions, naming their groups by the store's ids (see GroupKeyIds). */
+export function contributionsCodec(ids: GroupKeyIds): ValueCodec<readonly Contribution[]> {
+  const naming: GroupNaming = { write: (out, groupKey) => out.unsigned(ids.idOf(groupKey)), read: (input) => ids.keyOf(input.unsigned()) };
+  return {
+    encode: (contributions) => encodeWith((out) => writeContributions(out, contributions, naming)),
+    decode: (bytes) => decodeWith(bytes, (input) => readContributions(input, naming)),
+  };
+}
 
 /** A group's sums; its identity comes back from its key (the table's key is the result key). */
 export function groupCodec(): ValueCodec<GroupAggregate> {
@@ -323,12 +336,12 @@ function sampleOf(groupKey: string): Contribution {
 export function encodeUnitRecord(identity: string, contributions: readonly Contribution[]): Buffer {
   return encodeWith((out) => {
     out.string(identity);
-    writeContributions(out, contributions);
+    writeContributions(out, contributions, BY_RESULT_KEY);
   });
 }
 
 export function decodeUnitRecord(bytes: Buffer): { identity: string; contributions: readonly Contribution[] } {
-  return decodeWith(bytes, (input) => ({ identity: input.string(), contributions: readContributions(input) }));
+  return decodeWith(bytes, (input) => ({ identity: input.string(), contributions: readContributions(input, BY_RESULT_KEY) }));
 }
 
 /*

@@ -213,6 +213,45 @@ describe("the engine's changed units on disk", () => {
   });
 });
 
+describe("result keys in stored unit contributions", () => {
+  const facts = Array.from({ length: 12 }, (_, index) => [modelCall({ fact_id: `call-fact-${String(index)}`, call_id: `call-${String(index)}`, delivery_id: `delivery-${String(index % 3)}` }), cost({ fact_id: `cost-fact-${String(index)}`, cost_id: `cost-${String(index)}`, call_id: `call-${String(index)}` })]).flat();
+
+  it("are stored as ids (not the canonical JSON), read back across a restart with nothing cached, and new keys after it get new ids", async () => {
+    const directory = fresh();
+    const memory = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog());
+    for (const fact of facts) memory.ingest(fact);
+
+    const first = openLmdbBackend(directory);
+    const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(first, 0));
+    for (const fact of facts.slice(0, 12)) engine.ingest(fact);
+    engine.flush();
+    await engine.state.commit();
+    await engine.state.landed();
+    const stored = [...first.scan("uc\u0000"), ...first.scan("ud\u0000")];
+    expect(stored.length).toBeGreaterThan(0);
+    // A result key is canonical JSON naming its metric: no stored contribution carries one.
+    expect(stored.filter(([, bytes]) => bytes.includes("metric_id"))).toEqual([]);
+    const idsBefore = new Set([...first.scan("gn\u0000")].map(([, bytes]) => bytes.readUInt32BE(0)));
+    expect(idsBefore.size).toBeGreaterThan(0);
+    await first.close();
+
+    const second = openLmdbBackend(directory);
+    const restarted = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(second, 0));
+    // The rest changes the units already stored (their contributions are read back and retracted)
+    // and reaches groups the first process never stored.
+    for (const fact of facts.slice(12)) restarted.ingest(fact);
+    restarted.flush();
+    await restarted.state.commit();
+    await restarted.state.landed();
+    expect(restarted.results().map((row) => row.json)).toEqual(memory.results().map((row) => row.json));
+    const idsAfter = [...second.scan("gn\u0000")].map(([key, bytes]) => [key, bytes.readUInt32BE(0)] as const);
+    // One id per key, never reused.
+    expect(new Set(idsAfter.map(([, id]) => id)).size).toBe(idsAfter.length);
+    expect(idsAfter.length).toBeGreaterThanOrEqual(idsBefore.size);
+    await second.close();
+  });
+});
+
 describe("local state directories", () => {
   const identity = stateIdentity(DEFAULT_ENGINE_CONFIG, shippedCatalog());
   const options = (directory: string) => ({ directory: () => directory, cacheBytes: 1 << 20 });
