@@ -53,6 +53,13 @@ export class BinaryWriter {
     return out;
   }
 
+  /** Bytes written as they are (a part already encoded in this form). */
+  raw(bytes: Buffer): void {
+    this.reserve(bytes.length);
+    bytes.copy(this.buffer, this.position);
+    this.position += bytes.length;
+  }
+
   byte(value: number): void {
     this.reserve(1);
     this.buffer[this.position++] = value;

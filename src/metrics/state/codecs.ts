@@ -37,9 +37,28 @@ function decodeWith<V>(bytes: Buffer, read: (input: BinaryReader) => V): V {
 /** Values kept as their bytes (stage outputs, partial sums): stored as given, read back detached from the read's buffer. */
 export const bytesCodec: ValueCodec<Buffer> = { encode: (bytes) => bytes, decode: detachedBytes };
 
+/**
+ * Facts encoded during the commit being drained. An accepted call is stored four times (its ledger
+ * versions, by call_id, by Delivery, by task), a cost or summary twice: encoded once per commit,
+ * not once per table. Cleared when the commit's writes are encoded, so it never outlives one.
+ */
+const encodedFacts = new Map<MetricFact, Buffer>();
+
+function factBytes(fact: MetricFact): Buffer {
+  let bytes = encodedFacts.get(fact);
+  if (bytes === undefined) {
+    bytes = encodeWith((out) => writeFact(out, fact));
+    encodedFacts.set(fact, bytes);
+  }
+  return bytes;
+}
+
+const forgetEncodedFacts = (): void => encodedFacts.clear();
+
 export const factCodec: ValueCodec<MetricFact> = {
-  encode: (fact) => encodeWith((out) => writeFact(out, fact)),
+  encode: factBytes,
   decode: (bytes) => decodeWith(bytes, (input) => readFact(input) as MetricFact),
+  committed: forgetEncodedFacts,
 };
 
 export const stringCodec: ValueCodec<string> = {
@@ -92,15 +111,19 @@ export interface StoredVersion {
 }
 
 export const versionsCodec: ValueCodec<readonly StoredVersion[]> = {
-  encode: (versions) =>
-    encodeWith((out) => {
+  encode: (versions) => {
+    // Encoded first: encodeWith's writer is shared, so a fact cannot be encoded inside another write.
+    const facts = versions.map((version) => factBytes(version.fact));
+    return encodeWith((out) => {
       out.unsigned(versions.length);
-      for (const { fact, origin } of versions) {
+      versions.forEach(({ origin }, position) => {
         writeOrigin(out, origin);
-        writeFact(out, fact);
-      }
-    }),
+        out.raw(facts[position] as Buffer);
+      });
+    });
+  },
   decode: (bytes) => decodeWith(bytes, (input) => Array.from({ length: input.unsigned() }, () => ({ origin: readOrigin(input), fact: readFact(input) as MetricFact }))),
+  committed: forgetEncodedFacts,
 };
 
 /** Where a record was read (a file line or topic coordinates), on its own. */

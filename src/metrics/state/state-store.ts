@@ -4,6 +4,8 @@ import type { StateBackend } from "./state-backend.ts";
 export interface ValueCodec<V> {
   encode(value: V): Buffer;
   decode(bytes: Buffer): V;
+  /** Called once a commit's writes are all encoded: a codec may reuse encodings within one commit, not across. */
+  committed?(): void;
 }
 
 /** Bookkeeping per cached entry (key, map slot, flags), added to its encoded size when counting the cache. */
@@ -85,6 +87,7 @@ export class StateStore {
   readonly backend: StateBackend | undefined;
   readonly budgetBytes: number;
   private readonly tables: CacheShare[] = [];
+  private readonly codecs = new Set<ValueCodec<unknown>>();
   private readonly prefixes = new Set<string>();
   /** Estimated heap bytes of every cached entry, dirty or clean. */
   cachedBytes = 0;
@@ -118,6 +121,7 @@ export class StateStore {
     if (this.backend === undefined) return new MemoryTable<V>();
     const table = new CachedTable<V>(this, this.backend, prefix, codec);
     this.tables.push(table);
+    this.codecs.add(codec);
     return table;
   }
 
@@ -127,6 +131,7 @@ export class StateStore {
     if (this.backend === undefined) return new MemoryLinkTable<V>();
     const table = new CachedLinkTable<V>(this, this.backend, prefix, codec);
     this.tables.push(table);
+    this.codecs.add(codec);
     return table;
   }
 
@@ -150,6 +155,7 @@ export class StateStore {
     for (const prepare of this.preparers) prepare();
     const writes: [string, Buffer | null][] = [];
     for (const table of this.tables) table.drain(writes);
+    for (const codec of this.codecs) codec.committed?.();
     for (const write of extra) writes.push([write[0], write[1]]);
     this.commits += 1;
     this.lastCommitWrites = writes.length;
