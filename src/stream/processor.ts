@@ -208,6 +208,12 @@ export interface Processor<V> {
    * changelogs; a store not named here holds its values already encoded (bytes).
    */
   readonly storeCodecs?: Readonly<Record<string, StoreCodec<unknown>>>;
+  /**
+   * The store a task of `partition` keeps `store` in, when not in memory (the single engine's
+   * published results, on disk beside its state). The runtime restores and changelogs it as any
+   * other, and closes it when the task closes.
+   */
+  openStore?(store: string, partition: number): KeyValueStore<unknown> | undefined;
   /** A task for one assigned source partition, over that partition's restored stores. */
   open(partition: number, stores: StoreSet, metrics: Metrics, context?: TaskContext): Task<V>;
 }

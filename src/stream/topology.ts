@@ -79,7 +79,7 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
         log: "engineContributions",
         holds: "the metric engine on disk (LMDB per partition, checkpointed); without local state: units from the contributions log, facts loaded, no unit evaluated",
       },
-      { name: "published-results", changelog: "results", restore: "topic", holds: "the encoded result per key the results topic holds; a write equal to it is dropped" },
+      { name: "published-results", changelog: "results", restore: "topic", holds: "the encoded result per key the results topic holds (on disk beside the engine state, behind a quarter of its cache); a write equal to it is dropped" },
     ],
     sinks: [
       { topic: "results", carries: "the published-results store's changelog: latest result per key (upserts and tombstones)" },

@@ -89,6 +89,35 @@ export function openLocalState(options: { readonly directory: (partition: number
   }
 }
 
+/**
+ * A store on disk that is rebuilt on every opening (a cache of a topic restored whole at each
+ * assignment, too large to hold in memory over months): its directory is locked like a partition's
+ * state, and whatever an earlier process left in it is deleted first. `close` closes it and
+ * releases the lock.
+ */
+export function openScratchState(directory: string, cacheBytes: number): { readonly state: StateStore; close(): Promise<void> } {
+  mkdirSync(directory, { recursive: true });
+  const release = lockDirectory(directory);
+  try {
+    const lmdb = join(directory, "lmdb");
+    rmSync(lmdb, { recursive: true, force: true });
+    const backend = openLmdbBackend(lmdb);
+    return {
+      state: new StateStore(backend, cacheBytes),
+      close: async () => {
+        try {
+          await backend.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
 /** A lock file naming the holder's pid; a lock whose holder is gone (a killed process) is taken over. */
 function lockDirectory(directory: string): () => void {
   const lock = join(directory, "LOCK.pid");

@@ -1,10 +1,12 @@
+import { join } from "node:path";
 import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict, LedgerOutcome } from "../../metrics/fact-ledger.ts";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../metrics/state/codecs.ts";
-import { checkpointWrite, openLocalState, stateIdentity, type LocalState } from "../../metrics/state/local-state.ts";
+import { checkpointWrite, openLocalState, openScratchState, stateIdentity, type LocalState } from "../../metrics/state/local-state.ts";
 import type { ResultChange } from "../../metrics/result-record.ts";
+import { OnDiskKeyValueStore } from "../stores/on-disk-key-value-store.ts";
 import { TaskCheckpoints } from "./checkpoints.ts";
 import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type UnreadableRecord } from "../processor.ts";
 
@@ -54,6 +56,15 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
   const identity = stateIdentity(config, catalog);
   return {
     name: "engine",
+    // With local state the published results are on disk too: they grow with result keys (windows ×
+    // metrics × cohorts), so with time, and the store is restored from the results topic at every
+    // assignment anyway (its directory is emptied first).
+    ...(stateOptions === undefined
+      ? {}
+      : {
+          openStore: (store: string, partition: number) =>
+            store === PUBLISHED_RESULTS ? new OnDiskKeyValueStore(store, openScratchState(join(stateOptions.directory(partition), PUBLISHED_RESULTS), publishedCacheBytes(stateOptions.cacheBytes))) : undefined,
+        }),
     open: (partition, stores, metrics) => {
       const local = stateOptions === undefined ? undefined : openLocalState(stateOptions, partition, identity);
       const engine = new MetricEngine(config, catalog, local?.state);
@@ -180,6 +191,11 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       };
     },
   };
+}
+
+/** The published-results store's share of the state cache: a quarter of the engine's (it is read where a result is written, and scanned once going live). */
+function publishedCacheBytes(engineCacheBytes: number): number {
+  return Math.floor(engineCacheBytes / 4);
 }
 
 /** The contributions changelog's marker key: no unit key starts with a 0 byte. */

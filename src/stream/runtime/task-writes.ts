@@ -27,10 +27,27 @@ export interface TaskStores {
   readonly declared: readonly { readonly spec: StateStore; readonly store: ChangeLoggingKeyValueStore<unknown> }[];
 }
 
-export function createTaskStores(processor: Pick<Processor<unknown>, "name" | "storeCodecs">): TaskStores {
+/** The stores of the task of `partition`: in memory, unless the processor keeps one itself (openStore). */
+export function createTaskStores(processor: Pick<Processor<unknown>, "name" | "storeCodecs" | "openStore">, partition: number): TaskStores {
   const codecOf = (store: string): StoreCodec<unknown> => processor.storeCodecs?.[store] ?? (BYTES_CODEC as StoreCodec<unknown>);
-  const declared = TOPOLOGY[processor.name].stores.filter((spec) => spec.restore !== "source").map((spec) => ({ spec, store: new ChangeLoggingKeyValueStore<unknown>(new InMemoryKeyValueStore(spec.name), codecOf(spec.name)) }));
+  const declared: { spec: StateStore; store: ChangeLoggingKeyValueStore<unknown> }[] = [];
+  try {
+    for (const spec of TOPOLOGY[processor.name].stores) {
+      if (spec.restore === "source") continue;
+      const inner = processor.openStore?.(spec.name, partition) ?? new InMemoryKeyValueStore(spec.name);
+      declared.push({ spec, store: new ChangeLoggingKeyValueStore<unknown>(inner, codecOf(spec.name)) });
+    }
+  } catch (error) {
+    // Stores already opened release their directories (they are never used).
+    void closeTaskStores({ declared, byName: new Map() }).catch(() => undefined);
+    throw error;
+  }
   return { declared, byName: new Map(declared.map(({ spec, store }) => [spec.name, store])) };
+}
+
+/** Closes a task's stores (those on disk release their directories). */
+export async function closeTaskStores(stores: TaskStores): Promise<void> {
+  for (const { store } of stores.declared) await store.close();
 }
 
 /** The stores as a processor sees them. */

@@ -65,6 +65,10 @@ export class ChangeLoggingKeyValueStore<V> implements KeyValueStore<V> {
     return this.inner.entries();
   }
 
+  async close(): Promise<void> {
+    await this.inner.close?.();
+  }
+
   /** A changelog record read back on assignment (encoded, or null for a tombstone): applied, not logged again. */
   restore(key: string, encoded: Buffer | string | null): void {
     if (encoded === null) this.inner.delete(key);

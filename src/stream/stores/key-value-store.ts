@@ -12,6 +12,8 @@ export interface KeyValueStore<V> {
   keys(): IterableIterator<string>;
   entries(): IterableIterator<[string, V]>;
   readonly size: number;
+  /** Releases what the store holds outside memory (a store on disk); the store is not used after. */
+  close?(): Promise<void>;
 }
 
 export class InMemoryKeyValueStore<V> implements KeyValueStore<V> {

@@ -229,7 +229,7 @@ export function embeddedTransport(source: TopologySource, input: string, config:
           const partitions = STAGE_READERS.some(([, name]) => name === processor.name) ? enginePartitions : 1;
           const opened: Member[] = [];
           for (let partition = 0; partition < partitions; partition++) {
-            const stores = createTaskStores(processor);
+            const stores = createTaskStores(processor, partition);
             const task = processor.open(partition, storeSet(stores), telemetry);
             const member: Member = { name: processor.name, partition, task, stores };
             opened.push(member);

@@ -14,7 +14,7 @@ import { encodeEngineFact, readEngineFact } from "../../../kafka/serde/engine-fa
 import type { TopicSerde } from "../../../kafka/serde/topic-serde.ts";
 import { isTopicPosition, NOTHING, type DeadLetter, type EngineFact, type Processor, type ProcessResult, type SinkRecord, type SourceRecord, type Task, type TaskContext, type TopicPosition, type UnreadableRecord } from "../../processor.ts";
 import { conflictRejection } from "../../processors/conflict-rejection.ts";
-import { countDeadLetter, createTaskStores, settleBatch, storeSet, type ChangelogWrite, type TaskStores } from "../../runtime/task-writes.ts";
+import { closeTaskStores, countDeadLetter, createTaskStores, settleBatch, storeSet, type ChangelogWrite, type TaskStores } from "../../runtime/task-writes.ts";
 import type { StreamConfig } from "../../runtime/stream-config.ts";
 import type { Telemetry } from "../../runtime/telemetry.ts";
 import { sendOrder, TOPOLOGY, type ProcessorName } from "../../topology.ts";
@@ -247,26 +247,34 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
     },
   };
 
-  const readChangelogs = (partitions: readonly number[]): Effect.Effect<Map<number, TaskStores>, KafkaIoError> =>
+  const readChangelogs = (partitions: readonly number[]): Effect.Effect<Map<number, TaskStores>, KafkaIoError | ProcessorError> =>
     Effect.gen(function* () {
-      const storesByPartition = new Map(partitions.map((partition) => [partition, createTaskStores(processor)] as const));
-      for (const spec of node.stores) {
-        if (spec.restore === "source") continue;
-        const changelogTopic = topics[spec.changelog];
-        logger.info({ processor: name, store: spec.name, changelog: changelogTopic, partitions, stage: "restore-begin" }, "restoring store from its changelog");
-        const records = yield* Effect.tryPromise({
-          try: () =>
-            readTopicToEnd(kafka, changelogTopic, (message, partition) => {
-              const key = message.key?.toString("utf8");
-              if (key === undefined) return;
-              const targets = spec.restore === "partition" ? [storesByPartition.get(partition)].filter((found) => found !== undefined) : [...storesByPartition.values()];
-              for (const target of targets) target.byName.get(spec.name)?.restore(key, message.value);
-            }),
-          catch: (cause) => new KafkaIoError({ operation: `restore ${spec.name} from ${changelogTopic}`, cause }),
-        });
-        const held = [...storesByPartition.values()].reduce((sum, stores) => sum + (stores.byName.get(spec.name)?.size ?? 0), 0);
-        logger.info({ processor: name, store: spec.name, records, held, stage: "restore-end" }, "store restored");
-      }
+      const storesByPartition = new Map<number, TaskStores>();
+      /** Stores not yet handed to a task are released if the restore fails (those on disk hold a directory). */
+      const release = Effect.promise(async () => {
+        for (const stores of storesByPartition.values()) await closeTaskStores(stores).catch(() => undefined);
+      });
+      const fill = Effect.gen(function* () {
+        for (const partition of partitions) storesByPartition.set(partition, yield* processorCall(name, () => createTaskStores(processor, partition)));
+        for (const spec of node.stores) {
+          if (spec.restore === "source") continue;
+          const changelogTopic = topics[spec.changelog];
+          logger.info({ processor: name, store: spec.name, changelog: changelogTopic, partitions, stage: "restore-begin" }, "restoring store from its changelog");
+          const records = yield* Effect.tryPromise({
+            try: () =>
+              readTopicToEnd(kafka, changelogTopic, (message, partition) => {
+                const key = message.key?.toString("utf8");
+                if (key === undefined) return;
+                const targets = spec.restore === "partition" ? [storesByPartition.get(partition)].filter((found) => found !== undefined) : [...storesByPartition.values()];
+                for (const target of targets) target.byName.get(spec.name)?.restore(key, message.value);
+              }),
+            catch: (cause) => new KafkaIoError({ operation: `restore ${spec.name} from ${changelogTopic}`, cause }),
+          });
+          const held = [...storesByPartition.values()].reduce((sum, stores) => sum + (stores.byName.get(spec.name)?.size ?? 0), 0);
+          logger.info({ processor: name, store: spec.name, records, held, stage: "restore-end" }, "store restored");
+        }
+      });
+      yield* fill.pipe(Effect.tapError(() => release));
       return storesByPartition;
     });
 
@@ -315,7 +323,10 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
   const closeTasks: Effect.Effect<void, ProcessorError> = Effect.gen(function* () {
     const open = [...tasks.values()];
     tasks.clear();
-    for (const entry of open) yield* Effect.tryPromise({ try: () => entry.task.close?.() ?? Promise.resolve(), catch: (cause) => new ProcessorError({ processor: name, cause }) });
+    for (const entry of open) {
+      yield* Effect.tryPromise({ try: () => entry.task.close?.() ?? Promise.resolve(), catch: (cause) => new ProcessorError({ processor: name, cause }) });
+      yield* Effect.tryPromise({ try: () => closeTaskStores(entry.stores), catch: (cause) => new ProcessorError({ processor: name, cause }) });
+    }
   });
 
   /**

@@ -10,10 +10,10 @@ import { DEFAULT_ENGINE_CONFIG } from "../../../../src/metrics/engine-config.ts"
 import type { MetricResult } from "../../../../src/metrics/result-record.ts";
 import type { DecodedFact } from "../../../../src/kafka/serde/decode-fact.ts";
 import type { EngineFact, ProcessResult, SinkRecord, SourceRecord } from "../../../../src/stream/processor.ts";
-import { engineProcessor, FLUSH_BACKLOG_THRESHOLD } from "../../../../src/stream/processors/engine.ts";
+import { engineProcessor, FLUSH_BACKLOG_THRESHOLD, type EngineStateOptions } from "../../../../src/stream/processors/engine.ts";
 import { ingestProcessor } from "../../../../src/stream/processors/ingest.ts";
 import { runMonitorProcessor } from "../../../../src/stream/processors/run-monitor.ts";
-import { createTaskStores, settleBatch, storeSet } from "../../../../src/stream/runtime/task-writes.ts";
+import { closeTaskStores, createTaskStores, settleBatch, storeSet } from "../../../../src/stream/runtime/task-writes.ts";
 import { Telemetry } from "../../../../src/stream/runtime/telemetry.ts";
 import { exec } from "../../tripwires/events.ts";
 
@@ -31,14 +31,19 @@ function engineRecords(facts: readonly MetricFact[], from = 0): SourceRecord<Eng
 
 const ofTopic = <R extends SinkRecord["topic"]>(result: ProcessResult, topic: R) => result.outputs.filter((output): output is Extract<SinkRecord, { topic: R }> => output.topic === topic);
 
-/** An engine task over a published-results store holding `published` (what the results topic holds). */
-function engineTask(published: ReadonlyMap<string, Buffer> = new Map()) {
-  const stores = createTaskStores({ name: "engine" });
+/** An engine task over a published-results store holding `published` (what the results topic holds); in memory unless given local state. */
+function engineTask(published: ReadonlyMap<string, Buffer> = new Map(), stateOptions?: EngineStateOptions) {
+  const processor = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), stateOptions);
+  const stores = createTaskStores(processor, 0);
   const store = stores.byName.get("published-results");
   for (const [key, value] of published) store?.restore(key, value);
-  const task = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog()).open(0, storeSet(stores), new Telemetry());
+  const task = processor.open(0, storeSet(stores), new Telemetry());
   const settle = (result: ProcessResult) => settleBatch("engine", result, stores, 0, encode);
-  return { task, settle, stores };
+  const close = async (): Promise<void> => {
+    await task.close?.();
+    await closeTaskStores(stores);
+  };
+  return { task, settle, stores, close };
 }
 
 describe("the engine processor (no broker)", () => {
@@ -79,6 +84,42 @@ describe("the engine processor (no broker)", () => {
       [changedKey, false],
       ["a key no fact produces", true],
     ]);
+  });
+
+  it("with local state keeps the published results on disk, in a cache far smaller than them: a quiet restart writes nothing, a changed value and a stale key are reconciled", async () => {
+    const root = mkdtempSync(join(tmpdir(), "agentops-published-"));
+    // 16 KiB of engine cache: the published-results store gets 4 KiB, a few results' worth.
+    const stateOptions = (name: string): EngineStateOptions => ({ directory: (partition) => join(root, name, `engine-${String(partition)}`), cacheBytes: 16 * 1024 });
+    try {
+      const first = engineTask(new Map(), stateOptions("first"));
+      first.task.restore?.(engineRecords(metricFacts));
+      const written = await first.settle(first.task.goLive?.() ?? { outputs: [] });
+      await first.close();
+      const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
+      const resultBytes = [...onTopic.values()].reduce((sum, value) => sum + value.length, 0);
+      expect(resultBytes).toBeGreaterThan(16 * 4096);
+
+      const quiet = engineTask(onTopic, stateOptions("quiet"));
+      const store = quiet.stores.byName.get("published-results");
+      expect(store?.size).toBe(onTopic.size);
+      quiet.task.restore?.(engineRecords(metricFacts));
+      expect((await quiet.settle(quiet.task.goLive?.() ?? { outputs: [] })).changelog).toEqual([]);
+      expect([...(store?.keys() ?? [])].sort()).toEqual([...onTopic.keys()].sort());
+      await quiet.close();
+      // Closed: its directory is released, and the next opening starts from what the topic holds.
+      const [changedKey] = [...onTopic.keys()] as [string];
+      const drifted = new Map([...onTopic, [changedKey, Buffer.from("{}")], ["a key no fact produces", Buffer.from("{}")]]);
+      const reconciling = engineTask(drifted, stateOptions("quiet"));
+      reconciling.task.restore?.(engineRecords(metricFacts));
+      const live = await reconciling.settle(reconciling.task.goLive?.() ?? { outputs: [] });
+      expect(live.changelog.map((entry) => [entry.key, entry.value === null])).toEqual([
+        [changedKey, false],
+        ["a key no fact produces", true],
+      ]);
+      await reconciling.close();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("reports a conflict as a dead letter only live, naming every version's position", async () => {
@@ -128,7 +169,7 @@ describe("the engine processor (no broker)", () => {
     const root = mkdtempSync(join(tmpdir(), "agentops-engine-budget-"));
     try {
       const resultsFarBehind = async (cacheBytes: number): Promise<number> => {
-        const stores = createTaskStores({ name: "engine" });
+        const stores = createTaskStores({ name: "engine" }, 0);
         const task = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), { directory: (partition) => join(root, `${String(cacheBytes)}-${String(partition)}`), cacheBytes }).open(0, storeSet(stores), new Telemetry());
         task.resumeFrom?.("0");
         task.goLive?.();
@@ -152,7 +193,7 @@ const agentRecord = (event: ReturnType<typeof exec>, offset: number): SourceReco
 
 describe("the run-monitor processor (no broker)", () => {
   it("writes each touched run's state to the store, whose changelog goes to the source partition", async () => {
-    const stores = createTaskStores(runMonitorProcessor());
+    const stores = createTaskStores(runMonitorProcessor(), 0);
     const task = runMonitorProcessor().open(2, storeSet(stores), new Telemetry());
     const result = task.process({ partition: 2, records: [agentRecord(exec("run-rm", 1, "ls"), 0), agentRecord(exec("run-rm", 2, "rm -rf /"), 1)], backlog: 0 });
     expect(ofTopic(result, "alerts").length).toBeGreaterThan(0);
@@ -164,18 +205,18 @@ describe("the run-monitor processor (no broker)", () => {
 
   it("restored from its changelog, recognises a re-processed batch and alerts nothing twice", async () => {
     const batch = { partition: 0, records: [agentRecord(exec("run-rm", 1, "ls"), 0), agentRecord(exec("run-rm", 2, "rm -rf /"), 1)], backlog: 0 };
-    const stores = createTaskStores(runMonitorProcessor());
+    const stores = createTaskStores(runMonitorProcessor(), 0);
     const first = runMonitorProcessor().open(0, storeSet(stores), new Telemetry());
     const settled = await settleBatch("run-monitor", first.process(batch), stores, 0, encode);
 
-    const restoredStores = createTaskStores(runMonitorProcessor());
+    const restoredStores = createTaskStores(runMonitorProcessor(), 0);
     for (const entry of settled.changelog) restoredStores.byName.get("run-states")?.restore(entry.key, entry.value);
     const restarted = runMonitorProcessor().open(0, storeSet(restoredStores), new Telemetry());
     expect(ofTopic(restarted.process(batch), "alerts")).toEqual([]);
   });
 
   it("dead-letters a record that is not an agent event", () => {
-    const task = runMonitorProcessor().open(0, storeSet(createTaskStores(runMonitorProcessor())), new Telemetry());
+    const task = runMonitorProcessor().open(0, storeSet(createTaskStores(runMonitorProcessor(), 0)), new Telemetry());
     const [fact] = metricFacts as [MetricFact];
     const result = task.process({ partition: 0, records: [{ position: { topic: "agent-events", partition: 0, offset: "7" }, value: { ok: true, fact, invalidMeasures: [], factId: fact.fact_id }, original: { key: null, value: Buffer.from("x") } }], backlog: 0 });
     expect(ofTopic(result, "deadLetters").map((output) => output.value)).toMatchObject([{ kind: "record", rejection: { reason: "UNKNOWN_TYPE" }, position: { offset: "7" } }]);
@@ -197,7 +238,7 @@ describe("the ingest processor (no broker)", () => {
   });
 
   it("refuses, through the runtime, a write to a topic the topology does not declare", async () => {
-    const stores = createTaskStores(ingestProcessor);
+    const stores = createTaskStores(ingestProcessor, 0);
     const [fact] = metricFacts as [MetricFact];
     const stray: ProcessResult = { outputs: [{ topic: "results", key: "k", value: null }] };
     await expect(settleBatch("ingest", stray, stores, 0, encode)).rejects.toThrow(/does not declare/);
