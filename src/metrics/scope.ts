@@ -1,35 +1,39 @@
 import { formatTimestamp } from "../contract/timestamp.ts";
 import type { MetricId } from "../catalog/metric-definitions.ts";
-import { memoized } from "./memo-map.ts";
+import { BoundedMemo, memoized } from "./memo-map.ts";
 import type { Cohort, Scope, SnapshotScope, WindowScope } from "./result-record.ts";
 
 /*
  * Scopes, cohorts and result keys are interned: every contribution names its group, and a million
  * facts name only a few thousand distinct groups. Sharing one object (and one key string) per
  * distinct value keeps memory proportional to groups, not facts, and turns key building into
- * identity lookups. The caches grow with distinct windows, snapshots and cohorts only.
+ * identity lookups. Windows and snapshots keep coming for as long as the process runs, so their
+ * caches are bounded (INTERNED, the recent ones kept); result keys hang off the scope objects.
  */
+
+/** Distinct windows, snapshots or cohorts kept per cache generation (see BoundedMemo). */
+const INTERNED = 8_192;
 
 /** The cohort-less record's cohort. */
 export const NO_COHORT: Cohort = Object.freeze({});
 
-const windowScopes = new Map<number, Map<number, WindowScope>>();
+const windowScopes = new Map<number, BoundedMemo<number, WindowScope>>();
 
 /** The tumbling event-time window holding an anchoring time (epoch-aligned, so UTC-aligned). */
 export function windowScopeOf(eventTime: number, windowMillis: number): WindowScope {
   const start = Math.floor(eventTime / windowMillis) * windowMillis;
-  const bySize = memoized(windowScopes, windowMillis, () => new Map<number, WindowScope>());
+  const bySize = memoized(windowScopes, windowMillis, () => new BoundedMemo<number, WindowScope>(INTERNED));
   return memoized(bySize, start, () => Object.freeze({ kind: "window", start: formatTimestamp(start), end: formatTimestamp(start + windowMillis) }));
 }
 
-const snapshotScopes = new Map<string, Map<number, SnapshotScope>>();
+const snapshotScopes = new BoundedMemo<string, Map<number, SnapshotScope>>(INTERNED);
 
 export function snapshotScopeOf(snapshotId: string, cutoff: number): SnapshotScope {
   const byCutoff = memoized(snapshotScopes, snapshotId, () => new Map<number, SnapshotScope>());
   return memoized(byCutoff, cutoff, () => Object.freeze({ kind: "snapshot", snapshot_id: snapshotId, cutoff: formatTimestamp(cutoff) }));
 }
 
-const cohorts = new Map<string, Cohort>();
+const cohorts = new BoundedMemo<string, Cohort>(INTERNED);
 
 /** The shared cohort with these coordinates, keys sorted. Callers pass only complete coordinates. */
 export function cohortOf(entries: Readonly<Record<string, string>>): Cohort {

@@ -4,6 +4,7 @@ import { BinaryReader, BinaryWriter, detachedBytes, InternalRecordError } from "
 import { readFact, writeFact } from "../../kafka/serde/fact-layout.ts";
 import type { Contribution, MoneyShare } from "../contribution.ts";
 import { ExactSum } from "../exact-sum.ts";
+import { BoundedMemo } from "../memo-map.ts";
 import { GroupAggregate, type MoneySliceTotal } from "../group-aggregate.ts";
 import type { MoneyReading } from "../money.ts";
 import type { Admission, ClaimVersion, JoinReading } from "../partitioned/stage-records.ts";
@@ -217,10 +218,11 @@ interface GroupIdentity {
 }
 
 /**
- * Result keys seen in this process, to their identity. It grows with distinct result groups (a few
- * thousand), not with facts, like the scope and cohort interning of scope.ts.
+ * Result keys read back in this process, to their identity: the recent ones (result keys keep
+ * coming with new windows and snapshots for as long as the process runs), like the scope and
+ * cohort interning of scope.ts.
  */
-const identities = new Map<string, GroupIdentity>();
+const identities = new BoundedMemo<string, GroupIdentity>(16_384);
 
 function identityOf(groupKey: string): GroupIdentity {
   let identity = identities.get(groupKey);
