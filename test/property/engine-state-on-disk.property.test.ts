@@ -5,9 +5,10 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../src/contract/facts.ts";
-import type { Contribution } from "../../src/metrics/contribution.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
+import { decodeUnitRecord, encodeUnitRecord } from "../../src/metrics/state/codecs.ts";
+import { stateIdentity } from "../../src/metrics/state/local-state.ts";
 import { openLmdbBackend } from "../../src/metrics/state/state-backend.ts";
 import { StateStore } from "../../src/metrics/state/state-store.ts";
 import { factsArb, RUNS } from "../support/fact-arbitraries.ts";
@@ -22,6 +23,7 @@ import { factsArb, RUNS } from "../support/fact-arbitraries.ts";
  */
 
 const CATALOG = shippedCatalog();
+const IDENTITY = stateIdentity(DEFAULT_ENGINE_CONFIG, CATALOG);
 const root = mkdtempSync(join(tmpdir(), "agentops-engine-state-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let runs = 0;
@@ -64,7 +66,8 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
           const published = new Map<string, string>();
           // The contributions changelog topic: each unit's latest contributions, and the marker (the
           // position its records reflect), as the engine processor sends them after each flush.
-          const changelog = new Map<string, readonly Contribution[]>();
+          // Held encoded, as the topic holds them: restoring reads the record format back.
+          const changelog = new Map<string, Buffer>();
           let settledAt = 0;
           let position = 0;
           // The input's end when the member took over: a member replaying older input does not write
@@ -74,7 +77,7 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
             for (const fact of facts.slice(position, position + take)) member.engine.ingest(fact, (position += 1));
             applyChanges(published, member.engine);
             if (position < writesFrom) return;
-            for (const [unit, contributions] of member.engine.unitChanges()) changelog.set(unit, contributions);
+            for (const [unit, contributions] of member.engine.unitChanges()) changelog.set(unit, encodeUnitRecord(IDENTITY, contributions));
             // A crash between the records and the marker leaves the records ahead of the marker.
             if (!markerLost) settledAt = position;
           };
@@ -89,7 +92,7 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
               await member.close();
               rmSync(directory, { recursive: true, force: true });
               member = openEngine(directory, budgetBytes);
-              for (const [unit, contributions] of changelog) member.engine.restoreUnit(unit, contributions);
+              for (const [unit, record] of changelog) member.engine.restoreUnit(unit, decodeUnitRecord(record, IDENTITY) ?? []);
               facts.slice(0, settledAt).forEach((fact, index) => member.engine.load(fact, index + 1));
               writesFrom = facts.length;
               position = settledAt;

@@ -1,4 +1,4 @@
-import type { MetricId } from "../../catalog/metric-definitions.ts";
+import { METRIC_IDS, type MetricId } from "../../catalog/metric-definitions.ts";
 import type { DeliverySummary, MetricFact } from "../../contract/facts.ts";
 import { BinaryReader, BinaryWriter, detachedBytes, InternalRecordError } from "../../kafka/serde/binary-form.ts";
 import { readFact, writeFact } from "../../kafka/serde/fact-layout.ts";
@@ -9,7 +9,7 @@ import { GroupAggregate, type MoneySliceTotal } from "../group-aggregate.ts";
 import type { MoneyReading } from "../money.ts";
 import type { Admission, ClaimVersion, JoinReading } from "../partitioned/stage-records.ts";
 import type { Cohort, Scope } from "../result-record.ts";
-import { cohortOf } from "../scope.ts";
+import { cohortOf, resultKey } from "../scope.ts";
 import type { CallsReading } from "../task-inputs.ts";
 import type { GroupKeyIds } from "./group-key-ids.ts";
 import type { ValueCodec } from "./state-store.ts";
@@ -241,64 +241,59 @@ const FLAG_ELIGIBLE = 4;
 const FLAG_HIT = 8;
 const FLAG_CATEGORY = 16;
 
-/** How a contribution names its group: by result key (the changelog), or by a store's id for it (the unit tables). */
-interface GroupNaming {
-  write(out: BinaryWriter, groupKey: string): void;
-  read(input: BinaryReader): string;
+/** What a contribution holds besides its group. */
+type ContributionBody = Omit<Contribution, "metricId" | "scope" | "cohort" | "groupKey">;
+
+function writeContributionBody(out: BinaryWriter, contribution: Contribution): void {
+  const flags =
+    (contribution.candidate ? FLAG_CANDIDATE : 0) | (contribution.covered ? FLAG_COVERED : 0) | (contribution.eligible ? FLAG_ELIGIBLE : 0) | (contribution.hit ? FLAG_HIT : 0) | (contribution.category === undefined ? 0 : FLAG_CATEGORY);
+  out.byte(flags);
+  if (contribution.category !== undefined) out.string(contribution.category);
+  out.double(contribution.amount);
+  writeShares(out, contribution.money);
+  writeReasonCounts(out, contribution.exclusions);
+  out.double(contribution.asOf);
 }
 
-const BY_RESULT_KEY: GroupNaming = { write: (out, groupKey) => out.string(groupKey), read: (input) => input.string() };
-
-/** A unit's contributions, written after whatever header the record has (see encodeUnitRecord). */
-function writeContributions(out: BinaryWriter, contributions: readonly Contribution[], naming: GroupNaming): void {
-  out.unsigned(contributions.length);
-  for (const contribution of contributions) {
-    naming.write(out, contribution.groupKey);
-    const flags =
-      (contribution.candidate ? FLAG_CANDIDATE : 0) | (contribution.covered ? FLAG_COVERED : 0) | (contribution.eligible ? FLAG_ELIGIBLE : 0) | (contribution.hit ? FLAG_HIT : 0) | (contribution.category === undefined ? 0 : FLAG_CATEGORY);
-    out.byte(flags);
-    if (contribution.category !== undefined) out.string(contribution.category);
-    out.double(contribution.amount);
-    writeShares(out, contribution.money);
-    writeReasonCounts(out, contribution.exclusions);
-    out.double(contribution.asOf);
-  }
-}
-
-function readContributions(input: BinaryReader, naming: GroupNaming): Contribution[] {
-  return Array.from({ length: input.unsigned() }, (): Contribution => {
-    const groupKey = naming.read(input);
-    const flags = input.byte();
-    const category = (flags & FLAG_CATEGORY) === 0 ? undefined : input.string();
-    const amount = input.double();
-    const money = readShares(input);
-    const exclusions = readReasonCounts(input);
-    const asOf = input.double();
-    const { metricId, scope, cohort } = identityOf(groupKey);
-    return {
-      metricId,
-      scope,
-      cohort,
-      groupKey,
-      candidate: (flags & FLAG_CANDIDATE) !== 0,
-      covered: (flags & FLAG_COVERED) !== 0,
-      eligible: (flags & FLAG_ELIGIBLE) !== 0,
-      hit: (flags & FLAG_HIT) !== 0,
-      category,
-      amount,
-      money,
-      exclusions,
-      asOf,
-    };
-  });
+function readContributionBody(input: BinaryReader): ContributionBody {
+  const flags = input.byte();
+  const category = (flags & FLAG_CATEGORY) === 0 ? undefined : input.string();
+  const amount = input.double();
+  const money = readShares(input);
+  const exclusions = readReasonCounts(input);
+  const asOf = input.double();
+  return {
+    candidate: (flags & FLAG_CANDIDATE) !== 0,
+    covered: (flags & FLAG_COVERED) !== 0,
+    eligible: (flags & FLAG_ELIGIBLE) !== 0,
+    hit: (flags & FLAG_HIT) !== 0,
+    category,
+    amount,
+    money,
+    exclusions,
+    asOf,
+  };
 }
 
 /** A unit table's contributions, naming their groups by the store's ids (see GroupKeyIds). */
 export function contributionsCodec(ids: GroupKeyIds): ValueCodec<readonly Contribution[]> {
-  const naming: GroupNaming = { write: (out, groupKey) => out.unsigned(ids.idOf(groupKey)), read: (input) => ids.keyOf(input.unsigned()) };
   return {
-    encode: (contributions) => encodeWith((out) => writeContributions(out, contributions, naming)),
-    decode: (bytes) => decodeWith(bytes, (input) => readContributions(input, naming)),
+    encode: (contributions) =>
+      encodeWith((out) => {
+        out.unsigned(contributions.length);
+        for (const contribution of contributions) {
+          out.unsigned(ids.idOf(contribution.groupKey));
+          writeContributionBody(out, contribution);
+        }
+      }),
+    decode: (bytes) =>
+      decodeWith(bytes, (input) =>
+        Array.from({ length: input.unsigned() }, (): Contribution => {
+          const groupKey = ids.keyOf(input.unsigned());
+          const { metricId, scope, cohort } = identityOf(groupKey);
+          return { metricId, scope, cohort, groupKey, ...readContributionBody(input) };
+        }),
+      ),
   };
 }
 
@@ -356,17 +351,81 @@ function sampleOf(groupKey: string): Contribution {
 
 /**
  * A contributions changelog record: the configuration identity the contributions were computed
- * under (a member of another identity ignores it), then the contributions.
+ * under (a member of another identity ignores it), then the contributions. Their groups are
+ * written as their parts, each distinct scope and cohort once per record, the metric as its
+ * position in METRIC_IDS (fixed by the identity's layout version): a unit's dozen contributions
+ * share a scope and one or two cohorts, and their result keys in full were about 200 bytes each,
+ * most of the changelog (630 MB of records for 784k facts).
  */
 export function encodeUnitRecord(identity: string, contributions: readonly Contribution[]): Buffer {
+  const scopes = new Map<Scope, number>();
+  const cohorts = new Map<Cohort, number>();
+  for (const { scope, cohort } of contributions) {
+    if (!scopes.has(scope)) scopes.set(scope, scopes.size);
+    if (!cohorts.has(cohort)) cohorts.set(cohort, cohorts.size);
+  }
   return encodeWith((out) => {
     out.string(identity);
-    writeContributions(out, contributions, BY_RESULT_KEY);
+    out.unsigned(scopes.size);
+    for (const scope of scopes.keys()) {
+      if (scope.kind === "window") {
+        out.byte(0);
+        out.string(scope.start);
+        out.string(scope.end);
+      } else {
+        out.byte(1);
+        out.string(scope.snapshot_id);
+        out.string(scope.cutoff);
+      }
+    }
+    out.unsigned(cohorts.size);
+    for (const cohort of cohorts.keys()) {
+      const coordinates = Object.keys(cohort);
+      out.unsigned(coordinates.length);
+      for (const coordinate of coordinates) {
+        out.string(coordinate);
+        out.string(cohort[coordinate] as string);
+      }
+    }
+    out.unsigned(contributions.length);
+    for (const contribution of contributions) {
+      out.byte(METRIC_IDS.indexOf(contribution.metricId));
+      out.unsigned(scopes.get(contribution.scope) as number);
+      out.unsigned(cohorts.get(contribution.cohort) as number);
+      writeContributionBody(out, contribution);
+    }
   });
 }
 
-export function decodeUnitRecord(bytes: Buffer): { identity: string; contributions: readonly Contribution[] } {
-  return decodeWith(bytes, (input) => ({ identity: input.string(), contributions: readContributions(input, BY_RESULT_KEY) }));
+/** The record's contributions, or undefined when it was written under another identity (its body is then not read: another layout may have written it). */
+export function decodeUnitRecord(bytes: Buffer, identity: string): readonly Contribution[] | undefined {
+  const input = new BinaryReader(bytes);
+  if (input.string() !== identity) return undefined;
+  const scopes = Array.from({ length: input.unsigned() }, (): Scope => {
+    const kind = input.byte();
+    if (kind === 0) return Object.freeze({ kind: "window", start: input.string(), end: input.string() });
+    if (kind === 1) return Object.freeze({ kind: "snapshot", snapshot_id: input.string(), cutoff: input.string() });
+    throw new InternalRecordError(`scope kind ${String(kind)}`);
+  });
+  const cohorts = Array.from({ length: input.unsigned() }, (): Cohort => {
+    const coordinates: Record<string, string> = {};
+    const size = input.unsigned();
+    for (let index = 0; index < size; index++) coordinates[input.string()] = input.string();
+    return Object.freeze(coordinates);
+  });
+  const part = <T>(parts: readonly T[], position: number, what: string): T => {
+    const found = parts[position];
+    if (found === undefined) throw new InternalRecordError(`${what} ${String(position)} of ${String(parts.length)}`);
+    return found;
+  };
+  const contributions = Array.from({ length: input.unsigned() }, (): Contribution => {
+    const metricId = part(METRIC_IDS, input.byte(), "metric");
+    const scope = part(scopes, input.unsigned(), "scope");
+    const cohort = part(cohorts, input.unsigned(), "cohort");
+    return { metricId, scope, cohort, groupKey: resultKey(metricId, scope, cohort), ...readContributionBody(input) };
+  });
+  input.end();
+  return contributions;
 }
 
 /*

@@ -133,9 +133,9 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
                   loadUntil = marker?.identity === identity && marker.offset !== undefined ? BigInt(marker.offset) : 0n;
                   return;
                 }
-                const record = value === null ? undefined : decodeUnitRecord(value);
-                if (record !== undefined && record.identity !== identity) return;
-                engine.restoreUnit(key, record?.contributions ?? []);
+                const contributions = value === null ? [] : decodeUnitRecord(value, identity);
+                if (contributions === undefined) return;
+                engine.restoreUnit(key, contributions);
                 loadedUnits += 1;
                 if (local.state.overBudget) await local.state.commit();
               },

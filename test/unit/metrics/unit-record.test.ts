@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
+import { isAgentEvent, type MetricFact } from "../../../src/contract/facts.ts";
+import { parseFactJson } from "../../../src/contract/parse-fact.ts";
+import { InternalRecordError } from "../../../src/kafka/serde/binary-form.ts";
+import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
+import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
+import { decodeUnitRecord, encodeUnitRecord } from "../../../src/metrics/state/codecs.ts";
+import { stateIdentity } from "../../../src/metrics/state/local-state.ts";
+import { openLmdbBackend } from "../../../src/metrics/state/state-backend.ts";
+import { StateStore } from "../../../src/metrics/state/state-store.ts";
+import { generateWorkloadLines } from "../../../src/workload/workload.ts";
+
+const root = mkdtempSync(join(tmpdir(), "agentops-unit-record-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("the contributions changelog record", () => {
+  const identity = stateIdentity(DEFAULT_ENGINE_CONFIG, shippedCatalog());
+
+  it("gives back every unit's contributions of the generated workload, result keys included, in a fraction of their keys' bytes", async () => {
+    const facts: MetricFact[] = [];
+    for (const line of generateWorkloadLines({ seed: 11, tasks: 200 }).lines) {
+      const parsed = parseFactJson(line);
+      if (parsed.ok && !isAgentEvent(parsed.fact)) facts.push(parsed.fact);
+    }
+    const backend = openLmdbBackend(join(root, "workload"));
+    const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(backend, 1 << 20));
+    for (const fact of facts) engine.ingest(fact);
+    engine.flush();
+    const changes = engine.unitChanges().filter(([, contributions]) => contributions.length > 0);
+    expect(changes.length).toBeGreaterThan(1_000);
+    const kinds = new Set(changes.flatMap(([, contributions]) => contributions.map((contribution) => `${contribution.scope.kind}:${String(Object.keys(contribution.cohort).length)}`)));
+    // Both scope kinds, cohort-less and cohort records.
+    expect([...kinds].some((kind) => kind.startsWith("window:"))).toBe(true);
+    expect([...kinds].some((kind) => kind.startsWith("snapshot:"))).toBe(true);
+    expect([...kinds].some((kind) => kind.endsWith(":0"))).toBe(true);
+    expect([...kinds].some((kind) => !kind.endsWith(":0"))).toBe(true);
+    let recordBytes = 0;
+    let keyBytes = 0;
+    for (const [, contributions] of changes) {
+      const bytes = encodeUnitRecord(identity, contributions);
+      recordBytes += bytes.length;
+      keyBytes += contributions.reduce((sum, contribution) => sum + contribution.groupKey.length, 0);
+      const decoded = decodeUnitRecord(bytes, identity);
+      expect(decoded).toEqual(contributions);
+      expect(decoded?.map((contribution) => JSON.stringify([contribution.scope, contribution.cohort]))).toEqual(contributions.map((contribution) => JSON.stringify([contribution.scope, contribution.cohort])));
+    }
+    expect(recordBytes).toBeLessThan(keyBytes / 2);
+    await backend.close();
+  });
+
+  it("of another identity is skipped without reading its body (another layout wrote it); a damaged one is refused", () => {
+    const written = encodeUnitRecord("another identity", []);
+    const garbage = Buffer.concat([written.subarray(0, written.length - 1), Buffer.from([0xff, 0xff, 0xff])]);
+    expect(decodeUnitRecord(garbage, identity)).toBeUndefined();
+    const ours = encodeUnitRecord(identity, []);
+    expect(decodeUnitRecord(ours, identity)).toEqual([]);
+    expect(() => decodeUnitRecord(Buffer.concat([ours.subarray(0, ours.length - 1), Buffer.from([1, 0, 5])]), identity)).toThrow(InternalRecordError);
+  });
+});
