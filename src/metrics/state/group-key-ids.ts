@@ -1,5 +1,5 @@
-import type { StateStore, Table } from "./state-store.ts";
-import type { ValueCodec } from "./state-store.ts";
+import { stringCodec } from "./codecs.ts";
+import type { StateStore, Table, ValueCodec } from "./state-store.ts";
 
 /** The counter's key in its table. */
 const NEXT = "next";
@@ -13,11 +13,6 @@ const unsignedCodec: ValueCodec<number> = {
   decode: (bytes) => bytes.readUInt32BE(0),
 };
 
-const textCodec: ValueCodec<string> = {
-  encode: (value) => Buffer.from(value, "utf8"),
-  decode: (bytes) => bytes.toString("utf8"),
-};
-
 /**
  * Small numbers for result keys in the stored unit contributions. A unit's contributions name their
  * groups by result key (canonical JSON of metric, scope and cohort, about 200 bytes), and a call
@@ -26,7 +21,7 @@ const textCodec: ValueCodec<string> = {
  *
  * The ids are local to one state store: assigned in the order keys are first stored, persisted in
  * the store with the contributions that use them (same commit), never written to a topic (the
- * contributions changelog carries result keys). So results never depend on them.
+ * contributions changelog names groups by their parts). So results never depend on them.
  *
  * An id must exist before the contributions naming it are encoded: `assign` runs when a unit's
  * contributions are set, before the commit that writes them, since a commit drains the tables in
@@ -40,7 +35,7 @@ export class GroupKeyIds {
 
   constructor(state: StateStore) {
     this.ids = state.table("gn\u0000", unsignedCodec);
-    this.keys = state.table("gx\u0000", textCodec);
+    this.keys = state.table("gx\u0000", stringCodec);
     this.counter = state.table("gc\u0000", unsignedCodec);
   }
 
