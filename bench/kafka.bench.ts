@@ -6,7 +6,8 @@
  *   3. the full processor: `agentops run --roles ingest,run-monitor` and `agentops run --roles engine`
  *      (or, with --one-process, one `agentops run` with every role) from start until quiescent
  *      (every record processed, engine lag 0, results no longer changing, per their /metrics): facts/s, peak RSS (VmHWM), then the end-to-end latency of single new facts
- *      (produce → its result on the results topic) once idle.
+ *      (produce → its result on the results topic) once idle;
+ *   4. the engine process stopped (SIGTERM) and started again over its state directory: time to live.
  * Writes the section "Kafka (local broker)" of bench/RESULTS.md.
  *
  *   node_modules/.bin/node bench/kafka.bench.ts [--facts 1000000] [--no-write] [--keep-topics] [--one-process]
@@ -16,7 +17,7 @@
  * over both: records, peak RSS). --one-process runs every role in one `agentops run` instead.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import type { Kafka } from "kafkajs";
 import { topicRecordCount } from "../src/kafka/read-topic.ts";
@@ -92,6 +93,19 @@ interface ProcessorRun {
   readonly probeLatenciesMs: number[];
   readonly engineFacts: number;
   readonly maxLag: number;
+  /** The engine process stopped (SIGTERM) and started again with its state directory: until it is live. */
+  readonly restart: EngineRestart | undefined;
+}
+
+interface EngineRestart {
+  /** From spawning the process to its "live" log line (node start and imports included). */
+  readonly liveSeconds: number;
+  /** The engine-facts records read after the local checkpoint (the resume's offset to the end). */
+  readonly sourceRecords: string;
+  /** The published-results store's changelog read: records and seconds, and the keys it held. */
+  readonly resultsRead: number;
+  readonly resultsSeconds: number;
+  readonly resultsHeld: number;
 }
 
 /**
@@ -109,17 +123,22 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
   const extraArgs = (process.env.BENCH_PROCESSOR_ARGS ?? "").split(/\s+/).filter((word) => word !== "");
   // BENCH_ENGINE_NODE_FLAGS adds node flags to the process running the engine (e.g. --max-old-space-size=384).
   const engineNodeFlags = (process.env.BENCH_ENGINE_NODE_FLAGS ?? "").split(/\s+/).filter((word) => word !== "");
-  const children = PROCESS_ROLES.map((roles, index) => {
-    const logPath = `${OUT}kafka-bench-processor${index === 0 ? "" : `-${index}`}.log`;
+  /** One `agentops run` process; a restart (`suffix`) keeps the state directory and instance id, with a log of its own. */
+  const spawnProcessor = (roles: string | undefined, index: number, suffix = ""): { child: ReturnType<typeof spawn>; logPath: string; stateDir: string } => {
+    const logPath = `${OUT}kafka-bench-processor${index === 0 ? "" : `-${index}`}${suffix}.log`;
     const out = openSync(logPath, "w");
     const roleArgs = roles === undefined ? [] : ["--roles", roles];
     // The engine's state on disk, in the bench's ignored folder, removed after the run.
     const stateDir = `${OUT}kafka-bench-state-${index}`;
-    rmSync(stateDir, { recursive: true, force: true });
+    if (suffix === "") rmSync(stateDir, { recursive: true, force: true });
     const nodeFlags = roles === undefined || roles.includes("engine") ? engineNodeFlags : [];
     const child = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `bench-${index}`, "--state-dir", stateDir, "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...roleArgs, ...extraArgs], { cwd: ROOT, env: CLI_ENV, stdio: ["ignore", out, out] });
     closeSync(out);
     log(`processor: agentops run --topic-prefix ${prefix} ${roleArgs.join(" ")} (pid ${child.pid ?? 0}), log ${logPath}`);
+    return { child, logPath, stateDir };
+  };
+  const children = PROCESS_ROLES.map((roles, index) => {
+    const { child, logPath, stateDir } = spawnProcessor(roles, index);
     return { child, pid: child.pid ?? 0, logPath, stateDir, roles: roles ?? "all", peak: 0, anonPeak: 0, heapPeak: 0, externalPeak: 0, port: undefined as number | undefined };
   });
   const exitedEarly = (): void => {
@@ -193,10 +212,47 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     for (const { roles, anonPeak, heapPeak, externalPeak } of children) log(`processor ${roles}: peak anonymous RSS ${mib(anonPeak)}, peak V8 heap used ${mib(heapPeak)}, peak external ${mib(externalPeak)}`);
     const probeLatenciesMs = await probeLatency(kafka, topics);
     const peakRssBytesAfterProbes = Math.max(peakRssBytes, rss("VmHWM"));
-    return { seconds, startupSeconds, peakRssBytes: peakRssBytesAfterProbes, peakRssByRoles: children.map(({ roles, peak }) => ({ roles, bytes: peak })), peakAnonByRoles: children.map(({ roles, anonPeak }) => ({ roles, bytes: anonPeak })), resultsPublished, probeLatenciesMs, engineFacts, maxLag };
+    const engineIndex = PROCESS_ROLES.findIndex((roles) => roles === "engine");
+    const engineEntry = children[engineIndex];
+    const restart = engineEntry === undefined ? undefined : await restartEngine(engineEntry, () => spawnProcessor("engine", engineIndex, "-restart"));
+    return { seconds, startupSeconds, peakRssBytes: peakRssBytesAfterProbes, peakRssByRoles: children.map(({ roles, peak }) => ({ roles, bytes: peak })), peakAnonByRoles: children.map(({ roles, anonPeak }) => ({ roles, bytes: anonPeak })), resultsPublished, probeLatenciesMs, engineFacts, maxLag, restart };
   } finally {
     await Promise.all(children.map(({ child }) => stop(child)));
     for (const { stateDir } of children) rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The engine process stopped cleanly and started again over its state directory, as a rolling
+ * upgrade does: the time until it is live, and what it read (the engine-facts records after its
+ * checkpoint; the results topic records its published-results store read).
+ */
+async function restartEngine(entry: { child: ReturnType<typeof spawn>; logPath: string }, spawnAgain: () => { child: ReturnType<typeof spawn>; logPath: string }): Promise<EngineRestart> {
+  await stop(entry.child);
+  const started = performance.now();
+  const again = spawnAgain();
+  try {
+    const lines = (): Record<string, unknown>[] =>
+      readFileSync(again.logPath, "utf8")
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    let liveSeconds = 0;
+    await waitUntil(async () => {
+      if (again.child.exitCode !== null) throw new Error(`restarted engine exited ${again.child.exitCode}; see ${again.logPath}`);
+      if (!lines().some((line) => line["stage"] === "live")) return false;
+      liveSeconds = (performance.now() - started) / 1000;
+      return true;
+    }, 300_000);
+    const logged = lines();
+    const store = logged.find((line) => line["msg"] === "store restored" && line["store"] === "published-results");
+    const resumed = logged.find((line) => line["stage"] === "resume");
+    const sourceRecords = resumed === undefined ? "no local checkpoint" : (BigInt(String(resumed["end"])) - BigInt(String(resumed["offset"]))).toString();
+    const restart = { liveSeconds, sourceRecords, resultsRead: Number(store?.["records"] ?? Number.NaN), resultsSeconds: Number(store?.["seconds"] ?? Number.NaN), resultsHeld: Number(store?.["held"] ?? Number.NaN) };
+    log(`engine restart: live ${liveSeconds.toFixed(2)} s after spawn; engine-facts records after the checkpoint ${restart.sourceRecords}; results topic records read ${restart.resultsRead} in ${restart.resultsSeconds} s (${restart.resultsHeld} keys held)`);
+    return restart;
+  } finally {
+    await stop(again.child);
   }
 }
 
@@ -289,6 +345,11 @@ try {
     `| processor peak RSS (/proc/<pid>/status VmHWM${engineProcess ? ", both processes summed" : ""}) | **${mib(processor.peakRssBytes)}** (${processor.peakRssByRoles.map(({ roles, bytes }) => `${roles}: ${mib(bytes)}`).join(", ")}${process.env.BENCH_ENGINE_NODE_FLAGS === undefined ? "" : `; engine process node flags \`${process.env.BENCH_ENGINE_NODE_FLAGS}\``}) |`,
     `| processor peak anonymous RSS (RssAnon, sampled every 0.5 s; the mapped state store's pages are not in it) | ${processor.peakAnonByRoles.map(({ roles, bytes }) => `${roles}: **${mib(bytes)}**`).join(", ")} |`,
     `| engine input (engine-facts topic) / result upserts written | ${processor.engineFacts.toLocaleString("en-US")} records / ${processor.resultsPublished.toLocaleString("en-US")} |`,
+    ...(processor.restart === undefined
+      ? []
+      : [
+          `| engine process restarted with its state directory (SIGTERM, then a new process): spawn → live | **${processor.restart.liveSeconds.toFixed(2)} s** (node start included); engine-facts records read after its checkpoint: ${processor.restart.sourceRecords}; results topic records read by the published-results store: ${processor.restart.resultsRead.toLocaleString("en-US")} in ${processor.restart.resultsSeconds} s (${processor.restart.resultsHeld.toLocaleString("en-US")} keys held) |`,
+        ]),
     "",
     "Quiescent = every record of the facts and agent-events topics processed (`agentops_records_processed_total`), the engine's processed count at the engine-facts topic's end with lag 0, every lag gauge 0, and `agentops_results_published_total` unchanged over a further 2 s poll; the time is that of the first poll at which all held (polled every 0.5 s). Raw consumption and the processor each run alone (not concurrently), one after the other, on the topics produced once.",
     "",

@@ -11,6 +11,8 @@ import { countLogs, describeDifferences, embeddedReplay, killAllProcessors, logL
  * id), issue #13, and
  * reconciles the results topic; it must write only keys whose value differs and tombstone only keys
  * that are gone, so restarts leave the results topic's end offsets where the first run left them.
+ * The store of published results is checkpointed too: an instance with local state reads none of
+ * the results topic again.
  */
 
 let dir: string;
@@ -46,6 +48,11 @@ async function resultsEndOffsets(): Promise<string[]> {
   return (await admin.fetchTopicOffsets(topics.results)).sort((a, b) => a.partition - b.partition).map((entry) => `${entry.partition}:${entry.high}`);
 }
 
+async function resultsRecordCount(): Promise<number> {
+  const admin = await connectedAdmin(kafka);
+  return (await admin.fetchTopicOffsets(topics.results)).reduce((sum, entry) => sum + Number(entry.high) - Number(entry.low), 0);
+}
+
 describe("restarting an instance with no new facts", () => {
   it("does not move the results topic's end offsets", async () => {
     const first = await startProcessor({ topicPrefix: prefix, name: "restart-0", dir });
@@ -69,6 +76,11 @@ describe("restarting an instance with no new facts", () => {
       expect(countLogs(instance, "engine state rebuilt; results reconciled; live")).toBe(1);
       expect(countLogs(instance, "engine state resumed from its local checkpoint"), `restart ${round} resumes`).toBe(resumes ? 1 : 0);
       expect(countLogs(instance, "rebuilding engine state from its input topic"), `restart ${round} reads the engine-facts topic from 0`).toBe(resumes ? 0 : 1);
+      // The published results: without local state the store reads the whole results topic; with
+      // it, only what was written after its checkpoint (nothing: the last stop checkpointed it).
+      const restored = logLines(instance).find((line) => line["msg"] === "store restored" && line["store"] === "published-results");
+      expect(restored?.["held"], `restart ${round}: result keys held`).toBe(expected.results.size);
+      expect(restored?.["records"], `restart ${round}: results topic records read`).toBe(resumes ? 0 : await resultsRecordCount());
       if (!resumes) {
         // Without local state it loads the contributions log: every fact before the log's marker
         // (all of them: the first instance went live) is loaded, and no unit is evaluated again.

@@ -90,18 +90,16 @@ export function openLocalState(options: { readonly directory: (partition: number
 }
 
 /**
- * A store on disk that is rebuilt on every opening (a cache of a topic restored whole at each
- * assignment, too large to hold in memory over months): its directory is locked like a partition's
- * state, and whatever an earlier process left in it is deleted first. `close` closes it and
- * releases the lock.
+ * A store on disk that is not the engine's state (the published results, a table kept in step with
+ * a compacted topic, too large to hold in memory over months): its directory is locked like a
+ * partition's state, and its contents are kept across openings; the store itself decides whether
+ * they can be trusted (OnDiskKeyValueStore reads its marker). `close` closes it and releases the lock.
  */
-export function openScratchState(directory: string, cacheBytes: number): { readonly state: StateStore; close(): Promise<void> } {
+export function openStoreDirectory(directory: string, cacheBytes: number): { readonly state: StateStore; close(): Promise<void> } {
   mkdirSync(directory, { recursive: true });
   const release = lockDirectory(directory);
   try {
-    const lmdb = join(directory, "lmdb");
-    rmSync(lmdb, { recursive: true, force: true });
-    const backend = openLmdbBackend(lmdb);
+    const backend = openLmdbBackend(join(directory, "lmdb"));
     return {
       state: new StateStore(backend, cacheBytes),
       close: async () => {

@@ -4,7 +4,7 @@ import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict, LedgerOutcome } from "../../metrics/fact-ledger.ts";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../metrics/state/codecs.ts";
-import { checkpointWrite, openLocalState, openScratchState, stateIdentity, type LocalState } from "../../metrics/state/local-state.ts";
+import { checkpointWrite, openLocalState, openStoreDirectory, stateIdentity, type LocalState } from "../../metrics/state/local-state.ts";
 import type { ResultChange } from "../../metrics/result-record.ts";
 import { OnDiskKeyValueStore } from "../stores/on-disk-key-value-store.ts";
 import { TaskCheckpoints } from "./checkpoints.ts";
@@ -44,7 +44,7 @@ export interface EngineStateOptions {
  *   record until it is past that end, so the changelog never goes back behind its marker;
  * - with neither, it rebuilds from offset 0 through `restore`.
  * Nothing is published while restoring. Going live, it writes its whole result table to the
- * published-results store, which was restored from the results topic and drops every write equal
+ * published-results store, which holds what the results topic holds and drops every write equal
  * to what the topic holds; keys the topic holds and the state does not are deleted. So the results
  * topic receives exactly the difference, and a restart with no new facts writes nothing. Live, each
  * batch's changed results are published; a conflict becomes a dead letter only live (a restore
@@ -57,13 +57,14 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
   return {
     name: "engine",
     // With local state the published results are on disk too: they grow with result keys (windows ×
-    // metrics × cohorts), so with time, and the store is restored from the results topic at every
-    // assignment anyway (its directory is emptied first).
+    // metrics × cohorts), so with time. The store is checkpointed with the results topic's offsets
+    // (the runtime does it once its writes are acknowledged), so an assignment reads the topic only
+    // from there.
     ...(stateOptions === undefined
       ? {}
       : {
           openStore: (store: string, partition: number) =>
-            store === PUBLISHED_RESULTS ? new OnDiskKeyValueStore(store, openScratchState(join(stateOptions.directory(partition), PUBLISHED_RESULTS), publishedCacheBytes(stateOptions.cacheBytes))) : undefined,
+            store === PUBLISHED_RESULTS ? new OnDiskKeyValueStore(store, openStoreDirectory(join(stateOptions.directory(partition), PUBLISHED_RESULTS), publishedCacheBytes(stateOptions.cacheBytes))) : undefined,
         }),
     open: (partition, stores, metrics) => {
       const local = stateOptions === undefined ? undefined : openLocalState(stateOptions, partition, identity);

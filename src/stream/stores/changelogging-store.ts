@@ -69,6 +69,21 @@ export class ChangeLoggingKeyValueStore<V> implements KeyValueStore<V> {
     await this.inner.close?.();
   }
 
+  /** Where the changelog is read from on assignment (the inner store's say; from the beginning if it keeps nothing). */
+  restoreStart(ends: ReadonlyMap<number, bigint>): ReadonlyMap<number, bigint> {
+    return this.inner.restoreStart?.(ends) ?? new Map([...ends.keys()].map((partition) => [partition, 0n] as const));
+  }
+
+  /** True when the inner store keeps its contents across restarts with the changelog offsets they reflect. */
+  get checkpointed(): boolean {
+    return this.inner.checkpoint !== undefined;
+  }
+
+  /** Checkpoints the inner store (see KeyValueStore.checkpoint); nothing to do for a store in memory. */
+  async checkpoint(ends: ReadonlyMap<number, bigint>): Promise<void> {
+    await this.inner.checkpoint?.(ends);
+  }
+
   /** A changelog record read back on assignment (encoded, or null for a tombstone): applied, not logged again. */
   restore(key: string, encoded: Buffer | string | null): void {
     if (encoded === null) this.inner.delete(key);

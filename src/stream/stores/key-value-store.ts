@@ -14,6 +14,14 @@ export interface KeyValueStore<V> {
   readonly size: number;
   /** Releases what the store holds outside memory (a store on disk); the store is not used after. */
   close?(): Promise<void>;
+  /**
+   * A store that keeps its contents across restarts (on disk) says where its changelog is to be
+   * read from, given the changelog's end offsets by partition: it already reflects what lies before.
+   * Without it the changelog is read from its beginning.
+   */
+  restoreStart?(ends: ReadonlyMap<number, bigint>): ReadonlyMap<number, bigint>;
+  /** Records that the contents reflect the changelog up to `ends`: called only when every write the store holds is acknowledged there. */
+  checkpoint?(ends: ReadonlyMap<number, bigint>): Promise<void>;
 }
 
 export class InMemoryKeyValueStore<V> implements KeyValueStore<V> {

@@ -2,32 +2,92 @@ import { bytesCodec } from "../../metrics/state/codecs.ts";
 import type { StateStore, Table } from "../../metrics/state/state-store.ts";
 import type { KeyValueStore } from "./key-value-store.ts";
 
+/** Changelog offsets by partition: a store reflects every record of its changelog before them. */
+export type ChangelogOffsets = ReadonlyMap<number, bigint>;
+
+/** The layout of the values table and the marker; contents of another layout are not trusted. */
+const LAYOUT = 1;
+/** The marker's key: the values table's prefix ("v\0") never starts with a 0 byte. */
+const MARKER_KEY = "\u0000changelog-offsets";
+
+interface Marker {
+  readonly layout: number;
+  /** Changelog partition → the offset up to which the contents reflect it. */
+  readonly offsets: Readonly<Record<string, string>>;
+  /** Keys held (the store's size, without scanning it). */
+  readonly size: number;
+}
+
 /**
- * A store of encoded values on disk, behind the state store's bounded record cache: what a store
- * restored whole from a compacted topic (the published results) needs when the topic grows with
- * time. Its contents are rebuilt at every assignment, so its commits are not checkpoints: they are
- * what lets the cache evict (only written entries may leave memory). It commits whenever the cache
- * is over its budget, and again after a commit lands while it still is; a commit runs on LMDB's writer thread while the store goes on, and a failed
- * commit is thrown by the next call.
+ * A store of encoded values on disk, behind the state store's bounded record cache, kept in step
+ * with a compacted topic it is the table of (the published results): what the topic holds grows
+ * with time, so neither memory nor a read of the whole topic at every assignment can hold it for
+ * months.
+ *
+ * Its contents survive restarts, with a marker naming the changelog offsets they reflect:
+ * - `checkpoint(ends)`, called once every write the store holds is acknowledged in the topic,
+ *   commits the contents with the topic's end offsets in one transaction; a member restarting
+ *   with it reads the topic only from there (`restoreStart`);
+ * - the cache may only evict what is written, so the store also commits whenever it is over its
+ *   budget; such a commit may hold values the topic has not received yet (a batch not yet sent),
+ *   so it deletes the marker in the same transaction. Opened without a marker (or of another
+ *   layout, or with offsets past the topic's ends: a recreated topic), the store empties itself
+ *   and is restored from the topic's beginning.
+ * A commit runs on LMDB's writer thread while the store goes on, and a failed commit is thrown by
+ * the next call.
  */
 export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
   readonly name: string;
   private readonly state: StateStore;
   private readonly values: Table<Buffer>;
   private readonly closeState: () => Promise<void>;
+  private readonly marker: Marker | undefined;
   private count = 0;
+  /** A put or delete since the last checkpoint: a commit now must delete the marker. */
+  private written = false;
   private committing: Promise<void> | undefined;
   private failure: unknown;
 
-  constructor(name: string, scratch: { readonly state: StateStore; close(): Promise<void> }) {
+  constructor(name: string, opened: { readonly state: StateStore; close(): Promise<void> }) {
     this.name = name;
-    this.state = scratch.state;
-    this.closeState = () => scratch.close();
+    this.state = opened.state;
+    this.closeState = () => opened.close();
     this.values = this.state.table("v\u0000", bytesCodec);
+    this.marker = readMarker(this.state);
+    if (this.marker === undefined) this.state.clear();
+    else this.count = this.marker.size;
   }
 
   get size(): number {
     return this.count;
+  }
+
+  /**
+   * Where the runtime reads the changelog from, given its end offsets now: from the marker's
+   * offsets if they are within the topic, else (no marker, a topic shorter than the marker says:
+   * recreated) from the beginning, into an emptied store.
+   */
+  restoreStart(ends: ChangelogOffsets): ChangelogOffsets {
+    const offsets = this.marker?.offsets;
+    const trusted = offsets !== undefined && Object.entries(offsets).every(([partition, offset]) => BigInt(offset) <= (ends.get(Number(partition)) ?? 0n));
+    if (!trusted) {
+      if (this.count > 0 || offsets !== undefined) {
+        this.state.clear();
+        this.count = 0;
+      }
+      return new Map([...ends.keys()].map((partition) => [partition, 0n] as const));
+    }
+    // A partition the marker does not name (the topic gained partitions) is read from its beginning.
+    return new Map([...ends.keys()].map((partition) => [partition, BigInt(offsets[String(partition)] ?? "0")] as const));
+  }
+
+  /** Commits the contents with the changelog's end offsets: only when every write the store holds is acknowledged there. */
+  async checkpoint(ends: ChangelogOffsets): Promise<void> {
+    await this.settled();
+    const marker: Marker = { layout: LAYOUT, offsets: Object.fromEntries([...ends].map(([partition, offset]) => [String(partition), offset.toString()])), size: this.count };
+    this.written = false;
+    await this.state.commit([[MARKER_KEY, Buffer.from(JSON.stringify(marker), "utf8")]]);
+    await this.state.landed();
   }
 
   get(key: string): Buffer | undefined {
@@ -38,6 +98,7 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
   put(key: string, value: Buffer): void {
     if (this.get(key) === undefined) this.count += 1;
     this.values.set(key, value, value.length);
+    this.written = true;
     this.commitIfOverBudget();
   }
 
@@ -45,6 +106,7 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
     if (this.get(key) === undefined) return;
     this.count -= 1;
     this.values.delete(key);
+    this.written = true;
     this.commitIfOverBudget();
   }
 
@@ -63,7 +125,7 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
     this.rethrow();
   }
 
-  /** Waits for the commits in flight, then closes the store and releases its directory. */
+  /** Waits for the commits in flight, then closes the store and releases its directory (what is not committed is dropped). */
   async close(): Promise<void> {
     try {
       while (this.committing !== undefined) await this.committing;
@@ -80,8 +142,10 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
 
   private commitIfOverBudget(): void {
     if (this.committing !== undefined || !this.state.overBudget) return;
+    // Values written since the checkpoint may not be in the topic yet: the marker goes with them.
+    const extra: [string, null][] = this.written ? [[MARKER_KEY, null]] : [];
     this.committing = this.state
-      .commit()
+      .commit(extra)
       .then(() => this.state.landed())
       .catch((error: unknown) => {
         this.failure ??= error;
@@ -97,4 +161,12 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
   private rethrow(): void {
     if (this.failure !== undefined) throw new Error(`the ${this.name} store on disk failed to write`, { cause: this.failure });
   }
+}
+
+function readMarker(state: StateStore): Marker | undefined {
+  const stored = state.backend?.get(MARKER_KEY);
+  if (stored === undefined) return undefined;
+  const marker = JSON.parse(stored.toString("utf8")) as Partial<Marker>;
+  if (marker.layout !== LAYOUT || marker.offsets === undefined || typeof marker.size !== "number") return undefined;
+  return marker as Marker;
 }

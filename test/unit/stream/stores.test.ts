@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openScratchState, StateDirectoryLockedError } from "../../../src/metrics/state/local-state.ts";
+import { openStoreDirectory, StateDirectoryLockedError } from "../../../src/metrics/state/local-state.ts";
 import { BYTES_CODEC, ChangeLoggingKeyValueStore, writeChanged } from "../../../src/stream/stores/changelogging-store.ts";
 import { InMemoryKeyValueStore } from "../../../src/stream/stores/key-value-store.ts";
 import { OnDiskKeyValueStore } from "../../../src/stream/stores/on-disk-key-value-store.ts";
@@ -68,7 +68,7 @@ describe("the store on disk (published results with local state)", () => {
   const value = (index: number): Buffer => Buffer.from(`{"result":${String(index)},"padding":"${"x".repeat(180)}"}`);
 
   it("holds far more than its cache budget, reads every value back, and counts its keys", async () => {
-    const scratch = openScratchState(join(root, "bounded"), BUDGET);
+    const scratch = openStoreDirectory(join(root, "bounded"), BUDGET);
     const store = new OnDiskKeyValueStore("published-results", scratch);
     for (let index = 0; index < 5_000; index++) {
       store.put(`key-${String(index)}`, value(index));
@@ -89,18 +89,62 @@ describe("the store on disk (published results with local state)", () => {
     await store.close();
   });
 
-  it("starts empty at every opening (it is restored from its topic), and refuses a directory another live process holds", async () => {
-    const directory = join(root, "scratch");
-    const first = new OnDiskKeyValueStore("published-results", openScratchState(directory, BUDGET));
+  it("keeps its contents across openings with a checkpoint, and says to read its changelog from the checkpoint's offsets", async () => {
+    const directory = join(root, "checkpointed");
+    const first = new OnDiskKeyValueStore("published-results", openStoreDirectory(directory, BUDGET));
+    expect(first.restoreStart(new Map([[0, 0n]]))).toEqual(new Map([[0, 0n]]));
     first.put("k", value(1));
+    first.put("gone", value(2));
+    first.delete("gone");
+    await first.checkpoint(new Map([[0, 12n]]));
+    // A write after the checkpoint that no commit took is dropped with the process.
+    first.put("later", value(3));
     await first.close();
-    const second = new OnDiskKeyValueStore("published-results", openScratchState(directory, BUDGET));
-    expect(second.size).toBe(0);
-    expect(second.get("k")).toBeUndefined();
+
+    const second = new OnDiskKeyValueStore("published-results", openStoreDirectory(directory, BUDGET));
+    expect(second.size).toBe(1);
+    expect(second.get("k")?.equals(value(1))).toBe(true);
+    expect(second.get("later")).toBeUndefined();
+    // The topic grew and gained a partition: read from the checkpoint, the new partition from 0.
+    expect(second.restoreStart(new Map([[0, 20n], [1, 4n]]))).toEqual(new Map([[0, 12n], [1, 0n]]));
+    expect(second.get("k")?.equals(value(1))).toBe(true);
     await second.close();
-    // Released on close; a lock naming another live process (the parent here) is refused.
+  });
+
+  it("forgets its contents when they may be ahead of the topic (a commit over budget since the checkpoint) or the topic is shorter than its checkpoint (recreated)", async () => {
+    const ahead = join(root, "ahead");
+    const first = new OnDiskKeyValueStore("published-results", openStoreDirectory(ahead, BUDGET));
+    first.put("k", value(1));
+    await first.checkpoint(new Map([[0, 1n]]));
+    // Enough writes to go over the budget: they are committed (to evict) before the topic has them.
+    for (let index = 0; index < 500; index++) first.put(`key-${String(index)}`, value(index));
+    await first.settled();
+    expect(first.get("key-0")?.equals(value(0))).toBe(true);
+    await first.close();
+    const reopened = new OnDiskKeyValueStore("published-results", openStoreDirectory(ahead, BUDGET));
+    expect(reopened.size).toBe(0);
+    expect(reopened.get("k")).toBeUndefined();
+    expect(reopened.get("key-0")).toBeUndefined();
+    expect(reopened.restoreStart(new Map([[0, 501n]]))).toEqual(new Map([[0, 0n]]));
+    // Checkpointed again once its writes are acknowledged, it is trusted again.
+    reopened.put("k", value(1));
+    await reopened.checkpoint(new Map([[0, 502n]]));
+    await reopened.close();
+
+    const recreated = new OnDiskKeyValueStore("published-results", openStoreDirectory(ahead, BUDGET));
+    expect(recreated.size).toBe(1);
+    expect(recreated.restoreStart(new Map([[0, 3n]]))).toEqual(new Map([[0, 0n]]));
+    expect(recreated.size).toBe(0);
+    expect(recreated.get("k")).toBeUndefined();
+    await recreated.close();
+  });
+
+  it("refuses a directory another live process holds, and releases it on close", async () => {
+    const directory = join(root, "locked");
+    const store = new OnDiskKeyValueStore("published-results", openStoreDirectory(directory, BUDGET));
+    await store.close();
     expect(existsSync(join(directory, "LOCK.pid"))).toBe(false);
     writeFileSync(join(directory, "LOCK.pid"), String(process.ppid));
-    expect(() => openScratchState(directory, BUDGET)).toThrow(StateDirectoryLockedError);
+    expect(() => openStoreDirectory(directory, BUDGET)).toThrow(StateDirectoryLockedError);
   });
 });

@@ -13,6 +13,7 @@ import { decodeFact } from "../../../kafka/serde/decode-fact.ts";
 import { encodeEngineFact, readEngineFact } from "../../../kafka/serde/engine-facts-record.ts";
 import type { TopicSerde } from "../../../kafka/serde/topic-serde.ts";
 import { isTopicPosition, NOTHING, type DeadLetter, type EngineFact, type Processor, type ProcessResult, type SinkRecord, type SourceRecord, type Task, type TaskContext, type TopicPosition, type UnreadableRecord } from "../../processor.ts";
+import { CHECKPOINT_INTERVAL_MS } from "../../processors/checkpoints.ts";
 import { conflictRejection } from "../../processors/conflict-rejection.ts";
 import { closeTaskStores, countDeadLetter, createTaskStores, settleBatch, storeSet, type ChangelogWrite, type TaskStores } from "../../runtime/task-writes.ts";
 import type { StreamConfig } from "../../runtime/stream-config.ts";
@@ -83,6 +84,10 @@ interface PartitionTask {
   restoreStarted: { readonly at: number; readonly offset: bigint } | undefined;
   /** A batch's writes whose send failed, sent again before the next batch's. */
   unsent: { readonly outputs: readonly SinkRecord[]; readonly changelog: readonly ChangelogWrite[] } | undefined;
+  /** The stores hold writes not yet acknowledged on their changelogs: they may not be checkpointed. */
+  storesAhead: boolean;
+  /** When the stores that keep their contents (on disk) were last checkpointed. */
+  storesCheckpointedAt: number;
 }
 
 /** Runs a processor's code, turning what it throws into the processor's typed failure. */
@@ -162,6 +167,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
 
   const settleAndWrite = (entry: PartitionTask, partition: number, result: ProcessResult): Effect.Effect<readonly ChangelogWrite[], KafkaIoError | EncodeError | ProcessorError> =>
     Effect.gen(function* () {
+      entry.storesAhead = true;
       const settled = yield* Effect.tryPromise({
         try: () => settleBatch(name, result, entry.stores, partition, (value) => environment.serde.encodeResult(value)),
         catch: (cause) => new ProcessorError({ processor: name, cause }),
@@ -174,6 +180,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       entry.unsent = { outputs, changelog };
       yield* write(outputs, changelog);
       entry.unsent = undefined;
+      entry.storesAhead = false;
       return settled.changelog;
     });
 
@@ -259,19 +266,36 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
         for (const spec of node.stores) {
           if (spec.restore === "source") continue;
           const changelogTopic = topics[spec.changelog];
-          logger.info({ processor: name, store: spec.name, changelog: changelogTopic, partitions, stage: "restore-begin" }, "restoring store from its changelog");
+          const started = performance.now();
+          // Each task's store says where its changelog is read from (a store on disk reflects what
+          // lies before its checkpoint); the topic is read from the earliest of them.
+          const ends = yield* Effect.tryPromise({ try: () => context.topicEnds([spec.changelog]), catch: (cause) => new KafkaIoError({ operation: `read ${changelogTopic} end offsets`, cause }) });
+          const endOffsets = new Map([...(ends.get(spec.changelog) ?? new Map<number, string>())].map(([partition, offset]) => [partition, BigInt(offset)] as const));
+          const starts = new Map([...storesByPartition].map(([partition, stores]) => [partition, stores.byName.get(spec.name)?.restoreStart(endOffsets) ?? new Map<number, bigint>()] as const));
+          const from = new Map<number, bigint>();
+          for (const [changelogPartition] of endOffsets) {
+            const wanted = [...starts].filter(([partition]) => spec.restore !== "partition" || partition === changelogPartition).map(([, start]) => start.get(changelogPartition) ?? 0n);
+            if (wanted.length > 0) from.set(changelogPartition, wanted.reduce((least, start) => (start < least ? start : least)));
+          }
+          logger.info({ processor: name, store: spec.name, changelog: changelogTopic, partitions, from: Object.fromEntries([...from].map(([partition, offset]) => [partition, offset.toString()])), stage: "restore-begin" }, "restoring store from its changelog");
           const records = yield* Effect.tryPromise({
             try: () =>
-              readTopicToEnd(kafka, changelogTopic, (message, partition) => {
+              readTopicsFrom(kafka, new Map([[changelogTopic, from]]), (message, _topic, changelogPartition) => {
                 const key = message.key?.toString("utf8");
                 if (key === undefined) return;
-                const targets = spec.restore === "partition" ? [storesByPartition.get(partition)].filter((found) => found !== undefined) : [...storesByPartition.values()];
-                for (const target of targets) target.byName.get(spec.name)?.restore(key, message.value);
+                const offset = BigInt(message.offset);
+                for (const [partition, stores] of storesByPartition) {
+                  if (spec.restore === "partition" && partition !== changelogPartition) continue;
+                  // A store that already reflects this record (it lies before its checkpoint) skips it.
+                  if (offset < (starts.get(partition)?.get(changelogPartition) ?? 0n)) continue;
+                  stores.byName.get(spec.name)?.restore(key, message.value);
+                }
               }),
             catch: (cause) => new KafkaIoError({ operation: `restore ${spec.name} from ${changelogTopic}`, cause }),
           });
           const held = [...storesByPartition.values()].reduce((sum, stores) => sum + (stores.byName.get(spec.name)?.size ?? 0), 0);
-          logger.info({ processor: name, store: spec.name, records, held, stage: "restore-end" }, "store restored");
+          const seconds = (performance.now() - started) / 1000;
+          logger.info({ processor: name, store: spec.name, records, held, seconds: Number(seconds.toFixed(3)), stage: "restore-end" }, "store restored");
         }
       });
       yield* fill.pipe(Effect.tapError(() => release));
@@ -319,12 +343,32 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       logger.info({ processor: name, partition, records, seconds: Number(seconds.toFixed(3)), recordsPerSecond: seconds > 0 ? Math.round(records / seconds) : null, ...task.changelogLoaded?.(), stage: "log-load-end" }, `${name} contributions log loaded`);
     });
 
+  /**
+   * Stores that keep their contents on disk are checkpointed with their changelogs' end offsets,
+   * so a restart reads the changelogs only from there; only when every write they hold is
+   * acknowledged (no batch of the task between settling and its writes' acknowledgement).
+   */
+  const checkpointStores = (entry: PartitionTask): Effect.Effect<void, KafkaIoError | ProcessorError> =>
+    Effect.gen(function* () {
+      entry.storesCheckpointedAt = performance.now();
+      const kept = entry.stores.declared.filter(({ store }) => store.checkpointed);
+      if (kept.length === 0 || entry.storesAhead) return;
+      const ends = yield* Effect.tryPromise({ try: () => context.topicEnds(kept.map(({ spec }) => spec.changelog)), catch: (cause) => new KafkaIoError({ operation: `read ${name} store changelogs' end offsets`, cause }) });
+      for (const { spec, store } of kept) {
+        const offsets = new Map([...(ends.get(spec.changelog) ?? new Map<number, string>())].map(([partition, offset]) => [partition, BigInt(offset)] as const));
+        yield* Effect.tryPromise({ try: () => store.checkpoint(offsets), catch: (cause) => new ProcessorError({ processor: name, cause }) });
+      }
+    });
+
   /** Releases the tasks' local state (a revoked assignment, or shutdown). */
   const closeTasks: Effect.Effect<void, ProcessorError> = Effect.gen(function* () {
     const open = [...tasks.values()];
     tasks.clear();
     for (const entry of open) {
       yield* Effect.tryPromise({ try: () => entry.task.close?.() ?? Promise.resolve(), catch: (cause) => new ProcessorError({ processor: name, cause }) });
+      // Stopping cleanly, the stores' last acknowledged contents are checkpointed (a failure only
+      // means the next start reads more of the changelog).
+      yield* checkpointStores(entry).pipe(Effect.catchAll((error) => Effect.sync(() => logger.warn({ processor: name, error: error.message }, "checkpointing the stores on disk failed; the next start reads their changelogs from the last checkpoint"))));
       yield* Effect.tryPromise({ try: () => closeTaskStores(entry.stores), catch: (cause) => new ProcessorError({ processor: name, cause }) });
     }
   });
@@ -348,7 +392,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       const { ends, committed: groupOffsets } = replaysSource ? yield* sourcePositions : { ends: new Map<number, bigint>(), committed: new Map<number, bigint>() };
       for (const [partition, stores] of storesByPartition) {
         const task = yield* processorCall(name, () => processor.open(partition, storeSet(stores), telemetry, context) as Task<unknown>);
-        const entry: PartitionTask = { task, stores, restoreEnd: undefined, restoreStarted: undefined, unsent: undefined };
+        const entry: PartitionTask = { task, stores, restoreEnd: undefined, restoreStarted: undefined, unsent: undefined, storesAhead: false, storesCheckpointedAt: performance.now() };
         tasks.set(partition, entry);
         if (!replaysSource) continue;
         const end = ends.get(partition) ?? 0n;
@@ -432,6 +476,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       const nextOffset = String(BigInt(lastOffset) + 1n);
       // The batch's writes are acknowledged: the task may checkpoint its local state up to here.
       yield* Effect.tryPromise({ try: async () => entry.task.committed?.(nextOffset), catch: (cause) => new ProcessorError({ processor: name, cause }) });
+      if (performance.now() - entry.storesCheckpointedAt >= CHECKPOINT_INTERVAL_MS) yield* checkpointStores(entry);
       if (commits) acknowledged.set(batch.partition, nextOffset);
       telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: name }, records.length);
       telemetry.gauge("agentops_consumer_lag", "Records behind the partition's high watermark after the last batch", { processor: name, topic: sourceTopic, partition: String(batch.partition) }, Math.max(0, lagAfter(batch)));
