@@ -95,6 +95,11 @@ export class MetricEngine {
     return this.publisher.results();
   }
 
+  /** The result last flushed under a key (null: none). */
+  result(key: string): MetricResult | null {
+    return this.publisher.current(key);
+  }
+
   /** Identity conflicts and Deliveries with later TERMINAL summaries, sorted by identity. */
   conflicts(): Conflict[] {
     const found = this.ledger.conflicts();

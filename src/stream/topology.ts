@@ -79,7 +79,7 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
         log: "engineContributions",
         holds: "the metric engine on disk (LMDB per partition, checkpointed); without local state: units from the contributions log, facts loaded, no unit evaluated",
       },
-      { name: "published-results", changelog: "results", restore: "topic", holds: "the encoded result per key the results topic holds (on disk beside the engine state, behind a quarter of its cache); a write equal to it is dropped" },
+      { name: "published-results", changelog: "results", restore: "topic", holds: "the encoded result per key the results topic holds (on disk beside the engine state, behind a quarter of its cache, checkpointed with the topic's offsets); a write equal to it is dropped" },
     ],
     sinks: [
       { topic: "results", carries: "the published-results store's changelog: latest result per key (upserts and tombstones)" },
@@ -149,7 +149,7 @@ export const ENGINE_STAGES = ["fact-ledger", "domain-ledger", "entities", "aggre
 /** Every processor of the topology, in the order records flow. */
 export const ALL_PROCESSORS = ["ingest", "engine", ...ENGINE_STAGES, "run-monitor"] as const satisfies readonly ProcessorName[];
 
-const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = { source: "its local checkpoint, else its log and its source", partition: "the source's partition", topic: "every partition" };
+const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = { source: "its local checkpoint, else its log and its source", partition: "the source's partition", topic: "every partition, from its checkpoint if it keeps one" };
 
 /**
  * The order a processor's batch writes are sent in: the sinks marked `first`, then the others

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict, LedgerOutcome } from "../../metrics/fact-ledger.ts";
+import { byUtf8 } from "../../metrics/key-order.ts";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../metrics/state/codecs.ts";
 import { checkpointWrite, openLocalState, openStoreDirectory, stateIdentity, type LocalState } from "../../metrics/state/local-state.ts";
@@ -80,6 +81,13 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       let loadedUnits = 0;
       /** The source offset after the last record processed (what a flush's changelog marker names). */
       let nextOffset = 0n;
+      /**
+       * Resumed from the local checkpoint: the result keys changed since it (by the silent replay).
+       * Every result before the checkpoint was published and acknowledged (only a flushed state
+       * whose writes were acknowledged is checkpointed), so going live only these, and those the
+       * results topic received after the published-results store's own checkpoint, can differ.
+       */
+      let changedSinceCheckpoint: Set<string> | undefined;
 
       /** The changelog records of the units changed since the last ones, and the marker: none while replaying old input. */
       const changelog = (nextOffset: bigint): SinkRecord[] => {
@@ -117,7 +125,10 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           changelogFrom = BigInt(sourceEnd);
           if (local === undefined) return "0";
           const checkpoint = local.checkpoint;
-          if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) return checkpoint.offset;
+          if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
+            changedSinceCheckpoint = new Set();
+            return checkpoint.offset;
+          }
           // No checkpoint (a store left half-written is wiped too), or one past the topic's end (the
           // topic was recreated): restore from the changelog, or rebuild.
           local.state.clear();
@@ -157,16 +168,29 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           // and a flushed state can be checkpointed and its changelog written.
           const last = records.at(-1);
           if (last === undefined || (unflushed < FLUSH_EVERY_FACTS && !overBudget())) return { outputs: [] };
-          engine.flush();
+          for (const change of engine.flush()) changedSinceCheckpoint?.add(change.key);
           unflushed = 0;
           return { outputs: changelog(nextOffsetAfter(last)) };
         },
         goLive: () => {
           unflushed = 0;
-          const current = engine.results();
-          const keys = new Set(current.map((entry) => entry.key));
-          const outputs: SinkRecord[] = current.map((entry) => ({ topic: "results", key: entry.key, value: entry.result }));
-          for (const key of published?.keys() ?? []) if (!keys.has(key)) outputs.push({ topic: "results", key, value: null });
+          const outputs: SinkRecord[] = [];
+          const sinceCheckpoint = changedSinceCheckpoint === undefined ? undefined : published?.takeKeysSinceCheckpoint?.();
+          if (changedSinceCheckpoint !== undefined && sinceCheckpoint !== undefined) {
+            // Both resumed from their checkpoints: only keys changed since either can differ, so a
+            // restart's cost does not grow with the result table (a full comparison encodes every result).
+            for (const change of engine.flush()) changedSinceCheckpoint.add(change.key);
+            const keys = [...new Set([...changedSinceCheckpoint, ...sinceCheckpoint])].sort(byUtf8);
+            for (const key of keys) outputs.push({ topic: "results", key, value: engine.result(key) });
+          } else {
+            // A state rebuilt or loaded, or a store restored whole: the whole table is compared with
+            // what the topic holds (a recreated or drifted results topic is repaired here).
+            const current = engine.results();
+            const keys = new Set(current.map((entry) => entry.key));
+            for (const entry of current) outputs.push({ topic: "results", key: entry.key, value: entry.result });
+            for (const key of published?.keys() ?? []) if (!keys.has(key)) outputs.push({ topic: "results", key, value: null });
+          }
+          changedSinceCheckpoint = undefined;
           const acknowledged = checkpoints.acknowledged;
           if (acknowledged !== undefined) outputs.push(...changelog(BigInt(acknowledged)));
           return { outputs };

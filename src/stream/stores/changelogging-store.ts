@@ -29,6 +29,8 @@ export class ChangeLoggingKeyValueStore<V> implements KeyValueStore<V> {
   private readonly inner: KeyValueStore<V>;
   private readonly codec: StoreCodec<V>;
   private readonly dirty = new Set<string>();
+  /** Keys restored from changelog records after the inner store's checkpoint (only when it resumed from one). */
+  private sinceCheckpoint: Set<string> | undefined;
 
   constructor(inner: KeyValueStore<V>, codec: StoreCodec<V>) {
     this.inner = inner;
@@ -70,8 +72,17 @@ export class ChangeLoggingKeyValueStore<V> implements KeyValueStore<V> {
   }
 
   /** Where the changelog is read from on assignment (the inner store's say; from the beginning if it keeps nothing). */
-  restoreStart(ends: ReadonlyMap<number, bigint>): ReadonlyMap<number, bigint> {
-    return this.inner.restoreStart?.(ends) ?? new Map([...ends.keys()].map((partition) => [partition, 0n] as const));
+  changelogStart(ends: ReadonlyMap<number, bigint>): ReadonlyMap<number, bigint> {
+    const start = this.inner.restoreStart?.(ends);
+    this.sinceCheckpoint = start?.resumed === true ? new Set() : undefined;
+    return start?.from ?? new Map([...ends.keys()].map((partition) => [partition, 0n] as const));
+  }
+
+  /** See KeyValueStore.takeKeysSinceCheckpoint. */
+  takeKeysSinceCheckpoint(): ReadonlySet<string> | undefined {
+    const keys = this.sinceCheckpoint;
+    this.sinceCheckpoint = undefined;
+    return keys;
   }
 
   /** True when the inner store keeps its contents across restarts with the changelog offsets they reflect. */
@@ -86,6 +97,7 @@ export class ChangeLoggingKeyValueStore<V> implements KeyValueStore<V> {
 
   /** A changelog record read back on assignment (encoded, or null for a tombstone): applied, not logged again. */
   restore(key: string, encoded: Buffer | string | null): void {
+    this.sinceCheckpoint?.add(key);
     if (encoded === null) this.inner.delete(key);
     else this.inner.put(key, this.codec.decode(encoded));
   }

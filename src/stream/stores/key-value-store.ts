@@ -19,9 +19,21 @@ export interface KeyValueStore<V> {
    * read from, given the changelog's end offsets by partition: it already reflects what lies before.
    * Without it the changelog is read from its beginning.
    */
-  restoreStart?(ends: ReadonlyMap<number, bigint>): ReadonlyMap<number, bigint>;
+  restoreStart?(ends: ReadonlyMap<number, bigint>): RestoreStart;
   /** Records that the contents reflect the changelog up to `ends`: called only when every write the store holds is acknowledged there. */
   checkpoint?(ends: ReadonlyMap<number, bigint>): Promise<void>;
+  /**
+   * The keys the changelog's records after the store's checkpoint set or deleted (once; later calls
+   * give undefined). Undefined when the store did not resume from a checkpoint: it was restored
+   * whole into an empty store, so whatever it holds may differ from what its writer holds.
+   */
+  takeKeysSinceCheckpoint?(): ReadonlySet<string> | undefined;
+}
+
+/** Where a store's changelog is read from, and whether the store resumed from its checkpoint (else it was emptied). */
+export interface RestoreStart {
+  readonly from: ReadonlyMap<number, bigint>;
+  readonly resumed: boolean;
 }
 
 export class InMemoryKeyValueStore<V> implements KeyValueStore<V> {

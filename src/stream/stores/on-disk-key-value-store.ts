@@ -1,6 +1,6 @@
 import { bytesCodec } from "../../metrics/state/codecs.ts";
 import type { StateStore, Table } from "../../metrics/state/state-store.ts";
-import type { KeyValueStore } from "./key-value-store.ts";
+import type { KeyValueStore, RestoreStart } from "./key-value-store.ts";
 
 /** Changelog offsets by partition: a store reflects every record of its changelog before them. */
 export type ChangelogOffsets = ReadonlyMap<number, bigint>;
@@ -67,7 +67,7 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
    * offsets if they are within the topic, else (no marker, a topic shorter than the marker says:
    * recreated) from the beginning, into an emptied store.
    */
-  restoreStart(ends: ChangelogOffsets): ChangelogOffsets {
+  restoreStart(ends: ChangelogOffsets): RestoreStart {
     const offsets = this.marker?.offsets;
     const trusted = offsets !== undefined && Object.entries(offsets).every(([partition, offset]) => BigInt(offset) <= (ends.get(Number(partition)) ?? 0n));
     if (!trusted) {
@@ -75,10 +75,10 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
         this.state.clear();
         this.count = 0;
       }
-      return new Map([...ends.keys()].map((partition) => [partition, 0n] as const));
+      return { from: new Map([...ends.keys()].map((partition) => [partition, 0n] as const)), resumed: false };
     }
     // A partition the marker does not name (the topic gained partitions) is read from its beginning.
-    return new Map([...ends.keys()].map((partition) => [partition, BigInt(offsets[String(partition)] ?? "0")] as const));
+    return { from: new Map([...ends.keys()].map((partition) => [partition, BigInt(offsets[String(partition)] ?? "0")] as const)), resumed: true };
   }
 
   /** Commits the contents with the changelog's end offsets: only when every write the store holds is acknowledged there. */

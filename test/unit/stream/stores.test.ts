@@ -92,7 +92,7 @@ describe("the store on disk (published results with local state)", () => {
   it("keeps its contents across openings with a checkpoint, and says to read its changelog from the checkpoint's offsets", async () => {
     const directory = join(root, "checkpointed");
     const first = new OnDiskKeyValueStore("published-results", openStoreDirectory(directory, BUDGET));
-    expect(first.restoreStart(new Map([[0, 0n]]))).toEqual(new Map([[0, 0n]]));
+    expect(first.restoreStart(new Map([[0, 0n]]))).toEqual({ from: new Map([[0, 0n]]), resumed: false });
     first.put("k", value(1));
     first.put("gone", value(2));
     first.delete("gone");
@@ -106,7 +106,7 @@ describe("the store on disk (published results with local state)", () => {
     expect(second.get("k")?.equals(value(1))).toBe(true);
     expect(second.get("later")).toBeUndefined();
     // The topic grew and gained a partition: read from the checkpoint, the new partition from 0.
-    expect(second.restoreStart(new Map([[0, 20n], [1, 4n]]))).toEqual(new Map([[0, 12n], [1, 0n]]));
+    expect(second.restoreStart(new Map([[0, 20n], [1, 4n]]))).toEqual({ from: new Map([[0, 12n], [1, 0n]]), resumed: true });
     expect(second.get("k")?.equals(value(1))).toBe(true);
     await second.close();
   });
@@ -125,7 +125,7 @@ describe("the store on disk (published results with local state)", () => {
     expect(reopened.size).toBe(0);
     expect(reopened.get("k")).toBeUndefined();
     expect(reopened.get("key-0")).toBeUndefined();
-    expect(reopened.restoreStart(new Map([[0, 501n]]))).toEqual(new Map([[0, 0n]]));
+    expect(reopened.restoreStart(new Map([[0, 501n]]))).toEqual({ from: new Map([[0, 0n]]), resumed: false });
     // Checkpointed again once its writes are acknowledged, it is trusted again.
     reopened.put("k", value(1));
     await reopened.checkpoint(new Map([[0, 502n]]));
@@ -133,7 +133,7 @@ describe("the store on disk (published results with local state)", () => {
 
     const recreated = new OnDiskKeyValueStore("published-results", openStoreDirectory(ahead, BUDGET));
     expect(recreated.size).toBe(1);
-    expect(recreated.restoreStart(new Map([[0, 3n]]))).toEqual(new Map([[0, 0n]]));
+    expect(recreated.restoreStart(new Map([[0, 3n]]))).toEqual({ from: new Map([[0, 0n]]), resumed: false });
     expect(recreated.size).toBe(0);
     expect(recreated.get("k")).toBeUndefined();
     await recreated.close();

@@ -271,7 +271,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
           // lies before its checkpoint); the topic is read from the earliest of them.
           const ends = yield* Effect.tryPromise({ try: () => context.topicEnds([spec.changelog]), catch: (cause) => new KafkaIoError({ operation: `read ${changelogTopic} end offsets`, cause }) });
           const endOffsets = new Map([...(ends.get(spec.changelog) ?? new Map<number, string>())].map(([partition, offset]) => [partition, BigInt(offset)] as const));
-          const starts = new Map([...storesByPartition].map(([partition, stores]) => [partition, stores.byName.get(spec.name)?.restoreStart(endOffsets) ?? new Map<number, bigint>()] as const));
+          const starts = new Map([...storesByPartition].map(([partition, stores]) => [partition, stores.byName.get(spec.name)?.changelogStart(endOffsets) ?? new Map<number, bigint>()] as const));
           const from = new Map<number, bigint>();
           for (const [changelogPartition] of endOffsets) {
             const wanted = [...starts].filter(([partition]) => spec.restore !== "partition" || partition === changelogPartition).map(([, start]) => start.get(changelogPartition) ?? 0n);
