@@ -1,0 +1,61 @@
+import { createRequire } from "node:module";
+
+/**
+ * kafkajs 2.2.4 groups a send's messages by partition with `[...current, message]` for every
+ * message (src/producer/groupMessagesPerPartition.js), so a request of n messages to one partition
+ * copies n²/2 array elements. The engine sends its contributions changelog in requests of about
+ * 1,600 records: the grouping alone took 2% of the engine process and 2.5% of the ingest process's
+ * CPU (bench:kafka, CPU profiles). The fix proposed upstream (tulios/kafkajs#1576, never merged)
+ * is the same function in one pass; this module puts it in kafkajs' module cache before kafkajs
+ * is loaded, so its producer requires this one. Same result: the messages of each partition in
+ * their order, keyed by partition.
+ */
+
+interface GroupingInput<M> {
+  readonly topic: string;
+  readonly partitionMetadata: readonly unknown[];
+  readonly messages: readonly M[];
+  readonly partitioner: (args: { topic: string; partitionMetadata: readonly unknown[]; message: M }) => number;
+}
+
+export function groupMessagesPerPartition<M>({ topic, partitionMetadata, messages, partitioner }: GroupingInput<M>): Record<number, M[]> {
+  const grouped: Record<number, M[]> = {};
+  if (partitionMetadata.length === 0) return grouped;
+  for (const message of messages) {
+    const partition = partitioner({ topic, partitionMetadata, message });
+    const current = grouped[partition];
+    if (current === undefined) grouped[partition] = [message];
+    else current.push(message);
+  }
+  return grouped;
+}
+
+/** The kafkajs version whose module this replaces; another version is left as it is (its module may differ). */
+export const PATCHED_KAFKAJS_VERSION = "2.2.4";
+
+const require = createRequire(import.meta.url);
+
+/** The path of kafkajs' grouping module, when the installed kafkajs is the version this replaces. */
+export function kafkajsGroupingModule(): string | undefined {
+  const version = (require("kafkajs/package.json") as { version: string }).version;
+  if (version !== PATCHED_KAFKAJS_VERSION) return undefined;
+  return require.resolve("kafkajs/src/producer/groupMessagesPerPartition.js");
+}
+
+/**
+ * True when kafkajs' producer will use this grouping: the installed kafkajs is the version it
+ * replaces, and its producer was not loaded before (it keeps the function it required first).
+ */
+export const groupingPatched: boolean = patchGrouping();
+
+function patchGrouping(): boolean {
+  const modulePath = kafkajsGroupingModule();
+  if (modulePath === undefined) return false;
+  if (require.cache[require.resolve("kafkajs/src/producer/sendMessages.js")] !== undefined) return false;
+  // Loading it first creates its cache entry; its exports are then replaced before kafkajs' producer requires it.
+  require(modulePath);
+  const cached = require.cache[modulePath];
+  if (cached === undefined) return false;
+  cached.exports = groupMessagesPerPartition;
+  return true;
+}
