@@ -273,9 +273,10 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
           const endOffsets = new Map([...(ends.get(spec.changelog) ?? new Map<number, string>())].map(([partition, offset]) => [partition, BigInt(offset)] as const));
           const starts = new Map([...storesByPartition].map(([partition, stores]) => [partition, stores.byName.get(spec.name)?.changelogStart(endOffsets) ?? new Map<number, bigint>()] as const));
           const from = new Map<number, bigint>();
-          for (const [changelogPartition] of endOffsets) {
+          for (const [changelogPartition, end] of endOffsets) {
             const wanted = [...starts].filter(([partition]) => spec.restore !== "partition" || partition === changelogPartition).map(([, start]) => start.get(changelogPartition) ?? 0n);
-            if (wanted.length > 0) from.set(changelogPartition, wanted.reduce((least, start) => (start < least ? start : least)));
+            // A store restored per partition reads only its own partitions of the changelog.
+            from.set(changelogPartition, wanted.length === 0 ? end : wanted.reduce((least, start) => (start < least ? start : least)));
           }
           logger.info({ processor: name, store: spec.name, changelog: changelogTopic, partitions, from: Object.fromEntries([...from].map(([partition, offset]) => [partition, offset.toString()])), stage: "restore-begin" }, "restoring store from its changelog");
           const records = yield* Effect.tryPromise({
