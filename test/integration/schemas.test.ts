@@ -3,6 +3,8 @@ import type avro from "avsc";
 import type { Admin } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FACT_TYPES } from "../../src/contract/fact-schema.ts";
+import { AvroTopicSerde } from "../../src/kafka/serde/avro-serde.ts";
+import type { MetricResult } from "../../src/metrics/result-record.ts";
 import { loadSchemas, type LoadedSchema } from "../../src/kafka/serde/schemas.ts";
 import { closeAll, connectedAdmin, connectedProducer, consumeMessages, createTestTopic, testRegistry, uniqueName } from "../support/kafka.ts";
 import { sampleFacts, sampleOutputs, sampleSnapshotResult } from "../support/sample-records.ts";
@@ -75,6 +77,28 @@ describe("Avro schemas", () => {
       const decoded: unknown = await registry.decode(message.value);
       expect(decoded, expected.schema.fullName).toEqual(expected.record);
     }
+  });
+
+  it("the result serde names its form by the schema id its encodings carry (a store of results checkpointed under another id is compared in full)", async () => {
+    const serde = new AvroTopicSerde(registry, catalog);
+    const result: MetricResult = {
+      catalog: "agentops.evaluation.metric-catalog@1.0.0",
+      metric_id: "operational-latency-ms",
+      metric_version: "1.0.0",
+      scope: { kind: "window", start: "2026-10-01T00:00:00.000Z", end: "2026-10-02T00:00:00.000Z" },
+      cohort: {},
+      status: "NOT_AVAILABLE",
+      value: null,
+      na_reason: "N/A when no attributed operational model call with a valid native Span duration exists in the window; unavailable is never zero",
+      measures: null,
+      eligible_units: 0,
+      minimum_sample: 1,
+      coverage: { numerator: 0, denominator: 0, raw_ratio: null, state: "NO_COVERAGE", alert: false, threshold_hundredths: 10 },
+      exclusions: {},
+      as_of: null,
+    };
+    const encoded = await serde.encodeResult(result);
+    expect(await serde.resultEncoding()).toBe(`avro:${String(encoded.readUInt32BE(1))}`);
   });
 
   it("the registry refuses an incompatible change under BACKWARD and accepts a compatible one", async () => {

@@ -43,6 +43,10 @@ export class AvroTopicSerde implements TopicSerde {
     return this.registry.encode(await this.idOf(this.schemas.outputs.metricResult), record);
   }
 
+  async resultEncoding(): Promise<string> {
+    return `avro:${String(await this.idOf(this.schemas.outputs.metricResult))}`;
+  }
+
   async decodeResult(bytes: Buffer): Promise<MetricResult> {
     const record = plainData(await this.registry.decode(bytes)) as Omit<MetricResult, "scope" | "as_of"> & { scope: Record<string, Record<string, unknown>>; as_of: number | null };
     const [branch] = Object.values(record.scope);

@@ -9,6 +9,8 @@ import type { DeadLetterRecord } from "../../contract/dead-letter.ts";
 export interface TopicSerde {
   encodeFact(fact: Fact): Promise<Buffer>;
   encodeResult(result: MetricResult): Promise<Buffer>;
+  /** Names the form encodeResult writes (its schema version): a store of encoded results written in another form is compared in full. */
+  resultEncoding(): Promise<string>;
   decodeResult(bytes: Buffer): Promise<MetricResult>;
   encodeAlert(alert: unknown): Promise<Buffer>;
   decodeAlert(bytes: Buffer): Promise<unknown>;

@@ -72,8 +72,8 @@ export class ChangeLoggingKeyValueStore<V> implements KeyValueStore<V> {
   }
 
   /** Where the changelog is read from on assignment (the inner store's say; from the beginning if it keeps nothing). */
-  changelogStart(ends: ReadonlyMap<number, bigint>): ReadonlyMap<number, bigint> {
-    const start = this.inner.restoreStart?.(ends);
+  changelogStart(ends: ReadonlyMap<number, bigint>, format?: string): ReadonlyMap<number, bigint> {
+    const start = this.inner.restoreStart?.(ends, format);
     this.sinceCheckpoint = start?.resumed === true ? new Set() : undefined;
     return start?.from ?? new Map([...ends.keys()].map((partition) => [partition, 0n] as const));
   }
@@ -91,8 +91,8 @@ export class ChangeLoggingKeyValueStore<V> implements KeyValueStore<V> {
   }
 
   /** Checkpoints the inner store (see KeyValueStore.checkpoint); nothing to do for a store in memory. */
-  async checkpoint(ends: ReadonlyMap<number, bigint>): Promise<void> {
-    await this.inner.checkpoint?.(ends);
+  async checkpoint(ends: ReadonlyMap<number, bigint>, format?: string): Promise<void> {
+    await this.inner.checkpoint?.(ends, format);
   }
 
   /** A changelog record read back on assignment (encoded, or null for a tombstone): applied, not logged again. */

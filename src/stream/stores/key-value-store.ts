@@ -17,11 +17,13 @@ export interface KeyValueStore<V> {
   /**
    * A store that keeps its contents across restarts (on disk) says where its changelog is to be
    * read from, given the changelog's end offsets by partition: it already reflects what lies before.
-   * Without it the changelog is read from its beginning.
+   * Without it the changelog is read from its beginning. `format` names the form its values are
+   * written in now (a schema version): contents checkpointed in another form are kept, but the
+   * store does not count as resumed (its writer compares everything, rewriting it in the new form).
    */
-  restoreStart?(ends: ReadonlyMap<number, bigint>): RestoreStart;
-  /** Records that the contents reflect the changelog up to `ends`: called only when every write the store holds is acknowledged there. */
-  checkpoint?(ends: ReadonlyMap<number, bigint>): Promise<void>;
+  restoreStart?(ends: ReadonlyMap<number, bigint>, format?: string): RestoreStart;
+  /** Records that the contents reflect the changelog up to `ends`, in `format`: called only when every write the store holds is acknowledged there. */
+  checkpoint?(ends: ReadonlyMap<number, bigint>, format?: string): Promise<void>;
   /**
    * The keys the changelog's records after the store's checkpoint set or deleted (once; later calls
    * give undefined). Undefined when the store did not resume from a checkpoint: it was restored
@@ -30,7 +32,7 @@ export interface KeyValueStore<V> {
   takeKeysSinceCheckpoint?(): ReadonlySet<string> | undefined;
 }
 
-/** Where a store's changelog is read from, and whether the store resumed from its checkpoint (else it was emptied). */
+/** Where a store's changelog is read from, and whether the store resumed from its checkpoint in the current format (else it was emptied, or its values are in another form). */
 export interface RestoreStart {
   readonly from: ReadonlyMap<number, bigint>;
   readonly resumed: boolean;

@@ -16,6 +16,8 @@ interface Marker {
   readonly offsets: Readonly<Record<string, string>>;
   /** Keys held (the store's size, without scanning it). */
   readonly size: number;
+  /** The form the values were written in (a schema version), as the runtime named it. */
+  readonly format?: string;
 }
 
 /**
@@ -67,7 +69,7 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
    * offsets if they are within the topic, else (no marker, a topic shorter than the marker says:
    * recreated) from the beginning, into an emptied store.
    */
-  restoreStart(ends: ChangelogOffsets): RestoreStart {
+  restoreStart(ends: ChangelogOffsets, format?: string): RestoreStart {
     const offsets = this.marker?.offsets;
     const trusted = offsets !== undefined && Object.entries(offsets).every(([partition, offset]) => BigInt(offset) <= (ends.get(Number(partition)) ?? 0n));
     if (!trusted) {
@@ -78,13 +80,15 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
       return { from: new Map([...ends.keys()].map((partition) => [partition, 0n] as const)), resumed: false };
     }
     // A partition the marker does not name (the topic gained partitions) is read from its beginning.
-    return { from: new Map([...ends.keys()].map((partition) => [partition, BigInt(offsets[String(partition)] ?? "0")] as const)), resumed: true };
+    // Values checkpointed in another form (a new schema version) are still what the topic holds up
+    // to the marker, so it is read from there; but the writer must compare them all.
+    return { from: new Map([...ends.keys()].map((partition) => [partition, BigInt(offsets[String(partition)] ?? "0")] as const)), resumed: this.marker?.format === format };
   }
 
   /** Commits the contents with the changelog's end offsets: only when every write the store holds is acknowledged there. */
-  async checkpoint(ends: ChangelogOffsets): Promise<void> {
+  async checkpoint(ends: ChangelogOffsets, format?: string): Promise<void> {
     await this.settled();
-    const marker: Marker = { layout: LAYOUT, offsets: Object.fromEntries([...ends].map(([partition, offset]) => [String(partition), offset.toString()])), size: this.count };
+    const marker: Marker = { layout: LAYOUT, offsets: Object.fromEntries([...ends].map(([partition, offset]) => [String(partition), offset.toString()])), size: this.count, ...(format === undefined ? {} : { format }) };
     this.written = false;
     await this.state.commit([[MARKER_KEY, Buffer.from(JSON.stringify(marker), "utf8")]]);
     await this.state.landed();

@@ -139,6 +139,21 @@ describe("the store on disk (published results with local state)", () => {
     await recreated.close();
   });
 
+  it("checkpointed in another value format (a new schema version), keeps its contents and offsets but does not count as resumed, so its writer compares everything", async () => {
+    const directory = join(root, "format");
+    const first = new OnDiskKeyValueStore("published-results", openStoreDirectory(directory, BUDGET));
+    first.put("k", value(1));
+    await first.checkpoint(new Map([[0, 7n]]), "avro:1");
+    await first.close();
+    const same = new OnDiskKeyValueStore("published-results", openStoreDirectory(directory, BUDGET));
+    expect(same.restoreStart(new Map([[0, 9n]]), "avro:1")).toEqual({ from: new Map([[0, 7n]]), resumed: true });
+    await same.close();
+    const upgraded = new OnDiskKeyValueStore("published-results", openStoreDirectory(directory, BUDGET));
+    expect(upgraded.restoreStart(new Map([[0, 9n]]), "avro:2")).toEqual({ from: new Map([[0, 7n]]), resumed: false });
+    expect(upgraded.get("k")?.equals(value(1))).toBe(true);
+    await upgraded.close();
+  });
+
   it("refuses a directory another live process holds, and releases it on close", async () => {
     const directory = join(root, "locked");
     const store = new OnDiskKeyValueStore("published-results", openStoreDirectory(directory, BUDGET));

@@ -83,6 +83,7 @@ export interface EmbeddedSinks {
 export const jsonTopicSerde: TopicSerdeShape = {
   encodeFact: (fact: Fact) => Promise.resolve(Buffer.from(JSON.stringify(fact))),
   encodeResult: (result: MetricResult) => Promise.resolve(Buffer.from(JSON.stringify(result))),
+  resultEncoding: () => Promise.resolve("json"),
   decodeResult: (bytes) => Promise.resolve(JSON.parse(bytes.toString("utf8")) as MetricResult),
   encodeAlert: (alert) => Promise.resolve(Buffer.from(jsonLine(alert))),
   decodeAlert: (bytes) => Promise.resolve(JSON.parse(bytes.toString("utf8")) as unknown),

@@ -51,7 +51,7 @@ export interface KafkaEnvironment {
 }
 
 /** The failures that stop an instance: retrying the batch cannot heal them. */
-export type MemberFailure = ProcessorError | EncodeError | KafkaIoError;
+export type MemberFailure = ProcessorError | EncodeError | KafkaIoError | RegistryError;
 
 /** What handling one fetched batch can fail with: the broker or registry (kafkajs retries the batch), or a bug (fatal). */
 type BatchError = KafkaIoError | RegistryError | ProcessorError | EncodeError;
@@ -254,7 +254,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
     },
   };
 
-  const readChangelogs = (partitions: readonly number[]): Effect.Effect<Map<number, TaskStores>, KafkaIoError | ProcessorError> =>
+  const readChangelogs = (partitions: readonly number[]): Effect.Effect<Map<number, TaskStores>, KafkaIoError | RegistryError | ProcessorError> =>
     Effect.gen(function* () {
       const storesByPartition = new Map<number, TaskStores>();
       /** Stores not yet handed to a task are released if the restore fails (those on disk hold a directory). */
@@ -271,7 +271,8 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
           // lies before its checkpoint); the topic is read from the earliest of them.
           const ends = yield* Effect.tryPromise({ try: () => context.topicEnds([spec.changelog]), catch: (cause) => new KafkaIoError({ operation: `read ${changelogTopic} end offsets`, cause }) });
           const endOffsets = new Map([...(ends.get(spec.changelog) ?? new Map<number, string>())].map(([partition, offset]) => [partition, BigInt(offset)] as const));
-          const starts = new Map([...storesByPartition].map(([partition, stores]) => [partition, stores.byName.get(spec.name)?.changelogStart(endOffsets) ?? new Map<number, bigint>()] as const));
+          const format = yield* tableFormat(spec);
+          const starts = new Map([...storesByPartition].map(([partition, stores]) => [partition, stores.byName.get(spec.name)?.changelogStart(endOffsets, format) ?? new Map<number, bigint>()] as const));
           const from = new Map<number, bigint>();
           for (const [changelogPartition, end] of endOffsets) {
             const wanted = [...starts].filter(([partition]) => spec.restore !== "partition" || partition === changelogPartition).map(([, start]) => start.get(changelogPartition) ?? 0n);
@@ -349,7 +350,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
    * so a restart reads the changelogs only from there; only when every write they hold is
    * acknowledged (no batch of the task between settling and its writes' acknowledgement).
    */
-  const checkpointStores = (entry: PartitionTask): Effect.Effect<void, KafkaIoError | ProcessorError> =>
+  const checkpointStores = (entry: PartitionTask): Effect.Effect<void, KafkaIoError | RegistryError | ProcessorError> =>
     Effect.gen(function* () {
       entry.storesCheckpointedAt = performance.now();
       const kept = entry.stores.declared.filter(({ store }) => store.checkpointed);
@@ -357,9 +358,14 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       const ends = yield* Effect.tryPromise({ try: () => context.topicEnds(kept.map(({ spec }) => spec.changelog)), catch: (cause) => new KafkaIoError({ operation: `read ${name} store changelogs' end offsets`, cause }) });
       for (const { spec, store } of kept) {
         const offsets = new Map([...(ends.get(spec.changelog) ?? new Map<number, string>())].map(([partition, offset]) => [partition, BigInt(offset)] as const));
-        yield* Effect.tryPromise({ try: () => store.checkpoint(offsets), catch: (cause) => new ProcessorError({ processor: name, cause }) });
+        const format = yield* tableFormat(spec);
+        yield* Effect.tryPromise({ try: () => store.checkpoint(offsets, format), catch: (cause) => new ProcessorError({ processor: name, cause }) });
       }
     });
+
+  /** The form a store's values are encoded in: a table sink's (the results: its schema version); a store of the processor's own values has none. */
+  const tableFormat = (spec: { readonly restore: string }): Effect.Effect<string | undefined, RegistryError> =>
+    spec.restore === "topic" ? Effect.tryPromise({ try: () => environment.serde.resultEncoding(), catch: (cause) => new RegistryError({ operation: "find the results schema's id", cause }) }) : Effect.succeed(undefined);
 
   /** Releases the tasks' local state (a revoked assignment, or shutdown). */
   const closeTasks: Effect.Effect<void, ProcessorError> = Effect.gen(function* () {
@@ -379,7 +385,7 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
    * resumes from its task's checkpoint (live at once when the checkpoint was live), or replays the
    * source from offset 0.
    */
-  const restore = (partitions: readonly number[], consumer: Consumer): Effect.Effect<void, KafkaIoError | EncodeError | ProcessorError> =>
+  const restore = (partitions: readonly number[], consumer: Consumer): Effect.Effect<void, BatchError> =>
     Effect.gen(function* () {
       yield* closeTasks;
       for (const partition of [...lagReported]) {
