@@ -126,7 +126,9 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           if (local === undefined) return "0";
           const checkpoint = local.checkpoint;
           if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
-            changedSinceCheckpoint = new Set();
+            // Resuming from offset 0 is a rebuild to the runtime (it loads the contributions log
+            // first): only a checkpoint past 0 lets going live compare less than everything.
+            if (BigInt(checkpoint.offset) > 0n) changedSinceCheckpoint = new Set();
             return checkpoint.offset;
           }
           // No checkpoint (a store left half-written is wiped too), or one past the topic's end (the
