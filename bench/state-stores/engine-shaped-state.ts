@@ -183,8 +183,9 @@ export class EngineShapedState {
   /** The engine's own reader lookup (src/metrics/unit-key.ts) over this model's records. */
   private readonly readers: UnitReaders = {
     callOf: (callId) => this.callOf(callId),
-    tasksNaming: (taskId) => this.cache.get<string[]>(KEY.taskUnits("task", taskId)) ?? [],
-    tasksListing: (deliveryId) => this.cache.get<string[]>(KEY.taskUnits("member", deliveryId)) ?? [],
+    // This model keeps no cutoffs: every task unit listed is marked, as the engine did before it kept them.
+    tasksNaming: (taskId) => (this.cache.get<string[]>(KEY.taskUnits("task", taskId)) ?? []).map((unit) => ({ unit, cutoff: Number.POSITIVE_INFINITY })),
+    tasksListing: (deliveryId) => (this.cache.get<string[]>(KEY.taskUnits("member", deliveryId)) ?? []).map((unit) => ({ unit, cutoff: Number.POSITIVE_INFINITY })),
   };
 
 

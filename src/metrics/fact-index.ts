@@ -1,49 +1,102 @@
 import type { Cost, DeliverySummary, MetricFact, ModelCall, Packet, Repair, TaskSnapshot } from "../contract/facts.ts";
-import { factCodec } from "./state/codecs.ts";
-import type { LinkTable, StateStore, Table } from "./state/state-store.ts";
+import {
+  byFactId,
+  byItself,
+  byUnit,
+  DocTable,
+  dropMember,
+  isEmptyCallDoc,
+  isEmptyDeliveryDoc,
+  isEmptyPacketDoc,
+  isEmptySnapshotDoc,
+  isEmptyTaskIdDoc,
+  newCallDoc,
+  newDeliveryDoc,
+  newPacketDoc,
+  newSnapshotDoc,
+  newTaskIdDoc,
+  putMember,
+  type CallDoc,
+  type DeliveryDoc,
+  type PacketDoc,
+  type SnapshotDoc,
+  type TaskIdDoc,
+  type TaskReader,
+} from "./entity-docs.ts";
+import { callDocCodec, deliveryDocCodec, packetDocCodec, snapshotDocCodec, taskIdDocCodec } from "./state/entity-codecs.ts";
+import type { GroupKeyIds } from "./state/group-key-ids.ts";
+import type { StateStore } from "./state/state-store.ts";
 
-/** A link from a key to facts: the facts under a key, each member named by its fact_id. */
+/** The facts under a key (a Delivery's costs, a task_id's calls): what a unit reads through one link. */
 export interface FactLinks<V extends MetricFact> {
   get(key: string): Iterable<V>;
 }
+
+/** An entity's admitted fact by its id (a call by call_id, a packet, a snapshot). */
+export interface FactById<V extends MetricFact> {
+  get(id: string): V | undefined;
+}
+
+const NOTHING: readonly never[] = Object.freeze([]);
+
+/** About how many bytes a fact takes encoded, for the cache's count until a commit measures it. */
+const FACT_BYTES = 160;
+const REF_BYTES = 24;
 
 /**
  * The accepted facts, indexed by every link the metrics follow (seed §6 and contract §2): costs to
  * calls and Deliveries, calls to Deliveries and tasks, repairs to packets, tasks and Deliveries,
  * summaries to Deliveries. Only accepted facts are here; quarantined ones are removed. Among
- * accepted facts a fact_id names one fact, so it names a link's member.
+ * accepted facts a fact_id names one fact, and a call_id one call.
  *
- * Each map and link is a table of the engine's state store (on disk in a Kafka member); a link's
- * facts are stored under it, so reading a Delivery's costs is one prefix read, not one per cost.
+ * The index is a set of entity documents (entity-docs.ts) in the engine's state store (on disk in
+ * a Kafka member): a call holds its costs, a Delivery its summaries, direct costs, repairs and the
+ * ids of its calls, a task_id its calls' ids and repairs, so reading what a unit reads is one
+ * document, and a Delivery's calls are found through their call documents (stored once). The
+ * documents also hold the task units that read them (`readers`, with their cutoffs) and, for the
+ * entities that are units, the unit's contributions (`UnitState` keeps them there).
  */
 export class FactIndex {
-  readonly calls: Table<ModelCall>;
-  readonly packets: Table<Packet>;
-  readonly snapshots: Table<TaskSnapshot>;
+  readonly callDocs: DocTable<CallDoc>;
+  readonly deliveryDocs: DocTable<DeliveryDoc>;
+  readonly taskIdDocs: DocTable<TaskIdDoc>;
+  readonly packetDocs: DocTable<PacketDoc>;
+  readonly snapshotDocs: DocTable<SnapshotDoc>;
 
-  readonly summariesByDelivery: LinkTable<DeliverySummary>;
-  readonly costsByCall: LinkTable<Cost>;
-  readonly costsByDelivery: LinkTable<Cost>;
-  readonly callsByDelivery: LinkTable<ModelCall>;
-  readonly callsByTask: LinkTable<ModelCall>;
-  readonly repairsByPacket: LinkTable<Repair>;
-  readonly repairsByTask: LinkTable<Repair>;
-  readonly repairsByDelivery: LinkTable<Repair>;
+  readonly calls: FactById<ModelCall>;
+  readonly packets: FactById<Packet>;
+  readonly snapshots: FactById<TaskSnapshot>;
 
-  constructor(state: StateStore) {
-    const facts = <V extends MetricFact>(prefix: string): Table<V> => state.table(prefix, factCodec as never);
-    const links = <V extends MetricFact>(prefix: string): LinkTable<V> => state.links(prefix, factCodec as never);
-    this.calls = facts("ic\u0000");
-    this.packets = facts("ip\u0000");
-    this.snapshots = facts("is\u0000");
-    this.summariesByDelivery = links("lsd\u0000");
-    this.costsByCall = links("lcc\u0000");
-    this.costsByDelivery = links("lcd\u0000");
-    this.callsByDelivery = links("lad\u0000");
-    this.callsByTask = links("lat\u0000");
-    this.repairsByPacket = links("lrp\u0000");
-    this.repairsByTask = links("lrt\u0000");
-    this.repairsByDelivery = links("lrd\u0000");
+  readonly summariesByDelivery: FactLinks<DeliverySummary>;
+  readonly costsByCall: FactLinks<Cost>;
+  readonly costsByDelivery: FactLinks<Cost>;
+  readonly callsByDelivery: FactLinks<ModelCall>;
+  readonly callsByTask: FactLinks<ModelCall>;
+  readonly repairsByPacket: FactLinks<Repair>;
+  readonly repairsByTask: FactLinks<Repair>;
+  readonly repairsByDelivery: FactLinks<Repair>;
+
+  /** `groupIds` names the groups of the contributions the documents hold, on disk. */
+  constructor(state: StateStore, groupIds: GroupKeyIds) {
+    this.callDocs = new DocTable(state.table("ec\u0000", callDocCodec(groupIds)), newCallDoc, isEmptyCallDoc);
+    this.deliveryDocs = new DocTable(state.table("ed\u0000", deliveryDocCodec(groupIds)), newDeliveryDoc, isEmptyDeliveryDoc);
+    this.taskIdDocs = new DocTable(state.table("et\u0000", taskIdDocCodec), newTaskIdDoc, isEmptyTaskIdDoc);
+    this.packetDocs = new DocTable(state.table("ep\u0000", packetDocCodec(groupIds)), newPacketDoc, isEmptyPacketDoc);
+    this.snapshotDocs = new DocTable(state.table("es\u0000", snapshotDocCodec(groupIds)), newSnapshotDoc, isEmptySnapshotDoc);
+
+    const { callDocs, deliveryDocs, taskIdDocs, packetDocs, snapshotDocs } = this;
+    this.calls = { get: (id) => callDocs.get(id)?.call };
+    this.packets = { get: (id) => packetDocs.get(id)?.packet };
+    this.snapshots = { get: (id) => snapshotDocs.get(id)?.snapshot };
+    const callsOf = (ids: readonly string[] | undefined): Iterable<ModelCall> => (ids === undefined ? NOTHING : resolveCalls(ids, callDocs));
+    this.summariesByDelivery = { get: (id) => deliveryDocs.get(id)?.summaries ?? NOTHING };
+    this.costsByCall = { get: (id) => callDocs.get(id)?.costs ?? NOTHING };
+    this.costsByDelivery = { get: (id) => deliveryDocs.get(id)?.costs ?? NOTHING };
+    this.callsByDelivery = { get: (id) => callsOf(deliveryDocs.get(id)?.calls) };
+    this.callsByTask = { get: (id) => callsOf(taskIdDocs.get(id)?.calls) };
+    this.repairsByPacket = { get: (id) => packetDocs.get(id)?.repairs ?? NOTHING };
+    this.repairsByTask = { get: (id) => taskIdDocs.get(id)?.repairs ?? NOTHING };
+    this.repairsByDelivery = { get: (id) => deliveryDocs.get(id)?.repairs ?? NOTHING };
   }
 
   add(fact: MetricFact): void {
@@ -54,40 +107,127 @@ export class FactIndex {
     this.apply(fact, false);
   }
 
-  private apply(fact: MetricFact, adding: boolean): void {
-    const link = <V extends MetricFact>(index: LinkTable<V>, key: string | undefined, value: V): void => {
-      if (key === undefined) return;
-      if (adding) index.add(key, value.fact_id, value);
-      else index.delete(key, value.fact_id);
-    };
-    const keep = <V extends MetricFact>(index: Table<V>, key: string, value: V): void => {
-      if (adding) index.set(key, value);
-      else if (index.get(key)?.fact_id === value.fact_id) index.delete(key);
-    };
-    switch (fact.type) {
-      case "model_call":
-        keep(this.calls, fact.call_id, fact);
-        link(this.callsByDelivery, fact.delivery_id, fact);
-        link(this.callsByTask, fact.task_id, fact);
-        return;
-      case "cost":
-        link(this.costsByCall, fact.call_id, fact);
-        link(this.costsByDelivery, fact.delivery_id, fact);
-        return;
-      case "delivery_summary":
-        link(this.summariesByDelivery, fact.delivery_id, fact);
-        return;
-      case "packet":
-        keep(this.packets, fact.packet_id, fact);
-        return;
-      case "repair":
-        link(this.repairsByPacket, fact.packet_id, fact);
-        link(this.repairsByTask, fact.task_id, fact);
-        link(this.repairsByDelivery, fact.delivery_id, fact);
-        return;
-      case "task_snapshot":
-        keep(this.snapshots, fact.snapshot_id, fact);
-        return;
+  /** Every Delivery with summaries, and its summaries (a scan of every Delivery: for reports). */
+  *deliverySummaries(): Iterable<[string, readonly DeliverySummary[]]> {
+    for (const [id, doc] of this.deliveryDocs.scan()) if (doc.summaries !== undefined && doc.summaries.length > 0) yield [id, doc.summaries];
+  }
+
+  /** The task units listing a Delivery as a member, with their cutoffs. */
+  tasksListing(deliveryId: string): readonly TaskReader[] {
+    return this.deliveryDocs.get(deliveryId)?.readers ?? NOTHING;
+  }
+
+  /** The task units naming a task_id, with their cutoffs. */
+  tasksNaming(taskId: string): readonly TaskReader[] {
+    return this.taskIdDocs.get(taskId)?.readers ?? NOTHING;
+  }
+
+  /** Records (or forgets) that a task unit reads a Delivery as a member, or a task_id, at `cutoff`. */
+  listTask(link: { readonly deliveryId: string } | { readonly taskId: string }, reader: TaskReader, adding: boolean): void {
+    if ("deliveryId" in link) {
+      const doc = this.deliveryDocs.edit(link.deliveryId, adding ? REF_BYTES : 0);
+      if (adding) doc.readers = putMember(doc.readers, reader, byUnit);
+      else dropMember(doc.readers, reader.unit, byUnit);
+      this.deliveryDocs.settle(link.deliveryId, doc);
+    } else {
+      const doc = this.taskIdDocs.edit(link.taskId, adding ? REF_BYTES : 0);
+      if (adding) doc.readers = putMember(doc.readers, reader, byUnit);
+      else dropMember(doc.readers, reader.unit, byUnit);
+      this.taskIdDocs.settle(link.taskId, doc);
     }
+  }
+
+  private apply(fact: MetricFact, adding: boolean): void {
+    const grows = adding ? FACT_BYTES : 0;
+    switch (fact.type) {
+      case "model_call": {
+        const callDoc = this.callDocs.edit(fact.call_id, grows);
+        if (adding) callDoc.call = fact;
+        else if (callDoc.call?.fact_id === fact.fact_id) callDoc.call = undefined;
+        else {
+          // Another version holds the call_id: its links are its own.
+          this.callDocs.settle(fact.call_id, callDoc);
+          return;
+        }
+        this.callDocs.settle(fact.call_id, callDoc);
+        if (fact.delivery_id !== undefined) {
+          const doc = this.deliveryDocs.edit(fact.delivery_id, adding ? REF_BYTES : 0);
+          if (adding) doc.calls = putMember(doc.calls, fact.call_id, byItself);
+          else dropMember(doc.calls, fact.call_id, byItself);
+          this.deliveryDocs.settle(fact.delivery_id, doc);
+        }
+        if (fact.task_id !== undefined) {
+          const doc = this.taskIdDocs.edit(fact.task_id, adding ? REF_BYTES : 0);
+          if (adding) doc.calls = putMember(doc.calls, fact.call_id, byItself);
+          else dropMember(doc.calls, fact.call_id, byItself);
+          this.taskIdDocs.settle(fact.task_id, doc);
+        }
+        return;
+      }
+      case "cost":
+        if (fact.call_id !== undefined) {
+          const doc = this.callDocs.edit(fact.call_id, grows);
+          doc.costs = change(doc.costs, fact, adding);
+          this.callDocs.settle(fact.call_id, doc);
+        }
+        if (fact.delivery_id !== undefined) {
+          const doc = this.deliveryDocs.edit(fact.delivery_id, grows);
+          doc.costs = change(doc.costs, fact, adding);
+          this.deliveryDocs.settle(fact.delivery_id, doc);
+        }
+        return;
+      case "delivery_summary": {
+        const doc = this.deliveryDocs.edit(fact.delivery_id, grows);
+        doc.summaries = change(doc.summaries, fact, adding);
+        this.deliveryDocs.settle(fact.delivery_id, doc);
+        return;
+      }
+      case "packet": {
+        const doc = this.packetDocs.edit(fact.packet_id, grows);
+        if (adding) doc.packet = fact;
+        else if (doc.packet?.fact_id === fact.fact_id) doc.packet = undefined;
+        this.packetDocs.settle(fact.packet_id, doc);
+        return;
+      }
+      case "repair":
+        if (fact.packet_id !== undefined) {
+          const doc = this.packetDocs.edit(fact.packet_id, grows);
+          doc.repairs = change(doc.repairs, fact, adding);
+          this.packetDocs.settle(fact.packet_id, doc);
+        }
+        if (fact.task_id !== undefined) {
+          const doc = this.taskIdDocs.edit(fact.task_id, grows);
+          doc.repairs = change(doc.repairs, fact, adding);
+          this.taskIdDocs.settle(fact.task_id, doc);
+        }
+        if (fact.delivery_id !== undefined) {
+          const doc = this.deliveryDocs.edit(fact.delivery_id, grows);
+          doc.repairs = change(doc.repairs, fact, adding);
+          this.deliveryDocs.settle(fact.delivery_id, doc);
+        }
+        return;
+      case "task_snapshot": {
+        const doc = this.snapshotDocs.edit(fact.snapshot_id, grows);
+        if (adding) doc.snapshot = fact;
+        else if (doc.snapshot?.fact_id === fact.fact_id) doc.snapshot = undefined;
+        this.snapshotDocs.settle(fact.snapshot_id, doc);
+        return;
+      }
+    }
+  }
+}
+
+/** A fact added to (or removed from) a document's list of facts, by fact_id. */
+function change<V extends MetricFact>(list: V[] | undefined, fact: V, adding: boolean): V[] | undefined {
+  if (adding) return putMember(list, fact, byFactId);
+  dropMember(list, fact.fact_id, byFactId);
+  return list;
+}
+
+/** The admitted calls of these call_ids (each found in its call document). */
+function* resolveCalls(ids: readonly string[], callDocs: DocTable<CallDoc>): Iterable<ModelCall> {
+  for (const id of ids) {
+    const call = callDocs.get(id)?.call;
+    if (call !== undefined) yield call;
   }
 }

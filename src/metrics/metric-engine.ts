@@ -103,9 +103,9 @@ export class MetricEngine {
   /** Identity conflicts and Deliveries with later TERMINAL summaries, sorted by identity. */
   conflicts(): Conflict[] {
     const found = this.ledger.conflicts();
-    for (const [deliveryId, summaries] of this.units.index.summariesByDelivery.scan()) {
-      if (summaries.size < 2) continue;
-      const terminal = terminalSummaries(summaries.values());
+    for (const [deliveryId, summaries] of this.units.index.deliverySummaries()) {
+      if (summaries.length < 2) continue;
+      const terminal = terminalSummaries(summaries);
       if (terminal.length > 1) found.push(this.ledger.laterTerminalConflict(deliveryId, terminal));
     }
     return found.sort((a, b) => byUtf8(a.identity, b.identity));

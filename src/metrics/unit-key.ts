@@ -1,5 +1,5 @@
 import type { MetricFact, ModelCall } from "../contract/facts.ts";
-import type { LinkTable } from "./state/state-store.ts";
+import type { TaskReader } from "./entity-docs.ts";
 
 /**
  * A unit is what a metric counts: a call, a Delivery, a packet, one defined task of one snapshot,
@@ -15,22 +15,15 @@ export const UNIT_KINDS: readonly UnitKind[] = ["call", "delivery", "packet", "t
 /** A task unit's id: snapshot id and the task's position in it. */
 export const taskUnitId = (snapshotId: string, position: number): string => `${snapshotId}\u0000${position}`;
 
-/** Where defined tasks are, so a fact about a task or Delivery finds the task units reading it. */
-export interface TaskUnitIndex {
-  /** task_id → the task units naming it (members: unit ids). */
-  readonly byTaskId: LinkTable<true>;
-  /** member delivery_id → the task units listing it (members: unit ids). */
-  readonly byMember: LinkTable<true>;
-}
-
 /**
  * What finding a fact's readers looks up: a call by id (a cost linked to a call reaches its
- * Delivery through it), and the task units naming a task_id or listing a Delivery as a member.
+ * Delivery through it), and the task units naming a task_id or listing a Delivery as a member,
+ * each with its snapshot's cutoff.
  */
 export interface UnitReaders {
   callOf(callId: string): ModelCall | undefined;
-  tasksNaming(taskId: string): Iterable<string>;
-  tasksListing(deliveryId: string): Iterable<string>;
+  tasksNaming(taskId: string): readonly TaskReader[];
+  tasksListing(deliveryId: string): readonly TaskReader[];
 }
 
 /**
@@ -52,11 +45,17 @@ export function taskLinksOf(fact: MetricFact, callOf: UnitReaders["callOf"]): { 
   }
 }
 
-/** Calls `mark` for every unit whose contributions may change when this fact is accepted or retracted. */
+/**
+ * Calls `mark` for every unit whose contributions may change when this fact is accepted or
+ * retracted. A task unit reads nothing after its snapshot's cutoff (seed §6.2: every reading is at
+ * the cutoff; a cost is read through a call only when both are at most the cutoff), so a fact
+ * later than the cutoff leaves it as it is and does not mark it.
+ */
 export function markUnitsReading(fact: MetricFact, readers: UnitReaders, mark: (kind: UnitKind, id: string) => void): void {
   const { taskId, deliveryId } = taskLinksOf(fact, readers.callOf);
-  if (taskId !== undefined) for (const task of readers.tasksNaming(taskId)) mark("task", task);
-  if (deliveryId !== undefined) for (const task of readers.tasksListing(deliveryId)) mark("task", task);
+  const time = fact.event_time;
+  if (taskId !== undefined) for (const task of readers.tasksNaming(taskId)) if (time <= task.cutoff) mark("task", task.unit);
+  if (deliveryId !== undefined) for (const task of readers.tasksListing(deliveryId)) if (time <= task.cutoff) mark("task", task.unit);
   switch (fact.type) {
     case "model_call":
       mark("call", fact.call_id);

@@ -5,6 +5,7 @@ import { FactIndex } from "./fact-index.ts";
 import { GroupAggregate, type AsOfCounts } from "./group-aggregate.ts";
 import { byUtf8 } from "./key-order.ts";
 import { contributionsCodec, groupCodec, presenceCodec, timeCountsCodec } from "./state/codecs.ts";
+import type { DocTable } from "./entity-docs.ts";
 import { GroupKeyIds } from "./state/group-key-ids.ts";
 import type { LinkTable, StateStore, Table } from "./state/state-store.ts";
 import { callContributions } from "./units/call-unit.ts";
@@ -14,7 +15,7 @@ import { finalizeContribution } from "./units/finalize.ts";
 import { packetContributions } from "./units/packet-unit.ts";
 import { emptySnapshotContributions, taskContributions } from "./units/task-unit.ts";
 import { indexTaskInputs, type TaskInputs } from "./task-inputs.ts";
-import { markUnitsReading, taskUnitId, UNIT_KINDS, type TaskUnitIndex, type UnitKind, type UnitReaders } from "./unit-key.ts";
+import { markUnitsReading, taskUnitId, UNIT_KINDS, type UnitKind, type UnitReaders } from "./unit-key.ts";
 
 const NO_CONTRIBUTIONS: readonly Contribution[] = [];
 
@@ -81,10 +82,10 @@ export class UnitState {
   readonly index: FactIndex;
   /** What task units read of their members and task_id: from the index, or (a partition) from join responses. */
   private readonly taskInputs: TaskInputs;
-  private readonly tasks: TaskUnitIndex;
   private readonly readers: UnitReaders;
   private readonly dirtyUnits: Record<UnitKind, Set<string>> = { call: new Set(), delivery: new Set(), packet: new Set(), task: new Set(), snapshot: new Set() };
-  private readonly contributions: Record<UnitKind, Table<readonly Contribution[]>>;
+  /** Each kind's contributions: in its entity's document, except task units' (a table of their own). */
+  private readonly contributions: Record<UnitKind, UnitContributions>;
   /** Ids for the result keys the stored contributions name. */
   private readonly groupIds: GroupKeyIds;
   private readonly assignsGroupIds: boolean;
@@ -113,11 +114,11 @@ export class UnitState {
   constructor(config: EngineConfig, state: StateStore, options: UnitStateOptions = {}) {
     const { owns = OWNS_ALL, taskInputs, changelog = false } = options;
     this.config = config;
-    this.index = new FactIndex(state);
+    this.groupIds = new GroupKeyIds(state);
+    this.index = new FactIndex(state, this.groupIds);
     this.taskInputs = (taskInputs ?? indexTaskInputs)(this.index);
-    this.tasks = { byTaskId: state.links("tt\u0000", presenceCodec), byMember: state.links("tm\u0000", presenceCodec) };
-    const { index, tasks } = this;
-    this.readers = { callOf: (callId) => index.calls.get(callId), tasksNaming: (taskId) => tasks.byTaskId.members(taskId).keys(), tasksListing: (deliveryId) => tasks.byMember.members(deliveryId).keys() };
+    const { index } = this;
+    this.readers = { callOf: (callId) => index.calls.get(callId), tasksNaming: (taskId) => index.tasksNaming(taskId), tasksListing: (deliveryId) => index.tasksListing(deliveryId) };
     this.markDirty =
       owns === OWNS_ALL
         ? (kind, id) => {
@@ -126,16 +127,21 @@ export class UnitState {
         : (kind, id) => {
             if (owns(kind, id)) this.dirtyUnits[kind].add(id);
           };
-    this.groupIds = new GroupKeyIds(state);
     // Only a store on disk encodes contributions: in memory no ids are assigned.
     this.assignsGroupIds = state.persistent;
-    const contributions = contributionsCodec(this.groupIds);
+    const taskUnits = state.table("ut\u0000", contributionsCodec(this.groupIds));
     this.contributions = {
-      call: state.table("uc\u0000", contributions),
-      delivery: state.table("ud\u0000", contributions),
-      packet: state.table("up\u0000", contributions),
-      task: state.table("ut\u0000", contributions),
-      snapshot: state.table("us\u0000", contributions),
+      call: inDocuments(index.callDocs),
+      delivery: inDocuments(index.deliveryDocs),
+      packet: inDocuments(index.packetDocs),
+      snapshot: inDocuments(index.snapshotDocs),
+      task: {
+        get: (id) => taskUnits.get(id),
+        set: (id, next) => {
+          if (next.length === 0) taskUnits.delete(id);
+          else taskUnits.set(id, next, next.length * 48);
+        },
+      },
     };
     this.groups = state.table("g\u0000", groupCodec());
     this.asOfTimes = state.links("ga\u0000", timeCountsCodec);
@@ -219,8 +225,8 @@ export class UnitState {
 
   /** Marks the task units that list a Delivery as a member, or name a task_id (a join response about it changed). */
   markTasksReading(link: { readonly deliveryId?: string; readonly taskId?: string }): void {
-    if (link.deliveryId !== undefined) for (const unit of this.readers.tasksListing(link.deliveryId)) this.markDirty("task", unit);
-    if (link.taskId !== undefined) for (const unit of this.readers.tasksNaming(link.taskId)) this.markDirty("task", unit);
+    if (link.deliveryId !== undefined) for (const { unit } of this.readers.tasksListing(link.deliveryId)) this.markDirty("task", unit);
+    if (link.taskId !== undefined) for (const { unit } of this.readers.tasksNaming(link.taskId)) this.markDirty("task", unit);
   }
 
   /** Recomputes the marked units. */
@@ -265,10 +271,9 @@ export class UnitState {
 
   private indexTasks(snapshot: Extract<MetricFact, { type: "task_snapshot" }>, adding: boolean): void {
     snapshot.tasks.forEach((task, position) => {
-      const unit = taskUnitId(snapshot.snapshot_id, position);
-      const update = (index: LinkTable<true>, key: string): void => (adding ? index.add(key, unit, true, 0) : index.delete(key, unit));
-      if (task.task_id !== undefined) update(this.tasks.byTaskId, task.task_id);
-      for (const member of task.members ?? []) update(this.tasks.byMember, member);
+      const reader = { unit: taskUnitId(snapshot.snapshot_id, position), cutoff: snapshot.cutoff };
+      if (task.task_id !== undefined) this.index.listTask({ taskId: task.task_id }, reader, adding);
+      for (const member of task.members ?? []) this.index.listTask({ deliveryId: member }, reader, adding);
     });
   }
 
@@ -283,21 +288,20 @@ export class UnitState {
     if (sameContributions(previous, next)) return;
     for (const contribution of previous) this.applyToGroup(contribution, -1);
     for (const contribution of next) this.applyToGroup(contribution, 1);
-    if (next.length === 0) contributions.delete(id);
-    else {
-      if (this.assignsGroupIds) for (const contribution of next) this.groupIds.assign(contribution.groupKey);
-      contributions.set(id, next, next.length * 48);
-    }
+    contributions.set(id, next);
     if (this.changedUnits !== undefined) this.changedKeys.add(`${kind}\u0000${id}`);
   }
 
   private applyToGroup(contribution: Contribution, sign: 1 | -1): void {
     const groupKey = contribution.groupKey;
-    let group = this.groups.get(groupKey);
+    let group = this.groups.update(groupKey);
     if (group === undefined) {
       group = new GroupAggregate(contribution);
       this.groups.set(groupKey, group, 256);
-    } else this.groups.touch(groupKey);
+      // Every stored contribution was added to its group first, so a group's id is given when the
+      // group is made (ids are never taken back: a group dropped and made again finds its own).
+      if (this.assignsGroupIds) this.groupIds.assign(groupKey);
+    }
     this.timesGroup = groupKey;
     group.apply(contribution, sign, this.times);
     this.dirtyGroups.add(groupKey);
@@ -310,12 +314,13 @@ export class UnitState {
       const bucket = asOfBucket(time);
       // Mutated in place and written back (add marks the member dirty): copying an hour's times per
       // contribution would be quadratic in a busy group's hour.
-      const counts = this.asOfTimes.member(this.timesGroup, bucket) ?? new Map<number, number>();
+      const known = this.asOfTimes.updateMember(this.timesGroup, bucket);
+      const counts = known ?? new Map<number, number>();
       const count = (counts.get(time) ?? 0) + delta;
       if (count === 0) counts.delete(time);
       else counts.set(time, count);
       if (counts.size === 0) this.asOfTimes.delete(this.timesGroup, bucket);
-      else this.asOfTimes.add(this.timesGroup, bucket, counts, 16);
+      else if (known === undefined) this.asOfTimes.add(this.timesGroup, bucket, counts, 16);
       return count;
     },
     max: () => {
@@ -351,4 +356,23 @@ export class UnitState {
       }
     }
   }
+}
+
+/** Where one kind of unit keeps its contributions. */
+interface UnitContributions {
+  get(id: string): readonly Contribution[] | undefined;
+  /** Sets them (empty: none left). */
+  set(id: string, next: readonly Contribution[]): void;
+}
+
+/** A unit's contributions in its entity's document (which exists while the unit has any, or the entity facts). */
+function inDocuments<D extends { contributions: readonly Contribution[] }>(docs: DocTable<D>): UnitContributions {
+  return {
+    get: (id) => docs.get(id)?.contributions,
+    set: (id, next) => {
+      const doc = docs.edit(id, next.length * 32);
+      doc.contributions = next;
+      docs.settle(id, doc);
+    },
+  };
 }

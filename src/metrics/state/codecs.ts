@@ -22,13 +22,14 @@ import type { ValueCodec } from "./state-store.ts";
 
 const writer = new BinaryWriter();
 
-function encodeWith(write: (out: BinaryWriter) => void): Buffer {
+/** Encodes one value with the shared writer (a value's parts encoded with `factBytes` must be encoded before, not inside). */
+export function encodeWith(write: (out: BinaryWriter) => void): Buffer {
   writer.start();
   write(writer);
   return writer.finish();
 }
 
-function decodeWith<V>(bytes: Buffer, read: (input: BinaryReader) => V): V {
+export function decodeWith<V>(bytes: Buffer, read: (input: BinaryReader) => V): V {
   const reader = new BinaryReader(bytes);
   const value = read(reader);
   reader.end();
@@ -45,7 +46,7 @@ export const bytesCodec: ValueCodec<Buffer> = { encode: (bytes) => bytes, decode
  */
 const encodedFacts = new Map<MetricFact, Buffer>();
 
-function factBytes(fact: MetricFact): Buffer {
+export function factBytes(fact: MetricFact): Buffer {
   let bytes = encodedFacts.get(fact);
   if (bytes === undefined) {
     bytes = encodeWith((out) => writeFact(out, fact));
@@ -54,7 +55,7 @@ function factBytes(fact: MetricFact): Buffer {
   return bytes;
 }
 
-const forgetEncodedFacts = (): void => encodedFacts.clear();
+export const forgetEncodedFacts = (): void => encodedFacts.clear();
 
 export const factCodec: ValueCodec<MetricFact> = {
   encode: factBytes,
@@ -196,14 +197,15 @@ function readShares(input: BinaryReader): MoneyShare[] {
   return Array.from({ length: input.unsigned() }, () => ({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) }));
 }
 
-/** Counts by reason (a contribution's exclusions, the costs a reading left out). */
+/** Counts by reason (a contribution's exclusions, the costs a reading left out). Written without building arrays: it runs per contribution. */
 function writeReasonCounts(out: BinaryWriter, counts: Readonly<Record<string, number>>): void {
-  const reasons = Object.keys(counts);
-  writeCounts(
-    out,
-    reasons.map((reason) => [reason, counts[reason] as number] as const),
-    reasons.length,
-  );
+  let size = 0;
+  for (const _reason in counts) size++;
+  out.unsigned(size);
+  for (const reason in counts) {
+    out.string(reason);
+    out.integer(counts[reason] as number);
+  }
 }
 
 function readReasonCounts(input: BinaryReader): Record<string, number> {
@@ -275,25 +277,28 @@ function readContributionBody(input: BinaryReader): ContributionBody {
   };
 }
 
-/** A unit table's contributions, naming their groups by the store's ids (see GroupKeyIds). */
+/** A unit's contributions, naming their groups by the store's ids (see GroupKeyIds). */
+export function writeContributions(out: BinaryWriter, contributions: readonly Contribution[], ids: GroupKeyIds): void {
+  out.unsigned(contributions.length);
+  for (const contribution of contributions) {
+    out.unsigned(ids.idOf(contribution.groupKey));
+    writeContributionBody(out, contribution);
+  }
+}
+
+export function readContributions(input: BinaryReader, ids: GroupKeyIds): readonly Contribution[] {
+  return Array.from({ length: input.unsigned() }, (): Contribution => {
+    const groupKey = ids.keyOf(input.unsigned());
+    const { metricId, scope, cohort } = identityOf(groupKey);
+    return { metricId, scope, cohort, groupKey, ...readContributionBody(input) };
+  });
+}
+
+/** A unit table's contributions (see writeContributions). */
 export function contributionsCodec(ids: GroupKeyIds): ValueCodec<readonly Contribution[]> {
   return {
-    encode: (contributions) =>
-      encodeWith((out) => {
-        out.unsigned(contributions.length);
-        for (const contribution of contributions) {
-          out.unsigned(ids.idOf(contribution.groupKey));
-          writeContributionBody(out, contribution);
-        }
-      }),
-    decode: (bytes) =>
-      decodeWith(bytes, (input) =>
-        Array.from({ length: input.unsigned() }, (): Contribution => {
-          const groupKey = ids.keyOf(input.unsigned());
-          const { metricId, scope, cohort } = identityOf(groupKey);
-          return { metricId, scope, cohort, groupKey, ...readContributionBody(input) };
-        }),
-      ),
+    encode: (contributions) => encodeWith((out) => writeContributions(out, contributions, ids)),
+    decode: (bytes) => decodeWith(bytes, (input) => readContributions(input, ids)),
   };
 }
 
@@ -358,16 +363,18 @@ function sampleOf(groupKey: string): Contribution {
  * most of the changelog (630 MB of records for 784k facts).
  */
 export function encodeUnitRecord(identity: string, contributions: readonly Contribution[]): Buffer {
-  const scopes = new Map<Scope, number>();
-  const cohorts = new Map<Cohort, number>();
+  // A unit's contributions share one or two scopes and cohorts: positions found by a scan of short
+  // arrays, not Maps (this runs for every changed unit after every flush).
+  const scopes: Scope[] = [];
+  const cohorts: Cohort[] = [];
   for (const { scope, cohort } of contributions) {
-    if (!scopes.has(scope)) scopes.set(scope, scopes.size);
-    if (!cohorts.has(cohort)) cohorts.set(cohort, cohorts.size);
+    if (!scopes.includes(scope)) scopes.push(scope);
+    if (!cohorts.includes(cohort)) cohorts.push(cohort);
   }
   return encodeWith((out) => {
     out.string(identity);
-    out.unsigned(scopes.size);
-    for (const scope of scopes.keys()) {
+    out.unsigned(scopes.length);
+    for (const scope of scopes) {
       if (scope.kind === "window") {
         out.byte(0);
         out.string(scope.start);
@@ -378,11 +385,12 @@ export function encodeUnitRecord(identity: string, contributions: readonly Contr
         out.string(scope.cutoff);
       }
     }
-    out.unsigned(cohorts.size);
-    for (const cohort of cohorts.keys()) {
-      const coordinates = Object.keys(cohort);
-      out.unsigned(coordinates.length);
-      for (const coordinate of coordinates) {
+    out.unsigned(cohorts.length);
+    for (const cohort of cohorts) {
+      let coordinates = 0;
+      for (const _coordinate in cohort) coordinates++;
+      out.unsigned(coordinates);
+      for (const coordinate in cohort) {
         out.string(coordinate);
         out.string(cohort[coordinate] as string);
       }
@@ -390,8 +398,8 @@ export function encodeUnitRecord(identity: string, contributions: readonly Contr
     out.unsigned(contributions.length);
     for (const contribution of contributions) {
       out.byte(METRIC_IDS.indexOf(contribution.metricId));
-      out.unsigned(scopes.get(contribution.scope) as number);
-      out.unsigned(cohorts.get(contribution.cohort) as number);
+      out.unsigned(scopes.indexOf(contribution.scope));
+      out.unsigned(cohorts.indexOf(contribution.cohort));
       writeContributionBody(out, contribution);
     }
   });

@@ -1,3 +1,4 @@
+import { BoundedMemo } from "../memo-map.ts";
 import { stringCodec } from "./codecs.ts";
 import type { StateStore, Table, ValueCodec } from "./state-store.ts";
 
@@ -32,6 +33,8 @@ export class GroupKeyIds {
   private readonly keys: Table<string>;
   private readonly counter: Table<number>;
   private next: number | undefined;
+  /** The ids of the groups in use lately: every stored contribution looks its id up when it is encoded. */
+  private readonly recent = new BoundedMemo<string, number>(16_384);
 
   constructor(state: StateStore) {
     this.ids = state.table("gn\u0000", unsignedCodec);
@@ -41,19 +44,23 @@ export class GroupKeyIds {
 
   /** Gives `groupKey` an id if it has none (written at the next commit). */
   assign(groupKey: string): void {
-    if (this.ids.get(groupKey) !== undefined) return;
+    if (this.recent.get(groupKey) !== undefined || this.ids.get(groupKey) !== undefined) return;
     this.next ??= this.counter.get(NEXT) ?? 0;
     const id = this.next;
     this.next += 1;
     this.ids.set(groupKey, id, 4);
     this.keys.set(String(id), groupKey, groupKey.length);
     this.counter.set(NEXT, this.next, 4);
+    this.recent.set(groupKey, id);
   }
 
   /** The id of a key `assign` was called with. */
   idOf(groupKey: string): number {
+    const known = this.recent.get(groupKey);
+    if (known !== undefined) return known;
     const id = this.ids.get(groupKey);
     if (id === undefined) throw new Error(`result key ${JSON.stringify(groupKey)} was stored without an id (assign it before setting the contributions that name it)`);
+    this.recent.set(groupKey, id);
     return id;
   }
 

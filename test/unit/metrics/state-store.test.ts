@@ -227,7 +227,8 @@ describe("result keys in stored unit contributions", () => {
     engine.flush();
     await engine.state.commit();
     await engine.state.landed();
-    const stored = [...first.scan("uc\u0000"), ...first.scan("ud\u0000")];
+    // The call and Delivery documents hold their units' contributions (src/metrics/entity-docs.ts).
+    const stored = [...first.scan("ec\u0000"), ...first.scan("ed\u0000")];
     expect(stored.length).toBeGreaterThan(0);
     // A result key is canonical JSON naming its metric: no stored contribution carries one.
     expect(stored.filter(([, bytes]) => bytes.includes("metric_id"))).toEqual([]);
