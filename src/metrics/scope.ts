@@ -46,6 +46,18 @@ export function cohortOf(entries: Readonly<Record<string, string>>): Cohort {
   });
 }
 
+const cohortKeys = new WeakMap<Cohort, string>();
+
+/** A cohort's canonical JSON (its keys are sorted), computed once per cohort object: it orders and compares tuples. */
+export function cohortKey(cohort: Cohort): string {
+  let key = cohortKeys.get(cohort);
+  if (key === undefined) {
+    key = JSON.stringify(cohort);
+    cohortKeys.set(cohort, key);
+  }
+  return key;
+}
+
 /**
  * The result key: RFC 8785 canonical JSON of {metric_id, scope, cohort}. Keys are written in JCS
  * order by hand (cohort, metric_id, scope; scope's own keys sorted), and a test proves this equals

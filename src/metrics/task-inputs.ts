@@ -1,4 +1,4 @@
-import type { DeliverySummary, ModelCall, Repair } from "../contract/facts.ts";
+import type { Cost, DeliverySummary, ModelCall, Repair } from "../contract/facts.ts";
 import { attributionCohort } from "./attribution.ts";
 import type { MoneyShare } from "./contribution.ts";
 import { addExact } from "./exact-sum.ts";
@@ -6,7 +6,7 @@ import type { FactIndex } from "./fact-index.ts";
 import { byUtf8 } from "./key-order.ts";
 import { moneySliceKey, readMoney, type MoneyReading } from "./money.ts";
 import type { Cohort } from "./result-record.ts";
-import { deliveryCosts } from "./units/delivery-unit.ts";
+import { cohortKey } from "./scope.ts";
 
 /**
  * What a defined task reads through one foreign key, at its snapshot's cutoff (seed §6.2; every
@@ -56,41 +56,88 @@ const NO_REPAIRS: RepairsReading = { count: 0, asOf: Number.NEGATIVE_INFINITY, a
 export const EMPTY_MEMBER: MemberReading = { summaries: [], money: readMoney([]), calls: NO_CALLS, repairs: NO_REPAIRS };
 export const EMPTY_TASK_ID: TaskIdReading = { calls: NO_CALLS, repairs: NO_REPAIRS };
 
-/** The readings from an index that holds every fact linked to the Delivery or task_id. */
+/**
+ * The readings from an index that holds every fact linked to the Delivery or task_id. Written for
+ * speed (a task unit reads every member again whenever one changes): one pass over a Delivery's
+ * calls gives both the costs linked through them and the calls' reading.
+ */
 export function indexTaskInputs(index: FactIndex): TaskInputs {
+  const { deliveryDocs, taskIdDocs, callDocs } = index;
   return {
     member(deliveryId, cutoff) {
-      const readable = (time: number): boolean => time <= cutoff;
+      const doc = deliveryDocs.get(deliveryId);
+      if (doc === undefined) return EMPTY_MEMBER;
       const summaries: DeliverySummary[] = [];
-      for (const summary of index.summariesByDelivery.get(deliveryId)) if (readable(summary.event_time)) summaries.push(summary);
-      return {
-        summaries: summaries.sort((a, b) => byUtf8(a.fact_id, b.fact_id)),
-        money: readMoney(deliveryCosts(deliveryId, index, readable).costs),
-        calls: readCalls(index.callsByDelivery.get(deliveryId), cutoff),
-        repairs: readRepairs(index.repairsByDelivery.get(deliveryId), cutoff),
-      };
+      for (const summary of doc.summaries ?? NONE) if (summary.event_time <= cutoff) summaries.push(summary);
+      if (summaries.length > 1) summaries.sort((a, b) => byUtf8(a.fact_id, b.fact_id));
+      const costs: Cost[] = [];
+      for (const cost of doc.costs ?? NONE) if (cost.event_time <= cutoff) costs.push(cost);
+      const calls = new CallsTally();
+      for (const callId of doc.calls ?? NONE) {
+        const callDoc = callDocs.get(callId);
+        const call = callDoc?.call;
+        if (call === undefined || call.event_time > cutoff) continue;
+        for (const cost of callDoc?.costs ?? NONE) if (cost.event_time <= cutoff) costs.push(cost);
+        calls.add(call);
+      }
+      return { summaries, money: readMoney(costs), calls: calls.reading(), repairs: readRepairs(doc.repairs ?? NONE, cutoff) };
     },
     taskId(taskId, cutoff) {
-      return { calls: readCalls(index.callsByTask.get(taskId), cutoff), repairs: readRepairs(index.repairsByTask.get(taskId), cutoff) };
+      const doc = taskIdDocs.get(taskId);
+      if (doc === undefined) return EMPTY_TASK_ID;
+      const calls = new CallsTally();
+      for (const callId of doc.calls ?? NONE) {
+        const call = callDocs.get(callId)?.call;
+        if (call !== undefined && call.event_time <= cutoff) calls.add(call);
+      }
+      return { calls: calls.reading(), repairs: readRepairs(doc.repairs ?? NONE, cutoff) };
     },
   };
 }
 
-function readCalls(calls: Iterable<ModelCall>, cutoff: number): CallsReading {
-  let count = 0;
-  let asOf = Number.NEGATIVE_INFINITY;
-  const tuples = new Map<string, Cohort>();
-  for (const call of calls) {
-    if (!call.operational || call.event_time > cutoff) continue;
-    count++;
-    asOf = Math.max(asOf, call.event_time);
+const NONE: readonly never[] = Object.freeze([]);
+
+/** Operational calls (already known to be at most the cutoff), tallied into a CallsReading. */
+class CallsTally {
+  private count = 0;
+  private asOf = Number.NEGATIVE_INFINITY;
+  private readonly tuples = new TupleSet();
+
+  add(call: ModelCall): void {
+    if (!call.operational) return;
+    this.count++;
+    if (call.event_time > this.asOf) this.asOf = call.event_time;
     const tuple = attributionCohort(call);
-    if (tuple !== undefined) tuples.set(JSON.stringify(tuple), tuple);
+    if (tuple !== undefined) this.tuples.add(tuple);
   }
-  return count === 0 ? NO_CALLS : { count, asOf, tuples: sortedTuples(tuples) };
+
+  reading(): CallsReading {
+    return this.count === 0 ? NO_CALLS : { count: this.count, asOf: this.asOf, tuples: this.tuples.sorted() };
+  }
 }
 
-function readRepairs(repairs: Iterable<Repair>, cutoff: number): RepairsReading {
+/** Distinct tuples, by value (a tuple read back from a join response is an equal object, not always the same one). */
+class TupleSet {
+  private readonly keys: string[] = [];
+  private readonly tuples: Cohort[] = [];
+
+  add(tuple: Cohort): void {
+    const key = cohortKey(tuple);
+    if (!this.keys.includes(key)) {
+      this.keys.push(key);
+      this.tuples.push(tuple);
+    }
+  }
+
+  /** Sorted by canonical JSON. */
+  sorted(): Cohort[] {
+    if (this.tuples.length < 2) return this.tuples;
+    const order = this.keys.map((key, position) => ({ key, position })).sort((a, b) => byUtf8(a.key, b.key));
+    return order.map(({ position }) => this.tuples[position] as Cohort);
+  }
+}
+
+function readRepairs(repairs: readonly Repair[], cutoff: number): RepairsReading {
   let count = 0;
   let asOf = Number.NEGATIVE_INFINITY;
   let attributable = false;
@@ -103,10 +150,6 @@ function readRepairs(repairs: Iterable<Repair>, cutoff: number): RepairsReading 
   return count === 0 ? NO_REPAIRS : { count, asOf, attributable };
 }
 
-function sortedTuples(tuples: ReadonlyMap<string, Cohort>): Cohort[] {
-  return [...tuples.entries()].sort(([a], [b]) => byUtf8(a, b)).map(([, tuple]) => tuple);
-}
-
 /**
  * Calls linked to a task by task_id and through its members, as one reading. A call linked both
  * ways is counted in each; nothing reads the count but "any", and the time and tuples are a
@@ -115,13 +158,13 @@ function sortedTuples(tuples: ReadonlyMap<string, Cohort>): Cohort[] {
 export function combineCalls(readings: Iterable<CallsReading>): CallsReading {
   let count = 0;
   let asOf = Number.NEGATIVE_INFINITY;
-  const tuples = new Map<string, Cohort>();
+  const tuples = new TupleSet();
   for (const reading of readings) {
     count += reading.count;
     asOf = Math.max(asOf, reading.asOf);
-    for (const tuple of reading.tuples) tuples.set(JSON.stringify(tuple), tuple);
+    for (const tuple of reading.tuples) tuples.add(tuple);
   }
-  return count === 0 ? NO_CALLS : { count, asOf, tuples: sortedTuples(tuples) };
+  return count === 0 ? NO_CALLS : { count, asOf, tuples: tuples.sorted() };
 }
 
 /** Repairs linked by task_id and through members (a repair linked both ways: a maximum and an "any" again). */

@@ -9,23 +9,24 @@ import { NO_COHORT, windowScopeOf } from "../scope.ts";
 import { excludedFor, millisToMicros } from "./finalize.ts";
 
 /**
- * Costs of a Delivery: linked directly by delivery_id, or through a call whose delivery_id it is.
- * `readable` filters by event time (snapshot cutoffs); window scopes read every linked fact.
+ * Costs of a Delivery: linked directly by delivery_id, or through a call whose delivery_id it is
+ * (read from the Delivery's document and its calls' documents), and the greatest time of the
+ * calls that brought costs.
  */
-export function deliveryCosts(deliveryId: string, index: FactIndex, readable: (eventTime: number) => boolean = () => true): { costs: Cost[]; asOf: number } {
-  const costs: Cost[] = [];
+export function deliveryCosts(deliveryId: string, index: FactIndex): { costs: Cost[]; asOf: number } {
+  const doc = index.deliveryDocs.get(deliveryId);
+  const costs: Cost[] = doc?.costs === undefined ? [] : [...doc.costs];
   let asOf = Number.NEGATIVE_INFINITY;
-  for (const cost of index.costsByDelivery.get(deliveryId)) if (readable(cost.event_time)) costs.push(cost);
-  for (const call of index.callsByDelivery.get(deliveryId)) {
-    if (!readable(call.event_time)) continue;
-    for (const cost of index.costsByCall.get(call.call_id)) {
-      if (!readable(cost.event_time)) continue;
-      costs.push(cost);
-      asOf = Math.max(asOf, call.event_time);
-    }
+  for (const callId of doc?.calls ?? NO_CALLS) {
+    const callDoc = index.callDocs.get(callId);
+    if (callDoc?.call === undefined || callDoc.costs === undefined) continue;
+    for (const cost of callDoc.costs) costs.push(cost);
+    if (callDoc.costs.length > 0) asOf = Math.max(asOf, callDoc.call.event_time);
   }
   return { costs, asOf };
 }
+
+const NO_CALLS: readonly string[] = Object.freeze([]);
 
 /**
  * A Delivery's window units, all anchored at its earliest TERMINAL summary (contract §3): an open
