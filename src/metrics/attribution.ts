@@ -1,5 +1,4 @@
 import type { ModelCall } from "../contract/facts.ts";
-import { memoized } from "./memo-map.ts";
 import type { Cohort } from "./result-record.ts";
 import { cohortOf } from "./scope.ts";
 
@@ -11,11 +10,17 @@ import { cohortOf } from "./scope.ts";
 export function attributionCohort(call: ModelCall): Cohort | undefined {
   const { provider, model, role, runtime } = call;
   if (!provider || !model || !role || !runtime) return undefined;
-  // Nested maps keyed by the coordinates themselves: no key string is built per call.
-  const byModel = memoized(tuples, provider, () => new Map<string, Map<string, Map<string, Cohort>>>());
-  const byRole = memoized(byModel, model, () => new Map<string, Map<string, Cohort>>());
-  const byRuntime = memoized(byRole, role, () => new Map<string, Cohort>());
-  return memoized(byRuntime, runtime, () => cohortOf({ provider, model, role, runtime }));
+  // Nested maps keyed by the coordinates themselves: no key string is built per call, and (a
+  // lookup per call and per read of a call) no closure either.
+  let byModel = tuples.get(provider);
+  if (byModel === undefined) tuples.set(provider, (byModel = new Map()));
+  let byRole = byModel.get(model);
+  if (byRole === undefined) byModel.set(model, (byRole = new Map()));
+  let byRuntime = byRole.get(role);
+  if (byRuntime === undefined) byRole.set(role, (byRuntime = new Map()));
+  let tuple = byRuntime.get(runtime);
+  if (tuple === undefined) byRuntime.set(runtime, (tuple = cohortOf({ provider, model, role, runtime })));
+  return tuple;
 }
 
 /** Tuple cohorts by provider, model, role and runtime: four small lookups per call instead of a sort. */

@@ -10,9 +10,10 @@ export function bySummaryTime(a: DeliverySummary, b: DeliverySummary): number {
  * A Delivery is terminal from its earliest TERMINAL summary by (event_time, fact_id); later
  * TERMINAL summaries are ignored (they never change the outcome, stage or elapsed time read).
  */
-export function terminalSummary(summaries: Iterable<DeliverySummary>): DeliverySummary | undefined {
+export function terminalSummary(summaries: readonly DeliverySummary[]): DeliverySummary | undefined {
   let earliest: DeliverySummary | undefined;
-  for (const summary of summaries) {
+  for (let index = 0; index < summaries.length; index++) {
+    const summary = summaries[index] as DeliverySummary;
     if (summary.status !== "TERMINAL") continue;
     if (earliest === undefined || bySummaryTime(summary, earliest) < 0) earliest = summary;
   }

@@ -29,7 +29,7 @@ import type { StateStore } from "./state/state-store.ts";
 
 /** The facts under a key (a Delivery's costs, a task_id's calls): what a unit reads through one link. */
 export interface FactLinks<V extends MetricFact> {
-  get(key: string): Iterable<V>;
+  get(key: string): readonly V[];
 }
 
 /** An entity's admitted fact by its id (a call by call_id, a packet, a snapshot). */
@@ -88,7 +88,7 @@ export class FactIndex {
     this.calls = { get: (id) => callDocs.get(id)?.call };
     this.packets = { get: (id) => packetDocs.get(id)?.packet };
     this.snapshots = { get: (id) => snapshotDocs.get(id)?.snapshot };
-    const callsOf = (ids: readonly string[] | undefined): Iterable<ModelCall> => (ids === undefined ? NOTHING : resolveCalls(ids, callDocs));
+    const callsOf = (ids: readonly string[] | undefined): readonly ModelCall[] => (ids === undefined ? NOTHING : resolveCalls(ids, callDocs));
     this.summariesByDelivery = { get: (id) => deliveryDocs.get(id)?.summaries ?? NOTHING };
     this.costsByCall = { get: (id) => callDocs.get(id)?.costs ?? NOTHING };
     this.costsByDelivery = { get: (id) => deliveryDocs.get(id)?.costs ?? NOTHING };
@@ -225,9 +225,11 @@ function change<V extends MetricFact>(list: V[] | undefined, fact: V, adding: bo
 }
 
 /** The admitted calls of these call_ids (each found in its call document). */
-function* resolveCalls(ids: readonly string[], callDocs: DocTable<CallDoc>): Iterable<ModelCall> {
-  for (const id of ids) {
-    const call = callDocs.get(id)?.call;
-    if (call !== undefined) yield call;
+function resolveCalls(ids: readonly string[], callDocs: DocTable<CallDoc>): ModelCall[] {
+  const calls: ModelCall[] = [];
+  for (let index = 0; index < ids.length; index++) {
+    const call = callDocs.get(ids[index] as string)?.call;
+    if (call !== undefined) calls.push(call);
   }
+  return calls;
 }

@@ -1,4 +1,4 @@
-import type { Contribution } from "./contribution.ts";
+import type { Contribution, MoneyShare } from "./contribution.ts";
 import { ExactSum } from "./exact-sum.ts";
 import { moneySliceKey } from "./money.ts";
 
@@ -62,7 +62,9 @@ export class GroupAggregate {
     // for…in, not Object.entries: most contributions have no exclusion, and this runs per contribution.
     const exclusions = contribution.exclusions;
     for (const reason in exclusions) bump(this.exclusions, reason, sign * (exclusions[reason] as number));
-    for (const share of contribution.money) {
+    const money = contribution.money;
+    for (let index = 0; index < money.length; index++) {
+      const share = money[index] as MoneyShare;
       const key = moneySliceKey(share.currency, share.source, share.costBasis);
       let total = this.money.get(key);
       if (total === undefined) {

@@ -41,8 +41,9 @@ export class MetricEngine {
   /** `origin` (a file line, a topic offset) is named in conflict reports for every version. */
   ingest(fact: MetricFact, origin?: FactOrigin): LedgerOutcome {
     const outcome = this.ledger.record(fact, origin);
-    for (const earlier of outcome.retracted) this.units.withdraw(earlier);
-    for (const admitted of outcome.admitted) this.units.admit(admitted);
+    const { retracted, admitted } = outcome;
+    for (let index = 0; index < retracted.length; index++) this.units.withdraw(retracted[index] as MetricFact);
+    for (let index = 0; index < admitted.length; index++) this.units.admit(admitted[index] as MetricFact);
     return outcome;
   }
 

@@ -2,7 +2,6 @@ import type { Cost } from "../contract/facts.ts";
 import type { MoneyShare } from "./contribution.ts";
 import { evidenceBasis } from "./evidence-basis.ts";
 import { addExact } from "./exact-sum.ts";
-import { memoized } from "./memo-map.ts";
 
 /**
  * Contract §2 and revision 2 §1, §3: a cost is eligible money only when its money fields are all
@@ -38,13 +37,14 @@ const NO_SHARES: readonly MoneyShare[] = Object.freeze([]);
  * rounding: amounts are integer minor units. Slices come out sorted so contributions are stable.
  * Almost every unit has at most one slice, so a Map is made only when a second slice appears.
  */
-export function readMoney(costs: Iterable<Cost>): MoneyReading {
+export function readMoney(costs: readonly Cost[]): MoneyReading {
   let single: MoneyShare | undefined;
   let singleKey = "";
   let slices: Map<string, MoneyShare> | undefined;
   let excluded: Record<string, number> | undefined;
   let asOf = Number.NEGATIVE_INFINITY;
-  for (const cost of costs) {
+  for (let index = 0; index < costs.length; index++) {
+    const cost = costs[index] as Cost;
     asOf = Math.max(asOf, cost.event_time);
     const reason = costExclusion(cost);
     if (reason !== undefined) {
@@ -75,7 +75,11 @@ const sliceKeys = new Map<string, Map<string, Map<string, string>>>();
 
 /** The canonical key of an exact money slice: JSON of [currency, source, cost_basis]. */
 export function moneySliceKey(currency: string, source: string, costBasis: string): string {
-  const bySource = memoized(sliceKeys, currency, () => new Map<string, Map<string, string>>());
-  const byBasis = memoized(bySource, source, () => new Map<string, string>());
-  return memoized(byBasis, costBasis, () => JSON.stringify([currency, source, costBasis]));
+  let bySource = sliceKeys.get(currency);
+  if (bySource === undefined) sliceKeys.set(currency, (bySource = new Map()));
+  let byBasis = bySource.get(source);
+  if (byBasis === undefined) bySource.set(source, (byBasis = new Map()));
+  let key = byBasis.get(costBasis);
+  if (key === undefined) byBasis.set(costBasis, (key = JSON.stringify([currency, source, costBasis])));
+  return key;
 }

@@ -22,8 +22,11 @@ const windowScopes = new Map<number, BoundedMemo<number, WindowScope>>();
 /** The tumbling event-time window holding an anchoring time (epoch-aligned, so UTC-aligned). */
 export function windowScopeOf(eventTime: number, windowMillis: number): WindowScope {
   const start = Math.floor(eventTime / windowMillis) * windowMillis;
-  const bySize = memoized(windowScopes, windowMillis, () => new BoundedMemo<number, WindowScope>(INTERNED));
-  return memoized(bySize, start, () => Object.freeze({ kind: "window", start: formatTimestamp(start), end: formatTimestamp(start + windowMillis) }));
+  let bySize = windowScopes.get(windowMillis);
+  if (bySize === undefined) windowScopes.set(windowMillis, (bySize = new BoundedMemo<number, WindowScope>(INTERNED)));
+  let scope = bySize.get(start);
+  if (scope === undefined) bySize.set(start, (scope = Object.freeze({ kind: "window", start: formatTimestamp(start), end: formatTimestamp(start + windowMillis) })));
+  return scope;
 }
 
 const snapshotScopes = new BoundedMemo<string, Map<number, SnapshotScope>>(INTERNED);
@@ -72,7 +75,13 @@ const groupKeys = new WeakMap<Scope, WeakMap<Cohort, Map<MetricId, string>>>();
 
 /** resultKey for interned scopes and cohorts, computed once per distinct group and shared. */
 export function groupKeyOf(metricId: MetricId, scope: Scope, cohort: Cohort): string {
-  const byCohort = memoized(groupKeys, scope, () => new WeakMap<Cohort, Map<MetricId, string>>());
-  const byMetric = memoized(byCohort, cohort, () => new Map<MetricId, string>());
-  return memoized(byMetric, metricId, () => resultKey(metricId, scope, cohort));
+  // Explicit lookups, not memoized(): this runs for every contribution, and a closure per lookup was
+  // a measurable part of what the engine allocates.
+  let byCohort = groupKeys.get(scope);
+  if (byCohort === undefined) groupKeys.set(scope, (byCohort = new WeakMap()));
+  let byMetric = byCohort.get(cohort);
+  if (byMetric === undefined) byCohort.set(cohort, (byMetric = new Map()));
+  let key = byMetric.get(metricId);
+  if (key === undefined) byMetric.set(metricId, (key = resultKey(metricId, scope, cohort)));
+  return key;
 }

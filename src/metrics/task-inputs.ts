@@ -1,4 +1,4 @@
-import type { Cost, DeliverySummary, ModelCall, Repair } from "../contract/facts.ts";
+import type { DeliverySummary, ModelCall, Repair } from "../contract/facts.ts";
 import { attributionCohort } from "./attribution.ts";
 import type { MoneyShare } from "./contribution.ts";
 import { addExact } from "./exact-sum.ts";
@@ -67,17 +67,16 @@ export function indexTaskInputs(index: FactIndex): TaskInputs {
     member(deliveryId, cutoff) {
       const doc = deliveryDocs.get(deliveryId);
       if (doc === undefined) return EMPTY_MEMBER;
-      const summaries: DeliverySummary[] = [];
-      for (const summary of doc.summaries ?? NONE) if (summary.event_time <= cutoff) summaries.push(summary);
+      const summaries = upTo(doc.summaries, cutoff, []);
       if (summaries.length > 1) summaries.sort((a, b) => byUtf8(a.fact_id, b.fact_id));
-      const costs: Cost[] = [];
-      for (const cost of doc.costs ?? NONE) if (cost.event_time <= cutoff) costs.push(cost);
+      const costs = upTo(doc.costs, cutoff, []);
       const calls = new CallsTally();
-      for (const callId of doc.calls ?? NONE) {
-        const callDoc = callDocs.get(callId);
+      const callIds = doc.calls ?? NONE;
+      for (let index = 0; index < callIds.length; index++) {
+        const callDoc = callDocs.get(callIds[index] as string);
         const call = callDoc?.call;
         if (call === undefined || call.event_time > cutoff) continue;
-        for (const cost of callDoc?.costs ?? NONE) if (cost.event_time <= cutoff) costs.push(cost);
+        upTo(callDoc?.costs, cutoff, costs);
         calls.add(call);
       }
       return { summaries, money: readMoney(costs), calls: calls.reading(), repairs: readRepairs(doc.repairs ?? NONE, cutoff) };
@@ -86,8 +85,9 @@ export function indexTaskInputs(index: FactIndex): TaskInputs {
       const doc = taskIdDocs.get(taskId);
       if (doc === undefined) return EMPTY_TASK_ID;
       const calls = new CallsTally();
-      for (const callId of doc.calls ?? NONE) {
-        const call = callDocs.get(callId)?.call;
+      const callIds = doc.calls ?? NONE;
+      for (let index = 0; index < callIds.length; index++) {
+        const call = callDocs.get(callIds[index] as string)?.call;
         if (call !== undefined && call.event_time <= cutoff) calls.add(call);
       }
       return { calls: calls.reading(), repairs: readRepairs(doc.repairs ?? NONE, cutoff) };
@@ -96,6 +96,16 @@ export function indexTaskInputs(index: FactIndex): TaskInputs {
 }
 
 const NONE: readonly never[] = Object.freeze([]);
+
+/** Appends the facts of `facts` at most `cutoff` to `into`, and returns it. */
+function upTo<V extends { readonly event_time: number }>(facts: readonly V[] | undefined, cutoff: number, into: V[]): V[] {
+  if (facts === undefined) return into;
+  for (let index = 0; index < facts.length; index++) {
+    const fact = facts[index] as V;
+    if (fact.event_time <= cutoff) into.push(fact);
+  }
+  return into;
+}
 
 /** Operational calls (already known to be at most the cutoff), tallied into a CallsReading. */
 class CallsTally {
@@ -141,7 +151,8 @@ function readRepairs(repairs: readonly Repair[], cutoff: number): RepairsReading
   let count = 0;
   let asOf = Number.NEGATIVE_INFINITY;
   let attributable = false;
-  for (const repair of repairs) {
+  for (let index = 0; index < repairs.length; index++) {
+    const repair = repairs[index] as Repair;
     if (repair.event_time > cutoff) continue;
     count++;
     asOf = Math.max(asOf, repair.event_time);
@@ -155,24 +166,26 @@ function readRepairs(repairs: readonly Repair[], cutoff: number): RepairsReading
  * ways is counted in each; nothing reads the count but "any", and the time and tuples are a
  * maximum and a set, so the double count changes nothing.
  */
-export function combineCalls(readings: Iterable<CallsReading>): CallsReading {
+export function combineCalls(readings: readonly CallsReading[]): CallsReading {
   let count = 0;
   let asOf = Number.NEGATIVE_INFINITY;
   const tuples = new TupleSet();
-  for (const reading of readings) {
+  for (let index = 0; index < readings.length; index++) {
+    const reading = readings[index] as CallsReading;
     count += reading.count;
     asOf = Math.max(asOf, reading.asOf);
-    for (const tuple of reading.tuples) tuples.add(tuple);
+    for (let tuple = 0; tuple < reading.tuples.length; tuple++) tuples.add(reading.tuples[tuple] as Cohort);
   }
   return count === 0 ? NO_CALLS : { count, asOf, tuples: tuples.sorted() };
 }
 
 /** Repairs linked by task_id and through members (a repair linked both ways: a maximum and an "any" again). */
-export function combineRepairs(readings: Iterable<RepairsReading>): RepairsReading {
+export function combineRepairs(readings: readonly RepairsReading[]): RepairsReading {
   let count = 0;
   let asOf = Number.NEGATIVE_INFINITY;
   let attributable = false;
-  for (const reading of readings) {
+  for (let index = 0; index < readings.length; index++) {
+    const reading = readings[index] as RepairsReading;
     count += reading.count;
     asOf = Math.max(asOf, reading.asOf);
     attributable ||= reading.attributable;
@@ -184,7 +197,9 @@ export function combineRepairs(readings: Iterable<RepairsReading>): RepairsReadi
  * The members' money as one reading: what `readMoney` gives for all their costs together (sums per
  * exact slice, exclusion counts, greatest time). A cost links to one Delivery, so members share none.
  */
-export function combineMoney(readings: Iterable<MoneyReading>): MoneyReading {
+export function combineMoney(readings: readonly MoneyReading[]): MoneyReading {
+  // Most tasks have one member: its reading is already the combination (slices sorted, sums exact).
+  if (readings.length === 1) return readings[0] as MoneyReading;
   const slices = new Map<string, MoneyShare>();
   const excluded: Record<string, number> = {};
   let asOf = Number.NEGATIVE_INFINITY;

@@ -54,8 +54,8 @@ export function taskLinksOf(fact: MetricFact, callOf: UnitReaders["callOf"]): { 
 export function markUnitsReading(fact: MetricFact, readers: UnitReaders, mark: (kind: UnitKind, id: string) => void): void {
   const { taskId, deliveryId } = taskLinksOf(fact, readers.callOf);
   const time = fact.event_time;
-  if (taskId !== undefined) for (const task of readers.tasksNaming(taskId)) if (time <= task.cutoff) mark("task", task.unit);
-  if (deliveryId !== undefined) for (const task of readers.tasksListing(deliveryId)) if (time <= task.cutoff) mark("task", task.unit);
+  if (taskId !== undefined) markTasks(readers.tasksNaming(taskId), time, mark);
+  if (deliveryId !== undefined) markTasks(readers.tasksListing(deliveryId), time, mark);
   switch (fact.type) {
     case "model_call":
       mark("call", fact.call_id);
@@ -78,5 +78,13 @@ export function markUnitsReading(fact: MetricFact, readers: UnitReaders, mark: (
       mark("snapshot", fact.snapshot_id);
       fact.tasks.forEach((_, position) => mark("task", taskUnitId(fact.snapshot_id, position)));
       return;
+  }
+}
+
+/** The task units among `tasks` whose cutoff is at or after `time`. */
+function markTasks(tasks: readonly TaskReader[], time: number, mark: (kind: UnitKind, id: string) => void): void {
+  for (let index = 0; index < tasks.length; index++) {
+    const task = tasks[index] as TaskReader;
+    if (time <= task.cutoff) mark("task", task.unit);
   }
 }

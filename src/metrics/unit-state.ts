@@ -1,5 +1,5 @@
 import type { MetricFact } from "../contract/facts.ts";
-import type { Contribution } from "./contribution.ts";
+import type { Contribution, ContributionDraft } from "./contribution.ts";
 import type { EngineConfig } from "./engine-config.ts";
 import { FactIndex } from "./fact-index.ts";
 import { GroupAggregate, type AsOfCounts } from "./group-aggregate.ts";
@@ -261,7 +261,8 @@ export class UnitState {
    */
   applyEvidence(fact: MetricFact, sign: 1 | -1): void {
     if (fact.type !== "cost" && fact.type !== "delivery_summary") return;
-    for (const draft of evidenceContributions(fact, this.config)) this.applyToGroup(finalizeContribution(draft), sign);
+    const drafts = evidenceContributions(fact, this.config);
+    for (let index = 0; index < drafts.length; index++) this.applyToGroup(finalizeContribution(drafts[index] as ContributionDraft), sign);
   }
 
   private markReaders(fact: MetricFact): void {
@@ -278,7 +279,10 @@ export class UnitState {
   }
 
   private recompute(kind: UnitKind, id: string): void {
-    this.replaceContributions(kind, id, this.evaluate(kind, id).map(finalizeContribution));
+    const drafts = this.evaluate(kind, id);
+    const next: Contribution[] = [];
+    for (let index = 0; index < drafts.length; index++) next.push(finalizeContribution(drafts[index] as ContributionDraft));
+    this.replaceContributions(kind, id, next);
   }
 
   private replaceContributions(kind: UnitKind, id: string, next: readonly Contribution[]): void {
@@ -286,8 +290,8 @@ export class UnitState {
     const previous = contributions.get(id) ?? NO_CONTRIBUTIONS;
     // Most recomputations find what the unit already contributed: nothing to retract, add or write.
     if (sameContributions(previous, next)) return;
-    for (const contribution of previous) this.applyToGroup(contribution, -1);
-    for (const contribution of next) this.applyToGroup(contribution, 1);
+    for (let index = 0; index < previous.length; index++) this.applyToGroup(previous[index] as Contribution, -1);
+    for (let index = 0; index < next.length; index++) this.applyToGroup(next[index] as Contribution, 1);
     contributions.set(id, next);
     if (this.changedUnits !== undefined) this.changedKeys.add(`${kind}\u0000${id}`);
   }

@@ -2,7 +2,7 @@ import type { Cost, DeliverySummary, MetricFact, ModelCall, Packet, Repair, Task
 import { InternalRecordError, type BinaryReader, type BinaryWriter } from "../../kafka/serde/binary-form.ts";
 import { readFact } from "../../kafka/serde/fact-layout.ts";
 import type { CallDoc, DeliveryDoc, PacketDoc, SnapshotDoc, TaskIdDoc, TaskReader } from "../entity-docs.ts";
-import { decodeWith, encodeWith, factBytes, forgetEncodedFacts, readContributions, writeContributions } from "./codecs.ts";
+import { decodeWith, factBytes, startValue, forgetEncodedFacts, readContributions, writeContributions } from "./codecs.ts";
 import type { GroupKeyIds } from "./group-key-ids.ts";
 import type { ValueCodec } from "./state-store.ts";
 
@@ -16,12 +16,17 @@ import type { ValueCodec } from "./state-store.ts";
 
 /** The facts' encodings, taken before the shared writer starts (`factBytes` uses it too). */
 function encodedFacts(facts: readonly MetricFact[] | undefined): readonly Buffer[] {
-  return facts === undefined ? [] : facts.map(factBytes);
+  if (facts === undefined) return NO_BYTES;
+  const encoded: Buffer[] = [];
+  for (let index = 0; index < facts.length; index++) encoded.push(factBytes(facts[index] as MetricFact));
+  return encoded;
 }
+
+const NO_BYTES: readonly Buffer[] = Object.freeze([]);
 
 function writeEncoded(out: BinaryWriter, encoded: readonly Buffer[]): void {
   out.unsigned(encoded.length);
-  for (const bytes of encoded) out.raw(bytes);
+  for (let index = 0; index < encoded.length; index++) out.raw(encoded[index] as Buffer);
 }
 
 function readFacts<V extends MetricFact>(input: BinaryReader, type: V["type"]): V[] | undefined {
@@ -44,8 +49,12 @@ function writeOptionalFact(out: BinaryWriter, encoded: Buffer | undefined): void
 }
 
 function writeStrings(out: BinaryWriter, values: readonly string[] | undefined): void {
-  out.unsigned(values?.length ?? 0);
-  for (const value of values ?? []) out.string(value);
+  if (values === undefined) {
+    out.unsigned(0);
+    return;
+  }
+  out.unsigned(values.length);
+  for (let index = 0; index < values.length; index++) out.string(values[index] as string);
 }
 
 function readStrings(input: BinaryReader): string[] | undefined {
@@ -57,8 +66,13 @@ function readStrings(input: BinaryReader): string[] | undefined {
 }
 
 function writeReaders(out: BinaryWriter, readers: readonly TaskReader[] | undefined): void {
-  out.unsigned(readers?.length ?? 0);
-  for (const { unit, cutoff } of readers ?? []) {
+  if (readers === undefined) {
+    out.unsigned(0);
+    return;
+  }
+  out.unsigned(readers.length);
+  for (let index = 0; index < readers.length; index++) {
+    const { unit, cutoff } = readers[index] as TaskReader;
     out.string(unit);
     out.double(cutoff);
   }
@@ -77,11 +91,11 @@ export function callDocCodec(ids: GroupKeyIds): ValueCodec<CallDoc> {
     encode: (doc) => {
       const call = doc.call === undefined ? undefined : factBytes(doc.call);
       const costs = encodedFacts(doc.costs);
-      return encodeWith((out) => {
-        writeOptionalFact(out, call);
-        writeEncoded(out, costs);
-        writeContributions(out, doc.contributions, ids);
-      });
+      const out = startValue();
+      writeOptionalFact(out, call);
+      writeEncoded(out, costs);
+      writeContributions(out, doc.contributions, ids);
+      return out.finish();
     },
     decode: (bytes) =>
       decodeWith(bytes, (input) => ({
@@ -99,14 +113,14 @@ export function deliveryDocCodec(ids: GroupKeyIds): ValueCodec<DeliveryDoc> {
       const summaries = encodedFacts(doc.summaries);
       const costs = encodedFacts(doc.costs);
       const repairs = encodedFacts(doc.repairs);
-      return encodeWith((out) => {
-        writeEncoded(out, summaries);
-        writeEncoded(out, costs);
-        writeStrings(out, doc.calls);
-        writeEncoded(out, repairs);
-        writeReaders(out, doc.readers);
-        writeContributions(out, doc.contributions, ids);
-      });
+      const out = startValue();
+      writeEncoded(out, summaries);
+      writeEncoded(out, costs);
+      writeStrings(out, doc.calls);
+      writeEncoded(out, repairs);
+      writeReaders(out, doc.readers);
+      writeContributions(out, doc.contributions, ids);
+      return out.finish();
     },
     decode: (bytes) =>
       decodeWith(bytes, (input) => ({
@@ -124,11 +138,11 @@ export function deliveryDocCodec(ids: GroupKeyIds): ValueCodec<DeliveryDoc> {
 export const taskIdDocCodec: ValueCodec<TaskIdDoc> = {
   encode: (doc) => {
     const repairs = encodedFacts(doc.repairs);
-    return encodeWith((out) => {
-      writeStrings(out, doc.calls);
-      writeEncoded(out, repairs);
-      writeReaders(out, doc.readers);
-    });
+    const out = startValue();
+    writeStrings(out, doc.calls);
+    writeEncoded(out, repairs);
+    writeReaders(out, doc.readers);
+    return out.finish();
   },
   decode: (bytes) => decodeWith(bytes, (input) => ({ calls: readStrings(input), repairs: readFacts<Repair>(input, "repair"), readers: readReaders(input) })),
   committed: forgetEncodedFacts,
@@ -139,11 +153,11 @@ export function packetDocCodec(ids: GroupKeyIds): ValueCodec<PacketDoc> {
     encode: (doc) => {
       const packet = doc.packet === undefined ? undefined : factBytes(doc.packet);
       const repairs = encodedFacts(doc.repairs);
-      return encodeWith((out) => {
-        writeOptionalFact(out, packet);
-        writeEncoded(out, repairs);
-        writeContributions(out, doc.contributions, ids);
-      });
+      const out = startValue();
+      writeOptionalFact(out, packet);
+      writeEncoded(out, repairs);
+      writeContributions(out, doc.contributions, ids);
+      return out.finish();
     },
     decode: (bytes) =>
       decodeWith(bytes, (input) => ({
@@ -159,10 +173,10 @@ export function snapshotDocCodec(ids: GroupKeyIds): ValueCodec<SnapshotDoc> {
   return {
     encode: (doc) => {
       const snapshot = doc.snapshot === undefined ? undefined : factBytes(doc.snapshot);
-      return encodeWith((out) => {
-        writeOptionalFact(out, snapshot);
-        writeContributions(out, doc.contributions, ids);
-      });
+      const out = startValue();
+      writeOptionalFact(out, snapshot);
+      writeContributions(out, doc.contributions, ids);
+      return out.finish();
     },
     decode: (bytes) =>
       decodeWith(bytes, (input) => ({

@@ -64,9 +64,10 @@ export function openLmdbBackend(directory: string): StateBackend {
       // One batch is one transaction, written by lmdb's writer thread: this thread only queues the
       // writes (a third of the cost of writing them itself in transactionSync, measured at 145k writes).
       await db.batch(() => {
-        for (const [key, value] of writes) {
-          if (value === null) void db.remove(Buffer.from(key, "utf8"));
-          else void db.put(Buffer.from(key, "utf8"), value);
+        for (const write of writes) {
+          const value = write[1];
+          if (value === null) void db.remove(Buffer.from(write[0], "utf8"));
+          else void db.put(Buffer.from(write[0], "utf8"), value);
         }
       });
     },

@@ -17,11 +17,13 @@ export function deliveryCosts(deliveryId: string, index: FactIndex): { costs: Co
   const doc = index.deliveryDocs.get(deliveryId);
   const costs: Cost[] = doc?.costs === undefined ? [] : [...doc.costs];
   let asOf = Number.NEGATIVE_INFINITY;
-  for (const callId of doc?.calls ?? NO_CALLS) {
-    const callDoc = index.callDocs.get(callId);
-    if (callDoc?.call === undefined || callDoc.costs === undefined) continue;
-    for (const cost of callDoc.costs) costs.push(cost);
-    if (callDoc.costs.length > 0) asOf = Math.max(asOf, callDoc.call.event_time);
+  const calls = doc?.calls ?? NO_CALLS;
+  for (let position = 0; position < calls.length; position++) {
+    const callDoc = index.callDocs.get(calls[position] as string);
+    const callCosts = callDoc?.costs;
+    if (callDoc?.call === undefined || callCosts === undefined) continue;
+    for (let cost = 0; cost < callCosts.length; cost++) costs.push(callCosts[cost] as Cost);
+    if (callCosts.length > 0) asOf = Math.max(asOf, callDoc.call.event_time);
   }
   return { costs, asOf };
 }

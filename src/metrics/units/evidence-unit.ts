@@ -32,6 +32,7 @@ export function evidenceContributions(fact: Cost | DeliverySummary, config: Engi
  */
 export function callEvidenceContributions(call: ModelCall, index: FactIndex, config: EngineConfig): ContributionDraft[] {
   const drafts = [evidenceContribution(call, config)];
-  for (const cost of index.costsByCall.get(call.call_id)) drafts.push(evidenceContribution(cost, config));
+  const costs = index.costsByCall.get(call.call_id);
+  for (let position = 0; position < costs.length; position++) drafts.push(evidenceContribution(costs[position] as Cost, config));
   return drafts;
 }

@@ -1,4 +1,4 @@
-import type { Packet } from "../../contract/facts.ts";
+import type { Packet, Repair } from "../../contract/facts.ts";
 import type { ContributionDraft } from "../contribution.ts";
 import type { EngineConfig } from "../engine-config.ts";
 import type { FactIndex } from "../fact-index.ts";
@@ -20,7 +20,9 @@ export function packetContributions(packet: Packet, index: FactIndex, config: En
   const covered = packet.repair_attribution === "AVAILABLE";
   let repaired = false;
   let asOf = packet.event_time;
-  for (const repair of index.repairsByPacket.get(packet.packet_id)) {
+  const repairs = index.repairsByPacket.get(packet.packet_id);
+  for (let position = 0; position < repairs.length; position++) {
+    const repair = repairs[position] as Repair;
     asOf = Math.max(asOf, repair.event_time);
     if (repair.attributable) repaired = true;
   }
