@@ -33,6 +33,15 @@ export class MetricEngine {
     this.publisher = new ResultPublisher(state, catalog, config);
   }
 
+  /**
+   * Set while replaying input the state's checkpoint did not reflect (a restart's silent replay, a
+   * rebuild): every unit recomputed meanwhile goes to the contributions changelog, changed or not
+   * (UnitState.replaying).
+   */
+  set replaying(replaying: boolean) {
+    this.units.replaying = replaying;
+  }
+
   /** True when flush has nothing left to recompute (a checkpoint may then be taken). */
   get settled(): boolean {
     return this.units.settled;

@@ -109,6 +109,15 @@ export class UnitState {
   private changedOnDisk = true;
   /** While true, readers are not marked (their contributions are restored, not recomputed). */
   loading = false;
+  /**
+   * While true (replaying input the state's checkpoint did not reflect), every recomputed unit is
+   * kept for `unitChanges`, changed or not: a member that crashed after sending changelog records
+   * and before checkpointing restarts from an older state, and a unit that the replay recomputes to
+   * what that older state held would otherwise never be written again, leaving the changelog with
+   * what the lost state had sent (found by the on-disk property test: a call sent, then
+   * quarantined by a conflicting version arriving during the replay).
+   */
+  replaying = false;
   private readonly config: EngineConfig;
 
   constructor(config: EngineConfig, state: StateStore, options: UnitStateOptions = {}) {
@@ -288,8 +297,12 @@ export class UnitState {
   private replaceContributions(kind: UnitKind, id: string, next: readonly Contribution[]): void {
     const contributions = this.contributions[kind];
     const previous = contributions.get(id) ?? NO_CONTRIBUTIONS;
-    // Most recomputations find what the unit already contributed: nothing to retract, add or write.
-    if (sameContributions(previous, next)) return;
+    // Most recomputations find what the unit already contributed: nothing to retract, add or write
+    // (but the changelog, while replaying: see `replaying`).
+    if (sameContributions(previous, next)) {
+      if (this.replaying && this.changedUnits !== undefined) this.changedKeys.add(`${kind}\u0000${id}`);
+      return;
+    }
     for (let index = 0; index < previous.length; index++) this.applyToGroup(previous[index] as Contribution, -1);
     for (let index = 0; index < next.length; index++) this.applyToGroup(next[index] as Contribution, 1);
     contributions.set(id, next);

@@ -161,6 +161,9 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
             }),
         restore: (records) => {
           checkpoints.processed();
+          // What this replay recomputes may differ from what the changelog received from an earlier
+          // life of this member after its checkpoint: every unit it recomputes is written again.
+          engine.replaying = true;
           for (const record of records) {
             const { value, position } = record;
             if ("unreadable" in value) continue;
@@ -199,6 +202,9 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           changedSinceCheckpoint = undefined;
           const acknowledged = checkpoints.acknowledged;
           if (acknowledged !== undefined) outputs.push(...changelog(BigInt(acknowledged)));
+          // Live from here: only units whose contributions change are written (the replay's, flushed
+          // above, are taken whether they changed or not).
+          engine.replaying = false;
           return { outputs };
         },
         process: (batch) => {

@@ -16,6 +16,7 @@ import { runMonitorProcessor } from "../../../../src/stream/processors/run-monit
 import { closeTaskStores, createTaskStores, settleBatch, storeSet } from "../../../../src/stream/runtime/task-writes.ts";
 import { Telemetry } from "../../../../src/stream/runtime/telemetry.ts";
 import { exec } from "../../tripwires/events.ts";
+import { modelCall } from "../../metrics/fact-builders.ts";
 
 const SAMPLE = fileURLToPath(new URL("../../../../samples/facts.ndjson", import.meta.url));
 const parsed = readFileSync(SAMPLE, "utf8")
@@ -165,6 +166,49 @@ describe("the engine processor (no broker)", () => {
       expect(live.changelog.length).toBeGreaterThan(1);
       const resultOutputs = (result: ProcessResult): number => ofTopic(result, "results").length;
       expect(resultOutputs(goingLive)).toBeLessThan(resultOutputs(fullGoingLive));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("after a crash, its replay writes every unit it recomputes to the contributions changelog, also one the replay leaves as its checkpointed state had it", async () => {
+    const root = mkdtempSync(join(tmpdir(), "agentops-crash-changelog-"));
+    const stateOptions: EngineStateOptions = { directory: (partition) => join(root, `engine-${String(partition)}`), cacheBytes: 1 << 20 };
+    const history = metricFacts.slice(0, 30);
+    const call = modelCall({ call_id: "crash-call", delivery_id: undefined, task_id: undefined });
+    // Same call_id, other content: a conflict, so neither version counts (contract §1).
+    const conflicting = modelCall({ call_id: "crash-call", delivery_id: undefined, task_id: undefined, input_tokens: 999 });
+    const unit = "call\u0000crash-call";
+    const record = (result: ProcessResult) => ofTopic(result, "engineContributions").find((output) => output.key === unit);
+    try {
+      // A first process builds its state and stops cleanly: checkpointed after the history.
+      const first = engineTask(new Map(), stateOptions, new Map([[0, 0n]]));
+      first.task.resumeFrom?.("0");
+      first.task.restore?.(engineRecords(history));
+      await first.settle(first.task.goLive?.() ?? { outputs: [] });
+      await first.task.committed?.(String(history.length));
+      await first.close();
+
+      // A second one resumes there, sends the call's contributions to the changelog, and crashes before any checkpoint.
+      const second = engineTask(new Map(), stateOptions, new Map([[0, 0n]]));
+      expect(second.task.resumeFrom?.(String(history.length))).toBe(String(history.length));
+      second.task.goLive?.();
+      const sent = second.task.process({ partition: 0, records: engineRecords([call], history.length), backlog: 0 });
+      expect(record(sent)?.value).not.toBeNull();
+      await second.close();
+
+      // The third resumes from the same checkpoint, which knows nothing of the call, and replays it with
+      // the conflicting version that came meanwhile: the call contributes nothing, as the checkpointed
+      // state had it, and the changelog must hear so (a member restoring from it would count the call).
+      const third = engineTask(new Map(), stateOptions, new Map([[0, 0n]]));
+      expect(third.task.resumeFrom?.(String(history.length + 2))).toBe(String(history.length));
+      third.task.restore?.(engineRecords([call, conflicting], history.length));
+      // As the runtime goes on: live, the next batch's flush writes the changelog (its records are
+      // held until the source is past its end at the assignment).
+      const goingLive = third.task.goLive?.() ?? { outputs: [] };
+      const next = third.task.process({ partition: 0, records: engineRecords(metricFacts.slice(30, 31), history.length + 2), backlog: 0 });
+      expect(record(goingLive) ?? record(next)).toEqual({ topic: "engineContributions", key: unit, value: null });
+      await third.close();
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
