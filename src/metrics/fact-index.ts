@@ -3,8 +3,9 @@ import {
   byFactId,
   byItself,
   byUnit,
+  DocList,
   DocTable,
-  dropMember,
+  INLINE_MEMBERS,
   isEmptyCallDoc,
   isEmptyDeliveryDoc,
   isEmptyPacketDoc,
@@ -15,7 +16,6 @@ import {
   newPacketDoc,
   newSnapshotDoc,
   newTaskIdDoc,
-  putMember,
   type CallDoc,
   type DeliveryDoc,
   type PacketDoc,
@@ -23,9 +23,10 @@ import {
   type TaskIdDoc,
   type TaskReader,
 } from "./entity-docs.ts";
-import { callDocCodec, deliveryDocCodec, packetDocCodec, snapshotDocCodec, taskIdDocCodec } from "./state/entity-codecs.ts";
+import { factCodec, stringCodec } from "./state/codecs.ts";
+import { callDocCodec, deliveryDocCodec, packetDocCodec, snapshotDocCodec, taskIdDocCodec, taskReaderCodec } from "./state/entity-codecs.ts";
 import type { GroupKeyIds } from "./state/group-key-ids.ts";
-import type { StateStore } from "./state/state-store.ts";
+import type { StateStore, ValueCodec } from "./state/state-store.ts";
 
 /** The facts under a key (a Delivery's costs, a task_id's calls): what a unit reads through one link. */
 export interface FactLinks<V extends MetricFact> {
@@ -37,11 +38,16 @@ export interface FactById<V extends MetricFact> {
   get(id: string): V | undefined;
 }
 
-const NOTHING: readonly never[] = Object.freeze([]);
-
 /** About how many bytes a fact takes encoded, for the cache's count until a commit measures it. */
 const FACT_BYTES = 160;
 const REF_BYTES = 24;
+
+/** The lists' bits in a document's `spilled`. */
+const SUMMARIES = 1;
+const COSTS = 2;
+const CALLS = 4;
+const REPAIRS = 8;
+const READERS = 16;
 
 /**
  * The accepted facts, indexed by every link the metrics follow (seed §6 and contract §2): costs to
@@ -54,7 +60,9 @@ const REF_BYTES = 24;
  * ids of its calls, a task_id its calls' ids and repairs, so reading what a unit reads is one
  * document, and a Delivery's calls are found through their call documents (stored once). The
  * documents also hold the task units that read them (`readers`, with their cutoffs) and, for the
- * entities that are units, the unit's contributions (`UnitState` keeps them there).
+ * entities that are units, the unit's contributions (`UnitState` keeps them there). A list past
+ * INLINE_MEMBERS members keeps the rest in a link table of its own (DocList); every read here
+ * gives the whole list.
  */
 export class FactIndex {
   readonly callDocs: DocTable<CallDoc>;
@@ -76,27 +84,54 @@ export class FactIndex {
   readonly repairsByTask: FactLinks<Repair>;
   readonly repairsByDelivery: FactLinks<Repair>;
 
-  /** `groupIds` names the groups of the contributions the documents hold, on disk. */
-  constructor(state: StateStore, groupIds: GroupKeyIds) {
+  private readonly callCosts: DocList<CallDoc, Cost>;
+  private readonly deliverySummaryList: DocList<DeliveryDoc, DeliverySummary>;
+  private readonly deliveryCosts: DocList<DeliveryDoc, Cost>;
+  private readonly deliveryCalls: DocList<DeliveryDoc, string>;
+  private readonly deliveryRepairs: DocList<DeliveryDoc, Repair>;
+  private readonly deliveryReaders: DocList<DeliveryDoc, TaskReader>;
+  private readonly taskIdCalls: DocList<TaskIdDoc, string>;
+  private readonly taskIdRepairs: DocList<TaskIdDoc, Repair>;
+  private readonly taskIdReaders: DocList<TaskIdDoc, TaskReader>;
+  private readonly packetRepairs: DocList<PacketDoc, Repair>;
+
+  /**
+   * `groupIds` names the groups of the contributions the documents hold, on disk; `inlineMembers`
+   * is how many members a document's list holds itself (INLINE_MEMBERS; tests spill with fewer).
+   */
+  constructor(state: StateStore, groupIds: GroupKeyIds, inlineMembers = INLINE_MEMBERS) {
     this.callDocs = new DocTable(state.table("ec\u0000", callDocCodec(groupIds)), newCallDoc, isEmptyCallDoc);
     this.deliveryDocs = new DocTable(state.table("ed\u0000", deliveryDocCodec(groupIds)), newDeliveryDoc, isEmptyDeliveryDoc);
     this.taskIdDocs = new DocTable(state.table("et\u0000", taskIdDocCodec), newTaskIdDoc, isEmptyTaskIdDoc);
     this.packetDocs = new DocTable(state.table("ep\u0000", packetDocCodec(groupIds)), newPacketDoc, isEmptyPacketDoc);
     this.snapshotDocs = new DocTable(state.table("es\u0000", snapshotDocCodec(groupIds)), newSnapshotDoc, isEmptySnapshotDoc);
 
+    // The lists' overflow tables, each keyed by its document's id.
+    const spill = <V>(prefix: string, codec: ValueCodec<V>) => state.links(prefix, codec);
+    const facts = factCodec as ValueCodec<never>;
+    this.callCosts = new DocList(COSTS, (doc) => doc.costs, (doc, list) => (doc.costs = list), spill<Cost>("xcc\u0000", facts), byFactId, inlineMembers);
+    this.deliverySummaryList = new DocList(SUMMARIES, (doc) => doc.summaries, (doc, list) => (doc.summaries = list), spill<DeliverySummary>("xds\u0000", facts), byFactId, inlineMembers);
+    this.deliveryCosts = new DocList(COSTS, (doc) => doc.costs, (doc, list) => (doc.costs = list), spill<Cost>("xdc\u0000", facts), byFactId, inlineMembers);
+    this.deliveryCalls = new DocList(CALLS, (doc) => doc.calls, (doc, list) => (doc.calls = list), spill("xdk\u0000", stringCodec), byItself, inlineMembers);
+    this.deliveryRepairs = new DocList(REPAIRS, (doc) => doc.repairs, (doc, list) => (doc.repairs = list), spill<Repair>("xdr\u0000", facts), byFactId, inlineMembers);
+    this.deliveryReaders = new DocList(READERS, (doc) => doc.readers, (doc, list) => (doc.readers = list), spill("xdt\u0000", taskReaderCodec), byUnit, inlineMembers);
+    this.taskIdCalls = new DocList(CALLS, (doc) => doc.calls, (doc, list) => (doc.calls = list), spill("xtk\u0000", stringCodec), byItself, inlineMembers);
+    this.taskIdRepairs = new DocList(REPAIRS, (doc) => doc.repairs, (doc, list) => (doc.repairs = list), spill<Repair>("xtr\u0000", facts), byFactId, inlineMembers);
+    this.taskIdReaders = new DocList(READERS, (doc) => doc.readers, (doc, list) => (doc.readers = list), spill("xtt\u0000", taskReaderCodec), byUnit, inlineMembers);
+    this.packetRepairs = new DocList(REPAIRS, (doc) => doc.repairs, (doc, list) => (doc.repairs = list), spill<Repair>("xpr\u0000", facts), byFactId, inlineMembers);
+
     const { callDocs, deliveryDocs, taskIdDocs, packetDocs, snapshotDocs } = this;
     this.calls = { get: (id) => callDocs.get(id)?.call };
     this.packets = { get: (id) => packetDocs.get(id)?.packet };
     this.snapshots = { get: (id) => snapshotDocs.get(id)?.snapshot };
-    const callsOf = (ids: readonly string[] | undefined): readonly ModelCall[] => (ids === undefined ? NOTHING : resolveCalls(ids, callDocs));
-    this.summariesByDelivery = { get: (id) => deliveryDocs.get(id)?.summaries ?? NOTHING };
-    this.costsByCall = { get: (id) => callDocs.get(id)?.costs ?? NOTHING };
-    this.costsByDelivery = { get: (id) => deliveryDocs.get(id)?.costs ?? NOTHING };
-    this.callsByDelivery = { get: (id) => callsOf(deliveryDocs.get(id)?.calls) };
-    this.callsByTask = { get: (id) => callsOf(taskIdDocs.get(id)?.calls) };
-    this.repairsByPacket = { get: (id) => packetDocs.get(id)?.repairs ?? NOTHING };
-    this.repairsByTask = { get: (id) => taskIdDocs.get(id)?.repairs ?? NOTHING };
-    this.repairsByDelivery = { get: (id) => deliveryDocs.get(id)?.repairs ?? NOTHING };
+    this.summariesByDelivery = { get: (id) => this.deliverySummaryList.all(deliveryDocs.get(id), id) };
+    this.costsByCall = { get: (id) => this.callCosts.all(callDocs.get(id), id) };
+    this.costsByDelivery = { get: (id) => this.deliveryCosts.all(deliveryDocs.get(id), id) };
+    this.callsByDelivery = { get: (id) => resolveCalls(this.deliveryCallIds(id), callDocs) };
+    this.callsByTask = { get: (id) => resolveCalls(this.taskIdCallIds(id), callDocs) };
+    this.repairsByPacket = { get: (id) => this.packetRepairs.all(packetDocs.get(id), id) };
+    this.repairsByTask = { get: (id) => this.taskIdRepairs.all(taskIdDocs.get(id), id) };
+    this.repairsByDelivery = { get: (id) => this.deliveryRepairs.all(deliveryDocs.get(id), id) };
   }
 
   add(fact: MetricFact): void {
@@ -107,107 +142,75 @@ export class FactIndex {
     this.apply(fact, false);
   }
 
+  /** The call_ids of a Delivery's admitted calls (their calls are in their call documents). */
+  deliveryCallIds(deliveryId: string): readonly string[] {
+    return this.deliveryCalls.all(this.deliveryDocs.get(deliveryId), deliveryId);
+  }
+
+  /** The call_ids of the admitted calls naming a task_id. */
+  taskIdCallIds(taskId: string): readonly string[] {
+    return this.taskIdCalls.all(this.taskIdDocs.get(taskId), taskId);
+  }
+
   /** Every Delivery with summaries, and its summaries (a scan of every Delivery: for reports). */
   *deliverySummaries(): Iterable<[string, readonly DeliverySummary[]]> {
-    for (const [id, doc] of this.deliveryDocs.scan()) if (doc.summaries !== undefined && doc.summaries.length > 0) yield [id, doc.summaries];
+    for (const [id, doc] of this.deliveryDocs.scan()) {
+      const summaries = this.deliverySummaryList.all(doc, id);
+      if (summaries.length > 0) yield [id, summaries];
+    }
   }
 
   /** The task units listing a Delivery as a member, with their cutoffs. */
   tasksListing(deliveryId: string): readonly TaskReader[] {
-    return this.deliveryDocs.get(deliveryId)?.readers ?? NOTHING;
+    return this.deliveryReaders.all(this.deliveryDocs.get(deliveryId), deliveryId);
   }
 
   /** The task units naming a task_id, with their cutoffs. */
   tasksNaming(taskId: string): readonly TaskReader[] {
-    return this.taskIdDocs.get(taskId)?.readers ?? NOTHING;
+    return this.taskIdReaders.all(this.taskIdDocs.get(taskId), taskId);
   }
 
   /** Records (or forgets) that a task unit reads a Delivery as a member, or a task_id, at `cutoff`. */
   listTask(link: { readonly deliveryId: string } | { readonly taskId: string }, reader: TaskReader, adding: boolean): void {
-    if ("deliveryId" in link) {
-      const doc = this.deliveryDocs.edit(link.deliveryId, adding ? REF_BYTES : 0);
-      if (adding) doc.readers = putMember(doc.readers, reader, byUnit);
-      else dropMember(doc.readers, reader.unit, byUnit);
-      this.deliveryDocs.settle(link.deliveryId, doc);
-    } else {
-      const doc = this.taskIdDocs.edit(link.taskId, adding ? REF_BYTES : 0);
-      if (adding) doc.readers = putMember(doc.readers, reader, byUnit);
-      else dropMember(doc.readers, reader.unit, byUnit);
-      this.taskIdDocs.settle(link.taskId, doc);
-    }
+    if ("deliveryId" in link) this.changeMember(this.deliveryDocs, this.deliveryReaders, link.deliveryId, reader, adding, REF_BYTES);
+    else this.changeMember(this.taskIdDocs, this.taskIdReaders, link.taskId, reader, adding, REF_BYTES);
   }
 
   private apply(fact: MetricFact, adding: boolean): void {
-    const grows = adding ? FACT_BYTES : 0;
     switch (fact.type) {
       case "model_call": {
-        const callDoc = this.callDocs.edit(fact.call_id, grows);
+        const callDoc = this.callDocs.edit(fact.call_id, adding ? FACT_BYTES : 0);
+        const own = adding || callDoc.call?.fact_id === fact.fact_id;
         if (adding) callDoc.call = fact;
-        else if (callDoc.call?.fact_id === fact.fact_id) callDoc.call = undefined;
-        else {
-          // Another version holds the call_id: its links are its own.
-          this.callDocs.settle(fact.call_id, callDoc);
-          return;
-        }
+        else if (own) callDoc.call = undefined;
         this.callDocs.settle(fact.call_id, callDoc);
-        if (fact.delivery_id !== undefined) {
-          const doc = this.deliveryDocs.edit(fact.delivery_id, adding ? REF_BYTES : 0);
-          if (adding) doc.calls = putMember(doc.calls, fact.call_id, byItself);
-          else dropMember(doc.calls, fact.call_id, byItself);
-          this.deliveryDocs.settle(fact.delivery_id, doc);
-        }
-        if (fact.task_id !== undefined) {
-          const doc = this.taskIdDocs.edit(fact.task_id, adding ? REF_BYTES : 0);
-          if (adding) doc.calls = putMember(doc.calls, fact.call_id, byItself);
-          else dropMember(doc.calls, fact.call_id, byItself);
-          this.taskIdDocs.settle(fact.task_id, doc);
-        }
+        // Withdrawing a version that does not hold the call_id: the links are the other version's.
+        if (!own) return;
+        if (fact.delivery_id !== undefined) this.changeMember(this.deliveryDocs, this.deliveryCalls, fact.delivery_id, fact.call_id, adding, REF_BYTES);
+        if (fact.task_id !== undefined) this.changeMember(this.taskIdDocs, this.taskIdCalls, fact.task_id, fact.call_id, adding, REF_BYTES);
         return;
       }
       case "cost":
-        if (fact.call_id !== undefined) {
-          const doc = this.callDocs.edit(fact.call_id, grows);
-          doc.costs = change(doc.costs, fact, adding);
-          this.callDocs.settle(fact.call_id, doc);
-        }
-        if (fact.delivery_id !== undefined) {
-          const doc = this.deliveryDocs.edit(fact.delivery_id, grows);
-          doc.costs = change(doc.costs, fact, adding);
-          this.deliveryDocs.settle(fact.delivery_id, doc);
-        }
+        if (fact.call_id !== undefined) this.changeFact(this.callDocs, this.callCosts, fact.call_id, fact, adding);
+        if (fact.delivery_id !== undefined) this.changeFact(this.deliveryDocs, this.deliveryCosts, fact.delivery_id, fact, adding);
         return;
-      case "delivery_summary": {
-        const doc = this.deliveryDocs.edit(fact.delivery_id, grows);
-        doc.summaries = change(doc.summaries, fact, adding);
-        this.deliveryDocs.settle(fact.delivery_id, doc);
+      case "delivery_summary":
+        this.changeFact(this.deliveryDocs, this.deliverySummaryList, fact.delivery_id, fact, adding);
         return;
-      }
       case "packet": {
-        const doc = this.packetDocs.edit(fact.packet_id, grows);
+        const doc = this.packetDocs.edit(fact.packet_id, adding ? FACT_BYTES : 0);
         if (adding) doc.packet = fact;
         else if (doc.packet?.fact_id === fact.fact_id) doc.packet = undefined;
         this.packetDocs.settle(fact.packet_id, doc);
         return;
       }
       case "repair":
-        if (fact.packet_id !== undefined) {
-          const doc = this.packetDocs.edit(fact.packet_id, grows);
-          doc.repairs = change(doc.repairs, fact, adding);
-          this.packetDocs.settle(fact.packet_id, doc);
-        }
-        if (fact.task_id !== undefined) {
-          const doc = this.taskIdDocs.edit(fact.task_id, grows);
-          doc.repairs = change(doc.repairs, fact, adding);
-          this.taskIdDocs.settle(fact.task_id, doc);
-        }
-        if (fact.delivery_id !== undefined) {
-          const doc = this.deliveryDocs.edit(fact.delivery_id, grows);
-          doc.repairs = change(doc.repairs, fact, adding);
-          this.deliveryDocs.settle(fact.delivery_id, doc);
-        }
+        if (fact.packet_id !== undefined) this.changeFact(this.packetDocs, this.packetRepairs, fact.packet_id, fact, adding);
+        if (fact.task_id !== undefined) this.changeFact(this.taskIdDocs, this.taskIdRepairs, fact.task_id, fact, adding);
+        if (fact.delivery_id !== undefined) this.changeFact(this.deliveryDocs, this.deliveryRepairs, fact.delivery_id, fact, adding);
         return;
       case "task_snapshot": {
-        const doc = this.snapshotDocs.edit(fact.snapshot_id, grows);
+        const doc = this.snapshotDocs.edit(fact.snapshot_id, adding ? FACT_BYTES : 0);
         if (adding) doc.snapshot = fact;
         else if (doc.snapshot?.fact_id === fact.fact_id) doc.snapshot = undefined;
         this.snapshotDocs.settle(fact.snapshot_id, doc);
@@ -215,13 +218,18 @@ export class FactIndex {
       }
     }
   }
-}
 
-/** A fact added to (or removed from) a document's list of facts, by fact_id. */
-function change<V extends MetricFact>(list: V[] | undefined, fact: V, adding: boolean): V[] | undefined {
-  if (adding) return putMember(list, fact, byFactId);
-  dropMember(list, fact.fact_id, byFactId);
-  return list;
+  /** A fact added to (or removed from) one list of a document, by fact_id. */
+  private changeFact<D extends { spilled: number }, V extends MetricFact>(docs: DocTable<D>, list: DocList<D, V>, id: string, fact: V, adding: boolean): void {
+    this.changeMember(docs, list, id, fact, adding, FACT_BYTES);
+  }
+
+  private changeMember<D extends { spilled: number }, V>(docs: DocTable<D>, list: DocList<D, V>, id: string, member: V, adding: boolean, bytes: number): void {
+    const doc = docs.edit(id, adding ? bytes : 0);
+    if (adding) list.put(doc, id, member, bytes);
+    else list.drop(doc, id, list.keyOf(member));
+    docs.settle(id, doc);
+  }
 }
 
 /** The admitted calls of these call_ids (each found in its call document). */

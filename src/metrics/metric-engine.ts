@@ -25,11 +25,14 @@ export class MetricEngine {
   private readonly units: UnitState;
   private readonly publisher: ResultPublisher;
 
-  /** `state` defaults to memory (a replay of a file); a Kafka member passes a store on disk. */
-  constructor(config: EngineConfig, catalog: CatalogSummary, state: StateStore = new StateStore(undefined)) {
+  /**
+   * `state` defaults to memory (a replay of a file); a Kafka member passes a store on disk.
+   * `layout.inlineMembers` is for tests: entity documents spill their lists sooner (FactIndex).
+   */
+  constructor(config: EngineConfig, catalog: CatalogSummary, state: StateStore = new StateStore(undefined), layout: { readonly inlineMembers?: number } = {}) {
     this.state = state;
     this.ledger = new FactLedger(state);
-    this.units = new UnitState(config, state, { changelog: true });
+    this.units = new UnitState(config, state, { changelog: true, ...layout });
     this.publisher = new ResultPublisher(state, catalog, config);
   }
 

@@ -62,40 +62,35 @@ export const EMPTY_TASK_ID: TaskIdReading = { calls: NO_CALLS, repairs: NO_REPAI
  * calls gives both the costs linked through them and the calls' reading.
  */
 export function indexTaskInputs(index: FactIndex): TaskInputs {
-  const { deliveryDocs, taskIdDocs, callDocs } = index;
   return {
     member(deliveryId, cutoff) {
-      const doc = deliveryDocs.get(deliveryId);
-      if (doc === undefined) return EMPTY_MEMBER;
-      const summaries = upTo(doc.summaries, cutoff, []);
+      if (index.deliveryDocs.get(deliveryId) === undefined) return EMPTY_MEMBER;
+      const summaries = upTo(index.summariesByDelivery.get(deliveryId), cutoff, []);
       if (summaries.length > 1) summaries.sort((a, b) => byUtf8(a.fact_id, b.fact_id));
-      const costs = upTo(doc.costs, cutoff, []);
+      const costs = upTo(index.costsByDelivery.get(deliveryId), cutoff, []);
       const calls = new CallsTally();
-      const callIds = doc.calls ?? NONE;
-      for (let index = 0; index < callIds.length; index++) {
-        const callDoc = callDocs.get(callIds[index] as string);
-        const call = callDoc?.call;
+      const callIds = index.deliveryCallIds(deliveryId);
+      for (let position = 0; position < callIds.length; position++) {
+        const callId = callIds[position] as string;
+        const call = index.calls.get(callId);
         if (call === undefined || call.event_time > cutoff) continue;
-        upTo(callDoc?.costs, cutoff, costs);
+        upTo(index.costsByCall.get(callId), cutoff, costs);
         calls.add(call);
       }
-      return { summaries, money: readMoney(costs), calls: calls.reading(), repairs: readRepairs(doc.repairs ?? NONE, cutoff) };
+      return { summaries, money: readMoney(costs), calls: calls.reading(), repairs: readRepairs(index.repairsByDelivery.get(deliveryId), cutoff) };
     },
     taskId(taskId, cutoff) {
-      const doc = taskIdDocs.get(taskId);
-      if (doc === undefined) return EMPTY_TASK_ID;
+      if (index.taskIdDocs.get(taskId) === undefined) return EMPTY_TASK_ID;
       const calls = new CallsTally();
-      const callIds = doc.calls ?? NONE;
-      for (let index = 0; index < callIds.length; index++) {
-        const call = callDocs.get(callIds[index] as string)?.call;
+      const callIds = index.taskIdCallIds(taskId);
+      for (let position = 0; position < callIds.length; position++) {
+        const call = index.calls.get(callIds[position] as string);
         if (call !== undefined && call.event_time <= cutoff) calls.add(call);
       }
-      return { calls: calls.reading(), repairs: readRepairs(doc.repairs ?? NONE, cutoff) };
+      return { calls: calls.reading(), repairs: readRepairs(index.repairsByTask.get(taskId), cutoff) };
     },
   };
 }
-
-const NONE: readonly never[] = Object.freeze([]);
 
 /** Appends the facts of `facts` at most `cutoff` to `into`, and returns it. */
 function upTo<V extends { readonly event_time: number }>(facts: readonly V[] | undefined, cutoff: number, into: V[]): V[] {

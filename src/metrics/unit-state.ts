@@ -65,6 +65,8 @@ export interface UnitStateOptions {
    * changelog, and tracking for them wrote a key per changed unit at every commit that nothing read.
    */
   readonly changelog?: boolean;
+  /** How many members an entity document's list holds itself (FactIndex; tests spill with fewer). */
+  readonly inlineMembers?: number;
 }
 
 /**
@@ -121,10 +123,10 @@ export class UnitState {
   private readonly config: EngineConfig;
 
   constructor(config: EngineConfig, state: StateStore, options: UnitStateOptions = {}) {
-    const { owns = OWNS_ALL, taskInputs, changelog = false } = options;
+    const { owns = OWNS_ALL, taskInputs, changelog = false, inlineMembers } = options;
     this.config = config;
     this.groupIds = new GroupKeyIds(state);
-    this.index = new FactIndex(state, this.groupIds);
+    this.index = new FactIndex(state, this.groupIds, inlineMembers);
     this.taskInputs = (taskInputs ?? indexTaskInputs)(this.index);
     const { index } = this;
     this.readers = { callOf: (callId) => index.calls.get(callId), tasksNaming: (taskId) => index.tasksNaming(taskId), tasksListing: (deliveryId) => index.tasksListing(deliveryId) };

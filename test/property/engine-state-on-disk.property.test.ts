@@ -31,11 +31,12 @@ let runs = 0;
 const CHECKPOINT = "checkpoint";
 
 /** An engine over a store on disk in `directory`, resuming from its checkpoint (the next input position). */
-function openEngine(directory: string, budgetBytes: number): { engine: MetricEngine; resumeAt: number; close: () => Promise<void> } {
+/** `inlineMembers`: how many members an entity document's list holds before the rest spill (1 or 2 make the random fact sets spill). */
+function openEngine(directory: string, budgetBytes: number, inlineMembers: number): { engine: MetricEngine; resumeAt: number; close: () => Promise<void> } {
   const backend = openLmdbBackend(directory);
   const state = new StateStore(backend, budgetBytes);
   const checkpoint = backend.get(CHECKPOINT);
-  return { engine: new MetricEngine(DEFAULT_ENGINE_CONFIG, CATALOG, state), resumeAt: checkpoint === undefined ? 0 : checkpoint.readUInt32BE(0), close: () => backend.close() };
+  return { engine: new MetricEngine(DEFAULT_ENGINE_CONFIG, CATALOG, state, { inlineMembers }), resumeAt: checkpoint === undefined ? 0 : checkpoint.readUInt32BE(0), close: () => backend.close() };
 }
 
 function checkpointAt(position: number): readonly [string, Buffer] {
@@ -58,11 +59,12 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
       fc.asyncProperty(
         factsArb,
         fc.constantFrom(0, 2_000, 1 << 30),
+        fc.constantFrom(1, 2, 64),
         fc.array(fc.record({ take: fc.integer({ min: 1, max: 6 }), commit: fc.boolean(), wait: fc.boolean(), crash: fc.boolean(), loseDisk: fc.boolean(), markerLost: fc.boolean() }), { minLength: 1, maxLength: 12 }),
-        async (facts, budgetBytes, schedule) => {
+        async (facts, budgetBytes, inlineMembers, schedule) => {
           const expected = inMemory(facts);
           const directory = join(root, `run-${String((runs += 1))}`);
-          let member = openEngine(directory, budgetBytes);
+          let member = openEngine(directory, budgetBytes, inlineMembers);
           const published = new Map<string, string>();
           // The contributions changelog topic: each unit's latest contributions, and the marker (the
           // position its records reflect), as the engine processor sends them after each flush.
@@ -93,7 +95,7 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
               // its marker loaded (no unit evaluated), then the input from the marker on.
               await member.close();
               rmSync(directory, { recursive: true, force: true });
-              member = openEngine(directory, budgetBytes);
+              member = openEngine(directory, budgetBytes, inlineMembers);
               member.engine.replaying = true;
               for (const [unit, record] of changelog) member.engine.restoreUnit(unit, decodeUnitRecord(record, IDENTITY) ?? []);
               facts.slice(0, settledAt).forEach((fact, index) => member.engine.load(fact, index + 1));
@@ -103,7 +105,7 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
             } else if (crash) {
               // Stop without committing: what was processed since the checkpoint is lost and read again.
               await member.close();
-              member = openEngine(directory, budgetBytes);
+              member = openEngine(directory, budgetBytes, inlineMembers);
               // Its replay writes every unit it recomputes to the changelog (the engine processor's restore).
               member.engine.replaying = true;
               writesFrom = facts.length;

@@ -92,17 +92,20 @@ export function callDocCodec(ids: GroupKeyIds): ValueCodec<CallDoc> {
       const call = doc.call === undefined ? undefined : factBytes(doc.call);
       const costs = encodedFacts(doc.costs);
       const out = startValue();
+      out.unsigned(doc.spilled);
       writeOptionalFact(out, call);
       writeEncoded(out, costs);
       writeContributions(out, doc.contributions, ids);
       return out.finish();
     },
     decode: (bytes) =>
-      decodeWith(bytes, (input) => ({
-        call: input.boolean() ? readTyped<ModelCall>(input, "model_call") : undefined,
-        costs: readFacts<Cost>(input, "cost"),
-        contributions: readContributions(input, ids),
-      })),
+      decodeWith(bytes, (input): CallDoc => {
+        // Read in the encoding's order, built in newCallDoc's (one object shape for every call document).
+        const spilled = input.unsigned();
+        const call = input.boolean() ? readTyped<ModelCall>(input, "model_call") : undefined;
+        const costs = readFacts<Cost>(input, "cost");
+        return { call, costs, contributions: readContributions(input, ids), spilled };
+      }),
     committed: forgetEncodedFacts,
   };
 }
@@ -114,6 +117,7 @@ export function deliveryDocCodec(ids: GroupKeyIds): ValueCodec<DeliveryDoc> {
       const costs = encodedFacts(doc.costs);
       const repairs = encodedFacts(doc.repairs);
       const out = startValue();
+      out.unsigned(doc.spilled);
       writeEncoded(out, summaries);
       writeEncoded(out, costs);
       writeStrings(out, doc.calls);
@@ -123,14 +127,15 @@ export function deliveryDocCodec(ids: GroupKeyIds): ValueCodec<DeliveryDoc> {
       return out.finish();
     },
     decode: (bytes) =>
-      decodeWith(bytes, (input) => ({
-        summaries: readFacts<DeliverySummary>(input, "delivery_summary"),
-        costs: readFacts<Cost>(input, "cost"),
-        calls: readStrings(input),
-        repairs: readFacts<Repair>(input, "repair"),
-        readers: readReaders(input),
-        contributions: readContributions(input, ids),
-      })),
+      decodeWith(bytes, (input): DeliveryDoc => {
+        const spilled = input.unsigned();
+        const summaries = readFacts<DeliverySummary>(input, "delivery_summary");
+        const costs = readFacts<Cost>(input, "cost");
+        const calls = readStrings(input);
+        const repairs = readFacts<Repair>(input, "repair");
+        const readers = readReaders(input);
+        return { summaries, costs, calls, repairs, readers, contributions: readContributions(input, ids), spilled };
+      }),
     committed: forgetEncodedFacts,
   };
 }
@@ -139,12 +144,19 @@ export const taskIdDocCodec: ValueCodec<TaskIdDoc> = {
   encode: (doc) => {
     const repairs = encodedFacts(doc.repairs);
     const out = startValue();
+    out.unsigned(doc.spilled);
     writeStrings(out, doc.calls);
     writeEncoded(out, repairs);
     writeReaders(out, doc.readers);
     return out.finish();
   },
-  decode: (bytes) => decodeWith(bytes, (input) => ({ calls: readStrings(input), repairs: readFacts<Repair>(input, "repair"), readers: readReaders(input) })),
+  decode: (bytes) =>
+    decodeWith(bytes, (input): TaskIdDoc => {
+      const spilled = input.unsigned();
+      const calls = readStrings(input);
+      const repairs = readFacts<Repair>(input, "repair");
+      return { calls, repairs, readers: readReaders(input), spilled };
+    }),
   committed: forgetEncodedFacts,
 };
 
@@ -154,17 +166,19 @@ export function packetDocCodec(ids: GroupKeyIds): ValueCodec<PacketDoc> {
       const packet = doc.packet === undefined ? undefined : factBytes(doc.packet);
       const repairs = encodedFacts(doc.repairs);
       const out = startValue();
+      out.unsigned(doc.spilled);
       writeOptionalFact(out, packet);
       writeEncoded(out, repairs);
       writeContributions(out, doc.contributions, ids);
       return out.finish();
     },
     decode: (bytes) =>
-      decodeWith(bytes, (input) => ({
-        packet: input.boolean() ? readTyped<Packet>(input, "packet") : undefined,
-        repairs: readFacts<Repair>(input, "repair"),
-        contributions: readContributions(input, ids),
-      })),
+      decodeWith(bytes, (input): PacketDoc => {
+        const spilled = input.unsigned();
+        const packet = input.boolean() ? readTyped<Packet>(input, "packet") : undefined;
+        const repairs = readFacts<Repair>(input, "repair");
+        return { packet, repairs, contributions: readContributions(input, ids), spilled };
+      }),
     committed: forgetEncodedFacts,
   };
 }
@@ -186,3 +200,14 @@ export function snapshotDocCodec(ids: GroupKeyIds): ValueCodec<SnapshotDoc> {
     committed: forgetEncodedFacts,
   };
 }
+
+/** A task unit reading an entity, as a member of a list's overflow table. */
+export const taskReaderCodec: ValueCodec<TaskReader> = {
+  encode: (reader) => {
+    const out = startValue();
+    out.string(reader.unit);
+    out.double(reader.cutoff);
+    return out.finish();
+  },
+  decode: (bytes) => decodeWith(bytes, (input) => ({ unit: input.string(), cutoff: input.double() })),
+};

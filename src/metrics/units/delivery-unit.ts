@@ -14,21 +14,19 @@ import { excludedFor, millisToMicros } from "./finalize.ts";
  * calls that brought costs.
  */
 export function deliveryCosts(deliveryId: string, index: FactIndex): { costs: Cost[]; asOf: number } {
-  const doc = index.deliveryDocs.get(deliveryId);
-  const costs: Cost[] = doc?.costs === undefined ? [] : [...doc.costs];
+  const costs: Cost[] = [...index.costsByDelivery.get(deliveryId)];
   let asOf = Number.NEGATIVE_INFINITY;
-  const calls = doc?.calls ?? NO_CALLS;
+  const calls = index.deliveryCallIds(deliveryId);
   for (let position = 0; position < calls.length; position++) {
-    const callDoc = index.callDocs.get(calls[position] as string);
-    const callCosts = callDoc?.costs;
-    if (callDoc?.call === undefined || callCosts === undefined) continue;
+    const callId = calls[position] as string;
+    const call = index.calls.get(callId);
+    if (call === undefined) continue;
+    const callCosts = index.costsByCall.get(callId);
     for (let cost = 0; cost < callCosts.length; cost++) costs.push(callCosts[cost] as Cost);
-    if (callCosts.length > 0) asOf = Math.max(asOf, callDoc.call.event_time);
+    if (callCosts.length > 0) asOf = Math.max(asOf, call.event_time);
   }
   return { costs, asOf };
 }
-
-const NO_CALLS: readonly string[] = Object.freeze([]);
 
 /**
  * A Delivery's window units, all anchored at its earliest TERMINAL summary (contract §3): an open
