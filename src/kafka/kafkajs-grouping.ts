@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import { replaceKafkajsModule } from "./kafkajs-module-cache.ts";
 
 /**
  * kafkajs 2.2.4 groups a send's messages by partition with `[...current, message]` for every
@@ -30,32 +30,11 @@ export function groupMessagesPerPartition<M>({ topic, partitionMetadata, message
   return grouped;
 }
 
-/** The kafkajs version whose module this replaces; another version is left as it is (its module may differ). */
-export const PATCHED_KAFKAJS_VERSION = "2.2.4";
-
-const require = createRequire(import.meta.url);
-
-/** The path of kafkajs' grouping module, when the installed kafkajs is the version this replaces. */
-export function kafkajsGroupingModule(): string | undefined {
-  const version = (require("kafkajs/package.json") as { version: string }).version;
-  if (version !== PATCHED_KAFKAJS_VERSION) return undefined;
-  return require.resolve("kafkajs/src/producer/groupMessagesPerPartition.js");
-}
+/** kafkajs' grouping module, which this replaces. */
+export const GROUPING_MODULE = "src/producer/groupMessagesPerPartition.js";
 
 /**
  * True when kafkajs' producer will use this grouping: the installed kafkajs is the version it
  * replaces, and its producer was not loaded before (it keeps the function it required first).
  */
-export const groupingPatched: boolean = patchGrouping();
-
-function patchGrouping(): boolean {
-  const modulePath = kafkajsGroupingModule();
-  if (modulePath === undefined) return false;
-  if (require.cache[require.resolve("kafkajs/src/producer/sendMessages.js")] !== undefined) return false;
-  // Loading it first creates its cache entry; its exports are then replaced before kafkajs' producer requires it.
-  require(modulePath);
-  const cached = require.cache[modulePath];
-  if (cached === undefined) return false;
-  cached.exports = groupMessagesPerPartition;
-  return true;
-}
+export const groupingPatched: boolean = replaceKafkajsModule(GROUPING_MODULE, groupMessagesPerPartition, ["src/producer/sendMessages.js"]);

@@ -3,13 +3,14 @@ import { createRequire } from "node:module";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import "../../../src/kafka/kafkajs.ts";
-import { groupMessagesPerPartition, groupingPatched, kafkajsGroupingModule } from "../../../src/kafka/kafkajs-grouping.ts";
+import { GROUPING_MODULE, groupMessagesPerPartition, groupingPatched } from "../../../src/kafka/kafkajs-grouping.ts";
+import { kafkajsModule } from "../../../src/kafka/kafkajs-module-cache.ts";
 
 const require = createRequire(import.meta.url);
 
 /** kafkajs' own function, compiled from its file (its cache entry now holds ours). */
 function kafkajsOriginal(): typeof groupMessagesPerPartition {
-  const path = kafkajsGroupingModule();
+  const path = kafkajsModule(GROUPING_MODULE);
   if (path === undefined) throw new Error("kafkajs is not the version the grouping replaces");
   const module = { exports: undefined as unknown };
   new Function("module", "exports", "require", readFileSync(path, "utf8"))(module, module.exports, require);
@@ -19,7 +20,7 @@ function kafkajsOriginal(): typeof groupMessagesPerPartition {
 describe("kafkajs' grouping of a send's messages by partition, in one pass", () => {
   it("is the function kafkajs' producer uses once src/kafka/kafkajs.ts is loaded", () => {
     expect(groupingPatched).toBe(true);
-    const path = kafkajsGroupingModule();
+    const path = kafkajsModule(GROUPING_MODULE);
     expect(path).toBeDefined();
     expect(require(path ?? "")).toBe(groupMessagesPerPartition);
   });

@@ -1,0 +1,38 @@
+import { createRequire } from "node:module";
+
+/*
+ * kafkajs is CommonJS, and each of its modules takes what it requires once, when it is first
+ * loaded. A module of kafkajs can therefore be replaced by putting other exports in its entry of
+ * Node's module cache before the modules that require it are loaded: src/kafka/kafkajs.ts imports
+ * the replacements (kafkajs-grouping.ts, kafkajs-crc32c.ts) before kafkajs itself. Replacements
+ * apply to the one kafkajs version they were written against; another version is left as it is.
+ */
+
+/** The kafkajs version whose modules are replaced (package.json pins it). */
+export const PATCHED_KAFKAJS_VERSION = "2.2.4";
+
+const require = createRequire(import.meta.url);
+
+/** The path of a kafkajs module (`src/…`), when the installed kafkajs is the version the replacements were written for. */
+export function kafkajsModule(relativePath: string): string | undefined {
+  const version = (require("kafkajs/package.json") as { version: string }).version;
+  if (version !== PATCHED_KAFKAJS_VERSION) return undefined;
+  return require.resolve(`kafkajs/${relativePath}`);
+}
+
+/**
+ * Replaces the exports of kafkajs' module `relativePath` with `exports`, unless one of `users` (the
+ * kafkajs modules that require it) is loaded already: they would keep the original. True when
+ * kafkajs will use the replacement.
+ */
+export function replaceKafkajsModule(relativePath: string, exports: unknown, users: readonly string[]): boolean {
+  const modulePath = kafkajsModule(relativePath);
+  if (modulePath === undefined) return false;
+  if (users.some((user) => require.cache[require.resolve(`kafkajs/${user}`)] !== undefined)) return false;
+  // Loading it first creates its cache entry; its exports are then replaced before its users require it.
+  require(modulePath);
+  const cached = require.cache[modulePath];
+  if (cached === undefined) return false;
+  cached.exports = exports;
+  return true;
+}
