@@ -84,8 +84,22 @@ export class Telemetry implements Metrics {
   }
 }
 
+/**
+ * A series' identity within its metric: names and values in name order, each after its length (so
+ * no name or value can run into the next). Built for every count (the engine counts each fact it
+ * reads), so without the entries array, sort and JSON of the first form (0.6% of the engine
+ * process's CPU in bench:kafka, with its garbage).
+ */
 function labelKey(labels: Labels): string {
-  return JSON.stringify(Object.entries(labels).sort());
+  const names = Object.keys(labels);
+  if (names.length > 1) names.sort();
+  let key = "";
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index] as string;
+    const value = labels[name] as string;
+    key += `${name.length}:${name}${value.length}:${value}`;
+  }
+  return key;
 }
 
 function formatLabels(labels: Labels): string {

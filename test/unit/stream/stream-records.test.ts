@@ -66,6 +66,19 @@ describe("telemetry (Prometheus text format)", () => {
     expect(telemetry.value("agentops_dead_letters_total", { reason: "CONFLICT" })).toBe(3);
   });
 
+  it("keeps series apart whatever their label values hold, and finds one series whatever the order of its labels", () => {
+    const telemetry = new Telemetry();
+    // Values that a key joined with separators would confuse: each is a series of its own.
+    telemetry.count("agentops_x_total", "x", { a: "1b", b: "" });
+    telemetry.count("agentops_x_total", "x", { a: "1", b: "b" });
+    telemetry.count("agentops_x_total", "x", { a: "1:1", b: "" }, 5);
+    telemetry.count("agentops_x_total", "x", { b: "b", a: "1" }, 2);
+    expect(telemetry.value("agentops_x_total", { a: "1b", b: "" })).toBe(1);
+    expect(telemetry.value("agentops_x_total", { a: "1", b: "b" })).toBe(3);
+    expect(telemetry.value("agentops_x_total", { a: "1:1", b: "" })).toBe(5);
+    expect(telemetry.render().match(/^agentops_x_total\{/gm)).toHaveLength(3);
+  });
+
   it("reports the process's anonymous and file-backed resident memory apart (Linux), as a container's limit needs them", () => {
     const text = new Telemetry().render();
     const value = (name: string): number => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(text)?.[1] ?? Number.NaN);
