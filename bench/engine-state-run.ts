@@ -16,6 +16,8 @@
  * commit, so that the restart has input beyond the checkpoint to go live on. It also stops early, at a
  * commit, after --max-seconds or when the disk's free space falls below --min-free-bytes (a 20M-line
  * store takes tens of GB): the report then says why and how far it got.
+ * Run with node --expose-gc, the load also forces a full collection after the first commit past
+ * each quarter of the input and reports the heap still used (liveHeap): what the engine holds.
  * memory: the same loop over the in-memory state (commit is a no-op there), for comparison.
  * restart: opens the store, builds the engine over it, reads the checkpoint, seeks the file to the
  * checkpoint's byte offset (as a consumer seeks to its committed offset), ingests the next liveFacts
@@ -92,6 +94,12 @@ export interface LoadReport {
   readonly beforeCommits: readonly MemorySample[];
   /** One sample right after each commit, to show whether memory grows with the facts. */
   readonly afterCommits: readonly MemorySample[];
+  /**
+   * With node --expose-gc only: the V8 heap still used after a forced full collection, at the first
+   * commit past each quarter of the input (what the engine holds, apart from the garbage V8 has not
+   * yet collected, which heapUsed in the other samples includes).
+   */
+  readonly liveHeap: readonly { readonly facts: number; readonly bytes: number }[];
   readonly cache: StateStoreStats;
   readonly checkpoint: Checkpoint;
   /** Why the load stopped before the hold-back point, if it did. */
@@ -224,6 +232,9 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
   const peaks = new MemoryPeaks(state);
   const afterCommits: MemorySample[] = [];
   const beforeCommits: MemorySample[] = [];
+  const liveHeap: { facts: number; bytes: number }[] = [];
+  const forceGc = (globalThis as { gc?: () => void }).gc;
+  let nextQuarter = 1;
   const commitMillis: number[] = [];
   const outcomes: Record<string, number> = {};
   let writes = 0;
@@ -259,6 +270,11 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
     writes += state.lastCommitWrites;
     sinceCommit = 0;
     afterCommits.push(peaks.sample(facts));
+    if (forceGc !== undefined && end >= (stopAt * nextQuarter) / 4) {
+      nextQuarter = Math.floor((4 * end) / Math.max(1, stopAt)) + 1;
+      forceGc();
+      liveHeap.push({ facts, bytes: process.memoryUsage().heapUsed });
+    }
     if ((performance.now() - started) / 1000 >= maxSeconds) stoppedBy = "time";
     else if (directory !== undefined && freeBytes(directory) < minFreeBytes) stoppedBy = "disk";
     process.stderr.write(`${JSON.stringify({ progress: { facts, lines, seconds: (performance.now() - started) / 1000, rssAnonBytes: peaks.rssAnon, rssFileBytes: peaks.rssFile } })}\n`);
@@ -346,6 +362,7 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
     peakCachedBytes: peaks.cached,
     beforeCommits,
     afterCommits,
+    liveHeap,
     cache: state.stats(),
     checkpoint: committed,
     stoppedBy,
