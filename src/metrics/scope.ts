@@ -11,8 +11,19 @@ import type { Cohort, Scope, SnapshotScope, WindowScope } from "./result-record.
  * caches are bounded (INTERNED, the recent ones kept); result keys hang off the scope objects.
  */
 
-/** Distinct windows, snapshots or cohorts kept per cache generation (see BoundedMemo). */
+/** Distinct windows or cohorts kept per cache generation (see BoundedMemo). */
 const INTERNED = 8_192;
+/**
+ * Distinct snapshots kept per cache generation. Fewer than windows or cohorts: each kept snapshot
+ * scope keeps the result keys made for it alive (through groupKeys, about 30 keys of about 200
+ * bytes and their maps), and a new snapshot comes with every task snapshot (about one per thousand
+ * facts in the generated workload): at 8,192 a generation the engine's live heap grew from 85 to
+ * 116 MiB between 4M and 11.8M facts, at 1,024 from 86 to 99 (bench/RESULTS.md, 20M lines), as
+ * fast. Snapshots still receiving facts are used again and stay in the recent generation; one not
+ * used for 1,024 newer snapshots may be dropped and is then made again on its next use, equal to
+ * the first (nothing compares scopes by identity: a miss costs time, never a different result).
+ */
+const SNAPSHOTS_INTERNED = 1_024;
 
 /** The cohort-less record's cohort. */
 export const NO_COHORT: Cohort = Object.freeze({});
@@ -29,7 +40,7 @@ export function windowScopeOf(eventTime: number, windowMillis: number): WindowSc
   return scope;
 }
 
-const snapshotScopes = new BoundedMemo<string, Map<number, SnapshotScope>>(INTERNED);
+const snapshotScopes = new BoundedMemo<string, Map<number, SnapshotScope>>(SNAPSHOTS_INTERNED);
 
 export function snapshotScopeOf(snapshotId: string, cutoff: number): SnapshotScope {
   const byCutoff = memoized(snapshotScopes, snapshotId, () => new Map<number, SnapshotScope>());

@@ -28,6 +28,19 @@ describe("the bounded memo (interning whose keys grow with time)", () => {
     expect(() => new BoundedMemo(0)).toThrow(/capacity of at least 1, not 0/);
   });
 
+  it("holds about the 2,048 most recent snapshot scopes: their result keys stay alive with them, so more would grow the heap with every snapshot", () => {
+    const cutoff = 1_700_000_000_000;
+    const old = snapshotScopeOf("held-0", cutoff);
+    const recent: ReturnType<typeof snapshotScopeOf>[] = [];
+    for (let index = 1; index <= 3_000; index++) {
+      const scope = snapshotScopeOf(`held-${String(index)}`, cutoff);
+      if (index > 2_000) recent.push(scope);
+    }
+    // 3,000 snapshots later the first is made again; the last thousand are still the same objects.
+    expect(snapshotScopeOf("held-0", cutoff)).not.toBe(old);
+    expect(recent.every((scope, position) => snapshotScopeOf(`held-${String(2_001 + position)}`, cutoff) === scope)).toBe(true);
+  });
+
   it("scopes and result keys interned past the bound are equal to the first ones (never compared by identity)", () => {
     const first = snapshotScopeOf("snapshot-0", 1_700_000_000_000);
     const firstWindow = windowScopeOf(0, 3_600_000);
