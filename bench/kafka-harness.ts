@@ -119,6 +119,12 @@ export function procStatus(pid: number, field: "VmHWM" | "VmRSS" | "RssAnon"): n
   return readProcStatus(pid)?.(field) ?? 0;
 }
 
+/** The local broker's process (ops/services.sh writes its pid), to measure its CPU; undefined with Docker or your own cluster. */
+export function brokerPid(): number | undefined {
+  const path = `${ROOT}.services/kafka/kafka.pid`;
+  return existsSync(path) ? Number(readFileSync(path, "utf8").trim()) : undefined;
+}
+
 /** utime + stime of a live process, in seconds (undefined once it is gone). */
 export function cpuSeconds(pid: number): number | undefined {
   try {

@@ -29,7 +29,7 @@ import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
-import { benchLog, CLI_ENV, CLI_NODE_FLAGS, deletePrefixedTopics, ensureWorkload, median, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
+import { benchLog, brokerPid, CLI_ENV, CLI_NODE_FLAGS, cpuSeconds, deletePrefixedTopics, ensureWorkload, median, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
 import { writeResultsSection } from "./results-section.ts";
 import { workloadLineCount } from "./workload-lines.ts";
 
@@ -89,6 +89,13 @@ interface ProcessorRun {
   readonly peakRssByRoles: readonly { readonly roles: string; readonly bytes: number }[];
   /** Each process's peak anonymous RSS (RssAnon, sampled at every poll): what a container's limit must hold. */
   readonly peakAnonByRoles: readonly { readonly roles: string; readonly bytes: number }[];
+  /**
+   * CPU seconds (user + system) from start to quiescent, of each process by its roles and of the
+   * local broker (undefined with Docker or your own cluster): on a shared machine, the work a fact
+   * costs is steadier than the time it takes.
+   */
+  readonly cpuByRoles: readonly { readonly roles: string; readonly seconds: number }[];
+  readonly brokerCpuSeconds: number | undefined;
   readonly resultsPublished: number;
   readonly probeLatenciesMs: number[];
   readonly engineFacts: number;
@@ -137,6 +144,8 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     log(`processor: agentops run --topic-prefix ${prefix} ${roleArgs.join(" ")} (pid ${child.pid ?? 0}), log ${logPath}`);
     return { child, logPath, stateDir };
   };
+  const broker = brokerPid();
+  const brokerCpuBefore = broker === undefined ? undefined : cpuSeconds(broker);
   const children = PROCESS_ROLES.map((roles, index) => {
     const { child, logPath, stateDir } = spawnProcessor(roles, index);
     return { child, pid: child.pid ?? 0, logPath, stateDir, roles: roles ?? "all", peak: 0, anonPeak: 0, heapPeak: 0, externalPeak: 0, port: undefined as number | undefined };
@@ -179,6 +188,8 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     let maxLag = 0;
     let seconds = 0;
     let engineFacts = 0;
+    let cpuAtQuiescence: { roles: string; seconds: number }[] = [];
+    let brokerCpuSeconds: number | undefined;
     for (;;) {
       exitedEarly();
       samplePeaks();
@@ -202,7 +213,11 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
       const caughtUp = ingest >= facts && monitor >= agentEvents && engine > 0 && engineLag === 0 && lags.every((lag) => lag === 0);
       if (caughtUp && published === lastPublished) break;
       // The time of the first poll at which everything was processed; confirmed by one more poll.
-      if (caughtUp) seconds = (performance.now() - started) / 1000;
+      if (caughtUp) {
+        seconds = (performance.now() - started) / 1000;
+        cpuAtQuiescence = children.map(({ roles, pid }) => ({ roles, seconds: cpuSeconds(pid) ?? Number.NaN }));
+        brokerCpuSeconds = broker === undefined || brokerCpuBefore === undefined ? undefined : (cpuSeconds(broker) ?? Number.NaN) - brokerCpuBefore;
+      }
       lastPublished = caughtUp ? published : -1;
       await sleep(caughtUp ? 2_000 : 500);
     }
@@ -210,12 +225,13 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     const resultsPublished = sum(metricValues(await metrics(), "agentops_results_published_total"));
     log(`processor: quiescent after ${seconds.toFixed(1)} s: ${rate(facts, seconds)} facts (${rate(facts + agentEvents, seconds)} records), peak RSS ${mib(peakRssBytes)}, ${resultsPublished.toLocaleString("en-US")} result upserts`);
     for (const { roles, anonPeak, heapPeak, externalPeak } of children) log(`processor ${roles}: peak anonymous RSS ${mib(anonPeak)}, peak V8 heap used ${mib(heapPeak)}, peak external ${mib(externalPeak)}`);
+    log(`processor CPU start → quiescent: ${cpuAtQuiescence.map(({ roles, seconds: cpu }) => `${roles} ${cpu.toFixed(1)} s`).join(", ")}${brokerCpuSeconds === undefined ? "" : `, broker ${brokerCpuSeconds.toFixed(1)} s`}`);
     const probeLatenciesMs = await probeLatency(kafka, topics);
     const peakRssBytesAfterProbes = Math.max(peakRssBytes, rss("VmHWM"));
     const engineIndex = PROCESS_ROLES.findIndex((roles) => roles === "engine");
     const engineEntry = children[engineIndex];
     const restart = engineEntry === undefined ? undefined : await restartEngine(engineEntry, () => spawnProcessor("engine", engineIndex, "-restart"));
-    return { seconds, startupSeconds, peakRssBytes: peakRssBytesAfterProbes, peakRssByRoles: children.map(({ roles, peak }) => ({ roles, bytes: peak })), peakAnonByRoles: children.map(({ roles, anonPeak }) => ({ roles, bytes: anonPeak })), resultsPublished, probeLatenciesMs, engineFacts, maxLag, restart };
+    return { seconds, startupSeconds, peakRssBytes: peakRssBytesAfterProbes, peakRssByRoles: children.map(({ roles, peak }) => ({ roles, bytes: peak })), peakAnonByRoles: children.map(({ roles, anonPeak }) => ({ roles, bytes: anonPeak })), cpuByRoles: cpuAtQuiescence, brokerCpuSeconds, resultsPublished, probeLatenciesMs, engineFacts, maxLag, restart };
   } finally {
     await Promise.all(children.map(({ child }) => stop(child)));
     for (const { stateDir } of children) rmSync(stateDir, { recursive: true, force: true });
@@ -344,6 +360,7 @@ try {
     `| end-to-end latency once idle (new fact: send → its result on the results topic), ${PROBES} probes | median **${median(processor.probeLatenciesMs).toFixed(0)} ms**, max ${Math.max(...processor.probeLatenciesMs).toFixed(0)} ms |`,
     `| processor peak RSS (/proc/<pid>/status VmHWM${engineProcess ? ", both processes summed" : ""}) | **${mib(processor.peakRssBytes)}** (${processor.peakRssByRoles.map(({ roles, bytes }) => `${roles}: ${mib(bytes)}`).join(", ")}${process.env.BENCH_ENGINE_NODE_FLAGS === undefined ? "" : `; engine process node flags \`${process.env.BENCH_ENGINE_NODE_FLAGS}\``}) |`,
     `| processor peak anonymous RSS (RssAnon, sampled every 0.5 s; the mapped state store's pages are not in it) | ${processor.peakAnonByRoles.map(({ roles, bytes }) => `${roles}: **${mib(bytes)}**`).join(", ")} |`,
+    `| CPU from start to quiescent (user + system, /proc/<pid>/stat), and per metric fact | ${[...processor.cpuByRoles.map(({ roles, seconds }) => `${roles}: ${seconds.toFixed(1)} s (${((seconds / produced.facts) * 1e6).toFixed(0)} µs)`), ...(processor.brokerCpuSeconds === undefined ? [] : [`broker: ${processor.brokerCpuSeconds.toFixed(1)} s (${((processor.brokerCpuSeconds / produced.facts) * 1e6).toFixed(0)} µs)`])].join(", ")} |`,
     `| engine input (engine-facts topic) / result upserts written | ${processor.engineFacts.toLocaleString("en-US")} records / ${processor.resultsPublished.toLocaleString("en-US")} |`,
     ...(processor.restart === undefined
       ? []

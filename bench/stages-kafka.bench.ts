@@ -16,7 +16,7 @@
  *   node_modules/.bin/node bench/stages-kafka.bench.ts [--facts 200000] [--partitions 4] [--instances 1,2,4] [--no-single] [--no-write]
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import type { Kafka } from "kafkajs";
 import { createKafka } from "../src/kafka/client.ts";
@@ -29,7 +29,7 @@ import { resultKey } from "../src/metrics/scope.ts";
 import { readLatestResults, resultsDigest } from "../src/stream/audit/topic-results.ts";
 import { STAGE_TOPIC_ROLES, topicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
-import { agentops, benchLog, CLI_ENV, CLI_NODE_FLAGS, cpuSeconds, deletePrefixedTopics, ensureWorkload, exited, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
+import { agentops, benchLog, brokerPid, CLI_ENV, CLI_NODE_FLAGS, cpuSeconds, deletePrefixedTopics, ensureWorkload, exited, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
 import { writeResultsSection } from "./results-section.ts";
 
 const HEADING = "## Partitioned engine on Kafka (scale-out)";
@@ -49,11 +49,6 @@ const log = benchLog("bench:stages");
 
 for (const [name, value] of [["--facts", FACTS], ["--partitions", PARTITIONS]] as const) if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: give a positive whole number, got ${String(value)}`);
 if (INSTANCES.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`--instances: give comma-separated positive whole numbers, e.g. 1,2,4`);
-
-function brokerPid(): number | undefined {
-  const path = `${ROOT}.services/kafka/kafka.pid`;
-  return existsSync(path) ? Number(readFileSync(path, "utf8").trim()) : undefined;
-}
 
 interface Variant {
   /** The engine topology the instances ran (`single`: the reference row, one instance). */
