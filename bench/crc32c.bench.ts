@@ -7,28 +7,18 @@
  *
  *   node bench/crc32c.bench.ts
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname } from "node:path";
 import { loadavg } from "node:os";
 import { CRC32C_MODULE, crc32c } from "../src/kafka/kafkajs-crc32c.ts";
-import { kafkajsModule } from "../src/kafka/kafkajs-module-cache.ts";
+import { kafkajsOriginal } from "../src/kafka/kafkajs-module-cache.ts";
 
-const require = createRequire(import.meta.url);
 const ROUNDS = 7;
 const BYTES_PER_ROUND = 256 * 1024 * 1024;
 
-/** kafkajs' own CRC-32C, compiled from its files (its module cache entry may hold ours). */
+/** kafkajs' own CRC-32C (its module cache entry may hold ours). */
 function kafkajsCrc32c(): (bytes: Uint8Array) => number {
-  const path = kafkajsModule(CRC32C_MODULE);
-  if (path === undefined) throw new Error("kafkajs is not the version the CRC-32C replaces (package.json pins 2.2.4)");
-  const load = (file: string): unknown => {
-    const module = { exports: undefined as unknown };
-    const localRequire = (name: string): unknown => (name === "./crc32C" ? load(`${dirname(path)}/crc32C.js`) : require(name));
-    new Function("module", "exports", "require", readFileSync(file, "utf8"))(module, module.exports, localRequire);
-    return module.exports;
-  };
-  return load(path) as (bytes: Uint8Array) => number;
+  const original = kafkajsOriginal(CRC32C_MODULE);
+  if (original === undefined) throw new Error("kafkajs is not the version the CRC-32C replaces (package.json pins 2.2.4)");
+  return original as (bytes: Uint8Array) => number;
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;

@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, resolve } from "node:path";
 
 /*
  * kafkajs is CommonJS, and each of its modules takes what it requires once, when it is first
@@ -35,4 +37,21 @@ export function replaceKafkajsModule(relativePath: string, exports: unknown, use
   if (cached === undefined) return false;
   cached.exports = exports;
   return true;
+}
+
+/**
+ * kafkajs' own exports of a module it replaced, compiled from its file (its cache entry holds the
+ * replacement), with the module's relative requires compiled the same way: for the tests and
+ * benchmarks that compare a replacement with the original. Undefined for another kafkajs version.
+ */
+export function kafkajsOriginal(relativePath: string): unknown {
+  const modulePath = kafkajsModule(relativePath);
+  if (modulePath === undefined) return undefined;
+  const compile = (file: string): unknown => {
+    const module = { exports: {} as unknown };
+    const localRequire = (name: string): unknown => (name.startsWith(".") ? compile(require.resolve(resolve(dirname(file), name))) : require(name));
+    new Function("module", "exports", "require", readFileSync(file, "utf8"))(module, module.exports, localRequire);
+    return module.exports;
+  };
+  return compile(modulePath);
 }
