@@ -14,13 +14,6 @@ import { kafkajsOriginal } from "../src/kafka/kafkajs-module-cache.ts";
 const ROUNDS = 7;
 const BYTES_PER_ROUND = 256 * 1024 * 1024;
 
-/** kafkajs' own CRC-32C (its module cache entry may hold ours). */
-function kafkajsCrc32c(): (bytes: Uint8Array) => number {
-  const original = kafkajsOriginal(CRC32C_MODULE);
-  if (original === undefined) throw new Error("kafkajs is not the version the CRC-32C replaces (package.json pins 2.2.4)");
-  return original as (bytes: Uint8Array) => number;
-}
-
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 function round(sum: (bytes: Uint8Array) => number, buffers: readonly Buffer[]): { mbPerSecond: number; check: number } {
@@ -36,7 +29,7 @@ function round(sum: (bytes: Uint8Array) => number, buffers: readonly Buffer[]): 
   return { mbPerSecond: summed / 1e6 / ((performance.now() - started) / 1000), check };
 }
 
-const original = kafkajsCrc32c();
+const original = kafkajsOriginal<typeof crc32c>(CRC32C_MODULE);
 const loadBefore = loadavg();
 for (const size of [1 << 20, 1 << 10]) {
   // Varied bytes, 64 MiB of buffers in all: not one buffer hot in the cache.

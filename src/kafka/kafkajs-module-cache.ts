@@ -42,16 +42,16 @@ export function replaceKafkajsModule(relativePath: string, exports: unknown, use
 /**
  * kafkajs' own exports of a module it replaced, compiled from its file (its cache entry holds the
  * replacement), with the module's relative requires compiled the same way: for the tests and
- * benchmarks that compare a replacement with the original. Undefined for another kafkajs version.
+ * benchmarks that compare a replacement with the original. Throws for another kafkajs version.
  */
-export function kafkajsOriginal(relativePath: string): unknown {
+export function kafkajsOriginal<T>(relativePath: string): T {
   const modulePath = kafkajsModule(relativePath);
-  if (modulePath === undefined) return undefined;
+  if (modulePath === undefined) throw new Error(`kafkajs is not ${PATCHED_KAFKAJS_VERSION}, the version whose ${relativePath} was replaced (package.json pins it)`);
   const compile = (file: string): unknown => {
     const module = { exports: {} as unknown };
     const localRequire = (name: string): unknown => (name.startsWith(".") ? compile(require.resolve(resolve(dirname(file), name))) : require(name));
     new Function("module", "exports", "require", readFileSync(file, "utf8"))(module, module.exports, localRequire);
     return module.exports;
   };
-  return compile(modulePath);
+  return compile(modulePath) as T;
 }

@@ -8,7 +8,8 @@ import type { Cohort, Scope, SnapshotScope, WindowScope } from "./result-record.
  * facts name only a few thousand distinct groups. Sharing one object (and one key string) per
  * distinct value keeps memory proportional to groups, not facts, and turns key building into
  * identity lookups. Windows and snapshots keep coming for as long as the process runs, so their
- * caches are bounded (INTERNED, the recent ones kept); result keys hang off the scope objects.
+ * caches are bounded (INTERNED, SNAPSHOTS_INTERNED: the recent ones kept); result keys hang off the
+ * scope objects.
  */
 
 /** Distinct windows or cohorts kept per cache generation (see BoundedMemo). */

@@ -7,13 +7,6 @@ import { kafkajsModule, kafkajsOriginal } from "../../../src/kafka/kafkajs-modul
 
 const require = createRequire(import.meta.url);
 
-/** kafkajs' own function (its cache entry now holds ours). */
-function kafkajsCrc32c(): (bytes: Uint8Array) => number {
-  const original = kafkajsOriginal(CRC32C_MODULE);
-  if (original === undefined) throw new Error("kafkajs is not the version the CRC-32C replaces");
-  return original as (bytes: Uint8Array) => number;
-}
-
 describe("CRC-32C eight bytes at a time, in place of kafkajs' byte-at-a-time function", () => {
   it("is the function kafkajs' record batches use once src/kafka/kafkajs.ts is loaded", () => {
     expect(crc32cPatched).toBe(true);
@@ -28,7 +21,7 @@ describe("CRC-32C eight bytes at a time, in place of kafkajs' byte-at-a-time fun
   });
 
   it("equals kafkajs' own function on any bytes, at any length and offset (the tail past a multiple of 8 included)", () => {
-    const original = kafkajsCrc32c();
+    const original = kafkajsOriginal<typeof crc32c>(CRC32C_MODULE);
     expect(original(Buffer.from("123456789", "ascii"))).toBe(0xe3069283);
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat({ max: 7 }), (bytes, offset) => {

@@ -7,13 +7,6 @@ import { kafkajsModule, kafkajsOriginal } from "../../../src/kafka/kafkajs-modul
 
 const require = createRequire(import.meta.url);
 
-/** kafkajs' own function (its cache entry now holds ours). */
-function kafkajsGrouping(): typeof groupMessagesPerPartition {
-  const original = kafkajsOriginal(GROUPING_MODULE);
-  if (original === undefined) throw new Error("kafkajs is not the version the grouping replaces");
-  return original as typeof groupMessagesPerPartition;
-}
-
 describe("kafkajs' grouping of a send's messages by partition, in one pass", () => {
   it("is the function kafkajs' producer uses once src/kafka/kafkajs.ts is loaded", () => {
     expect(groupingPatched).toBe(true);
@@ -23,7 +16,7 @@ describe("kafkajs' grouping of a send's messages by partition, in one pass", () 
   });
 
   it("groups exactly as kafkajs' own function: each partition's messages in their order", () => {
-    const original = kafkajsGrouping();
+    const original = kafkajsOriginal<typeof groupMessagesPerPartition>(GROUPING_MODULE);
     fc.assert(
       fc.property(fc.array(fc.record({ key: fc.string(), value: fc.string() }), { maxLength: 200 }), fc.integer({ min: 0, max: 6 }), (messages, partitions) => {
         const partitionMetadata = Array.from({ length: partitions }, (_, partitionId) => ({ partitionId }));
