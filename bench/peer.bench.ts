@@ -25,6 +25,7 @@ import { createKafka } from "../src/kafka/client.ts";
 import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
 import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
+import { createTopicsWithLeaders } from "../src/kafka/topic-admin.ts";
 import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
@@ -302,7 +303,7 @@ const peerResults = `${prefix}.peer-results`;
 const admin = kafka.admin();
 await admin.connect();
 log(`created ${(await ensureTopics(admin, prefix)).length} topics under ${prefix}`);
-await admin.createTopics({ topics: [{ topic: peerResults, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] }], waitForLeaders: true });
+await createTopicsWithLeaders(admin, [{ topic: peerResults, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] }]);
 await admin.disconnect();
 
 try {

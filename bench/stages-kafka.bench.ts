@@ -23,6 +23,7 @@ import { createKafka } from "../src/kafka/client.ts";
 import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
 import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
+import { createTopicsWithLeaders } from "../src/kafka/topic-admin.ts";
 import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import type { MetricResult } from "../src/metrics/result-record.ts";
 import { resultKey } from "../src/metrics/scope.ts";
@@ -74,7 +75,7 @@ async function runVariant(kafka: Kafka, input: string, instances: number, engine
   const admin = kafka.admin();
   await admin.connect();
   // The engine runs on its topics' partition count: created here with --partitions, the rest from topics.json.
-  await admin.createTopics({ waitForLeaders: true, topics: STAGE_TOPIC_ROLES.map((role) => ({ topic: topics[role], numPartitions: PARTITIONS, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] })) });
+  await createTopicsWithLeaders(admin, STAGE_TOPIC_ROLES.map((role) => ({ topic: topics[role], numPartitions: PARTITIONS, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] })));
   await ensureTopics(admin, prefix);
   await admin.disconnect();
   const produced = await produce(kafka, topics, prefix, input, log);

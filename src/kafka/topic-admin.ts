@@ -1,4 +1,4 @@
-import type { Admin } from "kafkajs";
+import type { Admin, ITopicConfig } from "kafkajs";
 import { ConfigResourceTypes } from "./kafkajs.ts";
 import { planTopic, type ObservedTopic, type TopicAction } from "./topic-plan.ts";
 import { desiredConfigs, type TopicSpec } from "./topic-spec.ts";
@@ -47,18 +47,15 @@ function toEntries(configs: Record<string, string>): Array<{ name: string; value
 export async function applyTopicActions(admin: Admin, actions: readonly TopicAction[]): Promise<void> {
   const creations = actions.filter((action) => action.kind === "create");
   if (creations.length > 0) {
-    // kafkajs's own waitForLeaders gives up when the broker does not know a topic yet, which a
-    // loaded KRaft broker answers for a moment after the controller created it: we wait ourselves.
-    await admin.createTopics({
-      waitForLeaders: false,
-      topics: creations.map((action) => ({
+    await createTopicsWithLeaders(
+      admin,
+      creations.map((action) => ({
         topic: action.topic.name,
         numPartitions: action.topic.partitions,
         replicationFactor: action.topic.replication,
         configEntries: toEntries(action.configs),
       })),
-    });
-    await waitForTopicLeaders(admin, creations.map((action) => action.topic.name));
+    );
   }
   for (const action of actions) {
     if (action.kind !== "update") continue;
@@ -69,6 +66,16 @@ export async function applyTopicActions(admin: Admin, actions: readonly TopicAct
       await admin.createPartitions({ topicPartitions: [{ topic: action.topic.name, count: action.addPartitions }] });
     }
   }
+}
+
+/**
+ * Creates topics and returns once every partition has a leader. kafkajs's own `waitForLeaders`
+ * gives up (rejecting with UNKNOWN_TOPIC_OR_PARTITION) when the broker does not know a topic yet,
+ * which a loaded KRaft broker answers for a moment after the controller created it: we wait ourselves.
+ */
+export async function createTopicsWithLeaders(admin: Pick<Admin, "createTopics" | "fetchTopicMetadata">, topics: ITopicConfig[]): Promise<void> {
+  await admin.createTopics({ waitForLeaders: false, topics });
+  await waitForTopicLeaders(admin, topics.map((topic) => topic.topic));
 }
 
 /** How long newly created topics may take to show a leader for every partition. */

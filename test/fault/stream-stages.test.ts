@@ -3,6 +3,7 @@ import type { Kafka, Producer } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { enginePartitions, topicNames, type TopicNames } from "../../src/stream/topic-names.ts";
 import { STAGE_TOPIC_ROLES } from "../../src/stream/topic-names.ts";
+import { createTopicsWithLeaders } from "../../src/kafka/topic-admin.ts";
 import { closeAll, connectedAdmin, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
 import {
   chunks,
@@ -112,7 +113,7 @@ describe("the partitioned engine on Kafka (--engine stages)", () => {
     const topics = topicNames(prefix);
     // The engine's partition count is its topics' on the cluster: created here with one.
     const admin = await connectedAdmin(kafka);
-    await admin.createTopics({ waitForLeaders: true, topics: STAGE_TOPIC_ROLES.map((role) => ({ topic: topics[role], numPartitions: 1, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] })) });
+    await createTopicsWithLeaders(admin, STAGE_TOPIC_ROLES.map((role) => ({ topic: topics[role], numPartitions: 1, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] })));
     const parts = chunks(lines, 6);
     const serde = topicSerde();
     const start = (name: string): Promise<ProcessorInstance> => startProcessor({ topicPrefix: prefix, name, dir, extraArgs: ["--engine", "stages"] });
