@@ -9,18 +9,22 @@ import { parseFlags, stringFlag } from "../flags.ts";
 const USAGE = `Usage: agentops run [--brokers host:port[,...]] [--schema-registry URL] [--roles ingest,engine,run-monitor]
                     [--instance-id NAME] [--group PREFIX] [--topic-prefix PREFIX]
                     [--window 1d] [--coverage-threshold 10] [--metrics-port 9464] [--log-level info]
-                    [--shutdown-timeout 30s] [--state-dir DIR] [--state-cache-mb 32] [--engine single|stages]
+                    [--shutdown-timeout 30s] [--session-timeout 30s] [--state-dir DIR] [--state-cache-mb 32]
+                    [--engine single|stages]
 
 Starts one processor instance on Kafka. Every flag can also come from the environment:
 KAFKA_BROKERS, SCHEMA_REGISTRY_URL, AGENTOPS_ROLES, AGENTOPS_INSTANCE_ID, AGENTOPS_GROUP,
 AGENTOPS_TOPIC_PREFIX, AGENTOPS_WINDOW, AGENTOPS_COVERAGE_THRESHOLD, AGENTOPS_METRICS_PORT,
-AGENTOPS_LOG_LEVEL, AGENTOPS_SHUTDOWN_TIMEOUT, AGENTOPS_STATE_DIR, AGENTOPS_STATE_CACHE_MB, AGENTOPS_ENGINE (flags win). Roles are processes: to give the engine
+AGENTOPS_LOG_LEVEL, AGENTOPS_SHUTDOWN_TIMEOUT, AGENTOPS_SESSION_TIMEOUT, AGENTOPS_STATE_DIR,
+AGENTOPS_STATE_CACHE_MB, AGENTOPS_ENGINE (flags win). Roles are processes: to give the engine
 a core of its own, run it as a second instance (--roles engine) beside one with --roles
 ingest,run-monitor. Missing topics are created from topics/topics.json.
 More instances with the same --group share the work (consumer groups). SIGTERM or Ctrl-C stops
 consumers cleanly, committing what was processed, within --shutdown-timeout (default 30s): exit 0
 when everything processed was committed, 1 when something could not be (the next member
-re-processes it) or the bound passed. Logs are JSON lines (pino) on stdout;
+re-processes it) or the bound passed. A member silent for --session-timeout (default 30s, 6s to
+30m) loses its partitions to the others; it heartbeats every third of it, also while it restores
+its state. Logs are JSON lines (pino) on stdout;
 /metrics (Prometheus) and /healthz are served on 127.0.0.1:<metrics-port>.
 The engine keeps its state on disk under --state-dir (default <tmp>/agentops-state/<group>/<instance-id>),
 checkpointed with the offset it reflects: restarted with the same --instance-id it resumes in seconds;
@@ -44,6 +48,7 @@ const FLAG_FIELDS = {
   "metrics-port": "metricsPort",
   "log-level": "logLevel",
   "shutdown-timeout": "shutdownTimeoutMs",
+  "session-timeout": "sessionTimeoutMs",
   "state-dir": "stateDir",
   "state-cache-mb": "stateCacheMb",
   engine: "engineTopology",

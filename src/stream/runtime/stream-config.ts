@@ -33,6 +33,14 @@ export const streamConfigSchema = z.strictObject({
    */
   shutdownTimeoutMs: z.number().int().min(1_000, "must be at least 1s").max(600_000, "must be at most 10m"),
   /**
+   * How long the group coordinator waits for a member's heartbeat before moving its partitions to
+   * another member. A member heartbeats every third of it (at most every 3 s), also while restoring
+   * its state; a longer timeout rides out longer pauses (a slow disk, a long GC), a shorter one
+   * moves a dead member's partitions sooner. The broker accepts 6s to 30m by default
+   * (group.min/max.session.timeout.ms).
+   */
+  sessionTimeoutMs: z.number().int().min(6_000, "must be at least 6s (the broker's group.min.session.timeout.ms default)").max(1_800_000, "must be at most 30m (the broker's group.max.session.timeout.ms default)"),
+  /**
    * Where the engine keeps its state on disk, one store per engine partition. Default: under the
    * system's temporary directory, by group prefix and instance id, so a restarted instance with
    * the same --instance-id resumes from its checkpoint.
@@ -51,6 +59,7 @@ export const streamConfigSchema = z.strictObject({
 export type StreamConfig = z.output<typeof streamConfigSchema>;
 
 export const DEFAULT_SHUTDOWN_TIMEOUT = "30s";
+export const DEFAULT_SESSION_TIMEOUT = "30s";
 /** The engine state's record cache per partition, MiB (Kafka Streams' default cache is 10 MiB per instance). */
 export const DEFAULT_STATE_CACHE_MB = 32;
 
@@ -68,6 +77,7 @@ const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: stri
   metricsPort: { flag: "--metrics-port", env: "AGENTOPS_METRICS_PORT", fix: "give a free TCP port, or 0 to pick one" },
   logLevel: { flag: "--log-level", env: "AGENTOPS_LOG_LEVEL", fix: "give one of fatal, error, warn, info, debug, trace, silent" },
   shutdownTimeoutMs: { flag: "--shutdown-timeout", env: "AGENTOPS_SHUTDOWN_TIMEOUT", fix: "give a duration from 1s to 10m, e.g. 30s" },
+  sessionTimeoutMs: { flag: "--session-timeout", env: "AGENTOPS_SESSION_TIMEOUT", fix: "give a duration from 6s to 30m, e.g. 45s" },
   stateDir: { flag: "--state-dir", env: "AGENTOPS_STATE_DIR", fix: "give a writable directory for the engine's local state, e.g. /var/lib/agentops" },
   engineTopology: { flag: "--engine", env: "AGENTOPS_ENGINE", fix: "give single (one partition, the default) or stages (the partitioned engine)" },
   stateCacheMb: { flag: "--state-cache-mb", env: "AGENTOPS_STATE_CACHE_MB", fix: `give whole MiB from 1 to 65536 (default ${String(DEFAULT_STATE_CACHE_MB)})` },
@@ -113,6 +123,7 @@ export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessE
     logLevel: merged.logLevel ?? "info",
     // Durations read like window sizes (30s, 2m), so one parser serves both.
     shutdownTimeoutMs: parseWindowSize(merged.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT) ?? Number.NaN,
+    sessionTimeoutMs: parseWindowSize(merged.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT) ?? Number.NaN,
     stateDir: merged.stateDir ?? defaultStateDir(merged),
     stateCacheMb: merged.stateCacheMb === undefined ? DEFAULT_STATE_CACHE_MB : Number(merged.stateCacheMb),
     engineTopology: merged.engineTopology ?? "single",

@@ -15,6 +15,7 @@ describe("processor configuration (flags, then environment, then defaults; valid
     expect(config.right.coverageThresholdHundredths).toBe(10);
     expect(config.right.groupPrefix).toBe("agentops");
     expect(config.right.shutdownTimeoutMs).toBe(30_000);
+    expect(config.right.sessionTimeoutMs).toBe(30_000);
   });
 
   it("--shutdown-timeout bounds SIGTERM, from the flag or AGENTOPS_SHUTDOWN_TIMEOUT", () => {
@@ -26,6 +27,19 @@ describe("processor configuration (flags, then environment, then defaults; valid
     for (const bad of ["soon", "10ms", "1h"]) {
       const refused = resolve({ shutdownTimeoutMs: bad });
       expect(Either.isLeft(refused) && refused.left.field, bad).toBe("--shutdown-timeout / AGENTOPS_SHUTDOWN_TIMEOUT");
+    }
+  });
+
+  it("--session-timeout sets the consumer groups' session timeout within what the broker accepts by default (6s to 30m)", () => {
+    const fromEnv = resolve({}, { AGENTOPS_SESSION_TIMEOUT: "45s" });
+    const fromFlag = resolve({ sessionTimeoutMs: "6s" }, { AGENTOPS_SESSION_TIMEOUT: "45s" });
+    if (Either.isLeft(fromEnv) || Either.isLeft(fromFlag)) throw new Error("valid configuration refused");
+    expect(fromEnv.right.sessionTimeoutMs).toBe(45_000);
+    expect(fromFlag.right.sessionTimeoutMs).toBe(6_000);
+    for (const bad of ["soon", "5s", "1h"]) {
+      const refused = resolve({ sessionTimeoutMs: bad });
+      expect(Either.isLeft(refused) && refused.left.field, bad).toBe("--session-timeout / AGENTOPS_SESSION_TIMEOUT");
+      expect(Either.isLeft(refused) && refused.left.fix, bad).toContain("6s to 30m");
     }
   });
 

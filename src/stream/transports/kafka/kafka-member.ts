@@ -25,6 +25,8 @@ import type { TopicNames, TopicRole } from "../../topic-names.ts";
 export const COMMIT_INTERVAL_MS = 1_000;
 /** Source partitions one member processes at a time. */
 const PARTITIONS_CONCURRENTLY = 3;
+/** The longest interval between a member's heartbeats; shorter when a third of the session timeout is (Kafka's advice). */
+const MAX_HEARTBEAT_INTERVAL_MS = 3_000;
 
 /** What an instance asks a member after its scope closed. */
 export interface MemberCommits {
@@ -139,6 +141,8 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
   const lagReported = new Set<number>();
   let inFlight = 0;
   let stopping = false;
+  /** How often the consumer heartbeats, and how often a batch waiting for its assignment's restore does. */
+  const heartbeatInterval = Math.min(MAX_HEARTBEAT_INTERVAL_MS, Math.floor(config.sessionTimeoutMs / 3));
   const uncommitted = (): boolean => commits && (inFlight > 0 || [...acknowledged].some(([partition, offset]) => committed.get(partition) !== offset));
 
   const write = (outputs: readonly SinkRecord[], changelog: readonly ChangelogWrite[]): Effect.Effect<void, KafkaIoError | EncodeError> =>
@@ -436,10 +440,26 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       catch: (cause) => new RegistryError({ operation: `decode ${sourceTopic} records`, cause }),
     });
 
+  /**
+   * Waits for the assignment's restore while heartbeating. kafkajs heartbeats only between batches,
+   * and the first batch waits for the restore: a restore longer than the session timeout (loading
+   * the contributions log of a long history, 30 s at 1M facts on a slow core) got the member removed
+   * from its group, and the rejoin restored again, for ever. A heartbeat that fails (the group is
+   * rebalancing) fails the batch, which makes kafkajs rejoin, as after any batch.
+   */
+  const awaitRestore = (ready: Effect.Effect<void, BatchError>, payload: EachBatchPayload): Effect.Effect<void, BatchError> => {
+    const heartbeats = Effect.tryPromise({ try: () => payload.heartbeat(), catch: (cause) => new KafkaIoError({ operation: `heartbeat ${name} while restoring`, cause }) }).pipe(
+      Effect.repeat(Schedule.spaced(`${heartbeatInterval} millis`)),
+      Effect.delay(`${heartbeatInterval} millis`),
+      Effect.andThen(Effect.never),
+    );
+    return Effect.raceFirst(ready, heartbeats);
+  };
+
   /** One fetched batch, from decoding to its writes acknowledged; its offsets are then ready to commit. */
   const handleBatch = (payload: EachBatchPayload, ready: Effect.Effect<void, BatchError>): Effect.Effect<void, BatchError> =>
     Effect.gen(function* () {
-      yield* ready;
+      yield* awaitRestore(ready, payload);
       const { batch } = payload;
       const entry = tasks.get(batch.partition);
       if (entry === undefined) return;
@@ -495,8 +515,9 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
     const batches = yield* Effect.makeSemaphore(PARTITIONS_CONCURRENTLY);
     const commitLock = yield* Effect.makeSemaphore(1);
     let ready: Effect.Effect<void, BatchError> = Effect.void;
+    let restoring: Fiber.RuntimeFiber<void, BatchError> | undefined;
 
-    const consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, rebalanceTimeout: 60_000, heartbeatInterval: 3_000, maxWaitTimeInMs: 200, retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 } });
+    const consumer = kafka.consumer({ groupId, sessionTimeout: config.sessionTimeoutMs, rebalanceTimeout: 60_000, heartbeatInterval, maxWaitTimeInMs: 200, retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 } });
 
     /** Commits what is acknowledged and not yet committed; the coordinator's answer updates `committed`. */
     const commitAcknowledged = (reason: string): Effect.Effect<void, KafkaIoError> =>
@@ -520,8 +541,11 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
       const partitions = event.payload.memberAssignment[sourceTopic] ?? [];
       telemetry.count("agentops_rebalances_total", "Consumer group (re)joins, by processor", { processor: name });
       logger.info({ processor: name, groupId, partitions, instance: config.instanceId, stage: "assigned" }, "partitions assigned");
-      const restoring = Runtime.runFork(runtime)(
-        restore(partitions, consumer).pipe(
+      // A rejoin while an earlier assignment is still restoring (its batches heartbeat, so the
+      // member stays in the group) restores after it: two restores would share the tasks' stores.
+      const previous = restoring;
+      restoring = Runtime.runFork(runtime)(
+        Effect.andThen(previous === undefined ? Effect.void : Fiber.await(previous), restore(partitions, consumer)).pipe(
           // Topics just created may have no leader yet (NOT_LEADER_FOR_PARTITION, LEADER_NOT_AVAILABLE):
           // what kafkajs marks retriable heals by waiting, so the assignment is restored again.
           Effect.tapError((error) => Effect.sync(() => (isRetriable(error) ? logger.warn({ processor: name, error: error.message }, "restoring the assignment's state failed; retrying") : undefined))),
