@@ -9,7 +9,7 @@ import { GroupAggregate, type MoneySliceTotal } from "../group-aggregate.ts";
 import type { MoneyReading } from "../money.ts";
 import type { Admission, ClaimVersion, JoinReading } from "../partitioned/stage-records.ts";
 import type { Cohort, Scope } from "../result-record.ts";
-import { cohortOf, resultKey } from "../scope.ts";
+import { cohortOf, groupKeyOf, NO_COHORT, snapshotScopeOf, windowScopeOf } from "../scope.ts";
 import type { CallsReading } from "../task-inputs.ts";
 import type { GroupKeyIds } from "./group-key-ids.ts";
 import type { ValueCodec } from "./state-store.ts";
@@ -442,17 +442,20 @@ export function encodeUnitRecord(identity: string, contributions: readonly Contr
 export function decodeUnitRecord(bytes: Buffer, identity: string): readonly Contribution[] | undefined {
   const input = new BinaryReader(bytes);
   if (input.string() !== identity) return undefined;
+  // Scopes, cohorts and result keys interned as the engine's own (scope.ts): a member loading the
+  // log holds tens of thousands of units in its cache, and a copy of each group's key per
+  // contribution (about 200 bytes) took the heap past 1 GiB at 1M facts.
   const scopes = Array.from({ length: input.unsigned() }, (): Scope => {
     const kind = input.byte();
-    if (kind === 0) return Object.freeze({ kind: "window", start: input.string(), end: input.string() });
-    if (kind === 1) return Object.freeze({ kind: "snapshot", snapshot_id: input.string(), cutoff: input.string() });
+    if (kind === 0) return internedWindow(input.string(), input.string());
+    if (kind === 1) return internedSnapshot(input.string(), input.string());
     throw new InternalRecordError(`scope kind ${String(kind)}`);
   });
   const cohorts = Array.from({ length: input.unsigned() }, (): Cohort => {
     const coordinates: Record<string, string> = {};
     const size = input.unsigned();
     for (let index = 0; index < size; index++) coordinates[input.string()] = input.string();
-    return Object.freeze(coordinates);
+    return size === 0 ? NO_COHORT : cohortOf(coordinates);
   });
   const part = <T>(parts: readonly T[], position: number, what: string): T => {
     const found = parts[position];
@@ -463,10 +466,25 @@ export function decodeUnitRecord(bytes: Buffer, identity: string): readonly Cont
     const metricId = part(METRIC_IDS, input.byte(), "metric");
     const scope = part(scopes, input.unsigned(), "scope");
     const cohort = part(cohorts, input.unsigned(), "cohort");
-    return { metricId, scope, cohort, groupKey: resultKey(metricId, scope, cohort), ...readContributionBody(input) };
+    return { metricId, scope, cohort, groupKey: groupKeyOf(metricId, scope, cohort), ...readContributionBody(input) };
   });
   input.end();
   return contributions;
+}
+
+/** The engine's interned window with these bounds; the bounds as read when they are not one of its windows. */
+function internedWindow(start: string, end: string): Scope {
+  const startMillis = Date.parse(start);
+  const size = Date.parse(end) - startMillis;
+  const interned = Number.isFinite(startMillis) && size > 0 ? windowScopeOf(startMillis, size) : undefined;
+  return interned !== undefined && interned.start === start && interned.end === end ? interned : Object.freeze({ kind: "window", start, end });
+}
+
+/** The engine's interned snapshot scope; the one read when its cutoff is not in the engine's form. */
+function internedSnapshot(snapshotId: string, cutoff: string): Scope {
+  const cutoffMillis = Date.parse(cutoff);
+  const interned = Number.isFinite(cutoffMillis) ? snapshotScopeOf(snapshotId, cutoffMillis) : undefined;
+  return interned !== undefined && interned.cutoff === cutoff ? interned : Object.freeze({ kind: "snapshot", snapshot_id: snapshotId, cutoff });
 }
 
 /*

@@ -8,6 +8,8 @@ import { parseFactJson } from "../../../src/contract/parse-fact.ts";
 import { InternalRecordError } from "../../../src/kafka/serde/binary-form.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
+import type { Scope } from "../../../src/metrics/result-record.ts";
+import { NO_COHORT, resultKey } from "../../../src/metrics/scope.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../../src/metrics/state/codecs.ts";
 import { stateIdentity } from "../../../src/metrics/state/local-state.ts";
 import { openLmdbBackend } from "../../../src/metrics/state/state-backend.ts";
@@ -47,9 +49,26 @@ describe("the contributions changelog record", () => {
       const decoded = decodeUnitRecord(bytes, identity);
       expect(decoded).toEqual(contributions);
       expect(decoded?.map((contribution) => JSON.stringify([contribution.scope, contribution.cohort]))).toEqual(contributions.map((contribution) => JSON.stringify([contribution.scope, contribution.cohort])));
+      // The engine's own scope and cohort objects, not copies: a member loading the log holds
+      // tens of thousands of units, and copies (with their result keys) took its heap past 1 GiB.
+      decoded?.forEach((contribution, index) => {
+        expect(contribution.scope).toBe(contributions[index]?.scope);
+        expect(contribution.cohort).toBe(contributions[index]?.cohort);
+      });
     }
     expect(recordBytes).toBeLessThan(keyBytes / 2);
     await backend.close();
+  });
+
+  it("keeps a scope that is not in the engine's form as written (a window off the epoch grid, a cutoff without milliseconds)", () => {
+    const body = { candidate: true, covered: true, eligible: true, hit: false, category: undefined, amount: 3, money: [], exclusions: {}, asOf: 1_000 };
+    const scopes: Scope[] = [
+      { kind: "window", start: "2026-01-01T00:30:00.000Z", end: "2026-01-02T00:30:00.000Z" },
+      { kind: "window", start: "not a time", end: "2026-01-02T00:00:00.000Z" },
+      { kind: "snapshot", snapshot_id: "s1", cutoff: "2026-01-01T00:00:00Z" },
+    ];
+    const contributions = scopes.map((scope) => ({ metricId: "operational-token-usage" as const, scope, cohort: NO_COHORT, groupKey: resultKey("operational-token-usage", scope, NO_COHORT), ...body }));
+    expect(decodeUnitRecord(encodeUnitRecord(identity, contributions), identity)).toEqual(contributions);
   });
 
   it("of another identity is skipped without reading its body (another layout wrote it); a damaged one is refused", () => {
