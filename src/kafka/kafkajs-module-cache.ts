@@ -48,6 +48,7 @@ export function kafkajsOriginal<T>(relativePath: string): T {
   const modulePath = kafkajsModule(relativePath);
   if (modulePath === undefined) throw new Error(`kafkajs is not ${PATCHED_KAFKAJS_VERSION}, the version whose ${relativePath} was replaced (package.json pins it)`);
   const compile = (file: string): unknown => {
+    if (file.endsWith(".json")) return require(file);
     const module = { exports: {} as unknown };
     const localRequire = (name: string): unknown => (name.startsWith(".") ? compile(require.resolve(resolve(dirname(file), name))) : require(name));
     new Function("module", "exports", "require", readFileSync(file, "utf8"))(module, module.exports, localRequire);

@@ -2,9 +2,11 @@
 // `ConfigResourceTypes`), so the runtime values are taken from the default export in this one
 // place. Types still come from "kafkajs" directly with `import type`.
 // First, before kafkajs is loaded, the replacements of some of its modules (kafkajs-module-cache.ts):
-// its producer's grouping of messages by partition in one pass, and a faster CRC-32C.
+// its producer's grouping of messages by partition in one pass, a faster CRC-32C, and fetches
+// that move past record batches whose tails compaction removed.
 import "./kafkajs-grouping.ts";
 import "./kafkajs-crc32c.ts";
+import "./kafkajs-compacted-batches.ts";
 import kafkajs from "kafkajs";
 
 export const { Kafka, logLevel, ConfigResourceTypes, CompressionTypes } = kafkajs;

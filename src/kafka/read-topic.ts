@@ -50,14 +50,33 @@ export async function readTopicsFrom(
     for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
       const idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
-      const topicsText = topics.join(", ");
-      let idle = setTimeout(() => reject(new Error(`reading ${topicsText}: no progress for ${idleTimeoutMs} ms`)), idleTimeoutMs);
+      const noProgress = (): void => reject(new Error(`reading ${topics.join(", ")}: no progress for ${idleTimeoutMs} ms`));
+      let idle = setTimeout(noProgress, idleTimeoutMs);
+      const progressed = (): void => {
+        clearTimeout(idle);
+        idle = setTimeout(noProgress, idleTimeoutMs);
+      };
+      const reached = (name: string): void => {
+        remaining.delete(name);
+        if (remaining.size > 0) return;
+        clearTimeout(idle);
+        resolve();
+      };
+      // A range whose last records compaction removed (a tombstone past delete.retention.ms) ends
+      // without a record at end - 1: the consumer moving past it (a batch resolved without records,
+      // kafkajs-compacted-batches.ts) ends it too.
+      consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+        if (remaining.size === 0) return;
+        progressed();
+        const name = `${payload.topic}\u0000${String(payload.partition)}`;
+        const range = ranges.get(name);
+        if (range !== undefined && BigInt(payload.lastOffset) + 1n >= range.end) reached(name);
+      });
       consumer
         .run({
           autoCommit: false,
           eachBatch: async ({ batch }) => {
-            clearTimeout(idle);
-            idle = setTimeout(() => reject(new Error(`reading ${topicsText}: no progress for ${idleTimeoutMs} ms`)), idleTimeoutMs);
+            progressed();
             const name = `${batch.topic}\u0000${String(batch.partition)}`;
             const range = ranges.get(name);
             for (const message of batch.messages) {
@@ -67,11 +86,7 @@ export async function readTopicsFrom(
               if (offset < range.start) continue;
               await onMessage(message, batch.topic, batch.partition);
               read += 1;
-              if (offset + 1n >= range.end) remaining.delete(name);
-            }
-            if (remaining.size === 0) {
-              clearTimeout(idle);
-              resolve();
+              if (offset + 1n >= range.end) reached(name);
             }
           },
         })

@@ -1,0 +1,128 @@
+import { createRequire } from "node:module";
+import { kafkajsModule, replaceKafkajsModule } from "./kafkajs-module-cache.ts";
+
+/*
+ * Reading a compacted topic, kafkajs 2.2.4 advances one offset per fetch across offsets that
+ * compaction removed (tulios/kafkajs#562, #1072). Compaction keeps a record batch's header, its
+ * first offset and last offset delta, and removes records from it; the broker answers a fetch at
+ * offset n with the batch that holds n. When every record kafkajs decodes from the answer lies
+ * before n (the batch's tail was compacted away), kafkajs treats it as empty and resolves n itself,
+ * so the next fetch asks for n + 1 and gets the same batch. Across a gap of a million compacted
+ * offsets (the engine's contributions log after a few restarts) that is a million fetches: a member
+ * loading its state read nothing for two minutes and failed. Kafka's Java consumer moves past the
+ * batch's last offset; so does this:
+ *
+ * - the fetch response's record-batch decoding (src/protocol/requests/fetch/v4/decodeMessages, used
+ *   by fetch v4 to v11) is kafkajs' own, and also notes the last offset of the last whole record
+ *   batch it decoded (first offset + last offset delta);
+ * - a fetched batch whose records all lie before the fetched offset (kafkajs'
+ *   `isEmptyDueToLogCompactedMessages`), or that has no records at all (a record batch compaction
+ *   emptied), gives that offset as its last offset, where kafkajs gave the fetched offset or
+ *   fetched the same offset again, so the consumer resolves it and the next fetch starts after it.
+ *
+ * A batch with records at or past the fetched offset is unchanged: its last offset is its last
+ * record's, and the fetch after it meets the compacted tail once, as an empty batch, and moves on.
+ */
+
+const require = createRequire(import.meta.url);
+
+/** The last offset of the last whole record batch in a fetched partition's messages, by the messages' array. */
+const recordBatchEnds = new WeakMap<readonly unknown[], bigint>();
+
+/** The last offset (first offset + last offset delta) of the last whole record batch decoded into `messages`, if noted. */
+export function recordBatchEnd(messages: readonly unknown[]): bigint | undefined {
+  return recordBatchEnds.get(messages);
+}
+
+interface KafkajsDecoder {
+  readInt32(): number;
+  canReadBytes(length: number): boolean;
+  readBytes(length: number): Buffer;
+}
+interface DecodedRecordBatch {
+  readonly firstOffset: string;
+  readonly lastOffsetDelta: number;
+  readonly records: readonly unknown[];
+}
+type DecoderClass = new (buffer: Buffer) => KafkajsDecoder;
+
+// As in kafkajs' decodeMessages: the magic byte is at the same offset in every message format.
+const MAGIC_OFFSET = 16;
+const RECORD_BATCH_OVERHEAD = 49;
+
+/** kafkajs' decodeMessages (fetch v4 to v11), noting the last whole record batch's last offset. */
+function decodeMessagesNotingBatchEnds(Decoder: DecoderClass, decodeRecordBatch: (decoder: KafkajsDecoder) => Promise<DecodedRecordBatch>, decodeMessageSet: (decoder: KafkajsDecoder, size: number) => Promise<unknown[]>, recordBatchMagic: number) {
+  return async (decoder: KafkajsDecoder): Promise<unknown[]> => {
+    const messagesSize = decoder.readInt32();
+    if (messagesSize <= 0 || !decoder.canReadBytes(messagesSize)) return [];
+    const messagesBuffer = decoder.readBytes(messagesSize);
+    const messagesDecoder = new Decoder(messagesBuffer);
+    const magicByte = messagesBuffer.subarray(MAGIC_OFFSET).readInt8(0);
+    if (magicByte !== recordBatchMagic) return decodeMessageSet(messagesDecoder, messagesSize);
+    const records: unknown[] = [];
+    let end: bigint | undefined;
+    while (messagesDecoder.canReadBytes(RECORD_BATCH_OVERHEAD)) {
+      try {
+        const recordBatch = await decodeRecordBatch(messagesDecoder);
+        for (const record of recordBatch.records) records.push(record);
+        end = BigInt(recordBatch.firstOffset) + BigInt(recordBatch.lastOffsetDelta);
+      } catch (error) {
+        // The last record batch of an answer may be cut by the fetch's byte limit (kafkajs' comment).
+        if ((error as { name?: unknown }).name === "KafkaJSPartialMessageError") break;
+        throw error;
+      }
+    }
+    if (end !== undefined) recordBatchEnds.set(records, end);
+    return records;
+  };
+}
+
+/** The kafkajs module replaced: fetch v4 to v11 decode a partition's record batches with it. */
+export const DECODE_MESSAGES_MODULE = "src/protocol/requests/fetch/v4/decodeMessages.js";
+/** The kafkajs class whose methods are changed: a partition's fetched records. */
+export const BATCH_MODULE = "src/consumer/batch.js";
+
+/** True when kafkajs uses the decoding and the batch methods here (the kafkajs version they were written for). */
+export const compactedBatchesPatched = patchKafkajs();
+
+function patchKafkajs(): boolean {
+  if (kafkajsModule(DECODE_MESSAGES_MODULE) === undefined) return false;
+  const decoderClass = require(kafkajsModule("src/protocol/decoder.js") as string) as DecoderClass;
+  const decodeRecordBatch = require(kafkajsModule("src/protocol/recordBatch/v0/decoder.js") as string) as (decoder: KafkajsDecoder) => Promise<DecodedRecordBatch>;
+  const decodeMessageSet = require(kafkajsModule("src/protocol/messageSet/decoder.js") as string) as (decoder: KafkajsDecoder, size: number) => Promise<unknown[]>;
+  const { MAGIC_BYTE } = require(kafkajsModule("src/protocol/recordBatch/v0/index.js") as string) as { MAGIC_BYTE: number };
+  const users = ["v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"].map((version) => `src/protocol/requests/fetch/${version}/response.js`);
+  if (!replaceKafkajsModule(DECODE_MESSAGES_MODULE, decodeMessagesNotingBatchEnds(decoderClass, decodeRecordBatch, decodeMessageSet, MAGIC_BYTE), users)) return false;
+  const { prototype } = require(kafkajsModule(BATCH_MODULE) as string) as { prototype: FetchedBatch };
+  const { lastOffset, isEmptyDueToFiltering, isEmptyDueToLogCompactedMessages } = prototype;
+  /** The end of the record batches fetched, when none of their records is at or past the fetched offset. */
+  const compactedEnd = (batch: FetchedBatch): bigint | undefined => {
+    const end = recordBatchEnd(batch.rawMessages);
+    return end !== undefined && end >= BigInt(batch.fetchedOffset) && batch.isEmptyIncludingFiltered() ? end : undefined;
+  };
+  // A record batch compaction emptied entirely (the cleaner keeps a producer's last batch, empty)
+  // decodes to no records at all: kafkajs would fetch it again for ever. It is "empty due to
+  // filtering" too, so that the consumer resolves its last offset and moves past it.
+  prototype.isEmptyDueToLogCompactedMessages = function (this: FetchedBatch): boolean {
+    return isEmptyDueToLogCompactedMessages.call(this) || compactedEnd(this) !== undefined;
+  };
+  prototype.isEmptyDueToFiltering = function (this: FetchedBatch): boolean {
+    return isEmptyDueToFiltering.call(this) || (this.isEmpty() && compactedEnd(this) !== undefined);
+  };
+  prototype.lastOffset = function (this: FetchedBatch): string {
+    const end = compactedEnd(this);
+    return end === undefined ? lastOffset.call(this) : end.toString();
+  };
+  return true;
+}
+
+/** The part of kafkajs' consumer Batch (src/consumer/batch.js) this changes and reads. */
+export interface FetchedBatch {
+  readonly fetchedOffset: string;
+  readonly rawMessages: readonly unknown[];
+  isEmpty(): boolean;
+  isEmptyIncludingFiltered(): boolean;
+  isEmptyDueToFiltering(): boolean;
+  isEmptyDueToLogCompactedMessages(): boolean;
+  lastOffset(): string;
+}
