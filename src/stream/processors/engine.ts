@@ -45,8 +45,9 @@ export interface EngineStateOptions {
  * - its units' contributions are written to the contributions changelog after each flush, with a
  *   marker naming the source offset they reflect: a member without local state loads that
  *   changelog, then the facts before the marker without evaluating a unit, and reads on from there.
- *   A member replaying input older than the source's end at its assignment writes no changelog
- *   record until it is past that end, so the changelog never goes back behind its marker;
+ *   A member resuming from its checkpoint writes no changelog record until it is past the
+ *   source's end at its assignment, and one rebuilding from 0 none before the loaded log's marker,
+ *   so the changelog never goes back behind its marker;
  * - with neither, it rebuilds from offset 0 through `restore`.
  * Nothing is published while restoring. Going live, it writes its whole result table to the
  * published-results store, which holds what the results topic holds and drops every write equal
@@ -79,8 +80,15 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       let unflushed = 0;
       /** Source records before this offset are loaded (their units came from the contributions changelog). */
       let loadUntil = BigInt(local?.checkpoint?.loadUntil ?? "0");
-      /** No contributions changelog record is written before the source reaches this offset (its end at assignment). */
+      /**
+       * No contributions changelog record is written before the source reaches this offset: the
+       * log's marker, which a replay behind it must not move back. Resuming from a local checkpoint
+       * the log was not read, so its marker is only known to be at most the source's end at
+       * assignment; rebuilding, the log was loaded and its marker is `loadUntil` (0 when it had none).
+       */
       let changelogFrom = 0n;
+      /** Rebuilding from offset 0: the runtime loads the contributions log before the first replayed batch. */
+      let logLoaded = false;
       /** Changelog records loaded, and units restored from them, for the log. */
       let loadedUnits = 0;
       /** The source offset after the last record processed (what a flush's changelog marker names). */
@@ -139,6 +147,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           // topic was recreated): restore from the changelog, or rebuild.
           local.state.clear();
           loadUntil = 0n;
+          logLoaded = true;
           return "0";
         },
         ...(local === undefined
@@ -160,6 +169,13 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
               changelogLoaded: () => ({ units: loadedUnits, loadUntil: loadUntil.toString() }),
             }),
         restore: (records) => {
+          if (logLoaded) {
+            // Past the loaded log's marker the changelog is written as the rebuild goes, as live:
+            // held back to going live, a rebuild from 0 wrote every unit at once (1.5 GiB of heap at
+            // 1M facts, the event loop blocked for 30 s).
+            changelogFrom = loadUntil;
+            logLoaded = false;
+          }
           checkpoints.processed();
           // What this replay recomputes may differ from what the changelog received from an earlier
           // life of this member after its checkpoint: every unit it recomputes is written again.

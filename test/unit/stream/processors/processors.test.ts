@@ -214,6 +214,47 @@ describe("the engine processor (no broker)", () => {
     }
   });
 
+  it("rebuilding from offset 0 without a changelog, writes its contributions changelog as it goes; a member loading it halfway ends where the rebuild does", async () => {
+    const root = mkdtempSync(join(tmpdir(), "agentops-rebuild-changelog-"));
+    // A cache this small is over its budget every few facts: the rebuild flushes many times.
+    const stateOptions = (name: string): EngineStateOptions => ({ directory: (partition) => join(root, name, `engine-${String(partition)}`), cacheBytes: 16 * 1024 });
+    const facts = metricFacts.slice(0, 400);
+    const end = String(facts.length);
+    const marker = (result: ProcessResult): bigint | undefined => {
+      const found = ofTopic(result, "engineContributions").find((output) => output.key === "\u0000settled");
+      return found?.value === null || found === undefined ? undefined : BigInt((JSON.parse(found.value.toString("utf8")) as { offset: string }).offset);
+    };
+    try {
+      const rebuild = engineTask(new Map(), stateOptions("rebuild"), new Map([[0, 0n]]));
+      expect(rebuild.task.resumeFrom?.(end)).toBe("0");
+      const log: SinkRecord[] = [];
+      let halfway: { readonly records: number; readonly offset: bigint } | undefined;
+      for (let from = 0; from < facts.length; from += 20) {
+        const restored = rebuild.task.restore?.(engineRecords(facts.slice(from, from + 20), from)) ?? { outputs: [] };
+        log.push(...ofTopic(restored, "engineContributions"));
+        const at = marker(restored);
+        if (at !== undefined && halfway === undefined && at >= BigInt(facts.length / 2) && at < BigInt(facts.length)) halfway = { records: log.length, offset: at };
+      }
+      // Held back until the source's end at assignment, every unit of the history was written at once.
+      expect(halfway, "a changelog marker before the source's end at assignment").toBeDefined();
+      const goingLive = rebuild.task.goLive?.() ?? { outputs: [] };
+      const rebuilt = ofTopic(goingLive, "results");
+      await rebuild.close();
+
+      // A member without local state loads the log as it stood at the halfway marker, then the facts.
+      const loader = engineTask(new Map(), stateOptions("loader"), new Map([[0, 0n]]));
+      expect(loader.task.resumeFrom?.(end)).toBe("0");
+      for (const record of log.slice(0, halfway?.records)) await loader.task.loadChangelog?.(record.key, record.value as Buffer | null);
+      expect(loader.task.changelogLoaded?.()["loadUntil"]).toBe(String(halfway?.offset));
+      loader.task.restore?.(engineRecords(facts));
+      const loaded = ofTopic(loader.task.goLive?.() ?? { outputs: [] }, "results");
+      expect(loaded.map((record) => [record.key, JSON.stringify(record.value)]).sort()).toEqual(rebuilt.map((record) => [record.key, JSON.stringify(record.value)]).sort());
+      await loader.close();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it("reports a conflict as a dead letter only live, naming every version's position", async () => {
     const [fact] = metricFacts as [MetricFact];
     const conflicting = { ...fact, event_time: fact.event_time + 1 } as MetricFact;
