@@ -15,6 +15,17 @@ export interface ValueCodec<V> {
  */
 const EVICT_TO_FRACTION = 0.7;
 
+/**
+ * Entries a commit may write: past this many dirty entries the store is over its budget whatever
+ * their bytes. LMDB allocates a page for every page a write transaction dirties and keeps the
+ * pages it freed for later transactions, so the largest commit sets the process's native memory for
+ * good. Bytes alone did not bound it: a member loading the contributions log sets units whose
+ * size the cache can only guess until they are encoded, and its commits of 80,000 and more units
+ * left about 550 MiB of native memory beside a 400 MiB heap (1M facts, 32 MiB cache). Live
+ * commits write about 20,000 entries (bench/RESULTS.md).
+ */
+export const MAX_DIRTY_ENTRIES = 20_000;
+
 /** Bookkeeping per cached entry (key, map slot, flags), added to its encoded size when counting the cache. */
 const ENTRY_OVERHEAD_BYTES = 96;
 /** A decoded value takes about this many times its encoded size in the V8 heap. */
@@ -100,6 +111,8 @@ export class StateStore {
   private readonly prefixes = new Set<string>();
   /** Estimated heap bytes of every cached entry, dirty or clean. */
   cachedBytes = 0;
+  /** Entries turned dirty since the last commit took them (what the next commit writes, about). */
+  dirtyEntries = 0;
   misses = 0;
   evictions = 0;
   commits = 0;
@@ -119,9 +132,12 @@ export class StateStore {
     return this.backend !== undefined;
   }
 
-  /** The cache holds more than its budget: only a commit (after a flush) lets it evict. Never in memory. */
+  /**
+   * The cache holds more than its budget, or more dirty entries than a commit should write: only a
+   * commit (after a flush) lets it evict. Never in memory.
+   */
   get overBudget(): boolean {
-    return this.persistent && this.cachedBytes > this.budgetBytes;
+    return this.persistent && (this.cachedBytes > this.budgetBytes || this.dirtyEntries > MAX_DIRTY_ENTRIES);
   }
 
   /** A table of values by key; `prefix` names it on disk and must be unique. */
@@ -164,6 +180,7 @@ export class StateStore {
     for (const prepare of this.preparers) prepare();
     const writes: [string, Buffer | null][] = [];
     for (const table of this.tables) table.drain(writes);
+    this.dirtyEntries = 0;
     for (const codec of this.codecs) codec.committed?.();
     for (const write of extra) writes.push([write[0], write[1]]);
     this.commits += 1;
@@ -189,6 +206,7 @@ export class StateStore {
   clear(): void {
     for (const table of this.tables) table.clear();
     this.cachedBytes = 0;
+    this.dirtyEntries = 0;
     this.backend?.clear();
   }
 
@@ -466,6 +484,7 @@ class CachedTable<V> extends CachedSegment<V, Entry<V>> implements Table<V> {
       const created: Entry<V> = { key, value, bytes: heapBytes(encodedBytesHint + key.length), dirty: true, referenced: true };
       this.insert(created);
       this.dirtyEntries.push(created);
+      this.store.dirtyEntries += 1;
       return;
     }
     entry.value = value;
@@ -486,6 +505,7 @@ class CachedTable<V> extends CachedSegment<V, Entry<V>> implements Table<V> {
       const created: Entry<V> = { key, value: ABSENT, bytes: heapBytes(key.length), dirty: true, referenced: false };
       this.insert(created);
       this.dirtyEntries.push(created);
+      this.store.dirtyEntries += 1;
       return;
     }
     entry.value = ABSENT;
@@ -552,6 +572,7 @@ class CachedTable<V> extends CachedSegment<V, Entry<V>> implements Table<V> {
     if (entry.dirty) return;
     entry.dirty = true;
     this.dirtyEntries.push(entry);
+    this.store.dirtyEntries += 1;
   }
 }
 
@@ -689,6 +710,8 @@ class CachedLinkTable<V> extends CachedSegment<V, LinkEntry<V>> implements LinkT
       entry.dirtyMembers = new Set();
       this.dirtyEntries.push(entry);
     }
+    // Every member is a write of its own.
+    if (!entry.dirtyMembers.has(member)) this.store.dirtyEntries += 1;
     entry.dirtyMembers.add(member);
   }
 

@@ -11,7 +11,7 @@ import { presenceCodec, stringCodec } from "../../../src/metrics/state/codecs.ts
 import { checkpointWrite, openLocalState, stateIdentity, StateDirectoryLockedError } from "../../../src/metrics/state/local-state.ts";
 import { boundEngineHeapGrowth, ENGINE_HEAP_GROWING_PERCENT } from "../../../src/metrics/state/heap-growth.ts";
 import { openLmdbBackend, type StateBackend } from "../../../src/metrics/state/state-backend.ts";
-import { StateStore } from "../../../src/metrics/state/state-store.ts";
+import { MAX_DIRTY_ENTRIES, StateStore } from "../../../src/metrics/state/state-store.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
 import { UnitState } from "../../../src/metrics/unit-state.ts";
 import { cost, modelCall } from "./fact-builders.ts";
@@ -61,6 +61,26 @@ describe("StateStore over LMDB", () => {
     expect(state.cachedBytes).toBeLessThanOrEqual(64 * 1024);
     expect(state.stats().evictions).toBeGreaterThan(0);
     for (const index of [0, 1234, 4999]) expect(table.get(`key-${String(index)}`)).toBe(`value-${String(index)}`.repeat(4));
+    await backend.close();
+  });
+
+  it("is over its budget past MAX_DIRTY_ENTRIES dirty entries whatever their bytes, so no commit dirties more LMDB pages than that (table values and link members alike)", async () => {
+    const backend = openLmdbBackend(fresh());
+    const state = new StateStore(backend, 1024 * 1024 * 1024);
+    const table = state.table("t\u0000", stringCodec);
+    const links = state.links("l\u0000", presenceCodec);
+    for (let index = 0; index < MAX_DIRTY_ENTRIES / 2; index++) table.set(`key-${String(index)}`, "v", 1);
+    // Setting a key again, or a member again, is not another write.
+    for (let index = 0; index < 100; index++) table.set(`key-${String(index)}`, "w", 1);
+    for (let index = 0; index < MAX_DIRTY_ENTRIES / 2; index++) links.add("one-key", `member-${String(index)}`, true);
+    for (let index = 0; index < 100; index++) links.add("one-key", `member-${String(index)}`, true);
+    expect(state.overBudget).toBe(false);
+    links.add("one-key", "one-more", true);
+    expect(state.overBudget).toBe(true);
+    await state.commit();
+    expect(state.overBudget).toBe(false);
+    await state.landed();
+    expect(table.get("key-0")).toBe("w");
     await backend.close();
   });
 
