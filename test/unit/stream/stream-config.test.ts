@@ -18,31 +18,22 @@ describe("processor configuration (flags, then environment, then defaults; valid
     expect(config.right.sessionTimeoutMs).toBe(30_000);
   });
 
-  it("--shutdown-timeout bounds SIGTERM, from the flag or AGENTOPS_SHUTDOWN_TIMEOUT", () => {
-    const fromEnv = resolve({}, { AGENTOPS_SHUTDOWN_TIMEOUT: "2m" });
-    const fromFlag = resolve({ shutdownTimeoutMs: "5s" }, { AGENTOPS_SHUTDOWN_TIMEOUT: "2m" });
-    if (Either.isLeft(fromEnv) || Either.isLeft(fromFlag)) throw new Error("valid configuration refused");
-    expect(fromEnv.right.shutdownTimeoutMs).toBe(120_000);
-    expect(fromFlag.right.shutdownTimeoutMs).toBe(5_000);
-    for (const bad of ["soon", "10ms", "1h"]) {
-      const refused = resolve({ shutdownTimeoutMs: bad });
-      expect(Either.isLeft(refused) && refused.left.field, bad).toBe("--shutdown-timeout / AGENTOPS_SHUTDOWN_TIMEOUT");
+  it.each([
+    { what: "--shutdown-timeout bounds SIGTERM", field: "shutdownTimeoutMs", env: "AGENTOPS_SHUTDOWN_TIMEOUT", names: "--shutdown-timeout / AGENTOPS_SHUTDOWN_TIMEOUT", fromEnv: ["2m", 120_000], fromFlag: ["5s", 5_000], bad: ["soon", "10ms", "1h"], fix: "1s to 10m" },
+    // Within what the broker accepts by default (group.min/max.session.timeout.ms).
+    { what: "--session-timeout sets the consumer groups' session timeout", field: "sessionTimeoutMs", env: "AGENTOPS_SESSION_TIMEOUT", names: "--session-timeout / AGENTOPS_SESSION_TIMEOUT", fromEnv: ["45s", 45_000], fromFlag: ["6s", 6_000], bad: ["soon", "5s", "1h"], fix: "6s to 30m" },
+  ] as const)("$what, from the flag or its variable; a duration out of range names both and the range", ({ field, env, names, fromEnv, fromFlag, bad, fix }) => {
+    const byEnv = resolve({}, { [env]: fromEnv[0] });
+    const byFlag = resolve({ [field]: fromFlag[0] }, { [env]: fromEnv[0] });
+    if (Either.isLeft(byEnv) || Either.isLeft(byFlag)) throw new Error("valid configuration refused");
+    expect(byEnv.right[field]).toBe(fromEnv[1]);
+    expect(byFlag.right[field]).toBe(fromFlag[1]);
+    for (const value of bad) {
+      const refused = resolve({ [field]: value });
+      expect(Either.isLeft(refused) && refused.left.field, value).toBe(names);
+      expect(Either.isLeft(refused) && refused.left.fix, value).toContain(fix);
     }
   });
-
-  it("--session-timeout sets the consumer groups' session timeout within what the broker accepts by default (6s to 30m)", () => {
-    const fromEnv = resolve({}, { AGENTOPS_SESSION_TIMEOUT: "45s" });
-    const fromFlag = resolve({ sessionTimeoutMs: "6s" }, { AGENTOPS_SESSION_TIMEOUT: "45s" });
-    if (Either.isLeft(fromEnv) || Either.isLeft(fromFlag)) throw new Error("valid configuration refused");
-    expect(fromEnv.right.sessionTimeoutMs).toBe(45_000);
-    expect(fromFlag.right.sessionTimeoutMs).toBe(6_000);
-    for (const bad of ["soon", "5s", "1h"]) {
-      const refused = resolve({ sessionTimeoutMs: bad });
-      expect(Either.isLeft(refused) && refused.left.field, bad).toBe("--session-timeout / AGENTOPS_SESSION_TIMEOUT");
-      expect(Either.isLeft(refused) && refused.left.fix, bad).toContain("6s to 30m");
-    }
-  });
-
 
   it("flags win over the environment", () => {
     const config = resolve({ brokers: "b1:9092,b2:9092", windowMillis: "6h" }, { KAFKA_BROKERS: "env:9092", AGENTOPS_WINDOW: "1h", AGENTOPS_COVERAGE_THRESHOLD: "25" });
