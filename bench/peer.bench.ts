@@ -4,7 +4,9 @@
  *   1. produced with `agentops produce`, then `agentops run --roles ingest` until every fact is
  *      ingested, so the engine-facts topic holds the engine's input (binary layout, one partition);
  *   2. in one sitting, alternating, R times each over that same topic:
- *      - our engine stage alone (`agentops run --roles engine`, a fresh group): spawn → quiescent;
+ *      - our engine stage alone (`agentops run --roles engine`, a fresh group and no local state):
+ *        spawn → quiescent, with the restore path it took (a rebuild, or the contributions log the
+ *        runs before it wrote, then the facts) and its phases from its log, and its peak RssAnon;
  *      - the Kafka Streams peer (bench/peer, built with Maven from Maven Central; a fresh
  *        application id and state directory): spawn → its results for the whole topic forwarded;
  *      records/s of the engine-facts topic and peak RSS (/proc/<pid>/status VmHWM) of each;
@@ -54,6 +56,17 @@ const RUNS = option("--runs", 3);
 const writeResults = !argv.includes("--no-write");
 const keepTopics = argv.includes("--keep-topics");
 const log = benchLog("bench:peer");
+
+/** How an engine run restored (every run is a new member without local state), from its log lines. */
+interface EngineRestore {
+  /** `rebuild`: no contributions log yet, every fact evaluated; `log`: the log loaded, then the facts before its marker. */
+  readonly path: "rebuild" | "log";
+  readonly logRecords: number;
+  readonly logSeconds: number;
+  /** Reading engine-facts from 0 to the end at assignment (loading or evaluating). */
+  readonly replaySeconds: number;
+  readonly peakRssAnonBytes: number;
+}
 
 interface StageRun {
   readonly seconds: number;
@@ -112,7 +125,19 @@ async function ingest(prefix: string, facts: number): Promise<void> {
 }
 
 /** Our engine stage alone over the engine-facts topic: spawn → rebuilt, live (results reconciled), lag 0, results no longer changing. */
-async function runEngine(prefix: string, run: number): Promise<StageRun> {
+/** The restore phases an engine run's JSON log lines name (kafka-member.ts: log-load-end, restore-end). */
+function engineRestore(logPath: string, peakRssAnonBytes: number): EngineRestore {
+  const lines = readFileSync(logPath, "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { stage?: string; processor?: string; records?: number | string; seconds?: number });
+  const logLoaded = lines.find((line) => line.stage === "log-load-end");
+  const replayed = lines.find((line) => line.stage === "restore-end" && line.processor === "engine" && typeof line.records === "string");
+  const logRecords = Number(logLoaded?.records ?? 0);
+  return { path: logRecords > 0 ? "log" : "rebuild", logRecords, logSeconds: logLoaded?.seconds ?? 0, replaySeconds: replayed?.seconds ?? Number.NaN, peakRssAnonBytes };
+}
+
+async function runEngine(prefix: string, run: number): Promise<StageRun & { readonly restore: EngineRestore }> {
   const logPath = `${OUT}peer-bench-engine-${run}.log`;
   const out = openSync(logPath, "w");
   const started = performance.now();
@@ -124,8 +149,10 @@ async function runEngine(prefix: string, run: number): Promise<StageRun> {
     let lastPublished = -1;
     let seconds = 0;
     let lastProgress = 0;
+    let peakRssAnonBytes = 0;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`engine exited ${child.exitCode}; see ${logPath}`);
+      peakRssAnonBytes = Math.max(peakRssAnonBytes, procStatus(pid, "RssAnon"));
       if (performance.now() - started > RUN_TIMEOUT_MS) throw new Error(`engine not quiescent after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
       const text = await scrape(port);
       if (text === undefined) continue;
@@ -145,8 +172,9 @@ async function runEngine(prefix: string, run: number): Promise<StageRun> {
       await sleep(caughtUp ? 2_000 : 500);
     }
     const peakRssBytes = procStatus(pid, "VmHWM");
-    log(`engine run ${run}: quiescent after ${seconds.toFixed(1)} s, peak RSS ${mib(peakRssBytes)}`);
-    return { seconds, processingSeconds: undefined, peakRssBytes };
+    const restore = engineRestore(logPath, peakRssAnonBytes);
+    log(`engine run ${run}: quiescent after ${seconds.toFixed(1)} s (${restore.path}: log ${restore.logRecords.toLocaleString("en-US")} records in ${restore.logSeconds.toFixed(1)} s, engine-facts replayed in ${restore.replaySeconds.toFixed(1)} s), peak RSS ${mib(peakRssBytes)}, peak RssAnon ${mib(peakRssAnonBytes)}`);
+    return { seconds, processingSeconds: undefined, peakRssBytes, restore };
   } finally {
     await stop(child);
   }
@@ -311,7 +339,7 @@ try {
   await ingest(prefix, produced.facts);
   const engineFacts = await topicRecordCount(kafka, topics.engineFacts);
   log(`engine-facts: ${engineFacts.toLocaleString("en-US")} records`);
-  const engineRuns: StageRun[] = [];
+  const engineRuns: (StageRun & { restore: EngineRestore })[] = [];
   const peerRuns: (StageRun & { done: PeerEvent })[] = [];
   for (let run = 1; run <= RUNS; run += 1) {
     // Alternate which goes first, so neither always meets the same moment of the machine's load.
@@ -347,6 +375,12 @@ try {
     `| Kafka Streams peer (bench/peer, 2 metrics, at-least-once, RocksDB), spawn → results forwarded | **${rate(engineFacts, engineFacts / peerRate)}** | ${list(peerRuns.map((run) => run.seconds), (value) => value.toFixed(1))} | ${list(peerRuns.map((run) => run.peakRssBytes), mib)} |`,
     `| Kafka Streams peer, first record → last record processed (no JVM start, no group join) | ${rate(engineFacts, engineFacts / peerProcessingRate)} | ${list(peerRuns.map((run) => run.processingSeconds ?? Number.NaN), (value) => value.toFixed(1))} | |`,
     `| engine / peer (records/s, spawn → done) | **${(engineRate / peerRate).toFixed(2)}** | | |`,
+    "",
+    "Each engine run is a new member without local state: the first rebuilds from offset 0, later ones load the contributions log the runs before them wrote, then the facts before its marker (docs/engine-state.md, \"Restart and restore\").",
+    "",
+    "| engine run | path | contributions log: records, seconds | engine-facts replayed, seconds | spawn → quiescent, seconds | peak RssAnon |",
+    "|---:|---|---|---:|---:|---:|",
+    ...engineRuns.map((run, index) => `| ${String(index + 1)} | ${run.restore.path} | ${run.restore.logRecords.toLocaleString("en-US")}, ${run.restore.logSeconds.toFixed(1)} | ${run.restore.replaySeconds.toFixed(1)} | ${run.seconds.toFixed(1)} | ${mib(run.restore.peakRssAnonBytes)} |`),
     "",
     `Results of the two metrics, key by key (our results topic, Avro, against the peer's results topic, JSON; equal as JSON values): **${comparison.matching.toLocaleString("en-US")} of ${comparison.ours.toLocaleString("en-US")} keys match**, ${comparison.differing.length} differ, ${comparison.onlyOurs.length} only ours, ${comparison.onlyPeer.length} only the peer's. The peer read ${last?.records.toLocaleString("en-US") ?? "?"} records (${last?.redeliveries ?? "?"} redeliveries of a known version, ${last?.unreadable ?? "?"} unreadable).`,
     "",
