@@ -101,9 +101,16 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
        */
       let changedSinceCheckpoint: Set<string> | undefined;
 
-      /** The changelog records of the units changed since the last ones, and the marker: none while replaying old input. */
+      /**
+       * The changelog records of the units changed since the last ones, and the marker: none while
+       * replaying old input, and none behind the last marker written (the units wait for the next
+       * call). A rebuild's flushes write markers ahead of the acknowledged offset that going live
+       * names, and a batch of no records flushes at offset 0: such a marker went back to 0, and the
+       * next member without local state evaluated every fact again.
+       */
       const changelog = (nextOffset: bigint): SinkRecord[] => {
         if (local === undefined || nextOffset < changelogFrom) return [];
+        changelogFrom = nextOffset;
         const records: SinkRecord[] = engine.unitChanges().map(([unit, contributions]) => ({ topic: "engineContributions", key: unit, value: contributions.length === 0 ? null : encodeUnitRecord(identity, contributions) }));
         records.push({ topic: "engineContributions", key: SETTLED_MARKER, value: Buffer.from(JSON.stringify({ offset: nextOffset.toString(), identity }), "utf8") });
         return records;

@@ -239,6 +239,13 @@ describe("the engine processor (no broker)", () => {
       expect(halfway, "a changelog marker before the source's end at assignment").toBeDefined();
       const goingLive = rebuild.task.goLive?.() ?? { outputs: [] };
       const rebuilt = ofTopic(goingLive, "results");
+      // As the runtime goes on after going live within a batch: a batch of no records.
+      const empty = rebuild.task.process({ partition: 0, records: [], backlog: 0 });
+      log.push(...ofTopic(goingLive, "engineContributions"), ...ofTopic(empty, "engineContributions"));
+      // Markers never go back: the last one names the source's end (it went back to 0 here before).
+      const markers = log.filter((record) => record.key === "\u0000settled").map((record) => marker({ outputs: [record] }) ?? -1n);
+      expect(markers).toEqual([...markers].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      expect(markers.at(-1)).toBe(BigInt(facts.length));
       await rebuild.close();
 
       // A member without local state loads the log as it stood at the halfway marker, then the facts.
