@@ -1,5 +1,4 @@
-import { createRequire } from "node:module";
-import { kafkajsModule, replaceKafkajsModule } from "./kafkajs-module-cache.ts";
+import { kafkajsLoaded, kafkajsModule, replaceKafkajsModule } from "./kafkajs-module-cache.ts";
 
 /*
  * Reading a compacted topic, kafkajs 2.2.4 advances one offset per fetch across offsets that
@@ -23,8 +22,6 @@ import { kafkajsModule, replaceKafkajsModule } from "./kafkajs-module-cache.ts";
  * A batch with records at or past the fetched offset is unchanged: its last offset is its last
  * record's, and the fetch after it meets the compacted tail once, as an empty batch, and moves on.
  */
-
-const require = createRequire(import.meta.url);
 
 /** The last offset of the last whole record batch in a fetched partition's messages, by the messages' array. */
 const recordBatchEnds = new WeakMap<readonly unknown[], bigint>();
@@ -87,13 +84,13 @@ export const compactedBatchesPatched = patchKafkajs();
 
 function patchKafkajs(): boolean {
   if (kafkajsModule(DECODE_MESSAGES_MODULE) === undefined) return false;
-  const decoderClass = require(kafkajsModule("src/protocol/decoder.js") as string) as DecoderClass;
-  const decodeRecordBatch = require(kafkajsModule("src/protocol/recordBatch/v0/decoder.js") as string) as (decoder: KafkajsDecoder) => Promise<DecodedRecordBatch>;
-  const decodeMessageSet = require(kafkajsModule("src/protocol/messageSet/decoder.js") as string) as (decoder: KafkajsDecoder, size: number) => Promise<unknown[]>;
-  const { MAGIC_BYTE } = require(kafkajsModule("src/protocol/recordBatch/v0/index.js") as string) as { MAGIC_BYTE: number };
+  const decoderClass = kafkajsLoaded<DecoderClass>("src/protocol/decoder.js");
+  const decodeRecordBatch = kafkajsLoaded<(decoder: KafkajsDecoder) => Promise<DecodedRecordBatch>>("src/protocol/recordBatch/v0/decoder.js");
+  const decodeMessageSet = kafkajsLoaded<(decoder: KafkajsDecoder, size: number) => Promise<unknown[]>>("src/protocol/messageSet/decoder.js");
+  const { MAGIC_BYTE } = kafkajsLoaded<{ MAGIC_BYTE: number }>("src/protocol/recordBatch/v0/index.js");
   const users = ["v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"].map((version) => `src/protocol/requests/fetch/${version}/response.js`);
   if (!replaceKafkajsModule(DECODE_MESSAGES_MODULE, decodeMessagesNotingBatchEnds(decoderClass, decodeRecordBatch, decodeMessageSet, MAGIC_BYTE), users)) return false;
-  const { prototype } = require(kafkajsModule(BATCH_MODULE) as string) as { prototype: FetchedBatch };
+  const { prototype } = kafkajsLoaded<{ prototype: FetchedBatch }>(BATCH_MODULE);
   const { lastOffset, isEmptyDueToFiltering, isEmptyDueToLogCompactedMessages } = prototype;
   /** The end of the record batches fetched, when none of their records is at or past the fetched offset. */
   const compactedEnd = (batch: FetchedBatch): bigint | undefined => {

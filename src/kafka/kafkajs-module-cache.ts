@@ -22,6 +22,13 @@ export function kafkajsModule(relativePath: string): string | undefined {
   return require.resolve(`kafkajs/${relativePath}`);
 }
 
+/** The exports kafkajs' module `relativePath` has in this process (a replacement where one was put). Throws for another kafkajs version. */
+export function kafkajsLoaded<T>(relativePath: string): T {
+  const modulePath = kafkajsModule(relativePath);
+  if (modulePath === undefined) throw new Error(`kafkajs is not ${PATCHED_KAFKAJS_VERSION}, the version whose ${relativePath} this reads (package.json pins it)`);
+  return require(modulePath) as T;
+}
+
 /**
  * Replaces the exports of kafkajs' module `relativePath` with `exports`, unless one of `users` (the
  * kafkajs modules that require it) is loaded already: they would keep the original. True when

@@ -4,7 +4,7 @@ import type { Admin, Consumer, ITopicConfig, KafkaMessage, Kafka, Producer, Prod
 import { inject } from "vitest";
 import { createKafka } from "../../src/kafka/client.ts";
 import { createSchemaRegistry } from "../../src/kafka/registry.ts";
-import { waitForTopicLeaders } from "../../src/kafka/topic-admin.ts";
+import { createTopicsWithLeaders } from "../../src/kafka/topic-admin.ts";
 import "./provided-context.ts";
 
 /** The broker list and registry URL that the integration globalSetup found or started. */
@@ -65,9 +65,7 @@ export function testRegistry(): SchemaRegistry {
 /** Creates a fresh topic and waits for its leaders; returns its name. */
 export async function createTestTopic(admin: Admin, prefix = "test", options: Partial<Omit<ITopicConfig, "topic">> = {}): Promise<string> {
   const topic = uniqueName(prefix);
-  // Our own wait, as `agentops topics apply` does: kafkajs's gives up while the broker does not know the topic yet.
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1, ...options }], waitForLeaders: false });
-  await waitForTopicLeaders(admin, [topic]);
+  await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1, ...options }]);
   return topic;
 }
 

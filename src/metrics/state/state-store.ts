@@ -711,8 +711,9 @@ class CachedLinkTable<V> extends CachedSegment<V, LinkEntry<V>> implements LinkT
       this.dirtyEntries.push(entry);
     }
     // Every member is a write of its own.
-    if (!entry.dirtyMembers.has(member)) this.store.dirtyEntries += 1;
+    const dirtyBefore = entry.dirtyMembers.size;
     entry.dirtyMembers.add(member);
+    this.store.dirtyEntries += entry.dirtyMembers.size - dirtyBefore;
   }
 
   /** The key's length makes the prefix exact: no key's members are read as another key's. */

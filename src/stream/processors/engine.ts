@@ -87,8 +87,6 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
        * assignment; rebuilding, the log was loaded and its marker is `loadUntil` (0 when it had none).
        */
       let changelogFrom = 0n;
-      /** Rebuilding from offset 0: the runtime loads the contributions log before the first replayed batch. */
-      let logLoaded = false;
       /** Changelog records loaded, and units restored from them, for the log. */
       let loadedUnits = 0;
       /** The source offset after the last record processed (what a flush's changelog marker names). */
@@ -154,7 +152,11 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           // topic was recreated): restore from the changelog, or rebuild.
           local.state.clear();
           loadUntil = 0n;
-          logLoaded = true;
+          // The runtime loads the log before the replay; its marker, if any, moves this (loadChangelog).
+          // Past it the changelog is written as the rebuild goes, as live: held back to going live,
+          // a rebuild from 0 wrote every unit at once (1.5 GiB of heap at 1M facts, the event loop
+          // blocked for 30 s).
+          changelogFrom = 0n;
           return "0";
         },
         ...(local === undefined
@@ -165,6 +167,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
                   const marker = value === null ? undefined : (JSON.parse(value.toString("utf8")) as { offset?: string; identity?: string });
                   // A marker of another identity (window, threshold, catalog, layout) restores nothing.
                   loadUntil = marker?.identity === identity && marker.offset !== undefined ? BigInt(marker.offset) : 0n;
+                  changelogFrom = loadUntil;
                   return;
                 }
                 const contributions = value === null ? [] : decodeUnitRecord(value, identity);
@@ -176,13 +179,6 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
               changelogLoaded: () => ({ units: loadedUnits, loadUntil: loadUntil.toString() }),
             }),
         restore: (records) => {
-          if (logLoaded) {
-            // Past the loaded log's marker the changelog is written as the rebuild goes, as live:
-            // held back to going live, a rebuild from 0 wrote every unit at once (1.5 GiB of heap at
-            // 1M facts, the event loop blocked for 30 s).
-            changelogFrom = loadUntil;
-            logLoaded = false;
-          }
           checkpoints.processed();
           // What this replay recomputes may differ from what the changelog received from an earlier
           // life of this member after its checkpoint: every unit it recomputes is written again.

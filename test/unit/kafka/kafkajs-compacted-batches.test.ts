@@ -2,10 +2,9 @@ import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import "../../../src/kafka/kafkajs.ts";
 import { BATCH_MODULE, compactedBatchesPatched, DECODE_MESSAGES_MODULE, recordBatchEnd, type FetchedBatch } from "../../../src/kafka/kafkajs-compacted-batches.ts";
-import { kafkajsModule, kafkajsOriginal } from "../../../src/kafka/kafkajs-module-cache.ts";
+import { kafkajsLoaded, kafkajsOriginal } from "../../../src/kafka/kafkajs-module-cache.ts";
 
 const require = createRequire(import.meta.url);
-const kafkajs = <T>(path: string): T => require(kafkajsModule(path) ?? "") as T;
 
 interface Encoder {
   readonly buffer: Buffer;
@@ -15,11 +14,11 @@ interface Encoder {
 type BatchClass = new (topic: string, fetchedOffset: string, partitionData: { partition: number; highWatermark: string; abortedTransactions: unknown[]; messages: unknown[] }) => FetchedBatch & { readonly messages: readonly { offset: string }[] };
 type DecodeMessages = (decoder: unknown) => Promise<{ offset: string }[]>;
 
-const EncoderClass = kafkajs<new () => Encoder>("src/protocol/encoder.js");
-const DecoderClass = kafkajs<new (buffer: Buffer) => unknown>("src/protocol/decoder.js");
-const { RecordBatch } = kafkajs<{ RecordBatch: (batch: Record<string, unknown>) => Promise<{ buffer: Buffer }> }>("src/protocol/recordBatch/v0/index.js");
-const Record = kafkajs<(record: { offsetDelta: number; key: Buffer; value: Buffer }) => unknown>("src/protocol/recordBatch/record/v0/index.js");
-const Long = kafkajs<{ fromValue(value: number): unknown }>("src/utils/long.js");
+const EncoderClass = kafkajsLoaded<new () => Encoder>("src/protocol/encoder.js");
+const DecoderClass = kafkajsLoaded<new (buffer: Buffer) => unknown>("src/protocol/decoder.js");
+const { RecordBatch } = kafkajsLoaded<{ RecordBatch: (batch: Record<string, unknown>) => Promise<{ buffer: Buffer }> }>("src/protocol/recordBatch/v0/index.js");
+const Record = kafkajsLoaded<(record: { offsetDelta: number; key: Buffer; value: Buffer }) => unknown>("src/protocol/recordBatch/record/v0/index.js");
+const Long = kafkajsLoaded<{ fromValue(value: number): unknown }>("src/utils/long.js");
 
 /**
  * A partition's fetched bytes: record batches as the broker sends them, each at `firstOffset` with
@@ -40,8 +39,8 @@ const decode = (decodeMessages: DecodeMessages, bytes: Buffer) => decodeMessages
 const batchOf = (Batch: BatchClass, fetchedOffset: number, messages: unknown[]) => new Batch("topic", String(fetchedOffset), { partition: 0, highWatermark: "1000", abortedTransactions: [], messages });
 
 describe("kafkajs fetches past what compaction removed", () => {
-  const patched = kafkajs<DecodeMessages>(DECODE_MESSAGES_MODULE);
-  const Batch = kafkajs<BatchClass>(BATCH_MODULE);
+  const patched = kafkajsLoaded<DecodeMessages>(DECODE_MESSAGES_MODULE);
+  const Batch = kafkajsLoaded<BatchClass>(BATCH_MODULE);
   const original = kafkajsOriginal<DecodeMessages>(DECODE_MESSAGES_MODULE);
   const OriginalBatch = kafkajsOriginal<BatchClass>(BATCH_MODULE);
 
