@@ -206,6 +206,15 @@ export class BinaryReader {
     return value;
   }
 
+  /** Moves past a string without decoding it (its bytes are checked to be there). */
+  skipString(): void {
+    const header = this.unsigned();
+    const encoding = header % 4;
+    const end = this.position + (encoding === UTF16 ? ((header - encoding) / 4) * 2 : (header - encoding) / 4);
+    if (end > this.buffer.length) throw new InternalRecordError("string runs past the end of the record");
+    this.position = end;
+  }
+
   string(): string {
     const header = this.unsigned();
     const encoding = header % 4;

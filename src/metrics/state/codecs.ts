@@ -217,8 +217,16 @@ function writeShares(out: BinaryWriter, shares: readonly MoneyShare[]): void {
   }
 }
 
-function readShares(input: BinaryReader): MoneyShare[] {
-  return Array.from({ length: input.unsigned() }, () => ({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) }));
+/** Most contributions hold no money and no exclusions: one shared empty value each, as the engine makes them (units/finalize.ts). */
+const NO_SHARES: readonly MoneyShare[] = Object.freeze([]);
+const NO_REASONS: Readonly<Record<string, number>> = Object.freeze({});
+
+function readShares(input: BinaryReader): readonly MoneyShare[] {
+  const size = input.unsigned();
+  if (size === 0) return NO_SHARES;
+  const shares: MoneyShare[] = [];
+  for (let index = 0; index < size; index++) shares.push({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) });
+  return shares;
 }
 
 /** Counts by reason (a contribution's exclusions, the costs a reading left out). Written without building arrays: it runs per contribution. */
@@ -232,8 +240,13 @@ function writeReasonCounts(out: BinaryWriter, counts: Readonly<Record<string, nu
   }
 }
 
-function readReasonCounts(input: BinaryReader): Record<string, number> {
-  return Object.fromEntries(readCounts(input));
+function readReasonCounts(input: BinaryReader): Readonly<Record<string, number>> {
+  const size = input.unsigned();
+  if (size === 0) return NO_REASONS;
+  const counts: Record<string, number> = {};
+  // Defined, not assigned: a reason named "__proto__" stays a count (as Object.fromEntries kept it).
+  for (let index = 0; index < size; index++) Object.defineProperty(counts, input.string(), { value: input.integer(), enumerable: true, writable: true, configurable: true });
+  return counts;
 }
 
 /** A group's metric, scope and cohort, read back from its result key (RFC 8785 JSON) once per group. */
@@ -267,9 +280,6 @@ const FLAG_ELIGIBLE = 4;
 const FLAG_HIT = 8;
 const FLAG_CATEGORY = 16;
 
-/** What a contribution holds besides its group. */
-type ContributionBody = Omit<Contribution, "metricId" | "scope" | "cohort" | "groupKey">;
-
 function writeContributionBody(out: BinaryWriter, contribution: Contribution): void {
   const flags =
     (contribution.candidate ? FLAG_CANDIDATE : 0) | (contribution.covered ? FLAG_COVERED : 0) | (contribution.eligible ? FLAG_ELIGIBLE : 0) | (contribution.hit ? FLAG_HIT : 0) | (contribution.category === undefined ? 0 : FLAG_CATEGORY);
@@ -281,7 +291,8 @@ function writeContributionBody(out: BinaryWriter, contribution: Contribution): v
   out.double(contribution.asOf);
 }
 
-function readContributionBody(input: BinaryReader): ContributionBody {
+/** A contribution of a known group: built in one object, in finalizeContribution's field order (one shape for every contribution). */
+function readContribution(input: BinaryReader, metricId: MetricId, scope: Scope, cohort: Cohort, groupKey: string): Contribution {
   const flags = input.byte();
   const category = (flags & FLAG_CATEGORY) === 0 ? undefined : input.string();
   const amount = input.double();
@@ -289,6 +300,10 @@ function readContributionBody(input: BinaryReader): ContributionBody {
   const exclusions = readReasonCounts(input);
   const asOf = input.double();
   return {
+    metricId,
+    scope,
+    cohort,
+    groupKey,
     candidate: (flags & FLAG_CANDIDATE) !== 0,
     covered: (flags & FLAG_COVERED) !== 0,
     eligible: (flags & FLAG_ELIGIBLE) !== 0,
@@ -312,11 +327,14 @@ export function writeContributions(out: BinaryWriter, contributions: readonly Co
 }
 
 export function readContributions(input: BinaryReader, ids: GroupKeyIds): readonly Contribution[] {
-  return Array.from({ length: input.unsigned() }, (): Contribution => {
+  const size = input.unsigned();
+  const contributions: Contribution[] = [];
+  for (let index = 0; index < size; index++) {
     const groupKey = ids.keyOf(input.unsigned());
     const { metricId, scope, cohort } = identityOf(groupKey);
-    return { metricId, scope, cohort, groupKey, ...readContributionBody(input) };
-  });
+    contributions.push(readContribution(input, metricId, scope, cohort, groupKey));
+  }
+  return contributions;
 }
 
 /** A unit table's contributions (see writeContributions). */
@@ -438,13 +456,62 @@ export function encodeUnitRecord(identity: string, contributions: readonly Contr
   });
 }
 
+/** A unit record's scopes and cohorts, decoded and interned. */
+interface UnitRecordParts {
+  readonly scopes: readonly Scope[];
+  readonly cohorts: readonly Cohort[];
+}
+
+/**
+ * Unit records' scope-and-cohort sections, decoded, by their bytes: a member loading the log reads
+ * a few thousand distinct ones hundreds of thousands of times, and decoding each (strings, dates
+ * parsed, cohorts sorted and interned) was most of the load's time.
+ */
+const unitRecordParts = new BoundedMemo<string, UnitRecordParts>(1_024);
+
 /** The record's contributions, or undefined when it was written under another identity (its body is then not read: another layout may have written it). */
 export function decodeUnitRecord(bytes: Buffer, identity: string): readonly Contribution[] | undefined {
   const input = new BinaryReader(bytes);
   if (input.string() !== identity) return undefined;
-  // Scopes, cohorts and result keys interned as the engine's own (scope.ts): a member loading the
-  // log holds tens of thousands of units in its cache, and a copy of each group's key per
-  // contribution (about 200 bytes) took the heap past 1 GiB at 1M facts.
+  const partsStart = input.offset;
+  const scopeCount = input.unsigned();
+  for (let index = 0; index < scopeCount; index++) {
+    input.byte();
+    input.skipString();
+    input.skipString();
+  }
+  const cohortCount = input.unsigned();
+  for (let index = 0; index < cohortCount; index++) {
+    const size = input.unsigned();
+    for (let coordinate = 0; coordinate < 2 * size; coordinate++) input.skipString();
+  }
+  const partsKey = bytes.toString("latin1", partsStart, input.offset);
+  let parts = unitRecordParts.get(partsKey);
+  if (parts === undefined) unitRecordParts.set(partsKey, (parts = readUnitRecordParts(new BinaryReader(bytes, partsStart))));
+  const { scopes, cohorts } = parts;
+  const part = <T>(found: readonly T[], position: number, what: string): T => {
+    const value = found[position];
+    if (value === undefined) throw new InternalRecordError(`${what} ${String(position)} of ${String(found.length)}`);
+    return value;
+  };
+  const size = input.unsigned();
+  const contributions: Contribution[] = [];
+  for (let index = 0; index < size; index++) {
+    const metricId = part(METRIC_IDS, input.byte(), "metric");
+    const scope = part(scopes, input.unsigned(), "scope");
+    const cohort = part(cohorts, input.unsigned(), "cohort");
+    contributions.push(readContribution(input, metricId, scope, cohort, groupKeyOf(metricId, scope, cohort)));
+  }
+  input.end();
+  return contributions;
+}
+
+/**
+ * Scopes, cohorts interned as the engine's own (scope.ts): a member loading the log holds tens of
+ * thousands of units in its cache, and a copy of each group's key per contribution (about 200
+ * bytes) took the heap past 1 GiB at 1M facts.
+ */
+function readUnitRecordParts(input: BinaryReader): UnitRecordParts {
   const scopes = Array.from({ length: input.unsigned() }, (): Scope => {
     const kind = input.byte();
     if (kind === 0) return internedWindow(input.string(), input.string());
@@ -457,19 +524,7 @@ export function decodeUnitRecord(bytes: Buffer, identity: string): readonly Cont
     for (let index = 0; index < size; index++) coordinates[input.string()] = input.string();
     return size === 0 ? NO_COHORT : cohortOf(coordinates);
   });
-  const part = <T>(parts: readonly T[], position: number, what: string): T => {
-    const found = parts[position];
-    if (found === undefined) throw new InternalRecordError(`${what} ${String(position)} of ${String(parts.length)}`);
-    return found;
-  };
-  const contributions = Array.from({ length: input.unsigned() }, (): Contribution => {
-    const metricId = part(METRIC_IDS, input.byte(), "metric");
-    const scope = part(scopes, input.unsigned(), "scope");
-    const cohort = part(cohorts, input.unsigned(), "cohort");
-    return { metricId, scope, cohort, groupKey: groupKeyOf(metricId, scope, cohort), ...readContributionBody(input) };
-  });
-  input.end();
-  return contributions;
+  return { scopes, cohorts };
 }
 
 /** The engine's interned window with these bounds; the bounds as read when they are not one of its windows. */

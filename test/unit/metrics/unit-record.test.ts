@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
 import { isAgentEvent, type MetricFact } from "../../../src/contract/facts.ts";
 import { parseFactJson } from "../../../src/contract/parse-fact.ts";
-import { InternalRecordError } from "../../../src/kafka/serde/binary-form.ts";
+import { BinaryReader, InternalRecordError } from "../../../src/kafka/serde/binary-form.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
 import type { Scope } from "../../../src/metrics/result-record.ts";
@@ -69,6 +69,28 @@ describe("the contributions changelog record", () => {
     ];
     const contributions = scopes.map((scope) => ({ metricId: "operational-token-usage" as const, scope, cohort: NO_COHORT, groupKey: resultKey("operational-token-usage", scope, NO_COHORT), ...body }));
     expect(decodeUnitRecord(encodeUnitRecord(identity, contributions), identity)).toEqual(contributions);
+  });
+
+  it("decodes money and exclusion counts exactly, a reason named __proto__ included, and a damaged scope section each time it is read", () => {
+    const scope: Scope = { kind: "window", start: "2026-01-01T00:00:00.000Z", end: "2026-01-02T00:00:00.000Z" };
+    const money = [{ currency: "EUR", source: "provider_invoice", costBasis: "list", amountMinor: 2n ** 60n }];
+    const exclusions = JSON.parse('{"__proto__": 2, "NO_TERMINAL_SUMMARY": 1}') as Record<string, number>;
+    const contribution = { metricId: "operational-token-usage" as const, scope, cohort: NO_COHORT, groupKey: resultKey("operational-token-usage", scope, NO_COHORT), candidate: true, covered: false, eligible: true, hit: true, category: "x", amount: 1.5, money, exclusions, asOf: 7 };
+    const decoded = decodeUnitRecord(encodeUnitRecord(identity, [contribution, contribution]), identity);
+    expect(decoded).toEqual([contribution, contribution]);
+    expect(Object.keys(decoded?.[0]?.exclusions ?? {})).toEqual(["__proto__", "NO_TERMINAL_SUMMARY"]);
+    expect(Object.getPrototypeOf(decoded?.[0]?.exclusions)).toBe(Object.prototype);
+    // A record whose scope kind is unknown: refused, also when its bytes were read before (the
+    // decoded scope sections are kept by their bytes, and a failure must not be kept as a success).
+    const good = encodeUnitRecord(identity, [contribution]);
+    const reader = new BinaryReader(good);
+    reader.skipString();
+    expect(reader.unsigned()).toBe(1);
+    const damaged = Buffer.from(good);
+    expect(damaged[reader.offset]).toBe(0);
+    damaged[reader.offset] = 2;
+    expect(() => decodeUnitRecord(damaged, identity)).toThrow(InternalRecordError);
+    expect(() => decodeUnitRecord(damaged, identity)).toThrow(InternalRecordError);
   });
 
   it("of another identity is skipped without reading its body (another layout wrote it); a damaged one is refused", () => {
