@@ -9,7 +9,7 @@ import { parseFlags, stringFlag } from "../flags.ts";
 const USAGE = `Usage: agentops run [--brokers host:port[,...]] [--schema-registry URL] [--roles ingest,engine,run-monitor]
                     [--instance-id NAME] [--group PREFIX] [--topic-prefix PREFIX]
                     [--window 1d] [--coverage-threshold 10] [--metrics-port 9464] [--log-level info]
-                    [--shutdown-timeout 30s] [--session-timeout 30s] [--state-dir DIR] [--state-cache-mb 32]
+                    [--shutdown-timeout 30s] [--session-timeout 30s] [--state-dir DIR] [--state-cache-mb 16]
                     [--engine single|stages]
 
 Starts one processor instance on Kafka. Every flag can also come from the environment:
