@@ -23,7 +23,7 @@
  * checkpoint's byte offset (as a consumer seeks to its committed offset), ingests the next liveFacts
  * metric facts and flushes: the time to "live".
  */
-import { closeSync, openSync, readSync, statfsSync, statSync } from "node:fs";
+import { statfsSync, statSync } from "node:fs";
 import { shippedCatalog } from "../src/catalog/metric-definitions.ts";
 import { isAgentEvent, type MetricFact } from "../src/contract/facts.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
@@ -35,6 +35,7 @@ import { boundEngineHeapGrowth } from "../src/metrics/state/heap-growth.ts";
 import { stateIdentity } from "../src/metrics/state/local-state.ts";
 import { StateStore, type StateStoreStats } from "../src/metrics/state/state-store.ts";
 import { readProcStatus } from "../src/stream/runtime/proc-status.ts";
+import { linesFrom } from "./workload-lines.ts";
 
 /** Outside every table's prefix (they start with a letter), so it never collides with state. */
 export const CHECKPOINT_KEY = "\u0000checkpoint";
@@ -128,47 +129,6 @@ export interface RestartReport {
   readonly misses: number;
   readonly checkpoint: Checkpoint;
   readonly peakRssBytes: number;
-}
-
-interface Line {
-  readonly text: string;
-  /** Byte offset just past the line's newline. */
-  readonly end: number;
-}
-
-/** Lines of a file from byte `from`, with their end offsets, read in 4 MiB chunks (readline is slower and hides offsets). */
-function* linesFrom(path: string, from: number): Generator<Line> {
-  const fd = openSync(path, "r");
-  let buffer = Buffer.allocUnsafe(4 << 20);
-  let filled = 0;
-  /** File offset of buffer[0]. */
-  let base = from;
-  try {
-    for (;;) {
-      if (filled === buffer.length) {
-        // A line longer than the buffer: grow it rather than split the line.
-        const larger = Buffer.allocUnsafe(buffer.length * 2);
-        buffer.copy(larger, 0, 0, filled);
-        buffer = larger;
-      }
-      const read = readSync(fd, buffer, filled, buffer.length - filled, base + filled);
-      if (read === 0) {
-        if (filled > 0) yield { text: buffer.toString("utf8", 0, filled), end: base + filled };
-        return;
-      }
-      const view = buffer.subarray(0, filled + read);
-      let start = 0;
-      for (let newline = view.indexOf(10, start); newline !== -1; newline = view.indexOf(10, start)) {
-        yield { text: view.toString("utf8", start, newline), end: base + newline + 1 };
-        start = newline + 1;
-      }
-      view.copy(buffer, 0, start);
-      filled = view.length - start;
-      base += start;
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Peaks of anonymous RSS (the heap, native allocations), file RSS (LMDB's mapped pages) and V8 heap. */

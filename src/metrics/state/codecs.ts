@@ -465,7 +465,8 @@ interface UnitRecordParts {
 /**
  * Unit records' scope-and-cohort sections, decoded, by their bytes: a member loading the log reads
  * a few thousand distinct ones hundreds of thousands of times, and decoding each (strings, dates
- * parsed, cohorts sorted and interned) was most of the load's time.
+ * parsed, cohorts sorted and interned) was most of the load's time. Bounded as the engine's
+ * snapshot scopes are (scope.ts): a kept snapshot scope keeps the result keys made for it alive.
  */
 const unitRecordParts = new BoundedMemo<string, UnitRecordParts>(1_024);
 
@@ -507,7 +508,7 @@ export function decodeUnitRecord(bytes: Buffer, identity: string): readonly Cont
 }
 
 /**
- * Scopes, cohorts interned as the engine's own (scope.ts): a member loading the log holds tens of
+ * Scopes and cohorts interned as the engine's own (scope.ts): a member loading the log holds tens of
  * thousands of units in its cache, and a copy of each group's key per contribution (about 200
  * bytes) took the heap past 1 GiB at 1M facts.
  */
