@@ -45,6 +45,11 @@ export class MetricEngine {
     this.units.replaying = replaying;
   }
 
+  /** Groups a flush would render now (a log load marks every group it restores). */
+  get dirtyGroups(): number {
+    return this.units.dirtyGroupCount;
+  }
+
   /** True when flush has nothing left to recompute (a checkpoint may then be taken). */
   get settled(): boolean {
     return this.units.settled;
@@ -106,6 +111,17 @@ export class MetricEngine {
   results(): { key: string; json: string; result: MetricResult }[] {
     this.flush();
     return this.publisher.results();
+  }
+
+  /** Every current result key, sorted (flushes first): `result(key)` gives each, a page at a time. */
+  resultKeys(): string[] {
+    this.flush();
+    return this.publisher.keys();
+  }
+
+  /** Whether a result was last flushed under a key. */
+  hasResult(key: string): boolean {
+    return this.publisher.has(key);
   }
 
   /** The result last flushed under a key (null: none). */

@@ -62,6 +62,18 @@ export class ResultPublisher {
     return json === undefined ? null : (JSON.parse(json) as MetricResult);
   }
 
+  /** Whether a result is published under a key. */
+  has(key: string): boolean {
+    return this.published.get(key) !== undefined;
+  }
+
+  /** Every current result key, sorted (a scan of the whole table that keeps only the keys). */
+  keys(): string[] {
+    const keys: string[] = [];
+    for (const [key] of this.published.scan()) keys.push(key);
+    return keys.sort(byUtf8);
+  }
+
   /** Every current result, sorted by key, as canonical JSON lines (a scan of the whole table). */
   results(): { key: string; json: string; result: MetricResult }[] {
     return [...this.published.scan()].sort(([a], [b]) => byUtf8(a, b)).map(([key, json]) => ({ key, json, result: JSON.parse(json) as MetricResult }));

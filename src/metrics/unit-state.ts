@@ -161,6 +161,11 @@ export class UnitState {
   }
 
   /** True when no unit is left to recompute and no group left to take. */
+  /** Groups whose sums changed since they were last rendered. */
+  get dirtyGroupCount(): number {
+    return this.dirtyGroups.size;
+  }
+
   get settled(): boolean {
     return this.dirtyGroups.size === 0 && UNIT_KINDS.every((kind) => this.dirtyUnits[kind].size === 0);
   }

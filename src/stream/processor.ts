@@ -172,7 +172,13 @@ export interface Task<V> {
   changelogLoaded?(): Readonly<Record<string, string | number>>;
   /** Source records replayed into the state; publishes nothing, but may write its changelog. */
   restore?(records: readonly SourceRecord<V>[]): ProcessResult | void;
-  goLive?(): ProcessResult;
+  /**
+   * What going live writes, in pages: the transport settles and writes each page before it asks for
+   * the next, so a comparison of the whole result table holds one page at a time (all at once it
+   * took a member restoring 5M facts from 485 to 649 MiB of anonymous memory). Nothing else runs on
+   * the task until every page is taken.
+   */
+  goLive?(): Iterable<ProcessResult>;
   process(batch: Batch<V>): ProcessResult;
   /** The writes of every batch before `nextOffset` are acknowledged: state up to there may be checkpointed. */
   committed?(nextOffset: string): void | Promise<void>;

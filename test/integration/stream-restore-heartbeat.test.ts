@@ -56,7 +56,7 @@ describe("a member restoring for longer than its session timeout", () => {
           },
           goLive: () => {
             seen.live += 1;
-            return NOTHING;
+            return [NOTHING];
           },
           process: (batch) => {
             seen.processed += batch.records.length;

@@ -129,7 +129,7 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
           return correction === undefined ? undefined : { topic: role, key, value: { value: correction.value, partition }, writer };
         },
         restore: (records) => batch(records),
-        goLive: () => ({ outputs: flushed(task.flush()) }),
+        goLive: () => [{ outputs: flushed(task.flush()) }],
         process: (input) => batch(input.records),
         committed: (nextOffset) => checkpoints.committed(nextOffset),
         close: () => checkpoints.close(),

@@ -237,7 +237,7 @@ export function embeddedTransport(source: TopologySource, input: string, config:
             // Nothing to restore: the logs start empty. The engine goes live at once.
             if (TOPOLOGY[processor.name].stores.some((store) => store.restore === "source")) {
               task.restore?.([]);
-              if (task.goLive !== undefined) await step(member, task.goLive());
+              for (const page of task.goLive?.() ?? []) await step(member, page);
             }
           }
           members.set(processor.name, opened);

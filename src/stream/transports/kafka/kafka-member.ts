@@ -192,12 +192,22 @@ export function kafkaMember(environment: KafkaEnvironment, processor: Processor<
   const goLive = (entry: PartitionTask, partition: number): Effect.Effect<void, KafkaIoError | EncodeError | ProcessorError> =>
     Effect.gen(function* () {
       entry.restoreEnd = undefined;
-      const result = yield* processorCall(name, () => entry.task.goLive?.() ?? NOTHING);
-      const written = yield* settleAndWrite(entry, partition, result);
-      const results = result.outputs.filter((output) => output.topic === "results" && output.value !== null).length;
-      const upserts = written.filter((change) => change.value !== null).length;
+      const pages = yield* processorCall(name, () => (entry.task.goLive?.() ?? [NOTHING])[Symbol.iterator]());
+      let results = 0;
+      let upserts = 0;
+      let tombstones = 0;
+      for (;;) {
+        // The task renders a page only when asked (its code runs here), so a failure is the task's.
+        const page = yield* processorCall(name, () => pages.next());
+        if (page.done === true) break;
+        const written = yield* settleAndWrite(entry, partition, page.value);
+        results += page.value.outputs.filter((output) => output.topic === "results" && output.value !== null).length;
+        const pageUpserts = written.filter((change) => change.value !== null).length;
+        upserts += pageUpserts;
+        tombstones += written.length - pageUpserts;
+      }
       if (entry.task.writtenSince !== undefined) yield* reconcile(entry, partition);
-      logger.info({ processor: name, partition, results, upserts, tombstones: written.length - upserts, stage: "live" }, `${name} state rebuilt; results reconciled; live`);
+      logger.info({ processor: name, partition, results, upserts, tombstones, stage: "live" }, `${name} state rebuilt; results reconciled; live`);
     });
 
   /**

@@ -10,7 +10,7 @@ import { DEFAULT_ENGINE_CONFIG } from "../../../../src/metrics/engine-config.ts"
 import type { MetricResult } from "../../../../src/metrics/result-record.ts";
 import type { DecodedFact } from "../../../../src/kafka/serde/decode-fact.ts";
 import type { EngineFact, ProcessResult, SinkRecord, SourceRecord } from "../../../../src/stream/processor.ts";
-import { engineProcessor, FLUSH_BACKLOG_THRESHOLD, type EngineStateOptions } from "../../../../src/stream/processors/engine.ts";
+import { engineProcessor, FLUSH_BACKLOG_THRESHOLD, type EnginePaging, type EngineStateOptions } from "../../../../src/stream/processors/engine.ts";
 import { ingestProcessor } from "../../../../src/stream/processors/ingest.ts";
 import { runMonitorProcessor } from "../../../../src/stream/processors/run-monitor.ts";
 import { closeTaskStores, createTaskStores, settleBatch, storeSet } from "../../../../src/stream/runtime/task-writes.ts";
@@ -30,11 +30,17 @@ function engineRecords(facts: readonly MetricFact[], from = 0): SourceRecord<Eng
   return facts.map((fact, index) => ({ position: { topic: "engine-facts", partition: 0, offset: String(from + index) }, value: { fact, source: { topic: "facts", partition: 0, offset: String(from + index) } }, original: { key: null, value: null } }));
 }
 
+/** What a settled batch wrote under a key to the results topic. */
+const onTopicOf = (settled: { readonly changelog: readonly { readonly key: string; readonly value: unknown }[] }, key: string): unknown => settled.changelog.find((entry) => entry.key === key)?.value;
+
+/** Going live, every page taken (as the transports take them): their outputs in order, as one result. */
+const goLive = (task: { goLive?: () => Iterable<ProcessResult> }): ProcessResult => ({ outputs: [...(task.goLive?.() ?? [])].flatMap((page) => page.outputs) });
+
 const ofTopic = <R extends SinkRecord["topic"]>(result: ProcessResult, topic: R) => result.outputs.filter((output): output is Extract<SinkRecord, { topic: R }> => output.topic === topic);
 
 /** An engine task over a published-results store holding `published` (what the results topic holds); in memory unless given local state. */
-function engineTask(published: ReadonlyMap<string, Buffer> = new Map(), stateOptions?: EngineStateOptions, changelogEnds?: ReadonlyMap<number, bigint>) {
-  const processor = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), stateOptions);
+function engineTask(published: ReadonlyMap<string, Buffer> = new Map(), stateOptions?: EngineStateOptions, changelogEnds?: ReadonlyMap<number, bigint>, paging?: EnginePaging) {
+  const processor = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), stateOptions, paging);
   const stores = createTaskStores(processor, 0);
   const store = stores.byName.get("published-results");
   // As the runtime does: the store says where its changelog is read from (`published` is what lies there).
@@ -53,28 +59,59 @@ describe("the engine processor (no broker)", () => {
   it("rebuilds silently, then goes live writing every result to an empty results topic", async () => {
     const { task, settle } = engineTask();
     task.restore?.(engineRecords(metricFacts));
-    const live = await settle(task.goLive?.() ?? { outputs: [] });
+    const live = await settle(goLive(task));
     expect(live.outputs).toEqual([]);
     expect(live.changelog.length).toBeGreaterThan(10);
     expect(live.changelog.every((entry) => entry.topic === "results" && entry.value !== null)).toBe(true);
   });
 
+  it("goes live a page at a time: at most a page of results each, the tombstones last, written in turn as the topic needs", async () => {
+    const first = engineTask();
+    first.task.restore?.(engineRecords(metricFacts));
+    const written = await first.settle(goLive(first.task));
+    const results = written.changelog.length;
+    expect(results).toBeGreaterThan(10);
+    const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
+    const drifted = written.changelog[4]?.key as string;
+    onTopic.set(drifted, Buffer.from('{"drifted":true}'));
+    onTopic.set("a key the state does not hold", Buffer.from("{}"));
+
+    const paged = engineTask(onTopic, undefined, undefined, { goLivePage: 3 });
+    paged.task.restore?.(engineRecords(metricFacts));
+    const pages = [...(paged.task.goLive?.() ?? [])];
+    expect(pages).toHaveLength(Math.ceil(results / 3) + 1);
+    for (const page of pages.slice(0, -1)) {
+      expect(page.outputs.length).toBeGreaterThan(0);
+      expect(page.outputs.length).toBeLessThanOrEqual(3);
+      expect(page.outputs.every((output) => output.topic === "results" && output.value !== null)).toBe(true);
+    }
+    expect(pages.at(-1)?.outputs).toEqual([{ topic: "results", key: "a key the state does not hold", value: null }]);
+    const changelog = [];
+    for (const page of pages) changelog.push(...(await paged.settle(page)).changelog);
+    // Only what the topic needs: the drifted result again, and the tombstone.
+    expect(changelog.map((entry) => [entry.key, entry.value === null])).toEqual([
+      [drifted, false],
+      ["a key the state does not hold", true],
+    ]);
+    expect(changelog.find((entry) => entry.key === drifted)?.value).toEqual(onTopicOf(written, drifted));
+  });
+
   it("writes nothing on going live when the results topic already holds the rebuild (a quiet restart)", async () => {
     const first = engineTask();
     first.task.restore?.(engineRecords(metricFacts));
-    const written = await first.settle(first.task.goLive?.() ?? { outputs: [] });
+    const written = await first.settle(goLive(first.task));
     const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
 
     const restarted = engineTask(onTopic);
     restarted.task.restore?.(engineRecords(metricFacts));
-    const live = await restarted.settle(restarted.task.goLive?.() ?? { outputs: [] });
+    const live = await restarted.settle(goLive(restarted.task));
     expect(live.changelog).toEqual([]);
   });
 
   it("reconciles: rewrites only a value that differs and tombstones a key no fact produces", async () => {
     const first = engineTask();
     first.task.restore?.(engineRecords(metricFacts));
-    const written = await first.settle(first.task.goLive?.() ?? { outputs: [] });
+    const written = await first.settle(goLive(first.task));
     const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
     const [changedKey] = [...onTopic.keys()] as [string];
     onTopic.set(changedKey, Buffer.from("{}"));
@@ -82,7 +119,7 @@ describe("the engine processor (no broker)", () => {
 
     const restarted = engineTask(onTopic);
     restarted.task.restore?.(engineRecords(metricFacts));
-    const live = await restarted.settle(restarted.task.goLive?.() ?? { outputs: [] });
+    const live = await restarted.settle(goLive(restarted.task));
     expect(live.changelog.map((entry) => [entry.key, entry.value === null])).toEqual([
       [changedKey, false],
       ["a key no fact produces", true],
@@ -96,7 +133,7 @@ describe("the engine processor (no broker)", () => {
     try {
       const first = engineTask(new Map(), stateOptions("first"));
       first.task.restore?.(engineRecords(metricFacts));
-      const written = await first.settle(first.task.goLive?.() ?? { outputs: [] });
+      const written = await first.settle(goLive(first.task));
       await first.close();
       const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
       const resultBytes = [...onTopic.values()].reduce((sum, value) => sum + value.length, 0);
@@ -106,7 +143,7 @@ describe("the engine processor (no broker)", () => {
       const store = quiet.stores.byName.get("published-results");
       expect(store?.size).toBe(onTopic.size);
       quiet.task.restore?.(engineRecords(metricFacts));
-      expect((await quiet.settle(quiet.task.goLive?.() ?? { outputs: [] })).changelog).toEqual([]);
+      expect((await quiet.settle(goLive(quiet.task))).changelog).toEqual([]);
       expect([...(store?.keys() ?? [])].sort()).toEqual([...onTopic.keys()].sort());
       await quiet.close();
       // Closed: its directory is released, and the next opening starts from what the topic holds.
@@ -114,7 +151,7 @@ describe("the engine processor (no broker)", () => {
       const drifted = new Map([...onTopic, [changedKey, Buffer.from("{}")], ["a key no fact produces", Buffer.from("{}")]]);
       const reconciling = engineTask(drifted, stateOptions("quiet"));
       reconciling.task.restore?.(engineRecords(metricFacts));
-      const live = await reconciling.settle(reconciling.task.goLive?.() ?? { outputs: [] });
+      const live = await reconciling.settle(goLive(reconciling.task));
       expect(live.changelog.map((entry) => [entry.key, entry.value === null])).toEqual([
         [changedKey, false],
         ["a key no fact produces", true],
@@ -135,7 +172,7 @@ describe("the engine processor (no broker)", () => {
       const first = engineTask(new Map(), stateOptions, new Map([[0, 0n]]));
       expect(first.task.resumeFrom?.("0")).toBe("0");
       first.task.restore?.(engineRecords(metricFacts.slice(0, half)));
-      const written = await first.settle(first.task.goLive?.() ?? { outputs: [] });
+      const written = await first.settle(goLive(first.task));
       await first.task.committed?.(String(half));
       const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
       await first.stores.byName.get("published-results")?.checkpoint(new Map([[0, BigInt(onTopic.size)]]));
@@ -152,14 +189,14 @@ describe("the engine processor (no broker)", () => {
       expect(second.stores.byName.get("published-results")?.size).toBe(onTopic.size);
       expect(second.task.resumeFrom?.(String(metricFacts.length))).toBe(String(half));
       for (const record of engineRecords(metricFacts.slice(half), half)) second.task.restore?.([record]);
-      const goingLive = second.task.goLive?.() ?? { outputs: [] };
+      const goingLive = goLive(second.task);
       const live = await second.settle(goingLive);
       await second.close();
 
       // The reference: a full comparison of the whole result table with what the topic holds.
       const full = engineTask(topicNow);
       full.task.restore?.(engineRecords(metricFacts));
-      const fullGoingLive = full.task.goLive?.() ?? { outputs: [] };
+      const fullGoingLive = goLive(full.task);
       const expected = await full.settle(fullGoingLive);
       expect(live.changelog).toEqual(expected.changelog);
       expect(live.changelog.map((entry) => entry.key)).toContain(driftedKey);
@@ -185,14 +222,14 @@ describe("the engine processor (no broker)", () => {
       const first = engineTask(new Map(), stateOptions, new Map([[0, 0n]]));
       first.task.resumeFrom?.("0");
       first.task.restore?.(engineRecords(history));
-      await first.settle(first.task.goLive?.() ?? { outputs: [] });
+      await first.settle(goLive(first.task));
       await first.task.committed?.(String(history.length));
       await first.close();
 
       // A second one resumes there, sends the call's contributions to the changelog, and crashes before any checkpoint.
       const second = engineTask(new Map(), stateOptions, new Map([[0, 0n]]));
       expect(second.task.resumeFrom?.(String(history.length))).toBe(String(history.length));
-      second.task.goLive?.();
+      goLive(second.task);
       const sent = second.task.process({ partition: 0, records: engineRecords([call], history.length), backlog: 0 });
       expect(record(sent)?.value).not.toBeNull();
       await second.close();
@@ -205,7 +242,7 @@ describe("the engine processor (no broker)", () => {
       third.task.restore?.(engineRecords([call, conflicting], history.length));
       // As the runtime goes on: live, the next batch's flush writes the changelog (its records are
       // held until the source is past its end at the assignment).
-      const goingLive = third.task.goLive?.() ?? { outputs: [] };
+      const goingLive = goLive(third.task);
       const next = third.task.process({ partition: 0, records: engineRecords(metricFacts.slice(30, 31), history.length + 2), backlog: 0 });
       expect(record(goingLive) ?? record(next)).toEqual({ topic: "engineContributions", key: unit, value: null });
       await third.close();
@@ -237,7 +274,7 @@ describe("the engine processor (no broker)", () => {
       }
       // Held back until the source's end at assignment, every unit of the history was written at once.
       expect(halfway, "a changelog marker before the source's end at assignment").toBeDefined();
-      const goingLive = rebuild.task.goLive?.() ?? { outputs: [] };
+      const goingLive = goLive(rebuild.task);
       const rebuilt = ofTopic(goingLive, "results");
       // As the runtime goes on after going live within a batch: a batch of no records.
       const empty = rebuild.task.process({ partition: 0, records: [], backlog: 0 });
@@ -253,10 +290,22 @@ describe("the engine processor (no broker)", () => {
       expect(loader.task.resumeFrom?.(end)).toBe("0");
       for (const record of log.slice(0, halfway?.records)) await loader.task.loadChangelog?.(record.key, record.value as Buffer | null);
       expect(loader.task.changelogLoaded?.()["loadUntil"]).toBe(String(halfway?.offset));
+      expect(loader.task.changelogLoaded?.()["renderFlushes"]).toBe(0);
       loader.task.restore?.(engineRecords(facts));
-      const loaded = ofTopic(loader.task.goLive?.() ?? { outputs: [] }, "results");
-      expect(loaded.map((record) => [record.key, JSON.stringify(record.value)]).sort()).toEqual(rebuilt.map((record) => [record.key, JSON.stringify(record.value)]).sort());
+      const table = (records: readonly SinkRecord[]): string[][] => records.map((record) => [record.key, JSON.stringify(record.value)]).sort();
+      expect(table(ofTopic(goLive(loader.task), "results"))).toEqual(table(rebuilt));
       await loader.close();
+
+      // The whole log loaded by a member that renders the groups it restores a few at a time (as a
+      // log of tens of thousands of groups is), with no fact left to evaluate: the same table.
+      const rendering = engineTask(new Map(), stateOptions("rendering"), new Map([[0, 0n]]), { loadFlushGroups: 3 });
+      expect(rendering.task.resumeFrom?.(end)).toBe("0");
+      for (const record of log) await rendering.task.loadChangelog?.(record.key, record.value as Buffer | null);
+      expect(rendering.task.changelogLoaded?.()["loadUntil"]).toBe(end);
+      expect(Number(rendering.task.changelogLoaded?.()["renderFlushes"])).toBeGreaterThan(10);
+      rendering.task.restore?.(engineRecords(facts));
+      expect(table(ofTopic(goLive(rendering.task), "results"))).toEqual(table(rebuilt));
+      await rendering.close();
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -267,11 +316,11 @@ describe("the engine processor (no broker)", () => {
     const conflicting = { ...fact, event_time: fact.event_time + 1 } as MetricFact;
     const rebuilding = engineTask();
     rebuilding.task.restore?.(engineRecords([fact, conflicting]));
-    const quiet = rebuilding.task.goLive?.() ?? { outputs: [] };
+    const quiet = goLive(rebuilding.task);
     expect(ofTopic(quiet, "deadLetters")).toEqual([]);
 
     const live = engineTask();
-    live.task.goLive?.();
+    goLive(live.task);
     const result = live.task.process({ partition: 0, records: engineRecords([fact, conflicting]), backlog: 0 });
     const letters = ofTopic(result, "deadLetters").map((output) => output.value);
     expect(letters.length).toBeGreaterThanOrEqual(1);
@@ -288,7 +337,7 @@ describe("the engine processor (no broker)", () => {
     const unreadable = { position: { topic: "engine-facts", partition: 0, offset: "7" }, value: { unreadable: "engine-facts layout version 99; this build reads version 1" }, original: { key: null, value: bytes } };
     const rebuilding = engineTask();
     rebuilding.task.restore?.([unreadable]);
-    expect(ofTopic(rebuilding.task.goLive?.() ?? { outputs: [] }, "deadLetters")).toEqual([]);
+    expect(ofTopic(goLive(rebuilding.task), "deadLetters")).toEqual([]);
 
     const result = rebuilding.task.process({ partition: 0, records: [unreadable, ...engineRecords(metricFacts.slice(0, 1), 8)], backlog: 0 });
     const letters = ofTopic(result, "deadLetters").map((output) => output.value);
@@ -298,7 +347,7 @@ describe("the engine processor (no broker)", () => {
 
   it("defers the flush while far behind the head, and flushes at the head", () => {
     const { task } = engineTask();
-    task.goLive?.();
+    goLive(task);
     const behind = task.process({ partition: 0, records: engineRecords(metricFacts.slice(0, 500)), backlog: FLUSH_BACKLOG_THRESHOLD + 1 });
     expect(ofTopic(behind, "results")).toEqual([]);
     const atHead = task.process({ partition: 0, records: engineRecords(metricFacts.slice(500, 501), 500), backlog: 0 });
@@ -312,7 +361,7 @@ describe("the engine processor (no broker)", () => {
         const stores = createTaskStores({ name: "engine" }, 0);
         const task = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), { directory: (partition) => join(root, `${String(cacheBytes)}-${String(partition)}`), cacheBytes }).open(0, storeSet(stores), new Telemetry());
         task.resumeFrom?.("0");
-        task.goLive?.();
+        goLive(task);
         const behind = task.process({ partition: 0, records: engineRecords(metricFacts.slice(0, 500)), backlog: FLUSH_BACKLOG_THRESHOLD + 1 });
         await task.close?.();
         return ofTopic(behind, "results").length;
