@@ -85,7 +85,7 @@ try {
     const factsSeconds = median(reports.map((report) => report.factsSeconds));
     const total = median(reports.map((report) => report.logSeconds + report.factsSeconds + report.goLiveSeconds));
     const first = reports[0] as RestoreReport;
-    return `| ${which} | ${first.logRecords.toLocaleString("en-US")} | ${first.units.toLocaleString("en-US")} | ${logSeconds.toFixed(1)} | ${rate(first.logRecords, logSeconds)} | ${first.facts.toLocaleString("en-US")} | ${factsSeconds.toFixed(1)} | ${rate(first.facts, factsSeconds)} | ${median(reports.map((report) => report.goLiveSeconds)).toFixed(1)} | ${total.toFixed(1)} | ${reports.map((report) => String(Math.round(report.peakRssAnonBytes / MIB))).join(" / ")} MiB |`;
+    return `| ${which} | ${first.logRecords.toLocaleString("en-US")} | ${first.units.toLocaleString("en-US")} | ${logSeconds.toFixed(1)} | ${rate(first.logRecords, logSeconds)} | ${first.facts.toLocaleString("en-US")} | ${factsSeconds.toFixed(1)} | ${rate(first.facts, factsSeconds)} | ${first.results.toLocaleString("en-US")} | ${median(reports.map((report) => report.goLiveSeconds)).toFixed(1)} | ${total.toFixed(1)} | ${reports.map((report) => String(Math.round(report.peakRssAnonBytes / MIB))).join(" / ")} MiB |`;
   });
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
   const section = [
@@ -96,8 +96,8 @@ try {
     `- The log: ${written.records.toLocaleString("en-US")} records as the engine task sent them flushing every batch of 500 of ${written.facts.toLocaleString("en-US")} metric facts, as live (${written.seconds.toFixed(1)} s), ${written.compactedRecords.toLocaleString("en-US")} once compacted.`,
     `- Each row: the median of ${String(RUNS)} restore${RUNS === 1 ? "" : "s"} of a member with an empty store (LMDB), alternating with the other row; the peak anonymous RSS of each run.`,
     "",
-    "| log | records | units restored | log load, s | records/s | facts loaded | facts load, s | facts/s | going live, s | restore, s | peak RssAnon |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| log | records | units restored | log load, s | records/s | facts loaded | facts load, s | facts/s | results | going live, s | restore, s | peak RssAnon |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...summary,
     "",
   ].join("\n");

@@ -232,11 +232,17 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
             for (const key of published?.keys() ?? []) if (!engine.hasResult(key)) stale.push(key);
           }
           changedSinceCheckpoint = undefined;
-          // A page of results at a time: each one rendered, settled and written before the next.
+          // A page of results at a time: each one rendered, settled and written before the next; then
+          // the tombstones, a page at a time too (a changed window makes every earlier key stale).
           for (let start = 0; start < keys.length; start += goLivePage) {
             yield { outputs: keys.slice(start, start + goLivePage).map((key): SinkRecord => ({ topic: "results", key, value: engine.result(key) })) };
           }
-          const outputs: SinkRecord[] = stale.map((key) => ({ topic: "results", key, value: null }));
+          let outputs: SinkRecord[] = [];
+          for (let start = 0; start < stale.length; start += goLivePage) {
+            if (outputs.length > 0) yield { outputs };
+            outputs = stale.slice(start, start + goLivePage).map((key) => ({ topic: "results", key, value: null }));
+          }
+          // The last page also carries the changelog marker: the state is written once it is live.
           const acknowledged = checkpoints.acknowledged;
           if (acknowledged !== undefined) outputs.push(...changelog(BigInt(acknowledged)));
           // Live from here: only units whose contributions change are written (the replay's, flushed

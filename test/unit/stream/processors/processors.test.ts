@@ -74,25 +74,25 @@ describe("the engine processor (no broker)", () => {
     const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
     const drifted = written.changelog[4]?.key as string;
     onTopic.set(drifted, Buffer.from('{"drifted":true}'));
-    onTopic.set("a key the state does not hold", Buffer.from("{}"));
+    const stale = ["a key the state does not hold", "b", "c", "d"];
+    for (const key of stale) onTopic.set(key, Buffer.from("{}"));
 
     const paged = engineTask(onTopic, undefined, undefined, { goLivePage: 3 });
     paged.task.restore?.(engineRecords(metricFacts));
     const pages = [...(paged.task.goLive?.() ?? [])];
-    expect(pages).toHaveLength(Math.ceil(results / 3) + 1);
-    for (const page of pages.slice(0, -1)) {
+    expect(pages).toHaveLength(Math.ceil(results / 3) + 2);
+    for (const page of pages) {
       expect(page.outputs.length).toBeGreaterThan(0);
       expect(page.outputs.length).toBeLessThanOrEqual(3);
-      expect(page.outputs.every((output) => output.topic === "results" && output.value !== null)).toBe(true);
     }
-    expect(pages.at(-1)?.outputs).toEqual([{ topic: "results", key: "a key the state does not hold", value: null }]);
+    const upserts = pages.slice(0, -2).flatMap((page) => page.outputs);
+    expect(upserts).toHaveLength(results);
+    expect(upserts.every((output) => output.topic === "results" && output.value !== null)).toBe(true);
+    expect(pages.slice(-2).flatMap((page) => page.outputs)).toEqual(stale.map((key) => ({ topic: "results", key, value: null })));
     const changelog = [];
     for (const page of pages) changelog.push(...(await paged.settle(page)).changelog);
     // Only what the topic needs: the drifted result again, and the tombstone.
-    expect(changelog.map((entry) => [entry.key, entry.value === null])).toEqual([
-      [drifted, false],
-      ["a key the state does not hold", true],
-    ]);
+    expect(changelog.map((entry) => [entry.key, entry.value === null])).toEqual([[drifted, false], ...stale.map((key) => [key, true])]);
     expect(changelog.find((entry) => entry.key === drifted)?.value).toEqual(onTopicOf(written, drifted));
   });
 
