@@ -21,7 +21,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_STATE_CACHE_MB } from "../src/stream/runtime/stream-config.ts";
 import type { LogReport, RestoreReport } from "./engine-restore-run.ts";
-import { writeResultsSection } from "./results-section.ts";
+import { publishResultsSection } from "./results-section.ts";
 import { BENCH_OUT, ensureWorkload } from "./workload-file.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -101,11 +101,7 @@ try {
     ...summary,
     "",
   ].join("\n");
-  process.stdout.write(`${section}\n`);
-  if (writeResults) {
-    writeResultsSection(HEADING, section);
-    log("wrote section to bench/RESULTS.md");
-  }
+  publishResultsSection(HEADING, section, writeResults, log);
 } finally {
   rmSync(WORK, { recursive: true, force: true });
 }

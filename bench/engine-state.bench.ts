@@ -36,7 +36,7 @@ import { DEFAULT_SEED } from "../src/workload/workload.ts";
 import type { LoadReport, MemorySample, RestartReport } from "./engine-state-run.ts";
 import { CLI_ENV, CLI_NODE_FLAGS, SHIPPED_HEAP_FLAG } from "./cli-launch.ts";
 import { type MemoryCgroup, type MemoryCgroupUsage, openMemoryCgroup } from "./memory-cgroup.ts";
-import { writeResultsSection } from "./results-section.ts";
+import { publishResultsSection } from "./results-section.ts";
 import { BENCH_OUT, ensureWorkload } from "./workload-file.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -315,11 +315,7 @@ function section(measured: readonly Measured[], failures: readonly string[], sta
 
 function publish(measured: readonly Measured[], failures: readonly string[], started: string, loadAtStart: number, loadAtEnd: number): void {
   const text = section(measured, failures, started, loadAtStart, loadAtEnd);
-  process.stdout.write(`${text}\n`);
-  if (writeResults) {
-    writeResultsSection(HEADING, text);
-    log("wrote section to bench/RESULTS.md");
-  }
+  publishResultsSection(HEADING, text, writeResults, log);
 }
 
 /** Disk a size needs: its workload if not generated yet, and its store, estimated from the largest size measured. */

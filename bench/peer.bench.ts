@@ -33,7 +33,7 @@ import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
 import { agentops, benchLog, deletePrefixedTopics, ensureWorkload, median, metricsPortOf, metricValues, mib, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum } from "./kafka-harness.ts";
-import { writeResultsSection } from "./results-section.ts";
+import { publishResultsSection } from "./results-section.ts";
 
 const HEADING = "## Kafka Streams peer (issue #13)";
 const BROKERS = resolveBrokers(undefined).value;
@@ -385,11 +385,7 @@ try {
     `Results of the two metrics, key by key (our results topic, Avro, against the peer's results topic, JSON; equal as JSON values): **${comparison.matching.toLocaleString("en-US")} of ${comparison.ours.toLocaleString("en-US")} keys match**, ${comparison.differing.length} differ, ${comparison.onlyOurs.length} only ours, ${comparison.onlyPeer.length} only the peer's. The peer read ${last?.records.toLocaleString("en-US") ?? "?"} records (${last?.redeliveries ?? "?"} redeliveries of a known version, ${last?.unreadable ?? "?"} unreadable).`,
     "",
   ].join("\n");
-  process.stdout.write(`${section}\n`);
-  if (writeResults) {
-    writeResultsSection(HEADING, section);
-    log("wrote section to bench/RESULTS.md");
-  }
+  publishResultsSection(HEADING, section, writeResults, log);
 } finally {
   if (!keepTopics) {
     const deleted = await deletePrefixedTopics(kafka, prefix, log);

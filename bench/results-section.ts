@@ -25,3 +25,11 @@ export function writeResultsSection(heading: string, section: string): void {
   const rest = next === -1 ? "" : `\n${current.slice(next + 1)}`;
   writeFileSync(RESULTS_FILE, `${current.slice(0, start)}${section.trimEnd()}\n${kept}${rest}`);
 }
+
+/** A benchmark's section printed, and written to RESULTS.md unless the run said not to (`--no-write`). */
+export function publishResultsSection(heading: string, section: string, write: boolean, log: (message: string) => void): void {
+  process.stdout.write(section.endsWith("\n") ? section : `${section}\n`);
+  if (!write) return;
+  writeResultsSection(heading, section);
+  log("wrote section to bench/RESULTS.md");
+}

@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { isBackendName, type BackendName } from "./state-stores/backends.ts";
 import type { ReopenReport, RunReport } from "./state-stores/run-store.ts";
-import { writeResultsSection } from "./results-section.ts";
+import { publishResultsSection } from "./results-section.ts";
 import { BENCH_OUT, ensureWorkload } from "./workload-file.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -158,11 +158,7 @@ function section(rows: readonly Row[], started: Date): string {
 
 function publish(rows: readonly Row[], started: Date): void {
   const text = section(rows, started);
-  process.stdout.write(text);
-  if (writeResults) {
-    writeResultsSection(HEADING, text);
-    log("wrote section to bench/RESULTS.md");
-  }
+  publishResultsSection(HEADING, text, writeResults, log);
 }
 
 async function main(): Promise<void> {
