@@ -46,7 +46,7 @@ export class MetricEngine {
   }
 
   /** Groups a flush would render now (a log load marks every group it restores). */
-  get dirtyGroups(): number {
+  get dirtyGroupCount(): number {
     return this.units.dirtyGroupCount;
   }
 

@@ -160,12 +160,12 @@ export class UnitState {
     if (this.changedUnits !== undefined) state.beforeCommit(() => this.spillChanged());
   }
 
-  /** True when no unit is left to recompute and no group left to take. */
   /** Groups whose sums changed since they were last rendered. */
   get dirtyGroupCount(): number {
     return this.dirtyGroups.size;
   }
 
+  /** True when no unit is left to recompute and no group left to take. */
   get settled(): boolean {
     return this.dirtyGroups.size === 0 && UNIT_KINDS.every((kind) => this.dirtyUnits[kind].size === 0);
   }

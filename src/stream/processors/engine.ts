@@ -182,7 +182,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
                 // at 5M facts 69k results, the heap at 474 MiB and LMDB keeping 700 MiB of pages for
                 // good. So they are rendered as the load goes; a group reached again later is
                 // rendered again. No result is published while restoring.
-                if (engine.dirtyGroups >= loadFlushGroups) {
+                if (engine.dirtyGroupCount >= loadFlushGroups) {
                   engine.flush();
                   loadFlushes += 1;
                 }
