@@ -14,6 +14,10 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.{test,spec}.ts", "test/property/**/*.{test,spec}.ts"],
           environment: "node",
+          // The unit files run while the integration project starts and uses two JVMs on the same
+          // two cores: a test of LMDB state that takes 2 s on a quiet machine took just over
+          // vitest's default 5 s there (entity-docs.test.ts, in CI). A hang still fails.
+          testTimeout: 30_000,
         },
       },
       {
