@@ -1,6 +1,7 @@
 import type { MetricFact } from "../contract/facts.ts";
 import { stringListCodec, versionsCodec, type StoredVersion } from "./state/codecs.ts";
 import type { StateStore, Table } from "./state/state-store.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 
 /**
  * Where a version was read: the 1-based line (or record) of a file, or `topic/partition/offset`
@@ -145,7 +146,7 @@ export class FactLedger {
       const conflict = this.domainConflict(claim);
       if (conflict !== undefined) found.push(conflict);
     }
-    return found.sort((a, b) => (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0));
+    return found.sort((a, b) => byUtf8(a.identity, b.identity));
   }
 
   /** The report of one Delivery's TERMINAL summaries beyond its earliest (the engine finds them). */
@@ -258,6 +259,6 @@ export function hasDistinctContent(versions: readonly MetricFact[]): boolean {
 
 /** A conflict's report: its versions sorted by fact_id (versions of one fact_id keep the order given). */
 export function conflictReport(reason: Conflict["reason"], identity: string, versions: readonly StoredVersion[]): Conflict {
-  const sorted = [...versions].sort((a, b) => (a.fact.fact_id < b.fact.fact_id ? -1 : a.fact.fact_id > b.fact.fact_id ? 1 : 0));
+  const sorted = [...versions].sort((a, b) => byUtf8(a.fact.fact_id, b.fact.fact_id));
   return { reason, identity, factIds: sorted.map((version) => version.fact.fact_id), versions: sorted.map((version) => ({ factId: version.fact.fact_id, origin: version.origin ?? null })) };
 }

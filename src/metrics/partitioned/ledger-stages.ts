@@ -5,6 +5,7 @@ import { conflictReport, domainIdentity, hasDistinctContent, sameRecord, type Fa
 import { admissionKey, destinationsOf } from "./bundles.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey, splitKey, type Admission, type ClaimVersion, type StageRecord } from "./stage-records.ts";
+import { byUtf8 } from "../../contract/code-point-order.ts";
 
 /** The outcome of one record at the fact ledger, as the single engine's ledger names it. */
 export type FactLedgerOutcome = "new" | "redelivery" | "conflict";
@@ -85,7 +86,7 @@ export class DomainLedgerPartition {
     const all = [...this.claims.get(claim)];
     const distinct = hasDistinctContent(all.map((known) => known.fact));
     let next: ClaimVersion | undefined;
-    if (!distinct) for (const candidate of all) if (candidate.live && (next === undefined || candidate.fact.fact_id < next.fact.fact_id)) next = candidate;
+    if (!distinct) for (const candidate of all) if (candidate.live && (next === undefined || byUtf8(candidate.fact.fact_id, next.fact.fact_id) < 0)) next = candidate;
     const previous = this.admitted.get(claim);
     const admitted: Admission | undefined = next === undefined ? undefined : { fact: next.fact, origin: next.origin };
     const changed = previous === undefined || admitted === undefined ? previous !== admitted : !sameRecord(previous.fact, admitted.fact);
