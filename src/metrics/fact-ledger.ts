@@ -77,7 +77,7 @@ const refPosition = (ref: string): number => Number(ref.slice(0, ref.indexOf("\u
 const domainKey = (domain: readonly [DomainKind, string]): string => `${domain[0]}\u0000${domain[1]}`;
 
 /**
- * Decides, for every record, whether it is new, a byte-identical redelivery (a no-op), a
+ * Decides, for every record, whether it is new, a redelivery (a no-op; see isRedelivery), a
  * re-report of a domain identity under another fact_id (counts once), or part of a conflict.
  *
  * A fact counts (is admitted) exactly when its fact_id carries only it, its domain identity's
@@ -101,7 +101,7 @@ export class FactLedger {
 
   record(fact: MetricFact, origin?: FactOrigin): LedgerOutcome {
     const own = this.byFact.get(fact.fact_id) ?? NO_VERSIONS;
-    if (own.some((known) => sameRecord(known.fact, fact))) return { kind: "redelivery", admitted: NO_FACTS, retracted: NO_FACTS };
+    if (own.some((known) => isRedelivery(known.fact, fact))) return { kind: "redelivery", admitted: NO_FACTS, retracted: NO_FACTS };
 
     const domain = domainIdentity(fact);
     const claimKey = domain === undefined ? undefined : domainKey(domain);
@@ -244,11 +244,23 @@ export function recordForm(fact: MetricFact): string {
 
 /**
  * Contract §1: versions of one domain identity are one report made twice when their canonical
- * content differs in nothing but fact_id and provenance.source.
+ * content differs in nothing but fact_id and provenance.source. Revision 3 change 11: a snapshot's
+ * provenance gates nothing, so two snapshots that differ only in provenance are one report.
  */
 function reportContent(fact: MetricFact): string {
+  if (fact.type === "task_snapshot") return JSON.stringify({ ...fact, fact_id: undefined, provenance: undefined });
   const provenance = fact.provenance === null ? null : { ...fact.provenance, source: undefined };
   return JSON.stringify({ ...fact, fact_id: undefined, provenance });
+}
+
+/**
+ * Contract revision 3 change 11: a record re-sent under one fact_id is a redelivery (a no-op, not
+ * a conflict) when it is the same report: byte-identical, or different only where reportContent
+ * looks past (provenance.source; a snapshot's provenance).
+ */
+export function isRedelivery(known: MetricFact, fact: MetricFact): boolean {
+  if (sameRecord(known, fact)) return true;
+  return known.fact_id === fact.fact_id && reportContent(known) === reportContent(fact);
 }
 
 export function hasDistinctContent(versions: readonly MetricFact[]): boolean {

@@ -1,7 +1,7 @@
 import type { MetricFact } from "../../contract/facts.ts";
 import { admissionCodec, claimVersionCodec, versionsCodec, type StoredVersion } from "../state/codecs.ts";
 import type { LinkTable, StateStore, Table } from "../state/state-store.ts";
-import { conflictReport, domainIdentity, hasDistinctContent, sameRecord, type FactOrigin } from "../fact-ledger.ts";
+import { conflictReport, domainIdentity, hasDistinctContent, isRedelivery, sameRecord, type FactOrigin } from "../fact-ledger.ts";
 import { admissionKey, destinationsOf } from "./bundles.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey, splitKey, type Admission, type ClaimVersion, type StageRecord } from "./stage-records.ts";
@@ -12,7 +12,7 @@ export type FactLedgerOutcome = "new" | "redelivery" | "conflict";
 
 /**
  * The fact ledger, first half of the single engine's `FactLedger` (partitioned by fact_id, so all
- * versions of a fact_id meet): a byte-identical redelivery changes nothing; a second distinct
+ * versions of a fact_id meet): a redelivery (isRedelivery) changes nothing; a second distinct
  * version makes the fact_id a conflict (no version of it counts). Every version is passed on to
  * the domain ledger with whether it is live (the only one of its fact_id); a summary, which claims
  * no domain identity, is admitted or withdrawn here directly.
@@ -29,7 +29,7 @@ export class FactIdLedgerPartition {
 
   record(fact: MetricFact, origin: FactOrigin | undefined, out: StageRecord[]): FactLedgerOutcome {
     const known = this.versions.get(fact.fact_id) ?? [];
-    if (known.some((version) => sameRecord(version.fact, fact))) return "redelivery";
+    if (known.some((version) => isRedelivery(version.fact, fact))) return "redelivery";
     const own = [...known, { fact, origin }];
     this.versions.set(fact.fact_id, own);
     this.send(own, own.length - 1, out);
