@@ -24,6 +24,9 @@ export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
  * other string is kept and compared exactly (no trimming, case folding or normalisation).
  */
 export function hasValue(text: string): boolean {
+  const first = text.charCodeAt(0);
+  // Printable ASCII is never White_Space: the common identifier needs no regular expression.
+  if (first > 0x20 && first < 0x7f) return true;
   return NOT_WHITESPACE.test(text);
 }
 const NOT_WHITESPACE = /\P{White_Space}/u;
@@ -31,7 +34,7 @@ const notBlank = { message: "an empty or whitespace-only string is not a value",
 
 const identifier = z.string().min(1).max(256).refine(hasValue, notBlank);
 
-const CURRENCY_RULE = `currency must be an ISO 4217 code of List One or List Three (published ${ISO_4217_PUBLISHED}), e.g. USD`;
+const CURRENCY_RULE = `currency must be on ISO 4217 List One or Three (published ${ISO_4217_PUBLISHED}), e.g. USD`;
 const nonNegativeInteger = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
 /**
