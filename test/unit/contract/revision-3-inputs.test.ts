@@ -10,6 +10,7 @@ import { plainData } from "../../../src/kafka/serde/wire-decoder.ts";
 import { shapeForAvro } from "../../../src/kafka/serde/avro-shape.ts";
 import { factSchema, loadSchemas } from "../../../src/kafka/serde/schemas.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
+import { PartitionedEngine } from "../../../src/metrics/partitioned/partitioned-engine.ts";
 import { replayFile } from "../../../src/stream/transports/embedded/embedded-transport.ts";
 import {
   TUPLE,
@@ -36,6 +37,15 @@ const SNAP = { snapshot: "snap-1" } as const;
 
 /** A terminal summary of Delivery `deliveryId` joined to task `taskId`. */
 const joined = (taskId: string, deliveryId: string): MetricFact => summary({ task_id: taskId, delivery_id: deliveryId });
+
+/** The partitioned engine (three partitions) reads the facts as the single engine does: same lines, same conflicts. */
+function expectPartitionedSame(facts: readonly MetricFact[]): void {
+  const engine = new PartitionedEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), { partitions: 3 });
+  facts.forEach((fact, index) => engine.ingest(fact, index + 1));
+  const expected = evaluate(facts);
+  expect(engine.results().map((entry) => entry.json)).toEqual(expected.lines);
+  expect(engine.conflicts().map((conflict) => conflict.factIds)).toEqual(expected.conflicts.map((conflict) => conflict.factIds));
+}
 
 /** The Avro path: the record encoded with its schema and decoded again, as the facts topic carries it. */
 function throughAvro(record: Raw): ReturnType<typeof parseDecodedFact> {
@@ -142,17 +152,20 @@ describe("contract revision 3, the inputs", () => {
       const evaluated = evaluate(order);
       expect(evaluated.get("delivery-terminal-outcome-rate", {}, WINDOW0).value).toEqual({ FAILED: 1 });
       expect(evaluated.conflicts.map((conflict) => conflict.factIds)).toEqual([[fullwidth, astral]]);
+      expectPartitionedSame(order);
     }
     // Conflict versions are listed in the same order.
     const costs = [cost({ fact_id: astral, amount_minor: 1 }), cost({ fact_id: fullwidth, amount_minor: 2 })];
     for (const order of [costs, [...costs].reverse()]) {
       expect(evaluate(order).conflicts).toMatchObject([{ reason: "CONFLICT", factIds: [fullwidth, astral] }]);
+      expectPartitionedSame(order);
     }
   });
 
   it("revision 3 change 11: a re-send that differs only in provenance source is a redelivery; a snapshot's provenance gates nothing", () => {
     const call = (source: string): MetricFact => modelCall({ fact_id: "f-call", provenance: { basis: "DIRECT_HOST", source } });
     const calls = evaluate([call("host-a"), call("host-b")]);
+    expectPartitionedSame([call("host-a"), call("host-b")]);
     expect(calls.conflicts).toEqual([]);
     expect(calls.get("operational-latency-ms", TUPLE, WINDOW0).measures).toMatchObject({ contributing: 1 });
     // A different basis is a different report: still a conflict, of the fact_id and of the call_id.
@@ -167,6 +180,7 @@ describe("contract revision 3, the inputs", () => {
     ];
     const snapshots = evaluate([...resent, joined("t-1", "d-1")]);
     expect(snapshots.conflicts).toEqual([]);
+    expectPartitionedSame([...resent, joined("t-1", "d-1")]);
     expect(snapshots.get("task-cohort-comparison-eligibility", {}, SNAP)).toMatchObject({ eligible_units: 1, exclusions: {} });
   });
 
