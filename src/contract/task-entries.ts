@@ -35,7 +35,8 @@ export function readTaskEntries(tasks: unknown): TaskEntries {
     const detail = "tasks must be an array of defined tasks; the snapshot declares none";
     return { tasks: [], invalid: [{ reason, field: "tasks", detail }], declared: declaredForm(tasks) };
   }
-  const read = tasks.map((entry: unknown, position) => readEntry(entry, position));
+  // Array.from visits the holes of a sparse array too (as undefined entries), unlike map.
+  const read = Array.from(tasks, (entry: unknown, position) => readEntry(entry, position));
   const kept: Record<string, unknown>[] = [];
   const invalid: Rejection[] = [];
   /** task_id → its first entry's place in `kept`, position and canonical form. */

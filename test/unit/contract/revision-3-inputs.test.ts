@@ -102,6 +102,12 @@ describe("contract revision 3, the inputs", () => {
     expect(letters.filter((letter) => letter.record_rejected)).toMatchObject([{ reason: "INVALID_TIMESTAMP", field: "cutoff" }]);
     expect(outcome.counts.accepted).toBe(1);
 
+    // A hole in the list (no JSON has one, a decoded object may) is an entry that declares nothing.
+    const sparse: unknown[] = [definedTask({ task_id: "t-ok" })];
+    sparse[2] = definedTask({ task_id: "t-after" });
+    const holed = parseFact(rawSnapshot({ tasks: sparse }));
+    expect(holed).toMatchObject({ ok: true, invalidMeasures: [{ field: "tasks.1", reason: "WRONG_TYPE" }] });
+
     // The Avro path reads the same snapshot the same way.
     const avro = throughAvro(rawSnapshot({ tasks: [definedTask({ task_id: "t-ok" }), definedTask({ task_id: "t-tpl", role_template: " " })] }));
     expect(avro).toMatchObject({ ok: true, invalidMeasures: [{ field: "tasks.1.role_template", reason: "BLANK_VALUE" }] });
