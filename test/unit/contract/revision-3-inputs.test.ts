@@ -4,8 +4,10 @@ import { join } from "node:path";
 import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
+import { deadLetterKey } from "../../../src/contract/dead-letter.ts";
 import type { MetricFact } from "../../../src/contract/facts.ts";
 import { asReported, parseDecodedFact, parseFact } from "../../../src/contract/parse-fact.ts";
+import type { RejectionReason } from "../../../src/contract/rejection.ts";
 import { plainData } from "../../../src/kafka/serde/wire-decoder.ts";
 import { shapeForAvro } from "../../../src/kafka/serde/avro-shape.ts";
 import { factSchema, loadSchemas } from "../../../src/kafka/serde/schemas.ts";
@@ -95,9 +97,16 @@ describe("contract revision 3, the inputs", () => {
     const input = join(dir, "facts.ndjson");
     writeFileSync(input, `${JSON.stringify(raw)}\n${JSON.stringify(rawSnapshot({ snapshot_id: "snap-2", cutoff: "soon" }))}\n`);
     const outcome = await Effect.runPromise(replayFile({ input }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {} }, shippedCatalog()));
-    const letters = outcome.sinks.deadLetterLines().map((line) => JSON.parse(line) as { reason: string; field: string; record_rejected: boolean });
+    type Letter = { reason: RejectionReason; field: string; record_rejected: boolean };
+    const letters = outcome.sinks.deadLetterLines().map((line) => JSON.parse(line) as Letter);
     expect(letters.filter((letter) => letter.reason === "INVALID_TASK_ENTRY")).toHaveLength(6);
     expect(letters.filter((letter) => letter.reason === "INVALID_TASK_ENTRY").every((letter) => !letter.record_rejected)).toBe(true);
+    // On the dead-letter topic each letter of one record has its own key (the field is part of it).
+    const source = { topic: "facts", partition: 0, offset: "7" };
+    const keys = letters.map(({ reason, field }) => {
+      return deadLetterKey({ reason, field, detail: "", source, factId: null, key: null, value: null });
+    });
+    expect(new Set(keys).size).toBe(letters.length);
     // Only an unusable snapshot_id or cutoff rejects a snapshot.
     expect(letters.filter((letter) => letter.record_rejected)).toMatchObject([{ reason: "INVALID_TIMESTAMP", field: "cutoff" }]);
     expect(outcome.counts.accepted).toBe(1);
