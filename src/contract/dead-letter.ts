@@ -15,17 +15,21 @@ export interface DeadLetterRecord {
   readonly value: Buffer | null;
   /**
    * False for a letter that reports without rejecting (INVALID_MEASURE: the fact is accepted,
-   * that measure reads as unavailable; LATER_TERMINAL_SUMMARY). Absent means true.
+   * that measure reads as unavailable; INVALID_TASK_ENTRY; LATER_TERMINAL_SUMMARY). Absent means true.
    */
   readonly recordRejected?: boolean;
 }
 
 /**
  * Dead letters are keyed by their source coordinates: a redelivered rejection overwrites itself.
- * A record can have several invalid measures, and conflict under two identities (its fact_id and
+ * A record can have several invalid measures or task entries, and conflict under two identities (its fact_id and
  * its domain id), one letter each, so those keys add the field.
  */
 export function deadLetterKey(letter: DeadLetterRecord): string {
   const coordinates = `${letter.source.topic}/${letter.source.partition}/${letter.source.offset}`;
-  return letter.reason === "INVALID_MEASURE" || letter.reason === "CONFLICT" ? `${coordinates}/${letter.field}` : coordinates;
+  const perField = PER_FIELD.has(letter.reason);
+  return perField ? `${coordinates}/${letter.field}` : coordinates;
 }
+
+/** Reasons a record can have more than one letter for, one per field or identity. */
+const PER_FIELD: ReadonlySet<string> = new Set(["INVALID_MEASURE", "INVALID_TASK_ENTRY", "CONFLICT"]);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ISO_4217_PUBLISHED, isIso4217Code } from "./iso4217.ts";
 import { timestampSchema } from "./timestamp.ts";
 
 /**
@@ -17,14 +18,23 @@ export const PROVENANCE_BASES = ["DIRECT_HOST", "DIRECT_PROVIDER", "DERIVED", "E
 export const DELIVERY_OUTCOMES = ["SUCCEEDED", "FAILED", "CANCELLED", "INFRASTRUCTURE_FAILURE"] as const;
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 
-const identifier = z.string().min(1).max(256);
-
-/** ISO 4217 codes as the runtime's ICU knows them; a made-up three-letter code is not a currency. */
-const ISO_4217 = new Set(Intl.supportedValuesOf("currency"));
-/** The currency rule of `costSchema`, exported for the fast path (src/contract/fast-parse.ts). */
-export function isCurrencyCode(code: string): boolean {
-  return /^[A-Z]{3}$/.test(code) && ISO_4217.has(code);
+/**
+ * Contract revision 3 change 9: whitespace is not a value. A string of Unicode White_Space only is
+ * blank, like an empty one: it never names an identity, completes a tuple or names a cohort. Every
+ * other string is kept and compared exactly (no trimming, case folding or normalisation).
+ */
+export function hasValue(text: string): boolean {
+  const first = text.charCodeAt(0);
+  // Printable ASCII is never White_Space: the common identifier needs no regular expression.
+  if (first > 0x20 && first < 0x7f) return true;
+  return NOT_WHITESPACE.test(text);
 }
+const NOT_WHITESPACE = /\P{White_Space}/u;
+const notBlank = { message: "an empty or whitespace-only string is not a value", params: { reason: "BLANK_VALUE" } };
+
+const identifier = z.string().min(1).max(256).refine(hasValue, notBlank);
+
+const CURRENCY_RULE = `currency must be on ISO 4217 List One or Three (published ${ISO_4217_PUBLISHED}), e.g. USD`;
 const nonNegativeInteger = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
 /**
@@ -38,8 +48,8 @@ export const MEASURE_RANGES = {
   amountMinor: 1e15,
 } as const;
 const tokenCount = z.number().int().nonnegative().max(MEASURE_RANGES.tokens);
-/** A measure label (provider, model, role, runtime, stage, cost basis): empty is invalid (§1). */
-const label = z.string().min(1);
+/** A measure label (provider, model, role, runtime, stage, cost basis): empty or blank is invalid (§1). */
+const label = z.string().min(1).refine(hasValue, notBlank);
 
 /**
  * Contract revision 2 §1: measure fields are read field by field. An invalid measure (wrong type,
@@ -106,7 +116,7 @@ export const costSchema = z
     // Money measures: required (REQUIRED_MEASURES), optional here so that parseFact can accept a
     // cost whose money field is invalid (it is then not eligible money).
     amount_minor: optional(z.number().int().nonnegative().max(MEASURE_RANGES.amountMinor)),
-    currency: optional(z.string().refine(isCurrencyCode, { message: "currency must be an ISO 4217 code (three upper-case letters, e.g. USD)", params: { reason: "INVALID_CURRENCY" } })),
+    currency: optional(z.string().refine(isIso4217Code, { message: CURRENCY_RULE, params: { reason: "INVALID_CURRENCY" } })),
     source: optional(z.enum(["PROVIDER", "HOST", "ESTIMATE"])),
     cost_basis: optional(label),
     attribution: optional(z.enum(["PROJECT", "SHARED", "UNATTRIBUTED"])),
@@ -161,32 +171,25 @@ export const repairSchema = z.strictObject({
   attributable: z.boolean(),
 });
 
-/** A defined task keeps exactly what the evaluation owner declared: missing parts stay missing. */
-const definedTaskSchema = z.strictObject({
+/**
+ * A defined task keeps exactly what the evaluation owner declared: missing parts stay missing.
+ * Revision 3 change 5: its fields are read one at a time (src/contract/task-entries.ts).
+ */
+export const definedTaskSchema = z.strictObject({
   task_id: optional(identifier),
   members: optional(z.array(identifier)),
-  role_template: optional(z.string().min(1)),
+  role_template: optional(label),
   template_assignment: optional(z.enum(["EVENT_TIME", "BACKFILLED"])),
 });
 
-export const taskSnapshotSchema = z
-  .strictObject({
-    ...envelope,
-    type: z.literal("task_snapshot"),
-    snapshot_id: identifier,
-    cutoff: timestampSchema,
-    tasks: z.array(definedTaskSchema),
-  })
-  .superRefine((snapshot, ctx) => {
-    const seen = new Set<string>();
-    snapshot.tasks.forEach((task, index) => {
-      if (task.task_id === undefined) return;
-      if (seen.has(task.task_id)) {
-        ctx.addIssue({ code: "custom", path: ["tasks", index, "task_id"], message: `task ${task.task_id} is defined twice in one snapshot`, params: { reason: "DUPLICATE_TASK_IN_SNAPSHOT" } });
-      }
-      seen.add(task.task_id);
-    });
-  });
+/** Its tasks reach this schema read entry by entry (src/contract/task-entries.ts), one per task_id. */
+export const taskSnapshotSchema = z.strictObject({
+  ...envelope,
+  type: z.literal("task_snapshot"),
+  snapshot_id: identifier,
+  cutoff: timestampSchema,
+  tasks: z.array(definedTaskSchema),
+});
 
 export const agentStepSchema = z.strictObject({
   ...envelope,

@@ -3,7 +3,8 @@ import type { agentStepSchema, costSchema, deliverySummarySchema, modelCallSchem
 
 /**
  * Measure fields a fact was accepted without (contract revision 2 §1): field → the JSON of the
- * invalid value as received. Part of the fact's content (its identity), read by no metric.
+ * invalid value as received; for a snapshot with task entry fields left out (revision 3 change 5),
+ * `tasks` → the declared list. Part of the fact's content (its identity), read by no metric.
  */
 export type InvalidMeasures = Readonly<Record<string, string>>;
 type WithInvalidMeasures<T> = T & { readonly invalid_measures?: InvalidMeasures };
@@ -14,7 +15,7 @@ export type Cost = WithInvalidMeasures<z.output<typeof costSchema>>;
 export type DeliverySummary = WithInvalidMeasures<z.output<typeof deliverySummarySchema>>;
 export type Packet = WithInvalidMeasures<z.output<typeof packetSchema>>;
 export type Repair = z.output<typeof repairSchema>;
-export type TaskSnapshot = z.output<typeof taskSnapshotSchema>;
+export type TaskSnapshot = WithInvalidMeasures<z.output<typeof taskSnapshotSchema>>;
 export type DefinedTask = TaskSnapshot["tasks"][number];
 export type AgentStep = z.output<typeof agentStepSchema>;
 export type SandboxEvent = z.output<typeof sandboxEventSchema>;

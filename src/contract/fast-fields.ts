@@ -1,4 +1,4 @@
-import { MEASURE_RANGES, agentStepSchema, costSchema, deliverySummarySchema, modelCallSchema, packetSchema, repairSchema, sandboxEventSchema, taskSnapshotSchema } from "./fact-schema.ts";
+import { MEASURE_RANGES, agentStepSchema, hasValue, costSchema, deliverySummarySchema, modelCallSchema, packetSchema, repairSchema, sandboxEventSchema, taskSnapshotSchema } from "./fact-schema.ts";
 import { toEpochMillis } from "./timestamp.ts";
 
 /**
@@ -60,14 +60,19 @@ export const ENUMS = {
 const ID_MIN = modelCallSchema.shape.fact_id.minLength ?? 0;
 const ID_MAX = modelCallSchema.shape.fact_id.maxLength ?? Number.POSITIVE_INFINITY;
 
-/** `identifier`: a string of 1..256 UTF-16 code units. */
+/** `identifier`: a string of 1..256 UTF-16 code units, not blank. */
 export function isId(value: unknown): value is string {
-  return typeof value === "string" && value.length >= ID_MIN && value.length <= ID_MAX;
+  return typeof value === "string" && value.length >= ID_MIN && value.length <= ID_MAX && hasValue(value);
 }
 
-/** `z.string().min(1)`. */
+/** `z.string().min(1)` (governance_revision). */
 export function isNonEmpty(value: unknown): value is string {
   return typeof value === "string" && value.length >= 1;
+}
+
+/** `label` (cost_basis): a string that is not blank. */
+export function isLabel(value: unknown): value is string {
+  return typeof value === "string" && hasValue(value);
 }
 
 /** `nonNegativeInteger`: a safe integer ≥ 0 (zod's `.int()` is the safe-integer range). */
@@ -81,12 +86,13 @@ export function optString(value: unknown): string | undefined | Bad {
 }
 
 export function optId(value: unknown): string | undefined | Bad {
-  if (typeof value === "string") return value.length >= ID_MIN && value.length <= ID_MAX ? value : BAD;
+  if (typeof value === "string") return isId(value) ? value : BAD;
   return value === undefined || value === null ? undefined : BAD;
 }
 
-export function optNonEmpty(value: unknown): string | undefined | Bad {
-  if (typeof value === "string") return value.length >= 1 ? value : BAD;
+/** `optional(label)` kept as it is (role_template, stage_reached): not blank. */
+export function optNonBlank(value: unknown): string | undefined | Bad {
+  if (typeof value === "string") return hasValue(value) ? value : BAD;
   return value === undefined || value === null ? undefined : BAD;
 }
 
@@ -134,9 +140,9 @@ export function intern(value: string): string {
   return value;
 }
 
-/** optNonEmpty for a low-cardinality measure label: the same check, the shared instance. */
+/** optNonBlank for a low-cardinality measure label: the same check, the shared instance. */
 export function optLabel(value: unknown): string | undefined | Bad {
-  if (typeof value === "string") return value.length >= 1 ? intern(value) : BAD;
+  if (typeof value === "string") return hasValue(value) ? intern(value) : BAD;
   return value === undefined || value === null ? undefined : BAD;
 }
 

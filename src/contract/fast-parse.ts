@@ -1,4 +1,4 @@
-import { MEASURE_RANGES, OBSERVATION_CONTRACT, isCurrencyCode, type FactType } from "./fact-schema.ts";
+import { MEASURE_RANGES, OBSERVATION_CONTRACT, type FactType } from "./fact-schema.ts";
 import type { Fact } from "./facts.ts";
 import {
   BAD,
@@ -6,6 +6,7 @@ import {
   KEYS,
   isCount,
   isId,
+  isLabel,
   isNonEmpty,
   isRecord,
   onlyKnownKeys,
@@ -18,13 +19,14 @@ import {
   intern,
   optIdArray,
   optInteger,
-  optNonEmpty,
+  optNonBlank,
   optString,
   optStringArray,
   provenance,
   timestamp,
   type Rec,
 } from "./fast-fields.ts";
+import { isIso4217Code } from "./iso4217.ts";
 
 /**
  * The validation fast path: a hand-written check of the common, valid record that answers the
@@ -126,7 +128,7 @@ function cost(r: Rec): Rec | undefined {
   const basis = r["cost_basis"];
   const attribution = r["attribution"];
   const estimated = r["estimated"];
-  if (typeof amount !== "number" || optBoundedCount(amount, MEASURE_RANGES.amountMinor) === BAD || typeof currency !== "string" || !isCurrencyCode(currency) || !ENUMS.costSource.has(source) || !isNonEmpty(basis) || !ENUMS.attribution.has(attribution) || typeof estimated !== "boolean") return undefined;
+  if (typeof amount !== "number" || optBoundedCount(amount, MEASURE_RANGES.amountMinor) === BAD || typeof currency !== "string" || !isIso4217Code(currency) || !ENUMS.costSource.has(source) || !isLabel(basis) || !ENUMS.attribution.has(attribution) || typeof estimated !== "boolean") return undefined;
   out["amount_minor"] = amount;
   out["currency"] = intern(currency);
   out["source"] = intern(source as string);
@@ -155,7 +157,7 @@ function deliverySummary(r: Rec): Rec | undefined {
   if (typeof requirementChanged !== "boolean") return undefined;
   out["requirement_changed"] = requirementChanged;
   if (!copyOptional(r, out, "elapsed_ms", (value) => optBoundedCount(value, MEASURE_RANGES.elapsedMs))) return undefined;
-  const stage = optNonEmpty(r["stage_reached"]);
+  const stage = optNonBlank(r["stage_reached"]);
   if (stage === BAD) return undefined;
   if (stage !== undefined || "stage_reached" in r) out["stage_reached"] = stage === undefined ? undefined : intern(stage);
   return out;
@@ -202,7 +204,7 @@ function taskSnapshot(r: Rec): Rec | undefined {
   const tasks = r["tasks"];
   if (cutoff === BAD || !Array.isArray(tasks)) return undefined;
   const defined: Rec[] = [];
-  // superRefine: a task_id is defined at most once per snapshot.
+  // A task_id declared twice, like any malformed entry, is left to zod's path (src/contract/task-entries.ts).
   const seen = new Set<string>();
   for (let index = 0; index < tasks.length; index++) {
     const task = definedTask(tasks[index]);
@@ -225,7 +227,7 @@ function definedTask(value: unknown): Rec | undefined {
   const out: Rec = {};
   if (!copyOptional(value, out, "task_id", optId)) return undefined;
   if (!copyOptional(value, out, "members", optIdArray)) return undefined;
-  if (!copyOptional(value, out, "role_template", optNonEmpty)) return undefined;
+  if (!copyOptional(value, out, "role_template", optNonBlank)) return undefined;
   if (!copyOptional(value, out, "template_assignment", (value) => optEnum(value, ENUMS.templateAssignment))) return undefined;
   return out;
 }

@@ -1,15 +1,18 @@
-import type { z } from "zod";
+import { byUtf8 } from "./code-point-order.ts";
 import { firstDuplicateKey } from "./duplicate-keys.ts";
-import { FACT_TYPES, MEASURE_FIELDS, OBSERVATION_CONTRACT, REQUIRED_MEASURES, factSchemas, type FactType } from "./fact-schema.ts";
+import { FACT_TYPES, MEASURE_FIELDS, OBSERVATION_CONTRACT, REQUIRED_MEASURES, factSchemas, taskSnapshotSchema, type FactType } from "./fact-schema.ts";
 import type { Fact, InvalidMeasures } from "./facts.ts";
 import { fastParseFact } from "./fast-parse.ts";
+import { rejectionOf } from "./issue-rejection.ts";
 import type { Rejection, RejectionReason } from "./rejection.ts";
+import { readTaskEntries } from "./task-entries.ts";
 import { epochFieldsAsDates } from "./timestamp.ts";
 
 /**
- * An accepted fact, with the measure fields it was accepted without (contract revision 2 §1):
- * each names the field and its own reason (OUT_OF_RANGE, WRONG_TYPE, ...); the processor reports
- * them on the dead-letter topic as INVALID_MEASURE, not rejecting the fact.
+ * An accepted fact, with the measure fields (contract revision 2 §1) or a snapshot's task entry
+ * fields (revision 3 change 5) it was accepted without: each names the field and its own reason
+ * (OUT_OF_RANGE, WRONG_TYPE, ...); the processor reports them on the dead-letter topic as
+ * INVALID_MEASURE or INVALID_TASK_ENTRY, not rejecting the fact.
  */
 export type ParseResult = { readonly ok: true; readonly fact: Fact; readonly invalidMeasures: readonly Rejection[] } | { readonly ok: false; readonly rejection: Rejection };
 
@@ -78,6 +81,7 @@ export function parseFactWithSchemas(input: unknown): ParseResult {
   }
   const type = record["type"];
   if (!isFactType(type)) return reject("UNKNOWN_TYPE", "type", `type must be one of ${FACT_TYPES.join(", ")}, got ${JSON.stringify(type ?? null)}`);
+  if (type === "task_snapshot") return parseSnapshot(record);
   const schema = factSchemas[type];
   const parsed = schema.safeParse(record);
   if (parsed.success) return withRequiredMeasures(type, record, parsed.data, new Map());
@@ -103,6 +107,25 @@ export function parseFactWithSchemas(input: unknown): ParseResult {
 }
 
 /**
+ * Contract revision 3 change 5: a snapshot is rejected only for its envelope, snapshot_id or cutoff;
+ * its tasks are read entry by entry (readTaskEntries), each field left out reported as an invalid
+ * field of the accepted fact, and the declared list kept under `invalid_measures.tasks`.
+ */
+function parseSnapshot(record: Record<string, unknown>): ParseResult {
+  const entries = readTaskEntries(record["tasks"]);
+  const input = entries.declared === undefined ? record : { ...record, tasks: entries.tasks };
+  const parsed = taskSnapshotSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    if (issue === undefined) return reject("WRONG_TYPE", "", "invalid record");
+    return { ok: false, rejection: rejectionOf(issue, record) };
+  }
+  if (entries.declared === undefined) return accept(parsed.data);
+  const invalid = [...entries.invalid].sort((a, b) => byUtf8(a.field, b.field));
+  return accept({ ...parsed.data, invalid_measures: { tasks: entries.declared } }, invalid);
+}
+
+/**
  * A required measure (a cost's money fields, a packet's repair_attribution) that is absent is as
  * unavailable as an invalid one, and reported the same way. The fact keeps, under
  * `invalid_measures`, the JSON of each invalid value: two records that differ there are two
@@ -113,7 +136,7 @@ function withRequiredMeasures(type: FactType, record: Record<string, unknown>, f
     if ((fact as Record<string, unknown>)[field] === undefined && !invalid.has(field)) invalid.set(field, { reason: "MISSING_FIELD", field, detail: `${field} is required` });
   }
   if (invalid.size === 0) return accept(fact);
-  const fields = [...invalid.keys()].sort();
+  const fields = [...invalid.keys()].sort(byUtf8);
   const invalidMeasures: Record<string, string> = {};
   for (const field of fields) invalidMeasures[field] = rawJson(record[field]);
   return accept({ ...fact, invalid_measures: invalidMeasures } as Fact, fields.map((field) => invalid.get(field) as Rejection));
@@ -142,35 +165,6 @@ export function parseFactJson(line: string): ParseResult {
   const duplicate = firstDuplicateKey(line, value);
   if (duplicate !== undefined) return reject("DUPLICATE_FIELD", duplicate, `key "${duplicate}" appears twice in one object; which value was meant cannot be known`);
   return parseFact(value);
-}
-
-function rejectionOf(issue: z.core.$ZodIssue, record: Record<string, unknown>): Rejection {
-  const field = issue.path.map(String).join(".");
-  const detail = field === "" ? issue.message : `${field}: ${issue.message}`;
-  const declared = (issue as { params?: { reason?: RejectionReason } }).params?.reason;
-  if (declared !== undefined) return { reason: declared, field, detail };
-  switch (issue.code) {
-    case "unrecognized_keys":
-      return { reason: "UNKNOWN_FIELD", field: [field, issue.keys[0] ?? ""].filter((part) => part !== "").join("."), detail: `unknown field(s) ${issue.keys.join(", ")} (contract ${OBSERVATION_CONTRACT} records are closed)` };
-    case "invalid_type":
-      return valueAt(record, issue.path) === undefined ? { reason: "MISSING_FIELD", field, detail: `${field} is required` } : { reason: "WRONG_TYPE", field, detail };
-    case "too_small":
-    case "too_big":
-      return { reason: "OUT_OF_RANGE", field, detail };
-    case "invalid_value":
-      return { reason: "INVALID_ENUM", field, detail };
-    default:
-      return { reason: "WRONG_TYPE", field, detail };
-  }
-}
-
-function valueAt(record: unknown, path: readonly PropertyKey[]): unknown {
-  let current: unknown = record;
-  for (const key of path) {
-    if (typeof current !== "object" || current === null) return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
 }
 
 /**

@@ -25,10 +25,14 @@ export const REJECTION_REASONS = [
   "UNMAPPABLE_TELEMETRY",
   // Revision 2: a repeated key in one JSON object (the record is rejected).
   "DUPLICATE_FIELD",
+  // Revision 3: an empty or whitespace-only string where a value is needed (change 9).
+  "BLANK_VALUE",
   // Not rejections of the record (dead letters that report, the fact still counts; §1, §3):
   // an invalid measure field, read as unavailable; a later TERMINAL summary of a Delivery.
   "INVALID_MEASURE",
   "LATER_TERMINAL_SUMMARY",
+  // Revision 3 change 5: a malformed field of one task entry of a snapshot; the task is read without it.
+  "INVALID_TASK_ENTRY",
 ] as const;
 
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
@@ -41,10 +45,21 @@ export interface Rejection {
 }
 
 /**
- * The dead letter reporting one invalid measure of an accepted fact (contract revision 2 §1):
- * reason INVALID_MEASURE, the field, and the field's own reason in the detail. The same words on
- * the dead-letter topic and in a replay's dead-letter file.
+ * The dead letter reporting one invalid field of an accepted fact, not rejecting it: a measure
+ * (contract revision 2 §1: INVALID_MEASURE, the measure reads as unavailable) or a snapshot's task
+ * entry (revision 3 change 5: INVALID_TASK_ENTRY, the task is read without it), with the field's own
+ * reason in the detail. The same words on the dead-letter topic and in a replay's dead-letter file.
  */
-export function invalidMeasureLetter(factId: string, measure: Rejection): Rejection {
-  return { reason: "INVALID_MEASURE", field: measure.field, detail: `fact ${factId}: ${measure.field} is invalid (${measure.reason}: ${measure.detail}); the fact is accepted and this measure reads as unavailable` };
+export function invalidFieldLetter(
+  fact: { readonly fact_id: string; readonly type: string },
+  invalid: Rejection,
+): Rejection {
+  const what = `fact ${fact.fact_id}: ${invalid.field} is invalid (${invalid.reason}: ${invalid.detail})`;
+  const { field } = invalid;
+  if (fact.type === "task_snapshot") {
+    const detail = `${what}; the snapshot is accepted and the task is read without it`;
+    return { reason: "INVALID_TASK_ENTRY", field, detail };
+  }
+  const detail = `${what}; the fact is accepted and this measure reads as unavailable`;
+  return { reason: "INVALID_MEASURE", field, detail };
 }

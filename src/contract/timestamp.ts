@@ -6,14 +6,30 @@ import { z } from "zod";
  * milliseconds. Contract revision 2 §1: the string must name a real calendar instant (no 02-30,
  * no 24:00, no second 60; `Date.parse` would roll those over into the next day or month and move
  * the fact across a window or a snapshot cutoff), and a JSON number is not a timestamp.
+ * Revision 3 change 12: the instant must lie in TIMESTAMP_RANGE, so that every window bound,
+ * cutoff and as_of the engine writes is a four-digit-year RFC 3339 string its own parser reads.
  */
 const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The instants a timestamp may name, after its offset is applied: 0001-01-01T00:00:00Z to
+ * 9999-12-30T23:59:59.999Z. The last day of year 9999 is left out so that a one-day window's end
+ * stays within it.
+ */
+export const TIMESTAMP_RANGE = {
+  min: Date.parse("0001-01-01T00:00:00Z"),
+  max: Date.parse("9999-12-30T23:59:59.999Z"),
+} as const;
+
+function inRange(millis: number): number | undefined {
+  return millis >= TIMESTAMP_RANGE.min && millis <= TIMESTAMP_RANGE.max ? millis : undefined;
+}
 
 // Numbers are let through the union only to be refused with the right reason (INVALID_TIMESTAMP).
 export const timestampSchema = z.union([z.string(), z.date(), z.number()]).transform((input, ctx) => {
   const millis = typeof input === "number" ? undefined : toEpochMillis(input);
   if (millis === undefined) {
-    ctx.addIssue({ code: "custom", message: `"${String(input)}" is not a real calendar instant (RFC 3339 with Z or ±hh:mm; a number is not a timestamp)`, params: { reason: "INVALID_TIMESTAMP" } });
+    ctx.addIssue({ code: "custom", message: `"${String(input)}" is not a real calendar instant in 0001-01-01T00:00:00Z..9999-12-30T23:59:59.999Z (RFC 3339 with Z or ±hh:mm; a number is not a timestamp)`, params: { reason: "INVALID_TIMESTAMP" } });
     return z.NEVER;
   }
   return millis;
@@ -21,7 +37,7 @@ export const timestampSchema = z.union([z.string(), z.date(), z.number()]).trans
 
 /** The acceptance rule of `timestampSchema`, exported for the fast path (src/contract/fast-parse.ts). */
 export function toEpochMillis(input: string | Date): number | undefined {
-  if (input instanceof Date) return Number.isNaN(input.getTime()) ? undefined : input.getTime();
+  if (input instanceof Date) return Number.isNaN(input.getTime()) ? undefined : inRange(input.getTime());
   // Every time of every line passes here: the fields are read at their fixed positions once the
   // shape matched, without capture groups or a Date per check.
   if (!RFC_3339.test(input)) return undefined;
@@ -34,7 +50,7 @@ export function toEpochMillis(input: string | Date): number | undefined {
   const end = input.length;
   if (input.charCodeAt(end - 1) !== UPPER_Z && (digitsAt(input, end - 5, 2) > 23 || digitsAt(input, end - 2, 2) > 59)) return undefined;
   const millis = Date.parse(input);
-  return Number.isNaN(millis) ? undefined : millis;
+  return Number.isNaN(millis) ? undefined : inRange(millis);
 }
 
 const COLON = 0x3a;

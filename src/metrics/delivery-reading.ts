@@ -1,9 +1,10 @@
 import type { DeliverySummary } from "../contract/facts.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 
 /** Orders summaries by (event_time, fact_id): the contract's tie-break, independent of arrival. */
 export function bySummaryTime(a: DeliverySummary, b: DeliverySummary): number {
   if (a.event_time !== b.event_time) return a.event_time - b.event_time;
-  return a.fact_id < b.fact_id ? -1 : a.fact_id > b.fact_id ? 1 : 0;
+  return byUtf8(a.fact_id, b.fact_id);
 }
 
 /**

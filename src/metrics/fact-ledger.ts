@@ -1,6 +1,7 @@
 import type { MetricFact } from "../contract/facts.ts";
 import { stringListCodec, versionsCodec, type StoredVersion } from "./state/codecs.ts";
 import type { StateStore, Table } from "./state/state-store.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 
 /**
  * Where a version was read: the 1-based line (or record) of a file, or `topic/partition/offset`
@@ -76,7 +77,7 @@ const refPosition = (ref: string): number => Number(ref.slice(0, ref.indexOf("\u
 const domainKey = (domain: readonly [DomainKind, string]): string => `${domain[0]}\u0000${domain[1]}`;
 
 /**
- * Decides, for every record, whether it is new, a byte-identical redelivery (a no-op), a
+ * Decides, for every record, whether it is new, a redelivery (a no-op; see isRedelivery), a
  * re-report of a domain identity under another fact_id (counts once), or part of a conflict.
  *
  * A fact counts (is admitted) exactly when its fact_id carries only it, its domain identity's
@@ -100,7 +101,7 @@ export class FactLedger {
 
   record(fact: MetricFact, origin?: FactOrigin): LedgerOutcome {
     const own = this.byFact.get(fact.fact_id) ?? NO_VERSIONS;
-    if (own.some((known) => sameRecord(known.fact, fact))) return { kind: "redelivery", admitted: NO_FACTS, retracted: NO_FACTS };
+    if (own.some((known) => isRedelivery(known.fact, fact))) return { kind: "redelivery", admitted: NO_FACTS, retracted: NO_FACTS };
 
     const domain = domainIdentity(fact);
     const claimKey = domain === undefined ? undefined : domainKey(domain);
@@ -145,7 +146,7 @@ export class FactLedger {
       const conflict = this.domainConflict(claim);
       if (conflict !== undefined) found.push(conflict);
     }
-    return found.sort((a, b) => (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0));
+    return found.sort((a, b) => byUtf8(a.identity, b.identity));
   }
 
   /** The report of one Delivery's TERMINAL summaries beyond its earliest (the engine finds them). */
@@ -243,11 +244,23 @@ export function recordForm(fact: MetricFact): string {
 
 /**
  * Contract §1: versions of one domain identity are one report made twice when their canonical
- * content differs in nothing but fact_id and provenance.source.
+ * content differs in nothing but fact_id and provenance.source. Revision 3 change 11: a snapshot's
+ * provenance gates nothing, so two snapshots that differ only in provenance are one report.
  */
 function reportContent(fact: MetricFact): string {
+  if (fact.type === "task_snapshot") return JSON.stringify({ ...fact, fact_id: undefined, provenance: undefined });
   const provenance = fact.provenance === null ? null : { ...fact.provenance, source: undefined };
   return JSON.stringify({ ...fact, fact_id: undefined, provenance });
+}
+
+/**
+ * Contract revision 3 change 11: a record re-sent under one fact_id is a redelivery (a no-op, not
+ * a conflict) when it is the same report: byte-identical, or different only where reportContent
+ * looks past (provenance.source; a snapshot's provenance).
+ */
+export function isRedelivery(known: MetricFact, fact: MetricFact): boolean {
+  if (sameRecord(known, fact)) return true;
+  return known.fact_id === fact.fact_id && reportContent(known) === reportContent(fact);
 }
 
 export function hasDistinctContent(versions: readonly MetricFact[]): boolean {
@@ -258,6 +271,6 @@ export function hasDistinctContent(versions: readonly MetricFact[]): boolean {
 
 /** A conflict's report: its versions sorted by fact_id (versions of one fact_id keep the order given). */
 export function conflictReport(reason: Conflict["reason"], identity: string, versions: readonly StoredVersion[]): Conflict {
-  const sorted = [...versions].sort((a, b) => (a.fact.fact_id < b.fact.fact_id ? -1 : a.fact.fact_id > b.fact.fact_id ? 1 : 0));
+  const sorted = [...versions].sort((a, b) => byUtf8(a.fact.fact_id, b.fact.fact_id));
   return { reason, identity, factIds: sorted.map((version) => version.fact.fact_id), versions: sorted.map((version) => ({ factId: version.fact.fact_id, origin: version.origin ?? null })) };
 }

@@ -5,7 +5,7 @@ import type { EngineConfig } from "./engine-config.ts";
 import { StateStore } from "./state/state-store.ts";
 import { terminalSummaries } from "./delivery-reading.ts";
 import { FactLedger, type Conflict, type FactOrigin, type LedgerOutcome } from "./fact-ledger.ts";
-import { byUtf8 } from "./key-order.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 import type { MetricResult, ResultChange } from "./result-record.ts";
 import { ResultPublisher } from "./result-publisher.ts";
 import { UnitState } from "./unit-state.ts";

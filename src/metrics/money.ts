@@ -2,6 +2,7 @@ import type { Cost } from "../contract/facts.ts";
 import type { MoneyShare } from "./contribution.ts";
 import { evidenceBasis } from "./evidence-basis.ts";
 import { addExact } from "./exact-sum.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 
 /**
  * Contract §2 and revision 2 §1, §3: a cost is eligible money only when its money fields are all
@@ -66,7 +67,7 @@ export function readMoney(costs: readonly Cost[]): MoneyReading {
     const known = slices.get(key);
     slices.set(key, { currency, source, costBasis, amountMinor: addExact(known?.amountMinor ?? 0, amount) });
   }
-  const shares = slices !== undefined ? [...slices.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, share]) => share) : single !== undefined ? [single] : NO_SHARES;
+  const shares = slices !== undefined ? [...slices.entries()].sort(([a], [b]) => byUtf8(a, b)).map(([, share]) => share) : single !== undefined ? [single] : NO_SHARES;
   return { shares, excluded: excluded ?? NO_EXCLUDED_COSTS, asOf };
 }
 

@@ -6,6 +6,7 @@ import type { GroupAggregate, MoneySliceTotal } from "./group-aggregate.ts";
 import { FORMULA_SHAPES } from "./metric-formula.ts";
 import type { Cohort, CoverageResult, Measures, MetricResult, ResultStatus, ResultValue } from "./result-record.ts";
 import { cohortOf, resultKey } from "./scope.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 
 export interface RenderedResult {
   readonly key: string;
@@ -136,6 +137,6 @@ function moneyValue(slice: MoneySliceTotal, definition: MetricDefinition): { val
 
 function sortedRecord(counts: ReadonlyMap<string, number>): Record<string, number> {
   const sorted: Record<string, number> = {};
-  for (const key of [...counts.keys()].sort()) sorted[key] = counts.get(key) as number;
+  for (const key of [...counts.keys()].sort(byUtf8)) sorted[key] = counts.get(key) as number;
   return sorted;
 }

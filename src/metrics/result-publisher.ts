@@ -1,7 +1,7 @@
 import type { CatalogSummary } from "../catalog/metric-definitions.ts";
 import type { EngineConfig } from "./engine-config.ts";
 import type { GroupAggregate } from "./group-aggregate.ts";
-import { byUtf8 } from "./key-order.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 import { renderGroup } from "./render-result.ts";
 import type { MetricResult, ResultChange } from "./result-record.ts";
 import { stringCodec, stringListCodec } from "./state/codecs.ts";

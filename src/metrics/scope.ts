@@ -2,6 +2,7 @@ import { formatTimestamp } from "../contract/timestamp.ts";
 import type { MetricId } from "../catalog/metric-definitions.ts";
 import { BoundedMemo, memoized } from "./memo-map.ts";
 import type { Cohort, Scope, SnapshotScope, WindowScope } from "./result-record.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 
 /*
  * Scopes, cohorts and result keys are interned: every contribution names its group, and a million
@@ -52,7 +53,7 @@ const cohorts = new BoundedMemo<string, Cohort>(INTERNED);
 
 /** The shared cohort with these coordinates, keys sorted. Callers pass only complete coordinates. */
 export function cohortOf(entries: Readonly<Record<string, string>>): Cohort {
-  const keys = Object.keys(entries).sort();
+  const keys = Object.keys(entries).sort(byUtf8);
   const identity = JSON.stringify(keys.map((key) => [key, entries[key]]));
   return memoized(cohorts, identity, () => {
     const sorted: Record<string, string> = {};

@@ -3,7 +3,7 @@ import { attributionCohort } from "./attribution.ts";
 import type { MoneyShare } from "./contribution.ts";
 import { addExact } from "./exact-sum.ts";
 import type { FactIndex } from "./fact-index.ts";
-import { byUtf8 } from "./key-order.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 import { moneySliceKey, readMoney, type MoneyReading } from "./money.ts";
 import type { Cohort } from "./result-record.ts";
 import { cohortKey } from "./scope.ts";
@@ -207,6 +207,6 @@ export function combineMoney(readings: readonly MoneyReading[]): MoneyReading {
       slices.set(key, { ...share, amountMinor: addExact(known?.amountMinor ?? 0, share.amountMinor) });
     }
   }
-  const shares = [...slices.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, share]) => share);
+  const shares = [...slices.entries()].sort(([a], [b]) => byUtf8(a, b)).map(([, share]) => share);
   return { shares, excluded, asOf };
 }

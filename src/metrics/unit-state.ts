@@ -3,7 +3,7 @@ import type { Contribution, ContributionDraft } from "./contribution.ts";
 import type { EngineConfig } from "./engine-config.ts";
 import { FactIndex } from "./fact-index.ts";
 import { GroupAggregate, type AsOfCounts } from "./group-aggregate.ts";
-import { byUtf8 } from "./key-order.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 import { contributionsCodec, groupCodec, presenceCodec, timeCountsCodec } from "./state/codecs.ts";
 import type { DocTable } from "./entity-docs.ts";
 import { GroupKeyIds } from "./state/group-key-ids.ts";

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../contract/canonical-json.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 import type { DestructiveRule, DestructiveRuleId, Severity } from "./rules/destructive-rules.ts";
 import type { RunRule, RunRuleId } from "./rules/run-rules.ts";
 
@@ -58,9 +59,7 @@ export function makeAlert(rule: DestructiveRule | RunRule, fields: AlertFields):
 
 /** Total order for replay output: event time, then run, then seq range, then rule. */
 export function compareAlerts(left: TripwireAlert, right: TripwireAlert): number {
-  return left.event_time - right.event_time || compareText(left.run_id, right.run_id) || left.evidence.seq_to - right.evidence.seq_to || left.evidence.seq_from - right.evidence.seq_from || compareText(left.rule_id, right.rule_id) || compareText(left.alert_id, right.alert_id);
+  return left.event_time - right.event_time || byUtf8(left.run_id, right.run_id) || left.evidence.seq_to - right.evidence.seq_to || left.evidence.seq_from - right.evidence.seq_from || byUtf8(left.rule_id, right.rule_id) || byUtf8(left.alert_id, right.alert_id);
 }
 
-function compareText(left: string, right: string): number {
-  return left < right ? -1 : left > right ? 1 : 0;
-}
+

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { byUtf8 } from "../../src/metrics/key-order.ts";
+import { byUtf8 } from "../../src/contract/code-point-order.ts";
 import { topicNames, type TopicNames } from "../../src/stream/topic-names.ts";
 import { buildJavaExample, expectedRows, parseTable, runJavaExample, runPythonExample, type ExampleTarget, type MavenBuild, type TableRow } from "../support/consumer-examples.ts";
 import { closeAll, connectedProducer, serviceEndpoints, testKafka, uniqueName } from "../support/kafka.ts";

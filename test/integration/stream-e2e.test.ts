@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseFactJson } from "../../src/contract/parse-fact.ts";
-import { byUtf8 } from "../../src/metrics/key-order.ts";
+import { byUtf8 } from "../../src/contract/code-point-order.ts";
 import { topicNames, type TopicNames } from "../../src/stream/topic-names.ts";
 import { closeAll, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
 import {

@@ -31,9 +31,9 @@ interface FieldKind {
 const wrongType = fc.constantFrom<unknown>(true, 1, 0, -1, 1.5, Number.NaN, [], {}, "x", ["x"]);
 const kind = (valid: fc.Arbitrary<unknown>, invalid: fc.Arbitrary<unknown>): FieldKind => ({ valid, invalid: fc.oneof(invalid, wrongType) });
 
-const identifier = kind(fc.oneof({ arbitrary: fc.constantFrom("a", "b", "c", "x".repeat(256)), weight: 1 }, { arbitrary: anyString({ minLength: 1, maxLength: 10 }), weight: 3 }), fc.constantFrom("", "x".repeat(257), 7));
+const identifier = kind(fc.oneof({ arbitrary: fc.constantFrom("a", "b", "c", "x".repeat(256)), weight: 1 }, { arbitrary: anyString({ minLength: 1, maxLength: 10 }), weight: 3 }), fc.constantFrom("", " ", "\u3000\t", "x".repeat(257), 7));
 const text = kind(anyString({ maxLength: 12 }), fc.constantFrom(42, false, { s: "x" }));
-const nonEmpty = kind(anyString({ minLength: 1, maxLength: 12 }), fc.constant(""));
+const nonEmpty = kind(anyString({ minLength: 1, maxLength: 12 }), fc.constantFrom("", " ", "\u00a0\n"));
 const bool = kind(fc.boolean(), fc.constantFrom("true", 0, 1, "false"));
 const count = kind(
   fc.oneof(fc.nat(), fc.constantFrom(0, -0, Number.MAX_SAFE_INTEGER)),
@@ -112,7 +112,7 @@ function recordOf(fields: readonly Field[]): fc.Arbitrary<Record<string, unknown
 
 const envelopeFields: readonly Field[] = [req("fact_id", identifier), req("event_time", timestamp), opt("provenance", provenance)];
 
-const task = recordOf([opt("task_id", kind(fc.constantFrom("t1", "t2", "t3"), fc.constantFrom("", 3))), opt("members", idList), opt("role_template", nonEmpty), opt("template_assignment", oneOf(["EVENT_TIME", "BACKFILLED"], ["LATER"]))]);
+const task = recordOf([opt("task_id", kind(fc.constantFrom("t1", "t2", "t3"), fc.constantFrom("", " ", 3))), opt("members", idList), opt("role_template", nonEmpty), opt("template_assignment", oneOf(["EVENT_TIME", "BACKFILLED"], ["LATER"]))]);
 const tasks = kind(
   fc.array(fc.oneof({ arbitrary: task, weight: 8 }, { arbitrary: task.map((value) => ({ ...value, owner: "me" })), weight: 1 }), { maxLength: 4 }),
   fc.constantFrom<unknown>({}, "t1", [null], [["t1"]]),

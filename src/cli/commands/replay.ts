@@ -17,7 +17,7 @@ import { checkIngestWindow, formatWindow } from "../../stream/audit/ingest-windo
 import { compareResults, readLatestResults } from "../../stream/audit/topic-results.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
-import { byUtf8 } from "../../metrics/key-order.ts";
+import { byUtf8 } from "../../contract/code-point-order.ts";
 import { jsonLine } from "../../contract/json-form.ts";
 import type { TopologyConfig } from "../../stream/runtime/services.ts";
 

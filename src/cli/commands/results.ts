@@ -1,4 +1,4 @@
-import { byUtf8 } from "../../metrics/key-order.ts";
+import { byUtf8 } from "../../contract/code-point-order.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
 import { formatTable } from "../text-table.ts";
 import { RESULT_HEADERS, resultRow } from "../result-rows.ts";

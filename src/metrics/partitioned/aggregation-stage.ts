@@ -1,7 +1,7 @@
 import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../engine-config.ts";
 import { GroupAggregate } from "../group-aggregate.ts";
-import { byUtf8 } from "../key-order.ts";
+import { byUtf8 } from "../../contract/code-point-order.ts";
 import { ResultPublisher } from "../result-publisher.ts";
 import type { MetricResult, ResultChange } from "../result-record.ts";
 import { detachedBytes } from "../../kafka/serde/binary-form.ts";

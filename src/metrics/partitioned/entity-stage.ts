@@ -11,6 +11,7 @@ import { bundleId, bundleKey, bundleKind, evidenceHome, taskUnitBundle, unitBund
 import type { StagePartitions } from "./ledger-stages.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey, splitKey, type JoinReading, type StageRecord } from "./stage-records.ts";
+import { byUtf8 } from "../../contract/code-point-order.ts";
 
 const GROUPS = groupCodec();
 
@@ -122,7 +123,7 @@ export class EntityPartition {
 
   /** Recomputes the marked units, answers the subscriptions whose bundles changed, and sends the partial sums of every changed group. */
   flush(out: StageRecord[]): void {
-    for (const bundle of [...this.changedBundles].sort()) for (const subscription of this.subscribersOf(bundle)) this.respond(bundle, subscription, true, out);
+    for (const bundle of [...this.changedBundles].sort(byUtf8)) for (const subscription of this.subscribersOf(bundle)) this.respond(bundle, subscription, true, out);
     this.changedBundles.clear();
     this.units.recomputeUnits();
     for (const groupKey of this.units.takeDirtyGroups()) {
@@ -299,8 +300,8 @@ export class EntityPartition {
 
 function before(a: MetricFact, b: MetricFact): boolean {
   if (a === b) return false;
-  if (a.fact_id !== b.fact_id) return a.fact_id < b.fact_id;
-  return recordForm(a) < recordForm(b);
+  if (a.fact_id !== b.fact_id) return byUtf8(a.fact_id, b.fact_id) < 0;
+  return byUtf8(recordForm(a), recordForm(b)) < 0;
 }
 
 /** A reading's canonical form (money may hold bigints past 2^53 − 1). */

@@ -1,17 +1,18 @@
 import type { MetricFact } from "../../contract/facts.ts";
 import { admissionCodec, claimVersionCodec, versionsCodec, type StoredVersion } from "../state/codecs.ts";
 import type { LinkTable, StateStore, Table } from "../state/state-store.ts";
-import { conflictReport, domainIdentity, hasDistinctContent, sameRecord, type FactOrigin } from "../fact-ledger.ts";
+import { conflictReport, domainIdentity, hasDistinctContent, isRedelivery, sameRecord, type FactOrigin } from "../fact-ledger.ts";
 import { admissionKey, destinationsOf } from "./bundles.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey, splitKey, type Admission, type ClaimVersion, type StageRecord } from "./stage-records.ts";
+import { byUtf8 } from "../../contract/code-point-order.ts";
 
 /** The outcome of one record at the fact ledger, as the single engine's ledger names it. */
 export type FactLedgerOutcome = "new" | "redelivery" | "conflict";
 
 /**
  * The fact ledger, first half of the single engine's `FactLedger` (partitioned by fact_id, so all
- * versions of a fact_id meet): a byte-identical redelivery changes nothing; a second distinct
+ * versions of a fact_id meet): a redelivery (isRedelivery) changes nothing; a second distinct
  * version makes the fact_id a conflict (no version of it counts). Every version is passed on to
  * the domain ledger with whether it is live (the only one of its fact_id); a summary, which claims
  * no domain identity, is admitted or withdrawn here directly.
@@ -28,7 +29,7 @@ export class FactIdLedgerPartition {
 
   record(fact: MetricFact, origin: FactOrigin | undefined, out: StageRecord[]): FactLedgerOutcome {
     const known = this.versions.get(fact.fact_id) ?? [];
-    if (known.some((version) => sameRecord(version.fact, fact))) return "redelivery";
+    if (known.some((version) => isRedelivery(version.fact, fact))) return "redelivery";
     const own = [...known, { fact, origin }];
     this.versions.set(fact.fact_id, own);
     this.send(own, own.length - 1, out);
@@ -85,7 +86,7 @@ export class DomainLedgerPartition {
     const all = [...this.claims.get(claim)];
     const distinct = hasDistinctContent(all.map((known) => known.fact));
     let next: ClaimVersion | undefined;
-    if (!distinct) for (const candidate of all) if (candidate.live && (next === undefined || candidate.fact.fact_id < next.fact.fact_id)) next = candidate;
+    if (!distinct) for (const candidate of all) if (candidate.live && (next === undefined || byUtf8(candidate.fact.fact_id, next.fact.fact_id) < 0)) next = candidate;
     const previous = this.admitted.get(claim);
     const admitted: Admission | undefined = next === undefined ? undefined : { fact: next.fact, origin: next.origin };
     const changed = previous === undefined || admitted === undefined ? previous !== admitted : !sameRecord(previous.fact, admitted.fact);

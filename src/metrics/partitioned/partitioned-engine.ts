@@ -2,7 +2,7 @@ import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { MetricFact } from "../../contract/facts.ts";
 import type { EngineConfig } from "../engine-config.ts";
 import type { Conflict, FactOrigin } from "../fact-ledger.ts";
-import { byUtf8 } from "../key-order.ts";
+import { byUtf8 } from "../../contract/code-point-order.ts";
 import { StateStore } from "../state/state-store.ts";
 import type { MetricResult, ResultChange } from "../result-record.ts";
 import { samePartitions, type FactLedgerOutcome, type StagePartitions } from "./ledger-stages.ts";

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict, LedgerOutcome } from "../../metrics/fact-ledger.ts";
-import { byUtf8 } from "../../metrics/key-order.ts";
+import { byUtf8 } from "../../contract/code-point-order.ts";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../metrics/state/codecs.ts";
 import { checkpointWrite, openLocalState, openStoreDirectory, stateIdentity, type LocalState } from "../../metrics/state/local-state.ts";

@@ -1,4 +1,4 @@
-import { invalidMeasureLetter } from "../../contract/rejection.ts";
+import { invalidFieldLetter } from "../../contract/rejection.ts";
 import type { DecodedFact } from "../../kafka/serde/decode-fact.ts";
 import type { DeadLetter, Processor, SinkRecord, SourceRecord } from "../processor.ts";
 import { routeRecord } from "./ingest-router.ts";
@@ -7,8 +7,8 @@ import { routeRecord } from "./ingest-router.ts";
  * Ingest: decoded facts → validate (the transport decoded and the contract parsed them) → route.
  * A rejected record goes to the dead letters with its reason, position and original form; an agent
  * event to the run monitor's topic keyed by run_id; a metric fact, normalised, to the engine's
- * topic with where it was read. An accepted record's invalid measures are reported as
- * non-rejecting dead letters (contract revision 2 §1). Stateless: any instance may take any
+ * topic with where it was read. An accepted record's invalid measures and task entries are reported
+ * as non-rejecting dead letters (contract revision 2 §1, revision 3 change 5). Stateless: any instance may take any
  * partition, and a re-processed batch produces the same records again.
  */
 export function ingestTo(engineInput: EngineInput): Processor<DecodedFact> {
@@ -39,7 +39,7 @@ function routeInto(outputs: SinkRecord[], record: SourceRecord<DecodedFact>, eng
   }
   const fact = route.to === "run-monitor" ? route.event : route.fact;
   for (const measure of route.invalidMeasures) {
-    outputs.push({ topic: "deadLetters", key: "", value: { kind: "record", rejection: invalidMeasureLetter(fact.fact_id, measure), recordRejected: false, position, factId: fact.fact_id, original: null } });
+    outputs.push({ topic: "deadLetters", key: "", value: { kind: "record", rejection: invalidFieldLetter(fact, measure), recordRejected: false, position, factId: fact.fact_id, original: null } });
   }
   if (route.to === "run-monitor") {
     outputs.push({ topic: "agentEvents", key: route.event.run_id, value: { event: route.event, bytes: "value" in record.original ? record.original.value : null } });

@@ -66,9 +66,7 @@ const cases: readonly { rule: string; record: unknown; reason: RejectionReason; 
   { rule: "repair.attributable is a boolean", record: variant("repair", { attributable: 1 }), reason: "WRONG_TYPE", field: "attributable" },
   // §2 task_snapshot
   { rule: "cutoff is a timestamp", record: variant("task_snapshot", { cutoff: "soon" }), reason: "INVALID_TIMESTAMP", field: "cutoff" },
-  { rule: "template_assignment is EVENT_TIME or BACKFILLED", record: variant("task_snapshot", { tasks: [{ task_id: "t1", template_assignment: "LATER" }] }), reason: "INVALID_ENUM", field: "tasks.0.template_assignment" },
-  { rule: "a task is defined once per snapshot", record: variant("task_snapshot", { tasks: [{ task_id: "t1" }, { task_id: "t1" }] }), reason: "DUPLICATE_TASK_IN_SNAPSHOT", field: "tasks.1.task_id" },
-  { rule: "defined tasks are closed records", record: variant("task_snapshot", { tasks: [{ task_id: "t1", owner: "me" }] }), reason: "UNKNOWN_FIELD", field: "tasks.0.owner" },
+  { rule: "revision 3: a blank snapshot_id rejects the snapshot", record: variant("task_snapshot", { snapshot_id: " \t" }), reason: "BLANK_VALUE", field: "snapshot_id" },
   // §2 agent_step, sandbox_event
   { rule: "agent_step.seq is an integer ≥ 0", record: variant("agent_step", { seq: -1 }), reason: "OUT_OF_RANGE", field: "seq" },
   { rule: "agent_step.kind is tool_call, message or plan", record: variant("agent_step", { kind: "thought" }), reason: "INVALID_ENUM", field: "kind" },
@@ -126,8 +124,17 @@ describe("contract 1.0.0 validation (table-driven)", () => {
     expect(parseDecodedFact(variant("packet", { event_time: Date.parse("2026-10-01T10:00:00Z") }))).toMatchObject({ ok: true, fact: { event_time: Date.parse("2026-10-01T10:00:00Z") } });
   });
 
-  it("leap years are the proleptic Gregorian calendar's, as Date.parse reads them: 2000 and 0000 are, 1900 and 0100 are not", () => {
-    for (const leap of ["2000", "0000", "0400", "0004"]) expect(parseFact(variant("packet", { event_time: `${leap}-02-29T00:00:00Z` }))).toMatchObject({ ok: true, fact: { event_time: Date.parse(`${leap}-02-29T00:00:00Z`) } });
+  // Task entries are read one at a time (revision 3 change 5): a malformed one is reported, the snapshot accepted.
+  it.each([
+    { rule: "template_assignment is EVENT_TIME or BACKFILLED", tasks: [{ task_id: "t1", template_assignment: "LATER" }], reason: "INVALID_ENUM", field: "tasks.0.template_assignment" },
+    { rule: "a task is defined once per snapshot", tasks: [{ task_id: "t1" }, { task_id: "t1" }], reason: "DUPLICATE_TASK_IN_SNAPSHOT", field: "tasks.1" },
+    { rule: "defined tasks are closed records", tasks: [{ task_id: "t1", owner: "me" }], reason: "UNKNOWN_FIELD", field: "tasks.0.owner" },
+  ])("$rule → accepted, $field reported as $reason", ({ tasks, reason, field }) => {
+    expect(parseFact(variant("task_snapshot", { tasks }))).toMatchObject({ ok: true, invalidMeasures: [{ reason, field }] });
+  });
+
+  it("leap years are the proleptic Gregorian calendar's, as Date.parse reads them: 2000 and 0400 are, 1900 and 0100 are not", () => {
+    for (const leap of ["2000", "0400", "0004"]) expect(parseFact(variant("packet", { event_time: `${leap}-02-29T00:00:00Z` }))).toMatchObject({ ok: true, fact: { event_time: Date.parse(`${leap}-02-29T00:00:00Z`) } });
     for (const common of ["1900", "0100", "2026"]) expect(parseFact(variant("packet", { event_time: `${common}-02-29T00:00:00Z` }))).toMatchObject({ ok: false, rejection: { reason: "INVALID_TIMESTAMP" } });
   });
 

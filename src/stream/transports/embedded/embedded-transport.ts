@@ -6,7 +6,7 @@ import type { DeadLetterRecord } from "../../../contract/dead-letter.ts";
 import type { DecodedFact } from "../../../kafka/serde/decode-fact.ts";
 import type { TopicSerde as TopicSerdeShape } from "../../../kafka/serde/topic-serde.ts";
 import type { Conflict } from "../../../metrics/fact-ledger.ts";
-import { byUtf8 } from "../../../metrics/key-order.ts";
+import { byUtf8 } from "../../../contract/code-point-order.ts";
 import type { MetricResult } from "../../../metrics/result-record.ts";
 import { compareAlerts, type RunStateSummary, type TripwireAlert } from "../../../tripwires/index.ts";
 import { FileIoError, ProcessorError, type TransportError } from "../../../errors.ts";
@@ -276,7 +276,7 @@ export function embeddedTransport(source: TopologySource, input: string, config:
   const sinks: EmbeddedSinks = {
     results: () => [...results.keys()].sort(byUtf8).map((key) => ({ key, json: results.get(key) as string })),
     alerts: () => [...alerts].sort(compareAlerts),
-    runStates: () => [...runStates.keys()].sort().map((runId) => runStates.get(runId) as RunStateSummary),
+    runStates: () => [...runStates.keys()].sort(byUtf8).map((runId) => runStates.get(runId) as RunStateSummary),
     deadLetterLines: () => [...deadLetters, ...[...conflicts.values()].sort((a, b) => byUtf8(a.identity, b.identity)).map((conflict) => fileConflictLine(conflict, input))],
     conflicts: () => conflicts.size,
   };

@@ -1,7 +1,9 @@
 /**
- * Orders strings by their UTF-8 bytes (which is Unicode code point order), the order every output
- * of results uses. JavaScript's `<` compares UTF-16 code units, which puts astral characters
- * (surrogate pairs) before U+E000..U+FFFF; this does not.
+ * Orders strings by their UTF-8 bytes, which is Unicode code point order: the one order of every
+ * string tie-break (contract revision 3 change 10: the earliest summary by (event_time, fact_id),
+ * conflict versions, result keys, slices, alerts), whatever the path (embedded, Kafka, partitioned,
+ * on-disk stores, whose keys sort by UTF-8 bytes too). JavaScript's `<` and `sort()` compare UTF-16
+ * code units, which put astral characters (surrogate pairs) before U+E000..U+FFFF; this does not.
  */
 export function byUtf8(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
