@@ -22,10 +22,12 @@ export interface DeadLetterRecord {
 
 /**
  * Dead letters are keyed by their source coordinates: a redelivered rejection overwrites itself.
- * A record can have several invalid measures, and conflict under two identities (its fact_id and
- * its domain id), one letter each, so those keys add the field.
+ * A record can have several invalid measures, conflict under two identities (its fact_id and its
+ * domain id), or fail to reach several webhooks, one letter each, so those keys add the field.
  */
 export function deadLetterKey(letter: DeadLetterRecord): string {
   const coordinates = `${letter.source.topic}/${letter.source.partition}/${letter.source.offset}`;
-  return letter.reason === "INVALID_MEASURE" || letter.reason === "CONFLICT" ? `${coordinates}/${letter.field}` : coordinates;
+  const { reason } = letter;
+  const perField = reason === "INVALID_MEASURE" || reason === "CONFLICT" || reason === "WEBHOOK_DELIVERY_FAILED";
+  return perField ? `${coordinates}/${letter.field}` : coordinates;
 }

@@ -29,6 +29,8 @@ export const REJECTION_REASONS = [
   // an invalid measure field, read as unavailable; a later TERMINAL summary of a Delivery.
   "INVALID_MEASURE",
   "LATER_TERMINAL_SUMMARY",
+  // Not about a fact: `agentops notify` could not deliver an alert or a coverage change to a webhook.
+  "WEBHOOK_DELIVERY_FAILED",
 ] as const;
 
 export type RejectionReason = (typeof REJECTION_REASONS)[number];

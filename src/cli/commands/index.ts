@@ -23,6 +23,7 @@ export const commands: readonly CommandEntry[] = [
   { name: "alerts", load: async () => (await import("./alerts.ts")).alertsCommand },
   { name: "serve", load: async () => (await import("./serve.ts")).serveCommand },
   { name: "export", load: async () => (await import("./export.ts")).exportCommand },
+  { name: "notify", load: async () => (await import("./notify.ts")).notifyCommand },
   { name: "catalog", load: async () => (await import("./catalog.ts")).catalogCommand },
   { name: "generate", load: async () => (await import("./generate.ts")).generateCommand },
   { name: "topics", load: async () => (await import("./topics.ts")).topicsCommand },
