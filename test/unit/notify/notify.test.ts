@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { notifyCommand } from "../../../src/cli/commands/notify.ts";
 import { fileDeadLetters } from "../../../src/notify/dead-letter-sinks.ts";
 import { alertNotification, CoverageTransitions, webhookBody } from "../../../src/notify/notification.ts";
 import { Notifier } from "../../../src/notify/notifier.ts";
@@ -290,5 +291,24 @@ describe("webhook configuration", () => {
     const secrets = ["/x/SECRET", "https://h/x/SECRET", "tok1"];
     const redacted = redactSecrets("POST https://h/x/SECRET failed, token tok1", secrets);
     expect(redacted).toBe("POST [redacted] failed, token [redacted]");
+  });
+});
+
+describe("agentops notify flags", () => {
+  const hooks = join(mkdtempSync(join(tmpdir(), "agentops-notify-flags-")), "hooks.json");
+  const unset = { name: "ops", format: "json", url: { env: "NOTIFY_TEST_UNSET_URL" } };
+  writeFileSync(hooks, JSON.stringify({ webhooks: [unset] }));
+
+  it.each([
+    [["--alerts", hooks, "--dlq", "d.ndjson"], "--webhooks"],
+    [["--webhooks", hooks, "--dlq", "d.ndjson"], "--alerts"],
+    [["--webhooks", hooks, "--alerts", hooks], "--dlq"],
+    [["--webhooks", hooks, "--from-topics", "--dlq", "d.ndjson"], "--from-topics"],
+    [["--webhooks", hooks, "--alerts", "/nonexistent/alerts.ndjson", "--dlq", "d.ndjson"], "--alerts"],
+    [["--webhooks", hooks, "--alerts", hooks, "--dlq", "d.ndjson", "--log-level", "loud"], "--log-level"],
+    [["--webhooks", hooks, "--alerts", hooks, "--dlq", "d.ndjson"], `${hooks} webhooks.0.url`],
+  ])("refuses %j naming the field and the fix", async (args, field) => {
+    const escaped = field.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    await expect(notifyCommand.run(args)).rejects.toThrow(new RegExp(`^${escaped}: .*\\. Fix: `));
   });
 });
