@@ -1,16 +1,15 @@
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import type { Consumer, Kafka, KafkaMessage } from "kafkajs";
 import type { Logger } from "pino";
 import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
 import type { MetricResult } from "../metrics/result-record.ts";
 import { resultKey } from "../metrics/scope.ts";
 import type { TopicNames } from "../stream/topic-names.ts";
+import { boundedLines } from "./bounded-lines.ts";
 import { alertNotification, CoverageTransitions, type AlertLike } from "./notification.ts";
 import type { Notifier } from "./notifier.ts";
 
 /** A line longer than this is skipped (named in the log), never parsed. */
-const MAX_LINE_CHARS = 1024 * 1024;
+const MAX_LINE_BYTES = 1024 * 1024;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -30,15 +29,14 @@ async function eachRecord(
   check: (value: unknown) => boolean,
   onRecord: (value: unknown, line: number) => Promise<void>,
 ): Promise<void> {
-  const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
-  let line = 0;
-  for await (const text of lines) {
-    line += 1;
-    if (text.trim() === "") continue;
-    if (text.length > MAX_LINE_CHARS) {
-      logger.warn({ file: path, line, reason: "LINE_TOO_LONG" }, "skipped a line");
+  for await (const entry of boundedLines(path, MAX_LINE_BYTES)) {
+    const { line } = entry;
+    if ("tooLong" in entry) {
+      logger.warn({ file: path, line, reason: "LINE_TOO_LONG", max_bytes: MAX_LINE_BYTES }, "skipped a line");
       continue;
     }
+    const text = entry.text;
+    if (text.trim() === "") continue;
     let value: unknown;
     try {
       value = JSON.parse(text);
