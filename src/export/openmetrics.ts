@@ -34,7 +34,7 @@ export const DEFAULT_EXPORT_LIMITS: ExportLimits = {
 
 type FamilyType = "gauge" | "stateset" | "info";
 
-interface Family {
+export interface Family {
   readonly name: string;
   readonly type: FamilyType;
   readonly help: string;
@@ -117,7 +117,7 @@ const STATUSES = ["PUBLISHED", "NOT_AVAILABLE", "BELOW_MINIMUM_SAMPLE"] as const
 const COVERAGE_STATES = ["NO_POPULATION", "NO_COVERAGE", "PARTIAL", "FULL"] as const;
 
 /** The sample name of a family: an info family's samples end in _info. */
-function sampleName(family: Family): string {
+export function sampleName(family: Family): string {
   return family.type === "info" ? `${family.name}_info` : family.name;
 }
 
@@ -126,11 +126,17 @@ export function sampleNames(): string[] {
   return Object.values(FAMILIES).map(sampleName);
 }
 
-type Labels = readonly (readonly [string, string])[];
+export type Labels = readonly (readonly [string, string])[];
 
-interface Sample {
+export interface Sample {
   readonly labels: Labels;
   readonly value: number;
+}
+
+/** One family's samples, in no particular order. */
+export interface FamilySamples {
+  readonly family: Family;
+  readonly samples: readonly Sample[];
 }
 
 /** The end of a scope in epoch ms: a window's end, a snapshot's cutoff. */
@@ -238,19 +244,22 @@ class SampleSink {
     for (const state of states) this.add(family, [...labels, [family.name, state]], state === current ? 1 : 0);
   }
 
-  render(): string {
-    const lines: string[] = [];
-    for (const family of Object.values(FAMILIES) as Family[]) {
-      lines.push(`# TYPE ${family.name} ${family.type}`, `# HELP ${family.name} ${family.help}`);
-      const name = sampleName(family);
-      const samples = (this.byFamily.get(family.name) ?? []).map(
-        (entry) => `${name}${formatLabels(entry.labels)} ${formatNumber(entry.value)}`,
-      );
-      lines.push(...samples.sort(byUtf8));
-    }
-    lines.push("# EOF");
-    return `${lines.join("\n")}\n`;
+  families(): FamilySamples[] {
+    const all: Family[] = Object.values(FAMILIES);
+    return all.map((family) => ({ family, samples: this.byFamily.get(family.name) ?? [] }));
   }
+}
+
+function formatOpenMetrics(families: readonly FamilySamples[]): string {
+  const lines: string[] = [];
+  for (const { family, samples } of families) {
+    lines.push(`# TYPE ${family.name} ${family.type}`, `# HELP ${family.name} ${family.help}`);
+    const name = sampleName(family);
+    const formatted = samples.map((entry) => `${name}${formatLabels(entry.labels)} ${formatNumber(entry.value)}`);
+    lines.push(...formatted.sort(byUtf8));
+  }
+  lines.push("# EOF");
+  return `${lines.join("\n")}\n`;
 }
 
 function addResult(sink: SampleSink, result: MetricResult, labels: Labels, limits: ExportLimits): boolean {
@@ -291,14 +300,14 @@ function addResult(sink: SampleSink, result: MetricResult, labels: Labels, limit
 }
 
 /**
- * Renders the latest scope of every metric. Per metric, at most `maxCohortsPerMetric` cohorts are
- * exported, those with the most eligible units first (then by result key), so the choice depends
- * on the records only; the others are counted, never merged into a value.
+ * The samples of the latest scope of every metric. Per metric, at most `maxCohortsPerMetric`
+ * cohorts are exported, those with the most eligible units first (then by result key), so the
+ * choice depends on the records only; the others are counted, never merged into a value.
  */
-export function renderOpenMetrics(
+export function collectFamilies(
   results: Iterable<MetricResult>,
   limits: ExportLimits = DEFAULT_EXPORT_LIMITS,
-): string {
+): FamilySamples[] {
   const sink = new SampleSink();
   for (const [metric, list] of latestScopeResults(results)) {
     const ranked = list
@@ -316,5 +325,13 @@ export function renderOpenMetrics(
     sink.add(FAMILIES.cohorts, metricLabels, list.length);
     sink.add(FAMILIES.folded, metricLabels, list.length - exported);
   }
-  return sink.render();
+  return sink.families();
+}
+
+/** The OpenMetrics text of `collectFamilies`: families in a fixed order, samples sorted, `# EOF` last. */
+export function renderOpenMetrics(
+  results: Iterable<MetricResult>,
+  limits: ExportLimits = DEFAULT_EXPORT_LIMITS,
+): string {
+  return formatOpenMetrics(collectFamilies(results, limits));
 }

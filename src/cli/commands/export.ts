@@ -1,6 +1,8 @@
 import { statSync } from "node:fs";
+import { pino } from "pino";
 import { DEFAULT_EXPORT_LIMITS } from "../../export/openmetrics.ts";
 import { startExporterServer, type ExporterServer } from "../../export/exporter-server.ts";
+import { startOtlpPush, type OtlpPush } from "../../export/otlp-push.ts";
 import { startFileSource } from "../../serve/file-source.ts";
 import { startKafkaSource } from "../../serve/kafka-source.ts";
 import { ViewState } from "../../serve/view-state.ts";
@@ -9,11 +11,13 @@ import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, stringFlag } from "../flags.ts";
 
 const MAX_COHORTS_LIMIT = 10_000;
+/** The longest one push may take: a collector that does not answer holds nothing longer. */
+const OTLP_PUSH_TIMEOUT_MS = 10_000;
 
 const USAGE = `Usage: agentops export --results <results.ndjson>
-                       [--host 127.0.0.1] [--port 9464] [--max-cohorts 100]
+                       [--host 127.0.0.1] [--port 9464] [--max-cohorts 100] [--otlp-endpoint URL]
        agentops export --from-topics [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
-                       [--host 127.0.0.1] [--port 9464] [--max-cohorts 100]
+                       [--host 127.0.0.1] [--port 9464] [--max-cohorts 100] [--otlp-endpoint URL]
 
 Serves the latest window (or snapshot cutoff) of every metric as OpenMetrics gauges on
 GET /metrics, for Prometheus or any OpenMetrics scraper: value, rate numerator and denominator,
@@ -27,7 +31,10 @@ series. GET /healthz says whether the source is readable.
   --host         address to listen on (default 127.0.0.1: this machine only)
   --port         port to listen on, 0 = any free port (default 9464)
   --max-cohorts  cohorts exported per metric, most eligible units first (1..${MAX_COHORTS_LIMIT}, default
-                 ${DEFAULT_EXPORT_LIMITS.maxCohortsPerMetric}); the rest are counted in agentops_export_cohorts_folded`;
+                 ${DEFAULT_EXPORT_LIMITS.maxCohortsPerMetric}); the rest are counted in agentops_export_cohorts_folded
+  --otlp-endpoint  also push the same series to an OTLP/HTTP collector (JSON, POST <URL>/v1/metrics),
+                   e.g. http://127.0.0.1:4318; failures are logged on stderr
+  --otlp-interval  seconds between pushes (1..3600, default 60)`;
 
 const FLAGS = {
   results: { type: "string" },
@@ -35,6 +42,8 @@ const FLAGS = {
   host: { type: "string" },
   port: { type: "string" },
   "max-cohorts": { type: "string" },
+  "otlp-endpoint": { type: "string" },
+  "otlp-interval": { type: "string" },
   ...CLUSTER_FLAGS,
 } as const;
 
@@ -50,6 +59,17 @@ function existingResultsFile(path: string | undefined): string {
   throw new UsageError("--results", `cannot read ${path}`, fix);
 }
 
+function httpUrl(flag: string, text: string | undefined): URL | undefined {
+  if (text === undefined) return undefined;
+  const fix = `give the collector's OTLP/HTTP address, e.g. --${flag} http://127.0.0.1:4318`;
+  if (!URL.canParse(text)) throw new UsageError(`--${flag}`, `"${text}" is not a URL`, fix);
+  const url = new URL(text);
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`--${flag}`, `${url.protocol} is not http or https`, fix);
+  }
+  return url;
+}
+
 export const exportCommand: CliCommand = {
   name: "export",
   summary: "serve the latest results as OpenMetrics gauges on /metrics (files or Kafka topics)",
@@ -61,6 +81,8 @@ export const exportCommand: CliCommand = {
     const { maxCohortsPerMetric } = DEFAULT_EXPORT_LIMITS;
     const maxCohorts = integerFlag(flags, "max-cohorts", maxCohortsPerMetric, 1, MAX_COHORTS_LIMIT);
     const limits = { ...DEFAULT_EXPORT_LIMITS, maxCohortsPerMetric: maxCohorts };
+    const otlpEndpoint = httpUrl("otlp-endpoint", stringFlag(flags, "otlp-endpoint"));
+    const otlpIntervalMs = integerFlag(flags, "otlp-interval", 60, 1, 3_600) * 1000;
     const fromTopics = booleanFlag(flags, "from-topics");
     if (fromTopics && stringFlag(flags, "results") !== undefined) {
       const fix = "export either a replay's results file or the Kafka topics";
@@ -100,10 +122,17 @@ export const exportCommand: CliCommand = {
     }
     const source = state.snapshot().status.description;
     process.stdout.write(`agentops export on ${server.url} (${source}); Ctrl-C stops it\n`);
+    let push: OtlpPush | undefined;
+    if (otlpEndpoint !== undefined) {
+      const logger = pino({ name: "agentops-export" }, pino.destination(2));
+      const timing = { intervalMs: otlpIntervalMs, timeoutMs: OTLP_PUSH_TIMEOUT_MS };
+      push = startOtlpPush({ state, endpoint: otlpEndpoint, ...timing, limits, logger });
+    }
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);
     });
+    push?.stop();
     await server.close();
     await stopSource();
     return 0;
