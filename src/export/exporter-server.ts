@@ -31,7 +31,15 @@ export async function startExporterServer(
     }
     const snapshot = state.snapshot();
     if (path === "/metrics") {
-      const body = renderOpenMetrics(snapshot.results.map((entry) => entry.result), limits);
+      let body: string;
+      try {
+        body = renderOpenMetrics(snapshot.results.map((entry) => entry.result), limits);
+      } catch (error) {
+        // A record of a shape nobody foresaw must cost one scrape, never the process.
+        response.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+        response.end(`cannot render the results: ${error instanceof Error ? error.message : String(error)}\n`);
+        return;
+      }
       response.writeHead(200, {
         "content-type": OPENMETRICS_CONTENT_TYPE,
         "content-length": Buffer.byteLength(body),

@@ -285,7 +285,7 @@ function addResult(sink: SampleSink, result: MetricResult, labels: Labels, limit
   sink.add(FAMILIES.eligibleUnits, labels, result.eligible_units);
   sink.add(FAMILIES.minimumSample, labels, result.minimum_sample);
   sink.stateset(FAMILIES.status, labels, STATUSES, result.status);
-  if (result.status === "NOT_AVAILABLE" && result.na_reason !== null) {
+  if (result.status === "NOT_AVAILABLE" && typeof result.na_reason === "string") {
     sink.add(FAMILIES.naReason, [...labels, ["reason", cutReason(result.na_reason, limits)]], 1);
   }
   sink.add(FAMILIES.coverageNumerator, labels, coverage.numerator);
@@ -297,6 +297,11 @@ function addResult(sink: SampleSink, result: MetricResult, labels: Labels, limit
   sink.add(FAMILIES.scopeEnd, labels, scopeEnd(result.scope) / 1000);
   if (result.as_of !== null) sink.add(FAMILIES.asOf, labels, Date.parse(result.as_of) / 1000);
   return true;
+}
+
+/** Eligible units for ranking; a record from a file may lack them, and NaN would make the order arbitrary. */
+function rankUnits(result: MetricResult): number {
+  return Number.isFinite(result.eligible_units) ? result.eligible_units : 0;
 }
 
 /**
@@ -313,7 +318,7 @@ export function collectFamilies(
     const ranked = list
       .map((result) => ({ result, key: resultKey(result.metric_id, result.scope, result.cohort) }))
       .sort((left, right) =>
-        right.result.eligible_units - left.result.eligible_units || byUtf8(left.key, right.key));
+        rankUnits(right.result) - rankUnits(left.result) || byUtf8(left.key, right.key));
     let exported = 0;
     for (const { result } of ranked) {
       if (exported >= limits.maxCohortsPerMetric) break;

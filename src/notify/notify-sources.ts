@@ -98,17 +98,34 @@ export interface TopicNotifyOptions {
   /** Aborted on shutdown: the batch in hand stops after the record being delivered. */
   readonly stopping: AbortSignal;
   readonly logger: Logger;
+  /** A new group starts at the topics' beginning (resending their history) instead of their end. */
+  readonly fromBeginning: boolean;
+}
+
+/** Decoding needs the registry: a record is tried this many times, a second apart, before it is passed. */
+const DECODE_ATTEMPTS = 3;
+
+async function decodeWithRetry<T>(decode: () => Promise<T>, heartbeat: () => Promise<void>): Promise<T | Error> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await decode();
+    } catch (error) {
+      if (attempt >= DECODE_ATTEMPTS) return error instanceof Error ? error : new Error(String(error));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await heartbeat();
+    }
+  }
 }
 
 export async function notifyFromTopics(options: TopicNotifyOptions): Promise<TopicNotifyHandle> {
-  const { kafka, serde, topics, groupId, notifier, stopping, logger } = options;
+  const { kafka, serde, topics, groupId, notifier, stopping, logger, fromBeginning } = options;
   const consumer: Consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 500, sessionTimeout: 30_000 });
   const transitions = new CoverageTransitions();
   consumer.on(consumer.events.CRASH, (event) => {
     logger.error({ err: event.payload.error, restart: event.payload.restart }, "notify consumer crashed");
   });
   await consumer.connect();
-  await consumer.subscribe({ topics: [topics.alerts, topics.results], fromBeginning: true });
+  await consumer.subscribe({ topics: [topics.alerts, topics.results], fromBeginning });
 
   const handle = async (
     topic: string,
@@ -117,25 +134,26 @@ export async function notifyFromTopics(options: TopicNotifyOptions): Promise<Top
     heartbeat: () => Promise<void>,
   ): Promise<boolean> => {
     const source = { topic, partition, offset: message.offset, key: message.key };
-    try {
-      if (topic === topics.alerts) {
-        if (message.value === null) return true;
-        const alert = await serde.decodeAlert(message.value);
-        if (!isAlert(alert)) throw new Error("not a tripwire alert");
-        return await notifier.notify(alertNotification(alert), source, heartbeat);
-      }
-      const key = message.key?.toString("utf8");
-      if (key === undefined) return true;
-      const result = message.value === null ? null : await serde.decodeResult(message.value);
-      const notification = transitions.observe(key, result);
-      return notification === null || (await notifier.notify(notification, source, heartbeat));
-    } catch (error) {
-      // An undecodable record cannot be delivered whatever is retried: it is named and passed.
-      const detail = error instanceof Error ? error.message : String(error);
+    // An undecodable record cannot be delivered whatever is retried: it is named and passed.
+    const skip = (detail: string): boolean => {
       const { offset } = message;
       logger.error({ topic, partition, offset, reason: "UNDECODABLE_BYTES", detail }, "skipped a record");
       return true;
+    };
+    const { value } = message;
+    if (topic === topics.alerts) {
+      if (value === null) return true;
+      const alert = await decodeWithRetry(() => serde.decodeAlert(value), heartbeat);
+      if (alert instanceof Error) return skip(alert.message);
+      if (!isAlert(alert)) return skip("not a tripwire alert");
+      return notifier.notify(alertNotification(alert), source, heartbeat);
     }
+    const key = message.key?.toString("utf8");
+    if (key === undefined) return skip("a result without a key");
+    const result = value === null ? null : await decodeWithRetry(() => serde.decodeResult(value), heartbeat);
+    if (result instanceof Error) return skip(result.message);
+    const notification = transitions.observe(key, result);
+    return notification === null || notifier.notify(notification, source, heartbeat);
   };
 
   await consumer.run({

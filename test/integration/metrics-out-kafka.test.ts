@@ -20,7 +20,7 @@ import { createRunMonitor } from "../../src/tripwires/index.ts";
 import { closeAll, connectedAdmin, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
 import { parseOpenMetrics } from "../support/openmetrics-parser.ts";
 import { topicSerde, waitFor } from "../support/processes.ts";
-import { startReceiver, type WebhookReceiver } from "../unit/notify/webhook-receiver.ts";
+import { startReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { exec } from "../unit/tripwires/events.ts";
 
 /**
@@ -143,7 +143,9 @@ describe("agentops notify over the alerts and results topics", () => {
     const start = async (): Promise<{ handle: TopicNotifyHandle; notifier: Notifier; stop: AbortController }> => {
       const stop = new AbortController();
       const notifier = new Notifier(config, topicDeadLetters(producer, serde, topics.deadLetters), logger, stop.signal);
-      const handle = await notifyFromTopics({ kafka, serde, topics, groupId, notifier, stopping: stop.signal, logger });
+      const stopping = stop.signal;
+      const options = { kafka, serde, topics, groupId, notifier, stopping, logger, fromBeginning: true };
+      const handle = await notifyFromTopics(options);
       return { handle, notifier, stop };
     };
     const kinds = (): string[] => good.requests.map((request) => (JSON.parse(request.body) as { kind: string }).kind);

@@ -10,7 +10,7 @@ import { booleanFlag, parseFlags, stringFlag } from "../flags.ts";
 
 const USAGE = `Usage: agentops notify --webhooks hooks.json --alerts <alerts.ndjson> [--results <results.ndjson>]
                        --dlq <failed.ndjson>
-       agentops notify --webhooks hooks.json --from-topics [--group agentops-notify]
+       agentops notify --webhooks hooks.json --from-topics [--group agentops-notify] [--from-beginning]
                        [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
 
 Sends tripwire alerts and LOW_COVERAGE changes to webhooks (generic JSON or Slack incoming
@@ -28,6 +28,7 @@ apart from the run monitor, so a slow webhook never holds it up.
   --dlq          file for deliveries that kept failing (file mode); exit code 1 when any were written
   --from-topics  follow the alerts and results topics with consumer group --group until Ctrl-C
   --group        the consumer group (default agentops-notify): a restart resumes where it committed
+  --from-beginning  a new group starts at the topics' beginning and sends their history (default: the end)
   --log-level    info (default), debug, warn, error; logs are JSON lines on stderr`;
 
 const FLAGS = {
@@ -37,6 +38,7 @@ const FLAGS = {
   dlq: { type: "string" },
   "from-topics": { type: "boolean" },
   group: { type: "string" },
+  "from-beginning": { type: "boolean" },
   ...CLUSTER_FLAGS,
 } as const;
 
@@ -116,7 +118,9 @@ export const notifyCommand: CliCommand = {
       const stop = stopSignal();
       const notifier = new Notifier(config, topicDeadLetters(producer, serde, topics.deadLetters), log, stop.signal);
       const stopping = stop.signal;
-      const running = await notifyFromTopics({ kafka, serde, topics, groupId, notifier, stopping, logger: log });
+      const fromBeginning = booleanFlag(flags, "from-beginning");
+      const options = { kafka, serde, topics, groupId, notifier, stopping, logger: log, fromBeginning };
+      const running = await notifyFromTopics(options);
       const webhooks = config.webhooks.map((hook) => hook.name);
       log.info({ group: groupId, topics: [topics.alerts, topics.results], webhooks }, "notify running");
       await new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));

@@ -216,6 +216,22 @@ describe("renderOpenMetrics rules", () => {
   });
 });
 
+describe("renderOpenMetrics on records of the wrong shape (a results file is input)", () => {
+  it("neither throws nor writes an unparsable line, and the order of the records still does not matter", () => {
+    const odd = [
+      { ...latency({ model: "a" }), na_reason: 42, status: "NOT_AVAILABLE" },
+      { ...latency({ model: "b" }), eligible_units: undefined },
+      { ...latency({ model: "c" }), eligible_units: undefined },
+      { ...latency({ model: 7 as unknown as string }) },
+      { ...latency({ model: "d" }), value: "high", coverage: {}, status: 3 },
+      { ...latency({ model: "e" }), scope: { kind: "window", start: "not a time", end: "2026-10-02T00:00:00.000Z" } },
+    ] as unknown as MetricResult[];
+    const text = renderOpenMetrics(odd);
+    expect(() => parseOpenMetrics(text)).not.toThrow();
+    expect(renderOpenMetrics([...odd].reverse())).toBe(text);
+  });
+});
+
 describe("the strict parser used above", () => {
   const good = "# TYPE a gauge\n# HELP a h\na{x=\"1\"} 1\n# EOF\n";
   it("accepts a minimal exposition", () => {

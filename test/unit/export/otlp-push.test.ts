@@ -6,7 +6,7 @@ import { startOtlpPush } from "../../../src/export/otlp-push.ts";
 import type { MetricResult } from "../../../src/metrics/result-record.ts";
 import { resultKey } from "../../../src/metrics/scope.ts";
 import { ViewState } from "../../../src/serve/view-state.ts";
-import { startReceiver, type WebhookReceiver } from "../notify/webhook-receiver.ts";
+import { startReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
 
 interface GeneratedMessage {
   fromObject(object: unknown): unknown;
