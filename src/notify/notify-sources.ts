@@ -100,6 +100,8 @@ export interface TopicNotifyOptions {
   readonly logger: Logger;
   /** A new group starts at the topics' beginning (resending their history) instead of their end. */
   readonly fromBeginning: boolean;
+  /** Called when the consumer crashed and kafkajs will not restart it: nothing more is read. */
+  readonly onFatal?: (error: Error) => void;
 }
 
 /** Decoding needs the registry: a record is tried this many times, a second apart, before it is passed. */
@@ -122,7 +124,9 @@ export async function notifyFromTopics(options: TopicNotifyOptions): Promise<Top
   const consumer: Consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 500, sessionTimeout: 30_000 });
   const transitions = new CoverageTransitions();
   consumer.on(consumer.events.CRASH, (event) => {
-    logger.error({ err: event.payload.error, restart: event.payload.restart }, "notify consumer crashed");
+    const { error, restart } = event.payload;
+    logger.error({ err: error, restart }, "notify consumer crashed");
+    if (!restart) options.onFatal?.(error);
   });
   await consumer.connect();
   await consumer.subscribe({ topics: [topics.alerts, topics.results], fromBeginning });

@@ -95,6 +95,10 @@ export const notifyCommand: CliCommand = {
       const fix = "give --alerts and/or --results (a replay's files), or --from-topics";
       throw new UsageError("--alerts", "no source was named", fix);
     }
+    const topicOnly = ["group", "from-beginning"].find((flag) => flags.values[flag] !== undefined);
+    if (!fromTopics && topicOnly !== undefined) {
+      throw new UsageError(`--${topicOnly}`, "only applies with --from-topics", "add --from-topics, or drop it");
+    }
     if (!fromTopics && dlq === undefined) {
       const fix = "name a file for deliveries that keep failing, e.g. --dlq out/notify-failed.ndjson";
       throw new UsageError("--dlq", "is required in file mode", fix);
@@ -119,7 +123,12 @@ export const notifyCommand: CliCommand = {
       const notifier = new Notifier(config, topicDeadLetters(producer, serde, topics.deadLetters), log, stop.signal);
       const stopping = stop.signal;
       const fromBeginning = booleanFlag(flags, "from-beginning");
-      const options = { kafka, serde, topics, groupId, notifier, stopping, logger: log, fromBeginning };
+      let exitCode = 0;
+      const onFatal = (): void => {
+        exitCode = 1;
+        stop.abort();
+      };
+      const options = { kafka, serde, topics, groupId, notifier, stopping, logger: log, fromBeginning, onFatal };
       const running = await notifyFromTopics(options);
       const webhooks = config.webhooks.map((hook) => hook.name);
       log.info({ group: groupId, topics: [topics.alerts, topics.results], webhooks }, "notify running");
@@ -130,7 +139,7 @@ export const notifyCommand: CliCommand = {
       const stopped = `${aborted} stopped (read again on restart)`;
       const failed = `${deadLettered} dead-lettered to ${topics.deadLetters}`;
       process.stdout.write(`${delivered} delivered, ${failed}, ${stopped}\n`);
-      return 0;
+      return exitCode;
     });
   },
 };

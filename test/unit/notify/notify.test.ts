@@ -307,6 +307,7 @@ describe("agentops notify flags", () => {
     [["--webhooks", hooks, "--alerts", "/nonexistent/alerts.ndjson", "--dlq", "d.ndjson"], "--alerts"],
     [["--webhooks", hooks, "--alerts", hooks, "--dlq", "d.ndjson", "--log-level", "loud"], "--log-level"],
     [["--webhooks", hooks, "--alerts", hooks, "--dlq", "d.ndjson"], `${hooks} webhooks.0.url`],
+    [["--webhooks", hooks, "--alerts", hooks, "--dlq", "d.ndjson", "--group", "g"], "--group"],
   ])("refuses %j naming the field and the fix", async (args, field) => {
     const escaped = field.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     await expect(notifyCommand.run(args)).rejects.toThrow(new RegExp(`^${escaped}: .*\\. Fix: `));
