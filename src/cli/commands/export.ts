@@ -67,6 +67,10 @@ function httpUrl(flag: string, text: string | undefined): URL | undefined {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new UsageError(`--${flag}`, `${url.protocol} is not http or https`, fix);
   }
+  // Credentials in a flag end up in shell history and process lists; the push sends none.
+  if (url.username !== "" || url.password !== "") {
+    throw new UsageError(`--${flag}`, "carries credentials", "push to a local collector without credentials in the URL");
+  }
   return url;
 }
 

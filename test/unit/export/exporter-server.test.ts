@@ -105,6 +105,8 @@ describe("agentops export (the command)", () => {
     [["--results", "/nonexistent/results.ndjson"], "--results"],
     [["--from-topics", "--results", "r.ndjson"], "--from-topics"],
     [["--colour"], "--colour"],
+    [["--otlp-endpoint", "ftp://collector:4318"], "--otlp-endpoint"],
+    [["--otlp-endpoint", "http://user:secret@collector:4318"], "--otlp-endpoint"],
   ])("refuses %j naming the flag and the fix, before listening", async (args, flag) => {
     await expect(exportCommand.run(args)).rejects.toThrow(new RegExp(`^${flag}: .*\\. Fix: `));
   });
