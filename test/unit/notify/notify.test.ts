@@ -287,6 +287,14 @@ describe("webhook configuration", () => {
     expect(() => parseNotifyConfig(document, "hooks.json", { HOOK_URL: "https://hooks.example/x" })).toThrow(message);
   });
 
+  it("accepts the shipped example up to its secrets, which are the deployment's to provide", () => {
+    const path = new URL("../../../ops/notify/webhooks.example.json", import.meta.url);
+    const example: unknown = JSON.parse(readFileSync(path, "utf8"));
+    const env = { AGENTOPS_WEBHOOK_URL: "https://hooks.example/json", AGENTOPS_WEBHOOK_TOKEN: "t" };
+    const parse = (): unknown => parseNotifyConfig(example, "webhooks.example.json", env);
+    expect(parse).toThrow(/webhooks\.1\.url: cannot read \/run\/secrets/);
+  });
+
   it("redacts every secret from a text", () => {
     const secrets = ["/x/SECRET", "https://h/x/SECRET", "tok1"];
     const redacted = redactSecrets("POST https://h/x/SECRET failed, token tok1", secrets);
