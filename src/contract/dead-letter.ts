@@ -22,8 +22,8 @@ export interface DeadLetterRecord {
 
 /**
  * Dead letters are keyed by their source coordinates: a redelivered rejection overwrites itself.
- * A record can have several invalid measures or task entries, and conflict under two identities (its fact_id and
- * its domain id), one letter each, so those keys add the field.
+ * A record can have several invalid measures or task entries, conflict under two identities (its fact_id and its
+ * domain id), or fail to reach several webhooks, one letter each, so those keys add the field.
  */
 export function deadLetterKey(letter: DeadLetterRecord): string {
   const coordinates = `${letter.source.topic}/${letter.source.partition}/${letter.source.offset}`;
@@ -32,4 +32,9 @@ export function deadLetterKey(letter: DeadLetterRecord): string {
 }
 
 /** Reasons a record can have more than one letter for, one per field or identity. */
-const PER_FIELD: ReadonlySet<string> = new Set(["INVALID_MEASURE", "INVALID_TASK_ENTRY", "CONFLICT"]);
+const PER_FIELD: ReadonlySet<string> = new Set([
+  "INVALID_MEASURE",
+  "INVALID_TASK_ENTRY",
+  "CONFLICT",
+  "WEBHOOK_DELIVERY_FAILED",
+]);

@@ -33,6 +33,8 @@ export const REJECTION_REASONS = [
   "LATER_TERMINAL_SUMMARY",
   // Revision 3 change 5: a malformed field of one task entry of a snapshot; the task is read without it.
   "INVALID_TASK_ENTRY",
+  // Not about a fact: `agentops notify` could not deliver an alert or a coverage change to a webhook.
+  "WEBHOOK_DELIVERY_FAILED",
 ] as const;
 
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
