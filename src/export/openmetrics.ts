@@ -1,5 +1,5 @@
 import type { MetricResult, Scope } from "../metrics/result-record.ts";
-import { byUtf8 } from "../metrics/key-order.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 import { resultKey } from "../metrics/scope.ts";
 import { isMetricId } from "../catalog/metric-ids.ts";
 
