@@ -9,7 +9,7 @@ import { UsageError, type CliCommand } from "../command.ts";
 import { integerFlag, parseFlags, stringFlag } from "../flags.ts";
 
 const USAGE = `Usage: agentops otlp [--host 127.0.0.1] [--port 4318] [--out facts.ndjson [--dlq dead-letters.ndjson]]
-                     [--mapping mapping.json] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+                     [--mapping mapping.json] [--auth-token-file token.txt] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
 
 An OTLP/HTTP receiver (POST /v1/traces, /v1/logs, /v1/metrics; protobuf or JSON, gzip or not).
 OTel GenAI spans and Claude Code's own events become observation facts (docs/ingest.md has the
@@ -19,6 +19,10 @@ counted in the OTLP partial-success answer and sent to the dead-letter topic.
   --out FILE      write facts as NDJSON instead of publishing (no broker needed)
   --dlq FILE      with --out: where dead letters go (default: reported only)
   --mapping FILE  JSON object whose fields replace those of the default mapping (docs/ingest.md)
+  --auth-token-file FILE
+                  require "Authorization: Bearer <the file's token>" on every request (401 otherwise);
+                  exporters send it with OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer%20<token>".
+                  Set it whenever --host is not a loopback address (docs/security.md)
 
 Point Claude Code at it:
   CLAUDE_CODE_ENABLE_TELEMETRY=1 OTEL_LOGS_EXPORTER=otlp OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \\
@@ -30,13 +34,14 @@ export const otlpCommand: CliCommand = {
   summary: "OTLP/HTTP receiver: agent telemetry (GenAI spans, Claude Code events) in as facts",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, out: { type: "string" }, dlq: { type: "string" }, mapping: { type: "string" }, ...CLUSTER_FLAGS }, "otlp");
+    const flags = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, out: { type: "string" }, dlq: { type: "string" }, mapping: { type: "string" }, "auth-token-file": { type: "string" }, ...CLUSTER_FLAGS }, "otlp");
     const host = stringFlag(flags, "host") ?? "127.0.0.1";
     const port = integerFlag(flags, "port", 4318, 0, 65_535);
     const out = stringFlag(flags, "out");
     const dlq = stringFlag(flags, "dlq");
     if (dlq !== undefined && out === undefined) throw new UsageError("--dlq", "only applies with --out", "add --out facts.ndjson, or drop --dlq to use the dead-letter topic");
     const config = mappingConfig(stringFlag(flags, "mapping"));
+    const authToken = tokenFromFile(stringFlag(flags, "auth-token-file"));
     const logger = pino({ name: "agentops-otlp" });
     let sink: FactSink;
     if (out !== undefined) {
@@ -48,7 +53,7 @@ export const otlpCommand: CliCommand = {
       await producer.connect();
       sink = kafkaSink(producer, serde, topics, new Telemetry());
     }
-    const receiver = await startOtlpReceiver({ host, port, sink, config, logger });
+    const receiver = await startOtlpReceiver({ host, port, sink, config, logger, authToken });
     logger.info({ url: receiver.url, out: out ?? null }, "otlp receiver listening");
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
@@ -56,11 +61,25 @@ export const otlpCommand: CliCommand = {
     });
     await receiver.close();
     await sink.close();
-    const { requests, records, facts, unmapped, ignored, malformed } = receiver.totals;
+    const { requests, records, facts, unmapped, ignored, malformed, refused } = receiver.totals;
     process.stdout.write(`received ${requests} requests, ${records} records: ${facts} facts, ${unmapped} unmappable (dead-lettered), ${ignored} ignored, ${malformed} malformed requests\n`);
+    process.stdout.write(`refused ${refused.unauthorized} unauthorized, ${refused.tooLarge} too large, ${refused.timedOut} timed-out requests\n`);
     return 0;
   },
 };
+
+/** The token is the file's content without surrounding whitespace; it must be one header-safe word. */
+function tokenFromFile(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  let token: string;
+  try {
+    token = readFileSync(path, "utf8").trim();
+  } catch (error) {
+    throw new UsageError("--auth-token-file", `cannot read ${path} (${error instanceof Error ? error.message : String(error)})`, "give a file holding the token, e.g. `openssl rand -hex 32 > token.txt`");
+  }
+  if (!/^[\x21-\x7e]{16,4096}$/.test(token)) throw new UsageError("--auth-token-file", `${path} does not hold one token of 16 to 4096 visible ASCII characters`, "e.g. `openssl rand -hex 32 > token.txt`");
+  return token;
+}
 
 function mappingConfig(path: string | undefined): OtlpMappingConfig {
   if (path === undefined) return DEFAULT_OTLP_MAPPING;
