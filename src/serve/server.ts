@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { allowedHostNames, hostName } from "./allowed-hosts.ts";
 import type { ViewEvent, ViewState } from "./view-state.ts";
 
 const STATIC_DIR = join(dirname(fileURLToPath(import.meta.url)), "static");
@@ -25,6 +26,17 @@ const FILES: Readonly<Record<string, { path: string; type: string }>> = {
 /** A comment line every 15 s keeps proxies and the browser from closing an idle event stream. */
 const KEEPALIVE_MS = 15_000;
 
+export interface ViewServerOptions {
+  /** Host names answered besides the bound address (allowed-hosts.ts). */
+  readonly allowedHosts?: readonly string[];
+  /** Bytes an event-stream client may leave unread before it is dropped (the browser reconnects). */
+  readonly maxClientBufferBytes?: number;
+  /** Event-stream clients at once; one more is a 503. */
+  readonly maxClients?: number;
+}
+
+export const DEFAULT_VIEW_LIMITS = { maxClientBufferBytes: 8 * 1024 * 1024, maxClients: 64 } as const;
+
 function sseFrame(event: ViewEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
@@ -35,36 +47,65 @@ async function serveFile(response: ServerResponse, file: { path: string; type: s
   response.end(body);
 }
 
-/** The event stream: the whole state first (event "snapshot"), then every change as it happens. */
-function serveEvents(request: IncomingMessage, response: ServerResponse, state: ViewState): void {
+/**
+ * The event stream: the whole state first (event "snapshot"), then every change as it happens. A
+ * client that leaves more than `maxBufferBytes` unread is dropped rather than buffered for.
+ */
+function serveEvents(request: IncomingMessage, response: ServerResponse, state: ViewState, clients: Set<ServerResponse>, maxBufferBytes: number): void {
   response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
   response.write(`event: snapshot\ndata: ${JSON.stringify(state.snapshot())}\n\n`);
-  const unsubscribe = state.subscribe((event) => response.write(sseFrame(event)));
-  const keepalive = setInterval(() => response.write(": keepalive\n\n"), KEEPALIVE_MS);
-  request.on("close", () => {
+  clients.add(response);
+  const send = (frame: string): void => {
+    if (response.writableLength > maxBufferBytes) response.destroy();
+    else response.write(frame);
+  };
+  const unsubscribe = state.subscribe((event) => send(sseFrame(event)));
+  const keepalive = setInterval(() => send(": keepalive\n\n"), KEEPALIVE_MS);
+  const stop = (): void => {
     clearInterval(keepalive);
     unsubscribe();
-  });
+    clients.delete(response);
+  };
+  request.on("close", stop);
+  response.on("close", stop);
 }
 
 export interface ViewServer {
   readonly server: Server;
   readonly url: string;
+  /** Event-stream clients connected now. */
+  clientCount(): number;
   close(): Promise<void>;
 }
 
 /**
  * The view's HTTP server (node:http): the page, its scripts, `/api/snapshot` (the records as JSON)
- * and `/events` (server-sent events). Read-only: every other method or path is refused.
+ * and `/events` (server-sent events). Read-only: every other method or path is refused, and so is
+ * a request for a host name it does not answer to (421).
  */
-export async function startViewServer(state: ViewState, host: string, port: number): Promise<ViewServer> {
+export async function startViewServer(state: ViewState, host: string, port: number, options: ViewServerOptions = {}): Promise<ViewServer> {
+  const allowed = allowedHostNames(host, options.allowedHosts ?? []);
+  const maxClients = options.maxClients ?? DEFAULT_VIEW_LIMITS.maxClients;
+  const maxBufferBytes = options.maxClientBufferBytes ?? DEFAULT_VIEW_LIMITS.maxClientBufferBytes;
+  const clients = new Set<ServerResponse>();
   const server = createServer((request, response) => {
+    const name = hostName(request.headers.host);
+    if (name === undefined || !allowed.has(name)) {
+      response.writeHead(421, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(`this server does not answer to host "${request.headers.host ?? ""}"; start it with --allowed-hosts ${name ?? "NAME"} to allow it\n`);
+      return;
+    }
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
     if (request.method !== "GET" && request.method !== "HEAD") {
       response.writeHead(405, { allow: "GET, HEAD" }).end();
       return;
     }
-    if (path === "/events") return serveEvents(request, response, state);
+    if (path === "/events") {
+      if (clients.size >= maxClients) {
+        response.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "5" }).end(`${maxClients} event-stream clients are connected already\n`);
+        return;
+      }
+      return serveEvents(request, response, state, clients, maxBufferBytes);
+    }
     if (path === "/api/snapshot") {
       response.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" });
       response.end(JSON.stringify(state.snapshot()));
@@ -91,6 +132,7 @@ export async function startViewServer(state: ViewState, host: string, port: numb
   return {
     server,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}/`,
+    clientCount: () => clients.size,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
