@@ -35,7 +35,7 @@ export interface ViewServerOptions {
   readonly maxClients?: number;
 }
 
-export const DEFAULT_VIEW_LIMITS = { maxClientBufferBytes: 8 * 1024 * 1024, maxClients: 64 } as const;
+export const DEFAULT_VIEW_LIMITS = { maxClientBufferBytes: 4 * 1024 * 1024, maxClients: 64 } as const;
 
 function sseFrame(event: ViewEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
@@ -48,26 +48,59 @@ async function serveFile(response: ServerResponse, file: { path: string; type: s
 }
 
 /**
- * The event stream: the whole state first (event "snapshot"), then every change as it happens. A
- * client that leaves more than `maxBufferBytes` unread is dropped rather than buffered for.
+ * The event streams: each client gets the whole state first (event "snapshot"), then every change
+ * as it happens. The frames of one turn of the event loop are joined and the same string queued
+ * for every client (one write each, not one per change); a client that leaves more than
+ * `maxBufferBytes` unread is dropped rather than buffered for.
  */
-function serveEvents(request: IncomingMessage, response: ServerResponse, state: ViewState, clients: Set<ServerResponse>, maxBufferBytes: number): void {
-  response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
-  response.write(`event: snapshot\ndata: ${JSON.stringify(state.snapshot())}\n\n`);
-  clients.add(response);
-  const send = (frame: string): void => {
-    if (response.writableLength > maxBufferBytes) response.destroy();
-    else response.write(frame);
-  };
-  const unsubscribe = state.subscribe((event) => send(sseFrame(event)));
-  const keepalive = setInterval(() => send(": keepalive\n\n"), KEEPALIVE_MS);
-  const stop = (): void => {
-    clearInterval(keepalive);
-    unsubscribe();
-    clients.delete(response);
-  };
-  request.on("close", stop);
-  response.on("close", stop);
+class EventStreams {
+  private readonly clients = new Set<ServerResponse>();
+  private readonly state: ViewState;
+  private readonly maxBufferBytes: number;
+  private readonly stopFollowing: () => void;
+  private readonly keepalive: NodeJS.Timeout;
+  private pending: string[] = [];
+
+  constructor(state: ViewState, maxBufferBytes: number) {
+    this.state = state;
+    this.maxBufferBytes = maxBufferBytes;
+    this.stopFollowing = state.subscribe((event) => this.broadcast(sseFrame(event)));
+    this.keepalive = setInterval(() => this.broadcast(": keepalive\n\n"), KEEPALIVE_MS);
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  open(request: IncomingMessage, response: ServerResponse): void {
+    response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
+    response.write(`event: snapshot\ndata: ${JSON.stringify(this.state.snapshot())}\n\n`);
+    this.clients.add(response);
+    const forget = (): void => void this.clients.delete(response);
+    request.on("close", forget);
+    response.on("close", forget);
+  }
+
+  close(): void {
+    clearInterval(this.keepalive);
+    this.stopFollowing();
+  }
+
+  private broadcast(frame: string): void {
+    if (this.pending.push(frame) === 1) setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    const frames = this.pending.join("");
+    this.pending = [];
+    for (const client of this.clients) {
+      if (client.writableLength <= this.maxBufferBytes) client.write(frames);
+      else {
+        this.clients.delete(client);
+        client.destroy();
+      }
+    }
+  }
 }
 
 export interface ViewServer {
@@ -86,8 +119,7 @@ export interface ViewServer {
 export async function startViewServer(state: ViewState, host: string, port: number, options: ViewServerOptions = {}): Promise<ViewServer> {
   const allowed = allowedHostNames(host, options.allowedHosts ?? []);
   const maxClients = options.maxClients ?? DEFAULT_VIEW_LIMITS.maxClients;
-  const maxBufferBytes = options.maxClientBufferBytes ?? DEFAULT_VIEW_LIMITS.maxClientBufferBytes;
-  const clients = new Set<ServerResponse>();
+  const streams = new EventStreams(state, options.maxClientBufferBytes ?? DEFAULT_VIEW_LIMITS.maxClientBufferBytes);
   const server = createServer((request, response) => {
     const name = hostName(request.headers.host);
     if (name === undefined || !allowed.has(name)) {
@@ -100,11 +132,11 @@ export async function startViewServer(state: ViewState, host: string, port: numb
       return;
     }
     if (path === "/events") {
-      if (clients.size >= maxClients) {
+      if (streams.size >= maxClients) {
         response.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "5" }).end(`${maxClients} event-stream clients are connected already\n`);
         return;
       }
-      return serveEvents(request, response, state, clients, maxBufferBytes);
+      return streams.open(request, response);
     }
     if (path === "/api/snapshot") {
       response.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" });
@@ -121,9 +153,12 @@ export async function startViewServer(state: ViewState, host: string, port: numb
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error) => {
+      streams.close();
+      reject(error);
+    });
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.removeAllListeners("error");
       resolve();
     });
   });
@@ -132,9 +167,10 @@ export async function startViewServer(state: ViewState, host: string, port: numb
   return {
     server,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}/`,
-    clientCount: () => clients.size,
+    clientCount: () => streams.size,
     close: () =>
       new Promise<void>((resolve) => {
+        streams.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
