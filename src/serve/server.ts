@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { allowedHostNames, hostName } from "./allowed-hosts.ts";
+import { allowedHostNames, hostName } from "../net/allowed-hosts.ts";
 import type { ViewEvent, ViewState } from "./view-state.ts";
 
 const STATIC_DIR = join(dirname(fileURLToPath(import.meta.url)), "static");
@@ -27,7 +27,7 @@ const FILES: Readonly<Record<string, { path: string; type: string }>> = {
 const KEEPALIVE_MS = 15_000;
 
 export interface ViewServerOptions {
-  /** Host names answered besides the bound address (allowed-hosts.ts). */
+  /** Host names answered besides the bound address (net/allowed-hosts.ts). */
   readonly allowedHosts?: readonly string[];
   /** Bytes an event-stream client may leave unread before it is dropped (the browser reconnects). */
   readonly maxClientBufferBytes?: number;

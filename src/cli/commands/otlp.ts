@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import pino from "pino";
 import { fileSink, kafkaSink, type FactSink } from "../../ingest/fact-sink.ts";
+import { hostList } from "../../net/allowed-hosts.ts";
 import { DEFAULT_OTLP_MAPPING, type OtlpMappingConfig } from "../../ingest/otlp/mapping-config.ts";
 import { startOtlpReceiver } from "../../ingest/otlp/otlp-receiver.ts";
 import { Telemetry } from "../../stream/runtime/telemetry.ts";
@@ -9,7 +10,7 @@ import { UsageError, type CliCommand } from "../command.ts";
 import { integerFlag, parseFlags, stringFlag } from "../flags.ts";
 
 const USAGE = `Usage: agentops otlp [--host 127.0.0.1] [--port 4318] [--out facts.ndjson [--dlq dead-letters.ndjson]]
-                     [--mapping mapping.json] [--auth-token-file token.txt] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+                     [--mapping mapping.json] [--auth-token-file token.txt] [--allowed-hosts NAME,...] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
 
 An OTLP/HTTP receiver (POST /v1/traces, /v1/logs, /v1/metrics; protobuf or JSON, gzip or not).
 OTel GenAI spans and Claude Code's own events become observation facts (docs/ingest.md has the
@@ -23,6 +24,9 @@ counted in the OTLP partial-success answer and sent to the dead-letter topic.
                   require "Authorization: Bearer <the file's token>" on every request (401 otherwise);
                   exporters send it with OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer%20<token>".
                   Set it whenever --host is not a loopback address (docs/security.md)
+  --allowed-hosts NAME,...
+                  without a token, host names exporters may use besides the bound address (a request
+                  naming another host gets 421: a web page rebound to this address cannot write facts)
 
 Point Claude Code at it:
   CLAUDE_CODE_ENABLE_TELEMETRY=1 OTEL_LOGS_EXPORTER=otlp OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \\
@@ -34,7 +38,7 @@ export const otlpCommand: CliCommand = {
   summary: "OTLP/HTTP receiver: agent telemetry (GenAI spans, Claude Code events) in as facts",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, out: { type: "string" }, dlq: { type: "string" }, mapping: { type: "string" }, "auth-token-file": { type: "string" }, ...CLUSTER_FLAGS }, "otlp");
+    const flags = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, out: { type: "string" }, dlq: { type: "string" }, mapping: { type: "string" }, "auth-token-file": { type: "string" }, "allowed-hosts": { type: "string" }, ...CLUSTER_FLAGS }, "otlp");
     const host = stringFlag(flags, "host") ?? "127.0.0.1";
     const port = integerFlag(flags, "port", 4318, 0, 65_535);
     const out = stringFlag(flags, "out");
@@ -42,6 +46,7 @@ export const otlpCommand: CliCommand = {
     if (dlq !== undefined && out === undefined) throw new UsageError("--dlq", "only applies with --out", "add --out facts.ndjson, or drop --dlq to use the dead-letter topic");
     const config = mappingConfig(stringFlag(flags, "mapping"));
     const authToken = tokenFromFile(stringFlag(flags, "auth-token-file"));
+    const allowedHosts = hostList(stringFlag(flags, "allowed-hosts"));
     const logger = pino({ name: "agentops-otlp" });
     let sink: FactSink;
     if (out !== undefined) {
@@ -53,7 +58,7 @@ export const otlpCommand: CliCommand = {
       await producer.connect();
       sink = kafkaSink(producer, serde, topics, new Telemetry());
     }
-    const receiver = await startOtlpReceiver({ host, port, sink, config, logger, authToken });
+    const receiver = await startOtlpReceiver({ host, port, sink, config, logger, authToken, allowedHosts });
     logger.info({ url: receiver.url, out: out ?? null }, "otlp receiver listening");
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
@@ -63,7 +68,7 @@ export const otlpCommand: CliCommand = {
     await sink.close();
     const { requests, records, facts, unmapped, ignored, malformed, refused } = receiver.totals;
     process.stdout.write(`received ${requests} requests, ${records} records: ${facts} facts, ${unmapped} unmappable (dead-lettered), ${ignored} ignored, ${malformed} malformed requests\n`);
-    process.stdout.write(`refused ${refused.unauthorized} unauthorized, ${refused.tooLarge} too large, ${refused.timedOut} timed-out requests\n`);
+    process.stdout.write(`refused ${refused.unauthorized} unauthorized, ${refused.foreignHost} for another host, ${refused.tooLarge} too large, ${refused.timedOut} timed-out requests\n`);
     return 0;
   },
 };

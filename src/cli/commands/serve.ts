@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { startFileSource } from "../../serve/file-source.ts";
 import { startKafkaSource } from "../../serve/kafka-source.ts";
+import { hostList } from "../../net/allowed-hosts.ts";
 import { isLoopbackHost } from "../../net/listen-address.ts";
 import { startViewServer } from "../../serve/server.ts";
 import { ViewState } from "../../serve/view-state.ts";
@@ -48,7 +49,7 @@ export const serveCommand: CliCommand = {
   async run(argv) {
     const flags = parseFlags(argv, { results: { type: "string" }, alerts: { type: "string" }, runs: { type: "string" }, "from-topics": { type: "boolean" }, host: { type: "string" }, port: { type: "string" }, "allowed-hosts": { type: "string" }, ...CLUSTER_FLAGS }, "serve");
     const host = stringFlag(flags, "host") ?? "127.0.0.1";
-    const allowedHosts = (stringFlag(flags, "allowed-hosts") ?? "").split(",").map((name) => name.trim()).filter((name) => name !== "");
+    const allowedHosts = hostList(stringFlag(flags, "allowed-hosts"));
     const port = integerFlag(flags, "port", 8080, 0, 65_535);
     const fromTopics = booleanFlag(flags, "from-topics");
     if (fromTopics && (stringFlag(flags, "results") ?? stringFlag(flags, "alerts") ?? stringFlag(flags, "runs")) !== undefined) {

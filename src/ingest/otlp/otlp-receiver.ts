@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { DeadLetterRecord } from "../../contract/dead-letter.ts";
 import type { FactSink } from "../fact-sink.ts";
+import { allowedHostNames, hostName } from "../../net/allowed-hosts.ts";
 import { isLoopbackHost } from "../../net/listen-address.ts";
 import type { OtlpMappingConfig } from "./mapping-config.ts";
 import { readBoundedBody } from "./otlp-body.ts";
@@ -39,6 +40,8 @@ export interface OtlpReceiverOptions {
   readonly limits?: Partial<ReceiverLimits>;
   /** When set, every request must carry `Authorization: Bearer <token>`. */
   readonly authToken?: string | undefined;
+  /** Without a token, the host names answered besides the bound address (net/allowed-hosts.ts). */
+  readonly allowedHosts?: readonly string[];
 }
 
 export interface ReceiverTotals {
@@ -49,7 +52,7 @@ export interface ReceiverTotals {
   ignored: number;
   malformed: number;
   /** Requests refused before their body was read to the end, by reason. */
-  refused: { unauthorized: number; tooLarge: number; timedOut: number };
+  refused: { unauthorized: number; tooLarge: number; timedOut: number; foreignHost: number };
 }
 
 export interface OtlpReceiver {
@@ -66,12 +69,14 @@ interface Receiving {
   readonly limits: ReceiverLimits;
   readonly totals: ReceiverTotals;
   readonly expectedToken: Buffer | undefined;
+  /** Checked only without a token: a page of another site rebound to this address has neither. */
+  readonly allowedHosts: ReadonlySet<string> | undefined;
   writeFacts(mapped: MappedRequest, deadLetters: readonly DeadLetterRecord[]): Promise<void>;
 }
 
 export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
   const limits: ReceiverLimits = { ...DEFAULT_RECEIVER_LIMITS, ...options.limits };
-  const totals: ReceiverTotals = { requests: 0, records: 0, facts: 0, unmapped: 0, ignored: 0, malformed: 0, refused: { unauthorized: 0, tooLarge: 0, timedOut: 0 } };
+  const totals: ReceiverTotals = { requests: 0, records: 0, facts: 0, unmapped: 0, ignored: 0, malformed: 0, refused: { unauthorized: 0, tooLarge: 0, timedOut: 0, foreignHost: 0 } };
   // One write at a time: the Kafka sink batches per write. A write that outlives its bound frees
   // the turn (the exporter retries a 503, and a retried fact is a redelivery).
   let sinkTurn: Promise<unknown> = Promise.resolve();
@@ -80,6 +85,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     limits,
     totals,
     expectedToken: options.authToken === undefined ? undefined : digest(options.authToken),
+    allowedHosts: options.authToken === undefined ? allowedHostNames(options.host, options.allowedHosts ?? []) : undefined,
     writeFacts(mapped, deadLetters) {
       const write = sinkTurn.then(() => withinTime(options.sink.write(mapped.facts, deadLetters), limits.requestTimeoutMs));
       sinkTurn = write.catch(() => undefined);
@@ -115,6 +121,11 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
 
 async function handle(request: IncomingMessage, response: ServerResponse, receiving: Receiving): Promise<void> {
   const { options, limits, totals } = receiving;
+  const host = hostName(request.headers.host);
+  if (receiving.allowedHosts !== undefined && (host === undefined || !receiving.allowedHosts.has(host))) {
+    totals.refused.foreignHost += 1;
+    return respondStatus(response, 421, `this receiver does not answer to host "${request.headers.host ?? ""}"; add it with --allowed-hosts, or set --auth-token-file`, true);
+  }
   if (receiving.expectedToken !== undefined && !authorized(request.headers.authorization, receiving.expectedToken)) {
     totals.refused.unauthorized += 1;
     response.setHeader("www-authenticate", 'Bearer realm="agentops-otlp"');

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync } from "node:fs";
+import { request } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -173,8 +174,18 @@ describe("nesting is bounded", () => {
   it("a protobuf nested far past the stack is a 400 naming the bound, not a 500", async () => {
     const { receiver } = await start();
     const field = (tag: number, payload: Buffer) => Buffer.concat([Buffer.from([tag]), varint(payload.length), payload]);
-    let value = field(0x0a, Buffer.from("x")); // AnyValue.string_value
-    for (let level = 0; level < 50_000; level += 1) value = field(0x2a, field(0x0a, value)); // array_value.values
+    // AnyValue{array_value{values: AnyValue{…}}} 20,000 levels deep, built as its prefixes (outermost first) and the innermost value.
+    const innermost = field(0x0a, Buffer.from("x")); // AnyValue.string_value
+    const prefixes: Buffer[] = [];
+    let length = innermost.length;
+    for (let level = 0; level < 20_000; level += 1) {
+      const values = Buffer.concat([Buffer.from([0x0a]), varint(length)]); // ArrayValue.values
+      length += values.length;
+      const array = Buffer.concat([Buffer.from([0x2a]), varint(length)]); // AnyValue.array_value
+      length += array.length;
+      prefixes.push(values, array);
+    }
+    const value = Buffer.concat([...prefixes.reverse(), innermost]);
     const span = field(0x4a, Buffer.concat([field(0x0a, Buffer.from("k")), field(0x12, value)])); // Span.attributes
     const request = field(0x0a, field(0x12, field(0x12, span))); // resource_spans.scope_spans.spans
     const answer = await post(receiver, request, { "content-type": "application/x-protobuf" });
@@ -193,6 +204,38 @@ function varint(value: number): Buffer {
   bytes.push(rest);
   return Buffer.from(bytes);
 }
+
+/** A POST naming `host` in its Host header, whatever address it is sent to. */
+function postAs(receiver: OtlpReceiver, host: string, body: string, headers: Record<string, string> = {}): Promise<number> {
+  const { hostname, port } = new URL(receiver.url);
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: hostname, port, path: "/v1/traces", method: "POST", headers: { host, "content-type": "application/json", ...headers } }, (incoming) => {
+      incoming.resume();
+      incoming.on("end", () => resolve(incoming.statusCode ?? 0));
+    });
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
+describe("the Host header (DNS rebinding)", () => {
+  it("without a token, only the bound names and --allowed-hosts are answered (421 otherwise)", async () => {
+    const { receiver, facts } = await start({ allowedHosts: ["otlp.example.org"] });
+    const body = traces([chatSpan(1, "gpt-5")]);
+    expect(await postAs(receiver, "evil.example:4318", body)).toBe(421);
+    expect(facts()).toEqual([]);
+    expect(receiver.totals.refused.foreignHost).toBe(1);
+    for (const host of ["localhost:4318", "127.0.0.1", "otlp.example.org:4318"]) expect(await postAs(receiver, host, body), host).toBe(200);
+  });
+
+  it("with a token, the token decides whatever the Host", async () => {
+    const token = "s3cret-token-0123456789abcdef";
+    const { receiver } = await start({ authToken: token });
+    const body = traces([chatSpan(1, "gpt-5")]);
+    expect(await postAs(receiver, "collector.example.org", body)).toBe(401);
+    expect(await postAs(receiver, "collector.example.org", body, { authorization: `Bearer ${token}` })).toBe(200);
+  });
+});
 
 describe("bearer-token authentication", () => {
   const token = "s3cret-token-0123456789abcdef";

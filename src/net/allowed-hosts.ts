@@ -1,5 +1,5 @@
 import { networkInterfaces } from "node:os";
-import { isLoopbackHost, isWildcardHost } from "../net/listen-address.ts";
+import { isLoopbackHost, isWildcardHost } from "./listen-address.ts";
 
 /**
  * The names a request's Host header may carry (DNS rebinding: a page of another site whose name
@@ -16,6 +16,11 @@ export function allowedHostNames(boundHost: string, configured: readonly string[
     for (const addresses of Object.values(networkInterfaces())) for (const { address } of addresses ?? []) names.add(normalized(address));
   }
   return names;
+}
+
+/** The value of an --allowed-hosts flag: comma-separated names. */
+export function hostList(flag: string | undefined): string[] {
+  return (flag ?? "").split(",").map((name) => name.trim()).filter((name) => name !== "");
 }
 
 /** The name of a Host header without its port, or undefined when it has none. */
