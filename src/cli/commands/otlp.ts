@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import pino from "pino";
 import { fileSink, kafkaSink, type FactSink } from "../../ingest/fact-sink.ts";
 import { hostList } from "../../net/allowed-hosts.ts";
+import { attributesFor, TUPLE_COORDINATES } from "../../ingest/otlp/attribution-gaps.ts";
 import { DEFAULT_OTLP_MAPPING, type OtlpMappingConfig } from "../../ingest/otlp/mapping-config.ts";
 import { startOtlpReceiver } from "../../ingest/otlp/otlp-receiver.ts";
 import { Telemetry } from "../../stream/runtime/telemetry.ts";
@@ -12,7 +13,8 @@ import { integerFlag, parseFlags, stringFlag } from "../flags.ts";
 const USAGE = `Usage: agentops otlp [--host 127.0.0.1] [--port 4318] [--out facts.ndjson [--dlq dead-letters.ndjson]]
                      [--mapping mapping.json] [--auth-token-file token.txt] [--allowed-hosts NAME,...] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
 
-An OTLP/HTTP receiver (POST /v1/traces, /v1/logs, /v1/metrics; protobuf or JSON, gzip or not).
+An OTLP/HTTP receiver (POST /v1/traces, /v1/logs, /v1/metrics; protobuf or JSON, gzip or not;
+GET /metrics: its own counters, Prometheus text).
 OTel GenAI spans and Claude Code's own events become observation facts (docs/ingest.md has the
 mapping table), published like \`agentops produce\` does; records that cannot be mapped are
 counted in the OTLP partial-success answer and sent to the dead-letter topic.
@@ -48,6 +50,7 @@ export const otlpCommand: CliCommand = {
     const authToken = tokenFromFile(stringFlag(flags, "auth-token-file"));
     const allowedHosts = hostList(stringFlag(flags, "allowed-hosts"));
     const logger = pino({ name: "agentops-otlp" });
+    const telemetry = new Telemetry();
     let sink: FactSink;
     if (out !== undefined) {
       sink = fileSink(out, dlq);
@@ -56,9 +59,9 @@ export const otlpCommand: CliCommand = {
       await serde.registerAll();
       const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
-      sink = kafkaSink(producer, serde, topics, new Telemetry());
+      sink = kafkaSink(producer, serde, topics, telemetry);
     }
-    const receiver = await startOtlpReceiver({ host, port, sink, config, logger, authToken, allowedHosts });
+    const receiver = await startOtlpReceiver({ host, port, sink, config, logger, authToken, allowedHosts, telemetry });
     logger.info({ url: receiver.url, out: out ?? null }, "otlp receiver listening");
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
@@ -66,8 +69,13 @@ export const otlpCommand: CliCommand = {
     });
     await receiver.close();
     await sink.close();
-    const { requests, records, facts, unmapped, ignored, malformed, refused } = receiver.totals;
+    const { requests, records, facts, unmapped, ignored, malformed, refused, callsMissing } = receiver.totals;
     process.stdout.write(`received ${requests} requests, ${records} records: ${facts} facts, ${unmapped} unmappable (dead-lettered), ${ignored} ignored, ${malformed} malformed requests\n`);
+    const gaps = TUPLE_COORDINATES.filter((coordinate) => callsMissing[coordinate] > 0);
+    if (gaps.length > 0) {
+      process.stdout.write(`model calls left out of the operational metrics for want of an attribution coordinate:\n`);
+      for (const coordinate of gaps) process.stdout.write(`  ${callsMissing[coordinate]} without ${coordinate}: set ${attributesFor(coordinate, config)}\n`);
+    }
     process.stdout.write(`refused ${refused.unauthorized} unauthorized, ${refused.foreignHost} for another host, ${refused.tooLarge} too large, ${refused.timedOut} timed-out requests\n`);
     return 0;
   },

@@ -7,6 +7,8 @@ import type { FactSink } from "../fact-sink.ts";
 import { allowedHostNames, hostName } from "../../net/allowed-hosts.ts";
 import { isLoopbackHost } from "../../net/listen-address.ts";
 import type { OtlpMappingConfig } from "./mapping-config.ts";
+import { Telemetry } from "../../stream/runtime/telemetry.ts";
+import { attributesFor, missingCoordinates, type TupleCoordinate } from "./attribution-gaps.ts";
 import { readBoundedBody } from "./otlp-body.ts";
 import { mapOtlpRecords, type MappedRequest } from "./map-request.ts";
 import { decodeOtlpRequest, encodeOtlpResponse, MalformedOtlpError, type WireFormat } from "./otlp-decode.ts";
@@ -42,6 +44,8 @@ export interface OtlpReceiverOptions {
   readonly authToken?: string | undefined;
   /** Without a token, the host names answered besides the bound address (net/allowed-hosts.ts). */
   readonly allowedHosts?: readonly string[];
+  /** Counters served at GET /metrics (Prometheus text), shared with the sink's. */
+  readonly telemetry?: Telemetry;
 }
 
 export interface ReceiverTotals {
@@ -51,6 +55,8 @@ export interface ReceiverTotals {
   unmapped: number;
   ignored: number;
   malformed: number;
+  /** Model calls written without a coordinate of the attribution tuple, by coordinate. */
+  callsMissing: Record<TupleCoordinate, number>;
   /** Requests refused before their body was read to the end, by reason. */
   refused: { unauthorized: number; tooLarge: number; timedOut: number; foreignHost: number };
 }
@@ -71,12 +77,13 @@ interface Receiving {
   readonly expectedToken: Buffer | undefined;
   /** Checked only without a token: a page of another site rebound to this address has neither. */
   readonly allowedHosts: ReadonlySet<string> | undefined;
+  readonly telemetry: Telemetry;
   writeFacts(mapped: MappedRequest, deadLetters: readonly DeadLetterRecord[]): Promise<void>;
 }
 
 export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
   const limits: ReceiverLimits = { ...DEFAULT_RECEIVER_LIMITS, ...options.limits };
-  const totals: ReceiverTotals = { requests: 0, records: 0, facts: 0, unmapped: 0, ignored: 0, malformed: 0, refused: { unauthorized: 0, tooLarge: 0, timedOut: 0, foreignHost: 0 } };
+  const totals: ReceiverTotals = { requests: 0, records: 0, facts: 0, unmapped: 0, ignored: 0, malformed: 0, callsMissing: { provider: 0, model: 0, role: 0, runtime: 0 }, refused: { unauthorized: 0, tooLarge: 0, timedOut: 0, foreignHost: 0 } };
   // One write at a time: the Kafka sink batches per write. A write that outlives its bound frees
   // the turn (the exporter retries a 503, and a retried fact is a redelivery).
   let sinkTurn: Promise<unknown> = Promise.resolve();
@@ -86,6 +93,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     totals,
     expectedToken: options.authToken === undefined ? undefined : digest(options.authToken),
     allowedHosts: options.authToken === undefined ? allowedHostNames(options.host, options.allowedHosts ?? []) : undefined,
+    telemetry: options.telemetry ?? new Telemetry(),
     writeFacts(mapped, deadLetters) {
       const write = sinkTurn.then(() => withinTime(options.sink.write(mapped.facts, deadLetters), limits.requestTimeoutMs));
       sinkTurn = write.catch(() => undefined);
@@ -132,6 +140,10 @@ async function handle(request: IncomingMessage, response: ServerResponse, receiv
     return respondStatus(response, 401, "missing or wrong bearer token; send Authorization: Bearer <token>", true);
   }
   const path = (request.url ?? "").split("?")[0] ?? "";
+  if (path === "/metrics" && request.method === "GET") {
+    response.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+    return void response.end(receiving.telemetry.render());
+  }
   const signal = PATHS[path];
   if (signal === undefined) return respondStatus(response, 404, `unknown path ${path}; POST to /v1/traces, /v1/logs or /v1/metrics`, true);
   if (request.method !== "POST") return respondStatus(response, 405, "OTLP/HTTP takes POST", true);
@@ -183,12 +195,27 @@ async function handle(request: IncomingMessage, response: ServerResponse, receiv
   totals.facts += mapped.facts.length;
   totals.unmapped += mapped.unmapped.length;
   totals.ignored += ignoredCount;
+  countAttributionGaps(mapped, receiving);
   options.logger.info({ signal, records: mapped.records, facts: mapped.facts.length, unmapped: mapped.unmapped.length, ignored: ignoredCount }, "otlp request");
   const reasons = new Map<string, number>();
   for (const entry of mapped.unmapped) reasons.set(`${entry.reason} (${entry.field})`, (reasons.get(`${entry.reason} (${entry.field})`) ?? 0) + 1);
   const message = [...reasons].map(([reason, count]) => `${count} × ${reason}`).join("; ");
   response.writeHead(200, { "content-type": format === "json" ? "application/json" : "application/x-protobuf" });
   response.end(encodeOtlpResponse(signal, format, mapped.unmapped.length, message));
+}
+
+function countAttributionGaps(mapped: MappedRequest, { options, totals, telemetry }: Receiving): void {
+  for (const { fact } of mapped.facts) {
+    for (const coordinate of missingCoordinates(fact)) {
+      const attribute = attributesFor(coordinate, options.config);
+      // Said once per coordinate: the exporter's configuration, not each call, is what to change.
+      if (totals.callsMissing[coordinate] === 0) {
+        options.logger.warn({ coordinate, attribute }, `model calls without ${coordinate}: the operational metrics leave them out until the telemetry carries ${attribute}`);
+      }
+      totals.callsMissing[coordinate] += 1;
+      telemetry.count("agentops_otlp_calls_missing_coordinate_total", "Model calls written without a coordinate of the provider/model/role/runtime tuple (left out of the operational metrics), with the attribute to set", { coordinate, attribute });
+    }
+  }
 }
 
 function digest(text: string): Buffer {

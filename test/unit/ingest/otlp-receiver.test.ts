@@ -237,6 +237,23 @@ describe("the Host header (DNS rebinding)", () => {
   });
 });
 
+describe("model calls that miss an attribution coordinate", () => {
+  it("are counted by coordinate with the attribute to set, warned once each, and served at /metrics", async () => {
+    const { receiver, facts, logs } = await start();
+    const provider = attribute("gen_ai.provider.name", { stringValue: "openai" });
+    const spans = [0, 1, 2].map((i) => ({ ...chatSpan(i, "gpt-5"), attributes: [...chatSpan(i, "gpt-5").attributes, provider] }));
+    expect((await post(receiver, traces(spans))).status).toBe(200);
+    expect((await post(receiver, JSON.stringify({ resourceSpans: [{ resource: { attributes: [attribute("agentops.role", { stringValue: "writer" })] }, scopeSpans: [{ spans: [chatSpan(3, "gpt-5")] }] }] }))).status).toBe(200);
+    expect(facts()).toHaveLength(4);
+    expect(receiver.totals.callsMissing).toEqual({ provider: 1, model: 0, role: 3, runtime: 4 });
+    const warnings = logs().filter((line) => line["level"] === 40).map((line) => `${String(line["coordinate"])}: ${String(line["attribute"])}`);
+    expect(warnings).toEqual(["role: agentops.role", "runtime: agentops.runtime (or service.name@service.version for claude-code, claude-code-desktop)", "provider: gen_ai.provider.name or gen_ai.system or agentops.provider"]);
+    const metrics = await (await fetch(`${receiver.url}/metrics`)).text();
+    expect(metrics).toContain('agentops_otlp_calls_missing_coordinate_total{attribute="agentops.role",coordinate="role"} 3');
+    expect(metrics).toContain('coordinate="runtime"} 4');
+  });
+});
+
 describe("bearer-token authentication", () => {
   const token = "s3cret-token-0123456789abcdef";
 
