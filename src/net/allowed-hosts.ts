@@ -13,7 +13,9 @@ export function allowedHostNames(boundHost: string, configured: readonly string[
   const names = new Set([boundHost, ...configured].map(normalized));
   if (isLoopbackHost(boundHost) || isWildcardHost(boundHost)) for (const name of LOOPBACK_NAMES) names.add(name);
   if (isWildcardHost(boundHost)) {
-    for (const addresses of Object.values(networkInterfaces())) for (const { address } of addresses ?? []) names.add(normalized(address));
+    for (const addresses of Object.values(networkInterfaces())) {
+      for (const { address } of addresses ?? []) names.add(normalized(address));
+    }
   }
   return names;
 }

@@ -5,17 +5,22 @@
  */
 type Check = (value: unknown) => string | null;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
 const text: Check = (value) => (typeof value === "string" ? null : "expected a string");
 const number: Check = (value) => (isNumber(value) ? null : "expected a finite number");
 const boolean: Check = (value) => (typeof value === "boolean" ? null : "expected true or false");
 /** Records carry instants as RFC 3339 text or as epoch milliseconds (see static/format.js). */
-const instant: Check = (value) => (isNumber(value) || (typeof value === "string" && !Number.isNaN(Date.parse(value))) ? null : "expected an instant");
+const instant: Check = (value) =>
+  isNumber(value) || (typeof value === "string" && !Number.isNaN(Date.parse(value))) ? null : "expected an instant";
 const orNull = (check: Check): Check => (value) => (value === null ? null : check(value));
 const optional = (check: Check): Check => (value) => (value === undefined || value === null ? null : check(value));
-const oneOf = (...allowed: string[]): Check => (value) => (typeof value === "string" && allowed.includes(value) ? null : `expected one of ${allowed.join(", ")}`);
+const oneOf =
+  (...allowed: string[]): Check =>
+  (value) =>
+    typeof value === "string" && allowed.includes(value) ? null : `expected one of ${allowed.join(", ")}`;
 const mapOf = (check: Check): Check => (value) => {
   if (!isObject(value)) return "expected an object";
   for (const [key, field] of Object.entries(value)) {
@@ -40,7 +45,10 @@ const scope: Check = (value) => {
 };
 
 /** A value is absent (null), a number, or shares by category. */
-const resultValue: Check = (value) => (value === null || isNumber(value) ? null : isObject(value) ? mapOf(number)(value) : "expected null, a number or numbers by category");
+const resultValue: Check = (value) => {
+  if (value === null || isNumber(value)) return null;
+  return isObject(value) ? mapOf(number)(value) : "expected null, a number or numbers by category";
+};
 
 export const checkResult: Check = fields({
   metric_id: text,
@@ -52,7 +60,14 @@ export const checkResult: Check = fields({
   measures: optional(fields({ currency: optional(text) })),
   eligible_units: optional(number),
   minimum_sample: optional(number),
-  coverage: fields({ numerator: number, denominator: number, raw_ratio: orNull(number), state: text, alert: boolean, threshold_hundredths: optional(number) }),
+  coverage: fields({
+    numerator: number,
+    denominator: number,
+    raw_ratio: orNull(number),
+    state: text,
+    alert: boolean,
+    threshold_hundredths: optional(number),
+  }),
 });
 
 export const checkAlert: Check = fields({

@@ -73,7 +73,11 @@ class EventStreams {
   }
 
   open(request: IncomingMessage, response: ServerResponse): void {
-    response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
+    response.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+    });
     response.write(`event: snapshot\ndata: ${JSON.stringify(this.state.snapshot())}\n\n`);
     this.clients.add(response);
     const forget = (): void => void this.clients.delete(response);
@@ -116,14 +120,22 @@ export interface ViewServer {
  * and `/events` (server-sent events). Read-only: every other method or path is refused, and so is
  * a request for a host name it does not answer to (421).
  */
-export async function startViewServer(state: ViewState, host: string, port: number, options: ViewServerOptions = {}): Promise<ViewServer> {
+export async function startViewServer(
+  state: ViewState,
+  host: string,
+  port: number,
+  options: ViewServerOptions = {},
+): Promise<ViewServer> {
   const allowed = allowedHostNames(host, options.allowedHosts ?? []);
   const maxClients = options.maxClients ?? DEFAULT_VIEW_LIMITS.maxClients;
   const streams = new EventStreams(state, options.maxClientBufferBytes ?? DEFAULT_VIEW_LIMITS.maxClientBufferBytes);
   const server = createServer((request, response) => {
     const name = hostName(request.headers.host);
     if (name === undefined || !allowed.has(name)) {
-      response.writeHead(421, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(`this server does not answer to host "${request.headers.host ?? ""}"; start it with --allowed-hosts ${name ?? "NAME"} to allow it\n`);
+      const message = `this server does not answer to host "${request.headers.host ?? ""}"`;
+      const fix = `start it with --allowed-hosts ${name ?? "NAME"} to allow it`;
+      const headers = { "content-type": "text/plain; charset=utf-8", connection: "close" };
+      response.writeHead(421, headers).end(`${message}; ${fix}\n`);
       return;
     }
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
@@ -133,7 +145,8 @@ export async function startViewServer(state: ViewState, host: string, port: numb
     }
     if (path === "/events") {
       if (streams.size >= maxClients) {
-        response.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "5" }).end(`${maxClients} event-stream clients are connected already\n`);
+        const headers = { "content-type": "text/plain; charset=utf-8", "retry-after": "5" };
+        response.writeHead(503, headers).end(`${maxClients} event-stream clients are connected already\n`);
         return;
       }
       return streams.open(request, response);

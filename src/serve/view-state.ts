@@ -45,7 +45,8 @@ export interface ViewSnapshot {
 }
 
 function metricIdOf(record: unknown): string | null {
-  const metricId = typeof record === "object" && record !== null ? (record as Record<string, unknown>)["metric_id"] : undefined;
+  if (typeof record !== "object" || record === null) return null;
+  const metricId = (record as Record<string, unknown>)["metric_id"];
   return typeof metricId === "string" ? metricId : null;
 }
 
@@ -86,7 +87,8 @@ export class ViewState {
 
   /** Replaces the whole result set (a rewritten results file): removed keys become removals. */
   replaceResults(next: ReadonlyMap<string, unknown>): void {
-    const known = [...this.results.keys(), ...[...this.rejected.values()].filter((record) => record.kind === "result").map((record) => record.key)];
+    const rejected = [...this.rejected.values()].filter((record) => record.kind === "result");
+    const known = [...this.results.keys(), ...rejected.map((record) => record.key)];
     for (const key of known) if (!next.has(key)) this.setResult(key, null);
     for (const [key, result] of next) this.setResult(key, result);
   }
@@ -95,7 +97,7 @@ export class ViewState {
   addAlert(alert: AlertRecord): void {
     if (this.alerts.has(alert.alert_id)) return;
     const problem = checkAlert(alert);
-    if (problem !== null) return this.reject({ kind: "alert", key: String(alert.alert_id), metric_id: null, reason: problem });
+    if (problem !== null) return this.reject({ kind: "alert", key: alert.alert_id, metric_id: null, reason: problem });
     this.rejected.delete(rejectedId("alert", alert.alert_id));
     this.alerts.set(alert.alert_id, alert);
     this.emit({ type: "alert", alert });
@@ -103,7 +105,7 @@ export class ViewState {
 
   setRun(run: RunRecord): void {
     const problem = checkRun(run);
-    if (problem !== null) return this.reject({ kind: "run", key: String(run.run_id), metric_id: null, reason: problem });
+    if (problem !== null) return this.reject({ kind: "run", key: run.run_id, metric_id: null, reason: problem });
     this.rejected.delete(rejectedId("run", run.run_id));
     this.runs.set(run.run_id, run);
     this.emit({ type: "run", run });

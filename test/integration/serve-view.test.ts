@@ -157,15 +157,18 @@ describe.skipIf(browserPath === undefined)("agentops serve in a headless browser
     await table?.screenshot({ path: join(ARTIFACT_DIR, "serve-metrics.png") });
   });
 
-  it("a result the page cannot read is an error row with the reason, and every other record is still shown", async () => {
+  it("a result the page cannot read is an error row with the reason; every other record is shown", async () => {
     const results = readLines<MetricResult>(files.results);
-    const categorical = results.find((result) => result.value !== null && typeof result.value === "object" && result.scope.kind === "window");
+    const categorical = results.find(
+      (result) => result.value !== null && typeof result.value === "object" && result.scope.kind === "window",
+    );
     expect(categorical).toBeDefined();
     // Well-formed JSON of a result's shape whose share is a string (share.toFixed is not a function).
     const bad = { ...categorical, cohort: { ...categorical?.cohort, role: "unreadable-share" }, value: { ok: "0.5" } };
     appendFileSync(files.results, `${JSON.stringify(bad)}\n`);
     const row = await page.waitForSelector("#metrics tr[data-rejected]", { timeout: 30_000 });
-    expect(await row?.evaluate((node) => node.textContent)).toBe("record not shown: value: ok: expected a finite number");
+    const text = await row?.evaluate((node) => node.textContent);
+    expect(text).toBe("record not shown: value: ok: expected a finite number");
     expect(await row?.evaluate((node) => node.getAttribute("data-metric"))).toBe(categorical?.metric_id);
     expect(await page.$$eval("#metrics tr[data-key]", (rows) => rows.length)).toBe(results.length);
     expect(await page.$$eval("#trends .chart canvas", (nodes) => nodes.length)).toBeGreaterThan(0);

@@ -11,7 +11,8 @@ import { UsageError, type CliCommand } from "../command.ts";
 import { integerFlag, parseFlags, stringFlag } from "../flags.ts";
 
 const USAGE = `Usage: agentops otlp [--host 127.0.0.1] [--port 4318] [--out facts.ndjson [--dlq dead-letters.ndjson]]
-                     [--mapping mapping.json] [--auth-token-file token.txt] [--allowed-hosts NAME,...] [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
+                     [--mapping mapping.json] [--auth-token-file token.txt] [--allowed-hosts NAME,...]
+                     [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
 
 An OTLP/HTTP receiver (POST /v1/traces, /v1/logs, /v1/metrics; protobuf or JSON, gzip or not;
 GET /metrics: its own counters, Prometheus text).
@@ -40,7 +41,20 @@ export const otlpCommand: CliCommand = {
   summary: "OTLP/HTTP receiver: agent telemetry (GenAI spans, Claude Code events) in as facts",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, out: { type: "string" }, dlq: { type: "string" }, mapping: { type: "string" }, "auth-token-file": { type: "string" }, "allowed-hosts": { type: "string" }, ...CLUSTER_FLAGS }, "otlp");
+    const flags = parseFlags(
+      argv,
+      {
+        host: { type: "string" },
+        port: { type: "string" },
+        out: { type: "string" },
+        dlq: { type: "string" },
+        mapping: { type: "string" },
+        "auth-token-file": { type: "string" },
+        "allowed-hosts": { type: "string" },
+        ...CLUSTER_FLAGS,
+      },
+      "otlp",
+    );
     const host = stringFlag(flags, "host") ?? "127.0.0.1";
     const port = integerFlag(flags, "port", 4318, 0, 65_535);
     const out = stringFlag(flags, "out");
@@ -74,12 +88,21 @@ export const otlpCommand: CliCommand = {
     const gaps = TUPLE_COORDINATES.filter((coordinate) => callsMissing[coordinate] > 0);
     if (gaps.length > 0) {
       process.stdout.write(`model calls left out of the operational metrics for want of an attribution coordinate:\n`);
-      for (const coordinate of gaps) process.stdout.write(`  ${callsMissing[coordinate]} without ${coordinate}: set ${attributesFor(coordinate, config)}\n`);
+      for (const coordinate of gaps) {
+        const attribute = attributesFor(coordinate, config);
+        process.stdout.write(`  ${callsMissing[coordinate]} without ${coordinate}: set ${attribute}\n`);
+      }
     }
-    process.stdout.write(`refused ${refused.unauthorized} unauthorized, ${refused.foreignHost} for another host, ${refused.tooLarge} too large, ${refused.timedOut} timed-out requests\n`);
+    const { unauthorized, foreignHost, tooLarge, timedOut } = refused;
+    process.stdout.write(
+      `refused ${unauthorized} unauthorized, ${foreignHost} for another host, ${tooLarge} too large, ` +
+        `${timedOut} timed-out requests\n`,
+    );
     return 0;
   },
 };
+
+const TOKEN_EXAMPLE = "e.g. `openssl rand -hex 32 > token.txt`";
 
 /** The token is the file's content without surrounding whitespace; it must be one header-safe word. */
 function tokenFromFile(path: string | undefined): string | undefined {
@@ -88,9 +111,13 @@ function tokenFromFile(path: string | undefined): string | undefined {
   try {
     token = readFileSync(path, "utf8").trim();
   } catch (error) {
-    throw new UsageError("--auth-token-file", `cannot read ${path} (${error instanceof Error ? error.message : String(error)})`, "give a file holding the token, e.g. `openssl rand -hex 32 > token.txt`");
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new UsageError("--auth-token-file", `cannot read ${path} (${reason})`, `give a token file, ${TOKEN_EXAMPLE}`);
   }
-  if (!/^[\x21-\x7e]{16,4096}$/.test(token)) throw new UsageError("--auth-token-file", `${path} does not hold one token of 16 to 4096 visible ASCII characters`, "e.g. `openssl rand -hex 32 > token.txt`");
+  if (!/^[\x21-\x7e]{16,4096}$/.test(token)) {
+    const problem = `${path} does not hold one token of 16 to 4096 visible ASCII characters`;
+    throw new UsageError("--auth-token-file", problem, TOKEN_EXAMPLE);
+  }
   return token;
 }
 

@@ -47,7 +47,20 @@ export const serveCommand: CliCommand = {
   summary: "a live web view of results and tripwire alerts (files or Kafka topics)",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { results: { type: "string" }, alerts: { type: "string" }, runs: { type: "string" }, "from-topics": { type: "boolean" }, host: { type: "string" }, port: { type: "string" }, "allowed-hosts": { type: "string" }, ...CLUSTER_FLAGS }, "serve");
+    const flags = parseFlags(
+      argv,
+      {
+        results: { type: "string" },
+        alerts: { type: "string" },
+        runs: { type: "string" },
+        "from-topics": { type: "boolean" },
+        host: { type: "string" },
+        port: { type: "string" },
+        "allowed-hosts": { type: "string" },
+        ...CLUSTER_FLAGS,
+      },
+      "serve",
+    );
     const host = stringFlag(flags, "host") ?? "127.0.0.1";
     const allowedHosts = hostList(stringFlag(flags, "allowed-hosts"));
     const port = integerFlag(flags, "port", 8080, 0, 65_535);
@@ -85,7 +98,10 @@ export const serveCommand: CliCommand = {
       throw error;
     }
     process.stdout.write(`agentops view on ${server.url} (${state.snapshot().status.description}); Ctrl-C stops it\n`);
-    if (!isLoopbackHost(host)) process.stderr.write(`warning: the view has no login and ${host} is reachable beyond this machine: anyone who reaches port ${new URL(server.url).port} reads every result and alert\n`);
+    if (!isLoopbackHost(host)) {
+      const reach = `anyone who reaches port ${new URL(server.url).port} reads every result and alert`;
+      process.stderr.write(`warning: the view has no login and ${host} is reachable beyond this machine: ${reach}\n`);
+    }
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);

@@ -66,7 +66,9 @@ function validated(outcome: MappingOutcome): ValidatedOutcome {
     if (!parsed.ok) return unmappable("INVALID_FACT", parsed.rejection.field, `${parsed.rejection.reason}: ${parsed.rejection.detail}`);
     // Canonical JSON (the fact's identity bytes) has no form for a lone UTF-16 surrogate.
     const illFormed = illFormedString(raw, "");
-    if (illFormed !== undefined) return unmappable("INVALID_FACT", illFormed, "a string that is not well-formed Unicode (a lone surrogate)");
+    if (illFormed !== undefined) {
+      return unmappable("INVALID_FACT", illFormed, "a string that is not well-formed Unicode (a lone surrogate)");
+    }
     facts.push({ fact: parsed.fact, json: canonicalJson(raw) });
   }
   return { kind: "facts", facts };

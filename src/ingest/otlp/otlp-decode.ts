@@ -256,9 +256,14 @@ function anyValue(value: unknown, path: string, depth = 0): AttributeValue | und
   }
   if ("arrayValue" in variant) {
     const values = list(object(variant["arrayValue"], `${path}.arrayValue`)["values"], `${path}.arrayValue.values`);
-    return values.map((item, i) => anyValue(item, `${path}.arrayValue.values[${i}]`, depth + 1)).filter((item): item is AttributeValue => item !== undefined);
+    return values
+      .map((item, i) => anyValue(item, `${path}.arrayValue.values[${i}]`, depth + 1))
+      .filter((item): item is AttributeValue => item !== undefined);
   }
-  if ("kvlistValue" in variant) return Object.fromEntries(attributes(object(variant["kvlistValue"], `${path}.kvlistValue`)["values"], `${path}.kvlistValue.values`, depth + 1));
+  if ("kvlistValue" in variant) {
+    const values = object(variant["kvlistValue"], `${path}.kvlistValue`)["values"];
+    return Object.fromEntries(attributes(values, `${path}.kvlistValue.values`, depth + 1));
+  }
   if ("bytesValue" in variant) return optionalString(variant["bytesValue"], `${path}.bytesValue`) ?? "";
   return undefined;
 }

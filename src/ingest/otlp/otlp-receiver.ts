@@ -83,7 +83,16 @@ interface Receiving {
 
 export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
   const limits: ReceiverLimits = { ...DEFAULT_RECEIVER_LIMITS, ...options.limits };
-  const totals: ReceiverTotals = { requests: 0, records: 0, facts: 0, unmapped: 0, ignored: 0, malformed: 0, callsMissing: { provider: 0, model: 0, role: 0, runtime: 0 }, refused: { unauthorized: 0, tooLarge: 0, timedOut: 0, foreignHost: 0 } };
+  const totals: ReceiverTotals = {
+    requests: 0,
+    records: 0,
+    facts: 0,
+    unmapped: 0,
+    ignored: 0,
+    malformed: 0,
+    callsMissing: { provider: 0, model: 0, role: 0, runtime: 0 },
+    refused: { unauthorized: 0, tooLarge: 0, timedOut: 0, foreignHost: 0 },
+  };
   // One write at a time: the Kafka sink batches per write. A write that outlives its bound frees
   // the turn (the exporter retries a 503, and a retried fact is a redelivery).
   let sinkTurn: Promise<unknown> = Promise.resolve();
@@ -92,16 +101,24 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     limits,
     totals,
     expectedToken: options.authToken === undefined ? undefined : digest(options.authToken),
-    allowedHosts: options.authToken === undefined ? allowedHostNames(options.host, options.allowedHosts ?? []) : undefined,
+    allowedHosts:
+      options.authToken === undefined ? allowedHostNames(options.host, options.allowedHosts ?? []) : undefined,
     telemetry: options.telemetry ?? new Telemetry(),
     writeFacts(mapped, deadLetters) {
-      const write = sinkTurn.then(() => withinTime(options.sink.write(mapped.facts, deadLetters), limits.requestTimeoutMs));
+      const write = sinkTurn.then(() =>
+        withinTime(options.sink.write(mapped.facts, deadLetters), limits.requestTimeoutMs),
+      );
       sinkTurn = write.catch(() => undefined);
       return withinTime(write, limits.requestTimeoutMs);
     },
   };
   // Node's own request bounds back ours up while the headers arrive, checked every second.
-  const server = createServer({ requestTimeout: limits.requestTimeoutMs + 1_000, headersTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1_000 }, (request, response) => {
+  const bounds = {
+    requestTimeout: limits.requestTimeoutMs + 1_000,
+    headersTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: 1_000,
+  };
+  const server = createServer(bounds, (request, response) => {
     handle(request, response, receiving).catch((error: unknown) => {
       options.logger.error({ err: error instanceof Error ? error.message : String(error) }, "otlp request failed");
       if (!response.headersSent) respondStatus(response, 500, "internal error; the request was not processed", true);
@@ -112,7 +129,11 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     server.listen(options.port, options.host, () => resolve());
   });
   if (options.authToken === undefined && !isLoopbackHost(options.host)) {
-    options.logger.warn({ host: options.host }, "the OTLP receiver is reachable beyond this machine without a token: anyone who reaches the port can write facts; set --auth-token-file");
+    options.logger.warn(
+      { host: options.host },
+      "the OTLP receiver is reachable beyond this machine without a token: anyone who reaches the port can write " +
+        "facts; set --auth-token-file",
+    );
   }
   const address = server.address() as AddressInfo;
   return {
@@ -132,7 +153,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, receiv
   const host = hostName(request.headers.host);
   if (receiving.allowedHosts !== undefined && (host === undefined || !receiving.allowedHosts.has(host))) {
     totals.refused.foreignHost += 1;
-    return respondStatus(response, 421, `this receiver does not answer to host "${request.headers.host ?? ""}"; add it with --allowed-hosts, or set --auth-token-file`, true);
+    const message = `this receiver does not answer to host "${request.headers.host ?? ""}"`;
+    return respondStatus(response, 421, `${message}; add it with --allowed-hosts, or set --auth-token-file`, true);
   }
   if (receiving.expectedToken !== undefined && !authorized(request.headers.authorization, receiving.expectedToken)) {
     totals.refused.unauthorized += 1;
@@ -145,18 +167,28 @@ async function handle(request: IncomingMessage, response: ServerResponse, receiv
     return void response.end(receiving.telemetry.render());
   }
   const signal = PATHS[path];
-  if (signal === undefined) return respondStatus(response, 404, `unknown path ${path}; POST to /v1/traces, /v1/logs or /v1/metrics`, true);
+  if (signal === undefined) {
+    return respondStatus(response, 404, `unknown path ${path}; POST to /v1/traces, /v1/logs or /v1/metrics`, true);
+  }
   if (request.method !== "POST") return respondStatus(response, 405, "OTLP/HTTP takes POST", true);
   const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-  const format: WireFormat | undefined = contentType === "application/x-protobuf" ? "protobuf" : contentType === "application/json" ? "json" : undefined;
-  if (format === undefined) return respondStatus(response, 415, `content type "${contentType ?? ""}" is not OTLP; send application/x-protobuf or application/json`, true);
+  const format: WireFormat | undefined =
+    contentType === "application/x-protobuf" ? "protobuf" : contentType === "application/json" ? "json" : undefined;
+  if (format === undefined) {
+    const message = `content type "${contentType ?? ""}" is not OTLP; send application/x-protobuf or application/json`;
+    return respondStatus(response, 415, message, true);
+  }
   const encoding = (request.headers["content-encoding"] ?? "identity").toLowerCase();
-  if (encoding !== "identity" && encoding !== "gzip") return respondStatus(response, 415, `content encoding "${encoding}" is not supported; send gzip or none`, true);
-  const read = await readBoundedBody(request, encoding === "gzip", { maxBytes: limits.maxBodyBytes, timeoutMs: limits.requestTimeoutMs });
+  if (encoding !== "identity" && encoding !== "gzip") {
+    return respondStatus(response, 415, `content encoding "${encoding}" is not supported; send gzip or none`, true);
+  }
+  const bounds = { maxBytes: limits.maxBodyBytes, timeoutMs: limits.requestTimeoutMs };
+  const read = await readBoundedBody(request, encoding === "gzip", bounds);
   if (read.kind === "aborted") return;
   if (read.kind === "too-large") {
     totals.refused.tooLarge += 1;
-    return respondStatus(response, 413, `body larger than ${limits.maxBodyBytes} bytes (after decompression); send smaller batches`, true);
+    const message = `body larger than ${limits.maxBodyBytes} bytes (after decompression); send smaller batches`;
+    return respondStatus(response, 413, message, true);
   }
   if (read.kind === "timed-out") {
     totals.refused.timedOut += 1;
@@ -204,16 +236,22 @@ async function handle(request: IncomingMessage, response: ServerResponse, receiv
   response.end(encodeOtlpResponse(signal, format, mapped.unmapped.length, message));
 }
 
+const MISSING_COORDINATE_HELP =
+  "Model calls written without a coordinate of the provider/model/role/runtime tuple (left out of the " +
+  "operational metrics), with the attribute to set";
+
 function countAttributionGaps(mapped: MappedRequest, { options, totals, telemetry }: Receiving): void {
   for (const { fact } of mapped.facts) {
     for (const coordinate of missingCoordinates(fact)) {
       const attribute = attributesFor(coordinate, options.config);
       // Said once per coordinate: the exporter's configuration, not each call, is what to change.
       if (totals.callsMissing[coordinate] === 0) {
-        options.logger.warn({ coordinate, attribute }, `model calls without ${coordinate}: the operational metrics leave them out until the telemetry carries ${attribute}`);
+        const message = `model calls without ${coordinate}: the operational metrics leave them out`;
+        options.logger.warn({ coordinate, attribute }, `${message} until the telemetry carries ${attribute}`);
       }
       totals.callsMissing[coordinate] += 1;
-      telemetry.count("agentops_otlp_calls_missing_coordinate_total", "Model calls written without a coordinate of the provider/model/role/runtime tuple (left out of the operational metrics), with the attribute to set", { coordinate, attribute });
+      const labels = { coordinate, attribute };
+      telemetry.count("agentops_otlp_calls_missing_coordinate_total", MISSING_COORDINATE_HELP, labels);
     }
   }
 }

@@ -120,13 +120,17 @@ function renderMetrics() {
   const rejected = rejectedByMetric();
   for (const metricId of rejected.keys()) if (!groups.has(metricId)) groups.set(metricId, []);
   const rejectedCount = [...rejected.values()].reduce((sum, records) => sum + records.length, 0);
-  document.getElementById("result-count").textContent = `${view.results.size} results, ${groups.size} metrics${rejectedCount > 0 ? `, ${rejectedCount} records not shown` : ""}`;
+  const notShown = rejectedCount > 0 ? `, ${rejectedCount} records not shown` : "";
+  const counts = `${view.results.size} results, ${groups.size} metrics${notShown}`;
+  document.getElementById("result-count").textContent = counts;
   container.replaceChildren(
     ...[...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([metricId, entries]) => {
       entries.sort(([, a], [, b]) => compareResults(a, b));
       const statuses = new Map();
       for (const [, result] of entries) statuses.set(result.status, (statuses.get(result.status) ?? 0) + 1);
-      const errors = (rejected.get(metricId) ?? []).map((record) => errorRow({ "data-rejected": record.key, "data-metric": metricId }, 5, `record not shown: ${record.reason}`));
+      const errors = (rejected.get(metricId) ?? []).map((record) =>
+        errorRow({ "data-rejected": record.key, "data-metric": metricId }, 5, `record not shown: ${record.reason}`),
+      );
       if (errors.length > 0) statuses.set("not shown", errors.length);
       const rows = [...entries.map(([key, result]) => resultRow(key, metricId, result)), ...errors];
       return el(
@@ -168,7 +172,8 @@ function renderTrends() {
         const box = drawTrend(metricId, cohortKey, results);
         if (box !== null) boxes.push(box);
       } catch (error) {
-        boxes.push(el("div", { class: "chart error", "data-metric": metricId, "data-cohort": cohortKey }, `trend not drawn: ${error.message}`));
+        const where = { class: "chart error", "data-metric": metricId, "data-cohort": cohortKey };
+        boxes.push(el("div", where, `trend not drawn: ${error.message}`));
       }
     }
     if (boxes.length > 0) sections.push(el("details", { open: "" }, el("summary", {}, el("h3", {}, metricId)), el("div", { class: "charts" }, boxes)));
@@ -182,13 +187,28 @@ function drawTrend(metricId, cohortKey, results) {
   if (!results.some((result) => result.value !== null)) return null;
   const xs = results.map((result) => instantMillis(result.scope.start) / 1000);
   const categorical = results.some((result) => result.value !== null && typeof result.value === "object");
-  const names = categorical ? [...new Set(results.flatMap((result) => (result.value && typeof result.value === "object" ? Object.keys(result.value) : [])))].sort() : ["value"];
+  const categories = (result) => (result.value && typeof result.value === "object" ? Object.keys(result.value) : []);
+  const names = categorical ? [...new Set(results.flatMap(categories))].sort() : ["value"];
   // A window without a published value is a gap (null), never a zero.
-  const series = names.map((name) => results.map((result) => (result.value === null ? null : categorical ? (result.value[name] ?? null) : result.value)));
+  const point = (result, name) => {
+    if (result.value === null) return null;
+    return categorical ? (result.value[name] ?? null) : result.value;
+  };
+  const series = names.map((name) => results.map((result) => point(result, name)));
   const currency = results.find((result) => result.measures?.currency)?.measures.currency;
-  const cohortText = Object.entries(JSON.parse(cohortKey)).map(([key, value]) => `${key}=${value}`).join(", ") || "no cohort";
+  const cohortText =
+    Object.entries(JSON.parse(cohortKey))
+      .map(([key, value]) => `${key}=${value}`)
+      .join(", ") || "no cohort";
   const gaps = results.filter((result) => result.value === null).length;
-  const box = el("div", { class: "chart", "data-metric": metricId, "data-cohort": cohortKey }, el("div", { class: "title" }, cohortText, currency ? ` (${currency} minor units)` : "", gaps > 0 ? el("span", { class: "why" }, ` · ${gaps} window(s) without a value`) : null));
+  const title = el(
+    "div",
+    { class: "title" },
+    cohortText,
+    currency ? ` (${currency} minor units)` : "",
+    gaps > 0 ? el("span", { class: "why" }, ` · ${gaps} window(s) without a value`) : null,
+  );
+  const box = el("div", { class: "chart", "data-metric": metricId, "data-cohort": cohortKey }, title);
   const palette = ["#2e90fa", "#f79009", "#12b76a", "#7a5af8", "#f04438", "#667085"];
   charts.push(
     new uPlot(
@@ -200,7 +220,15 @@ function drawTrend(metricId, cohortKey, results) {
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), "Etc/UTC"),
         scales: { x: { time: true } },
         axes: [{ size: 30 }, { size: 56, values: (_chart, ticks) => ticks.map(compactNumber) }],
-        series: [{}, ...names.map((name, index) => ({ label: name, stroke: palette[index % palette.length], points: { show: true, size: 5 }, spanGaps: false }))],
+        series: [
+          {},
+          ...names.map((name, index) => ({
+            label: name,
+            stroke: palette[index % palette.length],
+            points: { show: true, size: 5 },
+            spanGaps: false,
+          })),
+        ],
       },
       [xs, ...series],
       box,
@@ -223,7 +251,8 @@ function evidenceText(evidence) {
 
 function runStateText(run) {
   if (run === undefined) return "run state not seen yet";
-  const share = typeof run.redundant_share !== "number" ? "no tool call yet" : `${(run.redundant_share * 100).toFixed(1)}% redundant`;
+  const redundant = run.redundant_share;
+  const share = typeof redundant !== "number" ? "no tool call yet" : `${(redundant * 100).toFixed(1)}% redundant`;
   return `${run.steps_seen} steps, ${run.tool_calls_seen} tool calls (${share}), ${run.sandbox_events_seen} sandbox events · open alerts ${run.open_alerts}, alerts emitted ${run.alerts_emitted} · last event ${formatInstant(run.last_event_time)}`;
 }
 
@@ -284,7 +313,13 @@ function rejectedEventsNode() {
     "div",
     { class: "run rejected" },
     el("strong", {}, `${records.length} records not shown`),
-    records.map((record) => el("div", { class: "error", "data-rejected": record.key, "data-kind": record.kind }, `${record.kind} ${record.key}: ${record.reason}`)),
+    records.map((record) =>
+      el(
+        "div",
+        { class: "error", "data-rejected": record.key, "data-kind": record.kind },
+        `${record.kind} ${record.key}: ${record.reason}`,
+      ),
+    ),
   );
 }
 

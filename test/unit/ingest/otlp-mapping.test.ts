@@ -134,7 +134,8 @@ describe("OTel GenAI spans", () => {
     const body = span([str("gen_ai.operation.name", "chat"), str("gen_ai.agent.name", "triage")]);
     const decoded = decodeOtlpRequest("traces", "json", new TextEncoder().encode(JSON.stringify(body)));
     expect(factsOf(mapJson("traces", body))[0]).not.toHaveProperty("role");
-    const configured = mapOtlpRecords(decoded, { ...DEFAULT_OTLP_MAPPING, role: ["agentops.role", "gen_ai.agent.name"] });
+    const withAgentName = { ...DEFAULT_OTLP_MAPPING, role: ["agentops.role", "gen_ai.agent.name"] };
+    const configured = mapOtlpRecords(decoded, withAgentName);
     expect(factsOf(configured)[0]).toMatchObject({ role: "triage" });
   });
 

@@ -25,7 +25,10 @@ afterEach(async () => {
   for (const stop of stops.splice(0)) await stop();
 });
 
-async function serve(host = "127.0.0.1", options: Parameters<typeof startViewServer>[3] = {}): Promise<{ state: ViewState; server: ViewServer }> {
+async function serve(
+  host = "127.0.0.1",
+  options: Parameters<typeof startViewServer>[3] = {},
+): Promise<{ state: ViewState; server: ViewServer }> {
   const state = new ViewState({ mode: "files", description: "test", error: null });
   const server = await startViewServer(state, host, 0, options);
   stops.push(() => server.close());
@@ -35,10 +38,19 @@ async function serve(host = "127.0.0.1", options: Parameters<typeof startViewSer
 function getStatus(server: ViewServer, path: string, host: string | undefined): Promise<number> {
   const url = new URL(path, server.url);
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: url.hostname, port: url.port, path, headers: host === undefined ? {} : { host }, setHost: host !== undefined }, (incoming) => {
-      resolve(incoming.statusCode ?? 0);
-      incoming.destroy();
-    });
+    const outgoing = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        headers: host === undefined ? {} : { host },
+        setHost: host !== undefined,
+      },
+      (incoming) => {
+        resolve(incoming.statusCode ?? 0);
+        incoming.destroy();
+      },
+    );
     outgoing.on("error", reject);
     outgoing.end();
   });
@@ -58,7 +70,14 @@ describe("records the page cannot read", () => {
     state.setResult("good", result({ model: "a" }, { ok: 0.5, error: 0.5 }));
     state.setResult("bad", result({ model: "b" }, { ok: "0.5" }));
     expect(state.snapshot().results.map(({ key }) => key)).toEqual(["good"]);
-    expect(state.snapshot().rejected).toEqual([{ kind: "result", key: "bad", metric_id: "tool-call-outcome-share", reason: "value: ok: expected a finite number" }]);
+    expect(state.snapshot().rejected).toEqual([
+      {
+        kind: "result",
+        key: "bad",
+        metric_id: "tool-call-outcome-share",
+        reason: "value: ok: expected a finite number",
+      },
+    ]);
     state.setResult("bad", result({ model: "b" }, { ok: 1 }));
     expect(state.snapshot().results.map(({ key }) => key)).toEqual(["good", "bad"]);
     expect(state.snapshot().rejected).toEqual([]);
@@ -68,8 +87,12 @@ describe("records the page cannot read", () => {
     expect(checkResult(result({}, 3))).toBeNull();
     expect(checkResult(result({}, null))).toBeNull();
     expect(checkResult(result({}, "3"))).toBe("value: expected null, a number or numbers by category");
-    expect(checkResult({ ...result({}, 3), coverage: { ...result({}, 3).coverage, raw_ratio: "0.5" } })).toBe("coverage: raw_ratio: expected a finite number");
-    expect(checkResult({ ...result({}, 3), scope: { kind: "window", start: "soon", end: "later" } })).toBe("scope: start: expected an instant");
+    expect(checkResult({ ...result({}, 3), coverage: { ...result({}, 3).coverage, raw_ratio: "0.5" } })).toBe(
+      "coverage: raw_ratio: expected a finite number",
+    );
+    expect(checkResult({ ...result({}, 3), scope: { kind: "window", start: "soon", end: "later" } })).toBe(
+      "scope: start: expected an instant",
+    );
     expect(checkResult({ ...result({}, 3), cohort: { model: 7 } })).toBe("cohort: model: expected a string");
     expect(checkResult({ ...result({}, 3), status: "MAYBE" })).toMatch(/^status: expected one of/);
     expect(checkResult([])).toBe("expected an object");
@@ -77,11 +100,23 @@ describe("records the page cannot read", () => {
 
   it("alerts and run states that cannot be read are rejected by id, never passed on", () => {
     const state = new ViewState({ mode: "files", description: "test", error: null });
-    state.addAlert({ alert_id: "a1", run_id: "r1", severity: "critical", kind: "DESTRUCTIVE", rule_id: "x", rule_version: 1, event_time: "2026-10-01T00:00:00Z", message: { html: "<b>" } });
+    state.addAlert({
+      alert_id: "a1",
+      run_id: "r1",
+      severity: "critical",
+      kind: "DESTRUCTIVE",
+      rule_id: "x",
+      rule_version: 1,
+      event_time: "2026-10-01T00:00:00Z",
+      message: { html: "<b>" },
+    });
     state.setRun({ run_id: "r1", steps_seen: "many" });
     expect(state.snapshot().alerts).toEqual([]);
     expect(state.snapshot().runs).toEqual([]);
-    expect(state.snapshot().rejected.map(({ kind, key, reason }) => `${kind} ${key}: ${reason}`)).toEqual(["alert a1: message: expected a string", "run r1: steps_seen: expected a finite number"]);
+    expect(state.snapshot().rejected.map(({ kind, key, reason }) => `${kind} ${key}: ${reason}`)).toEqual([
+      "alert a1: message: expected a string",
+      "run r1: steps_seen: expected a finite number",
+    ]);
   });
 });
 
@@ -89,8 +124,10 @@ describe("the Host header (DNS rebinding)", () => {
   it("a loopback bind answers the loopback names only, on every path", async () => {
     const { server } = await serve();
     const port = new URL(server.url).port;
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, "LOCALHOST"]) expect(await getStatus(server, "/api/snapshot", host), host).toBe(200);
-    for (const path of ["/", "/api/snapshot", "/events", "/app.js"]) expect(await getStatus(server, path, `evil.example:${port}`), path).toBe(421);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, "LOCALHOST"])
+      expect(await getStatus(server, "/api/snapshot", host), host).toBe(200);
+    for (const path of ["/", "/api/snapshot", "/events", "/app.js"])
+      expect(await getStatus(server, path, `evil.example:${port}`), path).toBe(421);
     expect(await getStatus(server, "/api/snapshot", "127.0.0.1.evil.example")).toBe(421);
     // No Host at all: Node refuses an HTTP/1.1 request without one before the server sees it.
     expect(await getStatus(server, "/api/snapshot", undefined)).toBe(400);
@@ -104,7 +141,7 @@ describe("the Host header (DNS rebinding)", () => {
 });
 
 describe("event-stream clients are bounded", () => {
-  it("a client that never reads is dropped once it leaves more than the bound unread; a reading one stays", async () => {
+  it("a client that never reads is dropped once it leaves more than the bound unread; a reader stays", async () => {
     const { state, server } = await serve("127.0.0.1", { maxClientBufferBytes: 256 * 1024 });
     const { port } = new URL(server.url);
     const stalled: Socket = connect(Number(port), "127.0.0.1");
