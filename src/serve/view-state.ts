@@ -44,10 +44,10 @@ export interface ViewSnapshot {
   readonly rejected: readonly RejectedRecord[];
 }
 
-function metricIdOf(record: unknown): string | null {
-  if (typeof record !== "object" || record === null) return null;
-  const metricId = (record as Record<string, unknown>)["metric_id"];
-  return typeof metricId === "string" ? metricId : null;
+/** A text field of a record, whatever the record turned out to be (a decoded topic record may be any JSON). */
+function textField(record: unknown, field: string): string | null {
+  const value = typeof record === "object" && record !== null ? (record as Record<string, unknown>)[field] : undefined;
+  return typeof value === "string" ? value : null;
 }
 
 const rejectedId = (kind: RejectedRecord["kind"], key: string): string => `${kind}\u0000${key}`;
@@ -69,7 +69,7 @@ export class ViewState {
     const problem = result === null ? null : checkResult(result);
     if (problem !== null) {
       if (this.results.delete(key)) this.emit({ type: "result", key, result: null });
-      this.reject({ kind: "result", key, metric_id: metricIdOf(result), reason: problem });
+      this.reject({ kind: "result", key, metric_id: textField(result, "metric_id"), reason: problem });
       return;
     }
     const wasRejected = this.rejected.delete(rejectedId("result", key));
@@ -97,7 +97,10 @@ export class ViewState {
   addAlert(alert: AlertRecord): void {
     if (this.alerts.has(alert.alert_id)) return;
     const problem = checkAlert(alert);
-    if (problem !== null) return this.reject({ kind: "alert", key: alert.alert_id, metric_id: null, reason: problem });
+    if (problem !== null) {
+      const key = textField(alert, "alert_id") ?? "(no alert_id)";
+      return this.reject({ kind: "alert", key, metric_id: null, reason: problem });
+    }
     this.rejected.delete(rejectedId("alert", alert.alert_id));
     this.alerts.set(alert.alert_id, alert);
     this.emit({ type: "alert", alert });
@@ -105,7 +108,10 @@ export class ViewState {
 
   setRun(run: RunRecord): void {
     const problem = checkRun(run);
-    if (problem !== null) return this.reject({ kind: "run", key: run.run_id, metric_id: null, reason: problem });
+    if (problem !== null) {
+      const key = textField(run, "run_id") ?? "(no run_id)";
+      return this.reject({ kind: "run", key, metric_id: null, reason: problem });
+    }
     this.rejected.delete(rejectedId("run", run.run_id));
     this.runs.set(run.run_id, run);
     this.emit({ type: "run", run });
