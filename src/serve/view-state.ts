@@ -95,12 +95,12 @@ export class ViewState {
 
   /** An alert id is deterministic (run, rule, seq range): a redelivered alert is shown once. */
   addAlert(alert: AlertRecord): void {
-    if (this.alerts.has(alert.alert_id)) return;
     const problem = checkAlert(alert);
     if (problem !== null) {
       const key = textField(alert, "alert_id") ?? "(no alert_id)";
       return this.reject({ kind: "alert", key, metric_id: null, reason: problem });
     }
+    if (this.alerts.has(alert.alert_id)) return;
     this.rejected.delete(rejectedId("alert", alert.alert_id));
     this.alerts.set(alert.alert_id, alert);
     this.emit({ type: "alert", alert });

@@ -3,7 +3,7 @@ import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkResult } from "../../../src/serve/record-checks.ts";
 import { startViewServer, type ViewServer } from "../../../src/serve/server.ts";
-import { ViewState, type RunRecord } from "../../../src/serve/view-state.ts";
+import { ViewState, type AlertRecord, type RunRecord } from "../../../src/serve/view-state.ts";
 
 /** The view under hostile input: records the page cannot read, foreign Host headers, clients that never read. */
 
@@ -118,10 +118,14 @@ describe("records the page cannot read", () => {
       "run r1: steps_seen: expected a finite number",
     ]);
   });
-  it("a run-state record that is not an object at all is rejected, not thrown on", () => {
+  it("an alert or run-state record that is not an object at all is rejected, not thrown on", () => {
     const state = new ViewState({ mode: "files", description: "test", error: null });
     state.setRun(null as unknown as RunRecord);
-    const rejected = [{ kind: "run", key: "(no run_id)", metric_id: null, reason: "expected an object" }];
+    state.addAlert(7 as unknown as AlertRecord);
+    const rejected = [
+      { kind: "run", key: "(no run_id)", metric_id: null, reason: "expected an object" },
+      { kind: "alert", key: "(no alert_id)", metric_id: null, reason: "expected an object" },
+    ];
     expect(state.snapshot().rejected).toEqual(rejected);
   });
 });
