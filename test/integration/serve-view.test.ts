@@ -167,8 +167,9 @@ describe.skipIf(browserPath === undefined)("agentops serve in a headless browser
     const bad = { ...categorical, cohort: { ...categorical?.cohort, role: "unreadable-share" }, value: { ok: "0.5" } };
     appendFileSync(files.results, `${JSON.stringify(bad)}\n`);
     const row = await page.waitForSelector("#metrics tr[data-rejected]", { timeout: 30_000 });
-    const text = await row?.evaluate((node) => node.textContent);
+    const text = await row?.evaluate((node) => node.querySelector(".reason")?.textContent);
     expect(text).toBe("record not shown: value: ok: expected a finite number");
+    expect(await row?.evaluate((node) => node.getAttribute("data-rejected"))).toContain('"role":"unreadable-share"');
     expect(await row?.evaluate((node) => node.getAttribute("data-metric"))).toBe(categorical?.metric_id);
     expect(await page.$$eval("#metrics tr[data-key]", (rows) => rows.length)).toBe(results.length);
     expect(await page.$$eval("#trends .chart canvas", (nodes) => nodes.length)).toBeGreaterThan(0);

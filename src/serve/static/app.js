@@ -7,9 +7,11 @@ import { formatInstant, instantMillis } from "./format.js";
 const view = { results: new Map(), alerts: new Map(), runs: new Map(), rejected: new Map(), fresh: new Set() };
 const rejectedId = (kind, key) => `${kind}\u0000${key}`;
 
-/** A row that says why a record is not shown, in place of the record. */
-function errorRow(attributes, columns, message) {
-  return el("tr", { class: "rejected", ...attributes }, el("td", { colspan: columns, class: "error" }, message));
+/** A row that says why a record is not shown, in place of the record, and which record (its key). */
+function errorRow(attributes, columns, message, key) {
+  const reason = el("span", { class: "reason" }, message);
+  const cell = el("td", { colspan: columns, class: "error" }, reason, el("br"), el("span", { class: "muted" }, key));
+  return el("tr", { class: "rejected", ...attributes }, cell);
 }
 
 function el(tag, attributes = {}, ...children) {
@@ -110,7 +112,7 @@ function resultRow(key, metricId, result) {
       coverageNode(result.coverage),
     );
   } catch (error) {
-    return errorRow({ "data-rejected": key, "data-metric": metricId }, 5, `record not shown: ${error.message}`);
+    return errorRow({ "data-rejected": key, "data-metric": metricId }, 5, `record not shown: ${error.message}`, key);
   }
 }
 
@@ -129,7 +131,12 @@ function renderMetrics() {
       const statuses = new Map();
       for (const [, result] of entries) statuses.set(result.status, (statuses.get(result.status) ?? 0) + 1);
       const errors = (rejected.get(metricId) ?? []).map((record) =>
-        errorRow({ "data-rejected": record.key, "data-metric": metricId }, 5, `record not shown: ${record.reason}`),
+        errorRow(
+          { "data-rejected": record.key, "data-metric": metricId },
+          5,
+          `record not shown: ${record.reason}`,
+          record.key,
+        ),
       );
       if (errors.length > 0) statuses.set("not shown", errors.length);
       const rows = [...entries.map(([key, result]) => resultRow(key, metricId, result)), ...errors];
