@@ -93,10 +93,10 @@ export const otlpCommand: CliCommand = {
         process.stdout.write(`  ${callsMissing[coordinate]} without ${coordinate}: set ${attribute}\n`);
       }
     }
-    const { unauthorized, foreignHost, tooLarge, timedOut } = refused;
+    const { unauthorized, foreignHost, tooLarge, timedOut, busy } = refused;
     process.stdout.write(
       `refused ${unauthorized} unauthorized, ${foreignHost} for another host, ${tooLarge} too large, ` +
-        `${timedOut} timed-out requests\n`,
+        `${timedOut} timed-out, ${busy} over the concurrent-request bound\n`,
     );
     return 0;
   },

@@ -29,9 +29,15 @@ export interface ReceiverLimits {
   readonly maxBodyBytes: number;
   /** From the request's headers to its last body byte; a sink write is bounded by it too. */
   readonly requestTimeoutMs: number;
+  /** Requests being received, decoded or written at once; one more is a 503 (exporters retry). */
+  readonly maxConcurrentRequests: number;
 }
 
-export const DEFAULT_RECEIVER_LIMITS: ReceiverLimits = { maxBodyBytes: 32 * 1024 * 1024, requestTimeoutMs: 30_000 };
+export const DEFAULT_RECEIVER_LIMITS: ReceiverLimits = {
+  maxBodyBytes: 32 * 1024 * 1024,
+  requestTimeoutMs: 30_000,
+  maxConcurrentRequests: 16,
+};
 
 export interface OtlpReceiverOptions {
   readonly host: string;
@@ -58,7 +64,7 @@ export interface ReceiverTotals {
   /** Model calls written without a coordinate of the attribution tuple, by coordinate. */
   callsMissing: Record<TupleCoordinate, number>;
   /** Requests refused before their body was read to the end, by reason. */
-  refused: { unauthorized: number; tooLarge: number; timedOut: number; foreignHost: number };
+  refused: { unauthorized: number; tooLarge: number; timedOut: number; foreignHost: number; busy: number };
 }
 
 export interface OtlpReceiver {
@@ -78,6 +84,8 @@ interface Receiving {
   /** Checked only without a token: a page of another site rebound to this address has neither. */
   readonly allowedHosts: ReadonlySet<string> | undefined;
   readonly telemetry: Telemetry;
+  /** Requests past the checks of `handle` and not yet answered. */
+  inFlight: number;
   writeFacts(mapped: MappedRequest, deadLetters: readonly DeadLetterRecord[]): Promise<void>;
 }
 
@@ -91,7 +99,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     ignored: 0,
     malformed: 0,
     callsMissing: { provider: 0, model: 0, role: 0, runtime: 0 },
-    refused: { unauthorized: 0, tooLarge: 0, timedOut: 0, foreignHost: 0 },
+    refused: { unauthorized: 0, tooLarge: 0, timedOut: 0, foreignHost: 0, busy: 0 },
   };
   // One write at a time: the Kafka sink batches per write. A write that outlives its bound frees
   // the turn (the exporter retries a 503, and a retried fact is a redelivery).
@@ -104,6 +112,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     allowedHosts:
       options.authToken === undefined ? allowedHostNames(options.host, options.allowedHosts ?? []) : undefined,
     telemetry: options.telemetry ?? new Telemetry(),
+    inFlight: 0,
     writeFacts(mapped, deadLetters) {
       const write = sinkTurn.then(() =>
         withinTime(options.sink.write(mapped.facts, deadLetters), limits.requestTimeoutMs),
@@ -149,7 +158,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse, receiving: Receiving): Promise<void> {
-  const { options, limits, totals } = receiving;
+  const { limits, totals } = receiving;
   const host = hostName(request.headers.host);
   if (receiving.allowedHosts !== undefined && (host === undefined || !receiving.allowedHosts.has(host))) {
     totals.refused.foreignHost += 1;
@@ -182,8 +191,39 @@ async function handle(request: IncomingMessage, response: ServerResponse, receiv
   if (encoding !== "identity" && encoding !== "gzip") {
     return respondStatus(response, 415, `content encoding "${encoding}" is not supported; send gzip or none`, true);
   }
+  // Bounds the memory of bodies held at once: each is at most maxBodyBytes.
+  if (receiving.inFlight >= limits.maxConcurrentRequests) {
+    totals.refused.busy += 1;
+    response.setHeader("retry-after", "1");
+    const message = `${limits.maxConcurrentRequests} requests are being received already; retry later`;
+    return respondStatus(response, 503, message, true);
+  }
+  receiving.inFlight += 1;
+  try {
+    await receive(request, response, receiving, { path, signal, format, gzip: encoding === "gzip" });
+  } finally {
+    receiving.inFlight -= 1;
+  }
+}
+
+interface Accepted {
+  readonly path: string;
+  readonly signal: OtlpSignal;
+  readonly format: WireFormat;
+  readonly gzip: boolean;
+}
+
+/** One request past the checks: its body read under the bounds, mapped, written and answered. */
+async function receive(
+  request: IncomingMessage,
+  response: ServerResponse,
+  receiving: Receiving,
+  accepted: Accepted,
+): Promise<void> {
+  const { options, limits, totals } = receiving;
+  const { path, signal, format, gzip } = accepted;
   const bounds = { maxBytes: limits.maxBodyBytes, timeoutMs: limits.requestTimeoutMs };
-  const read = await readBoundedBody(request, encoding === "gzip", bounds);
+  const read = await readBoundedBody(request, gzip, bounds);
   if (read.kind === "aborted") return;
   if (read.kind === "too-large") {
     totals.refused.tooLarge += 1;
