@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { allowedHostNames, hostName } from "../net/allowed-hosts.ts";
 import type { ViewEvent, ViewState } from "./view-state.ts";
 
 const STATIC_DIR = join(dirname(fileURLToPath(import.meta.url)), "static");
@@ -25,6 +26,17 @@ const FILES: Readonly<Record<string, { path: string; type: string }>> = {
 /** A comment line every 15 s keeps proxies and the browser from closing an idle event stream. */
 const KEEPALIVE_MS = 15_000;
 
+export interface ViewServerOptions {
+  /** Host names answered besides the bound address (net/allowed-hosts.ts). */
+  readonly allowedHosts?: readonly string[];
+  /** Bytes an event-stream client may leave unread before it is dropped (the browser reconnects). */
+  readonly maxClientBufferBytes?: number;
+  /** Event-stream clients at once; one more is a 503. */
+  readonly maxClients?: number;
+}
+
+export const DEFAULT_VIEW_LIMITS = { maxClientBufferBytes: 4 * 1024 * 1024, maxClients: 64 } as const;
+
 function sseFrame(event: ViewEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
@@ -35,36 +47,110 @@ async function serveFile(response: ServerResponse, file: { path: string; type: s
   response.end(body);
 }
 
-/** The event stream: the whole state first (event "snapshot"), then every change as it happens. */
-function serveEvents(request: IncomingMessage, response: ServerResponse, state: ViewState): void {
-  response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
-  response.write(`event: snapshot\ndata: ${JSON.stringify(state.snapshot())}\n\n`);
-  const unsubscribe = state.subscribe((event) => response.write(sseFrame(event)));
-  const keepalive = setInterval(() => response.write(": keepalive\n\n"), KEEPALIVE_MS);
-  request.on("close", () => {
-    clearInterval(keepalive);
-    unsubscribe();
-  });
+/**
+ * The event streams: each client gets the whole state first (event "snapshot"), then every change
+ * as it happens. The frames of one turn of the event loop are joined and the same string queued
+ * for every client (one write each, not one per change); a client that leaves more than
+ * `maxBufferBytes` unread is dropped rather than buffered for.
+ */
+class EventStreams {
+  private readonly clients = new Set<ServerResponse>();
+  private readonly state: ViewState;
+  private readonly maxBufferBytes: number;
+  private readonly stopFollowing: () => void;
+  private readonly keepalive: NodeJS.Timeout;
+  private pending: string[] = [];
+
+  constructor(state: ViewState, maxBufferBytes: number) {
+    this.state = state;
+    this.maxBufferBytes = maxBufferBytes;
+    this.stopFollowing = state.subscribe((event) => this.broadcast(sseFrame(event)));
+    this.keepalive = setInterval(() => this.broadcast(": keepalive\n\n"), KEEPALIVE_MS);
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  open(request: IncomingMessage, response: ServerResponse): void {
+    response.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+    });
+    response.write(`event: snapshot\ndata: ${JSON.stringify(this.state.snapshot())}\n\n`);
+    this.clients.add(response);
+    const forget = (): void => void this.clients.delete(response);
+    request.on("close", forget);
+    response.on("close", forget);
+  }
+
+  close(): void {
+    clearInterval(this.keepalive);
+    this.stopFollowing();
+  }
+
+  private broadcast(frame: string): void {
+    if (this.pending.push(frame) === 1) setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    const frames = this.pending.join("");
+    this.pending = [];
+    for (const client of this.clients) {
+      if (client.writableLength <= this.maxBufferBytes) client.write(frames);
+      else {
+        this.clients.delete(client);
+        client.destroy();
+      }
+    }
+  }
 }
 
 export interface ViewServer {
   readonly server: Server;
   readonly url: string;
+  /** Event-stream clients connected now. */
+  clientCount(): number;
   close(): Promise<void>;
 }
 
 /**
  * The view's HTTP server (node:http): the page, its scripts, `/api/snapshot` (the records as JSON)
- * and `/events` (server-sent events). Read-only: every other method or path is refused.
+ * and `/events` (server-sent events). Read-only: every other method or path is refused, and so is
+ * a request for a host name it does not answer to (421).
  */
-export async function startViewServer(state: ViewState, host: string, port: number): Promise<ViewServer> {
+export async function startViewServer(
+  state: ViewState,
+  host: string,
+  port: number,
+  options: ViewServerOptions = {},
+): Promise<ViewServer> {
+  const allowed = allowedHostNames(host, options.allowedHosts ?? []);
+  const maxClients = options.maxClients ?? DEFAULT_VIEW_LIMITS.maxClients;
+  const streams = new EventStreams(state, options.maxClientBufferBytes ?? DEFAULT_VIEW_LIMITS.maxClientBufferBytes);
   const server = createServer((request, response) => {
+    const name = hostName(request.headers.host);
+    if (name === undefined || !allowed.has(name)) {
+      const message = `this server does not answer to host "${request.headers.host ?? ""}"`;
+      const fix = `start it with --allowed-hosts ${name ?? "NAME"} to allow it`;
+      const headers = { "content-type": "text/plain; charset=utf-8", connection: "close" };
+      response.writeHead(421, headers).end(`${message}; ${fix}\n`);
+      return;
+    }
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
     if (request.method !== "GET" && request.method !== "HEAD") {
       response.writeHead(405, { allow: "GET, HEAD" }).end();
       return;
     }
-    if (path === "/events") return serveEvents(request, response, state);
+    if (path === "/events") {
+      if (streams.size >= maxClients) {
+        const headers = { "content-type": "text/plain; charset=utf-8", "retry-after": "5" };
+        response.writeHead(503, headers).end(`${maxClients} event-stream clients are connected already\n`);
+        return;
+      }
+      return streams.open(request, response);
+    }
     if (path === "/api/snapshot") {
       response.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" });
       response.end(JSON.stringify(state.snapshot()));
@@ -80,9 +166,12 @@ export async function startViewServer(state: ViewState, host: string, port: numb
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error) => {
+      streams.close();
+      reject(error);
+    });
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.removeAllListeners("error");
       resolve();
     });
   });
@@ -91,8 +180,10 @@ export async function startViewServer(state: ViewState, host: string, port: numb
   return {
     server,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}/`,
+    clientCount: () => streams.size,
     close: () =>
       new Promise<void>((resolve) => {
+        streams.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -156,4 +156,23 @@ describe.skipIf(browserPath === undefined)("agentops serve in a headless browser
     const table = await page.$('#metrics details[data-metric="role-template-rework-rate"]');
     await table?.screenshot({ path: join(ARTIFACT_DIR, "serve-metrics.png") });
   });
+
+  it("a result the page cannot read is an error row with the reason; every other record is shown", async () => {
+    const results = readLines<MetricResult>(files.results);
+    const categorical = results.find(
+      (result) => result.value !== null && typeof result.value === "object" && result.scope.kind === "window",
+    );
+    expect(categorical).toBeDefined();
+    // Well-formed JSON of a result's shape whose share is a string (share.toFixed is not a function).
+    const bad = { ...categorical, cohort: { ...categorical?.cohort, role: "unreadable-share" }, value: { ok: "0.5" } };
+    appendFileSync(files.results, `${JSON.stringify(bad)}\n`);
+    const row = await page.waitForSelector("#metrics tr[data-rejected]", { timeout: 30_000 });
+    const text = await row?.evaluate((node) => node.querySelector(".reason")?.textContent);
+    expect(text).toBe("record not shown: value: ok: expected a finite number");
+    expect(await row?.evaluate((node) => node.getAttribute("data-rejected"))).toContain('"role":"unreadable-share"');
+    expect(await row?.evaluate((node) => node.getAttribute("data-metric"))).toBe(categorical?.metric_id);
+    expect(await page.$$eval("#metrics tr[data-key]", (rows) => rows.length)).toBe(results.length);
+    expect(await page.$$eval("#trends .chart canvas", (nodes) => nodes.length)).toBeGreaterThan(0);
+    expect(await page.$$eval("#runs [data-alert]", (nodes) => nodes.length)).toBeGreaterThan(0);
+  });
 });

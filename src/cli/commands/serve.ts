@@ -1,6 +1,8 @@
 import { statSync } from "node:fs";
 import { startFileSource } from "../../serve/file-source.ts";
 import { startKafkaSource } from "../../serve/kafka-source.ts";
+import { hostList } from "../../net/allowed-hosts.ts";
+import { isLoopbackHost } from "../../net/listen-address.ts";
 import { startViewServer } from "../../serve/server.ts";
 import { ViewState } from "../../serve/view-state.ts";
 import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
@@ -8,9 +10,9 @@ import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, stringFlag } from "../flags.ts";
 
 const USAGE = `Usage: agentops serve --results <results.ndjson> [--alerts <alerts.ndjson>] [--runs <runs.ndjson>]
-                      [--host 127.0.0.1] [--port 8080]
+                      [--host 127.0.0.1] [--port 8080] [--allowed-hosts NAME,...]
        agentops serve --from-topics [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
-                      [--host 127.0.0.1] [--port 8080]
+                      [--host 127.0.0.1] [--port 8080] [--allowed-hosts NAME,...]
 
 A live web view of the metrics and the tripwire alerts: every result by metric, scope and cohort
 (the value or why there is none, coverage with its numerator/denominator, state and LOW_COVERAGE),
@@ -24,6 +26,9 @@ computes nothing.
   --from-topics  follow the results, alerts and run-state topics of a Kafka cluster instead
   --host         address to listen on (default 127.0.0.1: this machine only)
   --port         port to listen on, 0 = any free port (default 8080)
+  --allowed-hosts  host names the page may be reached by besides the bound address (comma-separated),
+                 e.g. the machine's DNS name; any other Host header is refused (421). The view has no
+                 login: bind beyond loopback only on a network you trust (docs/security.md)
 
 On the bundled sample: npm run view`;
 
@@ -42,8 +47,22 @@ export const serveCommand: CliCommand = {
   summary: "a live web view of results and tripwire alerts (files or Kafka topics)",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { results: { type: "string" }, alerts: { type: "string" }, runs: { type: "string" }, "from-topics": { type: "boolean" }, host: { type: "string" }, port: { type: "string" }, ...CLUSTER_FLAGS }, "serve");
+    const flags = parseFlags(
+      argv,
+      {
+        results: { type: "string" },
+        alerts: { type: "string" },
+        runs: { type: "string" },
+        "from-topics": { type: "boolean" },
+        host: { type: "string" },
+        port: { type: "string" },
+        "allowed-hosts": { type: "string" },
+        ...CLUSTER_FLAGS,
+      },
+      "serve",
+    );
     const host = stringFlag(flags, "host") ?? "127.0.0.1";
+    const allowedHosts = hostList(stringFlag(flags, "allowed-hosts"));
     const port = integerFlag(flags, "port", 8080, 0, 65_535);
     const fromTopics = booleanFlag(flags, "from-topics");
     if (fromTopics && (stringFlag(flags, "results") ?? stringFlag(flags, "alerts") ?? stringFlag(flags, "runs")) !== undefined) {
@@ -70,7 +89,7 @@ export const serveCommand: CliCommand = {
     }
     let server;
     try {
-      server = await startViewServer(state, host, port);
+      server = await startViewServer(state, host, port, { allowedHosts });
     } catch (error) {
       await stopSource();
       const code = (error as NodeJS.ErrnoException).code;
@@ -79,6 +98,10 @@ export const serveCommand: CliCommand = {
       throw error;
     }
     process.stdout.write(`agentops view on ${server.url} (${state.snapshot().status.description}); Ctrl-C stops it\n`);
+    if (!isLoopbackHost(host)) {
+      const reach = `anyone who reaches port ${new URL(server.url).port} reads every result and alert`;
+      process.stderr.write(`warning: the view has no login and ${host} is reachable beyond this machine: ${reach}\n`);
+    }
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);

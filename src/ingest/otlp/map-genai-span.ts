@@ -16,7 +16,11 @@ export function mapGenAiSpan(span: OtlpSpan, config: OtlpMappingConfig): Mapping
   const isCall = config.genAi.modelCallOperations.includes(operation);
   const isTool = config.genAi.toolOperations.includes(operation);
   if (!isCall && !isTool) return ignored(`GenAI operation "${operation}" is neither a model call nor a tool call`);
-  if (span.traceId === "" || span.spanId === "") return unmappable("NO_STABLE_IDENTITY", "traceId", "a GenAI span needs its trace and span ids: they are the call's identity");
+  const missingId = span.traceId === "" ? "traceId" : span.spanId === "" ? "spanId" : undefined;
+  if (missingId !== undefined) {
+    const detail = "a GenAI span needs its trace and span ids: they are the call's identity";
+    return unmappable("NO_STABLE_IDENTITY", missingId, detail);
+  }
   if (span.startTimeUnixNano === undefined) return unmappable("NO_EVENT_TIME", "startTimeUnixNano", "the span has no start time");
   const eventTime = instantFromNanos(span.startTimeUnixNano);
   if (eventTime === undefined) return unmappable("NO_EVENT_TIME", "startTimeUnixNano", "the span's start time is not a representable instant");

@@ -64,9 +64,30 @@ function validated(outcome: MappingOutcome): ValidatedOutcome {
   for (const raw of outcome.facts) {
     const parsed = parseFact(raw);
     if (!parsed.ok) return unmappable("INVALID_FACT", parsed.rejection.field, `${parsed.rejection.reason}: ${parsed.rejection.detail}`);
+    // Canonical JSON (the fact's identity bytes) has no form for a lone UTF-16 surrogate.
+    const illFormed = illFormedString(raw, "");
+    if (illFormed !== undefined) {
+      return unmappable("INVALID_FACT", illFormed, "a string that is not well-formed Unicode (a lone surrogate)");
+    }
     facts.push({ fact: parsed.fact, json: canonicalJson(raw) });
   }
   return { kind: "facts", facts };
+}
+
+/** In unicode mode a well-formed surrogate pair is one code point, so only a lone surrogate matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** The path of the first string (value or key) that is not well-formed UTF-16, if any. */
+function illFormedString(value: unknown, path: string): string | undefined {
+  if (typeof value === "string") return LONE_SURROGATE.test(value) ? path || "(value)" : undefined;
+  if (typeof value !== "object" || value === null) return undefined;
+  for (const [key, field] of Object.entries(value)) {
+    const at = path === "" ? key : `${path}.${key}`;
+    if (LONE_SURROGATE.test(key)) return at;
+    const found = illFormedString(field, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function describe(record: OtlpRecord): string {

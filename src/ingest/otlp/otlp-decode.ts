@@ -46,7 +46,25 @@ export class MalformedOtlpError extends Error {
   override readonly name = "MalformedOtlpError";
 }
 
+/** How deep attribute values (arrays and key-value lists) may nest; deeper is a 400 naming this bound. */
+export const MAX_VALUE_DEPTH = 32;
+const TOO_DEEP = `attribute values nested deeper than ${MAX_VALUE_DEPTH} levels`;
+
 export function decodeOtlpRequest(signal: OtlpSignal, format: WireFormat, body: Uint8Array): OtlpRecord[] {
+  try {
+    return decode(signal, format, body);
+  } catch (error) {
+    // protobufjs decodes nested messages recursively: a far deeper body exhausts the stack first.
+    if (isStackOverflow(error)) throw new MalformedOtlpError(`not an OTLP ${signal} request: ${TOO_DEEP}`);
+    throw error;
+  }
+}
+
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
+function decode(signal: OtlpSignal, format: WireFormat, body: Uint8Array): OtlpRecord[] {
   let plain: unknown;
   if (format === "protobuf") {
     const { request } = MESSAGES[signal];
@@ -54,6 +72,7 @@ export function decodeOtlpRequest(signal: OtlpSignal, format: WireFormat, body: 
     try {
       message = request.decode(body);
     } catch (error) {
+      if (isStackOverflow(error)) throw error;
       throw new MalformedOtlpError(`not an OTLP ${signal} protobuf request: ${error instanceof Error ? error.message : String(error)}`);
     }
     plain = hexIds(request.toObject(message, { longs: String, bytes: String, enums: Number, defaults: false, arrays: true }));
@@ -198,21 +217,22 @@ function statusCode(value: unknown, path: string): number {
   throw new MalformedOtlpError(`${path}: expected a status code`);
 }
 
-function attributes(value: unknown, path: string): Attributes {
+function attributes(value: unknown, path: string, depth = 0): Attributes {
   const map = new Map<string, AttributeValue>();
   list(value, path).forEach((item, i) => {
     const entry = object(item, `${path}[${i}]`);
     const key = optionalString(entry["key"], `${path}[${i}].key`);
     if (key === undefined) throw new MalformedOtlpError(`${path}[${i}].key: missing`);
     if (entry["value"] === undefined || entry["value"] === null) return;
-    const read = anyValue(entry["value"], `${path}[${i}].value`);
+    const read = anyValue(entry["value"], `${path}[${i}].value`, depth);
     if (read !== undefined) map.set(key, read);
   });
   return map;
 }
 
 /** An OTLP AnyValue; an empty one (no variant set) reads as absent. */
-function anyValue(value: unknown, path: string): AttributeValue | undefined {
+function anyValue(value: unknown, path: string, depth = 0): AttributeValue | undefined {
+  if (depth > MAX_VALUE_DEPTH) throw new MalformedOtlpError(`${path}: ${TOO_DEEP}`);
   const variant = object(value, path);
   if ("stringValue" in variant) return optionalString(variant["stringValue"], `${path}.stringValue`) ?? "";
   if ("boolValue" in variant) {
@@ -236,9 +256,14 @@ function anyValue(value: unknown, path: string): AttributeValue | undefined {
   }
   if ("arrayValue" in variant) {
     const values = list(object(variant["arrayValue"], `${path}.arrayValue`)["values"], `${path}.arrayValue.values`);
-    return values.map((item, i) => anyValue(item, `${path}.arrayValue.values[${i}]`)).filter((item): item is AttributeValue => item !== undefined);
+    return values
+      .map((item, i) => anyValue(item, `${path}.arrayValue.values[${i}]`, depth + 1))
+      .filter((item): item is AttributeValue => item !== undefined);
   }
-  if ("kvlistValue" in variant) return Object.fromEntries(attributes(object(variant["kvlistValue"], `${path}.kvlistValue`)["values"], `${path}.kvlistValue.values`));
+  if ("kvlistValue" in variant) {
+    const values = object(variant["kvlistValue"], `${path}.kvlistValue`)["values"];
+    return Object.fromEntries(attributes(values, `${path}.kvlistValue.values`, depth + 1));
+  }
   if ("bytesValue" in variant) return optionalString(variant["bytesValue"], `${path}.bytesValue`) ?? "";
   return undefined;
 }

@@ -3,7 +3,16 @@
 // formatted for reading; no metric is computed here.
 import { formatInstant, instantMillis } from "./format.js";
 
-const view = { results: new Map(), alerts: new Map(), runs: new Map(), fresh: new Set() };
+// `rejected`: records the server could not show (its record checks), by kind and key, each with why.
+const view = { results: new Map(), alerts: new Map(), runs: new Map(), rejected: new Map(), fresh: new Set() };
+const rejectedId = (kind, key) => `${kind}\u0000${key}`;
+
+/** A row that says why a record is not shown, in place of the record, and which record (its key). */
+function errorRow(attributes, columns, message, key) {
+  const reason = el("span", { class: "reason" }, message);
+  const cell = el("td", { colspan: columns, class: "error" }, reason, el("br"), el("span", { class: "muted" }, key));
+  return el("tr", { class: "rejected", ...attributes }, cell);
+}
 
 function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -78,26 +87,59 @@ function byMetric() {
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
+/** Rejected result records by metric id ("no metric id" when they have none). */
+function rejectedByMetric() {
+  const groups = new Map();
+  for (const record of view.rejected.values()) {
+    if (record.kind !== "result") continue;
+    const metricId = record.metric_id ?? "no metric id";
+    if (!groups.has(metricId)) groups.set(metricId, []);
+    groups.get(metricId).push(record);
+  }
+  return groups;
+}
+
+/** One result's row; a record that still cannot be drawn becomes an error row, never a blank page. */
+function resultRow(key, metricId, result) {
+  try {
+    return el(
+      "tr",
+      { "data-key": key, "data-metric": metricId },
+      scopeNode(result.scope),
+      cohortNode(result.cohort),
+      el("td", {}, el("span", { class: `badge ${result.status}` }, STATUS_TEXT[result.status] ?? result.status)),
+      valueNode(result),
+      coverageNode(result.coverage),
+    );
+  } catch (error) {
+    return errorRow({ "data-rejected": key, "data-metric": metricId }, 5, `record not shown: ${error.message}`, key);
+  }
+}
+
 function renderMetrics() {
   const container = document.getElementById("metrics");
-  const groups = byMetric();
-  document.getElementById("result-count").textContent = `${view.results.size} results, ${groups.length} metrics`;
+  const groups = new Map(byMetric());
+  const rejected = rejectedByMetric();
+  for (const metricId of rejected.keys()) if (!groups.has(metricId)) groups.set(metricId, []);
+  const rejectedCount = [...rejected.values()].reduce((sum, records) => sum + records.length, 0);
+  const notShown = rejectedCount > 0 ? `, ${rejectedCount} records not shown` : "";
+  const counts = `${view.results.size} results, ${groups.size} metrics${notShown}`;
+  document.getElementById("result-count").textContent = counts;
   container.replaceChildren(
-    ...groups.map(([metricId, entries]) => {
+    ...[...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([metricId, entries]) => {
       entries.sort(([, a], [, b]) => compareResults(a, b));
       const statuses = new Map();
       for (const [, result] of entries) statuses.set(result.status, (statuses.get(result.status) ?? 0) + 1);
-      const rows = entries.map(([key, result]) =>
-        el(
-          "tr",
-          { "data-key": key, "data-metric": metricId },
-          scopeNode(result.scope),
-          cohortNode(result.cohort),
-          el("td", {}, el("span", { class: `badge ${result.status}` }, STATUS_TEXT[result.status] ?? result.status)),
-          valueNode(result),
-          coverageNode(result.coverage),
+      const errors = (rejected.get(metricId) ?? []).map((record) =>
+        errorRow(
+          { "data-rejected": record.key, "data-metric": metricId },
+          5,
+          `record not shown: ${record.reason}`,
+          record.key,
         ),
       );
+      if (errors.length > 0) statuses.set("not shown", errors.length);
+      const rows = [...entries.map(([key, result]) => resultRow(key, metricId, result)), ...errors];
       return el(
         "details",
         { open: "", "data-metric": metricId },
@@ -133,39 +175,73 @@ function renderTrends() {
     }
     const boxes = [];
     for (const [cohortKey, results] of [...cohorts].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      results.sort((a, b) => instantMillis(a.scope.start) - instantMillis(b.scope.start));
-      if (!results.some((result) => result.value !== null)) continue;
-      const xs = results.map((result) => instantMillis(result.scope.start) / 1000);
-      const categorical = results.some((result) => result.value !== null && typeof result.value === "object");
-      const names = categorical ? [...new Set(results.flatMap((result) => (result.value && typeof result.value === "object" ? Object.keys(result.value) : [])))].sort() : ["value"];
-      // A window without a published value is a gap (null), never a zero.
-      const series = names.map((name) => results.map((result) => (result.value === null ? null : categorical ? (result.value[name] ?? null) : result.value)));
-      const currency = results.find((result) => result.measures?.currency)?.measures.currency;
-      const cohortText = Object.entries(JSON.parse(cohortKey)).map(([key, value]) => `${key}=${value}`).join(", ") || "no cohort";
-      const gaps = results.filter((result) => result.value === null).length;
-      const box = el("div", { class: "chart", "data-metric": metricId, "data-cohort": cohortKey }, el("div", { class: "title" }, cohortText, currency ? ` (${currency} minor units)` : "", gaps > 0 ? el("span", { class: "why" }, ` · ${gaps} window(s) without a value`) : null));
-      boxes.push(box);
-      const palette = ["#2e90fa", "#f79009", "#12b76a", "#7a5af8", "#f04438", "#667085"];
-      charts.push(
-        new uPlot(
-          {
-            width: 300,
-            height: 140,
-            legend: { show: categorical, live: false },
-            // Window starts are instants: shown in UTC like every time on the page.
-            tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), "Etc/UTC"),
-            scales: { x: { time: true } },
-            axes: [{ size: 30 }, { size: 56, values: (_chart, ticks) => ticks.map(compactNumber) }],
-            series: [{}, ...names.map((name, index) => ({ label: name, stroke: palette[index % palette.length], points: { show: true, size: 5 }, spanGaps: false }))],
-          },
-          [xs, ...series],
-          box,
-        ),
-      );
+      try {
+        const box = drawTrend(metricId, cohortKey, results);
+        if (box !== null) boxes.push(box);
+      } catch (error) {
+        const where = { class: "chart error", "data-metric": metricId, "data-cohort": cohortKey };
+        boxes.push(el("div", where, `trend not drawn: ${error.message}`));
+      }
     }
     if (boxes.length > 0) sections.push(el("details", { open: "" }, el("summary", {}, el("h3", {}, metricId)), el("div", { class: "charts" }, boxes)));
   }
   container.replaceChildren(...sections);
+}
+
+/** One cohort's chart of a window metric; null when no window has a value. */
+function drawTrend(metricId, cohortKey, results) {
+  results.sort((a, b) => instantMillis(a.scope.start) - instantMillis(b.scope.start));
+  if (!results.some((result) => result.value !== null)) return null;
+  const xs = results.map((result) => instantMillis(result.scope.start) / 1000);
+  const categorical = results.some((result) => result.value !== null && typeof result.value === "object");
+  const categories = (result) => (result.value && typeof result.value === "object" ? Object.keys(result.value) : []);
+  const names = categorical ? [...new Set(results.flatMap(categories))].sort() : ["value"];
+  // A window without a published value is a gap (null), never a zero.
+  const point = (result, name) => {
+    if (result.value === null) return null;
+    return categorical ? (result.value[name] ?? null) : result.value;
+  };
+  const series = names.map((name) => results.map((result) => point(result, name)));
+  const currency = results.find((result) => result.measures?.currency)?.measures.currency;
+  const cohortText =
+    Object.entries(JSON.parse(cohortKey))
+      .map(([key, value]) => `${key}=${value}`)
+      .join(", ") || "no cohort";
+  const gaps = results.filter((result) => result.value === null).length;
+  const title = el(
+    "div",
+    { class: "title" },
+    cohortText,
+    currency ? ` (${currency} minor units)` : "",
+    gaps > 0 ? el("span", { class: "why" }, ` · ${gaps} window(s) without a value`) : null,
+  );
+  const box = el("div", { class: "chart", "data-metric": metricId, "data-cohort": cohortKey }, title);
+  const palette = ["#2e90fa", "#f79009", "#12b76a", "#7a5af8", "#f04438", "#667085"];
+  charts.push(
+    new uPlot(
+      {
+        width: 300,
+        height: 140,
+        legend: { show: categorical, live: false },
+        // Window starts are instants: shown in UTC like every time on the page.
+        tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), "Etc/UTC"),
+        scales: { x: { time: true } },
+        axes: [{ size: 30 }, { size: 56, values: (_chart, ticks) => ticks.map(compactNumber) }],
+        series: [
+          {},
+          ...names.map((name, index) => ({
+            label: name,
+            stroke: palette[index % palette.length],
+            points: { show: true, size: 5 },
+            spanGaps: false,
+          })),
+        ],
+      },
+      [xs, ...series],
+      box,
+    ),
+  );
+  return box;
 }
 
 // ---------- alerts and runs ----------
@@ -182,7 +258,8 @@ function evidenceText(evidence) {
 
 function runStateText(run) {
   if (run === undefined) return "run state not seen yet";
-  const share = run.redundant_share == null ? "no tool call yet" : `${(run.redundant_share * 100).toFixed(1)}% redundant`;
+  const redundant = run.redundant_share;
+  const share = typeof redundant !== "number" ? "no tool call yet" : `${(redundant * 100).toFixed(1)}% redundant`;
   return `${run.steps_seen} steps, ${run.tool_calls_seen} tool calls (${share}), ${run.sandbox_events_seen} sandbox events · open alerts ${run.open_alerts}, alerts emitted ${run.alerts_emitted} · last event ${formatInstant(run.last_event_time)}`;
 }
 
@@ -200,6 +277,7 @@ function renderAlerts() {
   const runs = [...byRun].sort(([a], [b]) => lastArrival.get(b) - lastArrival.get(a));
   document.getElementById("alert-count").textContent = `${view.alerts.size} alerts in ${byRun.size} runs · ${view.runs.size} runs monitored`;
   document.getElementById("runs").replaceChildren(
+    ...[rejectedEventsNode()].filter((node) => node !== null),
     ...runs.map(([runId, alerts]) => {
       const fresh = alerts.some((alert) => view.fresh.has(alert.alert_id));
       return el(
@@ -207,24 +285,48 @@ function renderAlerts() {
         { class: `run${fresh ? " fresh" : ""}`, "data-run": runId },
         el("div", {}, el("strong", {}, `run ${runId}`)),
         el("div", { class: "run-state" }, runStateText(view.runs.get(runId))),
-        [...alerts].reverse().map((alert) =>
-          el(
-            "div",
-            { class: "alert", "data-alert": alert.alert_id },
-            el(
-              "div",
-              { class: "head" },
-              el("span", { class: `badge ${alert.severity}`, "data-field": "severity" }, alert.severity),
-              el("strong", { "data-field": "kind" }, alert.kind),
-              el("span", { "data-field": "rule" }, `${alert.rule_id}@${alert.rule_version}`),
-              el("span", { class: "muted", "data-field": "time" }, formatInstant(alert.event_time)),
-            ),
-            el("span", { "data-field": "evidence" }, evidenceText(alert.evidence ?? {})),
-            el("span", { "data-field": "message" }, alert.message),
-          ),
-        ),
+        [...alerts].reverse().map(alertNode),
       );
     }),
+  );
+}
+
+function alertNode(alert) {
+  try {
+    return el(
+      "div",
+      { class: "alert", "data-alert": alert.alert_id },
+      el(
+        "div",
+        { class: "head" },
+        el("span", { class: `badge ${alert.severity}`, "data-field": "severity" }, alert.severity),
+        el("strong", { "data-field": "kind" }, alert.kind),
+        el("span", { "data-field": "rule" }, `${alert.rule_id}@${alert.rule_version}`),
+        el("span", { class: "muted", "data-field": "time" }, formatInstant(alert.event_time)),
+      ),
+      el("span", { "data-field": "evidence" }, evidenceText(alert.evidence ?? {})),
+      el("span", { "data-field": "message" }, alert.message),
+    );
+  } catch (error) {
+    return el("div", { class: "alert error", "data-rejected": alert.alert_id }, `alert not shown: ${error.message}`);
+  }
+}
+
+/** Alert and run-state records the server could not show, each with why. */
+function rejectedEventsNode() {
+  const records = [...view.rejected.values()].filter((record) => record.kind !== "result");
+  if (records.length === 0) return null;
+  return el(
+    "div",
+    { class: "run rejected" },
+    el("strong", {}, `${records.length} records not shown`),
+    records.map((record) =>
+      el(
+        "div",
+        { class: "error", "data-rejected": record.key, "data-kind": record.kind },
+        `${record.kind} ${record.key}: ${record.reason}`,
+      ),
+    ),
   );
 }
 
@@ -268,25 +370,37 @@ events.addEventListener("snapshot", (event) => {
   view.results = new Map(snapshot.results.map(({ key, result }) => [key, result]));
   view.alerts = new Map(snapshot.alerts.map((alert) => [alert.alert_id, alert]));
   view.runs = new Map(snapshot.runs.map((run) => [run.run_id, run]));
+  view.rejected = new Map(snapshot.rejected.map((record) => [rejectedId(record.kind, record.key), record]));
   showStatus(snapshot.status);
   schedule("metrics");
   schedule("alerts");
 });
 events.addEventListener("result", (event) => {
   const { key, result } = JSON.parse(event.data);
+  view.rejected.delete(rejectedId("result", key));
   if (result === null) view.results.delete(key);
   else view.results.set(key, result);
   schedule("metrics");
 });
 events.addEventListener("alert", (event) => {
   const { alert } = JSON.parse(event.data);
+  view.rejected.delete(rejectedId("alert", alert.alert_id));
   view.alerts.set(alert.alert_id, alert);
   view.fresh.add(alert.alert_id);
   schedule("alerts");
 });
 events.addEventListener("run", (event) => {
   const { run } = JSON.parse(event.data);
+  view.rejected.delete(rejectedId("run", run.run_id));
   view.runs.set(run.run_id, run);
   schedule("alerts");
+});
+events.addEventListener("rejected", (event) => {
+  const { record } = JSON.parse(event.data);
+  view.rejected.set(rejectedId(record.kind, record.key), record);
+  if (record.kind === "result") {
+    view.results.delete(record.key);
+    schedule("metrics");
+  } else schedule("alerts");
 });
 events.addEventListener("status", (event) => showStatus(JSON.parse(event.data).status));

@@ -130,6 +130,15 @@ describe("OTel GenAI spans", () => {
     expect(noTokens).not.toHaveProperty("input_tokens");
   });
 
+  it("gen_ai.agent.name is a role only when the mapping names it; the default never guesses one", () => {
+    const body = span([str("gen_ai.operation.name", "chat"), str("gen_ai.agent.name", "triage")]);
+    const decoded = decodeOtlpRequest("traces", "json", new TextEncoder().encode(JSON.stringify(body)));
+    expect(factsOf(mapJson("traces", body))[0]).not.toHaveProperty("role");
+    const withAgentName = { ...DEFAULT_OTLP_MAPPING, role: ["agentops.role", "gen_ai.agent.name"] };
+    const configured = mapOtlpRecords(decoded, withAgentName);
+    expect(factsOf(configured)[0]).toMatchObject({ role: "triage" });
+  });
+
   it("an execute_tool span becomes a tool-call agent_step with canonical arguments; other spans are ignored", () => {
     const facts = factsOf(mapJson("traces", span([str("gen_ai.operation.name", "execute_tool"), str("gen_ai.tool.name", "get_weather"), str("gen_ai.tool.call.arguments", '{"city": "Paris", "a": 1}'), str("session.id", "conv-1")], { status: { code: 2 } })));
     expect(facts).toMatchObject([{ type: "agent_step", run_id: "conv-1", seq: 1780000000000000, kind: "tool_call", tool: "get_weather", input: '{"a":1,"city":"Paris"}', status: "error" }]);
