@@ -47,12 +47,13 @@ export function deliveryContributions(deliveryId: string, index: FactIndex, conf
   const scope = windowScopeOf(terminal.event_time, config.windowMillis);
   const basis = evidenceBasis(terminal);
   const readable = basis !== "UNREADABLE";
-  const changed = requirementChanged(summaries, terminal);
-  const exclusion = basis === "NONDIRECT" ? NONDIRECT_EVIDENCE : changed ? "REQUIREMENT_CHANGED" : undefined;
+  const requirement = readRequirement(summaries, terminal);
+  const changed = requirement.changed ? "REQUIREMENT_CHANGED" : undefined;
+  const exclusion = basis === "NONDIRECT" ? NONDIRECT_EVIDENCE : changed;
   // Direct and not excluded: the Delivery counts in values.
   const included = basis === "DIRECT" && exclusion === undefined;
   const exclusions = excludedFor(exclusion);
-  const asOf = terminal.event_time;
+  const asOf = Math.max(terminal.event_time, requirement.asOf);
   const drafts: ContributionDraft[] = [evidenceContribution(terminal, config)];
 
   const linked = deliveryCosts(deliveryId, index);
@@ -103,14 +104,22 @@ export function deliveryContributions(deliveryId: string, index: FactIndex, conf
 
 /**
  * Whether a direct summary the Delivery's reading reads (an OPEN one, or the deciding TERMINAL one)
- * says requirement_changed: the flag as task readings read it, without the task join (a Delivery
- * unit belongs to no task). Later TERMINAL summaries are conflicts and never read.
+ * says requirement_changed, and the greatest time of those it read: the flag as task readings read
+ * it, without the task join (a Delivery unit belongs to no task). Later TERMINAL summaries are
+ * conflicts and never read.
  */
-function requirementChanged(summaries: readonly DeliverySummary[], terminal: DeliverySummary): boolean {
+function readRequirement(
+  summaries: readonly DeliverySummary[],
+  terminal: DeliverySummary,
+): { changed: boolean; asOf: number } {
+  let changed = false;
+  let asOf = Number.NEGATIVE_INFINITY;
   for (let position = 0; position < summaries.length; position++) {
     const summary = summaries[position] as DeliverySummary;
-    if (summary.status === "TERMINAL" && summary !== terminal) continue;
-    if (summary.requirement_changed && evidenceBasis(summary) === "DIRECT") return true;
+    const later = summary.status === "TERMINAL" && summary !== terminal;
+    if (later || evidenceBasis(summary) !== "DIRECT") continue;
+    if (summary.event_time > asOf) asOf = summary.event_time;
+    if (summary.requirement_changed) changed = true;
   }
-  return false;
+  return { changed, asOf };
 }

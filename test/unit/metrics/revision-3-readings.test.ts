@@ -189,6 +189,12 @@ describe("revision 3 change 7: requirement change is a common exclusion for Deli
     expect(reasons(summary({ requirement_changed: true, event_time: at(11 * HOUR) }))).toEqual({});
   });
 
+  it("the OPEN summary read for the flag is read wherever its time falls, and is in as_of (decision 21)", () => {
+    const laterOpen = summary({ status: "OPEN", requirement_changed: true, event_time: at(12 * HOUR) });
+    const result = evaluate([summary(), laterOpen]).get("delivery-cycle-time-ms", {}, WINDOW0);
+    expect(result).toMatchObject({ exclusions: { REQUIREMENT_CHANGED: 1 }, as_of: at(12 * HOUR) });
+  });
+
   it("trajectory-partial-cost leaves the changed Delivery's money out", () => {
     const deliveries = terminalDeliveries(21, (index) => ({ requirement_changed: index === 0 }));
     const costs = deliveries.map((_, index) => deliveryCost(`k-${index}`, `dd-${index}`, 10));
