@@ -4,6 +4,7 @@ import { coverageResult } from "./coverage.ts";
 import { SUM_PAST_SAFE_INTEGER } from "./exact-sum.ts";
 import type { GroupAggregate, MoneySliceTotal } from "./group-aggregate.ts";
 import { FORMULA_SHAPES } from "./metric-formula.ts";
+import { unavailableReason } from "./na-reason.ts";
 import type { Cohort, CoverageResult, Measures, MetricResult, ResultStatus, ResultValue } from "./result-record.ts";
 import { cohortOf, resultKey } from "./scope.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
@@ -58,11 +59,18 @@ interface Shared {
 }
 
 /**
- * Status precedence: no covered or no eligible unit → NOT_AVAILABLE (missing is never zero);
- * fewer eligible units than minimum_sample → BELOW_MINIMUM_SAMPLE; otherwise PUBLISHED.
+ * Status precedence (contract revision 3 change 2: NOT_AVAILABLE, for any reason, first): no
+ * covered or no eligible unit → NOT_AVAILABLE (missing is never zero); a sum past 2^53 − 1 →
+ * NOT_AVAILABLE, since more units cannot make it publishable; fewer eligible units than
+ * minimum_sample → BELOW_MINIMUM_SAMPLE; otherwise PUBLISHED.
  */
-export function resultStatus(coveredUnits: number, eligibleUnits: number, minimumSample: number): ResultStatus {
-  if (coveredUnits === 0 || eligibleUnits === 0) return "NOT_AVAILABLE";
+export function resultStatus(
+  coveredUnits: number,
+  eligibleUnits: number,
+  minimumSample: number,
+  exact: boolean,
+): ResultStatus {
+  if (coveredUnits === 0 || eligibleUnits === 0 || !exact) return "NOT_AVAILABLE";
   if (eligibleUnits < minimumSample) return "BELOW_MINIMUM_SAMPLE";
   return "PUBLISHED";
 }
@@ -72,22 +80,27 @@ export function resultStatus(coveredUnits: number, eligibleUnits: number, minimu
  * reason said, never rounded or infinite (contract revision 2 §1). Coverage is published as ever.
  */
 function assemble(shared: Shared, scope: MetricResult["scope"], cohort: Cohort, eligibleUnits: number, compute: (status: ResultStatus) => { value: ResultValue; measures: Measures } | undefined, exact = true): MetricResult {
-  const computable = resultStatus(shared.coverage.numerator, eligibleUnits, shared.definition.minimumSample);
-  const status = computable === "PUBLISHED" && !exact ? "NOT_AVAILABLE" : computable;
+  const { definition, coverage } = shared;
+  const status = resultStatus(coverage.numerator, eligibleUnits, definition.minimumSample, exact);
   const computed = compute(status);
+  const counts = { candidates: coverage.denominator, covered: coverage.numerator, eligible: eligibleUnits };
+  const missing = coverage.numerator === 0 || eligibleUnits === 0;
+  const unavailable = missing
+    ? unavailableReason(definition.metricId, counts, shared.exclusions)
+    : SUM_PAST_SAFE_INTEGER;
   return {
     catalog: shared.catalog,
-    metric_id: shared.definition.metricId,
-    metric_version: shared.definition.version,
+    metric_id: definition.metricId,
+    metric_version: definition.version,
     scope,
     cohort,
     status,
     value: computed?.value ?? null,
-    na_reason: status === "NOT_AVAILABLE" ? (computable === "PUBLISHED" ? SUM_PAST_SAFE_INTEGER : shared.definition.missing) : null,
+    na_reason: status === "NOT_AVAILABLE" ? unavailable : null,
     measures: computed?.measures ?? null,
     eligible_units: eligibleUnits,
-    minimum_sample: shared.definition.minimumSample,
-    coverage: shared.coverage,
+    minimum_sample: definition.minimumSample,
+    coverage,
     exclusions: shared.exclusions,
     as_of: shared.asOf,
   };

@@ -1,5 +1,6 @@
 import type { DeliverySummary, ModelCall, Repair } from "../contract/facts.ts";
 import { attributionCohort } from "./attribution.ts";
+import { evidenceBasis } from "./evidence-basis.ts";
 import type { MoneyShare } from "./contribution.ts";
 import { addExact } from "./exact-sum.ts";
 import type { FactIndex } from "./fact-index.ts";
@@ -23,17 +24,24 @@ export interface MemberReading {
   /** Its costs up to the cutoff, direct or through its calls up to the cutoff. */
   readonly money: MoneyReading;
   readonly calls: CallsReading;
-  readonly repairs: RepairsReading;
+  readonly repairs: MemberRepairsReading;
 }
 
 export interface TaskIdReading {
   readonly calls: CallsReading;
+  /** The repairs naming the task_id and no Delivery (one naming both is read with its Delivery). */
   readonly repairs: RepairsReading;
 }
 
-/** Operational calls up to the cutoff: whether any, their greatest time, their distinct complete tuples. */
+/**
+ * Operational calls up to the cutoff, by evidence basis (contract revision 3 change 3: a task is
+ * attributed to a tuple only through direct calls), their greatest time and the distinct complete
+ * tuples of the direct ones.
+ */
 export interface CallsReading {
-  readonly count: number;
+  readonly direct: number;
+  readonly nondirect: number;
+  readonly unreadable: number;
   readonly asOf: number;
   /** Sorted by canonical JSON. */
   readonly tuples: readonly Cohort[];
@@ -46,14 +54,36 @@ export interface RepairsReading {
   readonly attributable: boolean;
 }
 
+/** The repairs of a member Delivery that name one task_id. */
+export interface NamedRepairs extends RepairsReading {
+  readonly taskId: string;
+}
+
+/**
+ * A member Delivery's repairs up to the cutoff, split by the task they name (contract revision 3
+ * change 6: a repair naming both task_id and delivery_id joins only the task of that id listing
+ * that Delivery). Those naming no task_id join every task listing the Delivery.
+ */
+export interface MemberRepairsReading {
+  readonly unnamed: RepairsReading;
+  /** Sorted by task_id (code points). */
+  readonly named: readonly NamedRepairs[];
+}
+
 export interface TaskInputs {
   member(deliveryId: string, cutoff: number): MemberReading;
   taskId(taskId: string, cutoff: number): TaskIdReading;
 }
 
-const NO_CALLS: CallsReading = { count: 0, asOf: Number.NEGATIVE_INFINITY, tuples: [] };
+const NO_CALLS: CallsReading = { direct: 0, nondirect: 0, unreadable: 0, asOf: Number.NEGATIVE_INFINITY, tuples: [] };
 const NO_REPAIRS: RepairsReading = { count: 0, asOf: Number.NEGATIVE_INFINITY, attributable: false };
-export const EMPTY_MEMBER: MemberReading = { summaries: [], money: readMoney([]), calls: NO_CALLS, repairs: NO_REPAIRS };
+const NO_MEMBER_REPAIRS: MemberRepairsReading = { unnamed: NO_REPAIRS, named: [] };
+export const EMPTY_MEMBER: MemberReading = {
+  summaries: [],
+  money: readMoney([]),
+  calls: NO_CALLS,
+  repairs: NO_MEMBER_REPAIRS,
+};
 export const EMPTY_TASK_ID: TaskIdReading = { calls: NO_CALLS, repairs: NO_REPAIRS };
 
 /**
@@ -77,7 +107,8 @@ export function indexTaskInputs(index: FactIndex): TaskInputs {
         upTo(index.costsByCall.get(callId), cutoff, costs);
         calls.add(call);
       }
-      return { summaries, money: readMoney(costs), calls: calls.reading(), repairs: readRepairs(index.repairsByDelivery.get(deliveryId), cutoff) };
+      const repairs = readMemberRepairs(index.repairsByDelivery.get(deliveryId), cutoff);
+      return { summaries, money: readMoney(costs), calls: calls.reading(), repairs };
     },
     taskId(taskId, cutoff) {
       if (index.taskIdDocs.get(taskId) === undefined) return EMPTY_TASK_ID;
@@ -87,7 +118,7 @@ export function indexTaskInputs(index: FactIndex): TaskInputs {
         const call = index.calls.get(callIds[position] as string);
         if (call !== undefined && call.event_time <= cutoff) calls.add(call);
       }
-      return { calls: calls.reading(), repairs: readRepairs(index.repairsByTask.get(taskId), cutoff) };
+      return { calls: calls.reading(), repairs: readTaskIdRepairs(index.repairsByTask.get(taskId), cutoff) };
     },
   };
 }
@@ -104,20 +135,29 @@ function upTo<V extends { readonly event_time: number }>(facts: readonly V[] | u
 
 /** Operational calls (already known to be at most the cutoff), tallied into a CallsReading. */
 class CallsTally {
-  private count = 0;
+  private direct = 0;
+  private nondirect = 0;
+  private unreadable = 0;
   private asOf = Number.NEGATIVE_INFINITY;
   private readonly tuples = new TupleSet();
 
   add(call: ModelCall): void {
     if (!call.operational) return;
-    this.count++;
     if (call.event_time > this.asOf) this.asOf = call.event_time;
-    const tuple = attributionCohort(call);
-    if (tuple !== undefined) this.tuples.add(tuple);
+    const basis = evidenceBasis(call);
+    if (basis === "NONDIRECT") this.nondirect++;
+    else if (basis === "UNREADABLE") this.unreadable++;
+    else {
+      this.direct++;
+      const tuple = attributionCohort(call);
+      if (tuple !== undefined) this.tuples.add(tuple);
+    }
   }
 
   reading(): CallsReading {
-    return this.count === 0 ? NO_CALLS : { count: this.count, asOf: this.asOf, tuples: this.tuples.sorted() };
+    if (this.direct + this.nondirect + this.unreadable === 0) return NO_CALLS;
+    const { direct, nondirect, unreadable, asOf } = this;
+    return { direct, nondirect, unreadable, asOf, tuples: this.tuples.sorted() };
   }
 }
 
@@ -142,39 +182,89 @@ class TupleSet {
   }
 }
 
-function readRepairs(repairs: readonly Repair[], cutoff: number): RepairsReading {
-  let count = 0;
-  let asOf = Number.NEGATIVE_INFINITY;
-  let attributable = false;
+/** Repairs up to the cutoff, tallied into a RepairsReading. */
+class RepairsTally {
+  private count = 0;
+  private asOf = Number.NEGATIVE_INFINITY;
+  private attributable = false;
+
+  add(repair: Repair): void {
+    this.count++;
+    if (repair.event_time > this.asOf) this.asOf = repair.event_time;
+    if (repair.attributable) this.attributable = true;
+  }
+
+  reading(): RepairsReading {
+    return this.count === 0 ? NO_REPAIRS : { count: this.count, asOf: this.asOf, attributable: this.attributable };
+  }
+}
+
+/** A task_id's repairs up to the cutoff that name no Delivery: one naming a Delivery too is read with that Delivery. */
+function readTaskIdRepairs(repairs: readonly Repair[], cutoff: number): RepairsReading {
+  const tally = new RepairsTally();
+  for (let index = 0; index < repairs.length; index++) {
+    const repair = repairs[index] as Repair;
+    if (repair.event_time <= cutoff && repair.delivery_id === undefined) tally.add(repair);
+  }
+  return tally.reading();
+}
+
+/** A Delivery's repairs up to the cutoff, by the task_id they name (if any). */
+function readMemberRepairs(repairs: readonly Repair[], cutoff: number): MemberRepairsReading {
+  const unnamed = new RepairsTally();
+  const named = new Map<string, RepairsTally>();
   for (let index = 0; index < repairs.length; index++) {
     const repair = repairs[index] as Repair;
     if (repair.event_time > cutoff) continue;
-    count++;
-    asOf = Math.max(asOf, repair.event_time);
-    if (repair.attributable) attributable = true;
+    if (repair.task_id === undefined) unnamed.add(repair);
+    else {
+      let tally = named.get(repair.task_id);
+      if (tally === undefined) named.set(repair.task_id, (tally = new RepairsTally()));
+      tally.add(repair);
+    }
   }
-  return count === 0 ? NO_REPAIRS : { count, asOf, attributable };
+  const unnamedReading = unnamed.reading();
+  if (named.size === 0) {
+    return unnamedReading === NO_REPAIRS ? NO_MEMBER_REPAIRS : { unnamed: unnamedReading, named: [] };
+  }
+  const taskIds = [...named.keys()].sort(byUtf8);
+  const byTask = taskIds.map((taskId) => ({ taskId, ...(named.get(taskId) as RepairsTally).reading() }));
+  return { unnamed: unnamedReading, named: byTask };
+}
+
+/**
+ * The repairs of a member Delivery that join the task of `taskId` (contract revision 3 change 6):
+ * those naming no task, and those naming this one. A task without task_id joins only the former.
+ */
+export function memberRepairsOf(reading: MemberRepairsReading, taskId: string | undefined): RepairsReading[] {
+  const named = taskId === undefined ? undefined : reading.named.find((entry) => entry.taskId === taskId);
+  return named === undefined ? [reading.unnamed] : [reading.unnamed, named];
 }
 
 /**
  * Calls linked to a task by task_id and through its members, as one reading. A call linked both
- * ways is counted in each; nothing reads the count but "any", and the time and tuples are a
+ * ways is counted in each; nothing reads the counts but "any", and the time and tuples are a
  * maximum and a set, so the double count changes nothing.
  */
 export function combineCalls(readings: readonly CallsReading[]): CallsReading {
-  let count = 0;
+  let direct = 0;
+  let nondirect = 0;
+  let unreadable = 0;
   let asOf = Number.NEGATIVE_INFINITY;
   const tuples = new TupleSet();
   for (let index = 0; index < readings.length; index++) {
     const reading = readings[index] as CallsReading;
-    count += reading.count;
+    direct += reading.direct;
+    nondirect += reading.nondirect;
+    unreadable += reading.unreadable;
     asOf = Math.max(asOf, reading.asOf);
     for (let tuple = 0; tuple < reading.tuples.length; tuple++) tuples.add(reading.tuples[tuple] as Cohort);
   }
-  return count === 0 ? NO_CALLS : { count, asOf, tuples: tuples.sorted() };
+  if (direct + nondirect + unreadable === 0) return NO_CALLS;
+  return { direct, nondirect, unreadable, asOf, tuples: tuples.sorted() };
 }
 
-/** Repairs linked by task_id and through members (a repair linked both ways: a maximum and an "any" again). */
+/** Repairs joined by task_id and through members (each repair edge is read along one link only). */
 export function combineRepairs(readings: readonly RepairsReading[]): RepairsReading {
   let count = 0;
   let asOf = Number.NEGATIVE_INFINITY;

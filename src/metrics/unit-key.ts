@@ -3,10 +3,10 @@ import type { TaskReader } from "./entity-docs.ts";
 
 /**
  * A unit is what a metric counts: a call, a Delivery, a packet, one defined task of one snapshot,
- * or a snapshot itself (for its no-task record). Evidence facts are units too, but depend on
- * nothing else, so the engine adds them directly. A unit is named by its kind and its id (the
- * fact's own id string, so no key is built per fact); its contributions are recomputed when any
- * fact it reads changes.
+ * or a snapshot itself (for its no-task record). Evidence facts (OPEN summaries, a Delivery's
+ * costs) are units too, but depend on nothing else, so the engine adds them directly. A unit is
+ * named by its kind and its id (the fact's own id string, so no key is built per fact); its
+ * contributions are recomputed when any fact it reads changes.
  */
 export type UnitKind = "call" | "delivery" | "packet" | "task" | "snapshot";
 

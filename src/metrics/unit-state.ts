@@ -172,7 +172,7 @@ export class UnitState {
 
   /**
    * A fact starts counting: it is indexed and the units reading it are marked. `evidence` adds its
-   * own direct-evidence contribution (a summary, a Delivery's cost): false where another partition
+   * own direct-evidence contribution (an OPEN summary, a Delivery's cost): false where another partition
    * is the fact's home and adds it.
    */
   admit(fact: MetricFact, evidence = true): void {
@@ -274,8 +274,9 @@ export class UnitState {
   }
 
   /**
-   * direct-evidence-basis-rate: a summary or a Delivery's cost reads nothing but itself, so its unit is never recomputed:
-   * the contribution is added on acceptance and the same contribution subtracted on quarantine.
+   * direct-evidence-basis-rate: an OPEN summary or a Delivery's cost reads nothing but itself, so
+   * its unit is never recomputed: the contribution is added on acceptance and the same contribution
+   * subtracted on quarantine. (A TERMINAL summary counts only while earliest: its Delivery's unit.)
    * Not keeping a million per-fact contributions is most of the engine's memory saving.
    */
   applyEvidence(fact: MetricFact, sign: 1 | -1): void {

@@ -91,8 +91,9 @@ export function destinationsOf(fact: MetricFact, partitions: number): { bundle: 
 }
 
 /**
- * The bundle whose owner adds the fact's own direct-evidence contribution (summaries and costs
- * linked to a Delivery; a call's costs count with the call's unit), so it is added exactly once.
+ * The bundle whose owner adds the fact's own direct-evidence contribution (OPEN summaries and costs
+ * linked to a Delivery; a call's costs count with the call's unit, a Delivery's deciding TERMINAL
+ * summary with the Delivery's), so it is added exactly once.
  */
 export function evidenceHome(fact: MetricFact): string | undefined {
   if (fact.type === "delivery_summary") return bundleKey("delivery", fact.delivery_id);

@@ -10,7 +10,7 @@ import type { MoneyReading } from "../money.ts";
 import type { Admission, ClaimVersion, JoinReading } from "../partitioned/stage-records.ts";
 import type { Cohort, Scope } from "../result-record.ts";
 import { cohortOf, groupKeyOf, NO_COHORT, snapshotScopeOf, windowScopeOf } from "../scope.ts";
-import type { CallsReading } from "../task-inputs.ts";
+import type { CallsReading, RepairsReading } from "../task-inputs.ts";
 import type { GroupKeyIds } from "./group-key-ids.ts";
 import type { ValueCodec } from "./state-store.ts";
 
@@ -581,22 +581,45 @@ export const joinReadingCodec: ValueCodec<JoinReading> = {
         out.unsigned(reading.summaries.length);
         for (const summary of reading.summaries) writeFact(out, summary);
         writeMoneyReading(out, reading.money);
-      } else out.byte(TASK_ID_READING);
+        writeCallsReading(out, reading.calls);
+        writeRepairsReading(out, reading.repairs.unnamed);
+        out.unsigned(reading.repairs.named.length);
+        for (const named of reading.repairs.named) {
+          out.string(named.taskId);
+          writeRepairsReading(out, named);
+        }
+        return;
+      }
+      out.byte(TASK_ID_READING);
       writeCallsReading(out, reading.calls);
-      out.unsigned(reading.repairs.count);
-      out.double(reading.repairs.asOf);
-      out.boolean(reading.repairs.attributable);
+      writeRepairsReading(out, reading.repairs);
     }),
   decode: (bytes) =>
     decodeWith(bytes, (input): JoinReading => {
       const tag = input.byte();
       if (tag !== MEMBER_READING && tag !== TASK_ID_READING) throw new InternalRecordError(`join reading tag ${String(tag)}`);
-      const member = tag === MEMBER_READING ? { summaries: Array.from({ length: input.unsigned() }, () => readFact(input) as DeliverySummary), money: readMoneyReading(input) } : undefined;
+      if (tag === TASK_ID_READING) return { calls: readCallsReading(input), repairs: readRepairsReading(input) };
+      const summaries = Array.from({ length: input.unsigned() }, () => readFact(input) as DeliverySummary);
+      const money = readMoneyReading(input);
       const calls = readCallsReading(input);
-      const repairs = { count: input.unsigned(), asOf: input.double(), attributable: input.boolean() };
-      return member === undefined ? { calls, repairs } : { ...member, calls, repairs };
+      const unnamed = readRepairsReading(input);
+      const named = Array.from({ length: input.unsigned() }, () => {
+        const taskId = input.string();
+        return { taskId, ...readRepairsReading(input) };
+      });
+      return { summaries, money, calls, repairs: { unnamed, named } };
     }),
 };
+
+function writeRepairsReading(out: BinaryWriter, repairs: RepairsReading): void {
+  out.unsigned(repairs.count);
+  out.double(repairs.asOf);
+  out.boolean(repairs.attributable);
+}
+
+function readRepairsReading(input: BinaryReader): RepairsReading {
+  return { count: input.unsigned(), asOf: input.double(), attributable: input.boolean() };
+}
 
 function writeMoneyReading(out: BinaryWriter, money: MoneyReading): void {
   writeShares(out, money.shares);
@@ -609,7 +632,9 @@ function readMoneyReading(input: BinaryReader): MoneyReading {
 }
 
 function writeCallsReading(out: BinaryWriter, calls: CallsReading): void {
-  out.unsigned(calls.count);
+  out.unsigned(calls.direct);
+  out.unsigned(calls.nondirect);
+  out.unsigned(calls.unreadable);
   out.double(calls.asOf);
   out.unsigned(calls.tuples.length);
   for (const tuple of calls.tuples) {
@@ -623,9 +648,11 @@ function writeCallsReading(out: BinaryWriter, calls: CallsReading): void {
 }
 
 function readCallsReading(input: BinaryReader): CallsReading {
-  const count = input.unsigned();
+  const direct = input.unsigned();
+  const nondirect = input.unsigned();
+  const unreadable = input.unsigned();
   const asOf = input.double();
   // Tuples come back interned (cohortOf), the same objects the readings held.
   const tuples = Array.from({ length: input.unsigned() }, () => cohortOf(Object.fromEntries(Array.from({ length: input.unsigned() }, () => [input.string(), input.string()]))));
-  return { count, asOf, tuples };
+  return { direct, nondirect, unreadable, asOf, tuples };
 }

@@ -11,7 +11,7 @@ import { StateStore } from "./state-store.ts";
  * not read: it is wiped and rebuilt from the engine-facts topic. Raise it with any change of
  * src/metrics/state/codecs.ts or of a table's key.
  */
-export const STATE_LAYOUT_VERSION = 4;
+export const STATE_LAYOUT_VERSION = 5;
 
 /** The checkpoint's key: no table's prefix starts with a 0 byte. */
 const CHECKPOINT_KEY = "\u0000checkpoint";

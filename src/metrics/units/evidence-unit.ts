@@ -10,18 +10,25 @@ import { NO_COHORT, windowScopeOf } from "../scope.ts";
  * its own event_time. Unreadable provenance (null or an unknown basis) is uncovered, never
  * "nondirect"; readable nondirect provenance stays in the denominator and contributes 0.
  */
-function evidenceContribution(fact: ModelCall | Cost | DeliverySummary, config: EngineConfig): ContributionDraft {
+export function evidenceContribution(
+  fact: ModelCall | Cost | DeliverySummary,
+  config: EngineConfig,
+): ContributionDraft {
   const basis = evidenceBasis(fact);
   const readable = basis !== "UNREADABLE";
   return { metricId: "direct-evidence-basis-rate", scope: windowScopeOf(fact.event_time, config.windowMillis), cohort: NO_COHORT, candidate: true, covered: readable, eligible: readable, hit: basis === "DIRECT", asOf: fact.event_time };
 }
 
 /**
- * Facts that are units on their own: delivery summaries and costs linked to a Delivery. They read
- * nothing but themselves, so the engine adds them on acceptance and subtracts them on quarantine.
+ * Facts that are units on their own: OPEN delivery summaries and costs linked to a Delivery. They
+ * read nothing but themselves, so the engine adds them on acceptance and subtracts them on
+ * quarantine. A TERMINAL summary is a unit only while it is its Delivery's earliest (contract
+ * revision 3 change 1: a later one is a conflict, a unit of no metric), which depends on the
+ * Delivery's other summaries: the Delivery's unit contributes it (deliveryContributions).
  */
 export function evidenceContributions(fact: Cost | DeliverySummary, config: EngineConfig): ContributionDraft[] {
   if (fact.type === "cost" && fact.delivery_id === undefined) return [];
+  if (fact.type === "delivery_summary" && fact.status === "TERMINAL") return [];
   return [evidenceContribution(fact, config)];
 }
 

@@ -1,9 +1,19 @@
 import type { DefinedTask, TaskSnapshot } from "../../contract/facts.ts";
 import { INCOMPLETE_ATTRIBUTION } from "../attribution.ts";
 import type { ContributionDraft } from "../contribution.ts";
+import { NONDIRECT_EVIDENCE } from "../evidence-basis.ts";
 import type { Cohort } from "../result-record.ts";
 import { cohortOf, NO_COHORT, snapshotScopeOf } from "../scope.ts";
-import { combineCalls, combineMoney, combineRepairs, EMPTY_TASK_ID, type CallsReading, type MemberReading, type TaskInputs } from "../task-inputs.ts";
+import {
+  combineCalls,
+  combineMoney,
+  combineRepairs,
+  EMPTY_TASK_ID,
+  memberRepairsOf,
+  type CallsReading,
+  type MemberReading,
+  type TaskInputs,
+} from "../task-inputs.ts";
 import { eventTimeTemplate, lacksIdentityOrMembership, lacksTerminalInputs, readTask, withTemplateCoordinate, type TaskReading } from "../task-reading.ts";
 import { excludedFor } from "./finalize.ts";
 
@@ -33,9 +43,11 @@ export function taskContributions(snapshot: TaskSnapshot, task: DefinedTask, inp
   // defined-task snapshot as its denominator"): the role_template is a coordinate to have, not a slice.
   drafts.push({ metricId: "task-cohort-comparison-eligibility", scope, cohort: NO_COHORT, candidate: true, covered: !lacksIdentityOrMembership(reading.exclusion), eligible: true, hit: eligible, exclusions, asOf });
 
-  // Repairs linked by task_id or through a member, up to the cutoff.
+  // Repairs joined by task_id or through a member, up to the cutoff, by exact identities
+  // (contract revision 3 change 6): one repair edge joins one task.
   const terminalCovered = !lacksTerminalInputs(reading.exclusion);
-  const repairs = combineRepairs([taskIdReading.repairs, ...linked.map((member) => member.repairs)]);
+  const memberRepairs = linked.flatMap((member) => memberRepairsOf(member.repairs, task.task_id));
+  const repairs = combineRepairs([taskIdReading.repairs, ...memberRepairs]);
   asOf = Math.max(asOf, repairs.asOf);
   drafts.push({ metricId: "role-template-rework-rate", scope, cohort, candidate: true, covered: terminalCovered, eligible, hit: eligible && repairs.attributable, exclusions, asOf });
 
@@ -70,17 +82,22 @@ export function emptySnapshotContributions(snapshot: TaskSnapshot): Contribution
 
 /**
  * role-model-task-outcome-rate: the cohort is the tuple, so the task reading skips the template
- * coordinate. A task whose linked operational calls all lack a complete tuple is counted once in
- * the cohort-less record.
+ * coordinate. A task is attributed to a tuple only through its linked direct operational calls
+ * (contract revision 3 change 3); one that cannot be attributed is counted once in the cohort-less
+ * record (change 4: no task disappears), by `unattributed`.
  */
 function outcomeByTupleContributions(snapshot: TaskSnapshot, reading: TaskReading, calls: CallsReading, scope: ReturnType<typeof snapshotScopeOf>): ContributionDraft[] {
-  if (calls.count === 0) return [];
   const asOf = Math.max(snapshot.event_time, reading.asOf, calls.asOf);
+  // Every member joined and terminal: the task's required direct inputs for this metric.
+  const covered = !lacksTerminalInputs(reading.exclusion);
   if (calls.tuples.length === 0) {
-    return [{ metricId: "role-model-task-outcome-rate", scope, cohort: NO_COHORT, candidate: true, exclusions: excludedFor(INCOMPLETE_ATTRIBUTION), asOf }];
+    const unit = unattributed(calls, covered);
+    if (unit === undefined) return [];
+    const exclusions = excludedFor(unit.exclusion);
+    const metricId = "role-model-task-outcome-rate";
+    return [{ metricId, scope, cohort: NO_COHORT, candidate: true, covered: unit.covered, exclusions, asOf }];
   }
   const eligible = reading.exclusion === undefined;
-  const covered = !(reading.exclusion === "MISSING_TASK_IDENTITY" || reading.exclusion === "UNDEFINED_TASK_MEMBERSHIP" || reading.exclusion === "OPEN_DELIVERY");
   return calls.tuples.map((tuple) => ({
     metricId: "role-model-task-outcome-rate" as const,
     scope,
@@ -92,4 +109,18 @@ function outcomeByTupleContributions(snapshot: TaskSnapshot, reading: TaskReadin
     exclusions: excludedFor(reading.exclusion),
     asOf,
   }));
+}
+
+/**
+ * How a task with no direct call of a complete tuple counts in the cohort-less record: direct calls
+ * without a complete tuple, or (change 3) calls whose provenance is unreadable, never assumed
+ * either way, are INCOMPLETE_ATTRIBUTION and uncovered; calls that are all nondirect are excluded as
+ * NONDIRECT_EVIDENCE, covered as the task's terminal reading is; a task with no linked operational
+ * call counts (change 4, INCOMPLETE_ATTRIBUTION, uncovered) once every member joined and is terminal,
+ * and not at all before.
+ */
+function unattributed(calls: CallsReading, terminal: boolean): { covered: boolean; exclusion: string } | undefined {
+  if (calls.direct > 0 || calls.unreadable > 0) return { covered: false, exclusion: INCOMPLETE_ATTRIBUTION };
+  if (calls.nondirect > 0) return { covered: terminal, exclusion: NONDIRECT_EVIDENCE };
+  return terminal ? { covered: false, exclusion: INCOMPLETE_ATTRIBUTION } : undefined;
 }

@@ -207,14 +207,6 @@ export function evaluate(facts: Iterable<MetricFact>, config: Partial<EngineConf
 /** The default window scope selector (DAY0). */
 export const WINDOW0: ScopeSelector = { window: at(0) };
 
-/** The catalog's "N/A when …" text of a metric, read from the shipped machine companion itself. */
-export function catalogMissingText(metricId: MetricId): string {
-  const catalog = JSON.parse(readFileSync(new URL("../../../system-contracts/evaluation/metric-catalog.json", import.meta.url), "utf8")) as { metrics: { metric_id: string; value_semantics: { missing: string }; minimum_sample: number }[] };
-  const record = catalog.metrics.find((metric) => metric.metric_id === metricId);
-  if (record === undefined) throw new Error(`catalog has no ${metricId}`);
-  return record.value_semantics.missing;
-}
-
 export function catalogMinimumSample(metricId: MetricId): number {
   const catalog = JSON.parse(readFileSync(new URL("../../../system-contracts/evaluation/metric-catalog.json", import.meta.url), "utf8")) as { metrics: { metric_id: string; minimum_sample: number }[] };
   const record = catalog.metrics.find((metric) => metric.metric_id === metricId);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { METRIC_IDS } from "../../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../../src/contract/facts.ts";
 import type { MetricResult } from "../../../src/metrics/result-record.ts";
-import { CUTOFF, DAY, HOUR, TUPLE, WINDOW0, at, catalogMinimumSample, catalogMissingText, cost, definedTask, evaluate, modelCall, packet, repair, snapshot, summary } from "./fact-builders.ts";
+import { CUTOFF, DAY, HOUR, TUPLE, WINDOW0, at, catalogMinimumSample, cost, definedTask, evaluate, modelCall, packet, repair, snapshot, summary } from "./fact-builders.ts";
 
 /** Seed §7 reading rules and forbidden claims, and the contract §4 result record. */
 
@@ -80,16 +80,23 @@ describe("seed §7 never collapse independent metrics into a score; no causal or
   });
 });
 
-describe("seed §7 missing is never zero: NOT_AVAILABLE always has value null and the catalog's N/A text", () => {
+describe("seed §7 missing is never zero: NOT_AVAILABLE always has value null and says why", () => {
   const evaluated = evaluate(richFacts());
   const notAvailable = evaluated.results.filter((result) => result.status === "NOT_AVAILABLE");
 
-  it("every NOT_AVAILABLE record has value null, measures null and the catalog's missing text as na_reason", () => {
+  it("every NOT_AVAILABLE record has value null, measures null and an na_reason naming its counts (revision 3)", () => {
     expect(notAvailable.length).toBeGreaterThan(5);
     for (const result of notAvailable) {
       expect(result.value).toBeNull();
       expect(result.measures).toBeNull();
-      expect(result.na_reason).toBe(catalogMissingText(result.metric_id));
+      const { numerator, denominator } = result.coverage;
+      if (denominator === 0) expect(result.na_reason?.startsWith("N/A: no candidate ")).toBe(true);
+      else expect(result.na_reason?.startsWith(`N/A: ${denominator} candidate `)).toBe(true);
+      const covered = numerator === 0 ? "none covered" : `${numerator} covered, none eligible`;
+      if (denominator > 0) expect(result.na_reason).toContain(covered);
+      for (const [reason, count] of Object.entries(result.exclusions)) {
+        expect(result.na_reason).toContain(`${count} ${reason}`);
+      }
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CUTOFF, HOUR, WINDOW0, at, catalogMissingText, definedTask, evaluate, modelCall, snapshot, summary } from "./fact-builders.ts";
+import { CUTOFF, HOUR, WINDOW0, at, definedTask, evaluate, modelCall, snapshot, summary } from "./fact-builders.ts";
 
 /**
  * Regressions: rules the engine once broke (found by the rule and property tests), each kept as a
@@ -31,7 +31,7 @@ describe("catalog N/A rule of task-cohort-comparison-eligibility: \"N/A when the
       status: "NOT_AVAILABLE",
       value: null,
       measures: null,
-      na_reason: catalogMissingText("task-cohort-comparison-eligibility"),
+      na_reason: "N/A: no candidate tasks",
       eligible_units: 0,
       coverage: { numerator: 0, denominator: 0, raw_ratio: null, state: "NO_POPULATION", alert: false },
     });

@@ -262,9 +262,9 @@ describe("seed §6.5 role-model-task-outcome-rate: one numerator per outcome cat
     expect(records[0]).toMatchObject({ cohort: {}, status: "NOT_AVAILABLE", value: null, exclusions: { INCOMPLETE_ATTRIBUTION: 1 }, coverage: { numerator: 0, denominator: 1, alert: true } });
   });
 
-  it("non-operational (judge) calls do not make a task a unit of the metric", () => {
+  it("non-operational (judge) calls attribute no task: the terminal task is INCOMPLETE_ATTRIBUTION (rev. 3)", () => {
     const tasks = [definedTask()];
     const records = run(tasks, [summary(), modelCall({ task_id: "t-1", operational: false })]).records("role-model-task-outcome-rate");
-    expect(records).toEqual([]);
+    expect(records.map((result) => [result.cohort, result.exclusions])).toEqual([[{}, { INCOMPLETE_ATTRIBUTION: 1 }]]);
   });
 });

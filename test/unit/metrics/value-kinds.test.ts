@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TUPLE, WINDOW0, catalogMissingText, cost, evaluate, modelCall, packet, repair, summary, terminalDeliveries } from "./fact-builders.ts";
+import { TUPLE, WINDOW0, cost, evaluate, modelCall, packet, repair, summary, terminalDeliveries } from "./fact-builders.ts";
 
 /** Seed §4: metric value kinds, their units and their missing rules. */
 
@@ -16,7 +16,7 @@ describe("seed §4 rate: a ratio of eligible units meeting a condition; rates re
     expect(result.status).toBe("NOT_AVAILABLE");
     expect(result.value).toBeNull();
     expect(result.measures).toBeNull();
-    expect(result.na_reason).toBe(catalogMissingText("packet-rework-rate"));
+    expect(result.na_reason).toBe("N/A: 1 candidate packet, none covered");
   });
 
   it("a rate with no unit meeting the condition is a published 0, not N/A (an ordinary negative)", () => {
@@ -32,7 +32,7 @@ describe("seed §4 duration: an elapsed time in milliseconds; N/A when start or 
     const result = evaluate([summary({ elapsed_ms: undefined })]).get("delivery-cycle-time-ms", {}, WINDOW0);
     expect(result.status).toBe("NOT_AVAILABLE");
     expect(result.value).toBeNull();
-    expect(result.na_reason).toBe(catalogMissingText("delivery-cycle-time-ms"));
+    expect(result.na_reason).toBe("N/A: 1 candidate Delivery, none covered");
   });
 
   it("a reported duration of 0 ms is a value, distinct from an absent one", () => {
@@ -91,7 +91,7 @@ describe("seed §4 money: a same-currency sum of reported cost; N/A when no attr
     const result = evaluate([modelCall()]).get("operational-attributable-cost", TUPLE, WINDOW0);
     expect(result.status).toBe("NOT_AVAILABLE");
     expect(result.value).toBeNull();
-    expect(result.na_reason).toBe(catalogMissingText("operational-attributable-cost"));
+    expect(result.na_reason).toBe("N/A: 1 candidate call, none covered");
   });
 
   it("trajectory-partial-cost publishes a same-currency sum once 20 Deliveries have eligible money", () => {

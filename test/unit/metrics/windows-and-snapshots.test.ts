@@ -68,7 +68,9 @@ describe("contract §3 snapshot scope: one per task_snapshot; only facts with ev
     const rework = evaluated.get("role-template-rework-rate", TPL, SNAP);
     expect(rework.eligible_units).toBe(1);
     expect(evaluated.records("role-template-trajectory-partial-cost").map((result) => result.status)).toEqual(["NOT_AVAILABLE"]);
-    expect(evaluated.records("role-model-task-outcome-rate")).toEqual([]);
+    // The call after the cutoff is not read: t-1 is attributed to no tuple (revision 3 change 4).
+    const outcome = evaluated.records("role-model-task-outcome-rate");
+    expect(outcome.map((result) => [result.cohort, result.exclusions])).toEqual([[{}, { INCOMPLETE_ATTRIBUTION: 1 }]]);
     // Nothing after the cutoff is in as_of either.
     for (const result of evaluated.results.filter((record) => record.scope.kind === "snapshot")) expect(result.as_of).toBe(CUTOFF);
   });

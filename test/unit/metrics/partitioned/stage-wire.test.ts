@@ -21,8 +21,11 @@ describe("stage records on the wire", () => {
     const reading: MemberReading = {
       summaries: [summary],
       money: { shares: [{ currency: "USD", source: "PROVIDER", costBasis: "LIST", amountMinor: 2n ** 60n }, { currency: "EUR", source: "HOST", costBasis: "NET", amountMinor: 12 }], excluded: { ESTIMATED_COST: 2 }, asOf: 1_772_359_200_000 },
-      calls: { count: 3, asOf: Number.NEGATIVE_INFINITY, tuples: [tuple] },
-      repairs: { count: 1, asOf: 1_772_359_200_001, attributable: true },
+      calls: { direct: 3, nondirect: 1, unreadable: 2, asOf: Number.NEGATIVE_INFINITY, tuples: [tuple] },
+      repairs: {
+        unnamed: { count: 1, asOf: 1_772_359_200_001, attributable: true },
+        named: [{ taskId: "t1", count: 2, asOf: 1_772_359_200_002, attributable: false }],
+      },
     };
     const back = roundTrip(reading) as MemberReading;
     expect(back).toEqual(reading);
