@@ -1,0 +1,151 @@
+import type avro from "avsc";
+import { parseDecodedFact, type ParseResult } from "../../contract/parse-fact.ts";
+import { shapeForAvro } from "./avro-shape.ts";
+
+/**
+ * The Avro form of a fact as reported. The JSON form accepts values an Avro type cannot hold: an
+ * invalid measure of another type or outside its enum (contract §1: the fact still counts), a
+ * string that is not well-formed Unicode, a snapshot's malformed task entry. Such a field travels
+ * as the JSON text of its value in `raw_values`, the field itself holding null or a placeholder,
+ * and the reader puts it back before validating: the processors read exactly what a replay of the
+ * file reads.
+ */
+export const RAW_VALUES_FIELD = "raw_values";
+
+/** A fact that has no Avro form at all: a required field without a value, or a value without JSON. */
+export class FactNotCarriableError extends Error {
+  override readonly name = "FactNotCarriableError";
+}
+
+/** A lone surrogate (in unicode mode a well-formed pair is one code point): UTF-8 cannot hold it. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
+
+/** Nesting allowed in one carried value: deeper JSON is refused before it is parsed. */
+export const MAX_RAW_DEPTH = 32;
+
+/** The record to encode with `type` (a fact schema): every field it can hold, the rest as JSON text. */
+export function factToAvro(fact: Readonly<Record<string, unknown>>, type: avro.Type): Record<string, unknown> {
+  const fields = (type as avro.types.RecordType).fields;
+  const shaped: Record<string, unknown> = {};
+  const raw: Record<string, string> = {};
+  for (const field of fields) {
+    if (field.name === RAW_VALUES_FIELD) continue;
+    const value = fact[field.name];
+    if (carries(field.type, value)) {
+      shaped[field.name] = shapeForAvro(value, field.type);
+      continue;
+    }
+    raw[field.name] = jsonOf(field.name, value);
+    shaped[field.name] = placeholder(field.name, field.type, value);
+  }
+  for (const [name, value] of Object.entries(fact)) {
+    if (value !== undefined && !fields.some((field) => field.name === name)) raw[name] = jsonOf(name, value);
+  }
+  shaped[RAW_VALUES_FIELD] = raw;
+  return shaped;
+}
+
+/**
+ * A decoded fact record (avsc's plain data) as reported: each `raw_values` entry put back in its
+ * field. Undefined when an entry is not JSON, or nests deeper than MAX_RAW_DEPTH.
+ */
+export function factFromAvro(record: unknown): { readonly ok: true; readonly record: unknown } | { readonly ok: false; readonly detail: string } {
+  if (typeof record !== "object" || record === null || !(RAW_VALUES_FIELD in record)) return { ok: true, record };
+  const { [RAW_VALUES_FIELD]: raw, ...rest } = record as Record<string, unknown>;
+  if (typeof raw !== "object" || raw === null) return { ok: true, record: rest };
+  for (const [name, text] of Object.entries(raw as Record<string, unknown>)) {
+    if (typeof text !== "string" || depthOf(text) > MAX_RAW_DEPTH) return { ok: false, detail: `${RAW_VALUES_FIELD}.${name} is not JSON of at most ${MAX_RAW_DEPTH} levels` };
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return { ok: false, detail: `${RAW_VALUES_FIELD}.${name} is not JSON: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    // defineProperty: a field named __proto__ becomes an own key (then an unknown field), never the prototype.
+    Object.defineProperty(rest, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return { ok: true, record: rest };
+}
+
+/** A decoded fact record (registry or container file), restored and validated. */
+export function parseAvroFact(record: unknown): ParseResult {
+  const restored = factFromAvro(record);
+  if (!restored.ok) return { ok: false, rejection: { reason: "UNDECODABLE_BYTES", field: RAW_VALUES_FIELD, detail: restored.detail } };
+  return parseDecodedFact(restored.record);
+}
+
+/** Whether `type` holds `value` exactly: decoding gives back the same JSON. */
+export function carries(type: avro.Type, value: unknown): boolean {
+  switch (type.typeName) {
+    case "null":
+      return value === null || value === undefined;
+    case "boolean":
+      return typeof value === "boolean";
+    case "int":
+    case "long":
+      // avsc's own range (a long within ±2^52: its zig-zag form must stay a safe integer).
+      return type.isValid(value);
+    case "float":
+    case "double":
+      return typeof value === "number" && Number.isFinite(value);
+    case "string":
+      return typeof value === "string" && !LONE_SURROGATE.test(value);
+    case "enum":
+      return typeof value === "string" && (type as avro.types.EnumType).symbols.includes(value);
+    case "array":
+      return Array.isArray(value) && value.every((item) => carries((type as avro.types.ArrayType).itemsType, item));
+    case "map":
+      return isPlainObject(value) && Object.values(value).every((item) => carries((type as avro.types.MapType).valuesType, item));
+    case "record":
+      return isPlainObject(value) && Object.keys(value).every((key) => value[key] === undefined || (type as avro.types.RecordType).fields.some((field) => field.name === key)) && (type as avro.types.RecordType).fields.every((field) => carries(field.type, value[field.name]));
+    case "union:unwrapped":
+      return (type as avro.types.UnwrappedUnionType).types.some((branch) => carries(branch, value));
+    default:
+      return false;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value) && !(value instanceof Date);
+}
+
+/** What a field holds when its value travels in raw_values: null where it may, else the nearest honest value. */
+function placeholder(name: string, type: avro.Type, value: unknown): unknown {
+  if (type.typeName === "union:unwrapped" && carries(type, null)) return null;
+  if (type.typeName === "string" && typeof value === "string") return value.replace(LONE_SURROGATES, "\uFFFD");
+  if (type.typeName === "array") return [];
+  if (type.typeName === "map") return {};
+  throw new FactNotCarriableError(`${name} (${JSON.stringify(jsonOrUndefined(value)) ?? "no value"}) has no Avro form`);
+}
+
+function jsonOf(name: string, value: unknown): string {
+  const text = jsonOrUndefined(value);
+  if (text === undefined) throw new FactNotCarriableError(`${name} has no JSON form`);
+  return text;
+}
+
+function jsonOrUndefined(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Deepest nesting of brackets outside strings in a JSON text (not checking it is JSON). */
+function depthOf(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c) index++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return deepest;
+}

@@ -1,0 +1,92 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { FACT_TYPES, type FactType } from "../../src/contract/fact-schema.ts";
+import { asReported, parseFactJson, type ParseResult } from "../../src/contract/parse-fact.ts";
+import { factFromAvro, factToAvro, parseAvroFact, RAW_VALUES_FIELD } from "../../src/kafka/serde/fact-record.ts";
+import { factSchema, loadSchemas } from "../../src/kafka/serde/schemas.ts";
+import { plainData } from "../../src/kafka/serde/wire-decoder.ts";
+import { factOf } from "../support/fact-records.ts";
+
+/**
+ * Every fact the JSON form accepts travels in Avro (issue #30): for the contract's own random
+ * records (valid, absent, null, invalid measures, unpaired surrogates, malformed task entries),
+ * a line the file replay accepts, encoded with the shipped schema and decoded, parses to the same
+ * fact with the same invalid measures, and a line it rejects has no fact to send.
+ */
+
+const RUNS_PER_TYPE = 600;
+const catalog = loadSchemas();
+
+/** What the processors read from the Avro bytes of an accepted fact. */
+function throughAvro(type: FactType, parsed: Extract<ParseResult, { ok: true }>): ParseResult {
+  const schema = factSchema(catalog, type).type;
+  const bytes = schema.toBuffer(factToAvro(asReported(parsed.fact) as unknown as Record<string, unknown>, schema));
+  return parseAvroFact(plainData(schema.fromBuffer(bytes)));
+}
+
+describe("a fact in Avro reads as the same line of the file", () => {
+  for (const type of FACT_TYPES) {
+    it(`${type}: same fact, same invalid measures`, () => {
+      let accepted = 0;
+      let carriedRaw = 0;
+      fc.assert(
+        fc.property(factOf(type), (record) => {
+          const line = JSON.stringify(record);
+          const parsed = parseFactJson(line);
+          if (!parsed.ok || parsed.fact.type !== type) return;
+          accepted += 1;
+          const schema = factSchema(catalog, type).type;
+          const shaped = factToAvro(asReported(parsed.fact) as unknown as Record<string, unknown>, schema);
+          if (Object.keys(shaped[RAW_VALUES_FIELD] as object).length > 0) carriedRaw += 1;
+          const decoded = throughAvro(type, parsed);
+          expect(decoded.ok).toBe(true);
+          if (!decoded.ok) return;
+          expect(JSON.stringify(decoded.fact)).toBe(JSON.stringify(parsed.fact));
+          expect(decoded.invalidMeasures).toEqual(parsed.invalidMeasures);
+        }),
+        { numRuns: RUNS_PER_TYPE },
+      );
+      // The property must have met accepted facts, and some that only raw_values can carry.
+      expect(accepted).toBeGreaterThan(RUNS_PER_TYPE / 10);
+      if (type !== "repair") expect(carriedRaw).toBeGreaterThan(0);
+    });
+  }
+});
+
+describe("the user's cases (issue #30)", () => {
+  const base = { contract: "agentops.observation@1.0.0", event_time: "2026-10-01T10:00:00Z", provenance: { basis: "DIRECT_HOST" } };
+  const cases: Record<string, Record<string, unknown>> = {
+    "a cost whose attribution is null": { ...base, type: "cost", fact_id: "c1", cost_id: "c1", delivery_id: "d1", amount_minor: 5, currency: "USD", source: "HOST", cost_basis: "list", attribution: null, estimated: false },
+    "a cost without amount_minor": { ...base, type: "cost", fact_id: "c2", cost_id: "c2", delivery_id: "d1", currency: "USD", source: "HOST", cost_basis: "list", attribution: "PROJECT", estimated: false },
+    "a cost whose amount is a string": { ...base, type: "cost", fact_id: "c3", cost_id: "c3", delivery_id: "d1", amount_minor: "12", currency: 840, source: "VENDOR", cost_basis: "list", attribution: "PROJECT", estimated: "no" },
+    "a packet whose repair_attribution is null": { ...base, type: "packet", fact_id: "p1", packet_id: "p1", governance_revision: "0.2", repair_attribution: null },
+    "a call with fractional tokens and an unknown usage source": { ...base, type: "model_call", fact_id: "m1", call_id: "m1", run_id: "r", operational: true, input_tokens: 1.5, usage_source: "GUESS", provider: 42 },
+  };
+  for (const [name, record] of Object.entries(cases)) {
+    it(`${name} is carried with its invalid measures`, () => {
+      const parsed = parseFactJson(JSON.stringify(record));
+      expect(parsed.ok).toBe(true);
+      if (!parsed.ok) return;
+      expect(parsed.invalidMeasures.length).toBeGreaterThan(0);
+      const decoded = throughAvro(parsed.fact.type, parsed);
+      expect(decoded).toEqual(parsed);
+    });
+  }
+});
+
+describe("raw_values on read", () => {
+  it("refuses an entry that is not JSON, or nests too deep, naming the field", () => {
+    expect(factFromAvro({ fact_id: "x", raw_values: { amount_minor: "{" } })).toMatchObject({ ok: false, detail: expect.stringContaining("raw_values.amount_minor") as unknown });
+    expect(factFromAvro({ fact_id: "x", raw_values: { tasks: "[".repeat(40) + "]".repeat(40) } })).toMatchObject({ ok: false });
+    expect(parseAvroFact({ fact_id: "x", raw_values: { amount_minor: "nope" } })).toMatchObject({ ok: false, rejection: { reason: "UNDECODABLE_BYTES", field: RAW_VALUES_FIELD } });
+  });
+
+  it("puts __proto__ back as an own field (then an unknown field), never as the prototype", () => {
+    const restored = factFromAvro({ fact_id: "x", raw_values: { ["__proto__"]: '{"polluted":true}' } });
+    expect(restored.ok).toBe(true);
+    if (!restored.ok) return;
+    const record = restored.record as Record<string, unknown>;
+    expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
+    expect(Object.keys(record)).toContain("__proto__");
+  });
+});
