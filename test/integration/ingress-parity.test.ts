@@ -1,0 +1,134 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { FACT_TYPES, OBSERVATION_CONTRACT } from "../../src/contract/fact-schema.ts";
+import type { MetricFact } from "../../src/contract/facts.ts";
+import { asReported } from "../../src/contract/parse-fact.ts";
+import { formatTimestamp } from "../../src/contract/timestamp.ts";
+import type { MetricResult } from "../../src/metrics/result-record.ts";
+import { byUtf8 } from "../../src/metrics/key-order.ts";
+import { topicNames } from "../../src/stream/topic-names.ts";
+import { factsArb } from "../support/fact-arbitraries.ts";
+import { factOf } from "../support/fact-records.ts";
+import { closeAll, testKafka, uniqueName } from "../support/kafka.ts";
+import { describeDifferences, killAllProcessors, readDeadLetters, readLines, resultsByKey, runAgentopsOk, startProcessor, stopProcessor, testDir, waitFor, waitForResults } from "../support/processes.ts";
+
+/**
+ * Issue #30: every ingress carries every fact the contract accepts. A file produced to Kafka
+ * (`agentops produce`) and processed by `agentops run` on the real broker and registry gives the
+ * results `agentops replay` gives for the same file, byte for byte, and the same dead letters
+ * (reason and field, as a multiset): invalid measures of every kind, nulls, rejected lines,
+ * re-reports and conflicts included.
+ */
+
+const PARITY_RUNS = Number(process.env["PARITY_RUNS"] ?? 3);
+const kafka = testKafka();
+
+afterAll(async () => {
+  await killAllProcessors();
+  await closeAll();
+});
+
+/** A dead letter as compared: its reason and field. */
+function letterKey(reason: string, field: string | null): string {
+  return `${reason} ${field ?? ""}`;
+}
+
+/** Checks the Kafka path against the file replay for one file; returns the counts compared. */
+async function expectKafkaMatchesReplay(name: string, lines: readonly string[]): Promise<{ results: number; deadLetters: number }> {
+  const dir = testDir(`agentops-parity-${name}-`);
+  const facts = join(dir, "facts.ndjson");
+  writeFileSync(facts, `${lines.join("\n")}\n`);
+  const replayResults = join(dir, "replay-results.ndjson");
+  const replayDeadLetters = join(dir, "replay-dlq.ndjson");
+  await runAgentopsOk(["replay", "--input", facts, "--output", replayResults, "--dlq", replayDeadLetters]);
+  const expected = resultsByKey(readLines(replayResults).map((line) => JSON.parse(line) as MetricResult));
+  const expectedLetters = readLines(replayDeadLetters)
+    .map((line) => JSON.parse(line) as { reason: string; field: string })
+    .map((letter) => letterKey(letter.reason, letter.field))
+    .sort(byUtf8);
+
+  const prefix = uniqueName(`parity-${name}`);
+  const topics = topicNames(prefix);
+  const instance = await startProcessor({ topicPrefix: prefix, name: `parity-${name}`, dir });
+  try {
+    await runAgentopsOk(["produce", "--input", facts, "--topic-prefix", prefix]);
+    const quiet = await waitForResults(kafka, topics.results, expected, 90_000);
+    expect(quiet.comparison.differingKeys, describeDifferences(expected, quiet.actual, quiet.comparison)).toEqual([]);
+    expect([...quiet.actual.keys()].sort(byUtf8)).toEqual([...expected.keys()].sort(byUtf8));
+    expect(quiet.comparison.actualDigest).toBe(quiet.comparison.expectedDigest);
+    let seen: string[] = [];
+    await waitFor(
+      `${expectedLetters.length} dead letters on ${topics.deadLetters}`,
+      async () => {
+        seen = (await readDeadLetters(kafka, topics.deadLetters)).map((letter) => letterKey(letter.reason, letter.field)).sort(byUtf8);
+        return seen.length >= expectedLetters.length ? true : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 1_000 },
+    ).catch(() => undefined);
+    expect(seen).toEqual(expectedLetters);
+  } finally {
+    await stopProcessor(instance, "SIGKILL");
+  }
+  return { results: expected.size, deadLetters: expectedLetters.length };
+}
+
+/** An accepted fact as a line of the file: as reported, timestamps in RFC 3339. */
+function factLine(fact: MetricFact): string {
+  const reported: Record<string, unknown> = { ...(asReported(fact) as unknown as Record<string, unknown>), event_time: formatTimestamp(fact.event_time) };
+  if (fact.type === "task_snapshot") reported["cutoff"] = formatTimestamp(fact.cutoff);
+  return JSON.stringify(reported);
+}
+
+/** Issue #30's refused facts: money measures null or absent, a null repair_attribution, values Avro had no place for. */
+const USER_CASES: readonly Record<string, unknown>[] = [
+  { type: "cost", fact_id: "u-cost-null-attribution", cost_id: "u1", delivery_id: "d1", amount_minor: 5, currency: "USD", source: "HOST", cost_basis: "list", attribution: null, estimated: false },
+  { type: "cost", fact_id: "u-cost-no-amount", cost_id: "u2", call_id: "a", currency: "USD", source: "PROVIDER", cost_basis: "list", attribution: "PROJECT", estimated: false },
+  { type: "cost", fact_id: "u-cost-wrong-types", cost_id: "u3", call_id: "b", amount_minor: "12", currency: 840, source: "VENDOR", cost_basis: 7, attribution: "TEAM", estimated: "no" },
+  { type: "packet", fact_id: "u-packet-null", packet_id: "u-p1", task_id: "t1", governance_revision: "0.2", repair_attribution: null },
+  { type: "packet", fact_id: "u-packet-maybe", packet_id: "u-p2", governance_revision: "0.2", repair_attribution: "MAYBE" },
+  { type: "model_call", fact_id: "u-call-odd", call_id: "u-c1", run_id: "r1", operational: true, provider: 42, model: "m1", role: "writer", runtime: "rt", span_duration_ms: "fast", input_tokens: 1.5, output_tokens: 9, usage_source: "GUESS" },
+  { type: "delivery_summary", fact_id: "u-summary-odd", delivery_id: "u-d1", status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false, elapsed_ms: "long", stage_reached: 3 },
+  { type: "model_call", fact_id: "u-call-\ud800", call_id: "u-c2\udfff", run_id: "r1", operational: true, provider: "openai", model: "m1", role: "writer", runtime: "rt", span_duration_ms: 12 },
+].map((fields) => ({ contract: OBSERVATION_CONTRACT, event_time: "2026-10-01T10:00:00Z", provenance: { basis: "DIRECT_HOST", source: "h" }, ...fields }));
+
+/**
+ * A file: the engine property tests' fact sets (links, conflicts, re-reports, invalid measures),
+ * a few records of the contract's own random kind (rejected lines, nulls, unpaired surrogates,
+ * malformed task entries), and the user's cases.
+ */
+const fileArb = fc
+  .tuple(
+    factsArb.filter((facts) => facts.some((fact) => fact.type === "model_call" && fact.operational)),
+    fc.array(fc.constantFrom(...FACT_TYPES).chain((type) => factOf(type)), { maxLength: 6 }),
+    fc.subarray([...USER_CASES]),
+  )
+  .map(([facts, noise, user]) => [...facts.map(factLine), ...noise.map((record) => JSON.stringify(record)), ...user.map((record) => JSON.stringify(record))]);
+
+describe("the Kafka path gives the file replay's results and dead letters", () => {
+  it("a generated workload with invalid measures (the user's scenario), with issue #30's refused facts appended", async () => {
+    const dir = testDir("agentops-parity-workload-");
+    const workload = join(dir, "workload.ndjson");
+    await runAgentopsOk(["generate", "--out", workload, "--facts", "1240", "--seed", "42"]);
+    const lines = [...readFileSync(workload, "utf8").split("\n").filter((line) => line !== ""), ...USER_CASES.map((record) => JSON.stringify(record))];
+    const compared = await expectKafkaMatchesReplay("workload", lines);
+    expect(compared.results).toBeGreaterThan(100);
+    expect(compared.deadLetters).toBeGreaterThan(USER_CASES.length);
+  }, 240_000);
+
+  it(`random files (${PARITY_RUNS} runs): the same results byte for byte, the same dead letters`, async () => {
+    const total = { results: 0, deadLetters: 0 };
+    await fc.assert(
+      fc.asyncProperty(fileArb, async (lines) => {
+        const compared = await expectKafkaMatchesReplay("random", lines);
+        total.results += compared.results;
+        total.deadLetters += compared.deadLetters;
+      }),
+      // Each run starts a processor on the broker: few runs, and no shrinking (the seed reproduces a failure).
+      { numRuns: PARITY_RUNS, endOnFailure: true },
+    );
+    expect(total.results).toBeGreaterThan(0);
+    expect(total.deadLetters).toBeGreaterThan(0);
+  }, 480_000);
+});
