@@ -33,14 +33,16 @@ export function factToAvro(fact: Readonly<Record<string, unknown>>, type: avro.T
     if (field.name === RAW_VALUES_FIELD) continue;
     const value = fact[field.name];
     if (carries(field.type, value)) {
-      shaped[field.name] = shapeForAvro(value, field.type);
+      // Only records (provenance, tasks) need shaping: absent optionals become null.
+      shaped[field.name] = typeof value === "object" && value !== null ? shapeForAvro(value, field.type) : (value ?? null);
       continue;
     }
     raw[field.name] = jsonOf(field.name, value);
     shaped[field.name] = placeholder(field.name, field.type, value);
   }
+  const names = fieldNames(type);
   for (const [name, value] of Object.entries(fact)) {
-    if (value !== undefined && !fields.some((field) => field.name === name)) raw[name] = jsonOf(name, value);
+    if (value !== undefined && !names.has(name)) raw[name] = jsonOf(name, value);
   }
   shaped[RAW_VALUES_FIELD] = raw;
   return shaped;
@@ -97,13 +99,27 @@ export function carries(type: avro.Type, value: unknown): boolean {
       return Array.isArray(value) && value.every((item) => carries((type as avro.types.ArrayType).itemsType, item));
     case "map":
       return isPlainObject(value) && Object.values(value).every((item) => carries((type as avro.types.MapType).valuesType, item));
-    case "record":
-      return isPlainObject(value) && Object.keys(value).every((key) => value[key] === undefined || (type as avro.types.RecordType).fields.some((field) => field.name === key)) && (type as avro.types.RecordType).fields.every((field) => carries(field.type, value[field.name]));
+    case "record": {
+      if (!isPlainObject(value)) return false;
+      const names = fieldNames(type);
+      return Object.keys(value).every((key) => value[key] === undefined || names.has(key)) && (type as avro.types.RecordType).fields.every((field) => carries(field.type, value[field.name]));
+    }
     case "union:unwrapped":
       return (type as avro.types.UnwrappedUnionType).types.some((branch) => carries(branch, value));
     default:
       return false;
   }
+}
+
+const FIELD_NAMES = new WeakMap<avro.Type, ReadonlySet<string>>();
+
+function fieldNames(type: avro.Type): ReadonlySet<string> {
+  let names = FIELD_NAMES.get(type);
+  if (names === undefined) {
+    names = new Set((type as avro.types.RecordType).fields.map((field) => field.name));
+    FIELD_NAMES.set(type, names);
+  }
+  return names;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
