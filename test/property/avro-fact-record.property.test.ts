@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FACT_TYPES, type FactType } from "../../src/contract/fact-schema.ts";
 import { asReported, parseFactJson, type ParseResult } from "../../src/contract/parse-fact.ts";
-import { factFromAvro, factToAvro, parseAvroFact, RAW_VALUES_FIELD } from "../../src/kafka/serde/fact-record.ts";
+import { FactNotCarriableError, factFromAvro, factToAvro, MAX_RAW_DEPTH, parseAvroFact, RAW_VALUES_FIELD } from "../../src/kafka/serde/fact-record.ts";
 import { factSchema, loadSchemas } from "../../src/kafka/serde/schemas.ts";
 import { plainData } from "../../src/kafka/serde/wire-decoder.ts";
 import { factOf } from "../support/fact-records.ts";
@@ -74,10 +74,26 @@ describe("the user's cases (issue #30)", () => {
   }
 });
 
+describe("a fact without an Avro form", () => {
+  it("is refused on write when a carried value nests deeper than the reader reads", () => {
+    const deep = JSON.parse(`${"[".repeat(MAX_RAW_DEPTH + 1)}${"]".repeat(MAX_RAW_DEPTH + 1)}`) as unknown;
+    const line = JSON.stringify({ contract: "agentops.observation@1.0.0", type: "model_call", fact_id: "f", event_time: "2026-10-01T10:00:00Z", provenance: null, call_id: "c", run_id: "r", operational: true, span_duration_ms: deep });
+    const parsed = parseFactJson(line);
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    const schema = factSchema(catalog, "model_call").type;
+    expect(() => factToAvro(asReported(parsed.fact) as unknown as Record<string, unknown>, schema)).toThrow(FactNotCarriableError);
+    const shallow = { ...parsed.fact, invalid_measures: { span_duration_ms: "[[1]]" } };
+    expect(factToAvro(asReported(shallow) as unknown as Record<string, unknown>, schema)[RAW_VALUES_FIELD]).toEqual({ span_duration_ms: "[[1]]" });
+  });
+});
+
 describe("raw_values on read", () => {
   it("refuses an entry that is not JSON, or nests too deep, naming the field", () => {
     expect(factFromAvro({ fact_id: "x", raw_values: { amount_minor: "{" } })).toMatchObject({ ok: false, detail: expect.stringContaining("raw_values.amount_minor") as unknown });
-    expect(factFromAvro({ fact_id: "x", raw_values: { tasks: "[".repeat(40) + "]".repeat(40) } })).toMatchObject({ ok: false });
+    const tooDeep = MAX_RAW_DEPTH + 1;
+    expect(factFromAvro({ fact_id: "x", raw_values: { tasks: "[".repeat(tooDeep) + "]".repeat(tooDeep) } })).toMatchObject({ ok: false });
+    expect(factFromAvro({ fact_id: "x", raw_values: { tasks: "[".repeat(MAX_RAW_DEPTH) + "]".repeat(MAX_RAW_DEPTH) } })).toMatchObject({ ok: true });
     expect(parseAvroFact({ fact_id: "x", raw_values: { amount_minor: "nope" } })).toMatchObject({ ok: false, rejection: { reason: "UNDECODABLE_BYTES", field: RAW_VALUES_FIELD } });
   });
 

@@ -12,7 +12,7 @@ import { shapeForAvro } from "./avro-shape.ts";
  */
 export const RAW_VALUES_FIELD = "raw_values";
 
-/** A fact that has no Avro form at all: a required field without a value, or a value without JSON. */
+/** A fact that has no Avro form: a required field without a value, a value without JSON or nested too deep. */
 export class FactNotCarriableError extends Error {
   override readonly name = "FactNotCarriableError";
 }
@@ -21,7 +21,7 @@ export class FactNotCarriableError extends Error {
 const LONE_SURROGATE = /\p{Cs}/u;
 const LONE_SURROGATES = /\p{Cs}/gu;
 
-/** Nesting allowed in one carried value: deeper JSON is refused before it is parsed. */
+/** Nesting allowed in one carried value, on write and on read: deeper JSON is refused before it is parsed. */
 export const MAX_RAW_DEPTH = 32;
 
 /** The record to encode with `type` (a fact schema): every field it can hold, the rest as JSON text. */
@@ -135,9 +135,11 @@ function placeholder(name: string, type: avro.Type, value: unknown): unknown {
   throw new FactNotCarriableError(`${name} (${JSON.stringify(jsonOrUndefined(value)) ?? "no value"}) has no Avro form`);
 }
 
+/** The JSON text a field travels as; refused, like the reader refuses it, when it nests too deep. */
 function jsonOf(name: string, value: unknown): string {
   const text = jsonOrUndefined(value);
   if (text === undefined) throw new FactNotCarriableError(`${name} has no JSON form`);
+  if (depthOf(text) > MAX_RAW_DEPTH) throw new FactNotCarriableError(`${name} nests deeper than ${MAX_RAW_DEPTH} levels`);
   return text;
 }
 
