@@ -46,7 +46,11 @@ export function kafkaSink(producer: Producer, serde: TopicSerde, topics: TopicNa
         } catch (error) {
           // Fail closed, never a write the client retries for ever: the fact goes to the dead-letter topic.
           if (!(error instanceof FactNotCarriableError)) throw error;
-          deadLetters.push({ reason: "UNENCODABLE_FACT", field: "", detail: `${fact.fact_id} cannot be written in Avro: ${error.message}`, source: { topic: "ingress", partition: 0, offset: fact.fact_id }, factId: fact.fact_id, key: null, value: Buffer.from(json, "utf8") });
+          const detail = `${fact.fact_id} cannot be written in Avro: ${error.message}`;
+          const source = { topic: "ingress", partition: 0, offset: fact.fact_id };
+          const value = Buffer.from(json, "utf8");
+          const factId = fact.fact_id;
+          deadLetters.push({ reason: "UNENCODABLE_FACT", field: "", detail, source, factId, key: null, value });
         }
       }
       await publisher.flush();

@@ -32,8 +32,9 @@ import { IMPORTERS } from "../../src/ingest/importers/import-logs.ts";
  * Issue #30: every ingress carries every fact the contract accepts. A file produced to Kafka
  * (`agentops produce`) and processed by `agentops run` on the real broker and registry gives the
  * results `agentops replay` gives for the same file, byte for byte, the same dead letters (reason
- * and field, as a multiset; a restated conflict once) and the same alerts: invalid measures of every kind, nulls, rejected
- * lines, re-reports and conflicts included, and what `agentops import` writes.
+ * and field, as a multiset; a restated conflict once) and the same alerts: invalid measures of
+ * every kind, nulls, rejected lines, re-reports and conflicts included, and what `agentops import`
+ * writes.
  */
 
 const PARITY_RUNS = Number(process.env["PARITY_RUNS"] ?? 3);
@@ -74,17 +75,25 @@ function comparedLetters(letters: readonly { reason: string; field: string | nul
 }
 
 /** Checks the Kafka path against the file replay for one file; returns the counts compared. */
-async function expectKafkaMatchesReplay(name: string, lines: readonly string[]): Promise<{ results: number; deadLetters: number; alerts: number }> {
+interface Compared {
+  readonly results: number;
+  readonly deadLetters: number;
+  readonly alerts: number;
+}
+
+async function expectKafkaMatchesReplay(name: string, lines: readonly string[]): Promise<Compared> {
   const dir = testDir(`agentops-parity-${name}-`);
   const facts = join(dir, "facts.ndjson");
   writeFileSync(facts, `${lines.join("\n")}\n`);
   const replayResults = join(dir, "replay-results.ndjson");
   const replayDeadLetters = join(dir, "replay-dlq.ndjson");
   const replayAlerts = join(dir, "replay-alerts.ndjson");
-  await runAgentopsOk(["replay", "--input", facts, "--output", replayResults, "--dlq", replayDeadLetters, "--alerts", replayAlerts]);
-  const expectedAlerts = sortedUnique(readLines(replayAlerts).map((line) => (JSON.parse(line) as { alert_id: string }).alert_id));
-  const expected = resultsByKey(readLines(replayResults).map((line) => JSON.parse(line) as MetricResult));
-  const expectedLetters = comparedLetters(readLines(replayDeadLetters).map((line) => JSON.parse(line) as { reason: string; field: string; detail: string }));
+  const outputs = ["--output", replayResults, "--dlq", replayDeadLetters, "--alerts", replayAlerts];
+  await runAgentopsOk(["replay", "--input", facts, ...outputs]);
+  const parsed = <T>(path: string): T[] => readLines(path).map((line) => JSON.parse(line) as T);
+  const expected = resultsByKey(parsed<MetricResult>(replayResults));
+  const expectedLetters = comparedLetters(parsed<{ reason: string; field: string; detail: string }>(replayDeadLetters));
+  const expectedAlerts = sortedUnique(parsed<{ alert_id: string }>(replayAlerts).map((alert) => alert.alert_id));
 
   const prefix = uniqueName(`parity-${name}`);
   const topics = topicNames(prefix);
@@ -123,22 +132,37 @@ async function expectKafkaMatchesReplay(name: string, lines: readonly string[]):
 
 /** An accepted fact as a line of the file: as reported, timestamps in RFC 3339. */
 function factLine(fact: MetricFact): string {
-  const reported: Record<string, unknown> = { ...(asReported(fact) as unknown as Record<string, unknown>), event_time: formatTimestamp(fact.event_time) };
+  const reported: Record<string, unknown> = { ...(asReported(fact) as unknown as Record<string, unknown>) };
+  reported["event_time"] = formatTimestamp(fact.event_time);
   if (fact.type === "task_snapshot") reported["cutoff"] = formatTimestamp(fact.cutoff);
   return JSON.stringify(reported);
 }
 
-/** Issue #30's refused facts: money measures null or absent, a null repair_attribution, values Avro had no place for. */
+const direct = { basis: "DIRECT_HOST" };
+const envelope = { contract: OBSERVATION_CONTRACT, event_time: "2026-10-01T10:00:00Z", provenance: direct };
+const money = { amount_minor: 5, currency: "USD", source: "HOST", cost_basis: "list", attribution: "PROJECT" };
+const cost = { type: "cost", ...money, estimated: false };
+const call = { type: "model_call", run_id: "r1", operational: true, provider: "p", model: "m1", role: "writer" };
+const packet = { type: "packet", governance_revision: "0.2", repair_attribution: "AVAILABLE" };
+const summary = { type: "delivery_summary", status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false };
+
+/** Issue #30's refused facts: money measures null or absent, a null repair_attribution, values Avro cannot hold. */
 const USER_CASES: readonly Record<string, unknown>[] = [
-  { type: "cost", fact_id: "u-cost-null-attribution", cost_id: "u1", delivery_id: "d1", amount_minor: 5, currency: "USD", source: "HOST", cost_basis: "list", attribution: null, estimated: false },
-  { type: "cost", fact_id: "u-cost-no-amount", cost_id: "u2", call_id: "a", currency: "USD", source: "PROVIDER", cost_basis: "list", attribution: "PROJECT", estimated: false },
-  { type: "cost", fact_id: "u-cost-wrong-types", cost_id: "u3", call_id: "b", amount_minor: "12", currency: 840, source: "VENDOR", cost_basis: 7, attribution: "TEAM", estimated: "no" },
-  { type: "packet", fact_id: "u-packet-null", packet_id: "u-p1", task_id: "t1", governance_revision: "0.2", repair_attribution: null },
-  { type: "packet", fact_id: "u-packet-maybe", packet_id: "u-p2", governance_revision: "0.2", repair_attribution: "MAYBE" },
-  { type: "model_call", fact_id: "u-call-odd", call_id: "u-c1", run_id: "r1", operational: true, provider: 42, model: "m1", role: "writer", runtime: "rt", span_duration_ms: "fast", input_tokens: 1.5, output_tokens: 9, usage_source: "GUESS" },
-  { type: "delivery_summary", fact_id: "u-summary-odd", delivery_id: "u-d1", status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false, elapsed_ms: "long", stage_reached: 3 },
-  { type: "model_call", fact_id: "u-call-\ud800", call_id: "u-c2\udfff", run_id: "r1", operational: true, provider: "openai", model: "m1", role: "writer", runtime: "rt", span_duration_ms: 12 },
-].map((fields) => ({ contract: OBSERVATION_CONTRACT, event_time: "2026-10-01T10:00:00Z", provenance: { basis: "DIRECT_HOST", source: "h" }, ...fields }));
+  { ...cost, fact_id: "u-cost-null-attribution", cost_id: "u1", delivery_id: "d1", attribution: null },
+  { ...cost, fact_id: "u-cost-no-amount", cost_id: "u2", call_id: "a", amount_minor: undefined },
+  { ...cost, fact_id: "u-cost-string-amount", cost_id: "u3", call_id: "b", amount_minor: "12" },
+  { ...cost, fact_id: "u-cost-number-currency", cost_id: "u4", call_id: "c", currency: 840 },
+  { ...cost, fact_id: "u-cost-bad-enum", cost_id: "u5", call_id: "a", source: "VENDOR" },
+  { ...cost, fact_id: "u-cost-bad-types", cost_id: "u6", delivery_id: "d2", estimated: "no", cost_basis: 7 },
+  { ...cost, fact_id: "u-cost-team", cost_id: "u7", delivery_id: "d2", attribution: "TEAM" },
+  { ...packet, fact_id: "u-packet-null", packet_id: "u-p1", task_id: "t1", repair_attribution: null },
+  { ...packet, fact_id: "u-packet-maybe", packet_id: "u-p2", repair_attribution: "MAYBE" },
+  { ...call, fact_id: "u-call-odd", call_id: "u-c1", runtime: 42, span_duration_ms: "fast", input_tokens: 1.5 },
+  { ...call, fact_id: "u-call-guess", call_id: "u-c3", runtime: "rt", usage_source: "GUESS" },
+  { ...call, fact_id: "u-call-\ud800", call_id: "u-c2\udfff", runtime: "rt", span_duration_ms: 12 },
+  { ...summary, fact_id: "u-summary-odd", delivery_id: "u-d1", elapsed_ms: "long", stage_reached: 3 },
+].map((fields) => ({ ...envelope, ...fields }));
+const USER_LINES = USER_CASES.map((record) => JSON.stringify(record));
 
 /**
  * A file: the engine property tests' fact sets (links, conflicts, re-reports, invalid measures),
@@ -149,24 +173,26 @@ const fileArb = fc
   .tuple(
     factsArb.filter((facts) => facts.some((fact) => fact.type === "model_call" && fact.operational)),
     fc.array(fc.constantFrom(...FACT_TYPES).chain((type) => factOf(type)), { maxLength: 6 }),
-    fc.subarray([...USER_CASES]),
+    fc.subarray([...USER_LINES]),
   )
-  .map(([facts, noise, user]) => [...facts.map(factLine), ...noise.map((record) => JSON.stringify(record)), ...user.map((record) => JSON.stringify(record))]);
+  .map(([facts, noise, user]) => [...facts.map(factLine), ...noise.map((record) => JSON.stringify(record)), ...user]);
 
 describe("the Kafka path gives the file replay's results and dead letters", () => {
-  it("a generated workload with invalid measures (the user's scenario), issue #30's refused facts, every importer's sample", async () => {
+  it("the user's scenario: a workload with invalid measures, issue #30's refused facts, imports", async () => {
     const dir = testDir("agentops-parity-workload-");
     const workload = join(dir, "workload.ndjson");
     await runAgentopsOk(["generate", "--out", workload, "--facts", "1240", "--seed", "42"]);
     // `agentops import` followed by `produce`: one more ingress of the same path.
     const imported: string[] = [];
+    const BASE_TIME = "2026-01-01T00:00:00Z";
     for (const format of Object.keys(IMPORTERS)) {
       const out = join(dir, `${format}.ndjson`);
-      await runAgentopsOk(["import", format, `samples/importers/${format}`, "--out", out, "--role", "implementer", "--base-time", "2026-01-01T00:00:00Z"]);
+      const sample = `samples/importers/${format}`;
+      await runAgentopsOk(["import", format, sample, "--out", out, "--role", "implementer", "--base-time", BASE_TIME]);
       imported.push(...readLines(out));
     }
     expect(imported.length).toBeGreaterThan(0);
-    const lines = [...readLines(workload), ...USER_CASES.map((record) => JSON.stringify(record)), ...imported];
+    const lines = [...readLines(workload), ...USER_LINES, ...imported];
     const compared = await expectKafkaMatchesReplay("workload", lines);
     expect(compared.results).toBeGreaterThan(100);
     expect(compared.deadLetters).toBeGreaterThan(USER_CASES.length);

@@ -1,8 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FACT_TYPES, type FactType } from "../../src/contract/fact-schema.ts";
+import { FACT_TYPES, OBSERVATION_CONTRACT, type FactType } from "../../src/contract/fact-schema.ts";
+import type { Fact } from "../../src/contract/facts.ts";
 import { asReported, parseFactJson, type ParseResult } from "../../src/contract/parse-fact.ts";
-import { FactNotCarriableError, factFromAvro, factToAvro, MAX_RAW_DEPTH, parseAvroFact, RAW_VALUES_FIELD } from "../../src/kafka/serde/fact-record.ts";
+import {
+  FactNotCarriableError,
+  factFromAvro,
+  factToAvro,
+  MAX_RAW_DEPTH,
+  parseAvroFact,
+  RAW_VALUES_FIELD,
+} from "../../src/kafka/serde/fact-record.ts";
 import { factSchema, loadSchemas } from "../../src/kafka/serde/schemas.ts";
 import { plainData } from "../../src/kafka/serde/wire-decoder.ts";
 import { factOf } from "../support/fact-records.ts";
@@ -20,7 +28,7 @@ const catalog = loadSchemas();
 /** What the processors read from the Avro bytes of an accepted fact. */
 function throughAvro(type: FactType, parsed: Extract<ParseResult, { ok: true }>): ParseResult {
   const schema = factSchema(catalog, type).type;
-  const bytes = schema.toBuffer(factToAvro(asReported(parsed.fact) as unknown as Record<string, unknown>, schema));
+  const bytes = schema.toBuffer(factToAvro(reported(parsed.fact), schema));
   return parseAvroFact(plainData(schema.fromBuffer(bytes)));
 }
 
@@ -36,7 +44,7 @@ describe("a fact in Avro reads as the same line of the file", () => {
           if (!parsed.ok || parsed.fact.type !== type) return;
           accepted += 1;
           const schema = factSchema(catalog, type).type;
-          const shaped = factToAvro(asReported(parsed.fact) as unknown as Record<string, unknown>, schema);
+          const shaped = factToAvro(reported(parsed.fact), schema);
           if (Object.keys(shaped[RAW_VALUES_FIELD] as object).length > 0) carriedRaw += 1;
           const decoded = throughAvro(type, parsed);
           expect(decoded.ok).toBe(true);
@@ -53,14 +61,25 @@ describe("a fact in Avro reads as the same line of the file", () => {
   }
 });
 
+/** A fact in the shape the writer takes: as reported, a plain record. */
+function reported(fact: Fact): Record<string, unknown> {
+  return asReported(fact) as unknown as Record<string, unknown>;
+}
+
 describe("the user's cases (issue #30)", () => {
-  const base = { contract: "agentops.observation@1.0.0", event_time: "2026-10-01T10:00:00Z", provenance: { basis: "DIRECT_HOST" } };
+  const direct = { basis: "DIRECT_HOST" };
+  const base = { contract: OBSERVATION_CONTRACT, event_time: "2026-10-01T10:00:00Z", provenance: direct };
+  const money = { amount_minor: 5, currency: "USD", source: "HOST", cost_basis: "list", attribution: "PROJECT" };
+  const cost = { ...base, type: "cost", ...money, estimated: false, fact_id: "c", cost_id: "c", delivery_id: "d1" };
+  const call = { ...base, type: "model_call", fact_id: "m1", call_id: "m1", run_id: "r", operational: true };
+  const packet = { ...base, type: "packet", fact_id: "p1", packet_id: "p1", governance_revision: "0.2" };
   const cases: Record<string, Record<string, unknown>> = {
-    "a cost whose attribution is null": { ...base, type: "cost", fact_id: "c1", cost_id: "c1", delivery_id: "d1", amount_minor: 5, currency: "USD", source: "HOST", cost_basis: "list", attribution: null, estimated: false },
-    "a cost without amount_minor": { ...base, type: "cost", fact_id: "c2", cost_id: "c2", delivery_id: "d1", currency: "USD", source: "HOST", cost_basis: "list", attribution: "PROJECT", estimated: false },
-    "a cost whose amount is a string": { ...base, type: "cost", fact_id: "c3", cost_id: "c3", delivery_id: "d1", amount_minor: "12", currency: 840, source: "VENDOR", cost_basis: "list", attribution: "PROJECT", estimated: "no" },
-    "a packet whose repair_attribution is null": { ...base, type: "packet", fact_id: "p1", packet_id: "p1", governance_revision: "0.2", repair_attribution: null },
-    "a call with fractional tokens and an unknown usage source": { ...base, type: "model_call", fact_id: "m1", call_id: "m1", run_id: "r", operational: true, input_tokens: 1.5, usage_source: "GUESS", provider: 42 },
+    "a cost whose attribution is null": { ...cost, attribution: null },
+    "a cost without amount_minor": { ...cost, amount_minor: undefined },
+    "a cost of wrong types": { ...cost, amount_minor: "12", currency: 840, source: "VENDOR", estimated: "no" },
+    "a packet whose repair_attribution is null": { ...packet, repair_attribution: null },
+    "a call with 1.5 tokens and an unknown usage source": { ...call, input_tokens: 1.5, usage_source: "GUESS" },
+    "a call whose provider is a number": { ...call, provider: 42 },
   };
   for (const [name, record] of Object.entries(cases)) {
     it(`${name} is carried with its invalid measures`, () => {
@@ -77,24 +96,30 @@ describe("the user's cases (issue #30)", () => {
 describe("a fact without an Avro form", () => {
   it("is refused on write when a carried value nests deeper than the reader reads", () => {
     const deep = JSON.parse(`${"[".repeat(MAX_RAW_DEPTH + 1)}${"]".repeat(MAX_RAW_DEPTH + 1)}`) as unknown;
-    const line = JSON.stringify({ contract: "agentops.observation@1.0.0", type: "model_call", fact_id: "f", event_time: "2026-10-01T10:00:00Z", provenance: null, call_id: "c", run_id: "r", operational: true, span_duration_ms: deep });
-    const parsed = parseFactJson(line);
+    const record = {
+      ...{ contract: OBSERVATION_CONTRACT, fact_id: "f", event_time: "2026-10-01T10:00:00Z", provenance: null },
+      ...{ type: "model_call", call_id: "c", run_id: "r", operational: true, span_duration_ms: deep },
+    };
+    const parsed = parseFactJson(JSON.stringify(record));
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     const schema = factSchema(catalog, "model_call").type;
-    expect(() => factToAvro(asReported(parsed.fact) as unknown as Record<string, unknown>, schema)).toThrow(FactNotCarriableError);
+    expect(() => factToAvro(reported(parsed.fact), schema)).toThrow(FactNotCarriableError);
     const shallow = { ...parsed.fact, invalid_measures: { span_duration_ms: "[[1]]" } };
-    expect(factToAvro(asReported(shallow) as unknown as Record<string, unknown>, schema)[RAW_VALUES_FIELD]).toEqual({ span_duration_ms: "[[1]]" });
+    expect(factToAvro(reported(shallow), schema)[RAW_VALUES_FIELD]).toEqual({ span_duration_ms: "[[1]]" });
   });
 });
 
 describe("raw_values on read", () => {
   it("refuses an entry that is not JSON, or nests too deep, naming the field", () => {
-    expect(factFromAvro({ fact_id: "x", raw_values: { amount_minor: "{" } })).toMatchObject({ ok: false, detail: expect.stringContaining("raw_values.amount_minor") as unknown });
-    const tooDeep = MAX_RAW_DEPTH + 1;
-    expect(factFromAvro({ fact_id: "x", raw_values: { tasks: "[".repeat(tooDeep) + "]".repeat(tooDeep) } })).toMatchObject({ ok: false });
-    expect(factFromAvro({ fact_id: "x", raw_values: { tasks: "[".repeat(MAX_RAW_DEPTH) + "]".repeat(MAX_RAW_DEPTH) } })).toMatchObject({ ok: true });
-    expect(parseAvroFact({ fact_id: "x", raw_values: { amount_minor: "nope" } })).toMatchObject({ ok: false, rejection: { reason: "UNDECODABLE_BYTES", field: RAW_VALUES_FIELD } });
+    const notJson = factFromAvro({ fact_id: "x", raw_values: { amount_minor: "{" } });
+    expect(notJson).toMatchObject({ ok: false, detail: expect.stringContaining("raw_values.amount_minor") as unknown });
+    const nested = (depth: number): string => "[".repeat(depth) + "]".repeat(depth);
+    const tooDeep = nested(MAX_RAW_DEPTH + 1);
+    expect(factFromAvro({ fact_id: "x", raw_values: { tasks: tooDeep } })).toMatchObject({ ok: false });
+    expect(factFromAvro({ fact_id: "x", raw_values: { tasks: nested(MAX_RAW_DEPTH) } })).toMatchObject({ ok: true });
+    const rejected = parseAvroFact({ fact_id: "x", raw_values: { amount_minor: "nope" } });
+    expect(rejected).toMatchObject({ ok: false, rejection: { reason: "UNDECODABLE_BYTES", field: RAW_VALUES_FIELD } });
   });
 
   it("puts __proto__ back as an own field (then an unknown field), never as the prototype", () => {

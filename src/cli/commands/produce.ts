@@ -62,7 +62,8 @@ export const produceCommand: CliCommand = {
           await publisher.add(fact);
         } catch (error) {
           if (!(error instanceof FactNotCarriableError)) throw error;
-          await deadLetter(record, { reason: "UNENCODABLE_FACT", field: "", detail: `${fact.fact_id} cannot be written in Avro: ${error.message}` }, fact.fact_id);
+          const detail = `${fact.fact_id} cannot be written in Avro: ${error.message}`;
+          await deadLetter(record, { reason: "UNENCODABLE_FACT", field: "", detail }, fact.fact_id);
           continue;
         }
         sent += 1;
@@ -74,7 +75,8 @@ export const produceCommand: CliCommand = {
       await producer.disconnect();
     }
     const deadLettered = skipped === 0 ? "" : ` (each on ${topics.deadLetters} with its line and reason)`;
-    process.stdout.write(`sent ${sent} records to ${topics.facts} / ${topics.agentEvents}; ${skipped} invalid records not sent${deadLettered}\n`);
+    const notSent = `${skipped} invalid records not sent${deadLettered}`;
+    process.stdout.write(`sent ${sent} records to ${topics.facts} / ${topics.agentEvents}; ${notSent}\n`);
     return 0;
     });
   },
@@ -84,6 +86,9 @@ export const produceCommand: CliCommand = {
  * A record of the input file that is not sent, for the dead-letter topic: the file and line stand
  * for the source coordinates (topic, partition 0, offset), the line's text for the value.
  */
-function inputDeadLetter(input: string, record: SourcedRecord, rejection: Rejection, factId: string | null): DeadLetterRecord {
-  return { ...rejection, source: { topic: `file:${input}`, partition: 0, offset: String(record.position) }, factId, key: null, value: record.raw === undefined ? null : Buffer.from(record.raw, "utf8"), recordRejected: true };
+function inputDeadLetter(input: string, record: SourcedRecord, rejection: Rejection, factId: string | null) {
+  const source = { topic: `file:${input}`, partition: 0, offset: String(record.position) };
+  const value = record.raw === undefined ? null : Buffer.from(record.raw, "utf8");
+  const letter: DeadLetterRecord = { ...rejection, source, factId, key: null, value, recordRejected: true };
+  return letter;
 }

@@ -12,7 +12,7 @@ import { shapeForAvro } from "./avro-shape.ts";
  */
 export const RAW_VALUES_FIELD = "raw_values";
 
-/** A fact that has no Avro form: a required field without a value, a value without JSON or nested too deep. */
+/** A fact without an Avro form: a required field without a value, a value without JSON or nested too deep. */
 export class FactNotCarriableError extends Error {
   override readonly name = "FactNotCarriableError";
 }
@@ -34,7 +34,8 @@ export function factToAvro(fact: Readonly<Record<string, unknown>>, type: avro.T
     const value = fact[field.name];
     if (carries(field.type, value)) {
       // Only records (provenance, tasks) need shaping: absent optionals become null.
-      shaped[field.name] = typeof value === "object" && value !== null ? shapeForAvro(value, field.type) : (value ?? null);
+      const isRecord = typeof value === "object" && value !== null;
+      shaped[field.name] = isRecord ? shapeForAvro(value, field.type) : (value ?? null);
       continue;
     }
     raw[field.name] = jsonOf(field.name, value);
@@ -48,21 +49,28 @@ export function factToAvro(fact: Readonly<Record<string, unknown>>, type: avro.T
   return shaped;
 }
 
+export type Restored =
+  | { readonly ok: true; readonly record: unknown }
+  | { readonly ok: false; readonly detail: string };
+
 /**
  * A decoded fact record (avsc's plain data) as reported: each `raw_values` entry put back in its
- * field. Undefined when an entry is not JSON, or nests deeper than MAX_RAW_DEPTH.
+ * field. Not ok when an entry is not JSON, or nests deeper than MAX_RAW_DEPTH.
  */
-export function factFromAvro(record: unknown): { readonly ok: true; readonly record: unknown } | { readonly ok: false; readonly detail: string } {
+export function factFromAvro(record: unknown): Restored {
   if (typeof record !== "object" || record === null || !(RAW_VALUES_FIELD in record)) return { ok: true, record };
   const { [RAW_VALUES_FIELD]: raw, ...rest } = record as Record<string, unknown>;
   if (typeof raw !== "object" || raw === null) return { ok: true, record: rest };
   for (const [name, text] of Object.entries(raw as Record<string, unknown>)) {
-    if (typeof text !== "string" || depthOf(text) > MAX_RAW_DEPTH) return { ok: false, detail: `${RAW_VALUES_FIELD}.${name} is not JSON of at most ${MAX_RAW_DEPTH} levels` };
+    if (typeof text !== "string" || depthOf(text) > MAX_RAW_DEPTH) {
+      return { ok: false, detail: `${RAW_VALUES_FIELD}.${name} is not JSON of at most ${MAX_RAW_DEPTH} levels` };
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
-      return { ok: false, detail: `${RAW_VALUES_FIELD}.${name} is not JSON: ${error instanceof Error ? error.message : String(error)}` };
+      const reason = error instanceof Error ? error.message : String(error);
+      return { ok: false, detail: `${RAW_VALUES_FIELD}.${name} is not JSON: ${reason}` };
     }
     // defineProperty: a field named __proto__ becomes an own key (then an unknown field), never the prototype.
     Object.defineProperty(rest, name, { value, enumerable: true, writable: true, configurable: true });
@@ -73,8 +81,8 @@ export function factFromAvro(record: unknown): { readonly ok: true; readonly rec
 /** A decoded fact record (registry or container file), restored and validated. */
 export function parseAvroFact(record: unknown): ParseResult {
   const restored = factFromAvro(record);
-  if (!restored.ok) return { ok: false, rejection: { reason: "UNDECODABLE_BYTES", field: RAW_VALUES_FIELD, detail: restored.detail } };
-  return parseDecodedFact(restored.record);
+  if (restored.ok) return parseDecodedFact(restored.record);
+  return { ok: false, rejection: { reason: "UNDECODABLE_BYTES", field: RAW_VALUES_FIELD, detail: restored.detail } };
 }
 
 /** Whether `type` holds `value` exactly: decoding gives back the same JSON. */
@@ -97,12 +105,15 @@ export function carries(type: avro.Type, value: unknown): boolean {
       return typeof value === "string" && (type as avro.types.EnumType).symbols.includes(value);
     case "array":
       return Array.isArray(value) && value.every((item) => carries((type as avro.types.ArrayType).itemsType, item));
-    case "map":
-      return isPlainObject(value) && Object.values(value).every((item) => carries((type as avro.types.MapType).valuesType, item));
+    case "map": {
+      const values = (type as avro.types.MapType).valuesType;
+      return isPlainObject(value) && Object.values(value).every((item) => carries(values, item));
+    }
     case "record": {
       if (!isPlainObject(value)) return false;
       const names = fieldNames(type);
-      return Object.keys(value).every((key) => value[key] === undefined || names.has(key)) && (type as avro.types.RecordType).fields.every((field) => carries(field.type, value[field.name]));
+      const known = Object.keys(value).every((key) => value[key] === undefined || names.has(key));
+      return known && (type as avro.types.RecordType).fields.every((field) => carries(field.type, value[field.name]));
     }
     case "union:unwrapped":
       return (type as avro.types.UnwrappedUnionType).types.some((branch) => carries(branch, value));
@@ -123,7 +134,8 @@ function fieldNames(type: avro.Type): ReadonlySet<string> {
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value) && !(value instanceof Date);
+  if (typeof value !== "object" || value === null) return false;
+  return !Array.isArray(value) && !Buffer.isBuffer(value) && !(value instanceof Date);
 }
 
 /** What a field holds when its value travels in raw_values: null where it may, else the nearest honest value. */
@@ -139,7 +151,9 @@ function placeholder(name: string, type: avro.Type, value: unknown): unknown {
 function jsonOf(name: string, value: unknown): string {
   const text = jsonOrUndefined(value);
   if (text === undefined) throw new FactNotCarriableError(`${name} has no JSON form`);
-  if (depthOf(text) > MAX_RAW_DEPTH) throw new FactNotCarriableError(`${name} nests deeper than ${MAX_RAW_DEPTH} levels`);
+  if (depthOf(text) > MAX_RAW_DEPTH) {
+    throw new FactNotCarriableError(`${name} nests deeper than ${MAX_RAW_DEPTH} levels`);
+  }
   return text;
 }
 

@@ -16,7 +16,9 @@ import { topicNames } from "../../../src/stream/topic-names.ts";
  */
 
 function factOf(factId: string): { fact: Fact; json: string } {
-  const json = JSON.stringify({ contract: "agentops.observation@1.0.0", type: "agent_step", fact_id: factId, event_time: "2026-10-01T10:00:00Z", provenance: null, run_id: "r", seq: 1, kind: "message" });
+  const envelope = { contract: "agentops.observation@1.0.0", fact_id: factId, event_time: "2026-10-01T10:00:00Z" };
+  const step = { type: "agent_step", run_id: "r", seq: 1, kind: "message" };
+  const json = JSON.stringify({ ...envelope, provenance: null, ...step });
   const parsed = parseFactJson(json);
   if (!parsed.ok) throw new Error(parsed.rejection.detail);
   return { fact: parsed.fact, json };
@@ -33,9 +35,16 @@ function recordingProducer(): { producer: Producer; batches: ProducerBatch[]; se
   return { producer, batches, sends };
 }
 
+/** Writes a fact as its fact_id, refuses the one named "no-form", and a letter as JSON. */
 const serde = {
-  encodeFact: (fact: Fact) => (fact.fact_id === "no-form" ? Promise.reject(new FactNotCarriableError("seq has no Avro form")) : Promise.resolve(Buffer.from(fact.fact_id))),
-  encodeDeadLetter: (letter: DeadLetterRecord) => Promise.resolve(Buffer.from(JSON.stringify({ ...letter, value: letter.value?.toString("utf8") ?? null }))),
+  encodeFact: (fact: Fact) => {
+    if (fact.fact_id === "no-form") return Promise.reject(new FactNotCarriableError("seq has no Avro form"));
+    return Promise.resolve(Buffer.from(fact.fact_id));
+  },
+  encodeDeadLetter: (letter: DeadLetterRecord) => {
+    const json = JSON.stringify({ ...letter, value: letter.value?.toString("utf8") ?? null });
+    return Promise.resolve(Buffer.from(json));
+  },
 } as unknown as TopicSerde;
 
 describe("kafkaSink", () => {
@@ -45,7 +54,8 @@ describe("kafkaSink", () => {
     const carried = factOf("carried");
     const refused = factOf("no-form");
     await kafkaSink(producer, serde, topics, new Telemetry()).write([carried, refused], []);
-    expect(batches.flatMap((batch) => batch.topicMessages ?? []).flatMap((topic) => topic.messages.map((message) => String(message.value)))).toEqual(["carried"]);
+    const sent = batches.flatMap((batch) => batch.topicMessages ?? []).flatMap((topic) => topic.messages);
+    expect(sent.map((message) => String(message.value))).toEqual(["carried"]);
     expect(sends).toHaveLength(1);
     expect(sends[0]?.topic).toBe(topics.deadLetters);
     const letter = JSON.parse(String(sends[0]?.messages[0]?.value)) as Record<string, unknown>;
@@ -55,7 +65,9 @@ describe("kafkaSink", () => {
 
   it("still fails the write on any other error, so the client retries", async () => {
     const { producer } = recordingProducer();
-    const failing = { ...serde, encodeFact: () => Promise.reject(new Error("registry unreachable")) } as unknown as TopicSerde;
-    await expect(kafkaSink(producer, failing, topicNames("sink-test"), new Telemetry()).write([factOf("x")], [])).rejects.toThrow("registry unreachable");
+    const unreachable = () => Promise.reject(new Error("registry unreachable"));
+    const failing = { ...serde, encodeFact: unreachable } as unknown as TopicSerde;
+    const sink = kafkaSink(producer, failing, topicNames("sink-test"), new Telemetry());
+    await expect(sink.write([factOf("x")], [])).rejects.toThrow("registry unreachable");
   });
 });
