@@ -5,6 +5,7 @@ import type { Fact, InvalidMeasures } from "./facts.ts";
 import { fastParseFact } from "./fast-parse.ts";
 import type { Rejection, RejectionReason } from "./rejection.ts";
 import { epochFieldsAsDates } from "./timestamp.ts";
+import { RAW_VALUES_FIELD, restoreRawValues } from "./raw-values.ts";
 
 /**
  * An accepted fact, with the measure fields it was accepted without (contract revision 2 §1):
@@ -39,12 +40,15 @@ export function parseFact(input: unknown): ParseResult {
 
 /**
  * A record decoded from Avro (the facts topic, an Avro container file): its timestamps are
- * timestamp-millis, i.e. epoch milliseconds by the schema, unlike a number in the JSON form.
- * The record is changed in place (it is the caller's freshly decoded copy).
+ * timestamp-millis, i.e. epoch milliseconds by the schema, unlike a number in the JSON form, and
+ * the values its schema could not hold are put back from `raw_values` (src/contract/raw-values.ts).
+ * The record may be changed in place (it is the caller's freshly decoded copy).
  */
 export function parseDecodedFact(record: unknown): ParseResult {
-  epochFieldsAsDates(record);
-  return parseFact(record);
+  const restored = restoreRawValues(record);
+  if (!restored.ok) return reject("UNDECODABLE_BYTES", RAW_VALUES_FIELD, restored.detail);
+  epochFieldsAsDates(restored.record);
+  return parseFact(restored.record);
 }
 
 /**

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { FACT_TYPES, type FactType } from "../../src/contract/fact-schema.ts";
 import { asReported, parseDecodedFact } from "../../src/contract/parse-fact.ts";
 import { decodeFact } from "../../src/kafka/serde/decode-fact.ts";
-import { factToAvro, parseAvroFact, RAW_VALUES_FIELD } from "../../src/kafka/serde/fact-record.ts";
+import { RAW_VALUES_FIELD } from "../../src/contract/raw-values.ts";
+import { factToAvro } from "../../src/kafka/serde/fact-record.ts";
 import { FACT_SCHEMA_FILES, loadSchemaFile, type LoadedSchema } from "../../src/kafka/serde/schemas.ts";
 import { plainData } from "../../src/kafka/serde/wire-decoder.ts";
 import { serviceEndpoints, testRegistry, uniqueName } from "../support/kafka.ts";
@@ -84,7 +85,7 @@ describe("fact schemas evolve BACKWARD-compatibly", () => {
       const oldBytes = old.type.toBuffer(sample);
       const resolved = plainData(current.type.fromBuffer(oldBytes, resolver)) as Record<string, unknown>;
       expect(resolved[RAW_VALUES_FIELD]).toEqual({});
-      expect(parseAvroFact(resolved)).toEqual(expected);
+      expect(parseDecodedFact(resolved)).toEqual(expected);
     });
   }
 });

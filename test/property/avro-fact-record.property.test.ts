@@ -2,15 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FACT_TYPES, OBSERVATION_CONTRACT, type FactType } from "../../src/contract/fact-schema.ts";
 import type { Fact } from "../../src/contract/facts.ts";
-import { asReported, parseFactJson, type ParseResult } from "../../src/contract/parse-fact.ts";
-import {
-  FactNotCarriableError,
-  factFromAvro,
-  factToAvro,
-  MAX_RAW_DEPTH,
-  parseAvroFact,
-  RAW_VALUES_FIELD,
-} from "../../src/kafka/serde/fact-record.ts";
+import { asReported, parseDecodedFact, parseFactJson, type ParseResult } from "../../src/contract/parse-fact.ts";
+import { MAX_RAW_DEPTH, RAW_VALUES_FIELD, restoreRawValues } from "../../src/contract/raw-values.ts";
+import { FactNotCarriableError, factToAvro } from "../../src/kafka/serde/fact-record.ts";
 import { factSchema, loadSchemas } from "../../src/kafka/serde/schemas.ts";
 import { plainData } from "../../src/kafka/serde/wire-decoder.ts";
 import { factOf } from "../support/fact-records.ts";
@@ -29,7 +23,7 @@ const catalog = loadSchemas();
 function throughAvro(type: FactType, parsed: Extract<ParseResult, { ok: true }>): ParseResult {
   const schema = factSchema(catalog, type).type;
   const bytes = schema.toBuffer(factToAvro(reported(parsed.fact), schema));
-  return parseAvroFact(plainData(schema.fromBuffer(bytes)));
+  return parseDecodedFact(plainData(schema.fromBuffer(bytes)));
 }
 
 describe("a fact in Avro reads as the same line of the file", () => {
@@ -112,18 +106,18 @@ describe("a fact without an Avro form", () => {
 
 describe("raw_values on read", () => {
   it("refuses an entry that is not JSON, or nests too deep, naming the field", () => {
-    const notJson = factFromAvro({ fact_id: "x", raw_values: { amount_minor: "{" } });
+    const notJson = restoreRawValues({ fact_id: "x", raw_values: { amount_minor: "{" } });
     expect(notJson).toMatchObject({ ok: false, detail: expect.stringContaining("raw_values.amount_minor") as unknown });
     const nested = (depth: number): string => "[".repeat(depth) + "]".repeat(depth);
     const tooDeep = nested(MAX_RAW_DEPTH + 1);
-    expect(factFromAvro({ fact_id: "x", raw_values: { tasks: tooDeep } })).toMatchObject({ ok: false });
-    expect(factFromAvro({ fact_id: "x", raw_values: { tasks: nested(MAX_RAW_DEPTH) } })).toMatchObject({ ok: true });
-    const rejected = parseAvroFact({ fact_id: "x", raw_values: { amount_minor: "nope" } });
+    expect(restoreRawValues({ fact_id: "x", raw_values: { tasks: tooDeep } })).toMatchObject({ ok: false });
+    expect(restoreRawValues({ fact_id: "x", raw_values: { tasks: nested(MAX_RAW_DEPTH) } })).toMatchObject({ ok: true });
+    const rejected = parseDecodedFact({ fact_id: "x", raw_values: { amount_minor: "nope" } });
     expect(rejected).toMatchObject({ ok: false, rejection: { reason: "UNDECODABLE_BYTES", field: RAW_VALUES_FIELD } });
   });
 
   it("puts __proto__ back as an own field (then an unknown field), never as the prototype", () => {
-    const restored = factFromAvro({ fact_id: "x", raw_values: { ["__proto__"]: '{"polluted":true}' } });
+    const restored = restoreRawValues({ fact_id: "x", raw_values: { ["__proto__"]: '{"polluted":true}' } });
     expect(restored.ok).toBe(true);
     if (!restored.ok) return;
     const record = restored.record as Record<string, unknown>;

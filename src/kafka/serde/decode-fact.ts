@@ -1,6 +1,5 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
-import type { ParseResult } from "../../contract/parse-fact.ts";
-import { parseAvroFact } from "./fact-record.ts";
+import { parseDecodedFact, type ParseResult } from "../../contract/parse-fact.ts";
 import { decodeWireRecord } from "./wire-decoder.ts";
 
 /** A decoded and validated record, with the fact_id when one could be read (for dead letters). */
@@ -13,7 +12,7 @@ export type DecodedFact = ParseResult & { readonly factId: string | null };
 export async function decodeFact(registry: SchemaRegistry, bytes: Buffer | null): Promise<DecodedFact> {
   const decoded = await decodeWireRecord(registry, bytes);
   if (!decoded.ok) return { ok: false, rejection: { reason: decoded.reason, field: "", detail: decoded.detail }, factId: null };
-  const parsed = parseAvroFact(decoded.value);
+  const parsed = parseDecodedFact(decoded.value);
   return { ...parsed, factId: parsed.ok ? parsed.fact.fact_id : factIdOf(decoded.value) };
 }
 

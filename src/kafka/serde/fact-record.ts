@@ -1,16 +1,15 @@
 import type avro from "avsc";
-import { parseDecodedFact, type ParseResult } from "../../contract/parse-fact.ts";
+import { depthOf, MAX_RAW_DEPTH, RAW_VALUES_FIELD } from "../../contract/raw-values.ts";
 import { shapeForAvro } from "./avro-shape.ts";
 
 /**
- * The Avro form of a fact as reported. The JSON form accepts values an Avro type cannot hold: an
- * invalid measure of another type or outside its enum (contract §1: the fact still counts), a
- * string that is not well-formed Unicode, a snapshot's malformed task entry. Such a field travels
- * as the JSON text of its value in `raw_values`, the field itself holding null or a placeholder,
- * and the reader puts it back before validating: the processors read exactly what a replay of the
- * file reads.
+ * The Avro form of a fact as reported, the writer's half (the reader's is
+ * src/contract/raw-values.ts). The JSON form accepts values an Avro type cannot hold: an invalid
+ * measure of another type or outside its enum (contract §1: the fact still counts), a string that
+ * is not well-formed Unicode, a snapshot's malformed task entry. Such a field travels as the JSON
+ * text of its value in `raw_values`, the field itself holding null or a placeholder, and the reader
+ * puts it back before validating: the processors read exactly what a replay of the file reads.
  */
-export const RAW_VALUES_FIELD = "raw_values";
 
 /** A fact without an Avro form: a required field without a value, a value without JSON or nested too deep. */
 export class FactNotCarriableError extends Error {
@@ -20,9 +19,6 @@ export class FactNotCarriableError extends Error {
 /** A lone surrogate (in unicode mode a well-formed pair is one code point): UTF-8 cannot hold it. */
 const LONE_SURROGATE = /\p{Cs}/u;
 const LONE_SURROGATES = /\p{Cs}/gu;
-
-/** Nesting allowed in one carried value, on write and on read: deeper JSON is refused before it is parsed. */
-export const MAX_RAW_DEPTH = 32;
 
 /** The record to encode with `type` (a fact schema): every field it can hold, the rest as JSON text. */
 export function factToAvro(fact: Readonly<Record<string, unknown>>, type: avro.Type): Record<string, unknown> {
@@ -47,42 +43,6 @@ export function factToAvro(fact: Readonly<Record<string, unknown>>, type: avro.T
   }
   shaped[RAW_VALUES_FIELD] = raw;
   return shaped;
-}
-
-export type Restored =
-  | { readonly ok: true; readonly record: unknown }
-  | { readonly ok: false; readonly detail: string };
-
-/**
- * A decoded fact record (avsc's plain data) as reported: each `raw_values` entry put back in its
- * field. Not ok when an entry is not JSON, or nests deeper than MAX_RAW_DEPTH.
- */
-export function factFromAvro(record: unknown): Restored {
-  if (typeof record !== "object" || record === null || !(RAW_VALUES_FIELD in record)) return { ok: true, record };
-  const { [RAW_VALUES_FIELD]: raw, ...rest } = record as Record<string, unknown>;
-  if (typeof raw !== "object" || raw === null) return { ok: true, record: rest };
-  for (const [name, text] of Object.entries(raw as Record<string, unknown>)) {
-    if (typeof text !== "string" || depthOf(text) > MAX_RAW_DEPTH) {
-      return { ok: false, detail: `${RAW_VALUES_FIELD}.${name} is not JSON of at most ${MAX_RAW_DEPTH} levels` };
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return { ok: false, detail: `${RAW_VALUES_FIELD}.${name} is not JSON: ${reason}` };
-    }
-    // defineProperty: a field named __proto__ becomes an own key (then an unknown field), never the prototype.
-    Object.defineProperty(rest, name, { value, enumerable: true, writable: true, configurable: true });
-  }
-  return { ok: true, record: rest };
-}
-
-/** A decoded fact record (registry or container file), restored and validated. */
-export function parseAvroFact(record: unknown): ParseResult {
-  const restored = factFromAvro(record);
-  if (restored.ok) return parseDecodedFact(restored.record);
-  return { ok: false, rejection: { reason: "UNDECODABLE_BYTES", field: RAW_VALUES_FIELD, detail: restored.detail } };
 }
 
 /** Whether `type` holds `value` exactly: decoding gives back the same JSON. */
@@ -163,21 +123,4 @@ function jsonOrUndefined(value: unknown): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Deepest nesting of brackets outside strings in a JSON text (not checking it is JSON). */
-function depthOf(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 0x5c) index++;
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) inString = true;
-    else if (code === 0x5b || code === 0x7b) deepest = Math.max(deepest, ++depth);
-    else if (code === 0x5d || code === 0x7d) depth--;
-  }
-  return deepest;
 }

@@ -1,8 +1,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import avro from "avsc";
-import { parseFactJson, type ParseResult } from "../../../contract/parse-fact.ts";
-import { parseAvroFact } from "../../../kafka/serde/fact-record.ts";
+import { parseDecodedFact, parseFactJson, type ParseResult } from "../../../contract/parse-fact.ts";
 
 /** One input record with where it came from, so a rejection can name its line or block position. */
 export interface SourcedRecord {
@@ -45,7 +44,7 @@ async function* readAvro(stream: NodeJS.ReadableStream): AsyncGenerator<SourcedR
   let position = 0;
   for await (const record of decoder as AsyncIterable<unknown>) {
     position += 1;
-    const parsed = parseAvroFact(record);
+    const parsed = parseDecodedFact(record);
     yield { position, parsed, raw: parsed.ok ? undefined : safeJson(record) };
   }
 }
