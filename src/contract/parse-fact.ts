@@ -7,6 +7,7 @@ import { rejectionOf } from "./issue-rejection.ts";
 import type { Rejection, RejectionReason } from "./rejection.ts";
 import { readTaskEntries } from "./task-entries.ts";
 import { epochFieldsAsDates } from "./timestamp.ts";
+import { RAW_VALUES_FIELD, restoreRawValues } from "./raw-values.ts";
 
 /**
  * An accepted fact, with the measure fields (contract revision 2 §1) or a snapshot's task entry
@@ -42,12 +43,15 @@ export function parseFact(input: unknown): ParseResult {
 
 /**
  * A record decoded from Avro (the facts topic, an Avro container file): its timestamps are
- * timestamp-millis, i.e. epoch milliseconds by the schema, unlike a number in the JSON form.
- * The record is changed in place (it is the caller's freshly decoded copy).
+ * timestamp-millis, i.e. epoch milliseconds by the schema, unlike a number in the JSON form, and
+ * the values its schema could not hold are put back from `raw_values` (src/contract/raw-values.ts).
+ * The record may be changed in place (it is the caller's freshly decoded copy).
  */
 export function parseDecodedFact(record: unknown): ParseResult {
-  epochFieldsAsDates(record);
-  return parseFact(record);
+  const restored = restoreRawValues(record);
+  if (!restored.ok) return reject("UNDECODABLE_BYTES", RAW_VALUES_FIELD, restored.detail);
+  epochFieldsAsDates(restored.record);
+  return parseFact(restored.record);
 }
 
 /**

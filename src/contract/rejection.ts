@@ -20,6 +20,8 @@ export const REJECTION_REASONS = [
   "DUPLICATE_TASK_IN_SNAPSHOT",
   "UNDECODABLE_BYTES",
   "UNKNOWN_SCHEMA_ID",
+  // An accepted fact a producer cannot write in Avro (a carried value without JSON, or nested too deep): not sent.
+  "UNENCODABLE_FACT",
   "CONFLICT",
   // Agent telemetry (OTLP) that lacks what a fact needs; the field and detail say which part.
   "UNMAPPABLE_TELEMETRY",

@@ -1,6 +1,5 @@
 import type { Producer } from "kafkajs";
 import { isAgentEvent, type Fact } from "../contract/facts.ts";
-import { asReported } from "../contract/parse-fact.ts";
 import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
 import type { TopicNames } from "../stream/topic-names.ts";
 
@@ -13,11 +12,10 @@ import type { TopicNames } from "../stream/topic-names.ts";
 export interface FactPublisher {
   /**
    * Queues one fact; sends when `batchSize` facts are queued. Invalid measures travel as reported
-   * (contract revision 2: the processor finds and reports them); one that Avro cannot carry (a
-   * fraction in a long, an unknown enum symbol) is left out, as the fact was read, and the answer
-   * says so. A fact Avro cannot carry at all throws and is not queued.
+   * (contract revision 2: the processor finds and reports them). A fact without an Avro form
+   * throws FactNotCarriableError (src/kafka/serde/fact-record.ts) and is not queued.
    */
-  add(fact: Fact): Promise<"as-reported" | "without-invalid-measures">;
+  add(fact: Fact): Promise<void>;
   /** Sends everything queued and waits for the broker's acknowledgement. */
   flush(): Promise<void>;
 }
@@ -33,17 +31,9 @@ export function createFactPublisher(producer: Producer, serde: TopicSerde, topic
   return {
     async add(fact) {
       const agentEvent = isAgentEvent(fact);
-      let value: Buffer;
-      let form: "as-reported" | "without-invalid-measures" = "as-reported";
-      try {
-        value = await serde.encodeFact(asReported(fact));
-      } catch {
-        value = await serde.encodeFact(fact);
-        form = "without-invalid-measures";
-      }
+      const value = await serde.encodeFact(fact);
       pending.push({ topic: agentEvent ? topics.agentEvents : topics.facts, key: agentEvent ? fact.run_id : fact.fact_id, value });
       if (pending.length >= batchSize) await flush();
-      return form;
     },
     flush,
   };

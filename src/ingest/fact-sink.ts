@@ -3,6 +3,7 @@ import type { Producer } from "kafkajs";
 import type { Fact } from "../contract/facts.ts";
 import { deadLetterKey, type DeadLetterRecord } from "../contract/dead-letter.ts";
 import { createFactPublisher } from "./fact-publisher.ts";
+import { FactNotCarriableError } from "../kafka/serde/fact-record.ts";
 import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
 import type { Telemetry } from "../stream/runtime/telemetry.ts";
 import type { TopicNames } from "../stream/topic-names.ts";
@@ -37,8 +38,21 @@ export function fileSink(factsPath: string, deadLettersPath: string | undefined)
 export function kafkaSink(producer: Producer, serde: TopicSerde, topics: TopicNames, telemetry: Telemetry): FactSink {
   const publisher = createFactPublisher(producer, serde, topics);
   return {
-    async write(facts, deadLetters) {
-      for (const { fact } of facts) await publisher.add(fact);
+    async write(facts, mapped) {
+      const deadLetters = [...mapped];
+      for (const { fact, json } of facts) {
+        try {
+          await publisher.add(fact);
+        } catch (error) {
+          // Fail closed, never a write the client retries for ever: the fact goes to the dead-letter topic.
+          if (!(error instanceof FactNotCarriableError)) throw error;
+          const detail = `${fact.fact_id} cannot be written in Avro: ${error.message}`;
+          const source = { topic: "ingress", partition: 0, offset: fact.fact_id };
+          const value = Buffer.from(json, "utf8");
+          const factId = fact.fact_id;
+          deadLetters.push({ reason: "UNENCODABLE_FACT", field: "", detail, source, factId, key: null, value });
+        }
+      }
       await publisher.flush();
       if (deadLetters.length === 0) return;
       const messages = await Promise.all(

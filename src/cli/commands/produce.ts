@@ -1,5 +1,8 @@
 import { statSync } from "node:fs";
-import { readRecords } from "../../stream/transports/embedded/record-source.ts";
+import { deadLetterKey, type DeadLetterRecord } from "../../contract/dead-letter.ts";
+import type { Rejection } from "../../contract/rejection.ts";
+import { FactNotCarriableError } from "../../kafka/serde/fact-record.ts";
+import { readRecords, type SourcedRecord } from "../../stream/transports/embedded/record-source.ts";
 import { createFactPublisher } from "../../ingest/fact-publisher.ts";
 import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
@@ -11,8 +14,9 @@ const USAGE = `Usage: agentops produce --input <facts.ndjson|facts.avro> [--brok
 
 Publishes observation facts to the facts topic as Avro (Confluent wire format, schemas
 registered in the registry), keyed by fact_id; agent_step and sandbox_event records go to the
-agent-events topic keyed by run_id. Records that fail validation are not sent: each is reported
-with its line and reason (the processors would dead-letter them anyway).`;
+agent-events topic keyed by run_id. Every fact the file replay accepts is sent as reported, invalid
+measures included (the processors report them). A record that fails validation is not sent: it goes
+to the dead-letter topic with its line and reason, as the processors would dead-letter it.`;
 
 export const produceCommand: CliCommand = {
   name: "produce",
@@ -38,33 +42,53 @@ export const produceCommand: CliCommand = {
     let sent = 0;
     let skipped = 0;
     const publisher = createFactPublisher(producer, serde, topics, batchSize);
+    const letters: { key: string; value: Buffer }[] = [];
+    const deadLetter = async (record: SourcedRecord, rejection: Rejection, factId: string | null): Promise<void> => {
+      skipped += 1;
+      process.stderr.write(`line ${record.position}: not sent: ${rejection.reason} ${rejection.detail}\n`);
+      const letter = inputDeadLetter(input, record, rejection, factId);
+      letters.push({ key: deadLetterKey(letter), value: await serde.encodeDeadLetter(letter) });
+      if (letters.length >= batchSize) await producer.send({ topic: topics.deadLetters, messages: letters.splice(0) });
+    };
     try {
       await serde.registerAll();
       for await (const record of readRecords(input, (bytes) => progress.update(bytes))) {
         if (!record.parsed.ok) {
-          skipped += 1;
-          process.stderr.write(`line ${record.position}: not sent: ${record.parsed.rejection.reason} ${record.parsed.rejection.detail}\n`);
+          await deadLetter(record, record.parsed.rejection, null);
           continue;
         }
         const fact = record.parsed.fact;
         try {
-          if ((await publisher.add(fact)) === "without-invalid-measures") process.stderr.write(`line ${record.position}: sent without its invalid measure(s): Avro cannot carry the values received
-`);
+          await publisher.add(fact);
         } catch (error) {
-          skipped += 1;
-          process.stderr.write(`line ${record.position}: not sent: ${fact.fact_id} cannot be written in Avro (${error instanceof Error ? error.message : String(error)})
-`);
+          if (!(error instanceof FactNotCarriableError)) throw error;
+          const detail = `${fact.fact_id} cannot be written in Avro: ${error.message}`;
+          await deadLetter(record, { reason: "UNENCODABLE_FACT", field: "", detail }, fact.fact_id);
           continue;
         }
         sent += 1;
       }
       await publisher.flush();
+      if (letters.length > 0) await producer.send({ topic: topics.deadLetters, messages: letters.splice(0) });
     } finally {
       progress.done();
       await producer.disconnect();
     }
-    process.stdout.write(`sent ${sent} records to ${topics.facts} / ${topics.agentEvents}; ${skipped} invalid records not sent\n`);
+    const deadLettered = skipped === 0 ? "" : ` (each on ${topics.deadLetters} with its line and reason)`;
+    const notSent = `${skipped} invalid records not sent${deadLettered}`;
+    process.stdout.write(`sent ${sent} records to ${topics.facts} / ${topics.agentEvents}; ${notSent}\n`);
     return 0;
     });
   },
 };
+
+/**
+ * A record of the input file that is not sent, for the dead-letter topic: the file and line stand
+ * for the source coordinates (topic, partition 0, offset), the line's text for the value.
+ */
+function inputDeadLetter(input: string, record: SourcedRecord, rejection: Rejection, factId: string | null) {
+  const source = { topic: `file:${input}`, partition: 0, offset: String(record.position) };
+  const value = record.raw === undefined ? null : Buffer.from(record.raw, "utf8");
+  const letter: DeadLetterRecord = { ...rejection, source, factId, key: null, value, recordRejected: true };
+  return letter;
+}

@@ -1,8 +1,8 @@
 import type avro from "avsc";
 
 /**
- * Shapes a plain value for an Avro type: absent optional fields become null (Avro has no
- * "absent"), nested records and arrays follow their schema. The contract's JSON form omits
+ * Shapes a plain value for an Avro type: absent fields take their default, other absent optional
+ * fields become null (Avro has no "absent"), nested records and arrays follow their schema. The contract's JSON form omits
  * absent optionals; this is the one place that fills them in.
  */
 export function shapeForAvro(value: unknown, type: avro.Type): unknown {
@@ -10,7 +10,12 @@ export function shapeForAvro(value: unknown, type: avro.Type): unknown {
   if (typeName === "record" || typeName === "error") {
     const source = (value ?? {}) as Record<string, unknown>;
     const shaped: Record<string, unknown> = {};
-    for (const field of (type as avro.types.RecordType).fields) shaped[field.name] = shapeForAvro(source[field.name], field.type);
+    for (const field of (type as avro.types.RecordType).fields) {
+      const value = source[field.name];
+      // An absent field takes the schema's default (null for the optionals, {} for raw_values).
+      const fallback: unknown = value === undefined ? field.defaultValue() : undefined;
+      shaped[field.name] = fallback === undefined ? shapeForAvro(value, field.type) : fallback;
+    }
     return shaped;
   }
   if (typeName === "union:unwrapped") {

@@ -12,7 +12,8 @@ export type DecodedFact = ParseResult & { readonly factId: string | null };
 export async function decodeFact(registry: SchemaRegistry, bytes: Buffer | null): Promise<DecodedFact> {
   const decoded = await decodeWireRecord(registry, bytes);
   if (!decoded.ok) return { ok: false, rejection: { reason: decoded.reason, field: "", detail: decoded.detail }, factId: null };
-  return { ...parseDecodedFact(decoded.value), factId: factIdOf(decoded.value) };
+  const parsed = parseDecodedFact(decoded.value);
+  return { ...parsed, factId: parsed.ok ? parsed.fact.fact_id : factIdOf(decoded.value) };
 }
 
 function factIdOf(value: unknown): string | null {
