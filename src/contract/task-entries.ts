@@ -102,10 +102,14 @@ function declaredForm(tasks: unknown): string {
   return canonicalOrRaw(Array.isArray(tasks) ? tasks.map(withoutNulls) : (tasks ?? null));
 }
 
+/** An entry's own fields read null as absent; an unknown key keeps its null, since it is reported as a dead letter. */
 function withoutNulls(entry: unknown): unknown {
   if (!isRecord(entry)) return entry ?? null;
   const kept: Record<string, unknown> = {};
-  for (const key in entry) if (entry[key] !== null && entry[key] !== undefined) kept[key] = entry[key];
+  for (const key in entry) {
+    const value = entry[key];
+    if (!Object.hasOwn(TASK_SHAPE, key) || (value !== null && value !== undefined)) kept[key] = value;
+  }
   return kept;
 }
 

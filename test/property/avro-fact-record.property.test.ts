@@ -74,6 +74,14 @@ describe("the user's cases (issue #30)", () => {
     "a packet whose repair_attribution is null": { ...packet, repair_attribution: null },
     "a call with 1.5 tokens and an unknown usage source": { ...call, input_tokens: 1.5, usage_source: "GUESS" },
     "a call whose provider is a number": { ...call, provider: 42 },
+    "a snapshot task entry with an unknown key set to null": {
+      ...base,
+      type: "task_snapshot",
+      fact_id: "s1",
+      snapshot_id: "s1",
+      cutoff: "2026-10-02T00:00:00Z",
+      tasks: [{ "": null }, { task_id: "t1", members: ["d1"], role_template: "rt", template_assignment: "EVENT_TIME" }],
+    },
   };
   for (const [name, record] of Object.entries(cases)) {
     it(`${name} is carried with its invalid measures`, () => {
