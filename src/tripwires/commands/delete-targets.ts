@@ -45,6 +45,7 @@ function verdictFor(pathClass: PathClass, path: string, recursive: boolean, filt
     case "home":
       return recursive ? { ruleId: "fs-delete-critical-path", path } : undefined;
     case "system":
+    case "home-config":
       return { ruleId: "fs-delete-critical-path", path };
     case "workspace-root":
       return recursive && !filtered ? { ruleId: "fs-delete-workspace-root", path } : undefined;

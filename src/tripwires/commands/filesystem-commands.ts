@@ -22,7 +22,7 @@ export function analyseFilesystemCommand(name: string, args: readonly ShellWord[
     case "mkswap":
     case "mke2fs":
     case "wipefs":
-      return [{ ruleId: "disk-format", command, path: args.at(-1)?.text, detail: `${name} formats or wipes a device` }];
+      return formatFindings(name, args, command, context);
     case "dd":
       return analyseDd(args, command, context);
     case "chmod":
@@ -32,9 +32,18 @@ export function analyseFilesystemCommand(name: string, args: readonly ShellWord[
     case "xargs":
       return []; // unwrapped by the caller, which knows what feeds stdin
     default:
-      if (name.startsWith("mkfs")) return [{ ruleId: "disk-format", command, path: args.at(-1)?.text, detail: `${name} creates a filesystem, erasing the device` }];
-      return [];
+      return name.startsWith("mkfs") ? formatFindings(name, args, command, context) : [];
   }
+}
+
+/**
+ * Formatting erases a device; a filesystem made inside a regular file (`mkfs.ext4 disk.img`,
+ * `mkswap /swapfile`) erases only that file. So an argument that is a device path (`/dev/…`),
+ * or one we cannot resolve statically, is the target that alerts.
+ */
+function formatFindings(name: string, args: readonly ShellWord[], command: string, context: PathContext): DestructiveFinding[] {
+  const devices = args.filter((arg) => arg.dynamic || (!arg.text.startsWith("-") && (resolvePath(arg.text, context) ?? arg.text).startsWith("/dev/")));
+  return devices.map((device) => ({ ruleId: "disk-format", command, path: device.dynamic ? device.text : resolvePath(device.text, context) ?? device.text, detail: `${name} formats or wipes a device` }));
 }
 
 export function isRecursiveRm(args: readonly ShellWord[]): boolean {

@@ -48,10 +48,10 @@ export type DestructiveRuleId = (typeof DESTRUCTIVE_RULE_IDS)[number];
 const rules: readonly DestructiveRule[] = [
   {
     id: "fs-delete-critical-path",
-    version: 1,
+    version: 2,
     severity: "critical",
-    description: "Recursive delete of `/`, the home directory or a system directory (/etc, /usr, ...), or of their contents (`rm -rf *` there); also `find <such root> -delete`.",
-    alerting: ["rm -rf /", "rm -rf ~", "rm -rf $HOME", "sudo rm -rf /etc", "cd / && rm -rf *", "find / -name '*.log' -delete", "rm --recursive --force /", "bash -c 'rm -rf /'"],
+    description: "Recursive delete of `/`, a home directory or a system directory (/etc, /usr, ...), or of their contents (`rm -rf *` there); any delete of a file in a system directory or of a home directory's own key, login or config entry (~/.ssh, ~/.bashrc, ~/.config); also `find <such root> -delete`. A project's files under a home directory are not critical.",
+    alerting: ["rm -rf /", "rm -rf ~", "rm -rf $HOME", "sudo rm -rf /etc", "cd / && rm -rf *", "find / -name '*.log' -delete", "rm --recursive --force /", "bash -c 'rm -rf /'", "rm ~/.bashrc", "rm -rf /home/dev"],
     benign: ["echo 'rm -rf /'", "rm -rf ./build", "ls /"],
   },
   {
@@ -75,7 +75,7 @@ const rules: readonly DestructiveRule[] = [
     version: 1,
     severity: "critical",
     description: "Any `rm` (or `find -delete`) of a path outside the workspace that is not a scratch dir (/tmp, /var/tmp): the run has no business there.",
-    alerting: ["rm -rf ../other-project", "rm ~/.bashrc", "rm -rf ~/projects"],
+    alerting: ["rm -rf ../other-project", "rm ~/notes.txt", "rm -rf ~/projects"],
     benign: ["rm -rf /tmp/build-123", "rm -f /tmp/out.txt"],
   },
   {
@@ -96,11 +96,11 @@ const rules: readonly DestructiveRule[] = [
   },
   {
     id: "disk-format",
-    version: 1,
+    version: 2,
     severity: "critical",
-    description: "Creating a filesystem or wiping signatures: `mkfs`, `mkfs.*`, `mke2fs`, `mkswap`, `wipefs`.",
-    alerting: ["mkfs.ext4 /dev/sdb1", "sudo wipefs -a /dev/sda"],
-    benign: ["man mkfs"],
+    description: "Creating a filesystem or wiping signatures on a device (`/dev/…`, or a target that cannot be resolved): `mkfs`, `mkfs.*`, `mke2fs`, `mkswap`, `wipefs`. A filesystem made inside a regular file (a disk image) erases only that file.",
+    alerting: ["mkfs.ext4 /dev/sdb1", "sudo wipefs -a /dev/sda", "mkfs.ext4 \"$DEV\""],
+    benign: ["man mkfs", "mkfs.ext4 disk.img", "mkswap /swapfile"],
   },
   {
     id: "disk-raw-write",
