@@ -3,6 +3,7 @@ import { joinWords, parseOptions } from "./command-words.ts";
 import { judgeDelete } from "./delete-targets.ts";
 import { isSystemPath, resolvePath, type PathContext } from "./path-resolution.ts";
 import type { ShellRedirect, ShellWord } from "./shell-parser.ts";
+import { redirectWriteFindings } from "./system-writes.ts";
 
 /** rm, find -delete, shred, mkfs, dd, chmod/chown and writes into block devices. */
 
@@ -245,7 +246,7 @@ export function analyseRedirects(redirects: readonly ShellRedirect[], command: s
     const path = resolvePath(redirect.target.text, context) ?? redirect.target.text;
     if (BLOCK_DEVICE.test(path)) findings.push({ ruleId: "disk-raw-write", command, path, detail: `redirect writes into block device ${path}` });
   }
-  return findings;
+  return [...findings, ...redirectWriteFindings(redirects, command, context)];
 }
 
 /** A redirect that writes a real file changes state (unlike `> /dev/null` or `2>&1`). */

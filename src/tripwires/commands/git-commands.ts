@@ -50,7 +50,14 @@ export function analyseGit(args: readonly ShellWord[], words: readonly ShellWord
       break;
     case "reset":
       if (options.longFlags.has("hard")) finding("git-reset-hard", "git reset --hard discards uncommitted changes");
+      // --merge drops staged changes; --keep refuses to touch a file with local changes, so it loses none.
+      else if (options.longFlags.has("merge")) finding("git-discard-changes", "git reset --merge discards staged changes");
       break;
+    case "stash": {
+      const action = rest.find((arg) => !arg.text.startsWith("-"))?.text;
+      if (action === "drop" || action === "clear") finding("git-stash-drop", `git stash ${action} throws away stashed work`);
+      break;
+    }
     case "checkout":
     case "restore":
     case "switch": {

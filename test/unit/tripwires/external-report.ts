@@ -85,6 +85,7 @@ const POLICY: readonly { readonly decision: string; readonly matches: (command: 
   { decision: "recursive delete of a named path inside the workspace is routine (rm -rf ./build, node_modules, src)", matches: (command) => /^rm\s+(-[a-zA-Z]+\s+|--[a-z-]+\s+)*(\.\/)?(?!\.git\b)[\w@][\w./@-]*\/?$/.test(command) && !command.includes("..") },
   { decision: "restoring named files stays quiet (git checkout -- file, git restore file)", matches: (command) => /\bgit\s+(checkout|restore)\b.*\s(?!-)[\w-]+\.\w+$/.test(command) && !/\s(\.|:\/|\*)(\s|$)/.test(command) },
   { decision: "git clean -f without -d/-x/-X only removes untracked files, not directories or ignored files", matches: (command) => /\bgit\s+clean\s+(-f|--force)$/.test(command) },
+  { decision: "scratch dirs (/tmp, /var/tmp) are throw-away: deleting there never alerts", matches: (command) => /(^|[\s'"(])\/(var\/)?tmp\//.test(command) && !/\.\./.test(command) },
   { decision: "rm with no operand deletes nothing", matches: (command) => /(^|[|;&]\s*)rm\s+-[a-zA-Z]+\s*(&&|;|\||$)/.test(command) },
 ];
 
