@@ -61,7 +61,8 @@ function variableCommandFindings(source: string, parsed: ParsedShell, context: P
   for (const command of parsed.commands) {
     const words = unwrapCommand(command.words).words;
     const first = words[0];
-    if (first === undefined || commandBaseName(first) !== undefined) continue;
+    // Only an expansion in command position; other unresolved words are the grammar recovering from an error.
+    if (first === undefined || commandBaseName(first) !== undefined || !/^[$`]/.test(first.text)) continue;
     const label = joinWords(command.words);
     const variable = VARIABLE_WORD.exec(first.text);
     const name = variable?.[1] ?? variable?.[2];
