@@ -22,9 +22,12 @@ export function commandFamilyFindings(name: string, args: readonly ShellWord[], 
 
 /** `NAME=value` with a static value: `x=rm`, `x='rm -rf'`, `x="rm"`. */
 const STATIC_ASSIGNMENT = /(?:^|[\s;&|(])([A-Za-z_][A-Za-z0-9_]*)=(?:'([^']*)'|"([^"$`\\]*)"|([^\s;&|$`'"()<>\\]*))(?=[\s;&|)]|$)/g;
+/** Function definitions examined per line: a bound for hostile input, far above any real line. */
+const MAX_FUNCTIONS = 64;
 const VARIABLE_WORD = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/;
 /** `name() { … }` or `function name { … }` with a body without nested braces. */
-const FUNCTION_DEFINITION = /(?:\bfunction\s+([^\s(){}|&;<>]+)\s*(?:\(\s*\))?|([^\s(){}|&;<>'"]+)\s*\(\s*\))\s*\{([^{}]*)\}/g;
+// The name starts after a delimiter, so each word is scanned once (no quadratic backtracking on a long word).
+const FUNCTION_DEFINITION = /(?:\bfunction\s+([^\s(){}|&;<>]+)\s*(?:\(\s*\))?|(?<![^\s;&|(){}])([^\s(){}|&;<>'"]+)\s*\(\s*\))\s*\{([^{}]*)\}/g;
 
 export function lineFamilyAnalysis(source: string, parsed: ParsedShell, context: PathContext, run: RunScript): CommandAnalysis {
   const findings = [...forkBombFindings(source, parsed), ...variableCommandFindings(source, parsed, context, run)];
@@ -37,14 +40,21 @@ export function lineFamilyAnalysis(source: string, parsed: ParsedShell, context:
  * (`echo ':(){ :|:& };:'`) is no call.
  */
 function forkBombFindings(source: string, parsed: ParsedShell): DestructiveFinding[] {
+  if (!source.includes("&")) return [];
+  const callsByName = new Map<string, number>();
+  for (const command of parsed.commands) {
+    const word = command.words[0];
+    if (word !== undefined && !word.dynamic) callsByName.set(word.text, (callsByName.get(word.text) ?? 0) + 1);
+  }
+  let examined = 0;
   for (const match of source.matchAll(FUNCTION_DEFINITION)) {
+    if (++examined > MAX_FUNCTIONS) break;
     const name = match[1] ?? match[2] ?? "";
     const body = match[3] ?? "";
     if (!/(^|[^&])&($|[^&])/.test(body)) continue;
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     const callsInBody = [...body.matchAll(new RegExp(`(?:^|[\\s|&;])${escaped}(?=[\\s|&;]|$)`, "g"))].length;
-    const calls = parsed.commands.filter((command) => command.words[0]?.text === name && !command.words[0].dynamic).length;
-    if (callsInBody > 0 && calls > callsInBody) {
+    if (callsInBody > 0 && (callsByName.get(name) ?? 0) > callsInBody) {
       return [{ ruleId: "resource-fork-bomb", command: match[0], path: undefined, detail: `function ${name} starts copies of itself in the background` }];
     }
   }

@@ -29,6 +29,11 @@ const INTERPRETERS: readonly [RegExp, InterpreterSyntax][] = [
 ];
 
 const MAX_CODE_LENGTH = 64 * 1024;
+/** Calls examined per pattern and the text read after each: bounds for hostile input. */
+const MAX_CALLS = 256;
+/** Shell commands run by the code that are analysed (each is a nested parse). */
+const MAX_SCRIPTS = 16;
+const ARGUMENT_WINDOW = 4096;
 
 /** Calls that delete recursively, delete one entry, or run a shell command, by language. */
 const RECURSIVE_DELETES = /(?<![\w$])(shutil\.rmtree|rmtree|remove_tree|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry_secure|remove_entry)|rm_rf|rm_r)\b/g;
@@ -62,26 +67,32 @@ export function interpreterFindings(name: string, args: readonly ShellWord[], co
     const verdict = judgeDelete({ text: literal, dynamic: false }, recursive, false, here);
     if (verdict !== undefined) findings.push({ ruleId: verdict.ruleId, command: label, path: verdict.path, detail: `${name}: ${call}(${literal}) ${recursive ? "recursively " : ""}deletes ${verdict.path}` });
   };
-  for (const match of code.matchAll(RECURSIVE_DELETES)) deleted(firstArgument(code, match), true, match[1] ?? "");
-  for (const match of code.matchAll(NODE_DELETES)) {
+  for (const match of bounded(code, RECURSIVE_DELETES)) deleted(firstArgument(code, match), true, match[1] ?? "");
+  for (const match of bounded(code, NODE_DELETES)) {
     const call = callText(code, match.index + match[0].length);
     deleted(firstArgument(code, match), /recursive\s*:\s*true/.test(call), match[1] ?? "");
   }
-  for (const match of code.matchAll(SINGLE_DELETES)) deleted(firstArgument(code, match), false, match[1] ?? "");
-  for (const match of code.matchAll(PATH_DELETES)) deleted(match[2], match[3] === "rmdir", `Path.${match[3] ?? ""}`);
+  for (const match of bounded(code, SINGLE_DELETES)) deleted(firstArgument(code, match), false, match[1] ?? "");
+  for (const match of bounded(code, PATH_DELETES)) deleted(match[2], match[3] === "rmdir", `Path.${match[3] ?? ""}`);
   const scripts: string[] = [];
-  for (const match of code.matchAll(RUN_CALLS[syntax.language])) {
+  for (const match of bounded(code, RUN_CALLS[syntax.language])) {
     const script = commandArgument(code, match);
     if (script !== undefined) scripts.push(script);
   }
-  if (syntax.language === "perl" || syntax.language === "ruby") for (const match of code.matchAll(BACKTICKS)) scripts.push(match[1] ?? "");
-  for (const script of scripts) {
+  if (syntax.language === "perl" || syntax.language === "ruby") for (const match of bounded(code, BACKTICKS)) scripts.push(match[1] ?? "");
+  for (const script of scripts.slice(0, MAX_SCRIPTS)) {
     findings.push(...run(script, here).findings.map((finding) => ({ ...finding, command: label, detail: `${name} runs \`${script.slice(0, 80)}\`: ${finding.detail}` })));
   }
   if (ENDLESS_LOOP.test(code) && FORK_CALL.test(code)) {
     findings.push({ ruleId: "resource-fork-bomb", command: label, path: undefined, detail: `${name} forks in an endless loop` });
   }
   return findings;
+}
+
+function bounded(code: string, pattern: RegExp): RegExpMatchArray[] {
+  const matches: RegExpMatchArray[] = [];
+  for (const match of code.matchAll(pattern)) if (matches.push(match) >= MAX_CALLS) break;
+  return matches;
 }
 
 /** The code an interpreter runs: the value of its code option(s), or stdin (`python3 - <<EOF`). */
@@ -121,7 +132,8 @@ function callText(code: string, from: number): string {
 
 /** The call's first argument when it is a string literal (or a path wrapper around one, or home). */
 function firstArgument(code: string, match: RegExpMatchArray): string | undefined {
-  let rest = code.slice((match.index ?? 0) + match[0].length).replace(/^\s*\(?\s*/, "");
+  const start = (match.index ?? 0) + match[0].length;
+  let rest = code.slice(start, start + ARGUMENT_WINDOW).replace(/^\s*\(?\s*/, "");
   const home = HOME_EXPRESSION.exec(rest);
   if (home !== null) return endsArgument(rest.slice(home[0].length)) ? "~" : undefined;
   for (let unwrap = 0; unwrap < 2; unwrap++) {
@@ -151,7 +163,8 @@ function stringLiteral(text: string): { length: number; value: string } | undefi
  * perl's `system('rm', '-rf', '/')`), joined with blanks.
  */
 function commandArgument(code: string, match: RegExpMatchArray): string | undefined {
-  let text = code.slice((match.index ?? 0) + match[0].length);
+  const start = (match.index ?? 0) + match[0].length;
+  let text = code.slice(start, start + ARGUMENT_WINDOW);
   if (match[1] === "%x" || match[1] === "qx") {
     const close = ({ "(": ")", "{": "}", "[": "]", "|": "|", "/": "/" } as Record<string, string>)[text.charAt(0)];
     const end = close === undefined ? -1 : text.indexOf(close, 1);
@@ -161,7 +174,7 @@ function commandArgument(code: string, match: RegExpMatchArray): string | undefi
   const items: string[] = [];
   let argv = false;
   for (let piece = 0; piece < 8; piece++) {
-    const list = /^\[\s*((?:(['"])(?:\\.|(?!\2)[^\\])*\2\s*,?\s*)+)\]/.exec(text);
+    const list = /^\[\s*((?:(['"])(?:\\.|(?!\2)[^\\])*\2\s*(?:,\s*)?)+)\]/.exec(text);
     if (list !== null) {
       argv = true;
       for (const item of (list[1] ?? "").matchAll(/(['"])((?:\\.|(?!\1)[^\\])*)\1/g)) items.push(item[2] ?? "");

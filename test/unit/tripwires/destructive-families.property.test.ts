@@ -166,6 +166,22 @@ describe("interpreter one-liners", SLOW, () => {
   });
 });
 
+describe("hostile input stays bounded", SLOW, () => {
+  it("a one-liner with thousands of run calls analyses a bounded number of them, and still alerts", () => {
+    const findings = analyser.analyseShell(`python3 -c '${"os.system(\"rm -rf /\");".repeat(2000)}'`, workspace).findings;
+    expect(findings.length).toBeGreaterThan(0);
+    expect(findings.length).toBeLessThanOrEqual(16);
+  });
+
+  it("a long word or many function definitions do not make the family scans quadratic", () => {
+    const started = performance.now();
+    analyser.analyseShell(`${"a".repeat(50_000)}(`, workspace);
+    analyser.analyseShell(`perl -e '${"unlink(x);".repeat(5000)}'`, workspace);
+    // Generous: quadratic scans took seconds at this size; linear ones take milliseconds.
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+});
+
 describe("resource exhaustion", SLOW, () => {
   const name = fc.oneof(fc.constant(":"), identifier);
   // Each body ends its last command (`&` or `;`), as bash requires before `}`.
