@@ -69,7 +69,7 @@ export function interpreterFindings(name: string, args: readonly ShellWord[], co
   };
   for (const match of bounded(code, RECURSIVE_DELETES)) deleted(firstArgument(code, match), true, match[1] ?? "");
   for (const match of bounded(code, NODE_DELETES)) {
-    const call = callText(code, match.index + match[0].length);
+    const call = callText(code, (match.index ?? 0) + match[0].length);
     deleted(firstArgument(code, match), /recursive\s*:\s*true/.test(call), match[1] ?? "");
   }
   for (const match of bounded(code, SINGLE_DELETES)) deleted(firstArgument(code, match), false, match[1] ?? "");
