@@ -94,7 +94,7 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         index++;
         break;
       }
-      if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
+      if (name === "env" && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(text) || text === "-")) {
         index++;
       } else if (text.startsWith("--") && !word.dynamic) {
         const optionName = text.slice(2).split("=", 1)[0] ?? "";
@@ -123,7 +123,8 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         break;
       }
     }
-    current = splitString === undefined ? current.slice(index) : [...splitString, ...current.slice(index)];
+    // The -S string is read by env again: it may start with assignments (`env -S 'PATH=/bin git …'`).
+    current = splitString === undefined ? current.slice(index) : [{ text: "env", dynamic: false }, ...splitString, ...current.slice(index)];
     if (name === "xargs" || name === "parallel") {
       argumentsFromStdin = true;
       fanOut = { runner: name, replaceString };

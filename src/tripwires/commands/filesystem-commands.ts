@@ -78,6 +78,8 @@ export function findRoots(args: readonly ShellWord[]): ShellWord[] {
 }
 
 const EXEC_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+/** The value words of find's tests (patterns, sizes, times), told apart from actions by identity. */
+const FILTER_VALUES = new WeakSet<ShellWord>();
 const NAME_FILTERS = new Set(["-name", "-iname"]);
 const PATH_FILTERS = new Set(["-path", "-ipath", "-wholename", "-iwholename"]);
 
@@ -102,6 +104,15 @@ export function parseFindExpression(args: readonly ShellWord[]): FindExpression 
   for (let index = 0; index < rest.length; index++) {
     const token = rest[index];
     if (token === undefined) break;
+    const value = rest[index + 1];
+    if (FIND_FILTERS.has(token.text) && token.text !== "-empty" && value !== undefined) {
+      // A test's value is a pattern, never an action: `-name -delete` deletes nothing.
+      const pattern = { ...value };
+      FILTER_VALUES.add(pattern);
+      tokens.push(token, pattern);
+      index++;
+      continue;
+    }
     if (!EXEC_ACTIONS.has(token.text)) {
       tokens.push(token);
       continue;
@@ -200,7 +211,7 @@ function readFilters(tokens: readonly ShellWord[], root: string): BranchVerdict 
 export function analyseFind(args: readonly ShellWord[], command: string, context: PathContext, execDeletes: (exec: FindExec) => boolean): DestructiveFinding[] {
   const expression = parseFindExpression(args);
   const deletingExecs = new Set(expression.execs.flatMap((exec, index) => (execDeletes(exec) ? [`-exec#${index}`] : [])));
-  const isAction = (token: ShellWord): boolean => !token.dynamic && (token.text === "-delete" || deletingExecs.has(token.text));
+  const isAction = (token: ShellWord): boolean => !token.dynamic && !FILTER_VALUES.has(token) && (token.text === "-delete" || deletingExecs.has(token.text));
   if (!expression.tokens.some(isAction)) return [];
   const findings: DestructiveFinding[] = [];
   for (const root of expression.roots) {

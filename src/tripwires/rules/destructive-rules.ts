@@ -154,7 +154,7 @@ const rules: readonly DestructiveRule[] = [
     id: "git-discard-changes",
     version: 2,
     severity: "warning",
-    description: "Discarding all uncommitted changes in the tree, the same loss as `git reset --hard`: `git checkout -- .` / `git checkout .` (any tree-ish, `:/`, `*`), `git checkout -f`, `git restore .` (working tree), `git switch --discard-changes` / `-f`, `git reset --merge` (drops staged changes). Restoring named files (`git checkout -- file.py`) is routine and stays quiet.",
+    description: "Discarding all uncommitted changes in the tree, the same loss as `git reset --hard`: `git checkout -- .` / `git checkout .` (any tree-ish, `:/`, `*`), `git checkout -f`, `git restore .` (working tree), `git switch --discard-changes` / `-f`, `git reset --merge` (drops staged changes), `git worktree remove --force` (deletes a worktree with its changes). Restoring named files (`git checkout -- file.py`) is routine and stays quiet.",
     alerting: ["git checkout -- .", "git checkout .", "git checkout HEAD -- .", "git restore .", "git restore --worktree :/", "git switch --discard-changes main", "git switch -f main", "git switch -qf main", "git -C repo switch -f main", "git checkout -f main", "git reset --merge HEAD~1"],
     benign: ["git checkout -- file.py", "git checkout main", "git checkout -b feature", "git restore src/app.py", "git restore --staged .", "git switch -c feature", "git switch -C feature", "git checkout -p .", "git reset --keep HEAD~1"],
   },
