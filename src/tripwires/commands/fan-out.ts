@@ -41,7 +41,7 @@ export function expandFanOut(template: readonly ShellWord[], fanOut: FanOut, pro
   } else {
     // `xargs -I` and parallel take one input line per item; plain xargs splits at blanks.
     const byLine = fanOut.runner === "parallel" || fanOut.replaceString !== undefined;
-    items = producerItems(producer, byLine)?.map((item) => [item]);
+    items = fanOut.itemsFromFile ? undefined : producerItems(producer, byLine)?.map((item) => [item]);
   }
   if (command.length === 0 && fanOut.runner === "parallel") return { invocations: [], unknownAppended: undefined, scripts: (items ?? []).map((item) => item.join(" ")) };
   const placeholder = placeholderPattern(fanOut);
