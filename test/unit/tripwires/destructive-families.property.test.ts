@@ -76,6 +76,22 @@ describe("remote and indirect execution", SLOW, () => {
     );
   });
 
+  it("a shell or eval running a variable's value warns; a local tool's output and the text as data do not", () => {
+    fc.assert(
+      fc.property(identifier, fc.constantFrom("sh -c", "bash -c", "sudo bash -c", "zsh -lc", "eval"), fc.constantFrom((name: string) => `"$${name}"`, (name: string) => `\${${name}}`, (name: string) => `$${name}`), (name, runner, reference) => {
+        expect(rulesOf(`${runner} ${reference(name)}`)).toEqual(["exec-dynamic-command"]);
+        expect(rulesOf(`echo ${runner} ${reference(name)}`)).toEqual([]);
+      }),
+      RUNS,
+    );
+    fc.assert(
+      fc.property(fc.constantFrom("ssh-agent -s", "pyenv init -", "direnv hook bash", "opam env", "dircolors -b"), (tool) => {
+        expect(rulesOf(`eval "$(${tool})"`)).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
   it("a static base64 payload piped into a shell is judged as the script it decodes to", () => {
     fc.assert(
       fc.property(fc.constantFrom("rm -rf /", "git reset --hard", "echo hello", "ls -la"), fc.constantFrom("sh", "bash", "sudo bash"), (script, shell) => {
