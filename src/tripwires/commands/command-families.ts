@@ -12,7 +12,13 @@ import { fileWriteFindings } from "./system-writes.ts";
  * interpreter one-liners, writes into system files) and every line (fork bombs, command words
  * that are variables). Registered in shell-analysis.ts by one call each.
  */
-export function commandFamilyFindings(name: string, args: readonly ShellWord[], command: SimpleCommand, here: PathContext, run: RunScript): DestructiveFinding[] {
+export function commandFamilyFindings(
+  name: string,
+  args: readonly ShellWord[],
+  command: SimpleCommand,
+  here: PathContext,
+  run: RunScript,
+): DestructiveFinding[] {
   return [
     ...indirectExecutionFindings(name, args, command, here, run),
     ...interpreterFindings(name, args, command, here, run),
@@ -21,15 +27,22 @@ export function commandFamilyFindings(name: string, args: readonly ShellWord[], 
 }
 
 /** `NAME=value` with a static value: `x=rm`, `x='rm -rf'`, `x="rm"`. */
-const STATIC_ASSIGNMENT = /(?:^|[\s;&|(])([A-Za-z_][A-Za-z0-9_]*)=(?:'([^']*)'|"([^"$`\\]*)"|([^\s;&|$`'"()<>\\]*))(?=[\s;&|)]|$)/g;
+const STATIC_ASSIGNMENT =
+  /(?:^|[\s;&|(])([A-Za-z_][A-Za-z0-9_]*)=(?:'([^']*)'|"([^"$`\\]*)"|([^\s;&|$`'"()<>\\]*))(?=[\s;&|)]|$)/g;
 /** Function definitions examined per line: a bound for hostile input, far above any real line. */
 const MAX_FUNCTIONS = 64;
 const VARIABLE_WORD = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/;
 /** `name() { … }` or `function name { … }` with a body without nested braces. */
 // The name starts after a delimiter, so each word is scanned once (no quadratic backtracking on a long word).
-const FUNCTION_DEFINITION = /(?:\bfunction\s+([^\s(){}|&;<>]+)\s*(?:\(\s*\))?|(?<![^\s;&|(){}])([^\s(){}|&;<>'"]+)\s*\(\s*\))\s*\{([^{}]*)\}/g;
+const FUNCTION_DEFINITION =
+  /(?:\bfunction\s+([^\s(){}|&;<>]+)\s*(?:\(\s*\))?|(?<![^\s;&|(){}])([^\s(){}|&;<>'"]+)\s*\(\s*\))\s*\{([^{}]*)\}/g;
 
-export function lineFamilyAnalysis(source: string, parsed: ParsedShell, context: PathContext, run: RunScript): CommandAnalysis {
+export function lineFamilyAnalysis(
+  source: string,
+  parsed: ParsedShell,
+  context: PathContext,
+  run: RunScript,
+): CommandAnalysis {
   const findings = [...forkBombFindings(source, parsed), ...variableCommandFindings(source, parsed, context, run)];
   return findings.length === 0 ? EMPTY_ANALYSIS : { ...EMPTY_ANALYSIS, findings };
 }
@@ -55,7 +68,14 @@ function forkBombFindings(source: string, parsed: ParsedShell): DestructiveFindi
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     const callsInBody = [...body.matchAll(new RegExp(`(?:^|[\\s|&;])${escaped}(?=[\\s|&;]|$)`, "g"))].length;
     if (callsInBody > 0 && (callsByName.get(name) ?? 0) > callsInBody) {
-      return [{ ruleId: "resource-fork-bomb", command: match[0], path: undefined, detail: `function ${name} starts copies of itself in the background` }];
+      return [
+        {
+          ruleId: "resource-fork-bomb",
+          command: match[0],
+          path: undefined,
+          detail: `function ${name} starts copies of itself in the background`,
+        },
+      ];
     }
   }
   return [];
@@ -65,7 +85,12 @@ function forkBombFindings(source: string, parsed: ParsedShell): DestructiveFindi
  * A command word that is a variable: set statically earlier in the line (`x=rm; $x -rf /`), it is
  * judged as the command it names; otherwise, or for any other substitution, what runs is unknown.
  */
-function variableCommandFindings(source: string, parsed: ParsedShell, context: PathContext, run: RunScript): DestructiveFinding[] {
+function variableCommandFindings(
+  source: string,
+  parsed: ParsedShell,
+  context: PathContext,
+  run: RunScript,
+): DestructiveFinding[] {
   const findings: DestructiveFinding[] = [];
   let assignments: Map<string, string> | undefined;
   for (const command of parsed.commands) {
@@ -83,14 +108,21 @@ function variableCommandFindings(source: string, parsed: ParsedShell, context: P
       continue;
     }
     const script = [value, ...words.slice(1).map((word) => (word.dynamic ? word.text : quote(word.text)))].join(" ");
-    findings.push(...run(script, context).findings.map((finding) => ({ ...finding, command: label, detail: `${first.text} is ${value}: ${finding.detail}` })));
+    findings.push(
+      ...run(script, context).findings.map((finding) => ({
+        ...finding,
+        command: label,
+        detail: `${first.text} is ${value}: ${finding.detail}`,
+      })),
+    );
   }
   return findings;
 }
 
 function staticAssignments(source: string): Map<string, string> {
   const values = new Map<string, string>();
-  for (const match of source.matchAll(STATIC_ASSIGNMENT)) values.set(match[1] ?? "", match[2] ?? match[3] ?? match[4] ?? "");
+  for (const match of source.matchAll(STATIC_ASSIGNMENT))
+    values.set(match[1] ?? "", match[2] ?? match[3] ?? match[4] ?? "");
   return values;
 }
 

@@ -18,21 +18,53 @@ export const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"
 const SCRIPT_INTERPRETER = /^(python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|node|nodejs|php[0-9.]*)$/;
 const FETCHERS = new Set(["curl", "wget", "fetch", "xh", "http", "https", "aria2c", "lwp-request"]);
 /** Commands a fetched script may pass through on its way to the shell, unchanged in what it means. */
-const PASS_THROUGH = new Set(["tee", "cat", "gunzip", "zcat", "gzip", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "tr", "sed", "head", "tail", "dos2unix", "iconv", "sudo", "base64"]);
+const PASS_THROUGH = new Set([
+  "tee",
+  "cat",
+  "gunzip",
+  "zcat",
+  "gzip",
+  "bunzip2",
+  "bzcat",
+  "xz",
+  "unxz",
+  "xzcat",
+  "tr",
+  "sed",
+  "head",
+  "tail",
+  "dos2unix",
+  "iconv",
+  "sudo",
+  "base64",
+]);
 const DECODERS = new Set(["base64", "base32", "xxd", "openssl", "uudecode", "rev"]);
 /** `$(curl …)`, `` `wget …` ``, `<(curl …)` inside a word: its value comes from the network. */
 const FETCH_SUBSTITUTION = /(?:\$\(|`|<\()\s*(?:sudo\s+)?(?:[\w./-]*\/)?(?:curl|wget|fetch|xh|https?|aria2c)\s/;
-const DECODE_SUBSTITUTION = /(?:\$\(|`|<\()[^)`]*\b(?:base64|base32)\s+(?:-[a-zA-Z]*[dD]\b|--decode)|\bxxd\s+-r|\bopenssl\s+(?:enc|base64)\b[^)`]*-d\b/;
+const DECODE_SUBSTITUTION = new RegExp(
+  [
+    "(?:\\$\\(|`|<\\()[^)`]*\\b(?:base64|base32)\\s+(?:-[a-zA-Z]*[dD]\\b|--decode)",
+    "\\bxxd\\s+-r",
+    "\\bopenssl\\s+(?:enc|base64)\\b[^)`]*-d\\b",
+  ].join("|"),
+);
 /** The whole word is one variable (`$X`, `${X}`, `$1`, `$@`): its value is the script. */
 const WHOLE_VARIABLE = /^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*|\{?[0-9@*]\}?)$/;
 const SSH_OPTIONS_WITH_VALUE = "BbcDEeFIiJLlmOoPpQRSWw";
 /** The remote side of ssh: nothing is known about its directories. */
 const REMOTE_CONTEXT: PathContext = { cwd: undefined, workspaceRoot: undefined, home: undefined };
 
-export function indirectExecutionFindings(name: string, args: readonly ShellWord[], command: SimpleCommand, here: PathContext, run: RunScript): DestructiveFinding[] {
+export function indirectExecutionFindings(
+  name: string,
+  args: readonly ShellWord[],
+  command: SimpleCommand,
+  here: PathContext,
+  run: RunScript,
+): DestructiveFinding[] {
   const label = joinWords(command.words);
   if (name === "ssh") return sshFindings(args, command, label, run);
-  const runsCode = SHELLS.has(name) || SCRIPT_INTERPRETER.test(name) || name === "eval" || name === "source" || name === ".";
+  const runsCode =
+    SHELLS.has(name) || SCRIPT_INTERPRETER.test(name) || name === "eval" || name === "source" || name === ".";
   if (!runsCode) return [];
   const sudo = commandBaseName(command.words[0]) === "sudo" ? " as root" : "";
   const fetched = args.find((arg) => arg.dynamic && FETCH_SUBSTITUTION.test(arg.text));
@@ -40,7 +72,12 @@ export function indirectExecutionFindings(name: string, args: readonly ShellWord
   const source = readsScriptFromStdin(name, args) ? scriptSource(command.pipedFrom) : undefined;
   if (source?.kind === "network") return [remote(label, `${name}${sudo} runs a script piped from ${source.fetcher}`)];
   if (source?.kind === "decoded") {
-    if (source.script !== undefined) return run(source.script, here).findings.map((finding) => ({ ...finding, command: label, detail: `decoded script: ${finding.detail}` }));
+    if (source.script !== undefined)
+      return run(source.script, here).findings.map((finding) => ({
+        ...finding,
+        command: label,
+        detail: `decoded script: ${finding.detail}`,
+      }));
     return [dynamic(label, `${name} runs code decoded at run time by ${source.decoder}`)];
   }
   const script = scriptArgument(name, args);
@@ -71,7 +108,8 @@ function readsScriptFromStdin(name: string, args: readonly ShellWord[]): boolean
   return true;
 }
 
-type ScriptSource = { kind: "network"; fetcher: string } | { kind: "decoded"; decoder: string; script: string | undefined };
+type ScriptSource =
+  { kind: "network"; fetcher: string } | { kind: "decoded"; decoder: string; script: string | undefined };
 
 /** Walks back the pipeline feeding a shell through pass-through filters to where the script comes from. */
 function scriptSource(producer: SimpleCommand | undefined): ScriptSource | undefined {
@@ -82,7 +120,8 @@ function scriptSource(producer: SimpleCommand | undefined): ScriptSource | undef
     const name = commandBaseName(words[0]);
     if (name === undefined) return undefined;
     const args = words.slice(1);
-    if (FETCHERS.has(name) && writesToStdout(name, args)) return { kind: "network", fetcher: joinWords(words).slice(0, 120) };
+    if (FETCHERS.has(name) && writesToStdout(name, args))
+      return { kind: "network", fetcher: joinWords(words).slice(0, 120) };
     if (decoder === undefined && DECODERS.has(name) && decodes(name, args)) decoder = { name, command: current };
     else if (!PASS_THROUGH.has(name)) break;
     current = current.pipedFrom;
@@ -94,12 +133,18 @@ function scriptSource(producer: SimpleCommand | undefined): ScriptSource | undef
 /** `wget URL` saves to a file; only `-O -` / `-qO-` / `--output-document=-` writes the script to the pipe. */
 function writesToStdout(name: string, args: readonly ShellWord[]): boolean {
   if (name !== "wget") return true;
-  return args.some((arg, index) => /^-[a-zA-Z]*O-$/.test(arg.text) || arg.text === "--output-document=-" || ((/^-[a-zA-Z]*O$/.test(arg.text) || arg.text === "--output-document") && args[index + 1]?.text === "-"));
+  return args.some(
+    (arg, index) =>
+      /^-[a-zA-Z]*O-$/.test(arg.text) ||
+      arg.text === "--output-document=-" ||
+      ((/^-[a-zA-Z]*O$/.test(arg.text) || arg.text === "--output-document") && args[index + 1]?.text === "-"),
+  );
 }
 
 function decodes(name: string, args: readonly ShellWord[]): boolean {
   const texts = args.map((arg) => arg.text);
-  if (name === "base64" || name === "base32") return texts.some((text) => /^-[a-zA-Z]*[dD]$/.test(text) || text === "--decode");
+  if (name === "base64" || name === "base32")
+    return texts.some((text) => /^-[a-zA-Z]*[dD]$/.test(text) || text === "--decode");
   if (name === "xxd") return texts.some((text) => /^-[a-zA-Z]*r/.test(text));
   if (name === "openssl") return texts.includes("-d") || texts.includes("-base64") || texts[0] === "base64";
   return true;
@@ -113,8 +158,17 @@ function staticBase64Script(decoder: string, command: SimpleCommand): string | u
   let payload = command.stdinText;
   const producer = command.pipedFrom;
   const producerName = commandBaseName(producer?.words[0]);
-  if (payload === undefined && producer !== undefined && (producerName === "echo" || producerName === "printf") && producer.words.every((word) => !word.dynamic)) {
-    payload = producer.words.slice(1).filter((word) => !/^-[neE]+$/.test(word.text)).map((word) => word.text).join("");
+  if (
+    payload === undefined &&
+    producer !== undefined &&
+    (producerName === "echo" || producerName === "printf") &&
+    producer.words.every((word) => !word.dynamic)
+  ) {
+    payload = producer.words
+      .slice(1)
+      .filter((word) => !/^-[neE]+$/.test(word.text))
+      .map((word) => word.text)
+      .join("");
   }
   if (payload === undefined || !/^[A-Za-z0-9+/=\s]+$/.test(payload)) return undefined;
   const decoded = Buffer.from(payload.replace(/\s+/g, ""), "base64").toString("utf8");
@@ -134,7 +188,12 @@ function scriptArgument(name: string, args: readonly ShellWord[]): ShellWord | u
  * remote shell, or the here-document is when no command is given. Judged as a command with
  * nothing known about the remote directories.
  */
-function sshFindings(args: readonly ShellWord[], command: SimpleCommand, label: string, run: RunScript): DestructiveFinding[] {
+function sshFindings(
+  args: readonly ShellWord[],
+  command: SimpleCommand,
+  label: string,
+  run: RunScript,
+): DestructiveFinding[] {
   let host: string | undefined;
   let index = 0;
   for (; index < args.length; index++) {
@@ -151,5 +210,9 @@ function sshFindings(args: readonly ShellWord[], command: SimpleCommand, label: 
   const remoteWords = args.slice(index);
   const script = remoteWords.length > 0 ? remoteWords.map((word) => word.text).join(" ") : command.stdinText;
   if (host === undefined || script === undefined) return [];
-  return run(script, REMOTE_CONTEXT).findings.map((finding) => ({ ...finding, command: label, detail: `over ssh to ${host}: ${finding.detail}` }));
+  return run(script, REMOTE_CONTEXT).findings.map((finding) => ({
+    ...finding,
+    command: label,
+    detail: `over ssh to ${host}: ${finding.detail}`,
+  }));
 }

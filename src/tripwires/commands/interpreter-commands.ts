@@ -35,27 +35,73 @@ const MAX_CALLS = 256;
 const MAX_SCRIPTS = 16;
 const ARGUMENT_WINDOW = 4096;
 
+/** A call of one of the names (regex sources), not part of a longer identifier. */
+function calls(names: readonly string[]): RegExp {
+  return new RegExp(`(?<![\\w$])(${names.join("|")})\\b`, "g");
+}
+
 /** Calls that delete recursively, delete one entry, or run a shell command, by language. */
-const RECURSIVE_DELETES = /(?<![\w$])(shutil\.rmtree|rmtree|remove_tree|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry_secure|remove_entry)|rm_rf|rm_r)\b/g;
-const NODE_DELETES = /(?<![\w$])((?:fs\.|fsp\.|promises\.)?(?:rmSync|rmdirSync)|(?:fs|fsp|promises)\.(?:rm|rmdir))\b/g;
-const SINGLE_DELETES = /(?<![\w$])(os\.remove|os\.unlink|os\.rmdir|unlink|unlinkSync|File\.delete|File\.unlink|FileUtils\.rm_f|FileUtils\.rm|FileUtils\.remove)\b/g;
+const RECURSIVE_DELETES = calls([
+  "shutil\\.rmtree",
+  "rmtree",
+  "remove_tree",
+  "FileUtils\\.(?:rm_rf|rm_r|remove_dir|remove_entry_secure|remove_entry)",
+  "rm_rf",
+  "rm_r",
+]);
+const NODE_DELETES = calls(["(?:fs\\.|fsp\\.|promises\\.)?(?:rmSync|rmdirSync)", "(?:fs|fsp|promises)\\.(?:rm|rmdir)"]);
+const SINGLE_DELETES = calls([
+  "os\\.(?:remove|unlink|rmdir)",
+  "unlink",
+  "unlinkSync",
+  "File\\.(?:delete|unlink)",
+  "FileUtils\\.(?:rm_f|rm|remove)",
+]);
 const PATH_DELETES = /(?<![\w$])(?:pathlib\.)?Path\(\s*(['"])((?:\\.|(?!\1).)*)\1\s*\)\s*\.\s*(unlink|rmdir)\s*\(/g;
 const RUN_CALLS: Readonly<Record<Language, RegExp>> = {
-  python: /(?<![\w$])(os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\b/g,
-  perl: /(?<![\w$])(system|exec|qx)\b/g,
-  ruby: /(?<![\w$])(system|exec|IO\.popen|Open3\.\w+|%x)\b/g,
-  node: /(?<![\w$])(execSync|exec|execFileSync|execFile|spawnSync|spawn)\b/g,
+  python: calls(["os\\.(?:system|popen)", "subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)"]),
+  perl: calls(["system", "exec", "qx"]),
+  ruby: calls(["system", "exec", "IO\\.popen", "Open3\\.\\w+", "%x"]),
+  node: calls(["execSync", "exec", "execFileSync", "execFile", "spawnSync", "spawn"]),
 };
 /** Perl and Ruby backticks run a shell command; in JavaScript they are template strings. */
 const BACKTICKS = /`([^`$]*)`/g;
-const ENDLESS_LOOP = /\bwhile\s*\(?\s*(?:True|1|true|!0)\s*\)?|\bfor\s*\(\s*;\s*;\s*\)|\bloop\s*(?:\{|do\b)|\bwhile\s+fork\b|\buntil\s+false\b|\bitertools\.count\(/;
+const ENDLESS_LOOP = new RegExp(
+  [
+    "\\bwhile\\s*\\(?\\s*(?:True|1|true|!0)\\s*\\)?",
+    "\\bfor\\s*\\(\\s*;\\s*;\\s*\\)",
+    "\\bloop\\s*(?:\\{|do\\b)",
+    "\\bwhile\\s+fork\\b",
+    "\\buntil\\s+false\\b",
+    "\\bitertools\\.count\\(",
+  ].join("|"),
+);
 const FORK_CALL = /(?<![\w$])(?:os\.fork|os\.forkpty|Process\.fork|fork)\b/;
 /** Expressions that name the home directory. */
-const HOME_EXPRESSION = /^(?:Path\.home\(\)|os\.homedir\(\)|Dir\.home|os\.path\.expanduser\(\s*(['"])~\1\s*\)|os\.environ\[\s*(['"])HOME\2\s*\]|os\.getenv\(\s*(['"])HOME\3\s*\)|process\.env\.HOME|ENV\[\s*(['"])HOME\4\s*\]|\$ENV\{\s*HOME\s*\})/;
+const HOME_EXPRESSION = new RegExp(
+  `^(?:${[
+    "Path\\.home\\(\\)",
+    "os\\.homedir\\(\\)",
+    "Dir\\.home",
+    "os\\.path\\.expanduser\\(\\s*['\"]~['\"]\\s*\\)",
+    "os\\.environ\\[\\s*['\"]HOME['\"]\\s*\\]",
+    "os\\.getenv\\(\\s*['\"]HOME['\"]\\s*\\)",
+    "process\\.env\\.HOME",
+    "ENV\\[\\s*['\"]HOME['\"]\\s*\\]",
+    "\\$ENV\\{\\s*HOME\\s*\\}",
+  ].join("|")})`,
+);
 /** Wrappers that turn a literal into a path without changing which path it is. */
-const PATH_WRAPPER = /^(?:os\.path\.expanduser|os\.path\.abspath|os\.path\.realpath|pathlib\.Path|Path|File\.expand_path|path\.resolve)\s*\(\s*/;
+const PATH_WRAPPER =
+  /^(?:os\.path\.(?:expanduser|abspath|realpath)|pathlib\.Path|Path|File\.expand_path|path\.resolve)\s*\(\s*/;
 
-export function interpreterFindings(name: string, args: readonly ShellWord[], command: SimpleCommand, here: PathContext, run: RunScript): DestructiveFinding[] {
+export function interpreterFindings(
+  name: string,
+  args: readonly ShellWord[],
+  command: SimpleCommand,
+  here: PathContext,
+  run: RunScript,
+): DestructiveFinding[] {
   const syntax = INTERPRETERS.find(([pattern]) => pattern.test(name))?.[1];
   if (syntax === undefined) return [];
   const code = codeOf(syntax, args, command);
@@ -65,7 +111,13 @@ export function interpreterFindings(name: string, args: readonly ShellWord[], co
   const deleted = (literal: string | undefined, recursive: boolean, call: string): void => {
     if (literal === undefined) return;
     const verdict = judgeDelete({ text: literal, dynamic: false }, recursive, false, here);
-    if (verdict !== undefined) findings.push({ ruleId: verdict.ruleId, command: label, path: verdict.path, detail: `${name}: ${call}(${literal}) ${recursive ? "recursively " : ""}deletes ${verdict.path}` });
+    if (verdict !== undefined)
+      findings.push({
+        ruleId: verdict.ruleId,
+        command: label,
+        path: verdict.path,
+        detail: `${name}: ${call}(${literal}) ${recursive ? "recursively " : ""}deletes ${verdict.path}`,
+      });
   };
   for (const match of bounded(code, RECURSIVE_DELETES)) deleted(firstArgument(code, match), true, match[1] ?? "");
   for (const match of bounded(code, NODE_DELETES)) {
@@ -79,12 +131,24 @@ export function interpreterFindings(name: string, args: readonly ShellWord[], co
     const script = commandArgument(code, match);
     if (script !== undefined) scripts.push(script);
   }
-  if (syntax.language === "perl" || syntax.language === "ruby") for (const match of bounded(code, BACKTICKS)) scripts.push(match[1] ?? "");
+  if (syntax.language === "perl" || syntax.language === "ruby")
+    for (const match of bounded(code, BACKTICKS)) scripts.push(match[1] ?? "");
   for (const script of scripts.slice(0, MAX_SCRIPTS)) {
-    findings.push(...run(script, here).findings.map((finding) => ({ ...finding, command: label, detail: `${name} runs \`${script.slice(0, 80)}\`: ${finding.detail}` })));
+    findings.push(
+      ...run(script, here).findings.map((finding) => ({
+        ...finding,
+        command: label,
+        detail: `${name} runs \`${script.slice(0, 80)}\`: ${finding.detail}`,
+      })),
+    );
   }
   if (ENDLESS_LOOP.test(code) && FORK_CALL.test(code)) {
-    findings.push({ ruleId: "resource-fork-bomb", command: label, path: undefined, detail: `${name} forks in an endless loop` });
+    findings.push({
+      ruleId: "resource-fork-bomb",
+      command: label,
+      path: undefined,
+      detail: `${name} forks in an endless loop`,
+    });
   }
   return findings;
 }
