@@ -129,7 +129,10 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
       }
     }
     // The -S string is read by env again: it may start with assignments (`env -S 'PATH=/bin git …'`).
-    current = splitString === undefined ? current.slice(index) : [{ text: "env", dynamic: false }, ...splitString, ...current.slice(index)];
+    current =
+      splitString === undefined
+        ? current.slice(index)
+        : [{ text: "env", dynamic: false }, ...splitString, ...current.slice(index)];
     if (name === "xargs" || name === "parallel") {
       argumentsFromStdin = true;
       fanOut = { runner: name, replaceString, itemsFromFile };

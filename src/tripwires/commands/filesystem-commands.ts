@@ -42,9 +42,20 @@ export function analyseFilesystemCommand(name: string, args: readonly ShellWord[
  * `mkswap /swapfile`) erases only that file. So an argument that is a device path (`/dev/…`),
  * or one we cannot resolve statically, is the target that alerts.
  */
-function formatFindings(name: string, args: readonly ShellWord[], command: string, context: PathContext): DestructiveFinding[] {
-  const devices = args.filter((arg) => arg.dynamic || (!arg.text.startsWith("-") && (resolvePath(arg.text, context) ?? arg.text).startsWith("/dev/")));
-  return devices.map((device) => ({ ruleId: "disk-format", command, path: device.dynamic ? device.text : resolvePath(device.text, context) ?? device.text, detail: `${name} formats or wipes a device` }));
+function formatFindings(
+  name: string,
+  args: readonly ShellWord[],
+  command: string,
+  context: PathContext,
+): DestructiveFinding[] {
+  const resolved = (arg: ShellWord): string => (arg.dynamic ? arg.text : (resolvePath(arg.text, context) ?? arg.text));
+  const devices = args.filter((arg) => arg.dynamic || (!arg.text.startsWith("-") && resolved(arg).startsWith("/dev/")));
+  return devices.map((device) => ({
+    ruleId: "disk-format",
+    command,
+    path: resolved(device),
+    detail: `${name} formats or wipes a device`,
+  }));
 }
 
 export function isRecursiveRm(args: readonly ShellWord[]): boolean {
@@ -211,7 +222,8 @@ function readFilters(tokens: readonly ShellWord[], root: string): BranchVerdict 
 export function analyseFind(args: readonly ShellWord[], command: string, context: PathContext, execDeletes: (exec: FindExec) => boolean): DestructiveFinding[] {
   const expression = parseFindExpression(args);
   const deletingExecs = new Set(expression.execs.flatMap((exec, index) => (execDeletes(exec) ? [`-exec#${index}`] : [])));
-  const isAction = (token: ShellWord): boolean => !token.dynamic && !FILTER_VALUES.has(token) && (token.text === "-delete" || deletingExecs.has(token.text));
+  const isAction = (token: ShellWord): boolean =>
+    !token.dynamic && !FILTER_VALUES.has(token) && (token.text === "-delete" || deletingExecs.has(token.text));
   if (!expression.tokens.some(isAction)) return [];
   const findings: DestructiveFinding[] = [];
   for (const root of expression.roots) {

@@ -59,7 +59,10 @@ const SINGLE_DELETES = calls([
 ]);
 const PATH_DELETES = /(?<![\w$])(?:pathlib\.)?Path\(\s*(['"])((?:\\.|(?!\1).)*)\1\s*\)\s*\.\s*(unlink|rmdir)\s*\(/g;
 const RUN_CALLS: Readonly<Record<Language, RegExp>> = {
-  python: calls(["os\\.(?:system|popen)", "subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)"]),
+  python: calls([
+    "os\\.(?:system|popen)",
+    "subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)",
+  ]),
   perl: calls(["system", "exec", "qx"]),
   ruby: calls(["system", "exec", "IO\\.popen", "Open3\\.\\w+", "%x"]),
   node: calls(["execSync", "exec", "execFileSync", "execFile", "spawnSync", "spawn"]),

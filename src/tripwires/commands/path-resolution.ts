@@ -33,7 +33,12 @@ const HOME_DIRECTORY = /^(?:\/home\/[^/]+|\/Users\/[^/]+|\/root|\/var\/root)(?=\
  * configuration: losing or rewriting one breaks logins or hands over the account. Caches
  * (`~/.cache`, `~/.pylint.d`) and projects under home are not among them.
  */
-export const HOME_CONFIG_ENTRIES = new Set([".ssh", ".gnupg", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".gitconfig", ".config", ".local", ".aws", ".kube", ".docker", ".netrc", ".git-credentials", ".pgpass", ".password-store"]);
+export const HOME_CONFIG_ENTRIES = new Set([
+  ...[".ssh", ".gnupg", ".password-store", ".gitconfig", ".config", ".local", ".inputrc"],
+  ...[".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".kshrc", ".cshrc", ".tcshrc"],
+  ...[".zshrc", ".zprofile", ".zshenv", ".zlogin"],
+  ...[".aws", ".kube", ".docker", ".netrc", ".git-credentials", ".pgpass"],
+]);
 /** Below these entries every file is the user's secret material, not only the entry itself. */
 const HOME_SECRET_DIRECTORIES = new Set([".ssh", ".gnupg", ".password-store"]);
 
@@ -79,7 +84,8 @@ export function classifyPath(raw: string, context: PathContext): PathClass {
   if (inHome !== undefined) {
     if (inHome.rest === "") return "home";
     const [entry = "", ...below] = inHome.rest.split("/");
-    if (HOME_CONFIG_ENTRIES.has(entry) && (below.length === 0 || HOME_SECRET_DIRECTORIES.has(entry))) return "home-config";
+    const configEntry = HOME_CONFIG_ENTRIES.has(entry) && (below.length === 0 || HOME_SECRET_DIRECTORIES.has(entry));
+    if (configEntry) return "home-config";
     // Without a workspace, a path under home may well be the project itself: we cannot say.
     return workspace === undefined ? "unknown" : "outside-workspace";
   }
@@ -91,7 +97,10 @@ export function classifyPath(raw: string, context: PathContext): PathClass {
  * The home directory a resolved path lies in (the run's home, symbolic `~`, or any user's home by
  * its place) and the path below it (`""` for the home itself).
  */
-export function homeEntry(path: string, context: PathContext): { readonly home: string; readonly rest: string } | undefined {
+export function homeEntry(
+  path: string,
+  context: PathContext,
+): { readonly home: string; readonly rest: string } | undefined {
   const homes = [context.home ?? SYMBOLIC_HOME, SYMBOLIC_HOME, HOME_DIRECTORY.exec(path)?.[0]];
   for (const home of homes) {
     if (home === undefined || !isUnder(path, home)) continue;

@@ -40,7 +40,9 @@ export function analyseShellCommand(source: string, context: PathContext, option
       if (target !== undefined && !target.dynamic) cwd = resolvePath(target.text, here) ?? cwd;
     }
   }
-  parts.push(lineFamilyAnalysis(source, parsed, context, (script, at) => analyseShellCommand(script, at, options, depth + 1)));
+  const runNested = (script: string, at: PathContext): CommandAnalysis =>
+    analyseShellCommand(script, at, options, depth + 1);
+  parts.push(lineFamilyAnalysis(source, parsed, context, runNested));
   const merged = mergeAnalyses(parts);
   return parsed.hasSyntaxError ? { ...merged, unparsed: true } : merged;
 }
@@ -75,7 +77,9 @@ function analyseWords(words: readonly ShellWord[], command: SimpleCommand, here:
   const nested = nestedScript(name, args, command);
   if (nested !== undefined) return analyseShellCommand(nested, here, options, depth + 1);
 
-  const findings = commandFamilyFindings(name, args, command, here, (script, at) => analyseShellCommand(script, at, options, depth + 1));
+  const runNested = (script: string, at: PathContext): CommandAnalysis =>
+    analyseShellCommand(script, at, options, depth + 1);
+  const findings = commandFamilyFindings(name, args, command, here, runNested);
   const egressTargets = egressTargetsOf(name, args);
   let changesState = !isReadOnly(name, args);
   if (name === "git") {

@@ -37,10 +37,14 @@ describe("labelled destructive-command corpus", () => {
     "unknown variables in paths": (command) => /^rm\s.*\$\{?[A-Za-z_]/.test(command),
     "rm -rf mentioned as data": (command) => /rm -rf/.test(command) && /^(git commit|echo|printf|grep|cat|python3? -c)/.test(command),
     // The families of issue #34.
-    "remote scripts (curl | sh and relatives)": (command) => /\b(curl|wget)\b/.test(command) && /\b(sh|bash|zsh|python3|perl|source)\b|\|\s*\.|<\(/.test(command),
+    "remote scripts (curl | sh and relatives)": (command) =>
+      /\b(curl|wget)\b/.test(command) && /\b(sh|bash|zsh|python3|perl|source)\b|\|\s*\.|<\(/.test(command),
     "commands over ssh": (command) => /^ssh\s/.test(command),
-    "variables and decoded code in command position": (command) => /(^|[;&|]\s*|-c\s+"?)\$|\beval\b|base64\s+(-d|--decode)/.test(command),
-    "writes into system and start-up files": (command) => /(>|\btee\b|\bcp\b|\bmv\b|\binstall\b|\bdd\b|sed -i|truncate|-fprint|-fls).*(\/etc|\/usr|\/bin|\/var\/log|\/boot|\/lib|authorized_keys|\.bashrc|\.profile|\.zshrc)/.test(command),
+    "variables and decoded code in command position": (command) =>
+      /(^|[;&|]\s*|-c\s+"?)\$|\beval\b|base64\s+(-d|--decode)/.test(command),
+    "writes into system and start-up files": (command) =>
+      /(>|\btee\b|\bcp\b|\bmv\b|\binstall\b|\bdd\b|sed -i|truncate|-fprint|-fls)/.test(command) &&
+      /(\/etc|\/usr|\/bin|\/var\/log|\/boot|\/lib|authorized_keys|\.bashrc|\.profile|\.zshrc)/.test(command),
     "interpreter one-liners": (command) => /\b(python3?|perl|node|ruby)\s+(-[a-zA-Z]*[ce]\b|-\s)/.test(command),
     "fork bombs": (command) => /\(\)\s*\{|\bfork\b/.test(command),
     "cloud deletes": (command) => /^(aws|gcloud|gsutil|az|bq)\s/.test(command),

@@ -1,6 +1,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { agentStep, analyser, AS_DATA, host, identifier, quotable, rulesOf, RUNS, SLOW, url, workspace } from "./family-generators.ts";
+import {
+  agentStep,
+  analyser,
+  AS_DATA,
+  host,
+  identifier,
+  quotable,
+  rulesOf,
+  RUNS,
+  SLOW,
+  url,
+  workspace,
+} from "./family-generators.ts";
 
 /**
  * Families of issue #34 that run code: remote and indirect execution, interpreter one-liners,

@@ -19,7 +19,8 @@ const directories =
   process.argv.length > 2 ? process.argv.slice(2) : KNOWN_SETS.filter((directory) => existsSync(directory));
 if (directories.length === 0 || directories.some((directory) => !existsSync(directory))) {
   console.error(
-    `tripwires:external: no test set found. Fetch the repositories named at the top of this script and copy the folders it names into ${KNOWN_SETS.join(" and ")} (see docs/tripwires.md).`,
+    "tripwires:external: no test set found. Fetch the repositories named at the top of this script and copy " +
+      `the folders it names into ${KNOWN_SETS.join(" and ")} (see docs/tripwires.md).`,
   );
   process.exit(2);
 }
@@ -72,11 +73,13 @@ function readLines(path: string, label: CorpusRow["label"]): ExternalCase[] {
  * and which pass no cwd; tests that switch a stricter mode on (`withEnv(…)`) are skipped.
  */
 function readAssertions(path: string): ExternalCase[] {
+  const quoted = String.raw`'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"`;
+  const argument = String.raw`(${quoted}|\x60[^\x60$\\]*\x60)`;
+  const reasonPart = String.raw`(,\s*(${quoted}|\x60[^\x60]*\x60)\s*)?`;
+  const calls = new RegExp(String.raw`assert(Blocked|Allowed)\(\s*${argument}\s*${reasonPart}([,)])`, "g");
   const cases: ExternalCase[] = [];
   for (const block of readFileSync(path, "utf8").split(/\n\s*(?:test|it)\(/)) {
     if (block.includes("withEnv(")) continue;
-    const calls =
-      /assert(Blocked|Allowed)\(\s*('(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`[^`$\\]*`)\s*(,\s*('(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`[^`]*`)\s*)?([,)])/g;
     for (const [, kind, literal = "", , reason, end] of block.matchAll(calls)) {
       if (end === "," || (kind === "Allowed" && reason !== undefined)) continue; // a cwd or another argument follows
       const body = literal.slice(1, -1);
@@ -132,7 +135,8 @@ const POLICY: readonly { readonly decision: string; readonly matches: (command: 
   },
   {
     decision:
-      "interpreter code is judged by its delete and run calls (`rm -rf /` written as JavaScript, Ruby or Perl code is not one)",
+      "interpreter code is judged by its delete and run calls " +
+      "(`rm -rf /` written as JavaScript, Ruby or Perl code is not one)",
     matches: (command) => /^(node|ruby|perl)\s+-e\s+"rm -rf/.test(command),
   },
   {
@@ -214,22 +218,28 @@ function report(directory: string): void {
   const format = (value: number): string => value.toFixed(3);
 
   console.log(
-    `external set: ${directory} (${cases.length} cases, ${unique.length} distinct commands, ${conflicting.length} labelled both ways and skipped)`,
+    `external set: ${directory} (${cases.length} cases, ${unique.length} distinct commands, ` +
+      `${conflicting.length} labelled both ways and skipped)`,
   );
   console.log(
-    `  destructive ${rows.filter((row) => row.label === "destructive").length}, safe ${rows.filter((row) => row.label === "benign").length}`,
+    `  destructive ${rows.filter((row) => row.label === "destructive").length}, ` +
+      `safe ${rows.filter((row) => row.label === "benign").length}`,
   );
   console.log(
-    `raw (their labels):      TP ${score.truePositives}  FP ${score.falsePositives}  FN ${score.falseNegatives}  precision ${format(score.precision)}  recall ${format(score.recall)}`,
+    `raw (their labels):      TP ${score.truePositives}  FP ${score.falsePositives}  FN ${score.falseNegatives}  ` +
+      `precision ${format(score.precision)}  recall ${format(score.recall)}`,
   );
   console.log(
-    `after documented policy: FN ${realMisses.length}  FP ${realAlarms.length} (${policyMisses.length + policyAlarms.length} rows differ by a written decision)  precision ${format(adjustedPrecision)}  recall ${format(adjustedRecall)}`,
+    `after documented policy: FN ${realMisses.length}  FP ${realAlarms.length} ` +
+      `(${policyMisses.length + policyAlarms.length} rows differ by a written decision)  ` +
+      `precision ${format(adjustedPrecision)}  recall ${format(adjustedRecall)}`,
   );
   for (const entry of POLICY) {
     const rowsForDecision = [...policyMisses, ...policyAlarms].filter((result) => policyOf(result) === entry.decision);
     if (rowsForDecision.length > 0)
       console.log(
-        `  POLICY ${rowsForDecision.length} × ${entry.decision}: ${rowsForDecision.map((miss) => JSON.stringify(miss.row.command)).join(", ")}`,
+        `  POLICY ${rowsForDecision.length} × ${entry.decision}: ` +
+          rowsForDecision.map((miss) => JSON.stringify(miss.row.command)).join(", "),
       );
   }
   for (const miss of realMisses) console.log(`  MISS   ${JSON.stringify(miss.row.command)} (${miss.row.note})`);

@@ -41,7 +41,8 @@ describe("run monitor", () => {
 
   it("uses argv when an exec event has no command string", () => {
     const monitor = createRunMonitor();
-    expect(monitor.process(sandbox("r", 1, "exec", { argv: ["rm", "-rf", "/home/u/my docs"], workspace_root: "/work/repo" })).alerts.map((alert) => alert.rule_id)).toEqual(["fs-delete-outside-workspace"]);
+    const event = sandbox("r", 1, "exec", { argv: ["rm", "-rf", "/home/u/my docs"], workspace_root: "/work/repo" });
+    expect(monitor.process(event).alerts.map((alert) => alert.rule_id)).toEqual(["fs-delete-outside-workspace"]);
   });
 
   it("ignores duplicates and counts them in the summary", () => {
