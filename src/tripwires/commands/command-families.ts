@@ -1,7 +1,7 @@
 import { EMPTY_ANALYSIS, type CommandAnalysis, type DestructiveFinding } from "./command-analysis.ts";
 import { unwrapCommand } from "./command-wrappers.ts";
 import { commandBaseName, joinWords } from "./command-words.ts";
-import { dynamic, indirectExecutionFindings, type RunScript } from "./indirect-execution.ts";
+import { dynamicCommand, indirectExecutionFindings, type RunScript } from "./indirect-execution.ts";
 import { interpreterFindings } from "./interpreter-commands.ts";
 import type { PathContext } from "./path-resolution.ts";
 import type { ParsedShell, ShellWord, SimpleCommand } from "./shell-parser.ts";
@@ -104,7 +104,7 @@ function variableCommandFindings(
     assignments ??= staticAssignments(source);
     const value = name === undefined ? undefined : assignments.get(name);
     if (value === undefined) {
-      findings.push(dynamic(label, `the command word ${first.text.slice(0, 80)} is not known before it runs`));
+      findings.push(dynamicCommand(label, `the command word ${first.text.slice(0, 80)} is not known before it runs`));
       continue;
     }
     const script = [value, ...words.slice(1).map((word) => (word.dynamic ? word.text : quote(word.text)))].join(" ");

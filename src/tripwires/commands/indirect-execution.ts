@@ -14,7 +14,7 @@ import type { ShellWord, SimpleCommand } from "./shell-parser.ts";
 /** Analyses a script as a command line in the given context (the shell analyser, one level deeper). */
 export type RunScript = (script: string, context: PathContext) => CommandAnalysis;
 
-export const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish"]);
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish"]);
 const SCRIPT_INTERPRETER = /^(python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|node|nodejs|php[0-9.]*)$/;
 const FETCHERS = new Set(["curl", "wget", "fetch", "xh", "http", "https", "aria2c", "lwp-request"]);
 /** Commands a fetched script may pass through on its way to the shell, unchanged in what it means. */
@@ -35,7 +35,6 @@ const PASS_THROUGH = new Set([
   "tail",
   "dos2unix",
   "iconv",
-  "sudo",
   "base64",
 ]);
 const DECODERS = new Set(["base64", "base32", "xxd", "openssl", "uudecode", "rev"]);
@@ -72,17 +71,15 @@ export function indirectExecutionFindings(
   const source = readsScriptFromStdin(name, args) ? scriptSource(command.pipedFrom) : undefined;
   if (source?.kind === "network") return [remote(label, `${name}${sudo} runs a script piped from ${source.fetcher}`)];
   if (source?.kind === "decoded") {
-    if (source.script !== undefined)
-      return run(source.script, here).findings.map((finding) => ({
-        ...finding,
-        command: label,
-        detail: `decoded script: ${finding.detail}`,
-      }));
-    return [dynamic(label, `${name} runs code decoded at run time by ${source.decoder}`)];
+    if (source.script === undefined) {
+      return [dynamicCommand(label, `${name} runs code decoded at run time by ${source.decoder}`)];
+    }
+    const decoded = run(source.script, here).findings;
+    return decoded.map((finding) => ({ ...finding, command: label, detail: `decoded script: ${finding.detail}` }));
   }
   const script = scriptArgument(name, args);
   if (script !== undefined && (WHOLE_VARIABLE.test(script.text) || DECODE_SUBSTITUTION.test(script.text))) {
-    return [dynamic(label, `${name} runs the script held in ${script.text.slice(0, 80)}`)];
+    return [dynamicCommand(label, `${name} runs the script held in ${script.text.slice(0, 80)}`)];
   }
   return [];
 }
@@ -91,7 +88,7 @@ function remote(command: string, detail: string): DestructiveFinding {
   return { ruleId: "exec-remote-script", command, path: undefined, detail };
 }
 
-export function dynamic(command: string, detail: string): DestructiveFinding {
+export function dynamicCommand(command: string, detail: string): DestructiveFinding {
   return { ruleId: "exec-dynamic-command", command, path: undefined, detail };
 }
 

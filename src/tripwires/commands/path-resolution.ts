@@ -33,7 +33,7 @@ const HOME_DIRECTORY = /^(?:\/home\/[^/]+|\/Users\/[^/]+|\/root|\/var\/root)(?=\
  * configuration: losing or rewriting one breaks logins or hands over the account. Caches
  * (`~/.cache`, `~/.pylint.d`) and projects under home are not among them.
  */
-export const HOME_CONFIG_ENTRIES = new Set([
+const HOME_CONFIG_ENTRIES = new Set([
   ...[".ssh", ".gnupg", ".password-store", ".gitconfig", ".config", ".local", ".inputrc"],
   ...[".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".kshrc", ".cshrc", ".tcshrc"],
   ...[".zshrc", ".zprofile", ".zshenv", ".zlogin"],

@@ -32,7 +32,7 @@ const SHELL_PROFILES = new Set([
 const FIND_OUTPUT_ACTIONS = new Set(["-fprint", "-fprint0", "-fprintf", "-fls"]);
 
 /** What writing one file would hit, or undefined. `truncates`: the write replaces the contents. */
-export function judgeWrite(
+function judgeWrite(
   raw: string,
   truncates: boolean,
   context: PathContext,
