@@ -144,7 +144,9 @@ describe.skipIf(browserPath === undefined)("agentops serve in a headless browser
     const selector = `#runs [data-alert="${alert?.alert_id}"]`;
     await page.waitForSelector(selector, { timeout: 30_000 });
     const field = (name: string): Promise<string> => page.$eval(`${selector} [data-field="${name}"]`, (node) => node.textContent ?? "");
-    expect([await field("kind"), await field("rule"), await field("severity")]).toEqual(["DESTRUCTIVE", "fs-delete-critical-path@1", "critical"]);
+    const rule = `fs-delete-critical-path@${alert?.rule_version ?? ""}`;
+    const shown = [await field("kind"), await field("rule"), await field("severity")];
+    expect(shown).toEqual(["DESTRUCTIVE", rule, "critical"]);
     expect(await field("evidence")).toContain("command: sudo rm -rf /");
     expect(await field("time")).toBe("2026-01-01 00:00:01Z");
     expect(await page.$eval('[data-run="run-live-view-test"] .run-state', (node) => node.textContent ?? "")).toContain("alerts emitted 1");

@@ -49,6 +49,8 @@ export interface FanOut {
   readonly runner: "xargs" | "parallel";
   /** Placeholder replaced by each input item (`xargs -I {}`, parallel's `{}`); undefined: items are appended. */
   readonly replaceString: string | undefined;
+  /** `xargs -a FILE` / `--arg-file`, `parallel -a`: the items come from a file, not from the pipe. */
+  readonly itemsFromFile: boolean;
 }
 
 export interface Unwrapped {
@@ -82,6 +84,7 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
     const syntax = name === undefined ? undefined : WRAPPERS[name];
     if (name === undefined || syntax === undefined) break;
     let replaceString: string | undefined = name === "parallel" ? "{}" : undefined;
+    let itemsFromFile = false;
     let splitString: readonly ShellWord[] | undefined;
     let index = 1;
     let operands = 0;
@@ -94,7 +97,7 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         index++;
         break;
       }
-      if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
+      if (name === "env" && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(text) || text === "-")) {
         index++;
       } else if (text.startsWith("--") && !word.dynamic) {
         const optionName = text.slice(2).split("=", 1)[0] ?? "";
@@ -104,6 +107,7 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         if (optionName === "chdir" && value !== undefined) chdir = value;
         if (name === "env" && optionName === "split-string" && value !== undefined) splitString = splitWords(value);
         if ((name === "xargs" || name === "parallel") && optionName === "replace") replaceString = inlineValue ?? "{}";
+        if ((name === "xargs" || name === "parallel") && optionName === "arg-file") itemsFromFile = true;
         index += takesValue ? 2 : 1;
       } else if (text.startsWith("-") && text.length > 1 && !word.dynamic) {
         const valueFlag = [...text.slice(1)].findIndex((flag) => syntax.shortWithValue.includes(flag));
@@ -112,6 +116,7 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         const value = flag === undefined ? undefined : valueInline ? text.slice(valueFlag + 2) : current[index + 1]?.text;
         if (flag === "C" || flag === "D") chdir = value;
         if ((name === "xargs" || name === "parallel") && flag === "I") replaceString = value;
+        if ((name === "xargs" || name === "parallel") && flag === "a") itemsFromFile = true;
         if (name === "env" && flag === "S" && value !== undefined) splitString = splitWords(value);
         // `xargs -i` / `-iR`: the replace string is optional and inline only.
         if (name === "xargs" && valueFlag === -1 && text.startsWith("-i")) replaceString = text.length > 2 ? text.slice(2) : "{}";
@@ -123,10 +128,14 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         break;
       }
     }
-    current = splitString === undefined ? current.slice(index) : [...splitString, ...current.slice(index)];
+    // The -S string is read by env again: it may start with assignments (`env -S 'PATH=/bin git …'`).
+    current =
+      splitString === undefined
+        ? current.slice(index)
+        : [{ text: "env", dynamic: false }, ...splitString, ...current.slice(index)];
     if (name === "xargs" || name === "parallel") {
       argumentsFromStdin = true;
-      fanOut = { runner: name, replaceString };
+      fanOut = { runner: name, replaceString, itemsFromFile };
     }
   }
   return { words: current, argumentsFromStdin, fanOut, chdir };

@@ -45,6 +45,7 @@ function verdictFor(pathClass: PathClass, path: string, recursive: boolean, filt
     case "home":
       return recursive ? { ruleId: "fs-delete-critical-path", path } : undefined;
     case "system":
+    case "home-config":
       return { ruleId: "fs-delete-critical-path", path };
     case "workspace-root":
       return recursive && !filtered ? { ruleId: "fs-delete-workspace-root", path } : undefined;
@@ -75,7 +76,8 @@ function judgeDynamicDelete(text: string, recursive: boolean, context: PathConte
   const scratch = SCRATCH_VARIABLE.exec(text);
   if (scratch !== null) return judgeScratchVariableDelete(text, scratch);
   // `node_modules/$pkg`, `./build/${x}`: a static directory prefix inside the workspace bounds the damage.
-  const staticPrefix = text.slice(0, text.indexOf("$") === -1 ? text.length : text.indexOf("$"));
+  const expansionAt = text.search(/[$`]/);
+  const staticPrefix = text.slice(0, expansionAt === -1 ? text.length : expansionAt);
   const directory = staticPrefix.slice(0, staticPrefix.lastIndexOf("/") + 1);
   if (directory !== "" && directory !== "/" && !/^\.?\/?$/.test(directory)) {
     const pathClass = classifyPath(`${directory}entry`, context);

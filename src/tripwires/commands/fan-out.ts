@@ -39,7 +39,9 @@ export function expandFanOut(template: readonly ShellWord[], fanOut: FanOut, pro
     command = template.slice(0, separator);
     items = parallelArgumentLists(template.slice(separator));
   } else {
-    items = producerItems(producer)?.map((item) => [item]);
+    // `xargs -I` and parallel take one input line per item; plain xargs splits at blanks.
+    const byLine = fanOut.runner === "parallel" || fanOut.replaceString !== undefined;
+    items = fanOut.itemsFromFile ? undefined : producerItems(producer, byLine)?.map((item) => [item]);
   }
   if (command.length === 0 && fanOut.runner === "parallel") return { invocations: [], unknownAppended: undefined, scripts: (items ?? []).map((item) => item.join(" ")) };
   const placeholder = placeholderPattern(fanOut);
@@ -97,12 +99,14 @@ function parallelArgumentLists(words: readonly ShellWord[]): string[][] | undefi
 }
 
 /** Items written in the line by the command feeding the runner; undefined when they are not known. */
-function producerItems(producer: SimpleCommand | undefined): string[] | undefined {
+function producerItems(producer: SimpleCommand | undefined, byLine: boolean): string[] | undefined {
   const name = commandBaseName(producer?.words[0]);
   const args = producer?.words.slice(1) ?? [];
   if (args.some((arg) => arg.dynamic)) return undefined;
   if (name === "echo" || name === "printf") {
-    return args.filter((arg) => !/^-[neE]+$/.test(arg.text)).flatMap((arg) => arg.text.split(/\\n|\s+/)).filter((text) => text !== "");
+    const written = args.filter((arg) => !/^-[neE]+$/.test(arg.text)).map((arg) => arg.text);
+    if (byLine) return written.join(" ").split(/\\n|\n/).map((line) => line.trim()).filter((line) => line !== "");
+    return written.flatMap((text) => text.split(/\\n|\s+/)).filter((text) => text !== "");
   }
   if (name === "ls") {
     const listed = parseOptions(args).positionals;

@@ -3,6 +3,7 @@ import { joinWords, parseOptions } from "./command-words.ts";
 import { judgeDelete } from "./delete-targets.ts";
 import { isSystemPath, resolvePath, type PathContext } from "./path-resolution.ts";
 import type { ShellRedirect, ShellWord } from "./shell-parser.ts";
+import { redirectWriteFindings } from "./system-writes.ts";
 
 /** rm, find -delete, shred, mkfs, dd, chmod/chown and writes into block devices. */
 
@@ -22,7 +23,7 @@ export function analyseFilesystemCommand(name: string, args: readonly ShellWord[
     case "mkswap":
     case "mke2fs":
     case "wipefs":
-      return [{ ruleId: "disk-format", command, path: args.at(-1)?.text, detail: `${name} formats or wipes a device` }];
+      return formatFindings(name, args, command, context);
     case "dd":
       return analyseDd(args, command, context);
     case "chmod":
@@ -32,9 +33,29 @@ export function analyseFilesystemCommand(name: string, args: readonly ShellWord[
     case "xargs":
       return []; // unwrapped by the caller, which knows what feeds stdin
     default:
-      if (name.startsWith("mkfs")) return [{ ruleId: "disk-format", command, path: args.at(-1)?.text, detail: `${name} creates a filesystem, erasing the device` }];
-      return [];
+      return name.startsWith("mkfs") ? formatFindings(name, args, command, context) : [];
   }
+}
+
+/**
+ * Formatting erases a device; a filesystem made inside a regular file (`mkfs.ext4 disk.img`,
+ * `mkswap /swapfile`) erases only that file. So an argument that is a device path (`/dev/…`),
+ * or one we cannot resolve statically, is the target that alerts.
+ */
+function formatFindings(
+  name: string,
+  args: readonly ShellWord[],
+  command: string,
+  context: PathContext,
+): DestructiveFinding[] {
+  const resolved = (arg: ShellWord): string => (arg.dynamic ? arg.text : (resolvePath(arg.text, context) ?? arg.text));
+  const devices = args.filter((arg) => arg.dynamic || (!arg.text.startsWith("-") && resolved(arg).startsWith("/dev/")));
+  return devices.map((device) => ({
+    ruleId: "disk-format",
+    command,
+    path: resolved(device),
+    detail: `${name} formats or wipes a device`,
+  }));
 }
 
 export function isRecursiveRm(args: readonly ShellWord[]): boolean {
@@ -68,6 +89,8 @@ export function findRoots(args: readonly ShellWord[]): ShellWord[] {
 }
 
 const EXEC_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+/** The value words of find's tests (patterns, sizes, times), told apart from actions by identity. */
+const FILTER_VALUES = new WeakSet<ShellWord>();
 const NAME_FILTERS = new Set(["-name", "-iname"]);
 const PATH_FILTERS = new Set(["-path", "-ipath", "-wholename", "-iwholename"]);
 
@@ -92,6 +115,15 @@ export function parseFindExpression(args: readonly ShellWord[]): FindExpression 
   for (let index = 0; index < rest.length; index++) {
     const token = rest[index];
     if (token === undefined) break;
+    const value = rest[index + 1];
+    if (FIND_FILTERS.has(token.text) && token.text !== "-empty" && value !== undefined) {
+      // A test's value is a pattern, never an action: `-name -delete` deletes nothing.
+      const pattern = { ...value };
+      FILTER_VALUES.add(pattern);
+      tokens.push(token, pattern);
+      index++;
+      continue;
+    }
     if (!EXEC_ACTIONS.has(token.text)) {
       tokens.push(token);
       continue;
@@ -190,7 +222,8 @@ function readFilters(tokens: readonly ShellWord[], root: string): BranchVerdict 
 export function analyseFind(args: readonly ShellWord[], command: string, context: PathContext, execDeletes: (exec: FindExec) => boolean): DestructiveFinding[] {
   const expression = parseFindExpression(args);
   const deletingExecs = new Set(expression.execs.flatMap((exec, index) => (execDeletes(exec) ? [`-exec#${index}`] : [])));
-  const isAction = (token: ShellWord): boolean => !token.dynamic && (token.text === "-delete" || deletingExecs.has(token.text));
+  const isAction = (token: ShellWord): boolean =>
+    !token.dynamic && !FILTER_VALUES.has(token) && (token.text === "-delete" || deletingExecs.has(token.text));
   if (!expression.tokens.some(isAction)) return [];
   const findings: DestructiveFinding[] = [];
   for (const root of expression.roots) {
@@ -236,7 +269,7 @@ export function analyseRedirects(redirects: readonly ShellRedirect[], command: s
     const path = resolvePath(redirect.target.text, context) ?? redirect.target.text;
     if (BLOCK_DEVICE.test(path)) findings.push({ ruleId: "disk-raw-write", command, path, detail: `redirect writes into block device ${path}` });
   }
-  return findings;
+  return [...findings, ...redirectWriteFindings(redirects, command, context)];
 }
 
 /** A redirect that writes a real file changes state (unlike `> /dev/null` or `2>&1`). */

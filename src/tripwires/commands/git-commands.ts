@@ -50,7 +50,26 @@ export function analyseGit(args: readonly ShellWord[], words: readonly ShellWord
       break;
     case "reset":
       if (options.longFlags.has("hard")) finding("git-reset-hard", "git reset --hard discards uncommitted changes");
+      // --merge drops staged changes; --keep refuses to touch a file with local changes, so it loses none.
+      else if (options.longFlags.has("merge")) {
+        finding("git-discard-changes", "git reset --merge discards staged changes");
+      }
       break;
+    case "worktree": {
+      const [action, ...more] = rest.filter((arg) => !arg.text.startsWith("-"));
+      const forced = rest.some((arg) => arg.text === "--force" || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(arg.text));
+      if ((action?.text === "remove" || action?.text === "rm") && forced && more.length > 0) {
+        finding("git-discard-changes", "git worktree remove --force deletes a worktree with its uncommitted changes");
+      }
+      break;
+    }
+    case "stash": {
+      const action = rest.find((arg) => !arg.text.startsWith("-"))?.text;
+      if (action === "drop" || action === "clear") {
+        finding("git-stash-drop", `git stash ${action} throws away stashed work`);
+      }
+      break;
+    }
     case "checkout":
     case "restore":
     case "switch": {

@@ -1,8 +1,9 @@
 import type { DestructiveFinding } from "./command-analysis.ts";
+import { analyseCloudCommand } from "./cloud-commands.ts";
 import { joinWords } from "./command-words.ts";
 import type { ShellWord } from "./shell-parser.ts";
 
-/** terraform/tofu destroy, kubectl delete, helm uninstall. */
+/** terraform/tofu destroy, kubectl delete, helm uninstall; the cloud CLIs in cloud-commands.ts. */
 
 const KUBECTL_VALUE_FLAGS = new Set(["-n", "--namespace", "--context", "--kubeconfig", "-s", "--server", "--cluster", "--user", "--token", "-l", "--selector", "-f", "--filename", "-o", "--output", "--as"]);
 const HELM_VALUE_FLAGS = new Set(["-n", "--namespace", "--kube-context", "--kubeconfig"]);
@@ -44,6 +45,6 @@ export function analyseInfraCommand(name: string, args: readonly ShellWord[], wo
       return [{ ruleId: "infra-helm-uninstall", command, path: undefined, detail: `helm ${subcommand.text} removes a release` }];
     }
     default:
-      return [];
+      return analyseCloudCommand(name, args, words);
   }
 }

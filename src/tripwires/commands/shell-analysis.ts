@@ -1,4 +1,5 @@
 import { EMPTY_ANALYSIS, mergeAnalyses, type CommandAnalysis, type DestructiveFinding } from "./command-analysis.ts";
+import { commandFamilyFindings, lineFamilyAnalysis } from "./command-families.ts";
 import { unwrapCommand } from "./command-wrappers.ts";
 import { commandBaseName, joinWords, parseOptions } from "./command-words.ts";
 import { credentialReadsOf, egressTargetsOf } from "./data-flow-commands.ts";
@@ -39,6 +40,9 @@ export function analyseShellCommand(source: string, context: PathContext, option
       if (target !== undefined && !target.dynamic) cwd = resolvePath(target.text, here) ?? cwd;
     }
   }
+  const runNested = (script: string, at: PathContext): CommandAnalysis =>
+    analyseShellCommand(script, at, options, depth + 1);
+  parts.push(lineFamilyAnalysis(source, parsed, context, runNested));
   const merged = mergeAnalyses(parts);
   return parsed.hasSyntaxError ? { ...merged, unparsed: true } : merged;
 }
@@ -73,7 +77,9 @@ function analyseWords(words: readonly ShellWord[], command: SimpleCommand, here:
   const nested = nestedScript(name, args, command);
   if (nested !== undefined) return analyseShellCommand(nested, here, options, depth + 1);
 
-  const findings: DestructiveFinding[] = [];
+  const runNested = (script: string, at: PathContext): CommandAnalysis =>
+    analyseShellCommand(script, at, options, depth + 1);
+  const findings = commandFamilyFindings(name, args, command, here, runNested);
   const egressTargets = egressTargetsOf(name, args);
   let changesState = !isReadOnly(name, args);
   if (name === "git") {

@@ -56,8 +56,9 @@ export function evaluateCorpus(rows: readonly CorpusRow[]): CorpusScore {
       command: row.command,
       argv: undefined,
       path: undefined,
-      cwd: row.cwd,
-      workspace_root: row.workspace_root,
+      // An empty cwd or workspace root is a record that carries none (an agent's own tool call).
+      cwd: row.cwd === "" ? undefined : row.cwd,
+      workspace_root: row.workspace_root === "" ? undefined : row.workspace_root,
       target: undefined,
       exit_code: undefined,
     };

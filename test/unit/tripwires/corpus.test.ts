@@ -36,6 +36,21 @@ describe("labelled destructive-command corpus", () => {
     "force push with a lease": (command) => /--force-with-lease/.test(command) && /--force(\s|$)|-f\b/.test(command),
     "unknown variables in paths": (command) => /^rm\s.*\$\{?[A-Za-z_]/.test(command),
     "rm -rf mentioned as data": (command) => /rm -rf/.test(command) && /^(git commit|echo|printf|grep|cat|python3? -c)/.test(command),
+    // The families of issue #34.
+    "remote scripts (curl | sh and relatives)": (command) =>
+      /\b(curl|wget)\b/.test(command) && /\b(sh|bash|zsh|python3|perl|source)\b|\|\s*\.|<\(/.test(command),
+    "commands over ssh": (command) => /^ssh\s/.test(command),
+    "variables and decoded code in command position": (command) =>
+      /(^|[;&|]\s*|-c\s+"?)\$|\beval\b|base64\s+(-d|--decode)/.test(command),
+    "writes into system and start-up files": (command) =>
+      /(>|\btee\b|\bcp\b|\bmv\b|\binstall\b|\bdd\b|sed -i|truncate|-fprint|-fls)/.test(command) &&
+      /(\/etc|\/usr|\/bin|\/var\/log|\/boot|\/lib|authorized_keys|\.bashrc|\.profile|\.zshrc)/.test(command),
+    "interpreter one-liners": (command) => /\b(python3?|perl|node|ruby)\s+(-[a-zA-Z]*[ce]\b|-\s)/.test(command),
+    "fork bombs": (command) => /\(\)\s*\{|\bfork\b/.test(command),
+    "cloud deletes": (command) => /^(aws|gcloud|gsutil|az|bq)\s/.test(command),
+    "git stash and reset --merge/--keep": (command) => /\bgit\b.*\b(stash|reset --(merge|keep))\b/.test(command),
+    "filesystems in a file or on a device": (command) => /\b(mkfs(\.\w+)?|mkswap|wipefs|mke2fs)\b/.test(command),
+    "files under a home directory": (command) => /\/(home|Users)\/\w+|~\//.test(command) && /\brm\b/.test(command),
   };
   for (const [family, matches] of Object.entries(families)) {
     it(`covers "${family}" with both labels`, () => {

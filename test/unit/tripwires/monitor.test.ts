@@ -15,7 +15,7 @@ describe("run monitor", () => {
       alert_id: alertId("r1", "fs-delete-critical-path", 7, 7),
       run_id: "r1",
       rule_id: "fs-delete-critical-path",
-      rule_version: "1",
+      rule_version: "2",
       kind: "DESTRUCTIVE",
       severity: "critical",
       event_time: exec("r1", 7, "").event_time,
@@ -41,7 +41,8 @@ describe("run monitor", () => {
 
   it("uses argv when an exec event has no command string", () => {
     const monitor = createRunMonitor();
-    expect(monitor.process(sandbox("r", 1, "exec", { argv: ["rm", "-rf", "/home/u/my docs"], workspace_root: "/work/repo" })).alerts.map((alert) => alert.rule_id)).toEqual(["fs-delete-critical-path"]);
+    const event = sandbox("r", 1, "exec", { argv: ["rm", "-rf", "/home/u/my docs"], workspace_root: "/work/repo" });
+    expect(monitor.process(event).alerts.map((alert) => alert.rule_id)).toEqual(["fs-delete-outside-workspace"]);
   });
 
   it("ignores duplicates and counts them in the summary", () => {

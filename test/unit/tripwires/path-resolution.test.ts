@@ -30,4 +30,18 @@ describe("path resolution", () => {
     expect(classifyPath("~/notes", workspace)).toBe("outside-workspace");
     expect(classifyPath("/data/x", { ...workspace, workspaceRoot: undefined })).toBe("unknown");
   });
+
+  it("tells a home directory's own entries from a project's files below it", () => {
+    const agentStep = { cwd: undefined, workspaceRoot: undefined, home: undefined };
+    expect(classifyPath("/home/dev", agentStep)).toBe("home");
+    expect(classifyPath("/Users/ann", agentStep)).toBe("home");
+    expect(classifyPath("/home/dev/.bashrc", agentStep)).toBe("home-config");
+    expect(classifyPath("/root/.ssh/id_ed25519", agentStep)).toBe("home-config");
+    expect(classifyPath("~/.config", agentStep)).toBe("home-config");
+    expect(classifyPath("/home/dev/projects/app/src/deep/file.py", agentStep)).toBe("unknown");
+    expect(classifyPath("/home/dev/.config/app/settings.json", agentStep)).toBe("unknown");
+    expect(classifyPath("/home/dev/.cache/pip", agentStep)).toBe("unknown");
+    expect(classifyPath("/home/dev/projects/app/x.py", workspace)).toBe("outside-workspace");
+    expect(classifyPath("/home", agentStep)).toBe("system");
+  });
 });
