@@ -8,6 +8,7 @@ import type { Rejection, RejectionReason } from "./rejection.ts";
 import { readTaskEntries } from "./task-entries.ts";
 import { epochFieldsAsDates } from "./timestamp.ts";
 import { RAW_VALUES_FIELD, restoreRawValues } from "./raw-values.ts";
+import { illFormedTextPath } from "./well-formed-text.ts";
 
 /**
  * An accepted fact, with the measure fields (contract revision 2 §1) or a snapshot's task entry
@@ -27,6 +28,11 @@ function reject(reason: RejectionReason, field: string, detail: string): ParseRe
   return { ok: false, rejection: { reason, field, detail } };
 }
 
+/** The contract is checked before anything else (parseFactWithSchemas), so a record of another one is never walked. */
+function isContractRecord(input: unknown): boolean {
+  return typeof input === "object" && input !== null && (input as Record<string, unknown>)["contract"] === OBSERVATION_CONTRACT;
+}
+
 function isFactType(value: unknown): value is FactType {
   return typeof value === "string" && (FACT_TYPES as readonly string[]).includes(value);
 }
@@ -37,6 +43,10 @@ function isFactType(value: unknown): value is FactType {
  * it, because its other fields may mean something else.
  */
 export function parseFact(input: unknown): ParseResult {
+  const illFormed = isContractRecord(input) ? illFormedTextPath(input) : undefined;
+  if (illFormed !== undefined) {
+    return reject("ILL_FORMED_UNICODE", illFormed, `${illFormed}: a lone UTF-16 surrogate is not Unicode text; the record has no canonical form`);
+  }
   const fast = fastParseFact(input);
   return fast !== undefined ? accept(fast) : parseFactWithSchemas(input);
 }

@@ -29,6 +29,8 @@ export const REJECTION_REASONS = [
   "DUPLICATE_FIELD",
   // Revision 3: an empty or whitespace-only string where a value is needed (change 9).
   "BLANK_VALUE",
+  // A string or key with a lone UTF-16 surrogate: no canonical form, so no identity (the record is rejected).
+  "ILL_FORMED_UNICODE",
   // Not rejections of the record (dead letters that report, the fact still counts; §1, §3):
   // an invalid measure field, read as unavailable; a later TERMINAL summary of a Delivery.
   "INVALID_MEASURE",

@@ -12,14 +12,22 @@ import { FACT_TYPES, OBSERVATION_CONTRACT, type FactType } from "../../src/contr
  * fact the contract accepts (test/property/internal-records.property.test.ts).
  */
 
-/** A string's characters: mostly ASCII, some of any Unicode (astral too), some unpaired surrogates. */
+/** A string's characters: mostly ASCII, some of any Unicode (astral too). */
 const character = fc.oneof(
   { arbitrary: fc.string({ minLength: 1, maxLength: 1, unit: "grapheme-ascii" }), weight: 12 },
   { arbitrary: fc.string({ minLength: 1, maxLength: 1, unit: "grapheme" }), weight: 3 },
   { arbitrary: fc.string({ minLength: 1, maxLength: 1, unit: "binary" }), weight: 1 },
-  { arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)), weight: 1 },
 );
-const anyString = (constraints: { minLength?: number; maxLength?: number }): fc.Arbitrary<string> => fc.string({ ...constraints, unit: character });
+const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit));
+/**
+ * One string in 40 may hold an unpaired surrogate (the whole record is then rejected as
+ * ILL_FORMED_UNICODE), so most records still reach the rules behind that check.
+ */
+const anyString = (constraints: { minLength?: number; maxLength?: number }): fc.Arbitrary<string> =>
+  fc.oneof(
+    { arbitrary: fc.string({ ...constraints, unit: character }), weight: 39 },
+    { arbitrary: fc.string({ ...constraints, unit: fc.oneof(character, loneSurrogate) }), weight: 1 },
+  );
 
 // ---- field values: [valid, invalid] ----
 

@@ -47,6 +47,11 @@ const cases: readonly { rule: string; record: unknown; reason: RejectionReason; 
   { rule: "revision 2: a rolled-over cutoff is rejected too", record: variant("task_snapshot", { cutoff: "2026-02-29T00:00:00Z" }), reason: "INVALID_TIMESTAMP", field: "cutoff" },
   { rule: "provenance is an object with a basis", record: variant("packet", { provenance: { source: "x" } }), reason: "MISSING_FIELD", field: "provenance.basis" },
   { rule: "records are closed: unknown fields are rejected", record: variant("packet", { colour: "blue" }), reason: "UNKNOWN_FIELD", field: "colour" },
+  // A lone surrogate has no canonical form (RFC 8785 needs I-JSON), so the record has no identity.
+  { rule: "a lone surrogate in an identity rejects the record", record: variant("packet", { packet_id: "p\ud800" }), reason: "ILL_FORMED_UNICODE", field: "packet_id" },
+  { rule: "a lone surrogate in a measure rejects the record too", record: variant("model_call", { model: "m\udc00" }), reason: "ILL_FORMED_UNICODE", field: "model" },
+  { rule: "a lone surrogate in a task entry rejects the snapshot", record: variant("task_snapshot", { tasks: [{ task_id: "t1", members: ["d1"], role_template: "\udbcb" }] }), reason: "ILL_FORMED_UNICODE", field: "tasks.0.role_template" },
+  { rule: "a lone surrogate in a key rejects the record", record: variant("agent_step", { "\udfff": 1 }), reason: "ILL_FORMED_UNICODE", field: "\udfff" },
   // §2 model_call
   { rule: "model_call needs call_id", record: variant("model_call", {}, ["call_id"]), reason: "MISSING_FIELD", field: "call_id" },
   { rule: "model_call needs run_id", record: variant("model_call", {}, ["run_id"]), reason: "MISSING_FIELD", field: "run_id" },
