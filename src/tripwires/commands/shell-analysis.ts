@@ -1,4 +1,4 @@
-import { EMPTY_ANALYSIS, mergeAnalyses, type CommandAnalysis, type DestructiveFinding } from "./command-analysis.ts";
+import { EMPTY_ANALYSIS, mergeAnalyses, unparsedBecause, type CommandAnalysis, type DestructiveFinding } from "./command-analysis.ts";
 import { unwrapCommand } from "./command-wrappers.ts";
 import { commandBaseName, joinWords, parseOptions } from "./command-words.ts";
 import { credentialReadsOf, egressTargetsOf } from "./data-flow-commands.ts";
@@ -24,8 +24,10 @@ const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish
 const MAX_NESTING = 4;
 const READ_ONLY_COMMANDS = new Set(["ls", "cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "wc", "pwd", "echo", "printf", "which", "type", "stat", "file", "tree", "du", "df", "env", "printenv", "less", "more", "sort", "uniq", "cut", "tr", "awk", "jq", "yq", "diff", "cmp", "test", "[", "true", "false", "whoami", "id", "uname", "date", "hostname", "basename", "dirname", "realpath", "readlink", "md5sum", "sha1sum", "sha256sum", "cd", "ps", "sleep", "nproc", "free", "uptime", "man", "column", "nl", "tac", "rev", "od", "xxd", "hexdump", "strings", "base64", ":", "find", "sed", "bat", "fd"]);
 
+const TOO_NESTED = `scripts nest more than ${MAX_NESTING} levels deep (bash -c, eval, find -exec)`;
+
 export function analyseShellCommand(source: string, context: PathContext, options: ShellAnalysisOptions, depth = 0): CommandAnalysis {
-  if (depth > MAX_NESTING) return { ...EMPTY_ANALYSIS, changesState: true, unparsed: true };
+  if (depth > MAX_NESTING) return { ...EMPTY_ANALYSIS, changesState: true, ...unparsedBecause(TOO_NESTED) };
   const parsed = parseShell(source);
   let cwd = context.cwd;
   const parts: CommandAnalysis[] = [];
@@ -40,7 +42,7 @@ export function analyseShellCommand(source: string, context: PathContext, option
     }
   }
   const merged = mergeAnalyses(parts);
-  return parsed.hasSyntaxError ? { ...merged, unparsed: true } : merged;
+  return parsed.unparsed === undefined ? merged : { ...merged, changesState: merged.changesState || parsed.commands.length === 0, ...unparsedBecause(parsed.unparsed) };
 }
 
 function analyseSimpleCommand(command: SimpleCommand, context: PathContext, options: ShellAnalysisOptions, depth: number): CommandAnalysis {
@@ -68,7 +70,7 @@ function analyseWords(words: readonly ShellWord[], command: SimpleCommand, here:
   const args = words.slice(1);
   // An unresolvable command name (`$(curl x) -rf /`, `$CMD`): we cannot know what runs. Documented limit.
   if (name === undefined) return { ...EMPTY_ANALYSIS, changesState: words.length > 0 };
-  if (depth > MAX_NESTING) return { ...EMPTY_ANALYSIS, changesState: true, unparsed: true };
+  if (depth > MAX_NESTING) return { ...EMPTY_ANALYSIS, changesState: true, ...unparsedBecause(TOO_NESTED) };
 
   const nested = nestedScript(name, args, command);
   if (nested !== undefined) return analyseShellCommand(nested, here, options, depth + 1);
