@@ -1,6 +1,7 @@
 import type { DestructiveFinding } from "./command-analysis.ts";
 import { joinWords, parseOptions } from "./command-words.ts";
 import { judgeDelete } from "./delete-targets.ts";
+import { judgeWrite } from "./write-targets.ts";
 import { isSystemPath, resolvePath, type PathContext } from "./path-resolution.ts";
 import type { ShellRedirect, ShellWord } from "./shell-parser.ts";
 
@@ -235,6 +236,8 @@ export function analyseRedirects(redirects: readonly ShellRedirect[], command: s
     if (!redirect.operator.includes(">") || redirect.target.dynamic) continue;
     const path = resolvePath(redirect.target.text, context) ?? redirect.target.text;
     if (BLOCK_DEVICE.test(path)) findings.push({ ruleId: "disk-raw-write", command, path, detail: `redirect writes into block device ${path}` });
+    const systemFile = judgeWrite(redirect.target.text, context);
+    if (systemFile !== undefined) findings.push({ ruleId: "fs-write-system-file", command, path: systemFile.path, detail: `redirect writes ${systemFile.path}` });
   }
   return findings;
 }

@@ -26,6 +26,7 @@ export const DESTRUCTIVE_RULE_IDS = [
   "fs-shred",
   "disk-format",
   "disk-raw-write",
+  "fs-write-system-file",
   "perm-recursive-system",
   "git-history-rewrite",
   "git-force-push",
@@ -109,6 +110,14 @@ const rules: readonly DestructiveRule[] = [
     description: "Writing to a block device: `dd of=/dev/<disk>` or a shell redirect into one.",
     alerting: ["dd if=/dev/zero of=/dev/sda bs=1M", "echo x > /dev/sda", "cat image.iso > /dev/nvme0n1"],
     benign: ["dd if=/dev/zero of=/dev/null count=1", "echo hi > /dev/null", "dd if=/dev/urandom of=./blob bs=1k count=1"],
+  },
+  {
+    id: "fs-write-system-file",
+    version: 1,
+    severity: "critical",
+    description: "Writing a file under /etc, /boot, /usr, /bin, /sbin or /lib*, or a home's shell start-up or SSH files (~/.bashrc, ~/.profile, ~/.ssh/authorized_keys, ...): by a redirect, a file_write event or an agent's file-writing tool.",
+    alerting: ["echo 'x ALL=(ALL) NOPASSWD: ALL' >> /etc/sudoers", "cat key.pub >> ~/.ssh/authorized_keys", "echo 'alias ls=rm' >> ~/.bashrc"],
+    benign: ["echo x > ./etc/passwd", "echo x >> /tmp/profile", "cat /etc/passwd"],
   },
   {
     id: "perm-recursive-system",
