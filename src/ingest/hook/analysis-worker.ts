@@ -1,0 +1,48 @@
+import { parentPort } from "node:worker_threads";
+import { createCommandAnalyser } from "../../tripwires/commands/command-analyser.ts";
+import { fileWriteFindings } from "../../tripwires/commands/sandbox-event-analysis.ts";
+import { parseTripwireConfig } from "../../tripwires/config.ts";
+import { destructiveRule } from "../../tripwires/rules/destructive-rules.ts";
+import { ALLOW, undecided, verdictOf, type HookVerdict } from "./claude-code-hook.ts";
+import type { AnalysisReply, AnalysisRequest } from "./analysis-pool.ts";
+
+/**
+ * One analysis worker of the hook: loads the shell grammar (WASM) and the rules once, then judges
+ * one request at a time. A failure inside the analyser (the WASM parser aborting, the stack running
+ * out) leaves this instance suspect: the reply asks the pool to replace the worker.
+ */
+const port = parentPort;
+if (port === null) throw new Error("analysis-worker.ts runs as a worker thread");
+const { protectedBranches } = parseTripwireConfig().destructive;
+let failed = false;
+const analyser = createCommandAnalyser({ protectedBranches, cacheSize: 1024, onFailure: () => (failed = true) });
+const severityOf = (finding: { readonly ruleId: Parameters<typeof destructiveRule>[0] }) => destructiveRule(finding.ruleId).severity;
+
+function judge(request: AnalysisRequest): HookVerdict {
+  const { subject, context } = request;
+  switch (subject.kind) {
+    case "none":
+      return ALLOW;
+    case "unreadable":
+      return undecided(subject.reason);
+    case "file-write":
+      return verdictOf(fileWriteFindings(subject.path, context), undefined, severityOf);
+    case "shell": {
+      const analysis = analyser.analyseShell(subject.command, context);
+      return verdictOf(analysis.findings, analysis.unparsed ? analysis.unparsedReason ?? "the command was not fully analysed" : undefined, severityOf);
+    }
+  }
+}
+
+port.on("message", (request: AnalysisRequest) => {
+  let verdict: HookVerdict;
+  try {
+    verdict = judge(request);
+  } catch (error) {
+    failed = true;
+    verdict = undecided(`the analyser failed (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const reply: AnalysisReply = { id: request.id, verdict, retire: failed };
+  port.postMessage(reply);
+});
+port.postMessage({ ready: true });
