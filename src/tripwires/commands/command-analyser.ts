@@ -1,6 +1,7 @@
 import { EMPTY_ANALYSIS, unparsedBecause, type CommandAnalysis } from "./command-analysis.ts";
 import type { PathContext } from "./path-resolution.ts";
 import { analyseShellCommand, type ShellAnalysisOptions } from "./shell-analysis.ts";
+import { AnalysisDeadlineError } from "./shell-parser.ts";
 import { analyseSql, sqlChangesState } from "./sql/sql-analysis.ts";
 
 /**
@@ -61,12 +62,14 @@ export function createCommandAnalyser(options: CommandAnalyserOptions): CommandA
 
 /**
  * A record the analysers cannot handle (e.g. nesting deep enough to exhaust the stack) must not
- * stop the monitor: it is reported as unparsed and assumed to change state.
+ * stop the monitor: it is reported as unparsed and assumed to change state. Running out of time
+ * (withinDeadline) is not a property of the record: it propagates, uncached.
  */
 function guarded(analyse: () => CommandAnalysis, onFailure: ((error: unknown) => void) | undefined): CommandAnalysis {
   try {
     return analyse();
   } catch (error) {
+    if (error instanceof AnalysisDeadlineError) throw error;
     onFailure?.(error);
     const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { ...EMPTY_ANALYSIS, changesState: true, ...unparsedBecause(`the analyser failed on it (${why.slice(0, 200)})`) };

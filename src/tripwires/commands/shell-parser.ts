@@ -64,11 +64,42 @@ interface Resolved {
   dynamic: boolean;
 }
 
+/** Thrown once an analysis runs past the deadline of withinDeadline; a result it cut short is never cached. */
+export class AnalysisDeadlineError extends Error {
+  override readonly name = "AnalysisDeadlineError";
+}
+
+let deadlineAt: number | undefined;
+
+/**
+ * Runs an analysis that gives up (AnalysisDeadlineError) once `performance.now()` passes `at`: the
+ * live hook's time bound, checked inside the WASM parse and between commands, so a worker stops on
+ * its own. The run monitor sets none, so its results never depend on time.
+ */
+export function withinDeadline<T>(at: number, analyse: () => T): T {
+  deadlineAt = at;
+  try {
+    return analyse();
+  } finally {
+    deadlineAt = undefined;
+  }
+}
+
+export function checkDeadline(): void {
+  if (deadlineAt !== undefined && performance.now() > deadlineAt) throw new AnalysisDeadlineError("the analysis ran past its deadline");
+}
+
 export function parseShell(source: string): ParsedShell {
   const outOfBounds = exceededBound(source);
   if (outOfBounds !== undefined) return { commands: [], unparsed: outOfBounds };
-  const tree = parser.parse(source);
-  if (tree === null) return { commands: [], unparsed: "the shell grammar returned no tree" };
+  const at = deadlineAt;
+  const tree = at === undefined ? parser.parse(source) : parser.parse(source, null, { progressCallback: () => performance.now() > at });
+  if (tree === null) {
+    // A cancelled parse resumes on the next call unless the parser is reset.
+    parser.reset();
+    checkDeadline();
+    return { commands: [], unparsed: "the shell grammar returned no tree" };
+  }
   try {
     const commands: SimpleCommand[] = [];
     collectCommands(tree.rootNode, commands, undefined);
@@ -111,6 +142,7 @@ function exceededBound(source: string): string | undefined {
 }
 
 function collectCommands(node: Node, into: SimpleCommand[], pipedFrom: SimpleCommand | undefined): SimpleCommand | undefined {
+  checkDeadline();
   switch (node.type) {
     case "command":
       return addCommand(node, undefined, into, pipedFrom);
