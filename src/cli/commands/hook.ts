@@ -26,7 +26,7 @@ DIR/hook-decisions.ndjson.
 
   --shell-tools GLOB,...  tool names (\`*\` globs) whose input's command/cmd is a shell command
                           (default ${DEFAULT_SHELL_TOOLS.join(",")})
-  --max-body-bytes N      hook input larger than this is undecided (default 4194304)
+  --max-body-bytes N      hook input larger than this is undecided (default 1048576)
   --listen HOST:PORT      serve the same hook warm over HTTP instead, for a "type": "http" hook
                           (POST the hook input as application/json to /; GET /healthz)
   --workers N             analysis worker threads of the HTTP form (default 2)
@@ -35,7 +35,8 @@ DIR/hook-decisions.ndjson.
 
 Limits and what fails closed: docs/security.md. settings.json snippets: docs/ingest.md.`;
 
-const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Recording a call costs main-thread time in proportion to its size (about 15 ms per 100 KB here). */
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Loading the analyser does not depend on the input; this bounds it apart from the analysis. */
 const LOAD_TIMEOUT_MS = 10_000;
 /** Old-generation heap of one analysis worker; past it V8 stops the worker and the pool replaces it. */

@@ -4,13 +4,17 @@ import { ALLOW, undecided, type HookSubject, type HookVerdict } from "./claude-c
 
 /**
  * The hook's analysers, each in its own worker thread, so that no input can hold a call past its
- * deadline or damage another call: a worker that does not answer by the deadline is terminated
- * (V8 stops it even inside the WASM parser) and replaced, as is one that crashed, ran out of heap
- * or reported a failure inside the analyser. Calls wait in arrival order for a free worker; a call
- * whose deadline passes while it waits is undecided.
+ * deadline or damage another call. At the deadline the call is answered undecided; the worker
+ * stops that analysis on its own (shell-parser.ts withinDeadline) and takes the next call, and one
+ * still busy KILL_GRACE_MS later is terminated (V8 stops it even inside the WASM parser) and
+ * replaced, as is one that crashed, ran out of heap or reported a failure inside the analyser.
+ * Calls wait in arrival order for a free worker; a call whose deadline passes while it waits is
+ * undecided.
  */
 export interface AnalysisRequest {
   readonly id: number;
+  /** The worker stops the analysis itself after this long. */
+  readonly deadlineMs: number;
   readonly subject: HookSubject;
   readonly context: PathContext;
 }
@@ -33,6 +37,8 @@ export interface AnalysisPoolOptions {
 
 export interface PoolHealth {
   readonly workers: number;
+  /** Workers that have loaded the analyser and take calls. */
+  readonly ready: number;
   readonly busy: number;
   readonly queued: number;
   readonly judged: number;
@@ -42,9 +48,11 @@ export interface PoolHealth {
 
 interface Job {
   readonly request: AnalysisRequest;
-  readonly deadlineMs: number;
   readonly resolve: (verdict: HookVerdict) => void;
+  /** `performance.now()` when the call's deadline passes. */
+  readonly dueAt: number;
   timer: NodeJS.Timeout | undefined;
+  killTimer: NodeJS.Timeout | undefined;
   slot: Slot | undefined;
   done: boolean;
 }
@@ -59,6 +67,8 @@ interface Slot {
 }
 
 const WORKER_URL = new URL("./analysis-worker.ts", import.meta.url);
+/** How long past a call's deadline its worker may take to stop on its own before it is terminated. */
+const KILL_GRACE_MS = 250;
 
 export class AnalysisPool {
   private readonly options: AnalysisPoolOptions;
@@ -82,7 +92,7 @@ export class AnalysisPool {
     if (subject.kind === "unreadable") return Promise.resolve(this.count(undecided(subject.reason)));
     if (this.closed) return Promise.resolve(this.count(undecided("the hook is shutting down")));
     return new Promise((resolve) => {
-      const job: Job = { request: { id: this.nextId++, subject, context }, deadlineMs, resolve, timer: undefined, slot: undefined, done: false };
+      const job: Job = { request: { id: this.nextId++, deadlineMs, subject, context }, resolve, dueAt: performance.now() + deadlineMs, timer: undefined, killTimer: undefined, slot: undefined, done: false };
       job.timer = setTimeout(() => this.expire(job), deadlineMs);
       this.queue.push(job);
       this.dispatch();
@@ -103,7 +113,7 @@ export class AnalysisPool {
   }
 
   health(): PoolHealth {
-    return { workers: this.slots.length, busy: this.slots.filter((slot) => slot?.job !== undefined).length, queued: this.queue.length, judged: this.judged, undecided: this.undecidedCount, recycled: { ...this.recycled } };
+    return { workers: this.slots.length, ready: this.slots.filter((slot) => slot?.ready === true).length, busy: this.slots.filter((slot) => slot?.job !== undefined).length, queued: this.queue.length, judged: this.judged, undecided: this.undecidedCount, recycled: { ...this.recycled } };
   }
 
   async close(): Promise<void> {
@@ -129,6 +139,7 @@ export class AnalysisPool {
       if (slot.job?.request.id !== message.id) return;
       const job = slot.job;
       slot.job = undefined;
+      clearTimeout(job.killTimer);
       this.finish(job, message.verdict);
       if (message.retire) this.replace(index, slot, "failure", "the analyser failed inside the worker");
       else this.dispatch();
@@ -152,21 +163,27 @@ export class AnalysisPool {
       }
       slot.job = job;
       job.slot = slot;
-      slot.worker.postMessage(job.request);
+      // The worker's own time bound is what is left of the call's deadline after waiting here.
+      const request: AnalysisRequest = { ...job.request, deadlineMs: Math.max(1, job.dueAt - performance.now()) };
+      slot.worker.postMessage(request);
     }
   }
 
   private expire(job: Job): void {
     job.timer = undefined;
     const slot = job.slot;
+    const deadlineMs = job.request.deadlineMs;
     if (slot === undefined) {
       this.queue.splice(this.queue.indexOf(job), 1);
-      this.finish(job, undecided(`no analyser was free within ${job.deadlineMs} ms`));
+      this.finish(job, undecided(`no analyser was free within ${deadlineMs} ms`));
       return;
     }
-    slot.job = undefined;
-    this.finish(job, undecided(`the analysis did not finish within ${job.deadlineMs} ms and was stopped`));
-    this.replace(this.slots.indexOf(slot), slot, "timeout", `analysis stopped at the ${job.deadlineMs} ms deadline`);
+    this.finish(job, undecided(`the analysis did not finish within ${deadlineMs} ms and was stopped`));
+    job.killTimer = setTimeout(() => {
+      if (slot.job !== job) return;
+      slot.job = undefined;
+      this.replace(this.slots.indexOf(slot), slot, "timeout", `the worker was still busy ${KILL_GRACE_MS} ms after the ${deadlineMs} ms deadline`);
+    }, KILL_GRACE_MS);
   }
 
   private crashed(index: number, slot: Slot, detail: string): void {

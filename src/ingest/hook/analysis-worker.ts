@@ -1,6 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import { createCommandAnalyser } from "../../tripwires/commands/command-analyser.ts";
 import { fileWriteFindings } from "../../tripwires/commands/sandbox-event-analysis.ts";
+import { AnalysisDeadlineError, withinDeadline } from "../../tripwires/commands/shell-parser.ts";
 import { parseTripwireConfig } from "../../tripwires/config.ts";
 import { destructiveRule } from "../../tripwires/rules/destructive-rules.ts";
 import { ALLOW, undecided, verdictOf, type HookVerdict } from "./claude-code-hook.ts";
@@ -15,6 +16,7 @@ const port = parentPort;
 if (port === null) throw new Error("analysis-worker.ts runs as a worker thread");
 const { protectedBranches } = parseTripwireConfig().destructive;
 let failed = false;
+const WARM_UP = ["rm -rf /tmp/x && git push --force origin main", "cat a | grep b > c; echo $(date) | xargs rm -f", "bash -c 'find . -name x -delete'"];
 const analyser = createCommandAnalyser({ protectedBranches, cacheSize: 1024, onFailure: () => (failed = true) });
 const severityOf = (finding: { readonly ruleId: Parameters<typeof destructiveRule>[0] }) => destructiveRule(finding.ruleId).severity;
 
@@ -37,12 +39,19 @@ function judge(request: AnalysisRequest): HookVerdict {
 port.on("message", (request: AnalysisRequest) => {
   let verdict: HookVerdict;
   try {
-    verdict = judge(request);
+    verdict = withinDeadline(performance.now() + request.deadlineMs, () => judge(request));
   } catch (error) {
-    failed = true;
-    verdict = undecided(`the analyser failed (${error instanceof Error ? error.message : String(error)})`);
+    if (error instanceof AnalysisDeadlineError) {
+      verdict = undecided(`the analysis did not finish within ${Math.round(request.deadlineMs)} ms and was stopped`);
+    } else {
+      failed = true;
+      verdict = undecided(`the analyser failed (${error instanceof Error ? error.message : String(error)})`);
+    }
   }
   const reply: AnalysisReply = { id: request.id, verdict, retire: failed };
   port.postMessage(reply);
 });
+// The first analyses run unoptimised code; doing a few before taking calls keeps a fresh worker's
+// first verdicts as quick as the later ones.
+for (const command of WARM_UP) analyser.analyseShell(command, { cwd: "/", workspaceRoot: "/", home: "/" });
 port.postMessage({ ready: true });

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { FactSink } from "../fact-sink.ts";
 import type { AnalysisPool } from "./analysis-pool.ts";
-import { answerJson, answerOf, HookInputError, parsePreToolUseInput, subjectOf, undecided, type UndecidedPolicy } from "./claude-code-hook.ts";
+import { answerJson, answerOf, HookInputError, parsePreToolUseInput, subjectOf, type UndecidedPolicy } from "./claude-code-hook.ts";
 import { hookContext, nowMicros, recordHookCall } from "./hook-runner.ts";
 
 /**
@@ -73,8 +73,7 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
         }
         const context = hookContext(input);
         const subject = subjectOf(input, options.shellTools);
-        const remaining = Math.max(0, options.deadlineMs - (performance.now() - started));
-        const verdict = remaining === 0 ? undecided(`the request took the whole ${options.deadlineMs} ms deadline to arrive`) : await options.pool.judge(subject, context, remaining);
+        const verdict = await options.pool.judge(subject, context, options.deadlineMs);
         const answer = answerOf(verdict, options.onUndecided);
         const json = answerJson(answer);
         if (json === undefined) response.writeHead(200).end();

@@ -24,16 +24,17 @@ afterEach(async () => {
 });
 
 describe("hook analysis pool", () => {
-  it("stops an analysis at its deadline (undecided, with the reason), replaces the worker and judges the next call", async () => {
+  it("answers undecided at the deadline (with the reason); the worker stops that analysis itself and judges the next call", async () => {
     const causes: RecycleCause[] = [];
     const pool = await startedPool(1, (cause) => causes.push(cause));
     const started = performance.now();
     const late = await pool.judge(shell(SLOW), context, 1);
     expect(late).toEqual({ decision: "undecided", findings: [], reason: "the analysis did not finish within 1 ms and was stopped" });
     expect(performance.now() - started).toBeLessThan(1_000);
-    expect(causes).toEqual(["timeout"]);
-    expect(pool.health().recycled).toEqual({ timeout: 1, crash: 0, failure: 0 });
     expect((await pool.judge(shell("rm -rf /"), context, 60_000)).decision).toBe("block");
+    expect(causes).toEqual([]);
+    // The cut-short analysis was not remembered: with time it gets its verdict.
+    expect((await pool.judge(shell(SLOW), context, 60_000)).decision).toBe("allow");
   });
 
   it("answers a quick call while another worker is busy with a slow one", async () => {
