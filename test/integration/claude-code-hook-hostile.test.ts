@@ -113,7 +113,7 @@ describe("agentops hook claude-code --listen on crafted input", () => {
     expect((await fetch(server.url, { method: "PUT", headers: { "content-type": "application/json" }, body })).status).toBe(405);
     expect((await fetch(server.url, { method: "POST", headers: { "content-type": "text/plain" }, body })).status).toBe(415);
     expect((await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", origin: "https://example.com" }, body })).status).toBe(403);
-    expect(await statusWithHost(server.url, "rebound.example.com", body)).toBe(403);
+    expect(await statusWithHost(server.url, "rebound.example.com", body)).toBe(421);
     expect(await statusWithHost(server.url, "localhost", body)).toBe(200);
     const decisions = join(server.spool, "hook-decisions.ndjson");
     const recorded = await waitFor("the loopback call recorded", () => (existsSync(decisions) && readFileSync(decisions, "utf8").includes('"session_id":"web"') ? readFileSync(decisions, "utf8") : undefined));

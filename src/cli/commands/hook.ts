@@ -11,7 +11,7 @@ import { integerFlag, parseFlags, stringFlag, type ParsedFlags } from "../flags.
 
 const USAGE = `Usage: agentops hook claude-code [--deadline-ms 500] [--on-undecided ask|deny|allow] [--spool DIR]
          [--shell-tools GLOB,...] [--max-body-bytes N] [--listen HOST:PORT [--workers N]
-         [--allow-host NAME]... [--allow-origin ORIGIN]...]
+         [--allowed-hosts NAME,...] [--allowed-origins ORIGIN,...]]
 
 A PreToolUse hook for Claude Code. It reads the hook input on stdin and judges what the tool call
 would do: a shell command line (Bash and MCP shell tools) with the run monitor's destructive-action
@@ -30,8 +30,8 @@ DIR/hook-decisions.ndjson.
   --listen HOST:PORT      serve the same hook warm over HTTP instead, for a "type": "http" hook
                           (POST the hook input as application/json to /; GET /healthz)
   --workers N             analysis worker threads of the HTTP form (default 2)
-  --allow-host NAME       a Host header accepted besides loopback names and the bound address
-  --allow-origin ORIGIN   a browser Origin accepted (none by default)
+  --allowed-hosts NAME,...     Host names accepted besides loopback names and the bound address
+  --allowed-origins ORIGIN,... browser Origins accepted (none by default)
 
 Limits and what fails closed: docs/security.md. settings.json snippets: docs/ingest.md.`;
 
@@ -65,8 +65,8 @@ export const hookCommand: CliCommand = {
         spool: { type: "string" },
         listen: { type: "string" },
         workers: { type: "string" },
-        "allow-host": { type: "string", multiple: true },
-        "allow-origin": { type: "string", multiple: true },
+        "allowed-hosts": { type: "string" },
+        "allowed-origins": { type: "string" },
         ...CLUSTER_FLAGS,
       },
       "hook",
@@ -75,7 +75,7 @@ export const hookCommand: CliCommand = {
     if (agent !== "claude-code" || extra.length > 0) throw new UsageError("agent", `"${flags.positionals.join(" ")}" is not a supported agent`, "run `agentops hook claude-code`");
     const onUndecided = stringFlag(flags, "on-undecided") ?? "ask";
     if (onUndecided !== "ask" && onUndecided !== "deny" && onUndecided !== "allow") throw new UsageError("--on-undecided", `"${onUndecided}" is not ask, deny or allow`, "e.g. --on-undecided ask");
-    const shellTools = stringFlag(flags, "shell-tools")?.split(",").map((glob) => glob.trim()).filter((glob) => glob !== "") ?? DEFAULT_SHELL_TOOLS;
+    const shellTools = stringFlag(flags, "shell-tools") === undefined ? DEFAULT_SHELL_TOOLS : listFlag(flags, "shell-tools");
     const options: HookOptions = {
       deadlineMs: integerFlag(flags, "deadline-ms", 500, 1, 600_000),
       onUndecided,
@@ -171,8 +171,8 @@ async function serve(flags: ParsedFlags, listen: string, options: HookOptions): 
     pool,
     sink,
     logger,
-    allowedHosts: stringsFlag(flags, "allow-host"),
-    allowedOrigins: stringsFlag(flags, "allow-origin"),
+    allowedHosts: listFlag(flags, "allowed-hosts"),
+    allowedOrigins: listFlag(flags, "allowed-origins"),
   });
   await pool.ready(LOAD_TIMEOUT_MS);
   process.stdout.write(`agentops hook claude-code listening on ${server.url}\n`);
@@ -187,9 +187,9 @@ async function serve(flags: ParsedFlags, listen: string, options: HookOptions): 
   return 0;
 }
 
-function stringsFlag(flags: ParsedFlags, name: string): string[] {
-  const value = flags.values[name];
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+/** A comma-separated flag's values. */
+function listFlag(flags: ParsedFlags, name: string): string[] {
+  return (stringFlag(flags, name) ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "");
 }
 
 function kafkaConfigured(flags: ParsedFlags): boolean {

@@ -113,7 +113,7 @@ interface Refusal {
 /** Which requests are not hook calls or health checks, and why. */
 function refusalOf(request: IncomingMessage, allowedHosts: ReadonlySet<string>, allowedOrigins: ReadonlySet<string>): Refusal | undefined {
   const hostName = hostNameOf(request.headers.host);
-  if (hostName === undefined || !allowedHosts.has(hostName)) return { status: 403, error: "unknown Host; add it with --allow-host" };
+  if (hostName === undefined || !allowedHosts.has(hostName)) return { status: 421, error: "unknown Host; add it with --allowed-hosts" };
   const origin = request.headers.origin;
   if (origin !== undefined && !allowedOrigins.has(origin)) return { status: 403, error: "requests from web pages are refused" };
   const fetchSite = request.headers["sec-fetch-site"];
