@@ -1,7 +1,8 @@
 import pino from "pino";
 import { kafkaSink, type FactSink } from "../../ingest/fact-sink.ts";
 import { AnalysisPool } from "../../ingest/hook/analysis-pool.ts";
-import { answerJson, answerOf, DEFAULT_SHELL_TOOLS, HookInputError, parsePreToolUseInput, subjectOf, undecided, type HookAnswer, type UndecidedPolicy } from "../../ingest/hook/claude-code-hook.ts";
+import { answerJson, answerOf, DEFAULT_SHELL_TOOLS, HookInputError, parsePreToolUseInput } from "../../ingest/hook/claude-code-hook.ts";
+import { subjectOf, undecided, type HookAnswer, type UndecidedPolicy } from "../../ingest/hook/claude-code-hook.ts";
 import { startHookServer } from "../../ingest/hook/hook-server.ts";
 import { defaultSpoolDir, hookContext, nowMicros, recordHookCall, spoolSink } from "../../ingest/hook/hook-runner.ts";
 import { Telemetry } from "../../stream/runtime/telemetry.ts";
@@ -72,10 +73,14 @@ export const hookCommand: CliCommand = {
       "hook",
     );
     const [agent, ...extra] = flags.positionals;
-    if (agent !== "claude-code" || extra.length > 0) throw new UsageError("agent", `"${flags.positionals.join(" ")}" is not a supported agent`, "run `agentops hook claude-code`");
+    if (agent !== "claude-code" || extra.length > 0) {
+      throw new UsageError("agent", `"${flags.positionals.join(" ")}" is not a supported agent`, "run `agentops hook claude-code`");
+    }
     const onUndecided = stringFlag(flags, "on-undecided") ?? "ask";
-    if (onUndecided !== "ask" && onUndecided !== "deny" && onUndecided !== "allow") throw new UsageError("--on-undecided", `"${onUndecided}" is not ask, deny or allow`, "e.g. --on-undecided ask");
-    const shellTools = stringFlag(flags, "shell-tools") === undefined ? DEFAULT_SHELL_TOOLS : listFlag(flags, "shell-tools");
+    if (onUndecided !== "ask" && onUndecided !== "deny" && onUndecided !== "allow") {
+      throw new UsageError("--on-undecided", `"${onUndecided}" is not ask, deny or allow`, "e.g. --on-undecided ask");
+    }
+    const shellTools = flags.values["shell-tools"] === undefined ? DEFAULT_SHELL_TOOLS : listFlag(flags, "shell-tools");
     const options: HookOptions = {
       deadlineMs: integerFlag(flags, "deadline-ms", 500, 1, 600_000),
       onUndecided,
@@ -95,7 +100,9 @@ async function runOnce(flags: ParsedFlags, options: HookOptions): Promise<number
   try {
     const started = performance.now();
     const text = await readStdin(options.maxBodyBytes);
-    if (text === undefined) return give(answerOf(undecided(`the hook input is over ${options.maxBodyBytes} bytes`), options.onUndecided));
+    if (text === undefined) {
+      return give(answerOf(undecided(`the hook input is over ${options.maxBodyBytes} bytes`), options.onUndecided));
+    }
     let input;
     try {
       input = parsePreToolUseInput(text);
@@ -107,11 +114,12 @@ async function runOnce(flags: ParsedFlags, options: HookOptions): Promise<number
     }
     const context = hookContext(input);
     const subject = subjectOf(input, options.shellTools);
-    const loading = subject.kind === "shell" || subject.kind === "file-write" ? await pool.ready(LOAD_TIMEOUT_MS).then(() => undefined, (error: unknown) => (error instanceof Error ? error.message : String(error))) : undefined;
-    const verdict = loading === undefined ? await pool.judge(subject, context, options.deadlineMs) : undecided(loading);
+    const notLoaded = subject.kind === "shell" || subject.kind === "file-write" ? await loadFailure(pool) : undefined;
+    const verdict = notLoaded === undefined ? await pool.judge(subject, context, options.deadlineMs) : undecided(notLoaded);
     const answer = answerOf(verdict, options.onUndecided);
     const code = give(answer);
-    const call = { input, subject, context, verdict, answer, elapsedMs: performance.now() - started, nowMicros: nowMicros() };
+    const elapsedMs = performance.now() - started;
+    const call = { input, subject, context, verdict, answer, elapsedMs, nowMicros: nowMicros() };
     const kafka = kafkaConfigured(flags);
     try {
       const sink = kafka ? await kafkaRecordingSink(flags) : spoolSink(options.spoolDir);
@@ -121,12 +129,23 @@ async function runOnce(flags: ParsedFlags, options: HookOptions): Promise<number
         await sink.close();
       }
     } catch (error) {
-      process.stderr.write(`agentops hook: could not record to ${kafka ? "Kafka" : "the spool"} (${error instanceof Error ? error.message : String(error)})\n`);
+      const why = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`agentops hook: could not record to ${kafka ? "Kafka" : "the spool"} (${why})\n`);
       if (kafka) await recordHookCall(call, spoolSink(options.spoolDir), options.spoolDir).catch(() => undefined);
     }
     return code;
   } finally {
     await pool.close();
+  }
+}
+
+/** Why the analyser is not there to judge the call, or undefined once it has loaded. */
+async function loadFailure(pool: AnalysisPool): Promise<string | undefined> {
+  try {
+    await pool.ready(LOAD_TIMEOUT_MS);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
 }
 
@@ -162,7 +181,8 @@ async function serve(flags: ParsedFlags, listen: string, options: HookOptions): 
   const host = (match[1] ?? "").replace(/^\[(.*)\]$/, "$1");
   const logger = pino({ name: "agentops-hook" }, pino.destination(2));
   const workers = integerFlag(flags, "workers", 2, 1, 64);
-  const pool = new AnalysisPool({ workers, maxHeapMb: WORKER_HEAP_MB, onRecycle: (cause, detail) => logger.warn({ cause, detail }, "analysis worker replaced") });
+  const onRecycle = (cause: string, detail: string) => logger.warn({ cause, detail }, "analysis worker replaced");
+  const pool = new AnalysisPool({ workers, maxHeapMb: WORKER_HEAP_MB, onRecycle });
   const sink = kafkaConfigured(flags) ? await kafkaRecordingSink(flags) : spoolSink(options.spoolDir);
   const server = await startHookServer({
     ...options,
@@ -176,7 +196,8 @@ async function serve(flags: ParsedFlags, listen: string, options: HookOptions): 
   });
   await pool.ready(LOAD_TIMEOUT_MS);
   process.stdout.write(`agentops hook claude-code listening on ${server.url}\n`);
-  logger.info({ url: server.url, workers, deadlineMs: options.deadlineMs, onUndecided: options.onUndecided }, "hook listening");
+  const { deadlineMs, onUndecided } = options;
+  logger.info({ url: server.url, workers, deadlineMs, onUndecided }, "hook listening");
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

@@ -92,7 +92,15 @@ export class AnalysisPool {
     if (subject.kind === "unreadable") return Promise.resolve(this.count(undecided(subject.reason)));
     if (this.closed) return Promise.resolve(this.count(undecided("the hook is shutting down")));
     return new Promise((resolve) => {
-      const job: Job = { request: { id: this.nextId++, deadlineMs, subject, context }, resolve, dueAt: performance.now() + deadlineMs, timer: undefined, killTimer: undefined, slot: undefined, done: false };
+      const job: Job = {
+        request: { id: this.nextId++, deadlineMs, subject, context },
+        resolve,
+        dueAt: performance.now() + deadlineMs,
+        timer: undefined,
+        killTimer: undefined,
+        slot: undefined,
+        done: false,
+      };
       job.timer = setTimeout(() => this.expire(job), deadlineMs);
       this.queue.push(job);
       this.dispatch();
@@ -113,7 +121,15 @@ export class AnalysisPool {
   }
 
   health(): PoolHealth {
-    return { workers: this.slots.length, ready: this.slots.filter((slot) => slot?.ready === true).length, busy: this.slots.filter((slot) => slot?.job !== undefined).length, queued: this.queue.length, judged: this.judged, undecided: this.undecidedCount, recycled: { ...this.recycled } };
+    return {
+      workers: this.slots.length,
+      ready: this.slots.filter((slot) => slot?.ready === true).length,
+      busy: this.slots.filter((slot) => slot?.job !== undefined).length,
+      queued: this.queue.length,
+      judged: this.judged,
+      undecided: this.undecidedCount,
+      recycled: { ...this.recycled },
+    };
   }
 
   async close(): Promise<void> {
@@ -123,7 +139,8 @@ export class AnalysisPool {
   }
 
   private spawn(index: number): Slot {
-    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb }, stdout: true, stderr: true });
+    const resourceLimits = { maxOldGenerationSizeMb: this.options.maxHeapMb };
+    const worker = new Worker(WORKER_URL, { resourceLimits, stdout: true, stderr: true });
     const loaded = new Promise<void>((resolve, reject) => {
       worker.once("message", () => resolve());
       worker.once("exit", (code) => reject(new Error(`the analysis worker exited with code ${code} while loading`)));
@@ -182,7 +199,8 @@ export class AnalysisPool {
     job.killTimer = setTimeout(() => {
       if (slot.job !== job) return;
       slot.job = undefined;
-      this.replace(this.slots.indexOf(slot), slot, "timeout", `the worker was still busy ${KILL_GRACE_MS} ms after the ${deadlineMs} ms deadline`);
+      const detail = `the worker was still busy ${KILL_GRACE_MS} ms after the ${deadlineMs} ms deadline`;
+      this.replace(this.slots.indexOf(slot), slot, "timeout", detail);
     }, KILL_GRACE_MS);
   }
 

@@ -1,5 +1,6 @@
 import { parentPort } from "node:worker_threads";
 import { createCommandAnalyser } from "../../tripwires/commands/command-analyser.ts";
+import type { DestructiveFinding } from "../../tripwires/commands/command-analysis.ts";
 import { fileWriteFindings } from "../../tripwires/commands/sandbox-event-analysis.ts";
 import { AnalysisDeadlineError, withinDeadline } from "../../tripwires/commands/shell-parser.ts";
 import { parseTripwireConfig } from "../../tripwires/config.ts";
@@ -16,9 +17,13 @@ const port = parentPort;
 if (port === null) throw new Error("analysis-worker.ts runs as a worker thread");
 const { protectedBranches } = parseTripwireConfig().destructive;
 let failed = false;
-const WARM_UP = ["rm -rf /tmp/x && git push --force origin main", "cat a | grep b > c; echo $(date) | xargs rm -f", "bash -c 'find . -name x -delete'"];
+const WARM_UP = [
+  "rm -rf /tmp/x && git push --force origin main",
+  "cat a | grep b > c; echo $(date) | xargs rm -f",
+  "bash -c 'find . -name x -delete'",
+];
 const analyser = createCommandAnalyser({ protectedBranches, cacheSize: 1024, onFailure: () => (failed = true) });
-const severityOf = (finding: { readonly ruleId: Parameters<typeof destructiveRule>[0] }) => destructiveRule(finding.ruleId).severity;
+const severityOf = (finding: DestructiveFinding) => destructiveRule(finding.ruleId).severity;
 
 function judge(request: AnalysisRequest): HookVerdict {
   const { subject, context } = request;
@@ -31,7 +36,8 @@ function judge(request: AnalysisRequest): HookVerdict {
       return verdictOf(fileWriteFindings(subject.path, context), undefined, severityOf);
     case "shell": {
       const analysis = analyser.analyseShell(subject.command, context);
-      return verdictOf(analysis.findings, analysis.unparsed ? analysis.unparsedReason ?? "the command was not fully analysed" : undefined, severityOf);
+      const unparsed = analysis.unparsed ? (analysis.unparsedReason ?? "the command was not fully analysed") : undefined;
+      return verdictOf(analysis.findings, unparsed, severityOf);
     }
   }
 }

@@ -64,7 +64,12 @@ export const DEFAULT_SHELL_TOOLS: readonly string[] = [
 ];
 
 /** Claude Code's file-writing tools and the input field naming the file each one writes. */
-const FILE_TOOLS: Readonly<Record<string, string>> = { Write: "file_path", Edit: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path" };
+const FILE_TOOLS: Readonly<Record<string, string>> = {
+  Write: "file_path",
+  Edit: "file_path",
+  MultiEdit: "file_path",
+  NotebookEdit: "notebook_path",
+};
 
 /** What a tool call puts at stake, as far as the hook judges it. */
 export type HookSubject =
@@ -83,11 +88,14 @@ export function subjectOf(input: PreToolUseInput, shellTools: readonly string[])
   const fileField = FILE_TOOLS[input.toolName];
   if (fileField !== undefined) {
     const path = input.toolInput[fileField];
-    return typeof path === "string" && path !== "" ? { kind: "file-write", path } : { kind: "unreadable", reason: `${input.toolName} has no ${fileField} to judge` };
+    if (typeof path === "string" && path !== "") return { kind: "file-write", path };
+    return { kind: "unreadable", reason: `${input.toolName} has no ${fileField} to judge` };
   }
   if (!shellTools.some((glob) => matchesToolGlob(input.toolName, glob))) return { kind: "none" };
   const command = input.toolInput["command"] ?? input.toolInput["cmd"];
-  if (typeof command !== "string") return { kind: "unreadable", reason: `${input.toolName} is a shell tool but its input has no command string` };
+  if (typeof command !== "string") {
+    return { kind: "unreadable", reason: `${input.toolName} is a shell tool but its input has no command string` };
+  }
   return command === "" ? { kind: "none" } : { kind: "shell", command };
 }
 
@@ -108,13 +116,20 @@ export function undecided(reason: string, findings: readonly DestructiveFinding[
  * syntax error, a failure) is undecided unless it already blocks; warnings are recorded (the run
  * monitor alerts on them) and allowed.
  */
-export function verdictOf(findings: readonly DestructiveFinding[], unparsedReason: string | undefined, severityOf: (finding: DestructiveFinding) => "warning" | "critical"): HookVerdict {
+export function verdictOf(
+  findings: readonly DestructiveFinding[],
+  unparsedReason: string | undefined,
+  severityOf: (finding: DestructiveFinding) => "warning" | "critical",
+): HookVerdict {
   const critical = findings.filter((finding) => severityOf(finding) === "critical");
   if (critical.length > 0) {
     const lines = critical.map((finding) => `${finding.ruleId}: ${finding.detail}`);
-    return { decision: "block", findings, reason: `agentops blocked this as destructive (${lines.join("; ")}). Do not run it; choose an action that cannot destroy data outside the task, or ask the user.` };
+    const advice = "Do not run it; choose an action that cannot destroy data outside the task, or ask the user.";
+    return { decision: "block", findings, reason: `agentops blocked this as destructive (${lines.join("; ")}). ${advice}` };
   }
-  if (unparsedReason !== undefined) return undecided(`agentops could not judge this command: ${unparsedReason}`, findings);
+  if (unparsedReason !== undefined) {
+    return undecided(`agentops could not judge this command: ${unparsedReason}`, findings);
+  }
   return { decision: "allow", findings };
 }
 
@@ -122,7 +137,9 @@ export function verdictOf(findings: readonly DestructiveFinding[], unparsedReaso
 export type UndecidedPolicy = "ask" | "deny" | "allow";
 
 /** The answer given to Claude Code: deny blocks, ask prompts the user, allow leaves the normal permission flow. */
-export type HookAnswer = { readonly permission: "deny" | "ask"; readonly reason: string } | { readonly permission: "allow" };
+export type HookAnswer =
+  | { readonly permission: "deny" | "ask"; readonly reason: string }
+  | { readonly permission: "allow" };
 
 export function answerOf(verdict: HookVerdict, onUndecided: UndecidedPolicy): HookAnswer {
   if (verdict.decision === "block") return { permission: "deny", reason: verdict.reason };
@@ -133,8 +150,11 @@ export function answerOf(verdict: HookVerdict, onUndecided: UndecidedPolicy): Ho
 /** Claude Code's JSON decision, or undefined for allow (never auto-approve: the permission flow goes on). */
 export function answerJson(answer: HookAnswer): string | undefined {
   if (answer.permission === "allow") return undefined;
-  return JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: answer.permission, permissionDecisionReason: answer.reason } });
+  const output = { hookEventName: "PreToolUse", permissionDecision: answer.permission, permissionDecisionReason: answer.reason };
+  return JSON.stringify({ hookSpecificOutput: output });
 }
+
+export type RawFact = { fact_id: string; [key: string]: unknown };
 
 /**
  * What the hook records: the attempted tool call as an agent_step, and for a shell tool the
@@ -143,12 +163,15 @@ export function answerJson(answer: HookAnswer): string | undefined {
  * hook's clock in microseconds, which orders a session's calls; ids come from tool_use_id, so a
  * repeated hook call is a redelivery.
  */
-export function hookFacts(input: PreToolUseInput, subject: HookSubject, context: PathContext, nowMicros: number): { fact_id: string; [key: string]: unknown }[] {
+export function hookFacts(input: PreToolUseInput, subject: HookSubject, context: PathContext, nowMicros: number): RawFact[] {
   const eventTime = new Date(Math.floor(nowMicros / 1000)).toISOString();
   const identity = `${input.sessionId}:${input.toolUseId ?? String(nowMicros)}`;
   const base = (type: string, factId: string) => ({ contract: OBSERVATION_CONTRACT, type, fact_id: factId, event_time: eventTime, provenance: { basis: "DIRECT_HOST", source: "claude-code-hook" }, run_id: input.sessionId, seq: nowMicros });
-  const facts: { fact_id: string; [key: string]: unknown }[] = [{ ...base("agent_step", `claude-code-hook:agent_step:${identity}`), kind: "tool_call", tool: input.toolName, input: canonicalJson(input.toolInput) }];
-  const where = { ...(context.cwd === undefined ? {} : { cwd: context.cwd }), ...(context.workspaceRoot === undefined ? {} : { workspace_root: context.workspaceRoot }) };
+  const facts: RawFact[] = [{ ...base("agent_step", `claude-code-hook:agent_step:${identity}`), kind: "tool_call", tool: input.toolName, input: canonicalJson(input.toolInput) }];
+  const where = {
+    ...(context.cwd === undefined ? {} : { cwd: context.cwd }),
+    ...(context.workspaceRoot === undefined ? {} : { workspace_root: context.workspaceRoot }),
+  };
   const event = base("sandbox_event", `claude-code-hook:sandbox_event:${identity}`);
   if (subject.kind === "shell") facts.push({ ...event, kind: "exec", command: subject.command, ...where });
   if (subject.kind === "file-write") facts.push({ ...event, kind: "file_write", path: subject.path, ...where });

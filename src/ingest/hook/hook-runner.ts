@@ -4,7 +4,8 @@ import { join } from "node:path";
 import type { Fact } from "../../contract/facts.ts";
 import { parseFact } from "../../contract/parse-fact.ts";
 import { fileSink, type FactSink } from "../fact-sink.ts";
-import { hookFacts, type HookAnswer, type HookSubject, type HookVerdict, type PathContext, type PreToolUseInput } from "./claude-code-hook.ts";
+import { hookFacts, type HookAnswer, type HookSubject, type HookVerdict } from "./claude-code-hook.ts";
+import type { PathContext, PreToolUseInput } from "./claude-code-hook.ts";
 
 /** Path context of a hook call: Claude Code's project dir is the workspace; home is the hook's own user's. */
 export function hookContext(input: PreToolUseInput, env: NodeJS.ProcessEnv = process.env): PathContext {

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { FactSink } from "../fact-sink.ts";
 import type { AnalysisPool } from "./analysis-pool.ts";
-import { answerJson, answerOf, HookInputError, parsePreToolUseInput, subjectOf, type UndecidedPolicy } from "./claude-code-hook.ts";
+import { answerJson, answerOf, HookInputError, parsePreToolUseInput, subjectOf } from "./claude-code-hook.ts";
+import type { UndecidedPolicy } from "./claude-code-hook.ts";
 import { hookContext, nowMicros, recordHookCall } from "./hook-runner.ts";
 
 /**
@@ -39,7 +40,8 @@ const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]", "::1"];
 const REQUEST_TIMEOUT_MS = 10_000;
 
 export async function startHookServer(options: HookServerOptions): Promise<HookServer> {
-  const allowedHosts = new Set([...LOOPBACK_NAMES, options.host, ...options.allowedHosts].map((host) => host.toLowerCase()));
+  const hosts = [...LOOPBACK_NAMES, options.host, ...options.allowedHosts];
+  const allowedHosts = new Set(hosts.map((host) => host.toLowerCase()));
   const allowedOrigins = new Set(options.allowedOrigins);
   // Recording happens after the answer, one call at a time, in arrival order.
   let recording: Promise<unknown> = Promise.resolve();
@@ -78,8 +80,11 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
         const json = answerJson(answer);
         if (json === undefined) response.writeHead(200).end();
         else response.writeHead(200, { "content-type": "application/json" }).end(json);
-        const call = { input, subject, context, verdict, answer, elapsedMs: performance.now() - started, nowMicros: nowMicros() };
-        recording = recording.then(() => recordHookCall(call, options.sink, options.spoolDir)).catch((error: unknown) => options.logger.error({ err: error, toolUseId: input.toolUseId }, "could not record a hook call"));
+        const elapsedMs = performance.now() - started;
+        const call = { input, subject, context, verdict, answer, elapsedMs, nowMicros: nowMicros() };
+        recording = recording
+          .then(() => recordHookCall(call, options.sink, options.spoolDir))
+          .catch((error: unknown) => options.logger.error({ err: error, toolUseId: input.toolUseId }, "could not record a hook call"));
       },
       (error: unknown) => {
         options.logger.error({ err: error }, "hook request failed");
@@ -110,16 +115,20 @@ interface Refusal {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+const FROM_A_WEB_PAGE: Refusal = { status: 403, error: "requests from web pages are refused" };
+
 /** Which requests are not hook calls or health checks, and why. */
-function refusalOf(request: IncomingMessage, allowedHosts: ReadonlySet<string>, allowedOrigins: ReadonlySet<string>): Refusal | undefined {
+function refusalOf(request: IncomingMessage, hosts: ReadonlySet<string>, origins: ReadonlySet<string>): Refusal | undefined {
   const hostName = hostNameOf(request.headers.host);
-  if (hostName === undefined || !allowedHosts.has(hostName)) return { status: 421, error: "unknown Host; add it with --allowed-hosts" };
+  if (hostName === undefined || !hosts.has(hostName)) return { status: 421, error: "unknown Host; add it with --allowed-hosts" };
   const origin = request.headers.origin;
-  if (origin !== undefined && !allowedOrigins.has(origin)) return { status: 403, error: "requests from web pages are refused" };
+  if (origin !== undefined && !origins.has(origin)) return FROM_A_WEB_PAGE;
   const fetchSite = request.headers["sec-fetch-site"];
-  if (origin === undefined && fetchSite !== undefined && fetchSite !== "none") return { status: 403, error: "requests from web pages are refused" };
+  if (origin === undefined && fetchSite !== undefined && fetchSite !== "none") return FROM_A_WEB_PAGE;
   const path = (request.url ?? "").split("?")[0];
-  if (path === "/healthz") return request.method === "GET" ? undefined : { status: 405, error: "use GET", headers: { allow: "GET" } };
+  if (path === "/healthz") {
+    return request.method === "GET" ? undefined : { status: 405, error: "use GET", headers: { allow: "GET" } };
+  }
   if (path !== "/") return { status: 404, error: "not found: POST the hook input to /" };
   if (request.method !== "POST") return { status: 405, error: "use POST", headers: { allow: "POST" } };
   const type = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
@@ -158,6 +167,6 @@ function readBody(request: IncomingMessage, maxBytes: number): Promise<string | 
   });
 }
 
-function reply(response: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+function reply(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   response.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 }
