@@ -34,6 +34,13 @@ describe("agentops hook claude-code (command hook) on crafted input", () => {
     expect(run.stderr).toMatch(/^agentops could not judge this command: the command nests 5000 brackets deep/);
   });
 
+  it("bounds the analysis itself by --deadline-ms: a line the parser takes longer on is ask, with the reason", async () => {
+    const slow = `rm -rf ./build${"; true".repeat(2_300)}`;
+    const run = await runHook(documentedInput(slow), withoutKafka(testDir("agentops-hook-spool-")), ["--deadline-ms", "1"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: "the analysis did not finish within 1 ms and was stopped" } });
+  });
+
   it("denies 20 nested `$(echo …)` around `rm -rf /` well within the deadline", async () => {
     const command = `${"echo $(".repeat(20)}rm -rf /${")".repeat(20)}`;
     const spool = testDir("agentops-hook-spool-");
