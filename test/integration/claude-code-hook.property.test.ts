@@ -13,7 +13,15 @@ import { waitFor } from "../support/processes.ts";
  */
 const DEADLINE_MS = 500;
 const TIMER_SLACK_MS = 250;
-const destructive = fc.constantFrom("rm -rf /", "sudo rm -rf /", "rm -rf ~", "find / -delete", "git push --force origin main", "chmod -R 777 /", "rm -rf .git");
+const destructive = fc.constantFrom(
+  "rm -rf /",
+  "sudo rm -rf /",
+  "rm -rf ~",
+  "find / -delete",
+  "git push --force origin main",
+  "chmod -R 777 /",
+  "rm -rf .git",
+);
 
 const quoteForShell = (script: string): string => `'${script.replaceAll("'", "'\\''")}'`;
 
@@ -31,18 +39,25 @@ const wrappers: readonly ((inner: string) => string)[] = [
   (inner) => `sudo ${inner}`,
 ];
 
+const ODD_CHARACTERS = ["\u200b", "\u202e", "\ufeff", "\u0000", "\ud800", "\udfff", "😀", "ﬃ", "\u0301"];
+
 /** Text that is no shell syntax: zero-width and bidi marks, lone surrogates, astral characters, NUL. */
 const oddText = fc
-  .array(fc.oneof(fc.constantFrom("\u200b", "\u202e", "\ufeff", "\u0000", "\ud800", "\udfff", "😀", "ﬃ", "\u0301"), fc.string({ unit: "binary", maxLength: 8 })), { maxLength: 40 })
+  .array(fc.oneof(fc.constantFrom(...ODD_CHARACTERS), fc.string({ unit: "binary", maxLength: 8 })), { maxLength: 40 })
   .map((parts) => parts.join(""));
+
+const layer = fc.record({
+  wrapper: fc.integer({ min: 0, max: wrappers.length - 1 }),
+  times: fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 100, max: 6_000 })),
+});
 
 /** A destructive command wrapped in layers, each repeated up to thousands of times, with odd text around. */
 const hostileCommand = fc
   .record({
     core: destructive,
-    layers: fc.array(fc.record({ wrapper: fc.integer({ min: 0, max: wrappers.length - 1 }), times: fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 100, max: 6_000 })) }), { minLength: 1, maxLength: 4 }),
+    layers: fc.array(layer, { minLength: 1, maxLength: 4 }),
     comment: oddText,
-    filler: fc.oneof(fc.constant(""), fc.integer({ min: 1, max: 20_000 }).map((count) => `${" && true".repeat(count)}`)),
+    filler: fc.oneof(fc.constant(""), fc.integer({ min: 1, max: 20_000 }).map((count) => " && true".repeat(count))),
   })
   .map(({ core, layers, comment, filler }) => {
     let command: string = core;
@@ -66,7 +81,7 @@ afterAll(() => {
 });
 
 describe("hook --listen on generated hostile commands", () => {
-  it("never allows a line that embeds a destructive command, answers within the deadline, and keeps denying `rm -rf /`", async () => {
+  it("never allows a line embedding a destructive command, answers in time, keeps denying `rm -rf /`", async () => {
     let call = 0;
     await fc.assert(
       fc.asyncProperty(hostileCommand, async (command) => {
@@ -74,13 +89,15 @@ describe("hook --listen on generated hostile commands", () => {
         const answer = decisionOf(await server.call(documentedInput(command, "property", id)));
         expect(["deny", "ask"]).toContain(answer.decision);
         expect(answer.reason).not.toBe("");
-        expect(decisionOf(await server.call(documentedInput("rm -rf /", "property-plain", `${id}-plain`))).decision).toBe("deny");
+        const plain = await server.call(documentedInput("rm -rf /", "property-plain", `${id}-plain`));
+        expect(decisionOf(plain).decision).toBe("deny");
       }),
       { numRuns: 60, seed: 31, endOnFailure: true },
     );
     const decisions = join(server.spool, "hook-decisions.ndjson");
     const elapsed = await waitFor("every generated call recorded", () => {
-      const lines = existsSync(decisions) ? readFileSync(decisions, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { session_id: string; elapsed_ms: number }) : [];
+      const text = existsSync(decisions) ? readFileSync(decisions, "utf8").trim() : "";
+      const lines = text === "" ? [] : text.split("\n").map((line) => JSON.parse(line) as { session_id: string; elapsed_ms: number });
       const generated = lines.filter((line) => line.session_id === "property");
       return generated.length >= call ? generated.map((line) => line.elapsed_ms) : undefined;
     });

@@ -9,8 +9,15 @@ import { NODE, REPO_ROOT, testDir, waitFor } from "./processes.ts";
  * as a real server process.
  */
 const AGENTOPS = join(REPO_ROOT, "bin/agentops");
+const HOOK_ARGV = ["--disable-warning=ExperimentalWarning", AGENTOPS, "hook", "claude-code"];
 
-export function documentedInput(command: string, sessionId = "abc123", toolUseId = "toolu_01ABC123", toolName = "Bash", toolInput: Record<string, unknown> = { command, description: "Run test suite", timeout: 120000, run_in_background: false }): string {
+export function documentedInput(
+  command: string,
+  sessionId = "abc123",
+  toolUseId = "toolu_01ABC123",
+  toolName = "Bash",
+  toolInput: Record<string, unknown> = { command, description: "Run test suite", timeout: 120000, run_in_background: false },
+): string {
   return JSON.stringify({
     session_id: sessionId,
     prompt_id: "550e8400-e29b-41d4-a716-446655440000",
@@ -31,7 +38,8 @@ export interface HookRun {
 }
 
 export function withoutKafka(spool: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: spool, HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
+  const project = { HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
+  const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: spool, ...project };
   delete env["KAFKA_BROKERS"];
   return env;
 }
@@ -42,12 +50,20 @@ export function withoutKafka(spool: string): NodeJS.ProcessEnv {
  */
 export function runHook(stdin: string, env: NodeJS.ProcessEnv, args: readonly string[] = ["--deadline-ms", "60000"]): Promise<HookRun> {
   return new Promise((resolve) => {
-    const child = execFile(NODE, ["--disable-warning=ExperimentalWarning", AGENTOPS, "hook", "claude-code", ...args], { cwd: REPO_ROOT, env, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    const argv = [...HOOK_ARGV, ...args];
+    const options = { cwd: REPO_ROOT, env, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 };
+    const child = execFile(NODE, argv, options, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr });
     });
     child.stdin?.on("error", () => undefined);
     child.stdin?.end(stdin);
   });
+}
+
+export interface HookHealth {
+  readonly recycled: Record<string, number>;
+  readonly judged: number;
+  readonly undecided: number;
 }
 
 export interface HookServerProcess {
@@ -56,7 +72,7 @@ export interface HookServerProcess {
   readonly child: ChildProcess;
   /** POSTs a hook input as Claude Code does; the answer and the client-side latency. */
   call(body: string): Promise<{ status: number; text: string; ms: number }>;
-  health(): Promise<{ recycled: Record<string, number>; judged: number; undecided: number }>;
+  health(): Promise<HookHealth>;
   stop(): void;
 }
 
@@ -64,13 +80,15 @@ export interface HookServerProcess {
 export async function startHookServer(args: readonly string[] = []): Promise<HookServerProcess> {
   const port = await freePort();
   const spool = testDir("agentops-hook-spool-");
-  const child = spawn(NODE, ["--disable-warning=ExperimentalWarning", AGENTOPS, "hook", "claude-code", "--listen", `127.0.0.1:${port}`, ...args], { cwd: REPO_ROOT, env: withoutKafka(spool), stdio: ["ignore", "pipe", "pipe"] });
+  const argv = [...HOOK_ARGV, "--listen", `127.0.0.1:${port}`, ...args];
+  const child = spawn(NODE, argv, { cwd: REPO_ROOT, env: withoutKafka(spool), stdio: ["ignore", "pipe", "pipe"] });
   child.stderr.resume();
   let stdout = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   const url = `http://127.0.0.1:${port}/`;
   // The line comes once every analysis worker has loaded.
-  await waitFor("the hook server's listening line", () => (stdout.includes("listening on") ? true : undefined), { timeoutMs: 120_000, intervalMs: 50 });
+  const listening = () => (stdout.includes("listening on") ? true : undefined);
+  await waitFor("the hook server's listening line", listening, { timeoutMs: 120_000, intervalMs: 50 });
   return {
     url,
     spool,
@@ -82,7 +100,7 @@ export async function startHookServer(args: readonly string[] = []): Promise<Hoo
       return { status: response.status, text, ms: performance.now() - started };
     },
     async health() {
-      return (await (await fetch(`${url}healthz`)).json()) as { recycled: Record<string, number>; judged: number; undecided: number };
+      return (await (await fetch(`${url}healthz`)).json()) as HookHealth;
     },
     stop() {
       child.kill("SIGTERM");
@@ -94,6 +112,7 @@ export async function startHookServer(args: readonly string[] = []): Promise<Hoo
 export function decisionOf(answer: { status: number; text: string }): { decision: string; reason: string } {
   if (answer.status !== 200) return { decision: `http ${answer.status}`, reason: answer.text };
   if (answer.text === "") return { decision: "allow", reason: "" };
-  const output = (JSON.parse(answer.text) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } }).hookSpecificOutput;
+  type Output = { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+  const output = (JSON.parse(answer.text) as Output).hookSpecificOutput;
   return { decision: output.permissionDecision, reason: output.permissionDecisionReason };
 }
