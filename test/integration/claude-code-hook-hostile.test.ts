@@ -147,7 +147,8 @@ describe("agentops hook claude-code --listen on crafted input", () => {
     try {
       const answer = decisionOf(await tight.call(documentedInput(`rm -rf ./build${"; true".repeat(2_300)}`)));
       expect(answer).toEqual({ decision: "ask", reason: "the analysis did not finish within 1 ms and was stopped" });
-      expect(await tight.health()).toMatchObject({ workers: 1, judged: 1, undecided: 1, recycled: { timeout: 0, crash: 0, failure: 0 } });
+      const health = await tight.health();
+      expect(health).toMatchObject({ status: "ok", workers: 1, judged: 1, undecided: 1, recycled: { timeout: 0, crash: 0, failure: 0 } });
     } finally {
       tight.stop();
     }

@@ -61,6 +61,7 @@ export function runHook(stdin: string, env: NodeJS.ProcessEnv, args: readonly st
 }
 
 export interface HookHealth {
+  readonly status: string;
   readonly recycled: Record<string, number>;
   readonly judged: number;
   readonly undecided: number;

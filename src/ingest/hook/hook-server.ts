@@ -53,7 +53,9 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
       return;
     }
     if (request.method === "GET") {
-      reply(response, 200, { status: "ok", ...options.pool.health() });
+      const health = options.pool.health();
+      // No worker loaded (starting, or every one being replaced): calls are answered undecided.
+      reply(response, 200, { status: health.ready > 0 ? "ok" : "degraded", ...health });
       return;
     }
     const started = performance.now();
