@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decisionOf, documentedInput, runHook, startHookServer, withoutKafka, type HookServerProcess } from "../support/hook-process.ts";
+import { decisionOf, documentedInput, runHook, startHookServer, withoutKafka } from "../support/hook-process.ts";
+import type { HookServerProcess } from "../support/hook-process.ts";
 import { testDir, waitFor } from "../support/processes.ts";
 
 /**
@@ -23,22 +24,25 @@ describe("agentops hook claude-code (command hook) on crafted input", () => {
     for (const [name, command] of Object.entries(crafted)) {
       const run = await runHook(documentedInput(command), withoutKafka(testDir("agentops-hook-spool-")), []);
       expect([name, run.code]).toEqual([name, 0]);
-      expect(JSON.parse(run.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: expect.stringMatching(/^agentops could not judge this command: .*bound/) as unknown } });
+      const reason = expect.stringMatching(/^agentops could not judge this command: .*bound/) as unknown;
+      const output = { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: reason };
+      expect(JSON.parse(run.stdout)).toEqual({ hookSpecificOutput: output });
     }
   });
 
   it("denies a crafted command with --on-undecided deny (exit 2, the reason on stderr)", async () => {
     const command = crafted["5,000 nested subshells"] ?? "";
-    const run = await runHook(documentedInput(command), withoutKafka(testDir("agentops-hook-spool-")), ["--on-undecided", "deny"]);
+    const run = await runHook(documentedInput(command), freshSpool(), ["--on-undecided", "deny"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^agentops could not judge this command: the command nests 5000 brackets deep/);
   });
 
-  it("bounds the analysis itself by --deadline-ms: a line the parser takes longer on is ask, with the reason", async () => {
+  it("bounds the analysis itself by --deadline-ms: a line that takes longer is ask, with the reason", async () => {
     const slow = `rm -rf ./build${"; true".repeat(2_300)}`;
-    const run = await runHook(documentedInput(slow), withoutKafka(testDir("agentops-hook-spool-")), ["--deadline-ms", "1"]);
+    const run = await runHook(documentedInput(slow), freshSpool(), ["--deadline-ms", "1"]);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: "the analysis did not finish within 1 ms and was stopped" } });
+    const reason = "the analysis did not finish within 1 ms and was stopped";
+    expect(JSON.parse(run.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: reason } });
   });
 
   it("denies 20 nested `$(echo …)` around `rm -rf /` well within the deadline", async () => {
@@ -46,24 +50,26 @@ describe("agentops hook claude-code (command hook) on crafted input", () => {
     const spool = testDir("agentops-hook-spool-");
     const run = await runHook(documentedInput(command), withoutKafka(spool), []);
     expect(run.code).toBe(2);
-    const decision = JSON.parse(readFileSync(join(spool, "hook-decisions.ndjson"), "utf8")) as { elapsed_ms: number; decision: string };
+    const decision = JSON.parse(readFileSync(join(spool, "hook-decisions.ndjson"), "utf8")) as { decision: string };
     expect(decision.decision).toBe("block");
   });
 
-  it("a deny exits 2 even when the call cannot be recorded (a lone surrogate), and names no Kafka it does not use", async () => {
+  it("a deny exits 2 even when the call cannot be recorded (a lone surrogate), naming no Kafka", async () => {
     const spool = testDir("agentops-hook-spool-");
     const run = await runHook(documentedInput("rm -rf / # \ud800"), withoutKafka(spool));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^agentops blocked this as destructive \(fs-delete-critical-path/);
     expect(run.stderr).not.toMatch(/Kafka|at \w+ \(/);
     const decision = JSON.parse(readFileSync(join(spool, "hook-decisions.ndjson"), "utf8")) as Record<string, unknown>;
-    expect(decision).toMatchObject({ decision: "block", answer: "deny", unrecorded: expect.stringMatching(/Lone surrogate/) as unknown });
+    const unrecorded = expect.stringMatching(/Lone surrogate/) as unknown;
+    expect(decision).toMatchObject({ decision: "block", answer: "deny", unrecorded });
   });
 
   it("judges Write to /etc/passwd and an MCP shell tool", async () => {
     const env = withoutKafka(testDir("agentops-hook-spool-"));
     const write = await runHook(documentedInput("", "s", "t1", "Write", { file_path: "/etc/passwd", content: "x" }), env);
-    expect([write.code, write.stderr]).toEqual([2, expect.stringMatching(/fs-write-system-file: write of \/etc\/passwd/)]);
+    expect(write.code).toBe(2);
+    expect(write.stderr).toMatch(/fs-write-system-file: write of \/etc\/passwd/);
     const mcp = await runHook(documentedInput("", "s", "t2", "mcp__shell__run", { command: "rm -rf /" }), env);
     expect(mcp.code).toBe(2);
   });
@@ -80,13 +86,15 @@ describe("agentops hook claude-code --listen on crafted input", () => {
     server.stop();
   });
 
-  it("answers each crafted command with ask within the deadline, and still denies every destructive command after them", async () => {
+  it("answers each crafted command with ask in time, and still denies every destructive command after them", async () => {
     for (const [name, command] of Object.entries(crafted)) {
-      expect([name, decisionOf(await server.call(documentedInput(command, "crafted"))).decision]).toEqual([name, "ask"]);
+      const answer = await server.call(documentedInput(command, "crafted"));
+      expect([name, decisionOf(answer).decision]).toEqual([name, "ask"]);
     }
     const decisions = join(server.spool, "hook-decisions.ndjson");
     const elapsed = await waitFor("the crafted calls recorded", () => {
-      const lines = existsSync(decisions) ? readFileSync(decisions, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { session_id: string; elapsed_ms: number }) : [];
+      const text = existsSync(decisions) ? readFileSync(decisions, "utf8").trim() : "";
+      const lines = text === "" ? [] : text.split("\n").map((line) => JSON.parse(line) as { session_id: string; elapsed_ms: number });
       const crafted_ = lines.filter((line) => line.session_id === "crafted");
       return crafted_.length === Object.keys(crafted).length ? crafted_.map((line) => line.elapsed_ms) : undefined;
     });
@@ -113,24 +121,27 @@ describe("agentops hook claude-code --listen on crafted input", () => {
     }
   });
 
-  it("takes only POST application/json on /, from loopback Hosts and without a browser Origin; records none of the rest", async () => {
+  it("takes only POST application/json on /, from loopback Hosts, without a browser Origin; records no other", async () => {
     const body = documentedInput("rm -rf /", "web", "web-1");
-    const put = await fetch(`${server.url}anything`, { method: "PUT", headers: { "content-type": "application/json" }, body });
-    expect(put.status).toBe(404);
-    expect((await fetch(server.url, { method: "PUT", headers: { "content-type": "application/json" }, body })).status).toBe(405);
+    const json = { "content-type": "application/json" };
+    expect((await fetch(`${server.url}anything`, { method: "PUT", headers: json, body })).status).toBe(404);
+    expect((await fetch(server.url, { method: "PUT", headers: json, body })).status).toBe(405);
     expect((await fetch(server.url, { method: "POST", headers: { "content-type": "text/plain" }, body })).status).toBe(415);
-    expect((await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", origin: "https://example.com" }, body })).status).toBe(403);
+    const fromPage = { ...json, origin: "https://example.com" };
+    expect((await fetch(server.url, { method: "POST", headers: fromPage, body })).status).toBe(403);
     expect(await statusWithHost(server.url, "rebound.example.com", body)).toBe(421);
     expect(await statusWithHost(server.url, "localhost", body)).toBe(200);
     const decisions = join(server.spool, "hook-decisions.ndjson");
-    const recorded = await waitFor("the loopback call recorded", () => (existsSync(decisions) && readFileSync(decisions, "utf8").includes('"session_id":"web"') ? readFileSync(decisions, "utf8") : undefined));
+    const recordedText = () => (existsSync(decisions) ? readFileSync(decisions, "utf8") : "");
+    const recorded = await waitFor("the loopback call recorded", () => (recordedText().includes('"session_id":"web"') ? recordedText() : undefined));
     expect(recorded.split("\n").filter((line) => line.includes('"session_id":"web"'))).toHaveLength(1);
   });
 
   it("refuses a body over the limit at once without reading it whole", async () => {
     const started = performance.now();
     const status = await new Promise<number>((resolve, reject) => {
-      const call = request(server.url, { method: "POST", headers: { "content-type": "application/json", "content-length": String(600 * 1024 * 1024) } }, (response) => {
+      const headers = { "content-type": "application/json", "content-length": String(600 * 1024 * 1024) };
+      const call = request(server.url, { method: "POST", headers }, (response) => {
         response.resume();
         resolve(response.statusCode ?? 0);
       });
@@ -142,18 +153,23 @@ describe("agentops hook claude-code --listen on crafted input", () => {
     expect(decisionOf(await server.call(documentedInput("rm -rf /"))).decision).toBe("deny");
   });
 
-  it("answers ask at a 1 ms deadline; the worker stops on its own, and /healthz counts it and the recycled workers", async () => {
+  it("answers ask at a 1 ms deadline; the worker stops on its own; /healthz counts it and recycled workers", async () => {
     const tight = await startHookServer(["--deadline-ms", "1", "--workers", "1"]);
     try {
       const answer = decisionOf(await tight.call(documentedInput(`rm -rf ./build${"; true".repeat(2_300)}`)));
       expect(answer).toEqual({ decision: "ask", reason: "the analysis did not finish within 1 ms and was stopped" });
       const health = await tight.health();
-      expect(health).toMatchObject({ status: "ok", workers: 1, judged: 1, undecided: 1, recycled: { timeout: 0, crash: 0, failure: 0 } });
+      const recycled = { timeout: 0, crash: 0, failure: 0 };
+      expect(health).toMatchObject({ status: "ok", workers: 1, judged: 1, undecided: 1, recycled });
     } finally {
       tight.stop();
     }
   });
 });
+
+function freshSpool(): NodeJS.ProcessEnv {
+  return withoutKafka(testDir("agentops-hook-spool-"));
+}
 
 /** A POST with a chosen Host header (fetch does not let one set it). */
 function statusWithHost(url: string, host: string, body: string): Promise<number> {
