@@ -2,19 +2,25 @@
  * `npm run bench:hook`: latency of `agentops hook claude-code`.
  *
  * - Warm: the HTTP form (`--listen`), which Claude Code calls as a `"type": "http"` hook: one
- *   process, analyser loaded once. Round trip measured by the client (fetch on localhost), over
- *   a mix of documented PreToolUse inputs, sequentially. Two mixes: commands an agent repeats
- *   (the analyser's memo hits) and commands never seen before (every one parsed).
+ *   process, analysers loaded once in worker threads. Round trip measured by the client (fetch on
+ *   localhost), over a mix of documented PreToolUse inputs, sequentially. Two mixes: commands an
+ *   agent repeats (the analyser's memo hits) and commands never seen before (every one parsed).
+ * - Crafted: the hostile inputs of issue #31 against the same warm server with the default 500 ms
+ *   deadline; each must be answered (deny or ask) within the deadline + 50 ms.
  * - Cold: the command form, one process per call, as a `"type": "command"` hook runs it.
  *
  * Target (issue #11): p99 < 50 ms warm. Spools to a temp dir (no Kafka), like a laptop.
+ *
+ *   node bench/hook.bench.ts [--no-write]
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { freePort } from "../test/support/free-port.ts";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { argv } from "node:process";
 import { fileURLToPath } from "node:url";
+import { publishResultsSection } from "./results-section.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const NODE = join(ROOT, "node_modules/.bin/node");
@@ -22,6 +28,21 @@ const AGENTOPS = join(ROOT, "bin/agentops");
 const WARMUP = 200;
 const MEASURED = 2_000;
 const COLD_RUNS = 10;
+const CRAFTED_RUNS = 5;
+const DEADLINE_MS = 500;
+const HEADING = "## Claude Code hook: latency and crafted input (issue #31)";
+
+/** The inputs of issue #31, and an ordinary line at the parser's size bound. */
+const CRAFTED: Readonly<Record<string, string>> = {
+  "`rm -rf /` + 4,000 × ` && true` (33 KB)": `rm -rf /${" && true".repeat(4_000)}`,
+  "5,000 nested subshells": `${"(".repeat(5_000)}rm -rf /${")".repeat(5_000)}`,
+  "7,000 nested braces": `${"{ ".repeat(7_000)}rm -rf /; ${"}; ".repeat(7_000)}`,
+  "100,000 nested `$(echo …)` (1 MB)": `${"echo $(".repeat(100_000)}rm -rf /${")".repeat(100_000)}`,
+  "`echo $(` depth 20 around `rm -rf /`": `${"echo $(".repeat(20)}rm -rf /${")".repeat(20)}`,
+  "`rm -rf /` + 30,000 × ` | cat` (180 KB)": `rm -rf /${" | cat".repeat(30_000)}`,
+  "`rm -rf /` + 2,300 × `; true` (14 KB, parsed)": `rm -rf /${"; true".repeat(2_300)}`,
+  "`rm -rf / # \\ud800`": "rm -rf / # \ud800",
+};
 
 const REPEATED = ["ls", "npm test", "git status", "rm -rf /", "cat package.json | jq .scripts", "rm -rf .git", "git push --force origin main", "grep -rn TODO src", "rm -rf node_modules", "find . -name '*.log' -delete"];
 
@@ -40,18 +61,21 @@ function summary(samples: number[]): string {
 }
 
 
-async function warm(): Promise<{ repeated: string; unseen: string }> {
+async function warm(): Promise<{ repeated: string; unseen: string; crafted: string[] }> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: mkdtempSync(join(tmpdir(), "hook-bench-")), HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
   delete env["KAFKA_BROKERS"];
   const child = spawn(NODE, ["--disable-warning=ExperimentalWarning", AGENTOPS, "hook", "claude-code", "--listen", `127.0.0.1:${port}`], { env, stdio: ["ignore", "pipe", "inherit"] });
   await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
   const url = `http://127.0.0.1:${port}/`;
+  const answers: string[] = [];
   const call = async (body: string): Promise<number> => {
     const started = performance.now();
     const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
-    await response.arrayBuffer();
-    return performance.now() - started;
+    const text = await response.text();
+    const elapsed = performance.now() - started;
+    answers.push(text === "" ? "allow" : ((JSON.parse(text) as { hookSpecificOutput?: { permissionDecision?: string } }).hookSpecificOutput?.permissionDecision ?? `http ${response.status}`));
+    return elapsed;
   };
   try {
     for (let i = 0; i < WARMUP; i++) await call(input(REPEATED[i % REPEATED.length] ?? "ls", i));
@@ -59,7 +83,18 @@ async function warm(): Promise<{ repeated: string; unseen: string }> {
     for (let i = 0; i < MEASURED; i++) repeated.push(await call(input(REPEATED[i % REPEATED.length] ?? "ls", i)));
     const unseen: number[] = [];
     for (let i = 0; i < MEASURED; i++) unseen.push(await call(input(`ls -la build-${i} && rm -rf out/tmp-${i} | grep -v x${i}`, i)));
-    return { repeated: summary(repeated), unseen: summary(unseen) };
+    const crafted: string[] = [];
+    for (const [name, command] of Object.entries(CRAFTED)) {
+      const samples: number[] = [];
+      answers.length = 0;
+      for (let i = 0; i < CRAFTED_RUNS; i++) samples.push(await call(input(command, i)));
+      const worst = Math.max(...samples);
+      const given = [...new Set(answers)].join(", ");
+      await call(input("rm -rf /", 0));
+      const within = worst <= DEADLINE_MS + 50 ? "yes" : "**no**";
+      crafted.push(`| ${name.replaceAll("|", "\\|")} | ${given} | ${worst.toFixed(1)} ms | ${within} | ${answers.at(-1) ?? "?"} |`);
+    }
+    return { repeated: summary(repeated), unseen: summary(unseen), crafted };
   } finally {
     child.kill("SIGTERM");
   }
@@ -84,19 +119,25 @@ const startLoad = loadavg()[0] ?? 0;
 const warmResult = await warm();
 const coldResult = await cold();
 const endLoad = loadavg()[0] ?? 0;
-process.stdout.write(
-  [
-    "## Claude Code hook latency",
-    "",
-    `- Date: ${new Date().toUTCString()}`,
-    `- Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), node ${process.version}; 1-min load ${startLoad.toFixed(1)} at start, ${endLoad.toFixed(1)} at end`,
-    "- Command: `npm run bench:hook` (= `node bench/hook.bench.ts`)",
-    "",
-    "| form | mix | latency |",
-    "|---|---|---|",
-    `| warm: \`agentops hook claude-code --listen\` (HTTP hook), ${WARMUP} warm-up calls | ${REPEATED.length} commands an agent repeats | ${warmResult.repeated} |`,
-    `| warm: same process | a never-seen command line per call (parsed every time) | ${warmResult.unseen} |`,
-    `| cold: \`agentops hook claude-code\` (command hook), one process per call | repeated commands | ${coldResult} |`,
-    "",
-  ].join("\n"),
-);
+const writeResults = !argv.includes("--no-write");
+const section = [
+  HEADING,
+  "",
+  `- Date: ${new Date().toUTCString()}`,
+  `- Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), node ${process.version}; 1-min load ${startLoad.toFixed(1)} at start, ${endLoad.toFixed(1)} at end`,
+  "- Command: `npm run bench:hook` (= `node bench/hook.bench.ts`); default deadline 500 ms, 2 analysis workers",
+  "",
+  "| form | mix | latency |",
+  "|---|---|---|",
+  `| warm: \`agentops hook claude-code --listen\` (HTTP hook), ${WARMUP} warm-up calls | ${REPEATED.length} commands an agent repeats | ${warmResult.repeated} |`,
+  `| warm: same process | a never-seen command line per call (parsed every time) | ${warmResult.unseen} |`,
+  `| cold: \`agentops hook claude-code\` (command hook), one process per call | repeated commands | ${coldResult} |`,
+  "",
+  `Crafted input, ${CRAFTED_RUNS} calls each to the warm server, client-measured round trip:`,
+  "",
+  `| input | answers | worst | ≤ ${DEADLINE_MS} + 50 ms | \`rm -rf /\` right after |`,
+  "|---|---|---|---|---|",
+  ...warmResult.crafted,
+  "",
+].join("\n");
+publishResultsSection(HEADING, section, writeResults, (message) => process.stderr.write(`[bench:hook] ${message}\n`));

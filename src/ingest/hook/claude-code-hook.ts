@@ -1,11 +1,15 @@
 import { OBSERVATION_CONTRACT } from "../../contract/fact-schema.ts";
 import { canonicalJson } from "../../contract/canonical-json.ts";
-import type { CommandAnalyser, DestructiveFinding } from "../../tripwires/index.ts";
+import type { DestructiveFinding } from "../../tripwires/commands/command-analysis.ts";
+import type { PathContext } from "../../tripwires/commands/path-resolution.ts";
+
+export type { PathContext } from "../../tripwires/commands/path-resolution.ts";
 
 /**
- * Claude Code's PreToolUse hook, as pure functions: read the documented hook input, judge a Bash
- * command with the run monitor's destructive-action analyser, and say what to answer and what to
- * record. The command (`agentops hook claude-code`) and its warm HTTP form do the I/O.
+ * Claude Code's PreToolUse hook, as pure functions: read the documented hook input, say what in
+ * it is judged (a shell command line, the files a tool writes), turn a verdict into the answer and
+ * say what to record. The analysis runs in a worker (analysis-pool.ts); the command
+ * (`agentops hook claude-code`) and its warm HTTP form do the I/O.
  */
 export interface PreToolUseInput {
   readonly sessionId: string;
@@ -40,48 +44,136 @@ export function parsePreToolUseInput(text: string): PreToolUseInput {
   return { sessionId, toolName, toolInput: toolInput as Record<string, unknown>, toolUseId: text_("tool_use_id"), cwd: text_("cwd") };
 }
 
-/** The command line a tool call would run, for the tools that run one. */
-export function shellCommandOf(input: PreToolUseInput): string | undefined {
-  const command = input.toolInput["command"];
-  return input.toolName === "Bash" && typeof command === "string" && command !== "" ? command : undefined;
+/**
+ * Tools whose input carries a shell command line (`command` or `cmd`), as `*`-globs over tool
+ * names: Claude Code's Bash and the usual names of MCP shell tools (`mcp__<server>__<tool>`).
+ * `--shell-tools` replaces the list.
+ */
+export const DEFAULT_SHELL_TOOLS: readonly string[] = [
+  "Bash",
+  "mcp__*__bash",
+  "mcp__*__shell",
+  "mcp__*__sh",
+  "mcp__*__run",
+  "mcp__*__exec",
+  "mcp__*__execute",
+  "mcp__*__terminal",
+  "mcp__*__*_command",
+  "mcp__*__*_shell",
+  "mcp__*__*_bash",
+];
+
+/** Claude Code's file-writing tools and the input field naming the file each one writes. */
+const FILE_TOOLS: Readonly<Record<string, string>> = {
+  Write: "file_path",
+  Edit: "file_path",
+  MultiEdit: "file_path",
+  NotebookEdit: "notebook_path",
+};
+
+/** What a tool call puts at stake, as far as the hook judges it. */
+export type HookSubject =
+  | { readonly kind: "none" }
+  | { readonly kind: "shell"; readonly command: string }
+  | { readonly kind: "file-write"; readonly path: string }
+  /** A tool the hook must judge whose input does not say what it would do. */
+  | { readonly kind: "unreadable"; readonly reason: string };
+
+export function matchesToolGlob(toolName: string, glob: string): boolean {
+  const pattern = glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
+  return new RegExp(`^${pattern}$`).test(toolName);
 }
 
+export function subjectOf(input: PreToolUseInput, shellTools: readonly string[]): HookSubject {
+  const fileField = FILE_TOOLS[input.toolName];
+  if (fileField !== undefined) {
+    const path = input.toolInput[fileField];
+    if (typeof path === "string" && path !== "") return { kind: "file-write", path };
+    return { kind: "unreadable", reason: `${input.toolName} has no ${fileField} to judge` };
+  }
+  if (!shellTools.some((glob) => matchesToolGlob(input.toolName, glob))) return { kind: "none" };
+  const command = input.toolInput["command"] ?? input.toolInput["cmd"];
+  if (typeof command !== "string") {
+    return { kind: "unreadable", reason: `${input.toolName} is a shell tool but its input has no command string` };
+  }
+  return command === "" ? { kind: "none" } : { kind: "shell", command };
+}
+
+/** The analyser's answer, or its absence: undecided always says why. */
 export type HookVerdict =
   | { readonly decision: "block"; readonly findings: readonly DestructiveFinding[]; readonly reason: string }
   | { readonly decision: "allow"; readonly findings: readonly DestructiveFinding[] }
-  /** The analyser did not answer within the deadline: the call is allowed, and that is recorded. */
-  | { readonly decision: "undecided"; readonly findings: readonly []; readonly reason: string };
+  | { readonly decision: "undecided"; readonly findings: readonly DestructiveFinding[]; readonly reason: string };
 
-export interface PathContext {
-  readonly cwd: string | undefined;
-  readonly workspaceRoot: string | undefined;
-  readonly home: string | undefined;
-}
+export const ALLOW: HookVerdict = { decision: "allow", findings: [] };
 
-/** Critical findings block; warnings are recorded (the run monitor alerts on them) but allowed. */
-export function judge(command: string | undefined, context: PathContext, analyser: CommandAnalyser, severityOf: (finding: DestructiveFinding) => "warning" | "critical"): HookVerdict {
-  if (command === undefined) return { decision: "allow", findings: [] };
-  const findings = analyser.analyseShell(command, context).findings;
-  const critical = findings.filter((finding) => severityOf(finding) === "critical");
-  if (critical.length === 0) return { decision: "allow", findings };
-  const lines = critical.map((finding) => `${finding.ruleId}: ${finding.detail}`);
-  return { decision: "block", findings, reason: `agentops blocked this command as destructive (${lines.join("; ")}). Do not run it; choose a command that cannot destroy data outside the task, or ask the user.` };
+export function undecided(reason: string, findings: readonly DestructiveFinding[] = []): HookVerdict {
+  return { decision: "undecided", findings, reason };
 }
 
 /**
- * What the hook records: the attempted tool call as an agent_step, and for Bash the command as a
- * sandbox_event exec, so the run monitor sees what the agent tried whatever the verdict. The hook
- * input has no step counter: `seq` is the hook's clock in microseconds, which orders a session's
- * calls; ids come from tool_use_id, so a repeated hook call is a redelivery.
+ * Critical findings block; a command the analyser could not read completely (a bound exceeded, a
+ * syntax error, a failure) is undecided unless it already blocks; warnings are recorded (the run
+ * monitor alerts on them) and allowed.
  */
-export function hookFacts(input: PreToolUseInput, context: PathContext, nowMicros: number): { fact_id: string; [key: string]: unknown }[] {
+export function verdictOf(
+  findings: readonly DestructiveFinding[],
+  unparsedReason: string | undefined,
+  severityOf: (finding: DestructiveFinding) => "warning" | "critical",
+): HookVerdict {
+  const critical = findings.filter((finding) => severityOf(finding) === "critical");
+  if (critical.length > 0) {
+    const lines = critical.map((finding) => `${finding.ruleId}: ${finding.detail}`);
+    const advice = "Do not run it; choose an action that cannot destroy data outside the task, or ask the user.";
+    return { decision: "block", findings, reason: `agentops blocked this as destructive (${lines.join("; ")}). ${advice}` };
+  }
+  if (unparsedReason !== undefined) {
+    return undecided(`agentops could not judge this command: ${unparsedReason}`, findings);
+  }
+  return { decision: "allow", findings };
+}
+
+/** What an undecided verdict becomes (`--on-undecided`). */
+export type UndecidedPolicy = "ask" | "deny" | "allow";
+
+/** The answer given to Claude Code: deny blocks, ask prompts the user, allow leaves the normal permission flow. */
+export type HookAnswer =
+  | { readonly permission: "deny" | "ask"; readonly reason: string }
+  | { readonly permission: "allow" };
+
+export function answerOf(verdict: HookVerdict, onUndecided: UndecidedPolicy): HookAnswer {
+  if (verdict.decision === "block") return { permission: "deny", reason: verdict.reason };
+  if (verdict.decision === "allow" || onUndecided === "allow") return { permission: "allow" };
+  return { permission: onUndecided, reason: verdict.reason };
+}
+
+/** Claude Code's JSON decision, or undefined for allow (never auto-approve: the permission flow goes on). */
+export function answerJson(answer: HookAnswer): string | undefined {
+  if (answer.permission === "allow") return undefined;
+  const output = { hookEventName: "PreToolUse", permissionDecision: answer.permission, permissionDecisionReason: answer.reason };
+  return JSON.stringify({ hookSpecificOutput: output });
+}
+
+export type RawFact = { fact_id: string; [key: string]: unknown };
+
+/**
+ * What the hook records: the attempted tool call as an agent_step, and for a shell tool the
+ * command as a sandbox_event exec (a file tool: the path as a file_write), so the run monitor sees
+ * what the agent tried whatever the verdict. The hook input has no step counter: `seq` is the
+ * hook's clock in microseconds, which orders a session's calls; ids come from tool_use_id, so a
+ * repeated hook call is a redelivery.
+ */
+export function hookFacts(input: PreToolUseInput, subject: HookSubject, context: PathContext, nowMicros: number): RawFact[] {
   const eventTime = new Date(Math.floor(nowMicros / 1000)).toISOString();
   const identity = `${input.sessionId}:${input.toolUseId ?? String(nowMicros)}`;
   const base = (type: string, factId: string) => ({ contract: OBSERVATION_CONTRACT, type, fact_id: factId, event_time: eventTime, provenance: { basis: "DIRECT_HOST", source: "claude-code-hook" }, run_id: input.sessionId, seq: nowMicros });
-  const facts: { fact_id: string; [key: string]: unknown }[] = [{ ...base("agent_step", `claude-code-hook:agent_step:${identity}`), kind: "tool_call", tool: input.toolName, input: canonicalJson(input.toolInput) }];
-  const command = shellCommandOf(input);
-  if (command !== undefined) {
-    facts.push({ ...base("sandbox_event", `claude-code-hook:sandbox_event:${identity}`), kind: "exec", command, ...(context.cwd === undefined ? {} : { cwd: context.cwd }), ...(context.workspaceRoot === undefined ? {} : { workspace_root: context.workspaceRoot }) });
-  }
+  const facts: RawFact[] = [{ ...base("agent_step", `claude-code-hook:agent_step:${identity}`), kind: "tool_call", tool: input.toolName, input: canonicalJson(input.toolInput) }];
+  const where = {
+    ...(context.cwd === undefined ? {} : { cwd: context.cwd }),
+    ...(context.workspaceRoot === undefined ? {} : { workspace_root: context.workspaceRoot }),
+  };
+  const event = base("sandbox_event", `claude-code-hook:sandbox_event:${identity}`);
+  if (subject.kind === "shell") facts.push({ ...event, kind: "exec", command: subject.command, ...where });
+  if (subject.kind === "file-write") facts.push({ ...event, kind: "file_write", path: subject.path, ...where });
   return facts;
 }

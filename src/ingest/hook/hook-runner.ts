@@ -3,38 +3,9 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Fact } from "../../contract/facts.ts";
 import { parseFact } from "../../contract/parse-fact.ts";
-import type { CommandAnalyser, DestructiveFinding } from "../../tripwires/index.ts";
 import { fileSink, type FactSink } from "../fact-sink.ts";
-import { hookFacts, judge, shellCommandOf, type HookVerdict, type PathContext, type PreToolUseInput } from "./claude-code-hook.ts";
-
-/** The analyser and the severity of each rule, loaded once (the shell grammar is WASM). */
-export interface LoadedAnalyser {
-  readonly analyser: CommandAnalyser;
-  severityOf(finding: DestructiveFinding): "warning" | "critical";
-}
-
-export async function loadAnalyser(): Promise<LoadedAnalyser> {
-  const tripwires = await import("../../tripwires/index.ts");
-  const config = tripwires.parseTripwireConfig();
-  const analyser = tripwires.createCommandAnalyser({ protectedBranches: config.destructive.protectedBranches, cacheSize: 1024 });
-  return { analyser, severityOf: (finding) => tripwires.destructiveRule(finding.ruleId).severity };
-}
-
-/**
- * The verdict, or `undecided` when the analyser is not ready within the deadline. Loading is the
- * only part that can be slow (parsing is synchronous and bounded), so the deadline races it.
- */
-export async function decideWithin(command: string | undefined, context: PathContext, analyser: Promise<LoadedAnalyser>, deadlineMs: number): Promise<HookVerdict> {
-  if (command === undefined) return { decision: "allow", findings: [] };
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), deadlineMs);
-  });
-  const loaded = await Promise.race([analyser, late]);
-  clearTimeout(timer);
-  if (loaded === undefined) return { decision: "undecided", findings: [], reason: `the analyser was not ready within ${deadlineMs} ms; allowed without a verdict` };
-  return judge(command, context, loaded.analyser, (finding) => loaded.severityOf(finding));
-}
+import { hookFacts, type HookAnswer, type HookSubject, type HookVerdict } from "./claude-code-hook.ts";
+import type { PathContext, PreToolUseInput } from "./claude-code-hook.ts";
 
 /** Path context of a hook call: Claude Code's project dir is the workspace; home is the hook's own user's. */
 export function hookContext(input: PreToolUseInput, env: NodeJS.ProcessEnv = process.env): PathContext {
@@ -52,28 +23,55 @@ export function spoolSink(dir: string): FactSink {
   return fileSink(join(dir, "facts.ndjson"), undefined);
 }
 
+/** One judged hook call, as recorded. */
+export interface HookCall {
+  readonly input: PreToolUseInput;
+  readonly subject: HookSubject;
+  readonly context: PathContext;
+  readonly verdict: HookVerdict;
+  readonly answer: HookAnswer;
+  readonly elapsedMs: number;
+  readonly nowMicros: number;
+}
+
 /**
- * Records one hook call: its facts to the sink, and the verdict (with the time it took) to the
- * spool's decision log, which is local in every mode: the contract has no place for a verdict.
+ * Records one hook call: the verdict (its answer, reason and the time it took) to the spool's
+ * decision log, which is local in every mode (the contract has no place for a verdict), then its
+ * facts to the sink. Facts the contract rejects (e.g. a lone surrogate in a command) are not sent;
+ * the decision line says so.
  */
-export async function recordHookCall(input: PreToolUseInput, context: PathContext, verdict: HookVerdict, elapsedMs: number, nowMicros: number, sink: FactSink, spoolDir: string): Promise<void> {
+export async function recordHookCall(call: HookCall, sink: FactSink, spoolDir: string): Promise<void> {
+  const { input, subject, verdict } = call;
   const facts: { fact: Fact; json: string }[] = [];
-  for (const raw of hookFacts(input, context, nowMicros)) {
-    const parsed = parseFact(raw);
-    if (parsed.ok) facts.push({ fact: parsed.fact, json: JSON.stringify(raw) });
+  let unrecordable: string | undefined;
+  try {
+    for (const raw of hookFacts(input, subject, call.context, call.nowMicros)) {
+      const parsed = parseFact(raw);
+      if (parsed.ok) facts.push({ fact: parsed.fact, json: JSON.stringify(raw) });
+      else unrecordable = "the contract rejects the facts of this call";
+    }
+  } catch (error) {
+    unrecordable = `the facts of this call cannot be built (${error instanceof Error ? error.message : String(error)})`;
   }
   mkdirSync(spoolDir, { recursive: true });
   const decision = {
-    at: new Date(Math.floor(nowMicros / 1000)).toISOString(),
+    at: new Date(Math.floor(call.nowMicros / 1000)).toISOString(),
     session_id: input.sessionId,
     tool_use_id: input.toolUseId ?? null,
     tool: input.toolName,
-    command: shellCommandOf(input) ?? null,
+    command: subject.kind === "shell" ? subject.command : null,
+    path: subject.kind === "file-write" ? subject.path : null,
     decision: verdict.decision,
+    answer: call.answer.permission,
     rules: verdict.findings.map((finding) => finding.ruleId),
     reason: verdict.decision === "allow" ? null : verdict.reason,
-    elapsed_ms: Math.round(elapsedMs * 1000) / 1000,
+    elapsed_ms: Math.round(call.elapsedMs * 1000) / 1000,
+    ...(unrecordable === undefined ? {} : { unrecorded: unrecordable }),
   };
   appendFileSync(join(spoolDir, "hook-decisions.ndjson"), `${JSON.stringify(decision)}\n`);
-  await sink.write(facts, []);
+  if (facts.length > 0) await sink.write(facts, []);
+}
+
+export function nowMicros(): number {
+  return Math.floor((performance.timeOrigin + performance.now()) * 1000);
 }

@@ -1,6 +1,7 @@
-import { EMPTY_ANALYSIS, type CommandAnalysis } from "./command-analysis.ts";
+import { EMPTY_ANALYSIS, unparsedBecause, type CommandAnalysis } from "./command-analysis.ts";
 import type { PathContext } from "./path-resolution.ts";
 import { analyseShellCommand, type ShellAnalysisOptions } from "./shell-analysis.ts";
+import { AnalysisDeadlineError } from "./shell-parser.ts";
 import { analyseSql, sqlChangesState } from "./sql/sql-analysis.ts";
 
 /**
@@ -14,7 +15,13 @@ export interface CommandAnalyser {
   analyseSqlStatement(sql: string): CommandAnalysis;
 }
 
-export function createCommandAnalyser(options: ShellAnalysisOptions & { readonly cacheSize: number }): CommandAnalyser {
+export interface CommandAnalyserOptions extends ShellAnalysisOptions {
+  readonly cacheSize: number;
+  /** Told of each error the analysers threw (the result is then unparsed), e.g. to retire a WASM instance. */
+  readonly onFailure?: (error: unknown) => void;
+}
+
+export function createCommandAnalyser(options: CommandAnalyserOptions): CommandAnalyser {
   // Two levels (context, then command) so a lookup never builds a long concatenated key.
   const byContext = new Map<string, Map<string, CommandAnalysis>>();
   let size = 0;
@@ -48,19 +55,23 @@ export function createCommandAnalyser(options: ShellAnalysisOptions & { readonly
     return value;
   };
   return {
-    analyseShell: (command, context) => remember(`${context.cwd ?? ""}\u0000${context.workspaceRoot ?? ""}\u0000${context.home ?? ""}`, command, () => guarded(() => analyseShellCommand(command, context, options))),
-    analyseSqlStatement: (sql) => remember("\u0000sql", sql, () => guarded(() => ({ findings: analyseSql(sql), credentialReads: [], egressTargets: [], changesState: sqlChangesState(sql), unparsed: false }))),
+    analyseShell: (command, context) => remember(`${context.cwd ?? ""}\u0000${context.workspaceRoot ?? ""}\u0000${context.home ?? ""}`, command, () => guarded(() => analyseShellCommand(command, context, options), options.onFailure)),
+    analyseSqlStatement: (sql) => remember("\u0000sql", sql, () => guarded(() => ({ findings: analyseSql(sql), credentialReads: [], egressTargets: [], changesState: sqlChangesState(sql), unparsed: false }), options.onFailure)),
   };
 }
 
 /**
  * A record the analysers cannot handle (e.g. nesting deep enough to exhaust the stack) must not
- * stop the monitor: it is reported as unparsed and assumed to change state.
+ * stop the monitor: it is reported as unparsed and assumed to change state. Running out of time
+ * (withinDeadline) is not a property of the record: it propagates, uncached.
  */
-function guarded(analyse: () => CommandAnalysis): CommandAnalysis {
+function guarded(analyse: () => CommandAnalysis, onFailure: ((error: unknown) => void) | undefined): CommandAnalysis {
   try {
     return analyse();
-  } catch {
-    return { ...EMPTY_ANALYSIS, changesState: true, unparsed: true };
+  } catch (error) {
+    if (error instanceof AnalysisDeadlineError) throw error;
+    onFailure?.(error);
+    const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { ...EMPTY_ANALYSIS, changesState: true, ...unparsedBecause(`the analyser failed on it (${why.slice(0, 200)})`) };
   }
 }

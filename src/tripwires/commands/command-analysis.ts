@@ -21,18 +21,26 @@ export interface CommandAnalysis {
   readonly egressTargets: readonly string[];
   /** False only when every command in the line is known to be read-only (for redundancy). */
   readonly changesState: boolean;
-  /** The parser flagged a syntax error; findings are best-effort. */
+  /** The parser flagged a syntax error or a bound was exceeded; findings are best-effort. */
   readonly unparsed: boolean;
+  /** Why `unparsed` is set, for whoever must say why a command was not judged. */
+  readonly unparsedReason?: string;
 }
 
 export const EMPTY_ANALYSIS: CommandAnalysis = { findings: [], credentialReads: [], egressTargets: [], changesState: false, unparsed: false };
 
 export function mergeAnalyses(parts: readonly CommandAnalysis[]): CommandAnalysis {
+  const reason = parts.find((part) => part.unparsedReason !== undefined)?.unparsedReason;
   return {
     findings: parts.flatMap((part) => part.findings),
     credentialReads: parts.flatMap((part) => part.credentialReads),
     egressTargets: parts.flatMap((part) => part.egressTargets),
     changesState: parts.some((part) => part.changesState),
-    unparsed: parts.some((part) => part.unparsed),
+    ...(reason === undefined ? { unparsed: parts.some((part) => part.unparsed) } : unparsedBecause(reason)),
   };
+}
+
+/** The fields of an analysis that was not complete, for spreading into one. */
+export function unparsedBecause(reason: string): Pick<CommandAnalysis, "unparsed" | "unparsedReason"> {
+  return { unparsed: true, unparsedReason: reason };
 }

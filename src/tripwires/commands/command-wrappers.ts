@@ -62,14 +62,19 @@ export interface Unwrapped {
   readonly fanOut: FanOut | undefined;
   /** Working directory set by a wrapper (`env -C dir`, `sudo -D dir`). */
   readonly chdir: string | undefined;
+  /** Wrappers nest deeper than MAX_WRAPPERS: `words` still starts with one, the command is unknown. */
+  readonly tooDeep?: boolean;
 }
+
+const MAX_WRAPPERS = 8;
 
 export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
   let current = words;
   let argumentsFromStdin = false;
   let fanOut: FanOut | undefined;
   let chdir: string | undefined;
-  for (let depth = 0; depth < 8; depth++) {
+  let depth = 0;
+  for (; depth < MAX_WRAPPERS; depth++) {
     let name = commandBaseName(current[0]);
     // `docker exec [opts] CONTAINER cmd…`, `kubectl exec POD -- cmd…`: the command runs elsewhere, but runs.
     if ((name === "docker" || name === "podman") && current[1]?.text === "exec") {
@@ -138,7 +143,9 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
       fanOut = { runner: name, replaceString, itemsFromFile };
     }
   }
-  return { words: current, argumentsFromStdin, fanOut, chdir };
+  const innermost = commandBaseName(current[0]);
+  const tooDeep = depth === MAX_WRAPPERS && innermost !== undefined && (WRAPPERS[innermost] !== undefined || ((innermost === "docker" || innermost === "podman" || innermost === "kubectl" || innermost === "oc") && current[1]?.text === "exec"));
+  return { words: current, argumentsFromStdin, fanOut, chdir, ...(tooDeep ? { tooDeep } : {}) };
 }
 
 /** `env -S 'rm -rf'`: the string is split at blanks into words (env's own quoting is not modelled). */

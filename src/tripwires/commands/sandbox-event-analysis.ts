@@ -5,6 +5,7 @@ import { isCredentialPath } from "./credential-paths.ts";
 import { isLocalTarget } from "./data-flow-commands.ts";
 import { judgeDeletedPath } from "./delete-targets.ts";
 import { resolvePath, type PathContext } from "./path-resolution.ts";
+import { judgeWrite } from "./system-writes.ts";
 
 /**
  * What one sandbox event means for the detectors, per its kind: commands are parsed, file events
@@ -30,7 +31,7 @@ export function analyseSandboxEvent(event: SandboxEvent, analyser: CommandAnalys
       return { ...EMPTY_ANALYSIS, credentialReads: path !== undefined && isCredentialPath(path) ? [path] : [] };
     }
     case "file_write":
-      return { ...EMPTY_ANALYSIS, changesState: true };
+      return { ...EMPTY_ANALYSIS, changesState: true, findings: fileWriteFindings(event.path, context) };
     case "file_delete":
       return { ...EMPTY_ANALYSIS, changesState: true, findings: fileDeleteFindings(event, context) };
     case "network":
@@ -44,6 +45,13 @@ export function analyseSandboxEvent(event: SandboxEvent, analyser: CommandAnalys
  */
 function quoteArgument(arg: string): string {
   return arg !== "" && /^[A-Za-z0-9_@%+=:,./~*?[\]{}-]+$/.test(arg) && !arg.startsWith("~") ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
+}
+
+/** A file_write event, or an agent tool about to write a file (Write, Edit): judged by its path. */
+export function fileWriteFindings(path: string | undefined, context: PathContext): DestructiveFinding[] {
+  // A written file's new contents replace the old ones, as a truncating redirect does.
+  const verdict = path === undefined ? undefined : judgeWrite(path, true, context);
+  return verdict === undefined ? [] : [{ ruleId: verdict.ruleId, command: undefined, path: verdict.path, detail: `write of ${verdict.what} ${verdict.path}` }];
 }
 
 function fileDeleteFindings(event: SandboxEvent, context: PathContext): DestructiveFinding[] {

@@ -1,4 +1,4 @@
-import { EMPTY_ANALYSIS, mergeAnalyses, type CommandAnalysis, type DestructiveFinding } from "./command-analysis.ts";
+import { EMPTY_ANALYSIS, mergeAnalyses, unparsedBecause, type CommandAnalysis, type DestructiveFinding } from "./command-analysis.ts";
 import { commandFamilyFindings, lineFamilyAnalysis } from "./command-families.ts";
 import { unwrapCommand } from "./command-wrappers.ts";
 import { commandBaseName, joinWords, parseOptions } from "./command-words.ts";
@@ -9,7 +9,7 @@ import { analyseFilesystemCommand, analyseFind, analyseRedirects, findFilters, f
 import { analyseGit, READ_ONLY_GIT } from "./git-commands.ts";
 import { analyseInfraCommand } from "./infra-commands.ts";
 import { resolvePath, type PathContext } from "./path-resolution.ts";
-import { parseShell, type ShellWord, type SimpleCommand } from "./shell-parser.ts";
+import { checkDeadline, parseShell, type ShellWord, type SimpleCommand } from "./shell-parser.ts";
 import { sqlCommandFindings } from "./sql/sql-commands.ts";
 
 /**
@@ -23,14 +23,18 @@ export interface ShellAnalysisOptions {
 
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish"]);
 const MAX_NESTING = 4;
+const RESERVED_WORDS = new Set(["if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "function", "{", "}", "!", "[[", "]]"]);
 const READ_ONLY_COMMANDS = new Set(["ls", "cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "wc", "pwd", "echo", "printf", "which", "type", "stat", "file", "tree", "du", "df", "env", "printenv", "less", "more", "sort", "uniq", "cut", "tr", "awk", "jq", "yq", "diff", "cmp", "test", "[", "true", "false", "whoami", "id", "uname", "date", "hostname", "basename", "dirname", "realpath", "readlink", "md5sum", "sha1sum", "sha256sum", "cd", "ps", "sleep", "nproc", "free", "uptime", "man", "column", "nl", "tac", "rev", "od", "xxd", "hexdump", "strings", "base64", ":", "find", "sed", "bat", "fd"]);
 
+const TOO_NESTED = `scripts nest more than ${MAX_NESTING} levels deep (bash -c, eval, find -exec)`;
+
 export function analyseShellCommand(source: string, context: PathContext, options: ShellAnalysisOptions, depth = 0): CommandAnalysis {
-  if (depth > MAX_NESTING) return { ...EMPTY_ANALYSIS, changesState: true, unparsed: true };
+  if (depth > MAX_NESTING) return { ...EMPTY_ANALYSIS, changesState: true, ...unparsedBecause(TOO_NESTED) };
   const parsed = parseShell(source);
   let cwd = context.cwd;
   const parts: CommandAnalysis[] = [];
   for (const command of parsed.commands) {
+    checkDeadline();
     const here: PathContext = { ...context, cwd };
     parts.push(analyseSimpleCommand(command, here, options, depth));
     // `cd / && rm -rf *`, `builtin cd /`: later commands in the line run in the new directory.
@@ -44,11 +48,12 @@ export function analyseShellCommand(source: string, context: PathContext, option
     analyseShellCommand(script, at, options, depth + 1);
   parts.push(lineFamilyAnalysis(source, parsed, context, runNested));
   const merged = mergeAnalyses(parts);
-  return parsed.hasSyntaxError ? { ...merged, unparsed: true } : merged;
+  return parsed.unparsed === undefined ? merged : { ...merged, changesState: merged.changesState || parsed.commands.length === 0, ...unparsedBecause(parsed.unparsed) };
 }
 
 function analyseSimpleCommand(command: SimpleCommand, context: PathContext, options: ShellAnalysisOptions, depth: number): CommandAnalysis {
   const unwrapped = unwrapCommand(command.words);
+  if (unwrapped.tooDeep === true) return { ...EMPTY_ANALYSIS, changesState: true, ...unparsedBecause("wrapper commands (sudo, env, ...) nest too deep to unwrap") };
   const here: PathContext = unwrapped.chdir === undefined ? context : { ...context, cwd: resolvePath(unwrapped.chdir, context) ?? context.cwd };
   const label = joinWords(command.words);
   const redirectFindings = analyseRedirects(command.redirects, label, here);
@@ -72,7 +77,9 @@ function analyseWords(words: readonly ShellWord[], command: SimpleCommand, here:
   const args = words.slice(1);
   // An unresolvable command name (`$(curl x) -rf /`, `$CMD`): we cannot know what runs. Documented limit.
   if (name === undefined) return { ...EMPTY_ANALYSIS, changesState: words.length > 0 };
-  if (depth > MAX_NESTING) return { ...EMPTY_ANALYSIS, changesState: true, unparsed: true };
+  if (depth > MAX_NESTING) return { ...EMPTY_ANALYSIS, changesState: true, ...unparsedBecause(TOO_NESTED) };
+  // `sudo if true; then rm -rf /; fi` parses as commands named `then`, `fi`: whatever the shell makes of it, we cannot say.
+  if (RESERVED_WORDS.has(name)) return { ...EMPTY_ANALYSIS, changesState: true, ...unparsedBecause(`the shell word \`${name}\` stands where a command should be`) };
 
   const nested = nestedScript(name, args, command);
   if (nested !== undefined) return analyseShellCommand(nested, here, options, depth + 1);

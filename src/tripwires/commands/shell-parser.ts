@@ -42,9 +42,18 @@ export interface SimpleCommand {
 
 export interface ParsedShell {
   readonly commands: readonly SimpleCommand[];
-  /** The grammar reported an error somewhere; commands are still extracted best-effort. */
-  readonly hasSyntaxError: boolean;
+  /**
+   * Why the commands may be incomplete: the grammar reported an error somewhere (commands are
+   * still extracted best-effort), or the line exceeds a bound of SHELL_BOUNDS (none extracted).
+   */
+  readonly unparsed: string | undefined;
 }
+
+/**
+ * What is parsed at all. Beyond these the grammar's time grows too fast (pipes: quadratic; nested
+ * substitutions) or the tree walk too deep, so the line is reported unparsed instead of parsed.
+ */
+export const SHELL_BOUNDS = { maxBytes: 16 * 1024, maxNesting: 64, maxPipes: 128 } as const;
 
 const HOME_MARKER = "~";
 /** Field separator produced by an unquoted `$IFS`; split out after the word is assembled. */
@@ -55,19 +64,85 @@ interface Resolved {
   dynamic: boolean;
 }
 
+/** Thrown once an analysis runs past the deadline of withinDeadline; a result it cut short is never cached. */
+export class AnalysisDeadlineError extends Error {
+  override readonly name = "AnalysisDeadlineError";
+}
+
+let deadlineAt: number | undefined;
+
+/**
+ * Runs an analysis that gives up (AnalysisDeadlineError) once `performance.now()` passes `at`: the
+ * live hook's time bound, checked inside the WASM parse and between commands, so a worker stops on
+ * its own. The run monitor sets none, so its results never depend on time.
+ */
+export function withinDeadline<T>(at: number, analyse: () => T): T {
+  deadlineAt = at;
+  try {
+    return analyse();
+  } finally {
+    deadlineAt = undefined;
+  }
+}
+
+export function checkDeadline(): void {
+  if (deadlineAt !== undefined && performance.now() > deadlineAt) throw new AnalysisDeadlineError("the analysis ran past its deadline");
+}
+
 export function parseShell(source: string): ParsedShell {
-  const tree = parser.parse(source);
-  if (tree === null) return { commands: [], hasSyntaxError: true };
+  const outOfBounds = exceededBound(source);
+  if (outOfBounds !== undefined) return { commands: [], unparsed: outOfBounds };
+  const at = deadlineAt;
+  const tree = at === undefined ? parser.parse(source) : parser.parse(source, null, { progressCallback: () => performance.now() > at });
+  if (tree === null) {
+    // A cancelled parse resumes on the next call unless the parser is reset.
+    parser.reset();
+    checkDeadline();
+    return { commands: [], unparsed: "the shell grammar returned no tree" };
+  }
   try {
     const commands: SimpleCommand[] = [];
     collectCommands(tree.rootNode, commands, undefined);
-    return { commands, hasSyntaxError: tree.rootNode.hasError };
+    return { commands, unparsed: tree.rootNode.hasError ? "the shell grammar reports a syntax error" : undefined };
   } finally {
+    substitutionCommands.clear();
     tree.delete();
   }
 }
 
+/**
+ * One pass over the characters: byte length, the deepest bracket nesting and the count of pipes.
+ * Single-quoted text and escaped characters are skipped; brackets inside double quotes or
+ * here-documents are counted, which can only make an odd line unparsed, never a deep one parsed.
+ */
+function exceededBound(source: string): string | undefined {
+  const bytes = Buffer.byteLength(source, "utf8");
+  if (bytes > SHELL_BOUNDS.maxBytes) return `the command is ${bytes} bytes, over the ${SHELL_BOUNDS.maxBytes}-byte bound`;
+  let depth = 0;
+  let deepest = 0;
+  let pipes = 0;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === "\\") {
+      i++;
+    } else if (char === "'") {
+      const end = source.indexOf("'", i + 1);
+      i = end === -1 ? source.length : end;
+    } else if (char === "(" || char === "{" || char === "[" || char === "`") {
+      deepest = Math.max(deepest, ++depth);
+    } else if (char === ")" || char === "}" || char === "]") {
+      depth = Math.max(0, depth - 1);
+    } else if (char === "|" && source[i + 1] !== "|" && source[i - 1] !== "|") {
+      pipes++;
+    }
+  }
+  if (deepest > SHELL_BOUNDS.maxNesting) return `the command nests ${deepest} brackets deep, over the bound of ${SHELL_BOUNDS.maxNesting}`;
+  if (pipes > SHELL_BOUNDS.maxPipes) return `the command has ${pipes} pipes, over the bound of ${SHELL_BOUNDS.maxPipes}`;
+  return undefined;
+}
+
 function collectCommands(node: Node, into: SimpleCommand[], pipedFrom: SimpleCommand | undefined): SimpleCommand | undefined {
+  checkDeadline();
   switch (node.type) {
     case "command":
       return addCommand(node, undefined, into, pipedFrom);
@@ -218,18 +293,30 @@ function addCommand(node: Node, outer: RedirectReader | undefined, into: SimpleC
   return command;
 }
 
+/**
+ * The commands of each substitution node of the tree being walked, collected once: a word's value
+ * and the commands it runs both read them, and reading them twice per level is exponential in
+ * the nesting (`echo $(echo $(…))`). Cleared after each parse.
+ */
+const substitutionCommands = new Map<number, readonly SimpleCommand[]>();
+
+function commandsOfSubstitution(node: Node): readonly SimpleCommand[] {
+  const known = substitutionCommands.get(node.id);
+  if (known !== undefined) return known;
+  const commands: SimpleCommand[] = [];
+  for (const inner of node.namedChildren) collectCommands(inner, commands, undefined);
+  substitutionCommands.set(node.id, commands);
+  return commands;
+}
+
 /** Collects the commands of the outermost `$(…)`, backtick and `<(…)` substitutions inside a node. */
 function collectSubstitutions(node: Node, into: SimpleCommand[]): void {
   if (node.type === "command_substitution" || node.type === "process_substitution") {
-    for (const inner of node.namedChildren) collectCommands(inner, into, undefined);
+    // Inner substitutions are reached by collecting their outer one.
+    into.push(...commandsOfSubstitution(node));
     return;
   }
-  const nested = node.descendantsOfType(["command_substitution", "process_substitution"]);
-  for (const substitution of nested) {
-    // Inner substitutions are reached by collecting their outer one.
-    if (nested.some((outer) => outer.id !== substitution.id && outer.startIndex <= substitution.startIndex && outer.endIndex >= substitution.endIndex)) continue;
-    for (const inner of substitution.namedChildren) collectCommands(inner, into, undefined);
-  }
+  for (const child of node.namedChildren) collectSubstitutions(child, into);
 }
 
 function splitFields(word: Resolved): ShellWord[] {
@@ -288,8 +375,7 @@ function resolveVariable(node: Node, quoted: boolean): Resolved {
 
 /** `$(echo rm)` and `$(printf rm)` have a static value; any other substitution does not. */
 function foldCommandSubstitution(node: Node, quoted: boolean): Resolved {
-  const inner: SimpleCommand[] = [];
-  for (const child of node.namedChildren) collectCommands(child, inner, undefined);
+  const inner = commandsOfSubstitution(node);
   const only = inner.length === 1 ? inner[0] : undefined;
   const name = only?.words[0];
   if (only !== undefined && name !== undefined && !name.dynamic && (name.text === "echo" || name.text === "printf") && only.words.every((word) => !word.dynamic)) {

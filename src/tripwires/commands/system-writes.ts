@@ -31,8 +31,11 @@ const SHELL_PROFILES = new Set([
 ]);
 const FIND_OUTPUT_ACTIONS = new Set(["-fprint", "-fprint0", "-fprintf", "-fls"]);
 
-/** What writing one file would hit, or undefined. `truncates`: the write replaces the contents. */
-function judgeWrite(
+/**
+ * What writing one file would hit, or undefined. `truncates`: the write replaces the contents.
+ * Also judges file_write events and agents' file-writing tools (Write, Edit).
+ */
+export function judgeWrite(
   raw: string,
   truncates: boolean,
   context: PathContext,

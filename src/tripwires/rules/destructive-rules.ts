@@ -355,7 +355,8 @@ const rules: readonly DestructiveRule[] = [
     description:
       "Writing into system files (/etc, /boot, /usr except /usr/local, /bin, /sbin, /lib*) by " +
       "redirect, tee, cp, mv, install, dd, sed -i, sponge, truncate or find -fprint/-fls; truncating a " +
-      "system log (/var/log); writing any user's ~/.ssh/authorized_keys (grants login).",
+      "system log (/var/log); writing any user's ~/.ssh/authorized_keys (grants login). The same paths " +
+      "judge file_write events and agents' file-writing tools (Write, Edit, MultiEdit).",
     alerting: [
       "echo '127.0.0.1 x' > /etc/hosts",
       "echo key | sudo tee -a /root/.ssh/authorized_keys",
