@@ -6,6 +6,7 @@ import type { AnalysisPool } from "./analysis-pool.ts";
 import { answerJson, answerOf, HookInputError, parsePreToolUseInput, subjectOf } from "./claude-code-hook.ts";
 import type { UndecidedPolicy } from "./claude-code-hook.ts";
 import { hookContext, nowMicros, recordHookCall } from "./hook-runner.ts";
+import { allowedHostNames, hostName } from "../../net/allowed-hosts.ts";
 
 /**
  * The hook's warm HTTP form, for a `"type": "http"` hook: POST the PreToolUse input as JSON to `/`,
@@ -35,13 +36,11 @@ export interface HookServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]", "::1"];
 /** A request that takes longer than this to arrive whole is dropped (slow-body clients hold sockets). */
 const REQUEST_TIMEOUT_MS = 10_000;
 
 export async function startHookServer(options: HookServerOptions): Promise<HookServer> {
-  const hosts = [...LOOPBACK_NAMES, options.host, ...options.allowedHosts];
-  const allowedHosts = new Set(hosts.map((host) => host.toLowerCase()));
+  const allowedHosts = allowedHostNames(options.host, options.allowedHosts);
   const allowedOrigins = new Set(options.allowedOrigins);
   // Recording happens after the answer, one call at a time, in arrival order.
   let recording: Promise<unknown> = Promise.resolve();
@@ -121,8 +120,8 @@ const FROM_A_WEB_PAGE: Refusal = { status: 403, error: "requests from web pages 
 
 /** Which requests are not hook calls or health checks, and why. */
 function refusalOf(request: IncomingMessage, hosts: ReadonlySet<string>, origins: ReadonlySet<string>): Refusal | undefined {
-  const hostName = hostNameOf(request.headers.host);
-  if (hostName === undefined || !hosts.has(hostName)) return { status: 421, error: "unknown Host; add it with --allowed-hosts" };
+  const name = hostName(request.headers.host);
+  if (name === undefined || !hosts.has(name)) return { status: 421, error: "unknown Host; add it with --allowed-hosts" };
   const origin = request.headers.origin;
   if (origin !== undefined && !origins.has(origin)) return FROM_A_WEB_PAGE;
   const fetchSite = request.headers["sec-fetch-site"];
@@ -136,12 +135,6 @@ function refusalOf(request: IncomingMessage, hosts: ReadonlySet<string>, origins
   const type = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") return { status: 415, error: "the hook input must be sent as application/json" };
   return undefined;
-}
-
-function hostNameOf(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const match = /^(\[[^\]]+\]|[^:]+)(?::\d+)?$/.exec(header.trim().toLowerCase());
-  return match?.[1];
 }
 
 /** The body as text, or undefined once it passes maxBytes (then the rest is not read). */
