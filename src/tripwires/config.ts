@@ -85,7 +85,8 @@ export const tripwireConfigSchema = z
     if (loop.actionWindow < loop.maxCycleLength * loop.minRepetitions) context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message: "actionWindow must hold maxCycleLength × minRepetitions actions" });
     if (loop.actionWindow < loop.failingStepRepeats) context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message: "actionWindow must hold failingStepRepeats actions" });
     if (loop.actionWindow < loop.failingOperationRepeats) {
-      context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message: "actionWindow must hold failingOperationRepeats actions" });
+      const message = "actionWindow must hold failingOperationRepeats actions";
+      context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message });
     }
   });
 

@@ -140,7 +140,17 @@ export function serializeRunState(state: RunState): string {
     state.seenSteps.floor,
     differences(state.seenSandboxEvents.ranges),
     state.seenSandboxEvents.floor,
-    [differences(loop.seqs), hashes.refs(loop.actions), hashes.refs(loop.digests), differences(loop.epochs), pairDigits(loop.errors, loop.changed), loop.openCycle === null ? null : [loop.openCycle.cycleLength, loop.openCycle.seqFrom, loop.openCycle.lastSeq], failures, hashes.refs(loop.operations), operations],
+    [
+      differences(loop.seqs),
+      hashes.refs(loop.actions),
+      hashes.refs(loop.digests),
+      differences(loop.epochs),
+      pairDigits(loop.errors, loop.changed),
+      loop.openCycle === null ? null : [loop.openCycle.cycleLength, loop.openCycle.seqFrom, loop.openCycle.lastSeq],
+      failures,
+      hashes.refs(loop.operations),
+      operations,
+    ],
     [redundancy.epoch, hashes.refs(redundancy.observedActions), hashes.refs(redundancy.observedDigests), differences(redundancy.observedEpochs), differences(redundancy.windowSeqs), digits(redundancy.windowFlags), redundancy.toolCallsSeen, redundancy.redundantSteps, redundancy.episodeOpen ? 1 : 0],
     [credential.pendingRead === null ? null : [credential.pendingRead.seq, credential.pendingRead.path], credential.lastEgress === null ? null : [credential.lastEgress.seq, credential.lastEgress.target], credential.alertedReadSeq],
     episodes,
@@ -174,7 +184,17 @@ const compactSchema = z.tuple([
   numbers, // seenSandboxEvents.ranges
   z.number(), // seenSandboxEvents.floor
   // loop; the last two (operations, open operations) are absent from values written before them
-  z.tuple([numbers, numbers, numbers, numbers, flagDigits(3), z.tuple([z.number(), z.number(), z.number()]).nullable(), numbers, numbers.optional(), numbers.optional()]),
+  z.tuple([
+    numbers, // seqs
+    numbers, // actions
+    numbers, // digests
+    numbers, // epochs
+    flagDigits(3), // errors + 2 × changed
+    z.tuple([z.number(), z.number(), z.number()]).nullable(), // openCycle
+    numbers, // openFailures
+    numbers.optional(), // operations
+    numbers.optional(), // openOperations
+  ]),
   z.tuple([z.number(), numbers, numbers, numbers, numbers, flagDigits(1), count, count, z.union([z.literal(0), z.literal(1)])]), // redundancy
   z.tuple([z.tuple([z.number(), z.string()]).nullable(), z.tuple([z.number(), z.string()]).nullable(), z.number().nullable()]), // credential
   z.array(z.union([z.string(), z.number()])), // deletion episodes: ruleId, root, lastEventTime, …
@@ -194,7 +214,8 @@ export function expandCompactRunState(value: unknown): unknown {
     if (found === undefined || !Number.isInteger(index)) throw new Error(`changelog value refers to hash ${index} of ${table.length}`);
     return found;
   };
-  const [loopSeqs, loopActions, loopDigests, loopEpochs, loopFlags, openCycle, failures, loopOperations, operations] = loop;
+  const [loopSeqs, loopActions, loopDigests, loopEpochs, loopFlags, openCycle, failures] = loop;
+  const [, , , , , , , loopOperations, operations] = loop;
   const loopMarks = undoDigits(loopFlags);
   const pairs = (list: readonly number[]): [number, number][] => {
     if (list.length % 2 !== 0) throw new Error("open failing streaks come in pairs");

@@ -106,7 +106,12 @@ export function summariseRun(state: RunState): RunStateSummary {
     last_seq: state.lastSeq,
     first_event_time: state.firstEventTime,
     last_event_time: state.lastEventTime,
-    open_alerts: (state.loop.openCycle === null ? 0 : 1) + state.loop.openFailures.length + state.loop.openOperations.length + (redundancy.episodeOpen ? 1 : 0) + (state.messages.alerted === 0 ? 0 : 1),
+    open_alerts:
+      (state.loop.openCycle === null ? 0 : 1) +
+      state.loop.openFailures.length +
+      state.loop.openOperations.length +
+      (redundancy.episodeOpen ? 1 : 0) +
+      (state.messages.alerted === 0 ? 0 : 1),
     alerts_emitted: state.alertsEmitted,
     duplicates_ignored: state.duplicatesIgnored,
     late_ignored: state.lateIgnored,
@@ -152,7 +157,8 @@ const runStateSchema = z
     })
     .transform((loop) => {
       const none = (): number[] => loop.seqs.map(() => 0);
-      return { ...loop, digests: loop.digests ?? none(), epochs: loop.epochs ?? none(), changed: loop.changed ?? none(), operations: loop.operations ?? none() };
+      const { digests = none(), epochs = none(), changed = none(), operations = none() } = loop;
+      return { ...loop, digests, epochs, changed, operations };
     }),
   redundancy: z.strictObject({
     epoch: z.number(),

@@ -73,7 +73,8 @@ function stepAgent(state: RunState, step: AgentStep, config: TripwireConfig, ana
     if (mirror?.changed === true) changesState = false;
     rememberMirror(state.mirrors, { side: "tool_call", seq: step.seq, subject, rules: [], changed: changesState, matched: mirror !== undefined });
   }
-  const operation = intent.editsFiles || (intent.command !== undefined && changesState) ? operationIdentity(step.tool, intent) : 0;
+  const attemptsChange = intent.editsFiles || (intent.command !== undefined && changesState);
+  const operation = attemptsChange ? operationIdentity(step.tool, intent) : 0;
   // Only a change that happened is progress: a rejected edit or a failed command changed nothing.
   const progressed = changesState && succeeded;
   if (progressed) observeStateChange(state.redundancy);
@@ -81,7 +82,19 @@ function stepAgent(state: RunState, step: AgentStep, config: TripwireConfig, ana
   alerts.push(
     ...observeToolCall(
       state.loop,
-      { runId: state.runId, seq: step.seq, eventTime: step.event_time, action, tool: step.tool, failed: !succeeded && !noMatch, digest: digest ?? 0, epochAfter: state.redundancy.epoch, changed: progressed, operation, operationEdits: intent.command === undefined },
+      {
+        runId: state.runId,
+        seq: step.seq,
+        eventTime: step.event_time,
+        action,
+        tool: step.tool,
+        failed: !succeeded && !noMatch,
+        digest: digest ?? 0,
+        epochAfter: state.redundancy.epoch,
+        changed: progressed,
+        operation,
+        operationEdits: intent.command === undefined,
+      },
       config.loop,
     ),
   );

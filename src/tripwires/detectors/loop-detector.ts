@@ -31,7 +31,8 @@ export interface LoopState {
 const MAX_OPEN_FAILURES = 16;
 
 export function emptyLoopState(): LoopState {
-  return { seqs: [], actions: [], errors: [], digests: [], epochs: [], changed: [], operations: [], openCycle: null, openFailures: [], openOperations: [] };
+  const rings = { seqs: [], actions: [], errors: [], digests: [], epochs: [], changed: [], operations: [] };
+  return { ...rings, openCycle: null, openFailures: [], openOperations: [] };
 }
 
 export interface ToolCallObservation {
@@ -187,7 +188,12 @@ const NO_STREAK: FailureStreak = { failures: 0, distinctActions: 0, seqFrom: 0, 
  * Claude Code hook asks before it lets an action run again ("has this failed the same way N
  * times in this session?").
  */
-export function failureStreak(state: LoopState, key: "actions" | "operations", value: number, link: StreakLink): FailureStreak {
+export function failureStreak(
+  state: LoopState,
+  key: "actions" | "operations",
+  value: number,
+  link: StreakLink,
+): FailureStreak {
   const keys = state[key];
   let failures = 0;
   let seqFrom = 0;
@@ -221,7 +227,9 @@ function observeFailure(state: LoopState, call: ToolCallObservation, config: Tri
       run_id: call.runId,
       event_time: call.eventTime,
       evidence: { seq_from: streak.seqFrom, seq_to: streak.seqTo, repetitions: streak.failures, detail: `tool ${call.tool}` },
-      message: `the same ${call.tool} call failed ${streak.failures} times (seq ${streak.seqFrom}..${streak.seqTo}) without progress: the same error, or nothing changed in between`,
+      message:
+        `the same ${call.tool} call failed ${streak.failures} times (seq ${streak.seqFrom}..${streak.seqTo}) ` +
+        "without progress: the same error, or nothing changed in between",
     }),
   ];
 }
@@ -232,9 +240,14 @@ function observeFailure(state: LoopState, call: ToolCallObservation, config: Tri
  * resubmitted with small changes, a patch that does not apply. A streak made of one input is
  * loop-failing-step's.
  */
-function observeFailingOperation(state: LoopState, call: ToolCallObservation, config: TripwireConfig["loop"]): TripwireAlert[] {
+function observeFailingOperation(
+  state: LoopState,
+  call: ToolCallObservation,
+  config: TripwireConfig["loop"],
+): TripwireAlert[] {
   if (call.operation === 0) return [];
-  const streak = failureStreak(state, "operations", call.operation, call.operationEdits ? "unchanged" : "unchanged-same-error");
+  const link = call.operationEdits ? "unchanged" : "unchanged-same-error";
+  const streak = failureStreak(state, "operations", call.operation, link);
   const varied = streak.distinctActions >= 2 ? streak : { ...streak, failures: Math.min(streak.failures, 1) };
   if (!openStreak(state.openOperations, call, call.operation, varied, config.failingOperationRepeats)) return [];
   const rule = RUN_RULES["loop-failing-operation"];
@@ -242,8 +255,15 @@ function observeFailingOperation(state: LoopState, call: ToolCallObservation, co
     makeAlert(rule, {
       run_id: call.runId,
       event_time: call.eventTime,
-      evidence: { seq_from: streak.seqFrom, seq_to: streak.seqTo, repetitions: streak.failures, detail: `tool ${call.tool}, ${streak.distinctActions} different inputs` },
-      message: `the same ${call.tool} operation failed ${streak.failures} times with ${streak.distinctActions} different inputs (seq ${streak.seqFrom}..${streak.seqTo}) without progress`,
+      evidence: {
+        seq_from: streak.seqFrom,
+        seq_to: streak.seqTo,
+        repetitions: streak.failures,
+        detail: `tool ${call.tool}, ${streak.distinctActions} different inputs`,
+      },
+      message:
+        `the same ${call.tool} operation failed ${streak.failures} times with ${streak.distinctActions} ` +
+        `different inputs (seq ${streak.seqFrom}..${streak.seqTo}) without progress`,
     }),
   ];
 }
@@ -253,7 +273,13 @@ function observeFailingOperation(state: LoopState, call: ToolCallObservation, co
  * threshold (alert), false while an alerted streak goes on. A success, or progress that leaves at
  * most one failure, ends the episode, so a later stuck streak alerts again.
  */
-function openStreak(open: [number, number][], call: ToolCallObservation, key: number, streak: FailureStreak, threshold: number): boolean {
+function openStreak(
+  open: [number, number][],
+  call: ToolCallObservation,
+  key: number,
+  streak: FailureStreak,
+  threshold: number,
+): boolean {
   const openIndex = open.findIndex(([value]) => value === key);
   if (!call.failed || streak.failures < threshold) {
     if (openIndex !== -1 && (!call.failed || streak.failures <= 1)) open.splice(openIndex, 1);
