@@ -53,11 +53,14 @@ function stepAgent(state: RunState, step: AgentStep, config: TripwireConfig, ana
   const intent = agentToolIntent(step.tool, step.input, config.agentTools);
   // Unknown status (a log that does not say) counts as success: it cannot show a failure either.
   const succeeded = step.status !== "error";
-  let changesState = intent.editsFiles;
+  // What the call would change; changesState is what this record still has to count (a mirror may have).
+  let attemptsChange = intent.editsFiles;
+  let changesState = attemptsChange;
   let noMatch = false;
   if (intent.command !== undefined) {
     const analysis = analyser.analyseShell(intent.command, { cwd: undefined, workspaceRoot: undefined, home: config.destructive.home });
-    changesState = analysis.changesState;
+    attemptsChange = analysis.changesState;
+    changesState = attemptsChange;
     noMatch = step.status === "error" && endsWithNoMatchCommand(intent.command, config.loop.noMatchCommands);
     const subject = hash53(intent.command);
     const mirror = claimMirror(state.mirrors, "tool_call", step.seq, subject, config.agentTools.mirrorSeqWindow);
@@ -73,7 +76,6 @@ function stepAgent(state: RunState, step: AgentStep, config: TripwireConfig, ana
     if (mirror?.changed === true) changesState = false;
     rememberMirror(state.mirrors, { side: "tool_call", seq: step.seq, subject, rules: [], changed: changesState, matched: mirror !== undefined });
   }
-  const attemptsChange = intent.editsFiles || (intent.command !== undefined && changesState);
   const operation = attemptsChange ? operationIdentity(step.tool, intent) : 0;
   // Only a change that happened is progress: a rejected edit or a failed command changed nothing.
   const progressed = changesState && succeeded;

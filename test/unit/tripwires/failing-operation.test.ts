@@ -150,6 +150,12 @@ describe("loop-failing-operation", () => {
     const apply = (patch: string): AgentEvent => bash(`git apply ${patch}`, "error", "patch failed: src/a.py:12");
     const patches = renumber(["fix1.patch", "fix2.patch", "--3way fix2.patch", "fix3.patch"].map(apply));
     expect(byRule(replayAgentEvents(patches), "loop-failing-operation")).toHaveLength(1);
+    // The sandbox's report of each attempt arriving first (it settles the pair) changes nothing.
+    const reportedFirst = patches.flatMap((call): AgentEvent[] => {
+      const command = call.type === "agent_step" ? (JSON.parse(call.input ?? "{}") as { command: string }).command : "";
+      return [exec(RUN, call.seq, command, { exit_code: 1 }), call];
+    });
+    expect(byRule(replayAgentEvents(reportedFirst), "loop-failing-operation")).toHaveLength(1);
     const cycle = (flags: string, index: number): AgentEvent[] => [
       edit(`fix ${index}`, "ok", "edited"),
       bash(`python -m pytest ${flags}`, "error", "FAILED test_a"),
