@@ -12,6 +12,8 @@ export const tripwireConfigSchema = z
         maxCycleLength: z.number().int().min(1).max(32).default(8),
         minRepetitions: z.number().int().min(2).default(3),
         failingStepRepeats: z.number().int().min(2).default(3),
+        /** Failures of one operation with varied inputs (loop-failing-operation) that alert. */
+        failingOperationRepeats: z.number().int().min(2).default(4),
         /** Tool calls kept per run (seq-sorted ring) for cycle and failing-step detection. */
         actionWindow: z.number().int().min(2).max(4096).default(64),
         /**
@@ -82,6 +84,10 @@ export const tripwireConfigSchema = z
     if (loop.minCycleLength > loop.maxCycleLength) context.issues.push({ code: "custom", input: loop, path: ["loop"], message: "minCycleLength must be ≤ maxCycleLength" });
     if (loop.actionWindow < loop.maxCycleLength * loop.minRepetitions) context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message: "actionWindow must hold maxCycleLength × minRepetitions actions" });
     if (loop.actionWindow < loop.failingStepRepeats) context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message: "actionWindow must hold failingStepRepeats actions" });
+    if (loop.actionWindow < loop.failingOperationRepeats) {
+      const message = "actionWindow must hold failingOperationRepeats actions";
+      context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message });
+    }
   });
 
 export type TripwireConfigInput = z.input<typeof tripwireConfigSchema>;

@@ -119,6 +119,8 @@ export function serializeRunState(state: RunState): string {
   const { loop, redundancy, credential, messages, mirrors } = state;
   const failures: number[] = [];
   for (const [action, lastSeq] of loop.openFailures) failures.push(hashes.ref(action), lastSeq);
+  const operations: number[] = [];
+  for (const [operation, lastSeq] of loop.openOperations) operations.push(hashes.ref(operation), lastSeq);
   const episodes: (string | number)[] = [];
   for (const episode of state.deletionEpisodes) episodes.push(episode.ruleId, episode.root, episode.lastEventTime);
   const value = [
@@ -138,7 +140,17 @@ export function serializeRunState(state: RunState): string {
     state.seenSteps.floor,
     differences(state.seenSandboxEvents.ranges),
     state.seenSandboxEvents.floor,
-    [differences(loop.seqs), hashes.refs(loop.actions), hashes.refs(loop.digests), differences(loop.epochs), pairDigits(loop.errors, loop.changed), loop.openCycle === null ? null : [loop.openCycle.cycleLength, loop.openCycle.seqFrom, loop.openCycle.lastSeq], failures],
+    [
+      differences(loop.seqs),
+      hashes.refs(loop.actions),
+      hashes.refs(loop.digests),
+      differences(loop.epochs),
+      pairDigits(loop.errors, loop.changed),
+      loop.openCycle === null ? null : [loop.openCycle.cycleLength, loop.openCycle.seqFrom, loop.openCycle.lastSeq],
+      failures,
+      hashes.refs(loop.operations),
+      operations,
+    ],
     [redundancy.epoch, hashes.refs(redundancy.observedActions), hashes.refs(redundancy.observedDigests), differences(redundancy.observedEpochs), differences(redundancy.windowSeqs), digits(redundancy.windowFlags), redundancy.toolCallsSeen, redundancy.redundantSteps, redundancy.episodeOpen ? 1 : 0],
     [credential.pendingRead === null ? null : [credential.pendingRead.seq, credential.pendingRead.path], credential.lastEgress === null ? null : [credential.lastEgress.seq, credential.lastEgress.target], credential.alertedReadSeq],
     episodes,
@@ -171,7 +183,18 @@ const compactSchema = z.tuple([
   z.number(), // seenSteps.floor
   numbers, // seenSandboxEvents.ranges
   z.number(), // seenSandboxEvents.floor
-  z.tuple([numbers, numbers, numbers, numbers, flagDigits(3), z.tuple([z.number(), z.number(), z.number()]).nullable(), numbers]), // loop
+  // loop; the last two (operations, open operations) are absent from values written before them
+  z.tuple([
+    numbers, // seqs
+    numbers, // actions
+    numbers, // digests
+    numbers, // epochs
+    flagDigits(3), // errors + 2 × changed
+    z.tuple([z.number(), z.number(), z.number()]).nullable(), // openCycle
+    numbers, // openFailures
+    numbers.optional(), // operations
+    numbers.optional(), // openOperations
+  ]),
   z.tuple([z.number(), numbers, numbers, numbers, numbers, flagDigits(1), count, count, z.union([z.literal(0), z.literal(1)])]), // redundancy
   z.tuple([z.tuple([z.number(), z.string()]).nullable(), z.tuple([z.number(), z.string()]).nullable(), z.number().nullable()]), // credential
   z.array(z.union([z.string(), z.number()])), // deletion episodes: ruleId, root, lastEventTime, …
@@ -192,10 +215,14 @@ export function expandCompactRunState(value: unknown): unknown {
     return found;
   };
   const [loopSeqs, loopActions, loopDigests, loopEpochs, loopFlags, openCycle, failures] = loop;
+  const [, , , , , , , loopOperations, operations] = loop;
   const loopMarks = undoDigits(loopFlags);
-  if (failures.length % 2 !== 0) throw new Error("open failures come in pairs");
-  const openFailures: [number, number][] = [];
-  for (let index = 0; index < failures.length; index += 2) openFailures.push([hash(failures[index] ?? -1), failures[index + 1] ?? 0]);
+  const pairs = (list: readonly number[]): [number, number][] => {
+    if (list.length % 2 !== 0) throw new Error("open failing streaks come in pairs");
+    const out: [number, number][] = [];
+    for (let index = 0; index < list.length; index += 2) out.push([hash(list[index] ?? -1), list[index + 1] ?? 0]);
+    return out;
+  };
   if (episodes.length % 3 !== 0) throw new Error("deletion episodes come in triples");
   const deletionEpisodes: unknown[] = [];
   for (let index = 0; index < episodes.length; index += 3) deletionEpisodes.push({ ruleId: episodes[index], root: episodes[index + 1], lastEventTime: episodes[index + 2] });
@@ -222,8 +249,10 @@ export function expandCompactRunState(value: unknown): unknown {
       digests: loopDigests.map(hash),
       epochs: undoDifferences(loopEpochs),
       changed: loopMarks.map((mark) => mark >> 1),
+      operations: loopOperations?.map(hash),
       openCycle: openCycle === null ? null : { cycleLength: openCycle[0], seqFrom: openCycle[1], lastSeq: openCycle[2] },
-      openFailures,
+      openFailures: pairs(failures),
+      openOperations: pairs(operations ?? []),
     },
     redundancy: {
       epoch,

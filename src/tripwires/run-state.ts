@@ -106,7 +106,12 @@ export function summariseRun(state: RunState): RunStateSummary {
     last_seq: state.lastSeq,
     first_event_time: state.firstEventTime,
     last_event_time: state.lastEventTime,
-    open_alerts: (state.loop.openCycle === null ? 0 : 1) + state.loop.openFailures.length + (redundancy.episodeOpen ? 1 : 0) + (state.messages.alerted === 0 ? 0 : 1),
+    open_alerts:
+      (state.loop.openCycle === null ? 0 : 1) +
+      state.loop.openFailures.length +
+      state.loop.openOperations.length +
+      (redundancy.episodeOpen ? 1 : 0) +
+      (state.messages.alerted === 0 ? 0 : 1),
     alerts_emitted: state.alertsEmitted,
     duplicates_ignored: state.duplicatesIgnored,
     late_ignored: state.lateIgnored,
@@ -144,10 +149,17 @@ const runStateSchema = z
       digests: numbers.optional(),
       epochs: numbers.optional(),
       changed: numbers.optional(),
+      // Values written before loop-failing-operation restore with no operations (none alerts).
+      operations: numbers.optional(),
       openCycle: z.strictObject({ cycleLength: z.number(), seqFrom: z.number(), lastSeq: z.number() }).nullable(),
       openFailures: z.array(z.tuple([z.number(), z.number()])),
+      openOperations: z.array(z.tuple([z.number(), z.number()])).default([]),
     })
-    .transform((loop) => ({ ...loop, digests: loop.digests ?? loop.seqs.map(() => 0), epochs: loop.epochs ?? loop.seqs.map(() => 0), changed: loop.changed ?? loop.seqs.map(() => 0) })),
+    .transform((loop) => {
+      const none = (): number[] => loop.seqs.map(() => 0);
+      const { digests = none(), epochs = none(), changed = none(), operations = none() } = loop;
+      return { ...loop, digests, epochs, changed, operations };
+    }),
   redundancy: z.strictObject({
     epoch: z.number(),
     observedActions: numbers,

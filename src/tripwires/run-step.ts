@@ -8,7 +8,7 @@ import { episodeRoot, groupObservedDeletion, openEpisode } from "./detectors/del
 import { destructiveRule } from "./rules/destructive-rules.ts";
 import { observeToolCall, trimLoopWindow } from "./detectors/loop-detector.ts";
 import { claimMirror, rememberMirror } from "./detectors/action-mirror.ts";
-import { agentToolIntent, endsWithNoMatchCommand } from "./detectors/agent-tool-intent.ts";
+import { agentToolIntent, endsWithNoMatchCommand, operationIdentity } from "./detectors/agent-tool-intent.ts";
 import { endMessageStreak, observeMessage } from "./detectors/message-repeat-detector.ts";
 import type { DestructiveFinding } from "./commands/command-analysis.ts";
 import { observeStateChange, observeToolResult } from "./detectors/redundancy-detector.ts";
@@ -51,11 +51,16 @@ function stepAgent(state: RunState, step: AgentStep, config: TripwireConfig, ana
   const action = actionIdentity(step.tool, step.input);
   const alerts: TripwireAlert[] = [];
   const intent = agentToolIntent(step.tool, step.input, config.agentTools);
-  let changesState = intent.editsFiles;
+  // Unknown status (a log that does not say) counts as success: it cannot show a failure either.
+  const succeeded = step.status !== "error";
+  // What the call would change; changesState is what this record still has to count (a mirror may have).
+  let attemptsChange = intent.editsFiles;
+  let changesState = attemptsChange;
   let noMatch = false;
   if (intent.command !== undefined) {
     const analysis = analyser.analyseShell(intent.command, { cwd: undefined, workspaceRoot: undefined, home: config.destructive.home });
-    changesState = analysis.changesState;
+    attemptsChange = analysis.changesState;
+    changesState = attemptsChange;
     noMatch = step.status === "error" && endsWithNoMatchCommand(intent.command, config.loop.noMatchCommands);
     const subject = hash53(intent.command);
     const mirror = claimMirror(state.mirrors, "tool_call", step.seq, subject, config.agentTools.mirrorSeqWindow);
@@ -71,12 +76,27 @@ function stepAgent(state: RunState, step: AgentStep, config: TripwireConfig, ana
     if (mirror?.changed === true) changesState = false;
     rememberMirror(state.mirrors, { side: "tool_call", seq: step.seq, subject, rules: [], changed: changesState, matched: mirror !== undefined });
   }
-  if (changesState) observeStateChange(state.redundancy);
+  const operation = attemptsChange ? operationIdentity(step.tool, intent) : 0;
+  // Only a change that happened is progress: a rejected edit or a failed command changed nothing.
+  const progressed = changesState && succeeded;
+  if (progressed) observeStateChange(state.redundancy);
   const digest = step.observation_digest === undefined ? undefined : hash53(step.observation_digest);
   alerts.push(
     ...observeToolCall(
       state.loop,
-      { runId: state.runId, seq: step.seq, eventTime: step.event_time, action, tool: step.tool, failed: step.status === "error" && !noMatch, digest: digest ?? 0, epochAfter: state.redundancy.epoch, changed: changesState },
+      {
+        runId: state.runId,
+        seq: step.seq,
+        eventTime: step.event_time,
+        action,
+        tool: step.tool,
+        failed: !succeeded && !noMatch,
+        digest: digest ?? 0,
+        epochAfter: state.redundancy.epoch,
+        changed: progressed,
+        operation,
+        operationEdits: intent.command === undefined,
+      },
       config.loop,
     ),
   );
@@ -91,9 +111,10 @@ function stepSandbox(state: RunState, event: SandboxEvent, config: TripwireConfi
   const subjectText = event.kind === "exec" ? event.command : event.kind === "file_write" || event.kind === "file_delete" || event.kind === "file_read" ? event.path : undefined;
   const subject = subjectText === undefined ? undefined : hash53(subjectText);
   const mirror = subject === undefined ? undefined : claimMirror(state.mirrors, "sandbox_event", event.seq, subject, config.agentTools.mirrorSeqWindow);
-  // The tool call this event mirrors already counted the state change and raised its alerts.
+  // The tool call this event mirrors already settled the state change and raised its alerts.
   const changesState = analysis.changesState && mirror?.changed !== true;
-  if (changesState) observeStateChange(state.redundancy);
+  // A command that exited non-zero is no progress; an event without an exit code is taken as done.
+  if (changesState && (event.exit_code === undefined || event.exit_code === 0)) observeStateChange(state.redundancy);
   const findings = mirror === undefined ? analysis.findings : analysis.findings.filter((finding) => !mirror.rules.includes(finding.ruleId));
   state.mirroredAlertsSuppressed += analysis.findings.length - findings.length;
   const alerts = destructiveAlerts(state, findings, { seq: event.seq, eventTime: event.event_time, command: event.command, observedDeletion: event.kind === "file_delete" }, config);

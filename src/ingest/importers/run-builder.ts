@@ -113,7 +113,8 @@ export class RunBuilder {
     if (input.outputTokens !== undefined) step["output_tokens"] = input.outputTokens;
     this.facts.push(step);
     const action = input.sandbox;
-    if (action === undefined) return;
+    // A failed file tool call (a rejected edit) wrote or deleted nothing: no file event for it.
+    if (action === undefined || (input.failed === true && action.kind !== "exec")) return;
     const event: Fact = { ...this.envelope("sandbox_event", String(seq), input.time), run_id: this.runId, seq, kind: action.kind };
     if (action.kind === "exec") {
       event["command"] = action.command;

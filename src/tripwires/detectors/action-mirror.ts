@@ -26,7 +26,7 @@ export interface MirrorMemory {
 
 /** Set for a sandbox event; clear for a tool call. */
 export const MIRROR_SANDBOX_SIDE = 1;
-/** The side counted as a state change. */
+/** The side settled the pair's state change: it counted it, or it failed and nothing changed. */
 export const MIRROR_CHANGED = 2;
 /** A partner from the other side has claimed it. */
 export const MIRROR_MATCHED = 4;

@@ -1,3 +1,4 @@
+import { hash53 } from "../action-identity.ts";
 import type { TripwireConfig } from "../config.ts";
 
 /**
@@ -52,6 +53,18 @@ export function shellCommandOf(args: unknown): string | undefined {
  * command exits 1 for "nothing found" or "false", which is an answer, not a failure.
  */
 export function endsWithNoMatchCommand(command: string, noMatchCommands: readonly string[]): boolean {
+  const words = finalCommandWords(command);
+  const name = words[0] ?? "";
+  const withSub = `${name} ${words[1] ?? ""}`;
+  return noMatchCommands.includes(name) || noMatchCommands.includes(withSub);
+}
+
+/**
+ * The words of the line's last command, after the last top-level `;`, `&&`, `||`, `|` or newline
+ * (quoted text is ignored when splitting and reads as `''`), with leading `VAR=value` assignments
+ * and `!` skipped and the command name reduced to its basename.
+ */
+function finalCommandWords(command: string): string[] {
   const unquoted = command.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''");
   const segments = unquoted.split(/;|&&|\|\||\||\n/);
   let last = "";
@@ -63,7 +76,27 @@ export function endsWithNoMatchCommand(command: string, noMatchCommands: readonl
     }
   }
   const words = last.split(/\s+/).filter((word) => word !== "" && word !== "!" && !/^[A-Za-z_]\w*=/.test(word));
-  const name = (words[0] ?? "").replace(/^.*\//, "");
-  const withSub = `${name} ${words[1] ?? ""}`;
-  return noMatchCommands.includes(name) || noMatchCommands.includes(withSub);
+  if (words.length > 0) words[0] = (words[0] ?? "").replace(/^.*\//, "");
+  return words;
+}
+
+/**
+ * What a state-changing tool call operates on, for loop-failing-operation: the file of a file
+ * tool (the empty target when the tool edits the open file, as SWE-agent's `edit` does), or a
+ * shell command's program and first operand (`python reproduce.py`, `git apply`, `patch`). Two
+ * calls with different inputs and the same target are attempts at the same operation.
+ */
+export function operationTarget(intent: AgentToolIntent): string | undefined {
+  if (intent.command !== undefined) {
+    const [program = "", ...rest] = finalCommandWords(intent.command);
+    const operand = rest.find((word) => !word.startsWith("-") && !/^\d*[<>]/.test(word));
+    return operand === undefined ? program : `${program} ${operand}`;
+  }
+  return intent.editsFiles ? (intent.path ?? "") : undefined;
+}
+
+/** The 53-bit identity of a tool call's operation (tool + operationTarget); 0 when it has none. */
+export function operationIdentity(tool: string, intent: AgentToolIntent): number {
+  const target = operationTarget(intent);
+  return target === undefined ? 0 : hash53(`${tool}\u0000${target}`, 1);
 }

@@ -16,18 +16,23 @@ export interface LoopState {
   digests: number[];
   /** The run's state epoch after the call (its own state change included). */
   epochs: number[];
-  /** 1 when the call itself changed state. */
+  /** 1 when the call itself changed state (an attempted change that failed is not one). */
   changed: number[];
+  /** The operation the call attempted (tool + target: operationIdentity); 0 for none. */
+  operations: number[];
   /** The loop episode currently alerted, if any: a new alert needs a new episode. */
   openCycle: { cycleLength: number; seqFrom: number; lastSeq: number } | null;
   /** [action, last seq] of failing streaks already alerted (bounded). */
   openFailures: [number, number][];
+  /** [operation, last seq] of failing operation streaks already alerted (bounded). */
+  openOperations: [number, number][];
 }
 
 const MAX_OPEN_FAILURES = 16;
 
 export function emptyLoopState(): LoopState {
-  return { seqs: [], actions: [], errors: [], digests: [], epochs: [], changed: [], openCycle: null, openFailures: [] };
+  const rings = { seqs: [], actions: [], errors: [], digests: [], epochs: [], changed: [], operations: [] };
+  return { ...rings, openCycle: null, openFailures: [], openOperations: [] };
 }
 
 export interface ToolCallObservation {
@@ -40,6 +45,10 @@ export interface ToolCallObservation {
   readonly digest: number;
   readonly epochAfter: number;
   readonly changed: boolean;
+  /** The attempted operation (operationIdentity), 0 when the call attempts no state change. */
+  readonly operation: number;
+  /** The operation is a file tool's edit (its error echoes its input), not a shell command. */
+  readonly operationEdits: boolean;
 }
 
 export function observeToolCall(state: LoopState, call: ToolCallObservation, config: TripwireConfig["loop"]): TripwireAlert[] {
@@ -67,6 +76,7 @@ export function observeToolCall(state: LoopState, call: ToolCallObservation, con
     }
   }
   alerts.push(...observeFailure(state, call, config));
+  alerts.push(...observeFailingOperation(state, call, config));
   return alerts;
 }
 
@@ -81,6 +91,7 @@ function insertSorted(state: LoopState, call: ToolCallObservation): void {
     state.digests.push(call.digest);
     state.epochs.push(call.epochAfter);
     state.changed.push(call.changed ? 1 : 0);
+    state.operations.push(call.operation);
     return;
   }
   state.seqs.splice(index, 0, call.seq);
@@ -89,6 +100,7 @@ function insertSorted(state: LoopState, call: ToolCallObservation): void {
   state.digests.splice(index, 0, call.digest);
   state.epochs.splice(index, 0, call.epochAfter);
   state.changed.splice(index, 0, call.changed ? 1 : 0);
+  state.operations.splice(index, 0, call.operation);
 }
 
 export function trimLoopWindow(state: LoopState, window: number): void {
@@ -101,6 +113,7 @@ export function trimLoopWindow(state: LoopState, window: number): void {
     state.digests.shift();
     state.epochs.shift();
     state.changed.shift();
+    state.operations.shift();
     return;
   }
   state.seqs.splice(0, excess);
@@ -109,6 +122,7 @@ export function trimLoopWindow(state: LoopState, window: number): void {
   state.digests.splice(0, excess);
   state.epochs.splice(0, excess);
   state.changed.splice(0, excess);
+  state.operations.splice(0, excess);
 }
 
 interface Cycle {
@@ -146,59 +160,147 @@ function sameAnswer(newer: number, older: number): boolean {
   return newer === older || newer === 0 || older === 0;
 }
 
+/** A run of failures of one action or one operation, newest last, as the ring shows it now. */
+export interface FailureStreak {
+  /** Failures in the streak (0 when the newest call of it succeeded or it never ran). */
+  readonly failures: number;
+  /** Distinct actions (inputs) among them. */
+  readonly distinctActions: number;
+  readonly seqFrom: number;
+  readonly seqTo: number;
+}
+
 /**
- * Same action failing again and again without progress, not necessarily back to back. Walking
- * back from the newest call of the action, each earlier failure joins the streak when it is like
- * the one after it: the same observation digest (it failed the same way), or no state-changing
- * action between the two (nothing was tried). A different error after a state change (the normal
- * debug loop: edit, re-run, a new error) is progress and ends the streak; a success ends it too.
+ * When an earlier failure joins the streak of the one after it:
+ * - `alike`: the same observation digest, or no successful state change in between (an action);
+ * - `unchanged`: no successful state change in between (an edit: its error echoes its input, so
+ *   the digest cannot show that it failed the same way);
+ * - `unchanged-same-error`: both (a shell operation, whose output does not echo its input).
  */
-function observeFailure(state: LoopState, call: ToolCallObservation, config: TripwireConfig["loop"]): TripwireAlert[] {
-  const openIndex = state.openFailures.findIndex(([action]) => action === call.action);
-  if (!call.failed) {
-    if (openIndex !== -1) state.openFailures.splice(openIndex, 1);
-    return [];
-  }
+export type StreakLink = "alike" | "unchanged" | "unchanged-same-error";
+
+const NO_STREAK: FailureStreak = { failures: 0, distinctActions: 0, seqFrom: 0, seqTo: 0 };
+
+/**
+ * The current failing streak of an action (`key = "actions"`) or an operation (`"operations"`):
+ * walking back from the newest call with that key, each earlier failure joins while `link` holds
+ * between it and the one after it; a success of the same key ends it. This is also what the
+ * Claude Code hook asks before it lets an action run again ("has this failed the same way N
+ * times in this session?").
+ */
+export function failureStreak(
+  state: LoopState,
+  key: "actions" | "operations",
+  value: number,
+  link: StreakLink,
+): FailureStreak {
+  const keys = state[key];
   let failures = 0;
-  let seqFrom = call.seq;
-  let seqTo: number | undefined;
+  let seqFrom = 0;
+  let seqTo = 0;
   let newer = -1;
+  const actions = new Set<number>();
   for (let index = state.seqs.length - 1; index >= 0; index--) {
-    if (state.actions[index] !== call.action) continue;
-    if (state.errors[index] !== 1) break; // a success of the same action ends the streak
-    if (newer !== -1 && !failedAlike(state, index, newer)) break; // progress between the two
+    if (keys[index] !== value) continue;
+    if (state.errors[index] !== 1) break; // a success ends the streak
+    if (newer !== -1 && !linked(state, index, newer, link)) break; // progress between the two
     failures++;
     seqFrom = state.seqs[index] ?? seqFrom;
-    seqTo ??= seqFrom;
+    if (newer === -1) seqTo = seqFrom;
+    actions.add(state.actions[index] ?? 0);
     newer = index;
   }
-  if (failures < config.failingStepRepeats) {
-    // Progress ended an alerted streak: a later one is a new episode with its own alert.
-    if (openIndex !== -1 && failures <= 1) state.openFailures.splice(openIndex, 1);
-    return [];
-  }
-  const open = openIndex === -1 ? undefined : state.openFailures[openIndex];
-  if (open !== undefined) {
-    open[1] = Math.max(open[1], call.seq);
-    return [];
-  }
-  state.openFailures.push([call.action, call.seq]);
-  if (state.openFailures.length > MAX_OPEN_FAILURES) state.openFailures.shift();
+  return failures === 0 ? NO_STREAK : { failures, distinctActions: actions.size, seqFrom, seqTo };
+}
+
+/**
+ * Same action failing again and again without progress, not necessarily back to back. A
+ * different error after a successful state change (the normal debug loop: edit, re-run, a new
+ * error) is progress and ends the streak; a success ends it too.
+ */
+function observeFailure(state: LoopState, call: ToolCallObservation, config: TripwireConfig["loop"]): TripwireAlert[] {
+  const streak = failureStreak(state, "actions", call.action, "alike");
+  if (!openStreak(state.openFailures, call, call.action, streak, config.failingStepRepeats)) return [];
   const rule = RUN_RULES["loop-failing-step"];
   return [
     makeAlert(rule, {
       run_id: call.runId,
       event_time: call.eventTime,
-      evidence: { seq_from: seqFrom, seq_to: seqTo ?? call.seq, repetitions: failures, detail: `tool ${call.tool}` },
-      message: `the same ${call.tool} call failed ${failures} times (seq ${seqFrom}..${seqTo ?? call.seq}) without progress: the same error, or nothing changed in between`,
+      evidence: { seq_from: streak.seqFrom, seq_to: streak.seqTo, repetitions: streak.failures, detail: `tool ${call.tool}` },
+      message:
+        `the same ${call.tool} call failed ${streak.failures} times (seq ${streak.seqFrom}..${streak.seqTo}) ` +
+        "without progress: the same error, or nothing changed in between",
     }),
   ];
 }
 
-/** Two failures of one action (older, newer ring indexes) with no progress between them. */
-function failedAlike(state: LoopState, older: number, newer: number): boolean {
+/**
+ * One operation (tool + target file, or a shell command's program and first operand) failing
+ * again and again while the agent varies its input and nothing else succeeds: a rejected edit
+ * resubmitted with small changes, a patch that does not apply. A streak made of one input is
+ * loop-failing-step's.
+ */
+function observeFailingOperation(
+  state: LoopState,
+  call: ToolCallObservation,
+  config: TripwireConfig["loop"],
+): TripwireAlert[] {
+  if (call.operation === 0) return [];
+  const link = call.operationEdits ? "unchanged" : "unchanged-same-error";
+  const streak = failureStreak(state, "operations", call.operation, link);
+  const varied = streak.distinctActions >= 2 ? streak : { ...streak, failures: Math.min(streak.failures, 1) };
+  if (!openStreak(state.openOperations, call, call.operation, varied, config.failingOperationRepeats)) return [];
+  const rule = RUN_RULES["loop-failing-operation"];
+  return [
+    makeAlert(rule, {
+      run_id: call.runId,
+      event_time: call.eventTime,
+      evidence: {
+        seq_from: streak.seqFrom,
+        seq_to: streak.seqTo,
+        repetitions: streak.failures,
+        detail: `tool ${call.tool}, ${streak.distinctActions} different inputs`,
+      },
+      message:
+        `the same ${call.tool} operation failed ${streak.failures} times with ${streak.distinctActions} ` +
+        `different inputs (seq ${streak.seqFrom}..${streak.seqTo}) without progress`,
+    }),
+  ];
+}
+
+/**
+ * Episode bookkeeping shared by both failing rules: true when this streak is new and reaches the
+ * threshold (alert), false while an alerted streak goes on. A success, or progress that leaves at
+ * most one failure, ends the episode, so a later stuck streak alerts again.
+ */
+function openStreak(
+  open: [number, number][],
+  call: ToolCallObservation,
+  key: number,
+  streak: FailureStreak,
+  threshold: number,
+): boolean {
+  const openIndex = open.findIndex(([value]) => value === key);
+  if (!call.failed || streak.failures < threshold) {
+    if (openIndex !== -1 && (!call.failed || streak.failures <= 1)) open.splice(openIndex, 1);
+    return false;
+  }
+  const episode = openIndex === -1 ? undefined : open[openIndex];
+  if (episode !== undefined) {
+    episode[1] = Math.max(episode[1], call.seq);
+    return false;
+  }
+  open.push([key, call.seq]);
+  if (open.length > MAX_OPEN_FAILURES) open.shift();
+  return true;
+}
+
+/** Whether two failures (older, newer ring indexes) belong to one streak (StreakLink). */
+function linked(state: LoopState, older: number, newer: number, link: StreakLink): boolean {
   const digest = state.digests[older] ?? 0;
-  if (digest !== 0 && digest === state.digests[newer]) return true;
+  const sameError = digest !== 0 && digest === state.digests[newer];
   const newerEpochBefore = (state.epochs[newer] ?? 0) - (state.changed[newer] ?? 0);
-  return newerEpochBefore === state.epochs[older];
+  const unchanged = newerEpochBefore === state.epochs[older];
+  if (link === "alike") return sameError || unchanged;
+  return unchanged && (link === "unchanged" || sameError);
 }

@@ -9,7 +9,12 @@ export interface RunRule {
   readonly description: string;
 }
 
-export type RunRuleId = "loop-cycle" | "loop-failing-step" | "loop-repeated-message" | "redundant-steps";
+export type RunRuleId =
+  | "loop-cycle"
+  | "loop-failing-step"
+  | "loop-failing-operation"
+  | "loop-repeated-message"
+  | "redundant-steps";
 
 export const RUN_RULES: Readonly<Record<RunRuleId, RunRule>> = {
   "loop-cycle": {
@@ -21,11 +26,26 @@ export const RUN_RULES: Readonly<Record<RunRuleId, RunRule>> = {
   },
   "loop-failing-step": {
     id: "loop-failing-step",
-    version: 2,
+    version: 3,
     kind: "LOOP",
     severity: "warning",
     description:
-      "The same action (tool + canonical input) failed at least 3 times in a row without succeeding in between, each failure like the one before it: the same observation digest (failing the same way), or no state-changing action in between (nothing was tried). A failure after an edit that changes the error is progress and restarts the count; a non-zero exit that only means no match (grep, test, diff) is not a failure. One alert per failing streak.",
+      "The same action (tool + canonical input) failed at least 3 times in a row without succeeding in between, " +
+      "each failure like the one before it: the same observation digest (failing the same way), or no successful " +
+      "state change in between (nothing was tried that worked; a rejected edit is no progress). A failure after " +
+      "an edit that changes the error is progress and restarts the count; a non-zero exit that only means no " +
+      "match (grep, test, diff) is not a failure. One alert per failing streak.",
+  },
+  "loop-failing-operation": {
+    id: "loop-failing-operation",
+    version: 1,
+    kind: "LOOP",
+    severity: "warning",
+    description:
+      "One state-changing operation (the same tool on the same target file, or the same shell program and first " +
+      "operand) failed at least 4 times in a row with at least two different inputs and no successful state " +
+      "change in between (for a shell operation also with the same observation digest): an edit rejected again " +
+      "and again with small variations, a patch that does not apply. One alert per failing streak.",
   },
   "loop-repeated-message": {
     id: "loop-repeated-message",

@@ -162,7 +162,7 @@ describe("openhands LLM completion logs (trajs/<instance>/*.json of SWE-bench su
     expect(byType(facts, "sandbox_event").map((event) => [event["kind"], event["exit_code"] ?? event["path"]])).toEqual([
       ["exec", 1],
       ["file_write", "/workspace/repo/src/math.py"],
-      ["file_write", "/workspace/repo/src/math.py"],
+      // The rejected str_replace (ERROR:) wrote nothing: no file event for it.
       ["exec", 0],
     ]);
     expect(byType(facts, "model_call")).toHaveLength(1);
