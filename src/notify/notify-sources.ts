@@ -1,4 +1,7 @@
+import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import type { Consumer, Kafka, KafkaMessage } from "kafkajs";
+import type { DeadLetterRecord } from "../contract/dead-letter.ts";
+import { decodeWireRecord, type WireDecoding } from "../kafka/serde/wire-decoder.ts";
 import type { Logger } from "pino";
 import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
 import type { MetricResult } from "../metrics/result-record.ts";
@@ -92,6 +95,10 @@ export interface TopicNotifyHandle {
 export interface TopicNotifyOptions {
   readonly kafka: Kafka;
   readonly serde: TopicSerde;
+  /** Tells an undecodable record (dead-lettered) from a registry outage (waited out). */
+  readonly registry: SchemaRegistry;
+  /** Where a record that can never be decoded goes, with its coordinates and bytes. */
+  readonly undecodable: (letter: DeadLetterRecord) => Promise<void>;
   readonly topics: TopicNames;
   readonly groupId: string;
   readonly notifier: Notifier;
@@ -104,23 +111,34 @@ export interface TopicNotifyOptions {
   readonly onFatal?: (error: Error) => void;
 }
 
-/** Decoding needs the registry: a record is tried this many times, a second apart, before it is passed. */
-const DECODE_ATTEMPTS = 3;
+/** A registry outage is waited out (the record is never skipped); the wait between tries grows to this. */
+const MAX_OUTAGE_BACKOFF_MS = 30_000;
 
-async function decodeWithRetry<T>(decode: () => Promise<T>, heartbeat: () => Promise<void>): Promise<T | Error> {
-  for (let attempt = 1; ; attempt += 1) {
+/**
+ * The record's wire decoding, or undefined when the stop came first. An unreachable registry
+ * throws in decodeWireRecord and is tried again, a second apart and growing, heartbeating between.
+ */
+async function decodeThroughOutage(
+  registry: SchemaRegistry,
+  bytes: Buffer,
+  heartbeat: () => Promise<void>,
+  stopping: AbortSignal,
+  logger: Logger,
+): Promise<WireDecoding | undefined> {
+  for (let waitMs = 1_000; !stopping.aborted; waitMs = Math.min(waitMs * 2, MAX_OUTAGE_BACKOFF_MS)) {
     try {
-      return await decode();
+      return await decodeWireRecord(registry, bytes);
     } catch (error) {
-      if (attempt >= DECODE_ATTEMPTS) return error instanceof Error ? error : new Error(String(error));
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      logger.warn({ err: error, retry_in_ms: waitMs }, "schema registry unavailable; the record waits");
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
       await heartbeat();
     }
   }
+  return undefined;
 }
 
 export async function notifyFromTopics(options: TopicNotifyOptions): Promise<TopicNotifyHandle> {
-  const { kafka, serde, topics, groupId, notifier, stopping, logger, fromBeginning } = options;
+  const { kafka, serde, registry, undecodable, topics, groupId, notifier, stopping, logger, fromBeginning } = options;
   const consumer: Consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 500, sessionTimeout: 30_000 });
   const transitions = new CoverageTransitions();
   consumer.on(consumer.events.CRASH, (event) => {
@@ -138,24 +156,36 @@ export async function notifyFromTopics(options: TopicNotifyOptions): Promise<Top
     heartbeat: () => Promise<void>,
   ): Promise<boolean> => {
     const source = { topic, partition, offset: message.offset, key: message.key };
-    // An undecodable record cannot be delivered whatever is retried: it is named and passed.
-    const skip = (detail: string): boolean => {
-      const { offset } = message;
-      logger.error({ topic, partition, offset, reason: "UNDECODABLE_BYTES", detail }, "skipped a record");
+    // A record that can never be decoded cannot be delivered whatever is retried: it is dead-lettered.
+    const deadLetter = async (reason: DeadLetterRecord["reason"], detail: string): Promise<boolean> => {
+      const coordinates = { topic, partition, offset: message.offset };
+      logger.error({ ...coordinates, reason, detail }, "undecodable record dead-lettered");
+      await undecodable({ reason, field: "", detail, source: coordinates, factId: null, key: message.key, value: message.value });
       return true;
     };
     const { value } = message;
+    const key = message.key?.toString("utf8");
+    if (value === null) {
+      if (topic === topics.alerts) return true;
+      if (key === undefined) return deadLetter("UNDECODABLE_BYTES", "a result tombstone without a key");
+      const notification = transitions.observe(key, null);
+      return notification === null || notifier.notify(notification, source, heartbeat);
+    }
+    const wire = await decodeThroughOutage(registry, value, heartbeat, stopping, logger);
+    if (wire === undefined) return false;
+    if (!wire.ok) return deadLetter(wire.reason, wire.detail);
     if (topic === topics.alerts) {
-      if (value === null) return true;
-      const alert = await decodeWithRetry(() => serde.decodeAlert(value), heartbeat);
-      if (alert instanceof Error) return skip(alert.message);
-      if (!isAlert(alert)) return skip("not a tripwire alert");
+      const alert = wire.value;
+      if (!isAlert(alert)) return deadLetter("UNDECODABLE_BYTES", "not a tripwire alert");
       return notifier.notify(alertNotification(alert), source, heartbeat);
     }
-    const key = message.key?.toString("utf8");
-    if (key === undefined) return skip("a result without a key");
-    const result = value === null ? null : await decodeWithRetry(() => serde.decodeResult(value), heartbeat);
-    if (result instanceof Error) return skip(result.message);
+    if (key === undefined) return deadLetter("UNDECODABLE_BYTES", "a result without a key");
+    let result: MetricResult;
+    try {
+      result = await serde.decodeResult(value);
+    } catch (error) {
+      return deadLetter("UNDECODABLE_BYTES", error instanceof Error ? error.message : String(error));
+    }
     const notification = transitions.observe(key, result);
     return notification === null || notifier.notify(notification, source, heartbeat);
   };

@@ -1,7 +1,8 @@
+import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import type { Kafka, Producer } from "kafkajs";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeadLetterRecord } from "../../src/contract/dead-letter.ts";
+import { deadLetterKey, type DeadLetterRecord } from "../../src/contract/dead-letter.ts";
 import { startExporterServer } from "../../src/export/exporter-server.ts";
 import { DEFAULT_EXPORT_LIMITS } from "../../src/export/openmetrics.ts";
 import { ensureTopics } from "../../src/kafka/ensure-topics.ts";
@@ -17,7 +18,7 @@ import { startKafkaSource } from "../../src/serve/kafka-source.ts";
 import { ViewState } from "../../src/serve/view-state.ts";
 import { topicNames, type TopicNames } from "../../src/stream/topic-names.ts";
 import { createRunMonitor } from "../../src/tripwires/index.ts";
-import { closeAll, connectedAdmin, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
+import { closeAll, connectedAdmin, connectedProducer, testKafka, testRegistry, uniqueName } from "../support/kafka.ts";
 import { parseOpenMetrics } from "../support/openmetrics-parser.ts";
 import { topicSerde, waitFor } from "../support/processes.ts";
 import { startReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
@@ -32,12 +33,14 @@ import { exec } from "../unit/tripwires/events.ts";
 let kafka: Kafka;
 let producer: Producer;
 let serde: AvroTopicSerde;
+let registry: SchemaRegistry;
 const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   kafka = testKafka();
   producer = await connectedProducer(kafka);
   serde = topicSerde();
+  registry = testRegistry();
 });
 
 afterAll(async () => {
@@ -144,12 +147,17 @@ describe("agentops notify over the alerts and results topics", () => {
       const stop = new AbortController();
       const notifier = new Notifier(config, topicDeadLetters(producer, serde, topics.deadLetters), logger, stop.signal);
       const stopping = stop.signal;
-      const options = { kafka, serde, topics, groupId, notifier, stopping, logger, fromBeginning: true };
+      const undecodable = async (letter: DeadLetterRecord): Promise<void> => {
+        const value = await serde.encodeDeadLetter(letter);
+        await producer.send({ topic: topics.deadLetters, messages: [{ key: deadLetterKey(letter), value }] });
+      };
+      const options = { kafka, serde, registry, undecodable, topics, groupId, notifier, stopping, logger, fromBeginning: true };
       const handle = await notifyFromTopics(options);
       return { handle, notifier, stop };
     };
     const kinds = (): string[] => good.requests.map((request) => (JSON.parse(request.body) as { kind: string }).kind);
 
+    await producer.send({ topic: topics.alerts, messages: [{ key: "run-garbage", value: Buffer.from("not avro") }] });
     const firstAlert = await writeAlert(topics, "run-notify-1");
     await writeResult(topics, latency("m1", 1));
     const first = await start();
@@ -163,14 +171,20 @@ describe("agentops notify over the alerts and results topics", () => {
       await readTopicToEnd(kafka, topics.deadLetters, async (message) => {
         if (message.value !== null) found.push(await serde.decodeDeadLetter(message.value));
       });
-      return found.length > 0 ? found : undefined;
+      return found.length > 1 ? found : undefined;
     });
-    expect(letters).toHaveLength(1);
-    expect(letters[0]).toMatchObject({ reason: "WEBHOOK_DELIVERY_FAILED", field: "webhook:down" });
-    expect(letters[0]?.recordRejected).toBe(false);
-    expect(letters[0]?.source.topic).toBe(topics.alerts);
-    expect(letters[0]?.detail).toContain("HTTP_RETRYABLE");
-    expect(letters[0]?.detail).not.toContain(down.url);
+    // The undecodable record is dead-lettered with its coordinates and bytes, never skipped.
+    const garbage = letters.find((letter) => letter.reason === "UNDECODABLE_BYTES");
+    expect(garbage?.source.topic).toBe(topics.alerts);
+    expect(garbage?.source.offset).toBe("0");
+    expect(garbage?.value?.toString("utf8")).toBe("not avro");
+    const failed = letters.filter((letter) => letter.reason === "WEBHOOK_DELIVERY_FAILED");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ field: "webhook:down" });
+    expect(failed[0]?.recordRejected).toBe(false);
+    expect(failed[0]?.source.topic).toBe(topics.alerts);
+    expect(failed[0]?.detail).toContain("HTTP_RETRYABLE");
+    expect(failed[0]?.detail).not.toContain(down.url);
     expect(down.requests).toHaveLength(2);
 
     first.stop.abort();

@@ -7,6 +7,7 @@ import { loadNotifyConfig } from "../../notify/webhook-config.ts";
 import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, parseFlags, stringFlag } from "../flags.ts";
+import { deadLetterKey, type DeadLetterRecord } from "../../contract/dead-letter.ts";
 
 const USAGE = `Usage: agentops notify --webhooks hooks.json --alerts <alerts.ndjson> [--results <results.ndjson>]
                        --dlq <failed.ndjson>
@@ -115,7 +116,7 @@ export const notifyCommand: CliCommand = {
       return deadLettered > 0 || aborted > 0 ? 1 : 0;
     }
     const groupId = stringFlag(flags, "group") ?? "agentops-notify";
-    return withCluster(flags, "agentops-notify", async ({ kafka, serde, topics }) => {
+    return withCluster(flags, "agentops-notify", async ({ kafka, registry, serde, topics }) => {
       await serde.registerAll();
       const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
@@ -128,7 +129,11 @@ export const notifyCommand: CliCommand = {
         exitCode = 1;
         stop.abort();
       };
-      const options = { kafka, serde, topics, groupId, notifier, stopping, logger: log, fromBeginning, onFatal };
+      const undecodable = async (letter: DeadLetterRecord): Promise<void> => {
+        const value = await serde.encodeDeadLetter(letter);
+        await producer.send({ topic: topics.deadLetters, messages: [{ key: deadLetterKey(letter), value }] });
+      };
+      const options = { kafka, serde, registry, undecodable, topics, groupId, notifier, stopping, logger: log, fromBeginning, onFatal };
       const running = await notifyFromTopics(options);
       const webhooks = config.webhooks.map((hook) => hook.name);
       log.info({ group: groupId, topics: [topics.alerts, topics.results], webhooks }, "notify running");
