@@ -101,8 +101,8 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
           const client = yield* startupStage(logger, `connect ${processor.name} client`, connect, { retry: true });
           // A topic another instance has just created may not be hosted yet: that heals by waiting.
           const join = kafkaMember(environment, processor).pipe(Effect.provide(client));
-          const joined = { retry: true, retryAlso: isUnknownTopicPartition };
-          members.set(processor.name, yield* startupStage(logger, `join ${processor.name} consumer group`, join, joined));
+          const retries = { retry: true, retryAlso: isUnknownTopicPartition };
+          members.set(processor.name, yield* startupStage(logger, `join ${processor.name} consumer group`, join, retries));
         }),
       run: Effect.void,
     };

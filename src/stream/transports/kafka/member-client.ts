@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, type Scope } from "effect";
-import type { Kafka, KafkaMessage, TopicMessages } from "kafkajs";
+import type { Admin, Kafka, KafkaMessage, Producer, TopicMessages } from "kafkajs";
 import { KafkaIoError } from "../../../errors.ts";
 import { readTopicsFrom, readTopicToEnd } from "../../../kafka/read-topic.ts";
 import { sendBounded } from "../../../kafka/send-bounded.ts";
@@ -43,31 +43,33 @@ export function makeMemberClient(
   role: string,
 ): Effect.Effect<MemberClientShape, KafkaIoError, Scope.Scope> {
   return Effect.gen(function* () {
-    const producer = yield* Effect.acquireRelease(
+    // One acquisition for both, so a failed connect leaves nothing connected behind a retry.
+    const connect = async (): Promise<{ producer: Producer; admin: Admin }> => {
+      const producer = kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        retry: { initialRetryTime: 300, maxRetryTime: 10_000 },
+      });
+      await producer.connect();
+      const admin = kafka.admin();
+      try {
+        await admin.connect();
+      } catch (error) {
+        await producer.disconnect().catch(() => undefined);
+        throw error;
+      }
+      return { producer, admin };
+    };
+    const { producer, admin } = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: async () => {
-          const producer = kafka.producer({
-            idempotent: true,
-            maxInFlightRequests: 1,
-            retry: { initialRetryTime: 300, maxRetryTime: 10_000 },
-          });
-          await producer.connect();
-          return producer;
-        },
-        catch: (cause) => new KafkaIoError({ operation: `connect ${role} producer`, cause }),
+        try: connect,
+        catch: (cause) => new KafkaIoError({ operation: `connect ${role} client`, cause }),
       }),
-      (producer) => Effect.promise(() => producer.disconnect().catch(() => undefined)),
-    );
-    const admin = yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          const admin = kafka.admin();
-          await admin.connect();
-          return admin;
-        },
-        catch: (cause) => new KafkaIoError({ operation: `connect ${role} admin`, cause }),
-      }),
-      (admin) => Effect.promise(() => admin.disconnect().catch(() => undefined)),
+      (client) =>
+        Effect.promise(async () => {
+          await client.admin.disconnect().catch(() => undefined);
+          await client.producer.disconnect().catch(() => undefined);
+        }),
     );
     return {
       send: (topicMessages) => sendBounded(producer, topicMessages),
