@@ -150,10 +150,13 @@ describe("changelog reader", () => {
       client.append(TOPICS.runMonitorChangelog, partition, { key, value: Buffer.from(key), headers: {} });
     }
     client.append(TOPICS.runMonitorChangelog, 1, { key: "run-2", value: null, headers: {} });
-    const monitor = processor("run-monitor", {}, () => new CheckpointingStore(new Map([[1, 1n]])));
-    const member = fakeMember(monitor, client);
-    const stores = await Effect.runPromise(changelogReader(member, checkpointer(member)).readChangelogs([1]));
-    expect([...(stores.get(1)?.byName.get("run-states")?.keys() ?? [])]).toEqual(["run-1"]);
+    const checkpoint = (partition: number): CheckpointingStore =>
+      new CheckpointingStore(partition === 1 ? new Map([[1, 1n]]) : undefined);
+    const member = fakeMember(processor("run-monitor", {}, checkpoint), client);
+    const stores = await Effect.runPromise(changelogReader(member, checkpointer(member)).readChangelogs([0, 1]));
+    const keys = (partition: number): string[] => [...(stores.get(partition)?.byName.get("run-states")?.keys() ?? [])];
+    expect(keys(0)).toEqual(["other"]);
+    expect(keys(1)).toEqual(["run-1"]);
   });
 
   it("reads the source's ends and the group's committed offsets, and loads a task's partition of its log", async () => {
