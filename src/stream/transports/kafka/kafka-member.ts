@@ -84,6 +84,9 @@ export function kafkaMember(
       }
     });
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      // A rejoin while the consumer leaves (another member stopping at the same time) restores
+      // nothing: a restore then would outlive the member's scope and its client.
+      if (stopping) return;
       const partitions = event.payload.memberAssignment[sourceTopic] ?? [];
       telemetry.count("agentops_rebalances_total", "Consumer group (re)joins, by processor", { processor: name });
       const assigned = { processor: name, groupId, partitions, instance: config.instanceId, stage: "assigned" };
