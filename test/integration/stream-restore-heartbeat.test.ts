@@ -1,4 +1,4 @@
-import { Effect, Exit, Scope } from "effect";
+import { Effect, Exit, Layer, Scope } from "effect";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { ensureTopics } from "../../src/kafka/ensure-topics.ts";
@@ -9,6 +9,7 @@ import { resolveStreamConfig } from "../../src/stream/runtime/stream-config.ts";
 import { Telemetry } from "../../src/stream/runtime/telemetry.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
 import { kafkaMember, type MemberFailure } from "../../src/stream/transports/kafka/kafka-member.ts";
+import { memberClientLayer } from "../../src/stream/transports/kafka/member-client.ts";
 import { closeAll, connectedAdmin, connectedProducer, serviceEndpoints, testKafka, uniqueName } from "../support/kafka.ts";
 
 /** The shortest session timeout the broker accepts by default (group.min.session.timeout.ms). */
@@ -70,11 +71,12 @@ describe("a member restoring for longer than its session timeout", () => {
     const registry = createSchemaRegistry(registryUrl);
     const telemetry = new Telemetry();
     const failures: MemberFailure[] = [];
-    const memberProducer = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
     const scope = Effect.runSync(Scope.make());
     await Effect.runPromise(
       Scope.extend(
-        kafkaMember({ kafka, registry, serde: new AvroTopicSerde(registry), topics, config, logger: pino({ level: "silent" }), telemetry, enginePartitions: 1, fail: (error) => failures.push(error) }, processor, memberProducer),
+        kafkaMember({ kafka, registry, serde: new AvroTopicSerde(registry), topics, config, logger: pino({ level: "silent" }), telemetry, enginePartitions: 1, fail: (error) => failures.push(error) }, processor).pipe(
+          Effect.provide(Layer.extendScope(memberClientLayer(kafka, "engine"))),
+        ),
         scope,
       ),
     );

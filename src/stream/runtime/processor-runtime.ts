@@ -11,6 +11,7 @@ import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
 import type { Processor } from "../processor.ts";
 import { enginePartitions, STAGE_TOPIC_ROLES, topicNames, type TopicNames } from "../topic-names.ts";
 import { kafkaMember, type KafkaEnvironment, type MemberCommits, type MemberFailure } from "../transports/kafka/kafka-member.ts";
+import { memberClientLayer } from "../transports/kafka/member-client.ts";
 import { boundEngineHeapGrowth } from "../../metrics/state/heap-growth.ts";
 import { serveTelemetry } from "./metrics-server.ts";
 import { startupStage } from "./startup-stage.ts";
@@ -92,32 +93,16 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
     const members = new Map<string, MemberCommits>();
     const uncommittedRoles = (): string[] => [...members].filter(([, member]) => member.uncommitted()).map(([role]) => role);
 
-    // One idempotent producer per member: each keeps one request in flight (ordering per partition),
-    // and members do not queue behind each other's acknowledgements.
-    const connectProducer = (role: string) =>
-      Effect.acquireRelease(
-        startupStage(
-          logger,
-          `connect ${role} producer`,
-          Effect.tryPromise({
-            try: async () => {
-              const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { initialRetryTime: 300, maxRetryTime: 10_000 } });
-              await producer.connect();
-              return producer;
-            },
-            catch: (cause) => new KafkaIoError({ operation: `connect ${role} producer`, cause }),
-          }),
-          { retry: true },
-        ),
-        (producer) => Effect.promise(() => producer.disconnect().catch(() => undefined)),
-      );
-
     const transport: TransportShape = {
       member: (processor: Processor<never>) =>
         Effect.gen(function* () {
-          const producer = yield* connectProducer(processor.name);
+          // Each member's own client (admin and idempotent producer), released when the instance's scope closes.
+          const connect = Layer.build(memberClientLayer(kafka, processor.name));
+          const client = yield* startupStage(logger, `connect ${processor.name} client`, connect, { retry: true });
           // A topic another instance has just created may not be hosted yet: that heals by waiting.
-          members.set(processor.name, yield* startupStage(logger, `join ${processor.name} consumer group`, kafkaMember(environment, processor, producer), { retry: true, retryAlso: isUnknownTopicPartition }));
+          const join = kafkaMember(environment, processor).pipe(Effect.provide(client));
+          const retries = { retry: true, retryAlso: isUnknownTopicPartition };
+          members.set(processor.name, yield* startupStage(logger, `join ${processor.name} consumer group`, join, retries));
         }),
       run: Effect.void,
     };
