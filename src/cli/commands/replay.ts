@@ -28,7 +28,7 @@ const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--outpu
                        [--alerts <alerts.ndjson>] [--runs <runs.ndjson>] [--dlq <dlq.ndjson>]
                        [--window 1d] [--coverage-threshold 10] [--engine single|stages] [--engine-partitions 1]
                        [--table summary|grouped|full] [--width 120]
-                       [--state disk|memory] [--state-dir DIR] [--state-cache-mb 64]
+                       [--state disk|memory] [--state-dir DIR] [--state-cache-mb 16]
        agentops replay --from-topic [--verify] [--output <results.ndjson>] [--state disk|memory] [--state-dir DIR]
                        [--brokers host:port] [--schema-registry URL] [--topic-prefix P] [--log-level debug]
 
@@ -58,7 +58,7 @@ sorted by key. The same records in any order give byte-identical output.
                         whatever the input's size) or "memory" (every fact in the heap: small files only)
   --state-dir           the directory under which the replay makes its temporary state directory
                         (default: the system's temporary directory); removed when the replay ends
-  --state-cache-mb      the record cache's budget in MiB with --state disk, 1..4096 (default 64)
+  --state-cache-mb      the record cache's budget in MiB with --state disk, 1..4096 (default 16)
 
 Audit mode (--from-topic): rebuilds every result into fresh state from the compacted
 engine-facts topic, which keeps every accepted fact version for ever (the facts topic keeps only
