@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Effect } from "effect";
@@ -10,6 +11,7 @@ import { replayFile, type ReplayOutcome } from "../../src/stream/transports/embe
 import { withReplayState } from "../../src/stream/transports/embedded/replay-state.ts";
 import { generateWorkloadLines } from "../../src/workload/workload.ts";
 import { agentopsWithEnv } from "../support/cli-env.ts";
+import { NODE, NODE_FLAGS, REPO_ROOT, waitFor } from "../support/processes.ts";
 
 /**
  * Issue #32: a replay keeps the engine's state on disk (LMDB behind the bounded record cache of a
@@ -92,5 +94,23 @@ describe("replay with the engine state on disk", { timeout: 600_000 }, () => {
     expect(disk).toEqual(memory);
     // The temporary state directory was removed.
     expect(readdirSync(root).filter((name) => name.startsWith("agentops-replay-"))).toEqual([]);
+  });
+
+  it("removes its state directory when interrupted (SIGINT), and exits 130", async () => {
+    const parent = join(root, "interrupted");
+    mkdirSync(parent);
+    // A named pipe that is never closed: the replay waits on its input until it is interrupted.
+    const input = join(root, "facts.fifo");
+    execFileSync("mkfifo", [input]);
+    const child = spawn(NODE, [...NODE_FLAGS, join(REPO_ROOT, "bin/agentops"), "replay", "--input", input, "--output", join(root, "never.ndjson"), "--state-dir", parent], { stdio: "ignore" });
+    // The pipe breaks when the replay ends (EPIPE): expected here.
+    const writer = createWriteStream(input).on("error", () => undefined);
+    writer.write(`${generateWorkloadLines({ seed: 3, tasks: 20 }).lines.join("\n")}\n`);
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : null))));
+    await waitFor("the replay's state directory", () => (readdirSync(parent).some((name) => name.startsWith("agentops-replay-")) ? true : undefined), { timeoutMs: 60_000 });
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    writer.destroy();
+    expect(readdirSync(parent)).toEqual([]);
   });
 });

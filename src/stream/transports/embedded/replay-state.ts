@@ -26,11 +26,8 @@ export interface ReplayState {
   readonly cacheBytes: number;
 }
 
-/** What the process does on SIGINT/SIGTERM while a replay's directory exists: remove it, then exit. */
-const EXIT_SIGNALS = [
-  ["SIGINT", 130],
-  ["SIGTERM", 143],
-] as const;
+/** The signals that stop a replay: its directory is removed first. */
+const EXIT_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
 /**
  * Runs `replay` over a fresh state directory under `parent` (os.tmpdir() when not given), removed
@@ -44,10 +41,13 @@ export async function withReplayState<T>(kind: ReplayStateKind, parent: string |
   mkdirSync(base, { recursive: true });
   const directory = mkdtempSync(join(base, "agentops-replay-"));
   const remove = (): void => rmSync(directory, { recursive: true, force: true });
-  const handlers = EXIT_SIGNALS.map(([signal, code]) => {
+  const handlers = EXIT_SIGNALS.map((signal) => {
+    // Once the directory is gone the signal is raised again and ends the process as it would have:
+    // process.exit from here hung (its exit hooks wait on the open LMDB stores' threads).
     const handler = (): void => {
       remove();
-      process.exit(code);
+      for (const [other, registered] of handlers) process.removeListener(other, registered);
+      process.kill(process.pid, signal);
     };
     process.once(signal, handler);
     return [signal, handler] as const;
