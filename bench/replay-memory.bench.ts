@@ -27,15 +27,23 @@ const SAMPLE_MS = 250;
 const TICKS_PER_SECOND = 100;
 
 const argv = process.argv.slice(2);
-const option = (name: string, fallback: string): string => (argv.includes(name) ? (argv[argv.indexOf(name) + 1] ?? fallback) : fallback);
+const option = (name: string, fallback: string): string =>
+  argv.includes(name) ? (argv[argv.indexOf(name) + 1] ?? fallback) : fallback;
 const SIZES = option("--sizes", "1000000,3000000").split(",").map(Number);
 const STATES = option("--states", "disk,memory").split(",");
 const RUNS = Number(option("--runs", "1"));
 /** Workload files already at hand, as `size=path,...` (else generated under bench/out/). */
-const GIVEN = new Map(option("--inputs", "").split(",").filter((entry) => entry.includes("=")).map((entry) => [Number(entry.split("=")[0]), entry.slice(entry.indexOf("=") + 1)] as const));
+const GIVEN = new Map(
+  option("--inputs", "")
+    .split(",")
+    .filter((entry) => entry.includes("="))
+    .map((entry) => [Number(entry.split("=")[0]), entry.slice(entry.indexOf("=") + 1)] as const),
+);
 
 /** The node flags bin/agentops runs with (its shebang line), so the replay runs as `npx agentops replay` does. */
-const CLI_NODE_FLAGS = (readFileSync(`${ROOT}bin/agentops`, "utf8").split("\n")[0] ?? "").split(/\s+/).filter((word) => word.startsWith("--"));
+const CLI_NODE_FLAGS = (readFileSync(`${ROOT}bin/agentops`, "utf8").split("\n")[0] ?? "")
+  .split(/\s+/)
+  .filter((word) => word.startsWith("--"));
 
 function log(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -64,7 +72,8 @@ function replay(input: string, state: string): Promise<Measured> {
   const output = `${BENCH_OUT}replay-memory.results.ndjson`;
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(NODE, [...CLI_NODE_FLAGS, "bin/agentops", "replay", "--input", input, "--output", output, "--state", state], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const args = [...CLI_NODE_FLAGS, "bin/agentops", "replay", "--input", input, "--output", output, "--state", state];
+    const child = spawn(NODE, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     let peakAnonBytes = 0;
     let hwmBytes = 0;
@@ -86,6 +95,8 @@ function replay(input: string, state: string): Promise<Measured> {
   });
 }
 
+const mib = (bytes: number): string => (bytes / MIB).toFixed(0);
+
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -98,10 +109,12 @@ const measured = new Map<string, Measured[]>();
 for (let run = 0; run < RUNS; run++) {
   for (const size of SIZES) {
     for (const state of STATES) {
-      log(`replay of ${size.toLocaleString("en-US")} lines, state ${state} (run ${String(run + 1)} of ${String(RUNS)})…`);
+      log(`replay of ${size.toLocaleString("en-US")} lines, state ${state} (run ${String(run + 1)}/${String(RUNS)})…`);
       const result = await replay(inputs.get(size) ?? "", state);
-      const line = `${result.wallSeconds.toFixed(0)} s wall, ${result.cpuSeconds.toFixed(0)} s CPU, peak RssAnon ${(result.peakAnonBytes / MIB).toFixed(0)} MiB, VmHWM ${(result.hwmBytes / MIB).toFixed(0)} MiB`;
-      log(result.code === 0 ? `  ${line}` : `  failed (exit ${String(result.code)}): ${result.stderr.trim().split("\n").pop() ?? ""}`);
+      const memory = `peak RssAnon ${mib(result.peakAnonBytes)} MiB, VmHWM ${mib(result.hwmBytes)} MiB`;
+      const line = `${result.wallSeconds.toFixed(0)} s wall, ${result.cpuSeconds.toFixed(0)} s CPU, ${memory}`;
+      const failure = `failed (exit ${String(result.code)}): ${result.stderr.trim().split("\n").pop() ?? ""}`;
+      log(`  ${result.code === 0 ? line : failure}`);
       const key = `${String(size)}\u0000${state}`;
       measured.set(key, [...(measured.get(key) ?? []), result]);
     }
@@ -112,13 +125,18 @@ const rows = [...measured.entries()].map(([key, results]) => {
   const [size = "", state = ""] = key.split("\u0000");
   const ok = results.filter((result) => result.code === 0);
   if (ok.length === 0) return `| ${Number(size).toLocaleString("en-US")} | ${state} | failed | | | |`;
-  const mib = (bytes: number): string => (bytes / MIB).toFixed(0);
-  return `| ${Number(size).toLocaleString("en-US")} | ${state} | ${median(ok.map((result) => result.wallSeconds)).toFixed(0)} | ${median(ok.map((result) => result.cpuSeconds)).toFixed(0)} | ${mib(median(ok.map((result) => result.peakAnonBytes)))} | ${mib(median(ok.map((result) => result.hwmBytes)))} |`;
+  const middle = (field: (result: Measured) => number): number => median(ok.map(field));
+  const seconds = `${middle((result) => result.wallSeconds).toFixed(0)} | ${middle((result) => result.cpuSeconds).toFixed(0)}`;
+  const memory = `${mib(middle((result) => result.peakAnonBytes))} | ${mib(middle((result) => result.hwmBytes))}`;
+  return `| ${Number(size).toLocaleString("en-US")} | ${state} | ${seconds} | ${memory} |`;
 });
 const section = [
   HEADING,
   "",
-  `${new Date().toISOString().slice(0, 10)}, ${String(cpus().length)} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, load ${loadavg()[0]?.toFixed(1) ?? "?"} at the end (shared machine); \`npm run bench:replay-memory -- --sizes ${SIZES.join(",")} --states ${STATES.join(",")} --runs ${String(RUNS)}\`. Medians of ${String(RUNS)} run(s), alternating states.`,
+  `${new Date().toISOString().slice(0, 10)}, ${String(cpus().length)} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, ` +
+    `load ${loadavg()[0]?.toFixed(1) ?? "?"} at the end (shared machine); ` +
+    `\`npm run bench:replay-memory -- --sizes ${SIZES.join(",")} --states ${STATES.join(",")} --runs ${String(RUNS)}\`. ` +
+    `Medians of ${String(RUNS)} run(s), alternating states.`,
   "",
   "| lines | state | wall s | CPU s | peak RssAnon MiB | VmHWM MiB |",
   "|---:|---|---:|---:|---:|---:|",

@@ -123,10 +123,16 @@ export const replayCommand: CliCommand = {
     if (engine === "single" && stringFlag(flags, "engine-partitions") !== undefined) throw new UsageError("--engine-partitions", "only applies to --engine stages", "add --engine stages, or drop --engine-partitions");
     const engineTopology = engine === "stages" ? ({ kind: "stages", partitions } as const) : ({ kind: "single" } as const);
     const stateKind = stringFlag(flags, "state") ?? "disk";
-    if (stateKind !== "disk" && stateKind !== "memory") throw new UsageError("--state", `"${stateKind}" is not a place for state`, "give --state disk (the default) or --state memory");
+    if (stateKind !== "disk" && stateKind !== "memory") {
+      const fix = "give --state disk (the default) or --state memory";
+      throw new UsageError("--state", `"${stateKind}" is not a place for state`, fix);
+    }
     const cacheMb = integerFlag(flags, "state-cache-mb", REPLAY_STATE_CACHE_MB, 1, 4096);
-    const where = (replay: (state: ReplayState) => Promise<number>): Promise<number> => withReplayState(stateKind, stringFlag(flags, "state-dir"), cacheMb, replay);
-    if (booleanFlag(flags, "from-topic")) return where((state) => auditReplay(flags, config.data, engineTopology, state));
+    const stateDir = stringFlag(flags, "state-dir");
+    if (booleanFlag(flags, "from-topic")) {
+      const audit = (state: ReplayState): Promise<number> => auditReplay(flags, config.data, engineTopology, state);
+      return withReplayState(stateKind, stateDir, cacheMb, audit);
+    }
     if (booleanFlag(flags, "verify")) throw new UsageError("--verify", "only applies to --from-topic", "add --from-topic to audit the results topic, or drop --verify");
     const table = stringFlag(flags, "table") ?? "summary";
     if (table !== "summary" && table !== "grouped" && table !== "full") throw new UsageError("--table", `"${table}" is not a table kind`, "give --table summary, --table grouped or --table full");
@@ -145,9 +151,12 @@ export const replayCommand: CliCommand = {
 
     const progress = progressReporter("replay", size);
     const started = performance.now();
-    const replayed = (state: ReplayState): Promise<ReplayOutcome> =>
-      Effect.runPromise(replayFile({ input, onBytes: (bytes) => progress.update(bytes) }, { engine: config.data, engineTopology, tripwires: {}, ...(state.engineState === undefined ? {} : { engineState: state.engineState }) }, shippedCatalog()));
-    const { sinks, counts } = await withReplayState(stateKind, stringFlag(flags, "state-dir"), cacheMb, replayed);
+    const replayed = (state: ReplayState): Promise<ReplayOutcome> => {
+      const onDisk = state.engineState === undefined ? {} : { engineState: state.engineState };
+      const options = { input, onBytes: (bytes: number) => progress.update(bytes) };
+      return Effect.runPromise(replayFile(options, { engine: config.data, engineTopology, tripwires: {}, ...onDisk }, shippedCatalog()));
+    };
+    const { sinks, counts } = await withReplayState(stateKind, stateDir, cacheMb, replayed);
     progress.done();
     const seconds = (performance.now() - started) / 1000;
 
@@ -194,7 +203,12 @@ export const replayCommand: CliCommand = {
  * Audit replay: rebuild the engine from the engine-facts topic (the whole history) and, with
  * --verify, check ingest over the facts topic's retained window and compare with the results topic.
  */
-function auditReplay(flags: ParsedFlags, config: EngineConfig, engineTopology: NonNullable<TopologyConfig["engineTopology"]>, state: ReplayState): Promise<number> {
+function auditReplay(
+  flags: ParsedFlags,
+  config: EngineConfig,
+  engineTopology: NonNullable<TopologyConfig["engineTopology"]>,
+  state: ReplayState,
+): Promise<number> {
   return withCluster(flags, "agentops-audit", async (clients) => {
     const keys = EngineFactKeys.open(state.directory, Math.floor(state.cacheBytes / 4));
     try {
@@ -217,7 +231,8 @@ async function auditAgainstTopics(
   const onRecord = (count: number): void => {
     if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${history}: ${count.toLocaleString("en-US")} records`);
   };
-  const rebuild = await Effect.runPromise(rebuildFromEngineFacts(kafka, history, config, shippedCatalog(), where, onRecord, engineTopology));
+  const rebuilding = rebuildFromEngineFacts(kafka, history, config, shippedCatalog(), where, onRecord, engineTopology);
+  const rebuild = await Effect.runPromise(rebuilding);
   if (process.stderr.isTTY === true) process.stderr.write("\r\u001b[K");
   const rebuilt = rebuild.results;
   const output = stringFlag(flags, "output");

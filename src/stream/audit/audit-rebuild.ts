@@ -66,7 +66,14 @@ export function rebuildFromEngineFacts(
       if (!checked.ok) mismatches.push({ position, detail: checked.detail });
       else await emit({ position, value: { fact: checked.fact, source: checked.source }, original: { key: message.key, value: message.value } });
     }).then(() => undefined);
-  return replaySource({ into: "engine", read: source }, topic, { roles: ["engine"], engine: config, tripwires: {}, ...(engineTopology === undefined ? {} : { engineTopology }), ...(where.engineState === undefined ? {} : { engineState: where.engineState }) }, catalog).pipe(
+  const topology = {
+    roles: ["engine"] as const,
+    engine: config,
+    tripwires: {},
+    ...(engineTopology === undefined ? {} : { engineTopology }),
+    ...(where.engineState === undefined ? {} : { engineState: where.engineState }),
+  };
+  return replaySource({ into: "engine", read: source }, topic, topology, catalog).pipe(
     Effect.map(({ sinks }) => ({
       results: new Map(sinks.results().map(({ key, json }) => [key, JSON.parse(json) as MetricResult] as const)),
       records,

@@ -23,7 +23,8 @@ export class EngineFactKeys implements EngineFactKeyLookup {
       return;
     }
     const opened = openStoreDirectory(join(directory, "engine-fact-keys"), cacheBytes);
-    this.disk = { state: opened.state, keys: opened.state.table("k\u0000", presenceCodec), close: () => opened.close() };
+    const keys = opened.state.table("k\u0000", presenceCodec);
+    this.disk = { state: opened.state, keys, close: () => opened.close() };
   }
 
   /** A key set in `directory` (a replay's temporary state directory), or in memory when undefined. */

@@ -30,7 +30,12 @@ export interface IngestCheck {
  * the one router); every record ingest accepts as a metric fact must have its engine-facts key
  * (fact version) among `engineFactKeys`, or it is a mismatch with its facts-topic coordinates.
  */
-export async function checkIngestWindow(kafka: Kafka, registry: SchemaRegistry, topic: string, engineFactKeys: EngineFactKeyLookup): Promise<IngestCheck> {
+export async function checkIngestWindow(
+  kafka: Kafka,
+  registry: SchemaRegistry,
+  topic: string,
+  engineFactKeys: EngineFactKeyLookup,
+): Promise<IngestCheck> {
   const admin = kafka.admin();
   await admin.connect();
   let window: RetainedPartition[];

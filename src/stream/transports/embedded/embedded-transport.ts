@@ -199,7 +199,9 @@ export function embeddedTransport(source: TopologySource, input: string, config:
     // The in-process logs acknowledge a batch once its outputs are written: a task with state on
     // disk may checkpoint it, which is what lets its cache evict.
     const last = records.at(-1);
-    if (last !== undefined && member.task.committed !== undefined) await member.task.committed(nextOffsetOf(last.position));
+    if (last !== undefined && member.task.committed !== undefined) {
+      await member.task.committed(nextOffsetOf(last.position));
+    }
   };
 
   /**

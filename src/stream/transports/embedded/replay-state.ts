@@ -34,7 +34,12 @@ const EXIT_SIGNALS = ["SIGINT", "SIGTERM"] as const;
  * afterwards whether the replay succeeds, fails or is interrupted (SIGINT, SIGTERM), so a replay
  * never leaves gigabytes of state behind; with "memory" there is no directory.
  */
-export async function withReplayState<T>(kind: ReplayStateKind, parent: string | undefined, cacheMb: number, replay: (state: ReplayState) => Promise<T>): Promise<T> {
+export async function withReplayState<T>(
+  kind: ReplayStateKind,
+  parent: string | undefined,
+  cacheMb: number,
+  replay: (state: ReplayState) => Promise<T>,
+): Promise<T> {
   const cacheBytes = cacheMb * 1024 * 1024;
   if (kind === "memory") return replay({ engineState: undefined, directory: undefined, cacheBytes });
   const base = parent ?? tmpdir();
@@ -53,7 +58,8 @@ export async function withReplayState<T>(kind: ReplayStateKind, parent: string |
     return [signal, handler] as const;
   });
   try {
-    return await replay({ engineState: { directory: (partition) => join(directory, `engine-${String(partition)}`), cacheBytes }, directory, cacheBytes });
+    const engineDirectory = (partition: number): string => join(directory, `engine-${String(partition)}`);
+    return await replay({ engineState: { directory: engineDirectory, cacheBytes }, directory, cacheBytes });
   } finally {
     for (const [signal, handler] of handlers) process.removeListener(signal, handler);
     remove();
