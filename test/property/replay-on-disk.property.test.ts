@@ -93,7 +93,7 @@ describe("replay with the engine state on disk", { timeout: 600_000 }, () => {
     expect(disk?.[0]?.length).toBeGreaterThan(1_000);
     expect(disk).toEqual(memory);
     // The temporary state directory was removed.
-    expect(readdirSync(root).filter((name) => name.startsWith("agentops-replay-"))).toEqual([]);
+    expect(readdirSync(root).filter((name) => name.startsWith("agentops-replay-state-"))).toEqual([]);
   });
 
   it("removes its state directory when interrupted (SIGINT), and exits 130", async () => {
@@ -107,7 +107,7 @@ describe("replay with the engine state on disk", { timeout: 600_000 }, () => {
     const writer = createWriteStream(input).on("error", () => undefined);
     writer.write(`${generateWorkloadLines({ seed: 3, tasks: 20 }).lines.join("\n")}\n`);
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : null))));
-    await waitFor("the replay's state directory", () => (readdirSync(parent).some((name) => name.startsWith("agentops-replay-")) ? true : undefined), { timeoutMs: 60_000 });
+    await waitFor("the replay's state directory", () => (readdirSync(parent).some((name) => name.startsWith("agentops-replay-state-")) ? true : undefined), { timeoutMs: 60_000 });
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     writer.destroy();

@@ -44,7 +44,7 @@ export async function withReplayState<T>(
   if (kind === "memory") return replay({ engineState: undefined, directory: undefined, cacheBytes });
   const base = parent ?? tmpdir();
   mkdirSync(base, { recursive: true });
-  const directory = mkdtempSync(join(base, "agentops-replay-"));
+  const directory = mkdtempSync(join(base, "agentops-replay-state-"));
   const remove = (): void => rmSync(directory, { recursive: true, force: true });
   const handlers = EXIT_SIGNALS.map((signal) => {
     // Once the directory is gone the signal is raised again and ends the process as it would have:
