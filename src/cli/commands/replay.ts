@@ -4,7 +4,10 @@ import { once } from "node:events";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
 import { Effect } from "effect";
-import { replayFile } from "../../stream/transports/embedded/embedded-transport.ts";
+import { replayFile, type ReplayOutcome } from "../../stream/transports/embedded/embedded-transport.ts";
+import { REPLAY_STATE_CACHE_MB, withReplayState, type ReplayState } from "../../stream/transports/embedded/replay-state.ts";
+import { EngineFactKeys } from "../../stream/audit/engine-fact-keys.ts";
+import type { EngineStateOptions } from "../../stream/processors/engine.ts";
 import { formatMetricTable, metricRows } from "../replay-summary.ts";
 import { RESULT_HEADERS, byMetricScopeCohort, formatGroupedResults, resultRow } from "../result-rows.ts";
 import { formatTable } from "../text-table.ts";
@@ -25,7 +28,8 @@ const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--outpu
                        [--alerts <alerts.ndjson>] [--runs <runs.ndjson>] [--dlq <dlq.ndjson>]
                        [--window 1d] [--coverage-threshold 10] [--engine single|stages] [--engine-partitions 1]
                        [--table summary|grouped|full] [--width 120]
-       agentops replay --from-topic [--verify] [--output <results.ndjson>]
+                       [--state disk|memory] [--state-dir DIR] [--state-cache-mb 16]
+       agentops replay --from-topic [--verify] [--output <results.ndjson>] [--state disk|memory] [--state-dir DIR]
                        [--brokers host:port] [--schema-registry URL] [--topic-prefix P] [--log-level debug]
 
 Replays a file of observation facts through the metric engine and the run monitor, in process
@@ -49,6 +53,12 @@ sorted by key. The same records in any order give byte-identical output.
                         every result, grouped by metric with short cohort labels, fitting the width)
                         or "full" (also every result on one line, every cohort coordinate spelled out)
   --width               columns to fit "summary" and "grouped" into (default: the terminal's, else 120)
+  --state               where the engine keeps its state during the replay: "disk" (the default; LMDB
+                        stores behind a bounded record cache, as a Kafka member, so memory stays flat
+                        whatever the input's size) or "memory" (every fact in the heap: small files only)
+  --state-dir           the directory under which the replay makes its temporary state directory
+                        (default: the system's temporary directory); removed when the replay ends
+  --state-cache-mb      the record cache's budget in MiB with --state disk, 1..4096 (default 16)
 
 Audit mode (--from-topic): rebuilds every result into fresh state from the compacted
 engine-facts topic, which keeps every accepted fact version for ever (the facts topic keeps only
@@ -92,6 +102,9 @@ export const replayCommand: CliCommand = {
         width: { type: "string" },
         engine: { type: "string" },
         "engine-partitions": { type: "string" },
+        state: { type: "string" },
+        "state-dir": { type: "string" },
+        "state-cache-mb": { type: "string" },
         "from-topic": { type: "boolean" },
         verify: { type: "boolean" },
         ...CLUSTER_FLAGS,
@@ -109,7 +122,17 @@ export const replayCommand: CliCommand = {
     const partitions = integerFlag(flags, "engine-partitions", 1, 1, 64);
     if (engine === "single" && stringFlag(flags, "engine-partitions") !== undefined) throw new UsageError("--engine-partitions", "only applies to --engine stages", "add --engine stages, or drop --engine-partitions");
     const engineTopology = engine === "stages" ? ({ kind: "stages", partitions } as const) : ({ kind: "single" } as const);
-    if (booleanFlag(flags, "from-topic")) return auditReplay(flags, config.data, engineTopology);
+    const stateKind = stringFlag(flags, "state") ?? "disk";
+    if (stateKind !== "disk" && stateKind !== "memory") {
+      const fix = "give --state disk (the default) or --state memory";
+      throw new UsageError("--state", `"${stateKind}" is not a place for state`, fix);
+    }
+    const cacheMb = integerFlag(flags, "state-cache-mb", REPLAY_STATE_CACHE_MB, 1, 4096);
+    const stateDir = stringFlag(flags, "state-dir");
+    if (booleanFlag(flags, "from-topic")) {
+      const audit = (state: ReplayState): Promise<number> => auditReplay(flags, config.data, engineTopology, state);
+      return withReplayState(stateKind, stateDir, cacheMb, audit);
+    }
     if (booleanFlag(flags, "verify")) throw new UsageError("--verify", "only applies to --from-topic", "add --from-topic to audit the results topic, or drop --verify");
     const table = stringFlag(flags, "table") ?? "summary";
     if (table !== "summary" && table !== "grouped" && table !== "full") throw new UsageError("--table", `"${table}" is not a table kind`, "give --table summary, --table grouped or --table full");
@@ -128,7 +151,12 @@ export const replayCommand: CliCommand = {
 
     const progress = progressReporter("replay", size);
     const started = performance.now();
-    const { sinks, counts } = await Effect.runPromise(replayFile({ input, onBytes: (bytes) => progress.update(bytes) }, { engine: config.data, engineTopology, tripwires: {} }, shippedCatalog()));
+    const replayed = (state: ReplayState): Promise<ReplayOutcome> => {
+      const onDisk = state.engineState === undefined ? {} : { engineState: state.engineState };
+      const options = { input, onBytes: (bytes: number) => progress.update(bytes) };
+      return Effect.runPromise(replayFile(options, { engine: config.data, engineTopology, tripwires: {}, ...onDisk }, shippedCatalog()));
+    };
+    const { sinks, counts } = await withReplayState(stateKind, stateDir, cacheMb, replayed);
     progress.done();
     const seconds = (performance.now() - started) / 1000;
 
@@ -175,17 +203,36 @@ export const replayCommand: CliCommand = {
  * Audit replay: rebuild the engine from the engine-facts topic (the whole history) and, with
  * --verify, check ingest over the facts topic's retained window and compare with the results topic.
  */
-function auditReplay(flags: ParsedFlags, config: EngineConfig, engineTopology: NonNullable<TopologyConfig["engineTopology"]>): Promise<number> {
-  return withCluster(flags, "agentops-audit", (clients) => auditAgainstTopics(flags, config, engineTopology, clients));
+function auditReplay(
+  flags: ParsedFlags,
+  config: EngineConfig,
+  engineTopology: NonNullable<TopologyConfig["engineTopology"]>,
+  state: ReplayState,
+): Promise<number> {
+  return withCluster(flags, "agentops-audit", async (clients) => {
+    const keys = EngineFactKeys.open(state.directory, Math.floor(state.cacheBytes / 4));
+    try {
+      return await auditAgainstTopics(flags, config, engineTopology, clients, { keys, engineState: state.engineState });
+    } finally {
+      await keys.close();
+    }
+  });
 }
 
-async function auditAgainstTopics(flags: ParsedFlags, config: EngineConfig, engineTopology: NonNullable<TopologyConfig["engineTopology"]>, { kafka, registry, serde, topics }: ClusterClients): Promise<number> {
+async function auditAgainstTopics(
+  flags: ParsedFlags,
+  config: EngineConfig,
+  engineTopology: NonNullable<TopologyConfig["engineTopology"]>,
+  { kafka, registry, serde, topics }: ClusterClients,
+  where: { readonly keys: EngineFactKeys; readonly engineState: EngineStateOptions | undefined },
+): Promise<number> {
   // The partitioned engine's whole history is its stage facts topic (the same records, placed by fact_id).
   const history = engineTopology.kind === "stages" ? topics.stageFacts : topics.engineFacts;
   const onRecord = (count: number): void => {
     if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${history}: ${count.toLocaleString("en-US")} records`);
   };
-  const rebuild = await Effect.runPromise(rebuildFromEngineFacts(kafka, history, config, shippedCatalog(), onRecord, engineTopology));
+  const rebuilding = rebuildFromEngineFacts(kafka, history, config, shippedCatalog(), where, onRecord, engineTopology);
+  const rebuild = await Effect.runPromise(rebuilding);
   if (process.stderr.isTTY === true) process.stderr.write("\r\u001b[K");
   const rebuilt = rebuild.results;
   const output = stringFlag(flags, "output");

@@ -11,6 +11,8 @@ import { engineFactKey, readEngineFact } from "../../kafka/serde/engine-facts-re
 import type { TopicPosition } from "../processor.ts";
 import type { TopologyConfig } from "../runtime/services.ts";
 import { replaySource, type EngineFactSource } from "../transports/embedded/embedded-transport.ts";
+import type { EngineStateOptions } from "../processors/engine.ts";
+import type { EngineFactKeyLookup, EngineFactKeys } from "./engine-fact-keys.ts";
 
 /** A record the audit found wrong, with where it is: the audit reports it, never skips it silently. */
 export interface AuditMismatch {
@@ -24,7 +26,7 @@ export interface EngineRebuild {
   /** Records read from the engine-facts topic. */
   readonly records: number;
   /** The key of every engine-facts record read, valid or not: what the ingest check looks up. */
-  readonly keys: ReadonlySet<string>;
+  readonly keys: EngineFactKeyLookup;
   /** Engine-facts records that do not read, do not validate or do not carry their own key. */
   readonly mismatches: readonly AuditMismatch[];
 }
@@ -38,11 +40,20 @@ export interface EngineRebuild {
  * validated again by the contract parser, and its key must be the one its content gives; a record
  * failing any of these is a mismatch with its coordinates and does not reach the engine. Nothing
  * of the running processors' state is used, so the result is an independent rebuild to compare
- * with the compacted results topic.
+ * with the compacted results topic. `where` says where the rebuild keeps the keys it read and the
+ * engine's state (on disk in a replay's temporary directory, or in memory).
  */
-export function rebuildFromEngineFacts(kafka: Kafka, topic: string, config: EngineConfig, catalog: CatalogSummary, onRecord?: (count: number) => void, engineTopology?: TopologyConfig["engineTopology"]): Effect.Effect<EngineRebuild, TransportError> {
+export function rebuildFromEngineFacts(
+  kafka: Kafka,
+  topic: string,
+  config: EngineConfig,
+  catalog: CatalogSummary,
+  where: { readonly keys: EngineFactKeys; readonly engineState?: EngineStateOptions | undefined },
+  onRecord?: (count: number) => void,
+  engineTopology?: TopologyConfig["engineTopology"],
+): Effect.Effect<EngineRebuild, TransportError> {
   let records = 0;
-  const keys = new Set<string>();
+  const { keys } = where;
   const mismatches: AuditMismatch[] = [];
   const source: EngineFactSource = (emit) =>
     readTopicToEnd(kafka, topic, async (message, partition) => {
@@ -50,12 +61,19 @@ export function rebuildFromEngineFacts(kafka: Kafka, topic: string, config: Engi
       onRecord?.(records);
       const position = { topic, partition, offset: message.offset };
       const key = message.key?.toString("utf8");
-      if (key !== undefined) keys.add(key);
+      if (key !== undefined) await keys.add(key);
       const checked = checkEngineFactRecord(message, key);
       if (!checked.ok) mismatches.push({ position, detail: checked.detail });
       else await emit({ position, value: { fact: checked.fact, source: checked.source }, original: { key: message.key, value: message.value } });
     }).then(() => undefined);
-  return replaySource({ into: "engine", read: source }, topic, { roles: ["engine"], engine: config, tripwires: {}, ...(engineTopology === undefined ? {} : { engineTopology }) }, catalog).pipe(
+  const topology = {
+    roles: ["engine"] as const,
+    engine: config,
+    tripwires: {},
+    ...(engineTopology === undefined ? {} : { engineTopology }),
+    ...(where.engineState === undefined ? {} : { engineState: where.engineState }),
+  };
+  return replaySource({ into: "engine", read: source }, topic, topology, catalog).pipe(
     Effect.map(({ sinks }) => ({
       results: new Map(sinks.results().map(({ key, json }) => [key, JSON.parse(json) as MetricResult] as const)),
       records,

@@ -5,6 +5,7 @@ import { decodeFact } from "../../kafka/serde/decode-fact.ts";
 import { engineFactKey } from "../../kafka/serde/engine-facts-record.ts";
 import { routeRecord } from "../processors/ingest-router.ts";
 import type { AuditMismatch } from "./audit-rebuild.ts";
+import type { EngineFactKeyLookup } from "./engine-fact-keys.ts";
 
 /** What is left of one facts partition: its first retained offset and its end when the check began. */
 export interface RetainedPartition {
@@ -29,7 +30,12 @@ export interface IngestCheck {
  * the one router); every record ingest accepts as a metric fact must have its engine-facts key
  * (fact version) among `engineFactKeys`, or it is a mismatch with its facts-topic coordinates.
  */
-export async function checkIngestWindow(kafka: Kafka, registry: SchemaRegistry, topic: string, engineFactKeys: ReadonlySet<string>): Promise<IngestCheck> {
+export async function checkIngestWindow(
+  kafka: Kafka,
+  registry: SchemaRegistry,
+  topic: string,
+  engineFactKeys: EngineFactKeyLookup,
+): Promise<IngestCheck> {
   const admin = kafka.admin();
   await admin.connect();
   let window: RetainedPartition[];

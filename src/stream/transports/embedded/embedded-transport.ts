@@ -10,8 +10,8 @@ import { byUtf8 } from "../../../contract/code-point-order.ts";
 import type { MetricResult } from "../../../metrics/result-record.ts";
 import { compareAlerts, type RunStateSummary, type TripwireAlert } from "../../../tripwires/index.ts";
 import { FileIoError, ProcessorError, type TransportError } from "../../../errors.ts";
-import type { AgentEventRecord, Batch, EngineFact, Processor, SinkRecord, SourceRecord, Task } from "../../processor.ts";
-import { createTaskStores, countDeadLetter, settleBatch, storeSet, type TaskStores } from "../../runtime/task-writes.ts";
+import { isTopicPosition, type AgentEventRecord, type Batch, type EngineFact, type Processor, type SinkRecord, type SourceRecord, type Task } from "../../processor.ts";
+import { closeTaskStores, createTaskStores, countDeadLetter, settleBatch, storeSet, type TaskStores } from "../../runtime/task-writes.ts";
 import { Catalog, Config, runTopology, Telemetry, TopicSerde, Transport, type TopologyConfig } from "../../runtime/services.ts";
 import { Telemetry as TelemetryRegistry } from "../../runtime/telemetry.ts";
 import { ENGINE_STAGES, TOPOLOGY, type ProcessorName } from "../../topology.ts";
@@ -147,6 +147,9 @@ export function embeddedTransport(source: TopologySource, input: string, config:
       case "stagePartials":
         appendStage(output.topic, output.value.partition, { key: output.key, value: output.value.value });
         return;
+      case "engineContributions":
+        // The contributions changelog restores a later member's state; a replay has none.
+        return;
       case "results":
         // The aggregation stage's results (the single engine's come through its store's changelog).
         if (output.value === null) results.delete(output.key);
@@ -193,6 +196,12 @@ export function embeddedTransport(source: TopologySource, input: string, config:
     telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: name }, records.length);
     const batch: Batch<V> = { partition, records, backlog };
     await step(member, (member.task as unknown as Task<V>).process(batch));
+    // The in-process logs acknowledge a batch once its outputs are written: a task with state on
+    // disk may checkpoint it, which is what lets its cache evict.
+    const last = records.at(-1);
+    if (last !== undefined && member.task.committed !== undefined) {
+      await member.task.committed(nextOffsetOf(last.position));
+    }
   };
 
   /**
@@ -225,25 +234,29 @@ export function embeddedTransport(source: TopologySource, input: string, config:
 
   const transport = {
     member: (processor: Processor<never>) =>
-      Effect.tryPromise({
-        try: async () => {
-          const partitions = STAGE_READERS.some(([, name]) => name === processor.name) ? enginePartitions : 1;
-          const opened: Member[] = [];
-          for (let partition = 0; partition < partitions; partition++) {
-            const stores = createTaskStores(processor, partition);
-            const task = processor.open(partition, storeSet(stores), telemetry);
-            const member: Member = { name: processor.name, partition, task, stores };
-            opened.push(member);
-            // Nothing to restore: the logs start empty. The engine goes live at once.
-            if (TOPOLOGY[processor.name].stores.some((store) => store.restore === "source")) {
-              task.restore?.([]);
-              for (const page of task.goLive?.() ?? []) await step(member, page);
+      Effect.acquireRelease(
+        Effect.tryPromise({
+          try: async () => {
+            const partitions = STAGE_READERS.some(([, name]) => name === processor.name) ? enginePartitions : 1;
+            const opened: Member[] = [];
+            members.set(processor.name, opened);
+            for (let partition = 0; partition < partitions; partition++) {
+              const stores = createTaskStores(processor, partition);
+              const task = processor.open(partition, storeSet(stores), telemetry);
+              const member: Member = { name: processor.name, partition, task, stores };
+              opened.push(member);
+              // Nothing to restore: the logs start empty. The engine goes live at once.
+              if (TOPOLOGY[processor.name].stores.some((store) => store.restore === "source")) {
+                task.restore?.([]);
+                for (const page of task.goLive?.() ?? []) await step(member, page);
+              }
             }
-          }
-          members.set(processor.name, opened);
-        },
-        catch: (cause) => new ProcessorError({ processor: processor.name, cause }),
-      }),
+          },
+          catch: (cause) => new ProcessorError({ processor: processor.name, cause }),
+        }),
+        // Tasks with state on disk release it (close its stores, unlock their directories).
+        () => Effect.promise(() => closeMembers(members.get(processor.name) ?? [])),
+      ),
     run: Effect.tryPromise({
       try: async () => {
         if (source.into === "engine") {
@@ -295,6 +308,22 @@ export function embeddedTransport(source: TopologySource, input: string, config:
 function agentEventRecord(record: AgentEventRecord, position: SourceRecord<DecodedFact>["position"]): SourceRecord<DecodedFact> {
   const event: AgentEvent = record.event;
   return { position, value: { ok: true, fact: event, invalidMeasures: [], factId: event.fact_id }, original: { key: null, value: record.bytes } };
+}
+
+/** Closes the tasks (a task with local state checkpoints and releases it), then their stores. */
+async function closeMembers(members: readonly Member[]): Promise<void> {
+  for (const member of members) {
+    try {
+      await member.task.close?.();
+    } finally {
+      await closeTaskStores(member.stores);
+    }
+  }
+}
+
+/** The offset after a record of an in-process log (a file's line is no offset: 0). */
+function nextOffsetOf(position: SourceRecord<unknown>["position"]): string {
+  return isTopicPosition(position) ? (BigInt(position.offset) + 1n).toString() : "0";
 }
 
 function isFileError(cause: unknown): boolean {
