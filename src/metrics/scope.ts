@@ -1,4 +1,4 @@
-import { formatTimestamp } from "../contract/timestamp.ts";
+import { TIMESTAMP_RANGE, formatTimestamp } from "../contract/timestamp.ts";
 import type { MetricId } from "../catalog/metric-definitions.ts";
 import { BoundedMemo, memoized } from "./memo-map.ts";
 import type { Cohort, Scope, SnapshotScope, WindowScope } from "./result-record.ts";
@@ -32,13 +32,23 @@ export const NO_COHORT: Cohort = Object.freeze({});
 
 const windowScopes = new Map<number, BoundedMemo<number, WindowScope>>();
 
+/**
+ * Contract revision 3 change 12: every bound is written with a four-digit year. No fact is later
+ * than TIMESTAMP_RANGE.max, so a window reaching past it ends, holding the same facts, one
+ * millisecond after it (9999-12-31T00:00:00.000Z) instead of in year 10000.
+ */
+const LAST_WINDOW_END = TIMESTAMP_RANGE.max + 1;
+
 /** The tumbling event-time window holding an anchoring time (epoch-aligned, so UTC-aligned). */
 export function windowScopeOf(eventTime: number, windowMillis: number): WindowScope {
   const start = Math.floor(eventTime / windowMillis) * windowMillis;
   let bySize = windowScopes.get(windowMillis);
   if (bySize === undefined) windowScopes.set(windowMillis, (bySize = new BoundedMemo<number, WindowScope>(INTERNED)));
   let scope = bySize.get(start);
-  if (scope === undefined) bySize.set(start, (scope = Object.freeze({ kind: "window", start: formatTimestamp(start), end: formatTimestamp(start + windowMillis) })));
+  if (scope === undefined) {
+    const end = formatTimestamp(Math.min(start + windowMillis, LAST_WINDOW_END));
+    bySize.set(start, (scope = Object.freeze({ kind: "window", start: formatTimestamp(start), end })));
+  }
   return scope;
 }
 

@@ -217,5 +217,12 @@ describe("contract revision 3, the inputs", () => {
     expect(written).toContain("9999-12-31T00:00:00.000Z");
     expect(written).toContain("0001-01-01T00:00:00.000Z");
     expect(written).not.toMatch(/[+-]\d{6}-/);
+
+    // A window size past the last day (here a week) still writes a four-digit year: the window that
+    // would end in year 10000 ends at 9999-12-31T00:00:00.000Z, after every fact it can hold.
+    const weekly = evaluate([last], { windowMillis: 7 * 86_400_000 });
+    const scopes = weekly.results.map((result) => JSON.stringify(result.scope)).join(" ");
+    expect(scopes).toContain('"end":"9999-12-31T00:00:00.000Z"');
+    expect(scopes).not.toMatch(/[+-]\d{6}-/);
   });
 });
