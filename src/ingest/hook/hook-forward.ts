@@ -1,5 +1,8 @@
-import { request } from "node:http";
 import type { ServerEntry } from "./hook-settings.ts";
+
+// An ES import of node:http builds its module facade, which evaluates the lazy WebSocket getter and
+// so loads undici (about a fifth of this client's start); the built-in module itself does not.
+const { request } = process.getBuiltinModule("node:http");
 
 /**
  * The command form's thin client: one hook call forwarded to a running warm server, whose answer
