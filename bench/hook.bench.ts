@@ -67,7 +67,8 @@ function summary(samples: number[]): string {
 
 function spoolEnv(): NodeJS.ProcessEnv {
   const spool = mkdtempSync(join(tmpdir(), "hook-bench-"));
-  const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: spool, HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
+  const project = { HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
+  const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: spool, ...project };
   delete env["KAFKA_BROKERS"];
   return env;
 }
@@ -84,7 +85,8 @@ interface WarmResult {
 async function warm(): Promise<WarmResult> {
   const port = await freePort();
   const env = spoolEnv();
-  const child = spawn(NODE, [...HOOK_ARGV, "--listen", `127.0.0.1:${port}`], { env, stdio: ["ignore", "pipe", "inherit"] });
+  const argv = [...HOOK_ARGV, "--listen", `127.0.0.1:${port}`];
+  const child = spawn(NODE, argv, { env, stdio: ["ignore", "pipe", "inherit"] });
   await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
   const url = `http://127.0.0.1:${port}/`;
   const answers: string[] = [];
@@ -119,7 +121,13 @@ async function warm(): Promise<WarmResult> {
       bareNode.push(await timedProcess(["-e", "0"], env, ""));
       forwarded.push(await timedProcess(HOOK_ARGV, env, input(REPEATED[i % REPEATED.length] ?? "ls", i)));
     }
-    return { repeated: summary(repeated), unseen: summary(unseen), crafted, forwarded: summary(forwarded), bareNode: summary(bareNode) };
+    return {
+      repeated: summary(repeated),
+      unseen: summary(unseen),
+      crafted,
+      forwarded: summary(forwarded),
+      bareNode: summary(bareNode),
+    };
   } finally {
     child.kill("SIGTERM");
   }
@@ -139,7 +147,9 @@ async function timedProcess(args: readonly string[], env: NodeJS.ProcessEnv, std
 async function inProcess(): Promise<string> {
   const env = spoolEnv();
   const samples: number[] = [];
-  for (let i = 0; i < IN_PROCESS_RUNS; i++) samples.push(await timedProcess(HOOK_ARGV, env, input(REPEATED[i % REPEATED.length] ?? "ls", i)));
+  for (let i = 0; i < IN_PROCESS_RUNS; i++) {
+    samples.push(await timedProcess(HOOK_ARGV, env, input(REPEATED[i % REPEATED.length] ?? "ls", i)));
+  }
   return summary(samples);
 }
 
@@ -160,7 +170,9 @@ const section = [
   `| warm: \`agentops hook claude-code --listen\` (HTTP hook), ${WARMUP} warm-up calls | ${REPEATED.length} commands an agent repeats | ${warmResult.repeated} |`,
   `| warm: same process | a never-seen command line per call (parsed every time) | ${warmResult.unseen} |`,
   `| reference: \`node -e 0\`, a bare Node start, alternating with the row below | — | ${warmResult.bareNode} |`,
-  `| command hook forwarded: \`agentops hook claude-code\`, a warm server on its spool | repeated commands | ${warmResult.forwarded} |`,
+  `| command hook forwarded: \`agentops hook claude-code\`, a warm server on its spool | repeated commands | ${
+    warmResult.forwarded
+  } |`,
   `| command hook in process: \`agentops hook claude-code\`, no server | repeated commands | ${inProcessResult} |`,
   "",
   `Crafted input, ${CRAFTED_RUNS} calls each to the warm server, client-measured round trip:`,

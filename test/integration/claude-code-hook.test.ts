@@ -102,10 +102,12 @@ describe("agentops hook claude-code (command hook) with a warm server of the sam
       const deny = await runHook(documentedInput("rm -rf /", "fwd", "toolu_fwd1"), env, settings);
       expect(deny.code).toBe(2);
       expect(deny.stderr).toMatch(/fs-delete-critical-path/);
-      expect(await runHook(documentedInput("ls", "fwd", "toolu_fwd2"), env, settings)).toEqual({ code: 0, stdout: "", stderr: "" });
+      const allow = await runHook(documentedInput("ls", "fwd", "toolu_fwd2"), env, settings);
+      expect(allow).toEqual({ code: 0, stdout: "", stderr: "" });
       expect((await server.health()).judged).toBe(2);
       // Other settings than the server's: the call is judged in process, the server does not see it.
-      expect((await runHook(documentedInput("rm -rf /", "fwd", "toolu_fwd3"), env, ["--deadline-ms", "59000"])).code).toBe(2);
+      const other = await runHook(documentedInput("rm -rf /", "fwd", "toolu_fwd3"), env, ["--deadline-ms", "59000"]);
+      expect(other.code).toBe(2);
       expect((await server.health()).judged).toBe(2);
     } finally {
       server.stop();
@@ -117,9 +119,17 @@ describe("agentops hook claude-code (command hook) with a warm server of the sam
     server.stop();
     await waitFor("the server gone", () => (server.child.exitCode === null ? undefined : true));
     const spool = server.spool;
-    const entry = JSON.stringify({ url: server.url, pid: 1, deadlineMs: 60000, onUndecided: "ask", shellTools: ["Bash"], maxBodyBytes: 1048576 });
+    const entry = JSON.stringify({
+      url: server.url,
+      pid: 1,
+      deadlineMs: 60000,
+      onUndecided: "ask",
+      shellTools: ["Bash"],
+      maxBodyBytes: 1048576,
+    });
     writeFileSync(join(spool, "hook-server.json"), entry);
-    const deny = await runHook(documentedInput("rm -rf /"), withoutKafka(spool), [...settings, "--shell-tools", "Bash"]);
+    const args = [...settings, "--shell-tools", "Bash"];
+    const deny = await runHook(documentedInput("rm -rf /"), withoutKafka(spool), args);
     expect(deny.code).toBe(2);
     expect(deny.stderr).toMatch(/fs-delete-critical-path/);
   });

@@ -29,7 +29,11 @@ export interface HookOptions extends HookSettings {
  * One call judged in this process, as a `"type": "command"` hook: the exit code is the answer,
  * whatever recording does. `text` is undefined when stdin was over --max-body-bytes.
  */
-export async function judgeInProcess(flags: ParsedFlags, options: HookOptions, text: string | undefined): Promise<number> {
+export async function judgeInProcess(
+  flags: ParsedFlags,
+  options: HookOptions,
+  text: string | undefined,
+): Promise<number> {
   const pool = new AnalysisPool({ workers: 1, maxHeapMb: WORKER_HEAP_MB });
   try {
     const started = performance.now();
@@ -48,7 +52,8 @@ export async function judgeInProcess(flags: ParsedFlags, options: HookOptions, t
     const context = hookContext(input);
     const subject = subjectOf(input, options.shellTools);
     const notLoaded = subject.kind === "shell" || subject.kind === "file-write" ? await loadFailure(pool) : undefined;
-    const verdict = notLoaded === undefined ? await pool.judge(subject, context, options.deadlineMs) : undecided(notLoaded);
+    const verdict =
+      notLoaded === undefined ? await pool.judge(subject, context, options.deadlineMs) : undecided(notLoaded);
     const answer = answerOf(verdict, options.onUndecided);
     const code = give(answer);
     const elapsedMs = performance.now() - started;

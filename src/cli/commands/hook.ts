@@ -17,7 +17,9 @@ command cannot be read completely (too long, too deep, a syntax error), the call
 --on-undecided answers: ask (default: Claude Code asks the user, with the reason), deny, or allow.
 Every call is recorded: to Kafka when KAFKA_BROKERS is set, else to DIR/facts.ndjson (default
 $AGENTOPS_SPOOL_DIR or ~/.agentops/spool) for \`agentops produce\` to send later; verdicts go to
-DIR/hook-decisions.ndjson.
+DIR/hook-decisions.ndjson. When a --listen server runs on the same spool with the same
+--deadline-ms, --on-undecided, --shell-tools and --max-body-bytes, a call is forwarded to it (it
+judges and records it; a deny still exits 2); otherwise it is judged in this process.
 
   --shell-tools GLOB,...  tool names (\`*\` globs) whose input's command/cmd is a shell command
                           (default ${DEFAULT_SHELL_TOOLS.join(",")})
@@ -90,7 +92,9 @@ async function runOnce(flags: ParsedFlags, options: HookOptions): Promise<number
       process.stderr.write(forwarded.stderr);
       return forwarded.code;
     }
-    if (forwarded.kind === "late") return (await import("./hook-in-process.ts")).answerUndecided(forwarded.why, options);
+    if (forwarded.kind === "late") {
+      return (await import("./hook-in-process.ts")).answerUndecided(forwarded.why, options);
+    }
   }
   return (await import("./hook-in-process.ts")).judgeInProcess(flags, options, text);
 }

@@ -28,7 +28,8 @@ export function forwardCall(body: string, server: ServerEntry): Promise<Forwarde
       resolve(result);
       call.destroy();
     };
-    const timer = setTimeout(() => settle({ kind: "late", why: `the hook server did not answer within ${timeoutMs} ms` }), timeoutMs);
+    const late: Forwarded = { kind: "late", why: `the hook server did not answer within ${timeoutMs} ms` };
+    const timer = setTimeout(() => settle(late), timeoutMs);
     const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
     const call = request(server.url, { method: "POST", headers }, (response) => {
       const chunks: Buffer[] = [];

@@ -20,24 +20,30 @@ async function standIn(status: number, body: string, delayMs = 0): Promise<Serve
   });
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/`, pid: 1, deadlineMs: 50, onUndecided: "ask", shellTools: DEFAULT_SHELL_TOOLS, maxBodyBytes: 1024 };
+  const settings = { deadlineMs: 50, onUndecided: "ask", shellTools: DEFAULT_SHELL_TOOLS, maxBodyBytes: 1024 } as const;
+  return { url: `http://127.0.0.1:${port}/`, pid: 1, ...settings };
 }
 
-const decision = (permission: string) =>
-  JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: permission, permissionDecisionReason: "why" } });
+function decision(permission: string): string {
+  const output = { hookEventName: "PreToolUse", permissionDecision: permission, permissionDecisionReason: "why" };
+  return JSON.stringify({ hookSpecificOutput: output });
+}
 
 describe("forwardCall", () => {
   it("a deny exits 2 with the reason on stderr", async () => {
-    expect(await forwardCall("{}", await standIn(200, decision("deny")))).toEqual({ kind: "answer", code: 2, stdout: "", stderr: "why\n" });
+    const result = await forwardCall("{}", await standIn(200, decision("deny")));
+    expect(result).toEqual({ kind: "answer", code: 2, stdout: "", stderr: "why\n" });
   });
 
   it("an ask is printed as Claude Code's JSON decision, exit 0", async () => {
     const ask = decision("ask");
-    expect(await forwardCall("{}", await standIn(200, ask))).toEqual({ kind: "answer", code: 0, stdout: `${ask}\n`, stderr: "" });
+    const result = await forwardCall("{}", await standIn(200, ask));
+    expect(result).toEqual({ kind: "answer", code: 0, stdout: `${ask}\n`, stderr: "" });
   });
 
   it("an empty 200 allows with no output", async () => {
-    expect(await forwardCall("{}", await standIn(200, ""))).toEqual({ kind: "answer", code: 0, stdout: "", stderr: "" });
+    const result = await forwardCall("{}", await standIn(200, ""));
+    expect(result).toEqual({ kind: "answer", code: 0, stdout: "", stderr: "" });
   });
 
   it("a malformed input (400) is the non-blocking exit 1", async () => {

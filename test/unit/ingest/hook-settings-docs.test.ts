@@ -8,7 +8,11 @@ import { z } from "zod";
  * optional `timeout` in seconds; an http hook has `url`, and optionally `timeout`, `headers` and
  * `allowedEnvVars`. Objects are strict, so a field the reference does not name fails the test.
  */
-const commandHook = z.strictObject({ type: z.literal("command"), command: z.string().min(1), timeout: z.number().positive().optional() });
+const commandHook = z.strictObject({
+  type: z.literal("command"),
+  command: z.string().min(1),
+  timeout: z.number().positive().optional(),
+});
 const httpHook = z.strictObject({
   type: z.literal("http"),
   url: z.url({ protocol: /^https?$/ }),
@@ -16,7 +20,10 @@ const httpHook = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   allowedEnvVars: z.array(z.string().min(1)).optional(),
 });
-const matcherGroup = z.strictObject({ matcher: z.string().optional(), hooks: z.array(z.discriminatedUnion("type", [commandHook, httpHook])).min(1) });
+const matcherGroup = z.strictObject({
+  matcher: z.string().optional(),
+  hooks: z.array(z.discriminatedUnion("type", [commandHook, httpHook])).min(1),
+});
 const settings = z.strictObject({ hooks: z.strictObject({ PreToolUse: z.array(matcherGroup).min(1) }) });
 
 function documentedExamples(): unknown[] {
@@ -36,7 +43,8 @@ describe("docs/ingest.md settings.json examples", () => {
   });
 
   it("the schema rejects a field the reference does not document (e.g. a fail-closed switch)", () => {
-    const invented = { hooks: { PreToolUse: [{ hooks: [{ type: "http", url: "http://127.0.0.1:4319/", onFailure: "block" }] }] } };
+    const hook = { type: "http", url: "http://127.0.0.1:4319/", onFailure: "block" };
+    const invented = { hooks: { PreToolUse: [{ hooks: [hook] }] } };
     expect(settings.safeParse(invented).success).toBe(false);
   });
 });
