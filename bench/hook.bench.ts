@@ -7,7 +7,9 @@
  *   agent repeats (the analyser's memo hits) and commands never seen before (every one parsed).
  * - Crafted: the hostile inputs of issue #31 against the same warm server with the default 500 ms
  *   deadline; each must be answered (deny or ask) within the deadline + 50 ms.
- * - Cold: the command form, one process per call, as a `"type": "command"` hook runs it.
+ * - Command form, one process per call, as a `"type": "command"` hook runs it: forwarded to the
+ *   warm server of its spool (the thin client), and judged in process (no server). Reference:
+ *   a bare Node start (`node -e 0`) on the same machine, measured alternately with them.
  *
  * Target (issue #11): p99 < 50 ms warm. Spools to a temp dir (no Kafka), like a laptop.
  *
@@ -27,9 +29,11 @@ const NODE = join(ROOT, "node_modules/.bin/node");
 const AGENTOPS = join(ROOT, "bin/agentops");
 const WARMUP = 200;
 const MEASURED = 2_000;
-const COLD_RUNS = 10;
+const COMMAND_RUNS = 30;
+const IN_PROCESS_RUNS = 10;
 const CRAFTED_RUNS = 5;
 const DEADLINE_MS = 500;
+const HOOK_ARGV = ["--disable-warning=ExperimentalWarning", AGENTOPS, "hook", "claude-code"];
 const HEADING = "## Claude Code hook: latency and crafted input (issue #31)";
 
 /** The inputs of issue #31, and an ordinary line at the parser's size bound. */
@@ -61,11 +65,28 @@ function summary(samples: number[]): string {
 }
 
 
-async function warm(): Promise<{ repeated: string; unseen: string; crafted: string[] }> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: mkdtempSync(join(tmpdir(), "hook-bench-")), HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
+function spoolEnv(): NodeJS.ProcessEnv {
+  const spool = mkdtempSync(join(tmpdir(), "hook-bench-"));
+  const project = { HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
+  const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: spool, ...project };
   delete env["KAFKA_BROKERS"];
-  const child = spawn(NODE, ["--disable-warning=ExperimentalWarning", AGENTOPS, "hook", "claude-code", "--listen", `127.0.0.1:${port}`], { env, stdio: ["ignore", "pipe", "inherit"] });
+  return env;
+}
+
+interface WarmResult {
+  readonly repeated: string;
+  readonly unseen: string;
+  readonly crafted: string[];
+  /** The command form forwarding to this server, and bare Node starts measured alternately with it. */
+  readonly forwarded: string;
+  readonly bareNode: string;
+}
+
+async function warm(): Promise<WarmResult> {
+  const port = await freePort();
+  const env = spoolEnv();
+  const argv = [...HOOK_ARGV, "--listen", `127.0.0.1:${port}`];
+  const child = spawn(NODE, argv, { env, stdio: ["ignore", "pipe", "inherit"] });
   await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
   const url = `http://127.0.0.1:${port}/`;
   const answers: string[] = [];
@@ -94,30 +115,47 @@ async function warm(): Promise<{ repeated: string; unseen: string; crafted: stri
       const within = worst <= DEADLINE_MS + 50 ? "yes" : "**no**";
       crafted.push(`| ${name.replaceAll("|", "\\|")} | ${given} | ${worst.toFixed(1)} ms | ${within} | ${answers.at(-1) ?? "?"} |`);
     }
-    return { repeated: summary(repeated), unseen: summary(unseen), crafted };
+    const forwarded: number[] = [];
+    const bareNode: number[] = [];
+    for (let i = 0; i < COMMAND_RUNS; i++) {
+      bareNode.push(await timedProcess(["-e", "0"], env, ""));
+      forwarded.push(await timedProcess(HOOK_ARGV, env, input(REPEATED[i % REPEATED.length] ?? "ls", i)));
+    }
+    return {
+      repeated: summary(repeated),
+      unseen: summary(unseen),
+      crafted,
+      forwarded: summary(forwarded),
+      bareNode: summary(bareNode),
+    };
   } finally {
     child.kill("SIGTERM");
   }
 }
 
-async function cold(): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env, AGENTOPS_SPOOL_DIR: mkdtempSync(join(tmpdir(), "hook-bench-")), HOME: "/home/user", CLAUDE_PROJECT_DIR: "/home/user/my-project" };
-  delete env["KAFKA_BROKERS"];
+/** Wall time of one process of the project's node, stdin given, until it exits. */
+async function timedProcess(args: readonly string[], env: NodeJS.ProcessEnv, stdin: string): Promise<number> {
+  const started = performance.now();
+  await new Promise<void>((resolve) => {
+    const child = execFile(NODE, args, { env }, () => resolve());
+    child.stdin?.end(stdin);
+  });
+  return performance.now() - started;
+}
+
+/** The command form with no server to forward to: every call loads the analyser. */
+async function inProcess(): Promise<string> {
+  const env = spoolEnv();
   const samples: number[] = [];
-  for (let i = 0; i < COLD_RUNS; i++) {
-    const started = performance.now();
-    await new Promise<void>((resolve) => {
-      const child = execFile(NODE, ["--disable-warning=ExperimentalWarning", AGENTOPS, "hook", "claude-code"], { env }, () => resolve());
-      child.stdin?.end(input(REPEATED[i % REPEATED.length] ?? "ls", i));
-    });
-    samples.push(performance.now() - started);
+  for (let i = 0; i < IN_PROCESS_RUNS; i++) {
+    samples.push(await timedProcess(HOOK_ARGV, env, input(REPEATED[i % REPEATED.length] ?? "ls", i)));
   }
   return summary(samples);
 }
 
 const startLoad = loadavg()[0] ?? 0;
 const warmResult = await warm();
-const coldResult = await cold();
+const inProcessResult = await inProcess();
 const endLoad = loadavg()[0] ?? 0;
 const writeResults = !argv.includes("--no-write");
 const section = [
@@ -131,7 +169,11 @@ const section = [
   "|---|---|---|",
   `| warm: \`agentops hook claude-code --listen\` (HTTP hook), ${WARMUP} warm-up calls | ${REPEATED.length} commands an agent repeats | ${warmResult.repeated} |`,
   `| warm: same process | a never-seen command line per call (parsed every time) | ${warmResult.unseen} |`,
-  `| cold: \`agentops hook claude-code\` (command hook), one process per call | repeated commands | ${coldResult} |`,
+  `| reference: \`node -e 0\`, a bare Node start, alternating with the row below | — | ${warmResult.bareNode} |`,
+  `| command hook forwarded: \`agentops hook claude-code\`, a warm server on its spool | repeated commands | ${
+    warmResult.forwarded
+  } |`,
+  `| command hook in process: \`agentops hook claude-code\`, no server | repeated commands | ${inProcessResult} |`,
   "",
   `Crafted input, ${CRAFTED_RUNS} calls each to the warm server, client-measured round trip:`,
   "",

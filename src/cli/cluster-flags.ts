@@ -9,11 +9,8 @@ import { createSchemaRegistry } from "../kafka/registry.ts";
 import { topicNames, type TopicNames } from "../stream/topic-names.ts";
 import { stringFlag, type ParsedFlags } from "./flags.ts";
 
-/**
- * The flags every cluster-facing command shares (each also has an environment variable).
- * --log-level debug adds the stack trace to a connection failure's message (src/cli/main.ts).
- */
-export const CLUSTER_FLAGS = { brokers: { type: "string" }, "schema-registry": { type: "string" }, "topic-prefix": { type: "string" }, "log-level": { type: "string" } } as const;
+/** Defined beside the flag parser, so that a command can parse them without loading a Kafka client. */
+export { CLUSTER_FLAGS } from "./flags.ts";
 
 export interface ClusterClients {
   readonly kafka: Kafka;

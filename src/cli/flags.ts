@@ -1,6 +1,17 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "./command.ts";
 
+/**
+ * The flags every cluster-facing command shares (each also has an environment variable).
+ * --log-level debug adds the stack trace to a connection failure's message (src/cli/main.ts).
+ */
+export const CLUSTER_FLAGS = {
+  brokers: { type: "string" },
+  "schema-registry": { type: "string" },
+  "topic-prefix": { type: "string" },
+  "log-level": { type: "string" },
+} as const;
+
 type FlagSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
 
 export interface ParsedFlags {
@@ -46,4 +57,9 @@ export function integerFlag(flags: ParsedFlags, name: string, fallback: number, 
   const value = Number(raw);
   if (value < min || value > max) throw new UsageError(`--${name}`, `${value} is outside ${min}..${max}`, `give a whole number from ${min} to ${max}, e.g. --${name} ${fallback}`);
   return value;
+}
+
+/** A comma-separated flag's values. */
+export function listFlag(flags: ParsedFlags, name: string): string[] {
+  return (stringFlag(flags, name) ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "");
 }

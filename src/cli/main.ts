@@ -1,5 +1,3 @@
-import { ConnectionFailure } from "../kafka/connection-errors.ts";
-import { ConfigError } from "../errors.ts";
 import { UsageError } from "./command.ts";
 import { commands } from "./commands/index.ts";
 
@@ -38,6 +36,9 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     // A bad flag or setting (exit 2), or a broker/registry that cannot be used (exit 1): the
     // message names the address, where it came from and the fix; no stack trace unless asked.
+    // Loaded only on failure: their modules (effect) cost a command such as the hook its start time.
+    const { ConfigError } = await import("../errors.ts");
+    const { ConnectionFailure } = await import("../kafka/connection-errors.ts");
     if (error instanceof UsageError || error instanceof ConfigError) {
       process.stderr.write(`agentops ${command.name}: ${error.message}\n`);
       return 2;

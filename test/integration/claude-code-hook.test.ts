@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -89,5 +89,48 @@ describe("agentops hook claude-code --listen (HTTP hook)", () => {
     } finally {
       server.stop();
     }
+  });
+});
+
+describe("agentops hook claude-code (command hook) with a warm server of the same spool", () => {
+  const settings = ["--deadline-ms", "60000"];
+
+  it("forwards the call to the server (it judges it) and answers with the command form's exit codes", async () => {
+    const server = await startHookServer(settings);
+    try {
+      const env = withoutKafka(server.spool);
+      const deny = await runHook(documentedInput("rm -rf /", "fwd", "toolu_fwd1"), env, settings);
+      expect(deny.code).toBe(2);
+      expect(deny.stderr).toMatch(/fs-delete-critical-path/);
+      const allow = await runHook(documentedInput("ls", "fwd", "toolu_fwd2"), env, settings);
+      expect(allow).toEqual({ code: 0, stdout: "", stderr: "" });
+      expect((await server.health()).judged).toBe(2);
+      // Other settings than the server's: the call is judged in process, the server does not see it.
+      const other = await runHook(documentedInput("rm -rf /", "fwd", "toolu_fwd3"), env, ["--deadline-ms", "59000"]);
+      expect(other.code).toBe(2);
+      expect((await server.health()).judged).toBe(2);
+    } finally {
+      server.stop();
+    }
+  });
+
+  it("judges in process when the server named by the spool's server file is gone", async () => {
+    const server = await startHookServer(settings);
+    server.stop();
+    await waitFor("the server gone", () => (server.child.exitCode === null ? undefined : true));
+    const spool = server.spool;
+    const entry = JSON.stringify({
+      url: server.url,
+      pid: 1,
+      deadlineMs: 60000,
+      onUndecided: "ask",
+      shellTools: ["Bash"],
+      maxBodyBytes: 1048576,
+    });
+    writeFileSync(join(spool, "hook-server.json"), entry);
+    const args = [...settings, "--shell-tools", "Bash"];
+    const deny = await runHook(documentedInput("rm -rf /"), withoutKafka(spool), args);
+    expect(deny.code).toBe(2);
+    expect(deny.stderr).toMatch(/fs-delete-critical-path/);
   });
 });

@@ -1,14 +1,8 @@
-import pino from "pino";
-import { kafkaSink, type FactSink } from "../../ingest/fact-sink.ts";
-import { AnalysisPool } from "../../ingest/hook/analysis-pool.ts";
-import { answerJson, answerOf, DEFAULT_SHELL_TOOLS, HookInputError, parsePreToolUseInput } from "../../ingest/hook/claude-code-hook.ts";
-import { subjectOf, undecided, type HookAnswer, type UndecidedPolicy } from "../../ingest/hook/claude-code-hook.ts";
-import { startHookServer } from "../../ingest/hook/hook-server.ts";
-import { defaultSpoolDir, hookContext, nowMicros, recordHookCall, spoolSink } from "../../ingest/hook/hook-runner.ts";
-import { Telemetry } from "../../stream/runtime/telemetry.ts";
-import { CLUSTER_FLAGS, connectCluster } from "../cluster-flags.ts";
+import { forwardCall } from "../../ingest/hook/hook-forward.ts";
+import { DEFAULT_SHELL_TOOLS, defaultSpoolDir, readServerFile, sameSettings } from "../../ingest/hook/hook-settings.ts";
+import type { HookOptions } from "./hook-in-process.ts";
 import { UsageError, type CliCommand } from "../command.ts";
-import { integerFlag, parseFlags, stringFlag, type ParsedFlags } from "../flags.ts";
+import { CLUSTER_FLAGS, integerFlag, listFlag, parseFlags, stringFlag, type ParsedFlags } from "../flags.ts";
 
 const USAGE = `Usage: agentops hook claude-code [--deadline-ms 500] [--on-undecided ask|deny|allow] [--spool DIR]
          [--shell-tools GLOB,...] [--max-body-bytes N] [--listen HOST:PORT [--workers N]
@@ -23,7 +17,9 @@ command cannot be read completely (too long, too deep, a syntax error), the call
 --on-undecided answers: ask (default: Claude Code asks the user, with the reason), deny, or allow.
 Every call is recorded: to Kafka when KAFKA_BROKERS is set, else to DIR/facts.ndjson (default
 $AGENTOPS_SPOOL_DIR or ~/.agentops/spool) for \`agentops produce\` to send later; verdicts go to
-DIR/hook-decisions.ndjson.
+DIR/hook-decisions.ndjson. When a --listen server runs on the same spool with the same
+--deadline-ms, --on-undecided, --shell-tools and --max-body-bytes, a call is forwarded to it (it
+judges and records it; a deny still exits 2); otherwise it is judged in this process.
 
   --shell-tools GLOB,...  tool names (\`*\` globs) whose input's command/cmd is a shell command
                           (default ${DEFAULT_SHELL_TOOLS.join(",")})
@@ -38,18 +34,6 @@ Limits and what fails closed: docs/security.md. settings.json snippets: docs/ing
 
 /** Recording a call costs main-thread time in proportion to its size (about 15 ms per 100 KB here). */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-/** Loading the analyser does not depend on the input; this bounds it apart from the analysis. */
-const LOAD_TIMEOUT_MS = 10_000;
-/** Old-generation heap of one analysis worker; past it V8 stops the worker and the pool replaces it. */
-const WORKER_HEAP_MB = 256;
-
-interface HookOptions {
-  readonly deadlineMs: number;
-  readonly onUndecided: UndecidedPolicy;
-  readonly shellTools: readonly string[];
-  readonly maxBodyBytes: number;
-  readonly spoolDir: string;
-}
 
 export const hookCommand: CliCommand = {
   name: "hook",
@@ -89,75 +73,30 @@ export const hookCommand: CliCommand = {
       spoolDir: stringFlag(flags, "spool") ?? defaultSpoolDir(),
     };
     const listen = stringFlag(flags, "listen");
-    return listen === undefined ? runOnce(flags, options) : serve(flags, listen, options);
+    if (listen !== undefined) return (await import("./hook-in-process.ts")).serve(flags, listen, options);
+    return runOnce(flags, options);
   },
 };
 
-/** One call, as a `"type": "command"` hook: the exit code is the answer, whatever recording does. */
+/**
+ * One call, as a `"type": "command"` hook: forwarded to the warm server of the same spool when one
+ * runs with the same settings (a Node start and a round trip), else judged in this process.
+ */
 async function runOnce(flags: ParsedFlags, options: HookOptions): Promise<number> {
-  // The worker loads the analyser while stdin is read.
-  const pool = new AnalysisPool({ workers: 1, maxHeapMb: WORKER_HEAP_MB });
-  try {
-    const started = performance.now();
-    const text = await readStdin(options.maxBodyBytes);
-    if (text === undefined) {
-      return give(answerOf(undecided(`the hook input is over ${options.maxBodyBytes} bytes`), options.onUndecided));
+  const text = await readStdin(options.maxBodyBytes);
+  const server = text === undefined ? undefined : readServerFile(options.spoolDir);
+  if (text !== undefined && server !== undefined && sameSettings(server, options)) {
+    const forwarded = await forwardCall(text, server);
+    if (forwarded.kind === "answer") {
+      process.stdout.write(forwarded.stdout);
+      process.stderr.write(forwarded.stderr);
+      return forwarded.code;
     }
-    let input;
-    try {
-      input = parsePreToolUseInput(text);
-    } catch (error) {
-      if (!(error instanceof HookInputError)) throw error;
-      // Exit 1 is Claude Code's non-blocking error: the message is shown, the call goes on.
-      process.stderr.write(`agentops hook: ${error.message}\n`);
-      return 1;
+    if (forwarded.kind === "late") {
+      return (await import("./hook-in-process.ts")).answerUndecided(forwarded.why, options);
     }
-    const context = hookContext(input);
-    const subject = subjectOf(input, options.shellTools);
-    const notLoaded = subject.kind === "shell" || subject.kind === "file-write" ? await loadFailure(pool) : undefined;
-    const verdict = notLoaded === undefined ? await pool.judge(subject, context, options.deadlineMs) : undecided(notLoaded);
-    const answer = answerOf(verdict, options.onUndecided);
-    const code = give(answer);
-    const elapsedMs = performance.now() - started;
-    const call = { input, subject, context, verdict, answer, elapsedMs, nowMicros: nowMicros() };
-    const kafka = kafkaConfigured(flags);
-    try {
-      const sink = kafka ? await kafkaRecordingSink(flags) : spoolSink(options.spoolDir);
-      try {
-        await recordHookCall(call, sink, options.spoolDir);
-      } finally {
-        await sink.close();
-      }
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      process.stderr.write(`agentops hook: could not record to ${kafka ? "Kafka" : "the spool"} (${why})\n`);
-      if (kafka) await recordHookCall(call, spoolSink(options.spoolDir), options.spoolDir).catch(() => undefined);
-    }
-    return code;
-  } finally {
-    await pool.close();
   }
-}
-
-/** Why the analyser is not there to judge the call, or undefined once it has loaded. */
-async function loadFailure(pool: AnalysisPool): Promise<string | undefined> {
-  try {
-    await pool.ready(LOAD_TIMEOUT_MS);
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
-/** Writes the answer the command form's way and returns its exit code. */
-function give(answer: HookAnswer): number {
-  if (answer.permission === "deny") {
-    process.stderr.write(`${answer.reason}\n`);
-    return 2;
-  }
-  const json = answerJson(answer);
-  if (json !== undefined) process.stdout.write(`${json}\n`);
-  return 0;
+  return (await import("./hook-in-process.ts")).judgeInProcess(flags, options, text);
 }
 
 /** stdin as text, or undefined once it passes maxBytes. */
@@ -175,52 +114,3 @@ async function readStdin(maxBytes: number): Promise<string | undefined> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-async function serve(flags: ParsedFlags, listen: string, options: HookOptions): Promise<number> {
-  const match = /^(.+):(\d{1,5})$/.exec(listen);
-  if (match === null) throw new UsageError("--listen", `"${listen}" is not HOST:PORT`, "e.g. --listen 127.0.0.1:4319");
-  const host = (match[1] ?? "").replace(/^\[(.*)\]$/, "$1");
-  const logger = pino({ name: "agentops-hook" }, pino.destination(2));
-  const workers = integerFlag(flags, "workers", 2, 1, 64);
-  const onRecycle = (cause: string, detail: string) => logger.warn({ cause, detail }, "analysis worker replaced");
-  const pool = new AnalysisPool({ workers, maxHeapMb: WORKER_HEAP_MB, onRecycle });
-  const sink = kafkaConfigured(flags) ? await kafkaRecordingSink(flags) : spoolSink(options.spoolDir);
-  const server = await startHookServer({
-    ...options,
-    host,
-    port: Number(match[2]),
-    pool,
-    sink,
-    logger,
-    allowedHosts: listFlag(flags, "allowed-hosts"),
-    allowedOrigins: listFlag(flags, "allowed-origins"),
-  });
-  await pool.ready(LOAD_TIMEOUT_MS);
-  process.stdout.write(`agentops hook claude-code listening on ${server.url}\n`);
-  const { deadlineMs, onUndecided } = options;
-  logger.info({ url: server.url, workers, deadlineMs, onUndecided }, "hook listening");
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
-  await server.close();
-  await pool.close();
-  await sink.close();
-  return 0;
-}
-
-/** A comma-separated flag's values. */
-function listFlag(flags: ParsedFlags, name: string): string[] {
-  return (stringFlag(flags, name) ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "");
-}
-
-function kafkaConfigured(flags: ParsedFlags): boolean {
-  return process.env["KAFKA_BROKERS"] !== undefined || stringFlag(flags, "brokers") !== undefined;
-}
-
-async function kafkaRecordingSink(flags: ParsedFlags): Promise<FactSink> {
-  const { kafka, serde, topics } = await connectCluster(flags, "agentops-hook");
-  await serde.registerAll();
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  await producer.connect();
-  return kafkaSink(producer, serde, topics, new Telemetry());
-}

@@ -1,5 +1,8 @@
 import { OBSERVATION_CONTRACT } from "../../contract/fact-schema.ts";
 import { canonicalJson } from "../../contract/canonical-json.ts";
+import type { UndecidedPolicy } from "./hook-settings.ts";
+
+export { DEFAULT_SHELL_TOOLS, type UndecidedPolicy } from "./hook-settings.ts";
 import type { DestructiveFinding } from "../../tripwires/commands/command-analysis.ts";
 import type { PathContext } from "../../tripwires/commands/path-resolution.ts";
 
@@ -44,24 +47,6 @@ export function parsePreToolUseInput(text: string): PreToolUseInput {
   return { sessionId, toolName, toolInput: toolInput as Record<string, unknown>, toolUseId: text_("tool_use_id"), cwd: text_("cwd") };
 }
 
-/**
- * Tools whose input carries a shell command line (`command` or `cmd`), as `*`-globs over tool
- * names: Claude Code's Bash and the usual names of MCP shell tools (`mcp__<server>__<tool>`).
- * `--shell-tools` replaces the list.
- */
-export const DEFAULT_SHELL_TOOLS: readonly string[] = [
-  "Bash",
-  "mcp__*__bash",
-  "mcp__*__shell",
-  "mcp__*__sh",
-  "mcp__*__run",
-  "mcp__*__exec",
-  "mcp__*__execute",
-  "mcp__*__terminal",
-  "mcp__*__*_command",
-  "mcp__*__*_shell",
-  "mcp__*__*_bash",
-];
 
 /** Claude Code's file-writing tools and the input field naming the file each one writes. */
 const FILE_TOOLS: Readonly<Record<string, string>> = {
@@ -133,8 +118,6 @@ export function verdictOf(
   return { decision: "allow", findings };
 }
 
-/** What an undecided verdict becomes (`--on-undecided`). */
-export type UndecidedPolicy = "ask" | "deny" | "allow";
 
 /** The answer given to Claude Code: deny blocks, ask prompts the user, allow leaves the normal permission flow. */
 export type HookAnswer =

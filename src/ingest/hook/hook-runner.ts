@@ -13,10 +13,6 @@ export function hookContext(input: PreToolUseInput, env: NodeJS.ProcessEnv = pro
   return { cwd: input.cwd ?? workspaceRoot, workspaceRoot, home: env["HOME"] ?? homedir() };
 }
 
-export function defaultSpoolDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env["AGENTOPS_SPOOL_DIR"] ?? join(env["HOME"] ?? homedir(), ".agentops", "spool");
-}
-
 /** The local spool: facts for `agentops produce --input <dir>/facts.ndjson`. */
 export function spoolSink(dir: string): FactSink {
   mkdirSync(dir, { recursive: true });
