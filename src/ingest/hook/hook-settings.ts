@@ -79,13 +79,16 @@ export function readServerFile(spoolDir: string): ServerEntry | undefined {
   return isServerEntry(value) ? value : undefined;
 }
 
+/** Calls are forwarded only to this machine: a server file naming another host is not followed. */
+const LOOPBACK_SERVER_URL = /^http:\/\/(?:127(?:\.\d{1,3}){3}|localhost|\[::1\]):\d{1,5}\/$/;
+
 function isServerEntry(value: unknown): value is ServerEntry {
   if (typeof value !== "object" || value === null) return false;
   const entry = value as Record<string, unknown>;
   const tools = entry["shellTools"];
   return (
     typeof entry["url"] === "string" &&
-    /^http:\/\/[^/]+\/$/.test(entry["url"]) &&
+    LOOPBACK_SERVER_URL.test(entry["url"]) &&
     Number.isInteger(entry["pid"]) &&
     Number.isInteger(entry["deadlineMs"]) &&
     Number.isInteger(entry["maxBodyBytes"]) &&

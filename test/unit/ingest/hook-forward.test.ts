@@ -1,8 +1,11 @@
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { forwardCall } from "../../../src/ingest/hook/hook-forward.ts";
-import { DEFAULT_SHELL_TOOLS, type ServerEntry } from "../../../src/ingest/hook/hook-settings.ts";
+import { DEFAULT_SHELL_TOOLS, readServerFile, writeServerFile, type ServerEntry } from "../../../src/ingest/hook/hook-settings.ts";
 
 /** The command form's thin client against a stand-in server: each reply and what the call becomes. */
 let server: Server | undefined;
@@ -73,4 +76,19 @@ describe("forwardCall", () => {
     expect(result.kind).toBe("late");
     expect(performance.now() - started).toBeLessThan(4_000);
   }, 10_000);
+});
+
+describe("the server file", () => {
+  it("is followed only to a loopback address", () => {
+    const spool = mkdtempSync(join(tmpdir(), "agentops-hook-file-"));
+    const settings = { deadlineMs: 500, onUndecided: "ask", shellTools: DEFAULT_SHELL_TOOLS, maxBodyBytes: 1024 } as const;
+    for (const url of ["http://127.0.0.1:4319/", "http://localhost:4319/", "http://[::1]:4319/"]) {
+      writeServerFile(spool, { url, pid: 1, ...settings });
+      expect(readServerFile(spool)?.url).toBe(url);
+    }
+    for (const url of ["http://203.0.113.7:4319/", "http://evil.example:80/", "http://0.0.0.0:4319/"]) {
+      writeServerFile(spool, { url, pid: 1, ...settings });
+      expect(readServerFile(spool), url).toBeUndefined();
+    }
+  });
 });
