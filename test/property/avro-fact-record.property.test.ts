@@ -74,6 +74,7 @@ describe("the user's cases (issue #30)", () => {
     "a packet whose repair_attribution is null": { ...packet, repair_attribution: null },
     "a call with 1.5 tokens and an unknown usage source": { ...call, input_tokens: 1.5, usage_source: "GUESS" },
     "a call whose provider is a number": { ...call, provider: 42 },
+    "a cost whose amount is below -2^52 (avsc's exact long range)": { ...cost, amount_minor: -(2 ** 52) - 1 },
     "a snapshot task entry with an unknown key set to null": {
       ...base,
       type: "task_snapshot",

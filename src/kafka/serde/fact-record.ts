@@ -45,6 +45,8 @@ export function factToAvro(fact: Readonly<Record<string, unknown>>, type: avro.T
   return shaped;
 }
 
+const AVSC_EXACT_LONG = 2 ** 52;
+
 /** Whether `type` holds `value` exactly: decoding gives back the same JSON. */
 export function carries(type: avro.Type, value: unknown): boolean {
   switch (type.typeName) {
@@ -53,9 +55,10 @@ export function carries(type: avro.Type, value: unknown): boolean {
     case "boolean":
       return typeof value === "boolean";
     case "int":
-    case "long":
-      // avsc's own range (a long within ±2^52: its zig-zag form must stay a safe integer).
       return type.isValid(value);
+    case "long":
+      // avsc's isValid takes any safe integer, but its zig-zag form is exact only within ±2^52.
+      return type.isValid(value) && Math.abs(value as number) <= AVSC_EXACT_LONG;
     case "float":
     case "double":
       return typeof value === "number" && Number.isFinite(value);
