@@ -133,11 +133,15 @@ export async function serve(flags: ParsedFlags, listen: string, options: HookOpt
     process.once("SIGTERM", resolve);
   });
   removeServerFile(spoolDir, server.url);
+  // A stop is bounded: a handle left open by a client or a worker must not keep the process alive.
+  setTimeout(() => process.exit(0), SHUTDOWN_BOUND_MS).unref();
   await server.close();
   await pool.close();
   await sink.close();
   return 0;
 }
+
+const SHUTDOWN_BOUND_MS = 5_000;
 
 function kafkaConfigured(flags: ParsedFlags): boolean {
   return process.env["KAFKA_BROKERS"] !== undefined || stringFlag(flags, "brokers") !== undefined;

@@ -104,7 +104,10 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
   return {
     url: `http://${host}:${address.port}/`,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Idle keep-alive connections would hold close() open until they time out.
+      server.closeIdleConnections();
+      await closed;
       await recording;
     },
   };
