@@ -4,13 +4,22 @@ import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
 import type { TopicNames } from "../stream/topic-names.ts";
 import type { AlertRecord, RunRecord, ViewState } from "./view-state.ts";
 
+/** Which output topics a source follows: the exporter needs only the results. */
+export type FollowedTopics = "results" | "all";
+
 /**
  * The processors' output topics as a live source: the compacted results topic (latest value per
- * result key, a tombstone removes the key), the alerts topic and the run-state topic, each followed
- * from its beginning by a throwaway consumer group that commits nothing. Records are decoded with
- * the topics' own serde (the same path as `agentops results` and `agentops alerts`).
+ * result key, a tombstone removes the key) and, unless only the results are asked for, the alerts
+ * and run-state topics, each followed from its beginning by a throwaway consumer group that commits
+ * nothing. Records are decoded with the topics' own serde (the same path as `agentops results`).
  */
-export async function startKafkaSource(kafka: Kafka, serde: TopicSerde, topics: TopicNames, state: ViewState): Promise<{ stop(): Promise<void> }> {
+export async function startKafkaSource(
+  kafka: Kafka,
+  serde: TopicSerde,
+  topics: TopicNames,
+  state: ViewState,
+  followed: FollowedTopics = "all",
+): Promise<{ stop(): Promise<void> }> {
   const consumers: Consumer[] = [];
   const groupIds: string[] = [];
   const failed = (topic: string, error: unknown): void => {
@@ -41,13 +50,15 @@ export async function startKafkaSource(kafka: Kafka, serde: TopicSerde, topics: 
     if (key === undefined) return;
     state.setResult(key, message.value === null ? null : await serde.decodeResult(message.value));
   });
-  await follow(topics.alerts, async (message) => {
-    if (message.value !== null) state.addAlert((await serde.decodeAlert(message.value)) as AlertRecord);
-  });
-  // Run-state summaries are JSON (the run monitor's compacted summary topic).
-  await follow(topics.runState, async (message) => {
-    if (message.value !== null) state.setRun(JSON.parse(message.value.toString("utf8")) as RunRecord);
-  });
+  if (followed === "all") {
+    await follow(topics.alerts, async (message) => {
+      if (message.value !== null) state.addAlert((await serde.decodeAlert(message.value)) as AlertRecord);
+    });
+    // Run-state summaries are JSON (the run monitor's compacted summary topic).
+    await follow(topics.runState, async (message) => {
+      if (message.value !== null) state.setRun(JSON.parse(message.value.toString("utf8")) as RunRecord);
+    });
+  }
   return {
     async stop(): Promise<void> {
       await Promise.all(consumers.map((consumer) => consumer.disconnect()));

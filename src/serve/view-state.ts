@@ -36,8 +36,27 @@ export interface SourceStatus {
   readonly error: string | null;
 }
 
+/**
+ * A view follows its sources for months: it keeps the newest alerts and the most recently updated
+ * runs up to these counts, and counts what it let go, so that memory stays flat. Results are
+ * bounded by the compacted results topic itself (one record per result key).
+ */
+export interface ViewLimits {
+  readonly maxAlerts: number;
+  readonly maxRuns: number;
+}
+export const VIEW_LIMITS: ViewLimits = { maxAlerts: 5_000, maxRuns: 5_000 };
+
+/** How many alerts and runs the view let go (oldest first) to stay within VIEW_LIMITS. */
+export interface FoldedCounts {
+  readonly alerts: number;
+  readonly runs: number;
+}
+
 export interface ViewSnapshot {
   readonly status: SourceStatus;
+  readonly limits: ViewLimits;
+  readonly folded: FoldedCounts;
   readonly results: readonly { readonly key: string; readonly result: ResultRecord }[];
   readonly alerts: readonly AlertRecord[];
   readonly runs: readonly RunRecord[];
@@ -59,9 +78,12 @@ export class ViewState {
   private readonly rejected = new Map<string, RejectedRecord>();
   private readonly listeners = new Set<(event: ViewEvent) => void>();
   private status: SourceStatus;
+  private folded: FoldedCounts = { alerts: 0, runs: 0 };
+  private readonly limits: ViewLimits;
 
-  constructor(status: SourceStatus) {
+  constructor(status: SourceStatus, limits: ViewLimits = VIEW_LIMITS) {
     this.status = status;
+    this.limits = limits;
   }
 
   /** Upsert (or, with null, remove) one result key; unchanged records are not re-announced. */
@@ -103,6 +125,11 @@ export class ViewState {
     if (this.alerts.has(alert.alert_id)) return;
     this.rejected.delete(rejectedId("alert", alert.alert_id));
     this.alerts.set(alert.alert_id, alert);
+    const oldest = this.alerts.size > this.limits.maxAlerts ? this.alerts.keys().next().value : undefined;
+    if (oldest !== undefined) {
+      this.alerts.delete(oldest);
+      this.folded = { ...this.folded, alerts: this.folded.alerts + 1 };
+    }
     this.emit({ type: "alert", alert });
   }
 
@@ -113,7 +140,14 @@ export class ViewState {
       return this.reject({ kind: "run", key, metric_id: null, reason: problem });
     }
     this.rejected.delete(rejectedId("run", run.run_id));
+    // Re-inserted, so that the map's order is the order of last update and the first is the stalest.
+    this.runs.delete(run.run_id);
     this.runs.set(run.run_id, run);
+    const stalest = this.runs.size > this.limits.maxRuns ? this.runs.keys().next().value : undefined;
+    if (stalest !== undefined) {
+      this.runs.delete(stalest);
+      this.folded = { ...this.folded, runs: this.folded.runs + 1 };
+    }
     this.emit({ type: "run", run });
   }
 
@@ -125,6 +159,8 @@ export class ViewState {
   snapshot(): ViewSnapshot {
     return {
       status: this.status,
+      limits: this.limits,
+      folded: this.folded,
       results: [...this.results].map(([key, result]) => ({ key, result })),
       alerts: [...this.alerts.values()],
       runs: [...this.runs.values()],

@@ -97,8 +97,7 @@ export const exportCommand: CliCommand = {
     if (fromTopics) {
       const started = await withCluster(flags, "agentops-export", async ({ kafka, serde, topics }) => {
         const view = new ViewState({ mode: "kafka", description: `live from ${topics.results}`, error: null });
-        // The source follows results, alerts and run state; the exporter reads only the results.
-        return { view, source: await startKafkaSource(kafka, serde, topics, view) };
+        return { view, source: await startKafkaSource(kafka, serde, topics, view, "results") };
       });
       state = started.view;
       stopSource = () => started.source.stop();

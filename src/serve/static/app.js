@@ -4,7 +4,16 @@
 import { formatInstant, instantMillis } from "./format.js";
 
 // `rejected`: records the server could not show (its record checks), by kind and key, each with why.
-const view = { results: new Map(), alerts: new Map(), runs: new Map(), rejected: new Map(), fresh: new Set() };
+const view = { results: new Map(), alerts: new Map(), runs: new Map(), rejected: new Map(), fresh: new Set(), limits: { maxAlerts: 5000, maxRuns: 5000 }, folded: { alerts: 0, runs: 0 } };
+
+/** Keeps a map within its bound as the server does (view-state.ts): the first entries are the oldest. */
+function trimOldest(map, max, onDrop = () => {}) {
+  while (map.size > max) {
+    const oldest = map.keys().next().value;
+    map.delete(oldest);
+    onDrop(oldest);
+  }
+}
 const rejectedId = (kind, key) => `${kind}\u0000${key}`;
 
 /** A row that says why a record is not shown, in place of the record, and which record (its key). */
@@ -275,7 +284,8 @@ function renderAlerts() {
     lastArrival.set(alert.run_id, arrival);
   }
   const runs = [...byRun].sort(([a], [b]) => lastArrival.get(b) - lastArrival.get(a));
-  document.getElementById("alert-count").textContent = `${view.alerts.size} alerts in ${byRun.size} runs · ${view.runs.size} runs monitored`;
+  const older = view.folded.alerts + view.folded.runs === 0 ? "" : ` · not shown: ${view.folded.alerts} older alerts, ${view.folded.runs} older runs`;
+  document.getElementById("alert-count").textContent = `${view.alerts.size} alerts in ${byRun.size} runs · ${view.runs.size} runs monitored${older}`;
   document.getElementById("runs").replaceChildren(
     ...[rejectedEventsNode()].filter((node) => node !== null),
     ...runs.map(([runId, alerts]) => {
@@ -368,6 +378,8 @@ events.addEventListener("error", () => {
 events.addEventListener("snapshot", (event) => {
   const snapshot = JSON.parse(event.data);
   view.results = new Map(snapshot.results.map(({ key, result }) => [key, result]));
+  view.limits = snapshot.limits;
+  view.folded = { ...snapshot.folded };
   view.alerts = new Map(snapshot.alerts.map((alert) => [alert.alert_id, alert]));
   view.runs = new Map(snapshot.runs.map((run) => [run.run_id, run]));
   view.rejected = new Map(snapshot.rejected.map((record) => [rejectedId(record.kind, record.key), record]));
@@ -387,12 +399,18 @@ events.addEventListener("alert", (event) => {
   view.rejected.delete(rejectedId("alert", alert.alert_id));
   view.alerts.set(alert.alert_id, alert);
   view.fresh.add(alert.alert_id);
+  trimOldest(view.alerts, view.limits.maxAlerts, (id) => {
+    view.fresh.delete(id);
+    view.folded.alerts += 1;
+  });
   schedule("alerts");
 });
 events.addEventListener("run", (event) => {
   const { run } = JSON.parse(event.data);
   view.rejected.delete(rejectedId("run", run.run_id));
+  view.runs.delete(run.run_id);
   view.runs.set(run.run_id, run);
+  trimOldest(view.runs, view.limits.maxRuns, () => (view.folded.runs += 1));
   schedule("alerts");
 });
 events.addEventListener("rejected", (event) => {
