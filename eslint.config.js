@@ -1,5 +1,8 @@
-// Lint: typescript-eslint's recommended type-aware rules; `any` is an error in src.
+// Lint: typescript-eslint's recommended type-aware rules; `any` is an error in src. Layout is
+// prettier's (`prettier --check .` in `npm run lint`), so eslint-config-prettier, last, turns off
+// the rules that would fight it.
 import js from "@eslint/js";
+import prettier from "eslint-config-prettier";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
@@ -23,4 +26,5 @@ export default tseslint.config(
       globals: { window: "readonly", document: "readonly", Node: "readonly", EventSource: "readonly", requestAnimationFrame: "readonly", uPlot: "readonly" },
     },
   },
+  prettier,
 );

@@ -66,7 +66,8 @@ function minimumSamplePolicyProblems(value: unknown): Problem[] {
   const policy = asRecord(value);
   if (policy === undefined) return [];
   const fixed = policy["rule"] === "VALUE_WITHHELD_BELOW_MINIMUM_SAMPLE" && policy["compared_with"] === "eligible_units" && policy["value_published_below_minimum"] === false && policy["coverage_published_below_minimum"] === true;
-  return fixed ? [] : [problem("/minimum_sample_policy", "MINIMUM_SAMPLE_POLICY_INVALID", "must be the fixed rule: below minimum_sample (compared with eligible_units) the value is not published, while the complete coverage result remains published")];
+  return fixed ? [] : [problem("/minimum_sample_policy", "MINIMUM_SAMPLE_POLICY_INVALID", "must be the fixed rule: below minimum_sample (compared with eligible_units) the value is not published, " +
+    "while the complete coverage result remains published")];
 }
 
 const RESULT_FIELDS = ["numerator", "denominator", "raw_ratio", "state", "alert"];
@@ -90,7 +91,8 @@ function coveragePolicyProblems(value: unknown): Problem[] {
   if (policy["threshold_min_hundredths"] !== 0) problems.push(problem(at("threshold_min_hundredths"), "COVERAGE_THRESHOLD_DOMAIN", "the threshold domain is hundredths 0..99 (legal thresholds 0.00..0.99); the minimum must be 0"));
   if (policy["threshold_max_hundredths"] !== 99) problems.push(problem(at("threshold_max_hundredths"), "COVERAGE_THRESHOLD_DOMAIN", "the threshold domain is hundredths 0..99 (legal thresholds 0.00..0.99); the maximum must be 99"));
   if (policy["disabled_at_hundredths"] !== 0) problems.push(problem(at("disabled_at_hundredths"), "COVERAGE_THRESHOLD_DOMAIN", "threshold 0 (and only 0) disables the alert"));
-  if (policy["default_threshold_hundredths"] !== DEFAULT_THRESHOLD_HUNDREDTHS) problems.push(problem(at("default_threshold_hundredths"), "COVERAGE_DEFAULT_THRESHOLD", `the default LOW_COVERAGE threshold is 0.10, i.e. ${DEFAULT_THRESHOLD_HUNDREDTHS} hundredths, found ${JSON.stringify(policy["default_threshold_hundredths"])}`));
+  if (policy["default_threshold_hundredths"] !== DEFAULT_THRESHOLD_HUNDREDTHS) problems.push(problem(at("default_threshold_hundredths"), "COVERAGE_DEFAULT_THRESHOLD", `the default LOW_COVERAGE threshold is 0.10, i.e. ${DEFAULT_THRESHOLD_HUNDREDTHS} hundredths, ` +
+    `found ${JSON.stringify(policy["default_threshold_hundredths"])}`));
   if (policy["alert_comparison"] !== ALERT_COMPARISON) problems.push(problem(at("alert_comparison"), "COVERAGE_COMPARISON", `must be exactly "${ALERT_COMPARISON}" (no rounded value participates)`));
   if (policy["alert_requires_positive_denominator"] !== true) problems.push(problem(at("alert_requires_positive_denominator"), "COVERAGE_COMPARISON", "the alert is evaluated only for denominator > 0"));
   if (policy["equality_alerts"] !== false) problems.push(problem(at("equality_alerts"), "COVERAGE_COMPARISON", "equality does not alert; must be false"));

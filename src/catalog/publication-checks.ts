@@ -33,7 +33,8 @@ export function publicationProblems(publication: unknown, catalog: unknown): Pro
   problems.push(...dependencyDigestProblems(record, catalogRecord));
   const digest = catalogDigest(catalog);
   const recorded = asString(record["semantic_digest"]);
-  if (recorded !== digest) problems.push(problem("/semantic_digest", "PUBLICATION_DIGEST_MISMATCH", `records ${JSON.stringify(record["semantic_digest"])} but the catalog's digest is ${digest}; run \`agentops catalog digest\` and update publication.json`));
+  if (recorded !== digest) problems.push(problem("/semantic_digest", "PUBLICATION_DIGEST_MISMATCH", `records ${JSON.stringify(record["semantic_digest"])} but the catalog's digest is ${digest}; ` +
+    `run \`agentops catalog digest\` and update publication.json`));
   return problems;
 }
 
@@ -52,5 +53,6 @@ function dependencyDigestProblems(record: Readonly<Record<string, unknown>>, cat
   const unrecorded = bound.filter((digest) => !recorded.includes(digest));
   const unbound = recorded.filter((digest) => !bound.includes(digest));
   if (unrecorded.length === 0 && unbound.length === 0) return [];
-  return [problem("/dependency_digests", "PUBLICATION_DEPENDENCY_MISMATCH", `must record how each bound dependency revision was obtained, and only those; unrecorded: ${JSON.stringify(unrecorded)}, not bound by the catalog: ${JSON.stringify(unbound)}`)];
+  return [problem("/dependency_digests", "PUBLICATION_DEPENDENCY_MISMATCH", `must record how each bound dependency revision was obtained, and only those; unrecorded: ` +
+    `${JSON.stringify(unrecorded)}, not bound by the catalog: ${JSON.stringify(unbound)}`)];
 }

@@ -30,16 +30,11 @@ import { isIso4217Code } from "./iso4217.ts";
 
 /**
  * The validation fast path: a hand-written check of the common, valid record that answers the
- * normalised fact exactly as zod's schemas (src/contract/fact-schema.ts) would — the same keys in
- * the same order (schema shape order: envelope, then the type's fields), absent optionals left out,
- * null optionals present as `undefined` (zod keeps a key that was in the input), timestamps as epoch
- * milliseconds, fresh arrays — or `undefined`, meaning "not sure or invalid: ask zod". It never
- * accepts what zod rejects and never builds a different fact; zod remains the definition of the
- * contract, and the rejection reasons come from zod alone. Verified against zod by
- * test/unit/contract/fast-parse.test.ts and test/property/fast-parse.property.test.ts.
- *
- * Optional fields go through copyOptional, zod's rule for an optional whose value normalises to
- * undefined (kept when the key was present).
+ * normalised fact exactly as zod's schemas (src/contract/fact-schema.ts) would (same keys in the
+ * same order, absent optionals left out, null optionals as `undefined`, timestamps as epoch
+ * milliseconds), or `undefined`: "not sure or invalid, ask zod". zod stays the definition of the
+ * contract and the source of every rejection reason; test/unit/contract/fast-parse.test.ts and
+ * test/property/fast-parse.property.test.ts hold the two equal.
  */
 export function fastParseFact(input: unknown): Fact | undefined {
   if (!isRecord(input) || input["contract"] !== OBSERVATION_CONTRACT) return undefined;

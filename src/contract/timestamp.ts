@@ -29,7 +29,8 @@ function inRange(millis: number): number | undefined {
 export const timestampSchema = z.union([z.string(), z.date(), z.number()]).transform((input, ctx) => {
   const millis = typeof input === "number" ? undefined : toEpochMillis(input);
   if (millis === undefined) {
-    ctx.addIssue({ code: "custom", message: `"${String(input)}" is not a real calendar instant in 0001-01-01T00:00:00Z..9999-12-30T23:59:59.999Z (RFC 3339 with Z or ±hh:mm; a number is not a timestamp)`, params: { reason: "INVALID_TIMESTAMP" } });
+    ctx.addIssue({ code: "custom", message: `"${String(input)}" is not a real calendar instant in 0001-01-01T00:00:00Z..9999-12-30T23:59:59.999Z (RFC ` +
+      `3339 with Z or ±hh:mm; a number is not a timestamp)`, params: { reason: "INVALID_TIMESTAMP" } });
     return z.NEVER;
   }
   return millis;

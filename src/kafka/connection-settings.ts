@@ -164,10 +164,12 @@ function pemFile(env: NodeJS.ProcessEnv, variable: string, expect: "certificate"
   }
   const text = contents.toString("latin1");
   if (expect === "private key" && text.includes("-----BEGIN ENCRYPTED PRIVATE KEY-----")) {
-    throw new ConfigError({ field: variable, problem: `"${path}" is an encrypted private key`, fix: "give an unencrypted PEM key kept readable only by this user (openssl pkey -in key.pem -out plain-key.pem); no passphrase setting is offered, so none ends up in the environment" });
+    throw new ConfigError({ field: variable, problem: `"${path}" is an encrypted private key`, fix: "give an unencrypted PEM key kept readable only by this user (openssl pkey -in key.pem -out plain-key.pem); " +
+      "no passphrase setting is offered, so none ends up in the environment" });
   }
   const marker = expect === "certificate" ? /-----BEGIN CERTIFICATE-----/ : /-----BEGIN (?:RSA |EC )?PRIVATE KEY-----/;
-  if (!marker.test(text)) throw new ConfigError({ field: variable, problem: `"${path}" holds no PEM ${expect}`, fix: `give a PEM file (-----BEGIN ${expect === "certificate" ? "CERTIFICATE" : "PRIVATE KEY"}-----); convert a PKCS#12/JKS store with openssl or keytool first` });
+  if (!marker.test(text)) throw new ConfigError({ field: variable, problem: `"${path}" holds no PEM ${expect}`, fix: `give a PEM file (-----BEGIN ${expect === "certificate" ? "CERTIFICATE" : "PRIVATE KEY"}-----); ` +
+    `convert a PKCS#12/JKS store with openssl or keytool first` });
   return contents;
 }
 

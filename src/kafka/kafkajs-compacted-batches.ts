@@ -2,25 +2,12 @@ import { kafkajsLoaded, kafkajsModule, replaceKafkajsModule } from "./kafkajs-mo
 
 /*
  * Reading a compacted topic, kafkajs 2.2.4 advances one offset per fetch across offsets that
- * compaction removed (tulios/kafkajs#562, #1072). Compaction keeps a record batch's header, its
- * first offset and last offset delta, and removes records from it; the broker answers a fetch at
- * offset n with the batch that holds n. When every record kafkajs decodes from the answer lies
- * before n (the batch's tail was compacted away), kafkajs treats it as empty and resolves n itself,
- * so the next fetch asks for n + 1 and gets the same batch. Across a gap of a million compacted
- * offsets (the engine's contributions log after a few restarts) that is a million fetches: a member
- * loading its state read nothing for two minutes and failed. Kafka's Java consumer moves past the
- * batch's last offset; so does this:
- *
- * - the fetch response's record-batch decoding (src/protocol/requests/fetch/v4/decodeMessages, used
- *   by fetch v4 to v11) is kafkajs' own, and also notes the last offset of the last whole record
- *   batch it decoded (first offset + last offset delta);
- * - a fetched batch whose records all lie before the fetched offset (kafkajs'
- *   `isEmptyDueToLogCompactedMessages`), or that has no records at all (a record batch compaction
- *   emptied), gives that offset as its last offset, where kafkajs gave the fetched offset or
- *   fetched the same offset again, so the consumer resolves it and the next fetch starts after it.
- *
- * A batch with records at or past the fetched offset is unchanged: its last offset is its last
- * record's, and the fetch after it meets the compacted tail once, as an empty batch, and moves on.
+ * compaction removed (tulios/kafkajs#562, #1072): a batch whose tail was compacted away decodes to
+ * no record at or past the fetched offset n, so kafkajs asks for n + 1 and gets the same batch
+ * again, a million fetches across a million compacted offsets. Like Kafka's Java consumer, this
+ * moves past the batch: kafkajs' own record-batch decoding (fetch v4 to v11) also notes the last
+ * offset of the last whole batch, and a batch with no record at or past the fetched offset gives
+ * that as its last offset, so the next fetch starts after it. Other batches are unchanged.
  */
 
 /** The last offset of the last whole record batch in a fetched partition's messages, by the messages' array. */

@@ -4,10 +4,8 @@ import { replaceKafkajsModule } from "./kafkajs-module-cache.ts";
  * CRC-32C (Castagnoli), which every Kafka record batch carries over its bytes. kafkajs 2.2.4
  * computes it a byte at a time (src/protocol/recordBatch/crc32C); this is the same function eight
  * bytes at a time ("slicing-by-8": eight tables, one lookup per byte, no dependency between the
- * lookups of one step), 2.2–2.75× faster on 1 KiB buffers (bench:crc32c). Every batch a processor
- * produces is summed: in bench:kafka it was 2.8% of the engine process's CPU and 1.9% of the
- * ingest process's (CPU profiles, 1M facts), most of it over the contributions changelog and the
- * engine-facts records.
+ * lookups of one step). Every batch a processor produces is summed, so the byte-at-a-time loop
+ * showed in the processors' CPU profiles (bench/RESULTS.md, `npm run bench:crc32c`).
  */
 
 /** The reflected Castagnoli polynomial. */

@@ -3,9 +3,8 @@ import { replaceKafkajsModule } from "./kafkajs-module-cache.ts";
 /**
  * kafkajs 2.2.4 groups a send's messages by partition with `[...current, message]` for every
  * message (src/producer/groupMessagesPerPartition.js), so a request of n messages to one partition
- * copies n²/2 array elements. The engine sends its contributions changelog in requests of about
- * 1,600 records: the grouping alone took 2% of the engine process and 2.5% of the ingest process's
- * CPU (bench:kafka, CPU profiles). The fix proposed upstream (tulios/kafkajs#1576, never merged)
+ * copies n²/2 array elements, and the engine sends its contributions changelog in requests of
+ * about 1,600 records (bench/RESULTS.md has the profile). The fix proposed upstream (tulios/kafkajs#1576, never merged)
  * is the same function in one pass; this module puts it in kafkajs' module cache before kafkajs
  * is loaded, so its producer requires this one. Same result: the messages of each partition in
  * their order, keyed by partition.

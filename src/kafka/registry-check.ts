@@ -14,7 +14,8 @@ import { registryHttpsAgent, type RegistryConnection } from "./connection-settin
 /** A registry URL that answered, but not as a Confluent-compatible API root. */
 class RegistryPathError extends Error {
   constructor(url: string, status: number, body: string) {
-    super(`GET ${url}/subjects answered ${status === 200 ? "200 with something other than a JSON list of subjects" : `HTTP ${status}`}${body === "" ? "" : `: ${body.slice(0, 160)}`}`);
+    const answer = status === 200 ? "200 with something other than a JSON list of subjects" : `HTTP ${status}`;
+    super(`GET ${url}/subjects answered ${answer}${body === "" ? "" : `: ${body.slice(0, 160)}`}`);
     this.name = "RegistryPathError";
   }
 }

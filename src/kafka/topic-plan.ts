@@ -29,7 +29,8 @@ export function planTopic(topic: TopicSpec, observed: ObservedTopic | undefined)
   const configs = desiredConfigs(topic);
   if (observed === undefined) return { kind: "create", topic, configs };
   if (topic.partitions < observed.partitions) {
-    return { kind: "error", topic, message: `${topic.name}: the spec asks for ${topic.partitions} partitions but the broker has ${observed.partitions}; partitions are never decreased (create a new topic version instead)` };
+    return { kind: "error", topic, message: `${topic.name}: the spec asks for ${topic.partitions} partitions but the broker has ${observed.partitions}; ` +
+      `partitions are never decreased (create a new topic version instead)` };
   }
   const warnings: string[] = [];
   if (topic.replication !== observed.replication) {

@@ -18,7 +18,8 @@ export function describeAlert(alert: TripwireAlert): string {
   if (evidence.repetitions !== undefined && evidence.repetitions !== null) parts.push(`x${evidence.repetitions}`);
   if (evidence.command !== undefined && evidence.command !== null) parts.push(`command ${JSON.stringify(evidence.command)}`);
   if (evidence.path !== undefined && evidence.path !== null) parts.push(`path ${evidence.path}`);
-  return `${new Date(alert.event_time).toISOString()}  ${alert.severity.toUpperCase().padEnd(8)}  run ${alert.run_id}  ${alert.rule_id}@${alert.rule_version}  ${parts.join(", ")}  ${alert.message}`;
+  return `${new Date(alert.event_time).toISOString()}  ${alert.severity.toUpperCase().padEnd(8)}  run ${alert.run_id}  ` +
+    `${alert.rule_id}@${alert.rule_version}  ${parts.join(", ")}  ${alert.message}`;
 }
 
 export const alertsCommand: CliCommand = {

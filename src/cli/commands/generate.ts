@@ -48,10 +48,14 @@ export const generateCommand: CliCommand = {
     const seconds = (performance.now() - started) / 1000;
     process.stderr.write(
       [
-        `generate: wrote ${stats.lines.toLocaleString("en-US")} lines (${(stats.bytes / 1_048_576).toFixed(1)} MiB) to ${out} in ${seconds.toFixed(1)} s (seed ${seed})`,
+        `generate: wrote ${stats.lines.toLocaleString("en-US")} lines (${(stats.bytes / 1_048_576).toFixed(1)} MiB) ` +
+          `to ${out} in ${seconds.toFixed(1)} s (seed ${seed})`,
         `  ${stats.tasks} tasks, ${stats.deliveries} deliveries, ${stats.agentEvents} agent events (${stats.destructiveRuns} runs with a destructive command)`,
-        `  intentional anomalies: ${stats.redeliveries} exact redeliveries, ${stats.conflictingVersions} conflicting versions, ${stats.unsupportedContract} unsupported-contract records, ${stats.malformed} malformed lines`,
-        `  revision 2 cases: ${stats.invalidMeasureFacts} facts with an invalid or range-edge measure (accepted), ${stats.reReports} re-reports under a new fact_id`,
+        `  intentional anomalies: ${stats.redeliveries} exact redeliveries, ` +
+          `${stats.conflictingVersions} conflicting versions, ${stats.unsupportedContract} unsupported-contract records, ` +
+          `${stats.malformed} malformed lines`,
+        `  revision 2 cases: ${stats.invalidMeasureFacts} facts with an invalid or range-edge measure (accepted), ` +
+          `${stats.reReports} re-reports under a new fact_id`,
       ].join("\n") + "\n",
     );
     return 0;

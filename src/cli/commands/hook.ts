@@ -32,7 +32,7 @@ judges and records it; a deny still exits 2); otherwise it is judged in this pro
 
 Limits and what fails closed: docs/security.md. settings.json snippets: docs/ingest.md.`;
 
-/** Recording a call costs main-thread time in proportion to its size (about 15 ms per 100 KB here). */
+/** A call's body is bounded because recording it costs main-thread time in proportion to its size. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 export const hookCommand: CliCommand = {

@@ -10,7 +10,7 @@ export interface CommandEntry {
  * Every sub-command of `agentops`, in the order `agentops --help` lists them. A new command is
  * one file under this folder and one line here. Modules load on demand: a long-lived
  * `agentops run --roles engine` does not hold the OTLP decoders, importers and shell parser of
- * the other commands (about 27 MiB of its memory, measured).
+ * the other commands.
  */
 export const commands: readonly CommandEntry[] = [
   { name: "replay", load: async () => (await import("./replay.ts")).replayCommand },

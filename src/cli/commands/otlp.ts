@@ -84,7 +84,8 @@ export const otlpCommand: CliCommand = {
     await receiver.close();
     await sink.close();
     const { requests, records, facts, unmapped, ignored, malformed, refused, callsMissing } = receiver.totals;
-    process.stdout.write(`received ${requests} requests, ${records} records: ${facts} facts, ${unmapped} unmappable (dead-lettered), ${ignored} ignored, ${malformed} malformed requests\n`);
+    process.stdout.write(`received ${requests} requests, ${records} records: ${facts} facts, ${unmapped} unmappable (dead-lettered), ` +
+      `${ignored} ignored, ${malformed} malformed requests\n`);
     const gaps = TUPLE_COORDINATES.filter((coordinate) => callsMissing[coordinate] > 0);
     if (gaps.length > 0) {
       process.stdout.write(`model calls left out of the operational metrics for want of an attribution coordinate:\n`);

@@ -194,7 +194,8 @@ export const replayCommand: CliCommand = {
         ],
       )}\n`,
     );
-    process.stdout.write(`\n${resultLines.length} results${output === undefined ? "" : ` → ${output}`} in ${seconds.toFixed(2)} s (${Math.round(counts.records / Math.max(seconds, 0.001)).toLocaleString("en-US")} records/s)\n`);
+    process.stdout.write(`\n${resultLines.length} results${output === undefined ? "" : ` → ${output}`} in ${seconds.toFixed(2)} s ` +
+      `(${Math.round(counts.records / Math.max(seconds, 0.001)).toLocaleString("en-US")} records/s)\n`);
     return 0;
   },
 };
@@ -241,7 +242,9 @@ async function auditAgainstTopics(
   if (!booleanFlag(flags, "verify")) return 0;
   const ingest = await checkIngestWindow(kafka, registry, topics.facts, rebuild.keys);
   process.stdout.write(
-    `engine rebuilt from ${history} (${rebuild.records} records, whole history); ingest checked over ${topics.facts} from offsets ${formatWindow(ingest.window)} (${ingest.records} records, ${ingest.metricFacts} metric facts)\n`,
+    `engine rebuilt from ${history} (${rebuild.records} records, whole history); ` +
+      `ingest checked over ${topics.facts} from offsets ${formatWindow(ingest.window)} (${ingest.records} records, ` +
+      `${ingest.metricFacts} metric facts)\n`,
   );
   const onTopic = await readLatestResults(kafka, serde, topics.results);
   const comparison = compareResults(rebuilt, onTopic);

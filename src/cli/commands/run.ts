@@ -85,7 +85,8 @@ export const runCommand: CliCommand = {
       // Closing the scope waits on the broker (the batch in flight, leaving the group); an
       // unreachable broker must not keep the process alive past the bound a supervisor expects.
       setTimeout(() => {
-        process.stderr.write(`agentops run: shutdown did not finish within ${shutdownTimeoutMs} ms; processed offsets may not be committed (the next member re-processes them). Exiting with 1.\n`);
+        process.stderr.write(`agentops run: shutdown did not finish within ${shutdownTimeoutMs} ms; ` +
+          `processed offsets may not be committed (the next member re-processes them). Exiting with 1.\n`);
         process.exit(1);
       }, shutdownTimeoutMs).unref();
       void Effect.runPromise(Fiber.interrupt(fiber));

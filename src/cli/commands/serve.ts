@@ -39,7 +39,8 @@ function existingFile(flag: string, path: string | undefined): string | undefine
   } catch {
     // named below
   }
-  throw new UsageError(`--${flag}`, `cannot read ${path}`, "write it first with `agentops replay --input samples/facts.ndjson --output out/results.ndjson --alerts out/alerts.ndjson --runs out/runs.ndjson`, or run `npm run view`");
+  throw new UsageError(`--${flag}`, `cannot read ${path}`, "write it first with `agentops replay --input samples/facts.ndjson --output out/results.ndjson --alerts " +
+    "out/alerts.ndjson --runs out/runs.ndjson`, or run `npm run view`");
 }
 
 export const serveCommand: CliCommand = {

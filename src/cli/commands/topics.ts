@@ -27,7 +27,10 @@ function describeAction(action: TopicAction): string[] {
       return [`created   ${action.topic.name} (${action.topic.partitions} partitions, replication ${action.topic.replication}, ${Object.entries(action.configs).map(([name, value]) => `${name}=${value}`).join(", ")})`];
     case "update":
       return [
-        `updated   ${action.topic.name}: ${[...action.changes.map((change) => `${change.name} ${change.from ?? "(unset)"} -> ${change.to}`), ...(action.addPartitions === null ? [] : [`partitions -> ${action.addPartitions}`])].join(", ")}`,
+        `updated   ${action.topic.name}: ${[
+          ...action.changes.map((change) => `${change.name} ${change.from ?? "(unset)"} -> ${change.to}`),
+          ...(action.addPartitions === null ? [] : [`partitions -> ${action.addPartitions}`]),
+        ].join(", ")}`,
         ...action.warnings.map((warning) => `warning   ${warning}`),
       ];
     case "unchanged":

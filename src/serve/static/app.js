@@ -269,7 +269,9 @@ function runStateText(run) {
   if (run === undefined) return "run state not seen yet";
   const redundant = run.redundant_share;
   const share = typeof redundant !== "number" ? "no tool call yet" : `${(redundant * 100).toFixed(1)}% redundant`;
-  return `${run.steps_seen} steps, ${run.tool_calls_seen} tool calls (${share}), ${run.sandbox_events_seen} sandbox events · open alerts ${run.open_alerts}, alerts emitted ${run.alerts_emitted} · last event ${formatInstant(run.last_event_time)}`;
+  return `${run.steps_seen} steps, ${run.tool_calls_seen} tool calls (${share}), ` +
+    `${run.sandbox_events_seen} sandbox events · open alerts ${run.open_alerts}, ` +
+    `alerts emitted ${run.alerts_emitted} · last event ${formatInstant(run.last_event_time)}`;
 }
 
 /** Runs with alerts, the run whose alert arrived last first; alerts of a run newest first. */
