@@ -350,11 +350,12 @@ const range = (values: readonly number[], format: (value: number) => string): st
 const list = (values: readonly number[], format: (value: number) => string): string => values.map(format).join(", ");
 const seconds1 = (value: number): string => value.toFixed(1);
 const thousands = (value: number): string => `${(value / 1000).toFixed(1)}k`;
+const inMib = (bytes: number): string => (bytes / 1_048_576).toFixed(0);
 
 /** One row of the side-by-side table: records/s median (range over runs), seconds, CPU seconds, peak RSS and RssAnon per run. */
 function row(label: string, records: number, runs: readonly StageRun[]): string {
   const rates = runs.map((run) => records / run.seconds);
-  return `| ${label} | **${thousands(median(rates))}** (${range(rates, thousands)}) | ${list(runs.map((run) => run.seconds), seconds1)} | ${list(runs.map((run) => run.cpuSeconds), (value) => value.toFixed(0))} | ${list(runs.map((run) => run.peakRssBytes), mib)} (${list(runs.map((run) => run.peakRssAnonBytes), (value) => (value / 1_048_576).toFixed(0))}) |`;
+  return `| ${label} | **${thousands(median(rates))}** (${range(rates, thousands)}) | ${list(runs.map((run) => run.seconds), seconds1)} | ${list(runs.map((run) => run.cpuSeconds), (value) => value.toFixed(0))} | ${list(runs.map((run) => run.peakRssBytes), inMib)} (${list(runs.map((run) => run.peakRssAnonBytes), inMib)}) |`;
 }
 
 mkdirSync(`${OUT}peer-state`, { recursive: true });

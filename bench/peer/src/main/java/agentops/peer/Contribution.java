@@ -1,12 +1,8 @@
 package agentops.peer;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 
@@ -37,9 +33,12 @@ record Contribution(String groupKey, int metric, long windowStart, String[] coho
     StringBuilder out = new StringBuilder(160);
     out.append("{\"cohort\":");
     cohortJson(out, cohort);
-    out.append(",\"metric_id\":\"").append(METRIC_IDS[metric]).append("\",\"scope\":{\"end\":\"").append(Json.timestamp(windowStart + windowMillis)).append("\",\"kind\":\"window\",\"start\":\"").append(Json.timestamp(windowStart)).append("\"}}");
+    out.append(",\"metric_id\":\"").append(METRIC_IDS[metric]).append(SCOPES.computeIfAbsent(windowStart, start -> "\",\"scope\":{\"end\":\"" + Json.timestamp(start + windowMillis) + "\",\"kind\":\"window\",\"start\":\"" + Json.timestamp(start) + "\"}}"));
     return out.toString();
   }
+
+  /** A window's scope JSON, by its start: the same few windows are keyed again for every contribution of every record. */
+  private static final Map<Long, String> SCOPES = new ConcurrentHashMap<>();
 
   static void cohortJson(StringBuilder out, String[] cohort) {
     out.append('{');
@@ -58,39 +57,26 @@ record Contribution(String groupKey, int metric, long windowStart, String[] coho
   }
 
   private static byte[] writeDelta(Delta delta) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(96);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      Contribution contribution = delta.contribution();
-      out.writeByte(delta.sign());
-      if (contribution == null) return bytes.toByteArray();
-      out.writeByte(contribution.metric);
-      out.writeLong(contribution.windowStart);
-      out.writeByte(contribution.cohort.length);
-      for (String part : contribution.cohort) out.writeUTF(part);
-      out.writeByte((contribution.covered ? 1 : 0) | (contribution.eligible ? 2 : 0) | (contribution.hit ? 4 : 0) | (contribution.exclusion != null ? 8 : 0));
-      out.writeLong(contribution.amount);
-      if (contribution.exclusion != null) out.writeUTF(contribution.exclusion);
-      out.writeLong(contribution.asOf);
-    } catch (IOException impossible) {
-      throw new UncheckedIOException(impossible);
-    }
-    return bytes.toByteArray();
+    Contribution contribution = delta.contribution();
+    Codec.Writer out = new Codec.Writer(96).i8(delta.sign());
+    if (contribution == null) return out.finish();
+    out.i8(contribution.metric).i64(contribution.windowStart).i8(contribution.cohort.length);
+    for (String part : contribution.cohort) out.text(part);
+    out.i8((contribution.covered ? 1 : 0) | (contribution.eligible ? 2 : 0) | (contribution.hit ? 4 : 0)).i64(contribution.amount).text(contribution.exclusion).i64(contribution.asOf);
+    return out.finish();
   }
 
   private static Delta readDelta(byte[] value) {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
-      int sign = in.readByte();
-      if (in.available() == 0) return new Delta(sign, null);
-      int metric = in.readByte();
-      long windowStart = in.readLong();
-      String[] cohort = new String[in.readByte()];
-      for (int index = 0; index < cohort.length; index++) cohort[index] = in.readUTF();
-      int flags = in.readByte();
-      long amount = in.readLong();
-      String exclusion = (flags & 8) != 0 ? in.readUTF() : null;
-      return new Delta(sign, new Contribution(null, metric, windowStart, cohort, (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0, amount, exclusion, in.readLong()));
-    } catch (IOException corrupt) {
-      throw new UncheckedIOException(corrupt);
-    }
+    Codec.Reader in = new Codec.Reader(value);
+    int sign = in.i8();
+    if (in.atEnd()) return new Delta(sign, null);
+    int metric = in.i8();
+    long windowStart = in.i64();
+    String[] cohort = new String[in.i8()];
+    for (int index = 0; index < cohort.length; index++) cohort[index] = in.text();
+    int flags = in.i8();
+    long amount = in.i64();
+    String exclusion = in.text();
+    return new Delta(sign, new Contribution(null, metric, windowStart, cohort, (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0, amount, exclusion, in.i64()));
   }
 }

@@ -1,8 +1,5 @@
 package agentops.peer;
 
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -148,67 +145,45 @@ final class EngineFact {
 
   // ---- the fields a unit keeps, in its store value ----
 
-  void write(DataOutputStream out) throws IOException {
-    out.writeByte(type);
-    out.writeUTF(factId);
-    out.writeLong(eventTime);
-    writeOptional(out, basis);
-    out.write(reportDigest);
+  void write(Codec.Writer out) {
+    out.i8(type).text(factId).i64(eventTime).text(basis).raw(reportDigest);
     switch (type) {
       case MODEL_CALL -> {
-        out.writeUTF(callId);
-        out.writeBoolean(operational);
-        for (String text : new String[] {provider, model, role, runtime}) writeOptional(out, text);
+        out.text(callId).bool(operational).text(provider).text(model).text(role).text(runtime);
         for (Long count : new Long[] {inputTokens, outputTokens}) {
-          out.writeBoolean(count != null);
-          if (count != null) out.writeLong(count);
+          out.bool(count != null);
+          if (count != null) out.i64(count);
         }
       }
-      case COST -> {
-        out.writeUTF(costId);
-        writeOptional(out, callId);
-        out.writeBoolean(namesDelivery);
-      }
-      default -> {
-        out.writeUTF(deliveryId);
-        out.writeBoolean(terminal);
-      }
+      case COST -> out.text(costId).text(callId).bool(namesDelivery);
+      default -> out.text(deliveryId).bool(terminal);
     }
   }
 
-  static EngineFact read(DataInputStream in) throws IOException {
-    int type = in.readByte();
-    EngineFact fact = new EngineFact(type, in.readUTF(), in.readLong(), readOptional(in), in.readNBytes(16));
+  static EngineFact read(Codec.Reader in) {
+    int type = in.i8();
+    EngineFact fact = new EngineFact(type, in.text(), in.i64(), in.text(), in.raw(16));
     switch (type) {
       case MODEL_CALL -> {
-        fact.callId = in.readUTF();
-        fact.operational = in.readBoolean();
-        fact.provider = readOptional(in);
-        fact.model = readOptional(in);
-        fact.role = readOptional(in);
-        fact.runtime = readOptional(in);
-        fact.inputTokens = in.readBoolean() ? in.readLong() : null;
-        fact.outputTokens = in.readBoolean() ? in.readLong() : null;
+        fact.callId = in.text();
+        fact.operational = in.bool();
+        fact.provider = in.text();
+        fact.model = in.text();
+        fact.role = in.text();
+        fact.runtime = in.text();
+        fact.inputTokens = in.bool() ? in.i64() : null;
+        fact.outputTokens = in.bool() ? in.i64() : null;
       }
       case COST -> {
-        fact.costId = in.readUTF();
-        fact.callId = readOptional(in);
-        fact.namesDelivery = in.readBoolean();
+        fact.costId = in.text();
+        fact.callId = in.text();
+        fact.namesDelivery = in.bool();
       }
       default -> {
-        fact.deliveryId = in.readUTF();
-        fact.terminal = in.readBoolean();
+        fact.deliveryId = in.text();
+        fact.terminal = in.bool();
       }
     }
     return fact;
-  }
-
-  private static void writeOptional(DataOutputStream out, String text) throws IOException {
-    out.writeBoolean(text != null);
-    if (text != null) out.writeUTF(text);
-  }
-
-  private static String readOptional(DataInputStream in) throws IOException {
-    return in.readBoolean() ? in.readUTF() : null;
   }
 }

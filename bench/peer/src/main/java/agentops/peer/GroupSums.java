@@ -1,11 +1,5 @@
 package agentops.peer;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.common.serialization.Serde;
@@ -120,55 +114,38 @@ final class GroupSums {
   }
 
   private byte[] toBytes() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(160);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(metric);
-      out.writeLong(windowStart);
-      out.writeByte(cohort == null ? 0 : cohort.length);
-      if (cohort != null) for (String part : cohort) out.writeUTF(part);
-      for (long value : new long[] {units, covered, eligible, hits, amount, untracked, floor}) out.writeLong(value);
-      out.writeByte(times.length);
-      for (int at = 0; at < times.length; at++) {
-        out.writeLong(times[at]);
-        out.writeLong(counts[at]);
-      }
-      out.writeByte(exclusions.size());
-      for (Map.Entry<String, Long> entry : exclusions.entrySet()) {
-        out.writeUTF(entry.getKey());
-        out.writeLong(entry.getValue());
-      }
-    } catch (IOException impossible) {
-      throw new UncheckedIOException(impossible);
-    }
-    return bytes.toByteArray();
+    Codec.Writer out = new Codec.Writer(160).i8(metric).i64(windowStart).i8(cohort == null ? 0 : cohort.length);
+    if (cohort != null) for (String part : cohort) out.text(part);
+    out.i64(units).i64(covered).i64(eligible).i64(hits).i64(amount).i64(untracked).i64(floor).i8(times.length);
+    for (int at = 0; at < times.length; at++) out.i64(times[at]).i64(counts[at]);
+    out.i8(exclusions.size());
+    for (Map.Entry<String, Long> entry : exclusions.entrySet()) out.text(entry.getKey()).i64(entry.getValue());
+    return out.finish();
   }
 
   private static GroupSums fromBytes(byte[] value) {
     if (value == null) return null;
+    Codec.Reader in = new Codec.Reader(value);
     GroupSums sums = new GroupSums();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
-      sums.metric = in.readByte();
-      sums.windowStart = in.readLong();
-      sums.cohort = new String[in.readByte()];
-      for (int index = 0; index < sums.cohort.length; index++) sums.cohort[index] = in.readUTF();
-      sums.units = in.readLong();
-      sums.covered = in.readLong();
-      sums.eligible = in.readLong();
-      sums.hits = in.readLong();
-      sums.amount = in.readLong();
-      sums.untracked = in.readLong();
-      sums.floor = in.readLong();
-      int tracked = in.readByte();
-      sums.times = new long[tracked];
-      sums.counts = new long[tracked];
-      for (int at = 0; at < tracked; at++) {
-        sums.times[at] = in.readLong();
-        sums.counts[at] = in.readLong();
-      }
-      for (int count = in.readByte(); count > 0; count--) sums.exclusions.put(in.readUTF(), in.readLong());
-    } catch (IOException corrupt) {
-      throw new UncheckedIOException(corrupt);
+    sums.metric = in.i8();
+    sums.windowStart = in.i64();
+    sums.cohort = new String[in.i8()];
+    for (int index = 0; index < sums.cohort.length; index++) sums.cohort[index] = in.text();
+    sums.units = in.i64();
+    sums.covered = in.i64();
+    sums.eligible = in.i64();
+    sums.hits = in.i64();
+    sums.amount = in.i64();
+    sums.untracked = in.i64();
+    sums.floor = in.i64();
+    int tracked = in.i8();
+    sums.times = new long[tracked];
+    sums.counts = new long[tracked];
+    for (int at = 0; at < tracked; at++) {
+      sums.times[at] = in.i64();
+      sums.counts[at] = in.i64();
     }
+    for (int count = in.i8(); count > 0; count--) sums.exclusions.put(in.text(), in.i64());
     return sums;
   }
 }

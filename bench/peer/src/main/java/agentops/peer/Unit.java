@@ -1,11 +1,5 @@
 package agentops.peer;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -70,25 +64,17 @@ final class Unit {
   }
 
   byte[] toBytes() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(96 * versions.size() + 4);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeShort(versions.size());
-      for (EngineFact version : versions) version.write(out);
-    } catch (IOException impossible) {
-      throw new UncheckedIOException(impossible);
-    }
-    return bytes.toByteArray();
+    Codec.Writer out = new Codec.Writer(96 * versions.size() + 4).i32(versions.size());
+    for (EngineFact version : versions) version.write(out);
+    return out.finish();
   }
 
   static Unit fromBytes(byte[] value) {
     if (value == null) return empty();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
-      int count = in.readUnsignedShort();
-      List<EngineFact> versions = new ArrayList<>(count + 1);
-      for (int index = 0; index < count; index++) versions.add(EngineFact.read(in));
-      return new Unit(versions);
-    } catch (IOException corrupt) {
-      throw new UncheckedIOException(corrupt);
-    }
+    Codec.Reader in = new Codec.Reader(value);
+    int count = in.i32();
+    List<EngineFact> versions = new ArrayList<>(count + 1);
+    for (int index = 0; index < count; index++) versions.add(EngineFact.read(in));
+    return new Unit(versions);
   }
 }
