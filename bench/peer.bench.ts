@@ -4,17 +4,22 @@
  *   1. produced with `agentops produce`, then `agentops run --roles ingest` until every fact is
  *      ingested, so the engine-facts topic holds the engine's input (binary layout, one partition);
  *   2. in one sitting, alternating, R times each over that same topic:
- *      - our engine stage alone (`agentops run --roles engine`, a fresh group and no local state):
- *        spawn → quiescent, with the restore path it took (a rebuild, or the contributions log the
- *        runs before it wrote, then the facts) and its phases from its log, and its peak RssAnon;
+ *      - our engine stage alone (`agentops run --roles engine`, a fresh group and no local state,
+ *        all 14 metrics): spawn → quiescent, with the restore path it took (a rebuild, or the
+ *        contributions log the runs before it wrote, then the facts) and its phases from its log;
  *      - the Kafka Streams peer (bench/peer, built with Maven from Maven Central; a fresh
- *        application id and state directory): spawn → its results for the whole topic forwarded;
- *      records/s of the engine-facts topic and peak RSS (/proc/<pid>/status VmHWM) of each;
+ *        application id and state directory; 2 metrics): spawn → its results for the whole topic
+ *        forwarded;
+ *      - with --baseline-jar, another build of the peer (an earlier bench/peer, for before/after
+ *        rows in one sitting), timed the same way, its results not compared;
+ *      records/s of the engine-facts topic, CPU seconds (utime + stime), peak RSS (VmHWM) and
+ *      peak anonymous RSS (RssAnon, polled) of each process;
  *   3. the two metrics the peer keeps (operational-token-usage, direct-evidence-basis-rate),
- *      compared key by key: our results topic (Avro) against the peer's (JSON).
+ *      compared key by key: our results topic (Avro) against the peer's (JSON). Any key that
+ *      differs or exists on one side only fails the bench (exit code 1, nothing written).
  * Writes the section "Kafka Streams peer (issue #13)" of bench/RESULTS.md.
  *
- *   node_modules/.bin/node bench/peer.bench.ts [--facts 200000] [--runs 3] [--no-write] [--keep-topics]
+ *   node_modules/.bin/node bench/peer.bench.ts [--facts 200000] [--runs 3] [--baseline-jar <jar>] [--no-write] [--keep-topics]
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -22,6 +27,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { isDeepStrictEqual } from "node:util";
 import type { Kafka } from "kafkajs";
 import { topicRecordCount } from "../src/kafka/read-topic.ts";
+import { SUM_PAST_SAFE_INTEGER } from "../src/metrics/exact-sum.ts";
 import { shippedCatalog } from "../src/catalog/metric-definitions.ts";
 import { createKafka } from "../src/kafka/client.ts";
 import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
@@ -32,7 +38,7 @@ import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
-import { agentops, benchLog, deletePrefixedTopics, ensureWorkload, median, metricsPortOf, metricValues, mib, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum } from "./kafka-harness.ts";
+import { agentops, benchLog, cpuSeconds, deletePrefixedTopics, ensureWorkload, median, metricsPortOf, metricValues, mib, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum } from "./kafka-harness.ts";
 import { publishResultsSection } from "./results-section.ts";
 
 const HEADING = "## Kafka Streams peer (issue #13)";
@@ -55,6 +61,7 @@ const FACTS = option("--facts", 200_000);
 const RUNS = option("--runs", 3);
 const writeResults = !argv.includes("--no-write");
 const keepTopics = argv.includes("--keep-topics");
+const BASELINE_JAR = argv.includes("--baseline-jar") ? argv[argv.indexOf("--baseline-jar") + 1] : undefined;
 const log = benchLog("bench:peer");
 
 /** How an engine run restored (every run is a new member without local state), from its log lines. */
@@ -73,6 +80,16 @@ interface StageRun {
   /** From the first record to the last one processed (the peer says; our engine's is not separable). */
   readonly processingSeconds: number | undefined;
   readonly peakRssBytes: number;
+  readonly peakRssAnonBytes: number;
+  /** utime + stime of the process at the end of the run (all its threads; the JVM's GC and RocksDB's included). */
+  readonly cpuSeconds: number;
+}
+
+/** A build of the Kafka Streams peer, with the compacted topic it writes its results to. */
+interface Peer {
+  readonly label: string;
+  readonly jar: string;
+  readonly results: string;
 }
 
 /** A child's /metrics text; undefined when a scrape fails (a reset under load), to be polled again. */
@@ -172,9 +189,10 @@ async function runEngine(prefix: string, run: number): Promise<StageRun & { read
       await sleep(caughtUp ? 2_000 : 500);
     }
     const peakRssBytes = procStatus(pid, "VmHWM");
+    const cpu = cpuSeconds(pid) ?? Number.NaN;
     const restore = engineRestore(logPath, peakRssAnonBytes);
     log(`engine run ${run}: quiescent after ${seconds.toFixed(1)} s (${restore.path}: log ${restore.logRecords.toLocaleString("en-US")} records in ${restore.logSeconds.toFixed(1)} s, engine-facts replayed in ${restore.replaySeconds.toFixed(1)} s), peak RSS ${mib(peakRssBytes)}, peak RssAnon ${mib(peakRssAnonBytes)}`);
-    return { seconds, processingSeconds: undefined, peakRssBytes, restore };
+    return { seconds, processingSeconds: undefined, peakRssBytes, peakRssAnonBytes, cpuSeconds: cpu, restore };
   } finally {
     await stop(child);
   }
@@ -189,33 +207,36 @@ interface PeerEvent {
 }
 
 /** The peer over the same topic: spawn → the first punctuation after its last offset (every changed group forwarded). */
-async function runPeer(topics: TopicNames, peerResults: string, lastOffset: number, run: number): Promise<StageRun & { readonly done: PeerEvent }> {
-  const applicationId = `${peerResults}.app-${run}-${Date.now().toString(36)}`;
+async function runPeer(topics: TopicNames, peer: Peer, lastOffset: number, run: number): Promise<StageRun & { readonly done: PeerEvent }> {
+  const applicationId = `${peer.results}.app-${run}-${Date.now().toString(36)}`;
   const stateDir = `${OUT}peer-state/${applicationId}`;
   const properties = `${OUT}peer-${run}.properties`;
   const catalog = shippedCatalog();
+  // Properties files read ISO 8859-1 with \uXXXX escapes: the texts here hold "−" and may hold more.
+  const escape = (text: string): string => text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
   const lines = [
     `bootstrap.servers=${BROKERS.join(",")}`,
     `application.id=${applicationId}`,
     `state.dir=${stateDir}`,
     `input.topic=${topics.engineFacts}`,
-    `output.topic=${peerResults}`,
+    `output.topic=${peer.results}`,
     `input.last.offset=${lastOffset}`,
     `catalog=${catalog.catalogRevision}`,
     `window.millis=${DEFAULT_ENGINE_CONFIG.windowMillis}`,
     `coverage.threshold.hundredths=${DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths}`,
+    `na.sum.past.safe.integer=${escape(SUM_PAST_SAFE_INTEGER)}`,
   ];
   for (const metricId of PEER_METRICS) {
     const definition = catalog.metrics.get(metricId as Parameters<typeof catalog.metrics.get>[0]);
     if (definition === undefined) throw new Error(`no catalog definition for ${metricId}`);
-    const escape = (text: string): string => text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+    // `missing` is read by earlier builds of the peer only (--baseline-jar); the current one builds na_reason from counts.
     lines.push(`metric.${metricId}.version=${escape(definition.version)}`, `metric.${metricId}.unit=${escape(definition.unit)}`, `metric.${metricId}.missing=${escape(definition.missing)}`, `metric.${metricId}.minimum.sample=${definition.minimumSample}`);
   }
   writeFileSync(properties, `${lines.join("\n")}\n`);
-  const logPath = `${OUT}peer-bench-peer-${run}.log`;
+  const logPath = `${OUT}peer-bench-${peer.label}-${run}.log`;
   const out = openSync(logPath, "w");
   const started = performance.now();
-  const child: ChildProcess = spawn("java", [...PEER_JVM_FLAGS, "-jar", PEER_JAR, properties], { cwd: PEER_DIR, stdio: ["ignore", "pipe", out] });
+  const child: ChildProcess = spawn("java", [...PEER_JVM_FLAGS, "-jar", peer.jar, properties], { cwd: PEER_DIR, stdio: ["ignore", "pipe", out] });
   closeSync(out);
   const pid = child.pid ?? 0;
   let buffered = "";
@@ -228,27 +249,30 @@ async function runPeer(topics: TopicNames, peerResults: string, lastOffset: numb
       buffered = buffered.slice(newline + 1);
       if (!line.startsWith("{")) continue;
       const event = JSON.parse(line) as PeerEvent;
-      if (event.event === "progress" || event.event === "caught-up") log(`peer run ${run}: ${event.event} at ${event.records.toLocaleString("en-US")} records, RSS ${mib(procStatus(pid, "VmRSS"))}`);
+      if (event.event === "progress" || event.event === "caught-up") log(`${peer.label} run ${run}: ${event.event} at ${event.records.toLocaleString("en-US")} records, RSS ${mib(procStatus(pid, "VmRSS"))}`);
       if (event.event === "results-emitted" && done === undefined) {
         done = event;
         doneAt = performance.now();
       }
     }
   });
+  let peakRssAnonBytes = 0;
   try {
     while (done === undefined) {
-      if (child.exitCode !== null) throw new Error(`peer exited ${child.exitCode}; see ${logPath}`);
-      if (performance.now() - started > RUN_TIMEOUT_MS) throw new Error(`peer not caught up after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
+      if (child.exitCode !== null) throw new Error(`${peer.label} exited ${child.exitCode}; see ${logPath}`);
+      if (performance.now() - started > RUN_TIMEOUT_MS) throw new Error(`${peer.label} not caught up after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
+      peakRssAnonBytes = Math.max(peakRssAnonBytes, procStatus(pid, "RssAnon"));
       await sleep(100);
     }
     const peakRssBytes = procStatus(pid, "VmHWM");
+    const cpu = cpuSeconds(pid) ?? Number.NaN;
     const seconds = (doneAt - started) / 1000;
-    log(`peer run ${run}: results forwarded after ${seconds.toFixed(1)} s (${(done.sinceFirstRecordMs / 1000).toFixed(1)} s from its first record), peak RSS ${mib(peakRssBytes)}`);
-    return { seconds, processingSeconds: done.sinceFirstRecordMs / 1000, peakRssBytes, done };
+    log(`${peer.label} run ${run}: results forwarded after ${seconds.toFixed(1)} s (${(done.sinceFirstRecordMs / 1000).toFixed(1)} s from its first record), CPU ${cpu.toFixed(1)} s, peak RSS ${mib(peakRssBytes)}, peak RssAnon ${mib(peakRssAnonBytes)}`);
+    return { seconds, processingSeconds: done.sinceFirstRecordMs / 1000, peakRssBytes, peakRssAnonBytes, cpuSeconds: cpu, done };
   } finally {
     // SIGTERM runs the peer's shutdown hook: KafkaStreams.close() flushes its producer and commits.
     const code = await stop(child);
-    if (code !== 0 && code !== 143) log(`peer run ${run}: exited ${code}; see ${logPath}`);
+    if (code !== 0 && code !== 143) log(`${peer.label} run ${run}: exited ${code}; see ${logPath}`);
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
@@ -288,6 +312,8 @@ interface Comparison {
   readonly differing: string[];
   readonly onlyOurs: string[];
   readonly onlyPeer: string[];
+  /** Both sides of the first keys that differ or exist on one side only, to print. */
+  readonly examples: string[];
 }
 
 /** Our latest result per key of the two metrics against the peer's, as parsed JSON (numbers compared as numbers). */
@@ -298,7 +324,8 @@ async function compare(kafka: Kafka, topics: TopicNames, peerResults: string): P
     if (value === null) ours.delete(key);
     else {
       const result = await serde.decodeResult(value);
-      if (PEER_METRICS.includes(result.metric_id)) ours.set(key, result);
+      // The Avro round trip gives plain objects; compare as JSON values.
+      if (PEER_METRICS.includes(result.metric_id)) ours.set(key, JSON.parse(JSON.stringify(result)));
     }
   });
   const peer = new Map<string, unknown>();
@@ -310,11 +337,25 @@ async function compare(kafka: Kafka, topics: TopicNames, peerResults: string): P
   let matching = 0;
   for (const [key, result] of ours) {
     if (!peer.has(key)) continue;
-    // The Avro round trip gives plain objects; compare as JSON values.
-    if (isDeepStrictEqual(JSON.parse(JSON.stringify(result)), peer.get(key))) matching += 1;
+    if (isDeepStrictEqual(result, peer.get(key))) matching += 1;
     else differing.push(key);
   }
-  return { ours: ours.size, peer: peer.size, matching, differing, onlyOurs: [...ours.keys()].filter((key) => !peer.has(key)), onlyPeer: [...peer.keys()].filter((key) => !ours.has(key)) };
+  const onlyOurs = [...ours.keys()].filter((key) => !peer.has(key));
+  const onlyPeer = [...peer.keys()].filter((key) => !ours.has(key));
+  const examples = [...differing, ...onlyOurs, ...onlyPeer].slice(0, 3).map((key) => `${key}\n    ours: ${JSON.stringify(ours.get(key) ?? null)}\n    peer: ${JSON.stringify(peer.get(key) ?? null)}`);
+  return { ours: ours.size, peer: peer.size, matching, differing, onlyOurs, onlyPeer, examples };
+}
+
+const range = (values: readonly number[], format: (value: number) => string): string => `${format(Math.min(...values))}–${format(Math.max(...values))}`;
+const list = (values: readonly number[], format: (value: number) => string): string => values.map(format).join(", ");
+const seconds1 = (value: number): string => value.toFixed(1);
+const thousands = (value: number): string => `${(value / 1000).toFixed(1)}k`;
+const inMib = (bytes: number): string => (bytes / 1_048_576).toFixed(0);
+
+/** One row of the side-by-side table: records/s median (range over runs), seconds, CPU seconds, peak RSS and RssAnon per run. */
+function row(label: string, records: number, runs: readonly StageRun[]): string {
+  const rates = runs.map((run) => records / run.seconds);
+  return `| ${label} | **${thousands(median(rates))}** (${range(rates, thousands)}) | ${list(runs.map((run) => run.seconds), seconds1)} | ${list(runs.map((run) => run.cpuSeconds), (value) => value.toFixed(0))} | ${list(runs.map((run) => run.peakRssBytes), inMib)} (${list(runs.map((run) => run.peakRssAnonBytes), inMib)}) |`;
 }
 
 mkdirSync(`${OUT}peer-state`, { recursive: true });
@@ -323,15 +364,18 @@ const loadBefore = loadavg();
 // `java -version` writes to stderr.
 const javaVersion = spawnSync("java", ["-version"], { encoding: "utf8" }).stderr.trim();
 buildPeer();
+if (BASELINE_JAR !== undefined && !existsSync(BASELINE_JAR)) throw new Error(`--baseline-jar ${BASELINE_JAR}: no such file`);
 const input = await ensureWorkload(FACTS, log);
 const kafka = createKafka({ brokers: BROKERS, clientId: "bench-peer" });
 const prefix = `bench.${Date.now().toString(36)}`;
 const topics = topicNames(prefix);
-const peerResults = `${prefix}.peer-results`;
+const peer: Peer = { label: "peer", jar: PEER_JAR, results: `${prefix}.peer-results` };
+const baseline: Peer | undefined = BASELINE_JAR === undefined ? undefined : { label: "baseline", jar: BASELINE_JAR, results: `${prefix}.baseline-results` };
+const peers = baseline === undefined ? [peer] : [peer, baseline];
 const admin = kafka.admin();
 await admin.connect();
 log(`created ${(await ensureTopics(admin, prefix)).length} topics under ${prefix}`);
-await createTopicsWithLeaders(admin, [{ topic: peerResults, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] }]);
+await createTopicsWithLeaders(admin, peers.map((each) => ({ topic: each.results, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] })));
 await admin.disconnect();
 
 try {
@@ -340,55 +384,59 @@ try {
   const engineFacts = await topicRecordCount(kafka, topics.engineFacts);
   log(`engine-facts: ${engineFacts.toLocaleString("en-US")} records`);
   const engineRuns: (StageRun & { restore: EngineRestore })[] = [];
-  const peerRuns: (StageRun & { done: PeerEvent })[] = [];
+  const peerRuns = new Map<Peer, (StageRun & { done: PeerEvent })[]>(peers.map((each) => [each, []]));
   for (let run = 1; run <= RUNS; run += 1) {
-    // Alternate which goes first, so neither always meets the same moment of the machine's load.
-    if (run % 2 === 1) {
-      engineRuns.push(await runEngine(prefix, run));
-      peerRuns.push(await runPeer(topics, peerResults, engineFacts - 1, run));
-    } else {
-      peerRuns.push(await runPeer(topics, peerResults, engineFacts - 1, run));
-      engineRuns.push(await runEngine(prefix, run));
+    // Rotate which goes first, so none always meets the same moment of the machine's load.
+    const order: (Peer | "engine")[] = ["engine", ...peers];
+    for (let turn = 0; turn < order.length; turn += 1) {
+      const contender = order[(turn + run - 1) % order.length] as Peer | "engine";
+      if (contender === "engine") engineRuns.push(await runEngine(prefix, run));
+      else peerRuns.get(contender)?.push(await runPeer(topics, contender, engineFacts - 1, run));
     }
   }
-  const comparison = await compare(kafka, topics, peerResults);
+  const comparison = await compare(kafka, topics, peer.results);
   log(`comparison: ${comparison.matching} of ${comparison.ours} keys match; ${comparison.differing.length} differ, ${comparison.onlyOurs.length} only ours, ${comparison.onlyPeer.length} only the peer's`);
-  for (const key of [...comparison.differing, ...comparison.onlyOurs, ...comparison.onlyPeer].slice(0, 5)) log(`  mismatch: ${key}`);
+  if (comparison.matching !== comparison.ours || comparison.ours !== comparison.peer) {
+    for (const example of comparison.examples) log(`  mismatch: ${example}`);
+    throw new Error(`the peer's results differ from the engine's on ${comparison.differing.length + comparison.onlyOurs.length + comparison.onlyPeer.length} keys: nothing written`);
+  }
   const loadAfter = loadavg();
+  const runsOf = (each: Peer): (StageRun & { done: PeerEvent })[] => peerRuns.get(each) ?? [];
   const engineRate = engineFacts / median(engineRuns.map((run) => run.seconds));
-  const peerRate = engineFacts / median(peerRuns.map((run) => run.seconds));
-  const peerProcessingRate = engineFacts / median(peerRuns.map((run) => run.processingSeconds ?? Number.NaN));
-  const last = peerRuns.at(-1)?.done;
-  const commandFlags = [...(FACTS === 200_000 ? [] : [`--facts ${FACTS}`]), ...(RUNS === 3 ? [] : [`--runs ${RUNS}`])];
-  const list = (values: readonly number[], format: (value: number) => string): string => values.map(format).join(", ");
+  const peerRate = engineFacts / median(runsOf(peer).map((run) => run.seconds));
+  const peerProcessingRate = engineFacts / median(runsOf(peer).map((run) => run.processingSeconds ?? Number.NaN));
+  const last = runsOf(peer).at(-1)?.done;
+  const commandFlags = [...(FACTS === 200_000 ? [] : [`--facts ${FACTS}`]), ...(RUNS === 3 ? [] : [`--runs ${RUNS}`]), ...(BASELINE_JAR === undefined ? [] : ["--baseline-jar <jar>"])];
   const section = [
     HEADING,
     "",
     `- Date: ${date} (\`date -u\`)`,
     `- Machine: ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB RAM; ${javaVersion.split("\n")[0] ?? "java"}; Kafka 4.4.0 (one KRaft node) and Apicurio on the same cores, **shared with other engineers' jobs**: load average 1/5/15 min ${loadBefore.map((value) => value.toFixed(1)).join(" / ")} before, ${loadAfter.map((value) => value.toFixed(1)).join(" / ")} after. Figures on a loaded 2-core machine are noisy: read the ratio, not the absolute rates.`,
-    `- Command: \`npm run bench:peer${commandFlags.length === 0 ? "" : ` -- ${commandFlags.join(" ")}`}\` (= \`node bench/peer.bench.ts\`; the peer's JVM: \`java ${PEER_JVM_FLAGS.join(" ")} -jar\`, set with PEER_JAVA_OPTS); ${RUNS} run${RUNS === 1 ? "" : "s"} of each, alternating, medians quoted.`,
-    `- Input: \`agentops generate --facts ${FACTS} --seed ${DEFAULT_SEED}\`, produced and ingested (\`agentops run --roles ingest\`): **${engineFacts.toLocaleString("en-US")} records** on the one-partition engine-facts topic (binary layout), read by both from offset 0.`,
+    `- Command: \`npm run bench:peer${commandFlags.length === 0 ? "" : ` -- ${commandFlags.join(" ")}`}\` (= \`node bench/peer.bench.ts\`; the peer's JVM: \`java ${PEER_JVM_FLAGS.join(" ")} -jar\`, set with PEER_JAVA_OPTS); ${RUNS} run${RUNS === 1 ? "" : "s"} of each, in rotating order, medians and ranges quoted.`,
+    `- Input: \`agentops generate --facts ${FACTS} --seed ${DEFAULT_SEED}\`, produced and ingested (\`agentops run --roles ingest\`): **${engineFacts.toLocaleString("en-US")} records** on the one-partition engine-facts topic (binary layout), read by all from offset 0.`,
+    "- **Not the same work**: the engine computes all 14 metrics; the peer does the ledger (unit identities, redeliveries, re-reports, conflicts), operational-token-usage and direct-evidence-basis-rate.",
     "",
-    "| stage over the engine-facts topic | records/s (median) | seconds per run | peak RSS per run |",
-    "|---|---|---|---|",
-    `| agentops engine stage (\`agentops run --roles engine\`, 14 metrics), spawn → quiescent | **${rate(engineFacts, engineFacts / engineRate)}** | ${list(engineRuns.map((run) => run.seconds), (value) => value.toFixed(1))} | ${list(engineRuns.map((run) => run.peakRssBytes), mib)} |`,
-    `| Kafka Streams peer (bench/peer, 2 metrics, at-least-once, RocksDB), spawn → results forwarded | **${rate(engineFacts, engineFacts / peerRate)}** | ${list(peerRuns.map((run) => run.seconds), (value) => value.toFixed(1))} | ${list(peerRuns.map((run) => run.peakRssBytes), mib)} |`,
-    `| Kafka Streams peer, first record → last record processed (no JVM start, no group join) | ${rate(engineFacts, engineFacts / peerProcessingRate)} | ${list(peerRuns.map((run) => run.processingSeconds ?? Number.NaN), (value) => value.toFixed(1))} | |`,
-    `| engine / peer (records/s, spawn → done) | **${(engineRate / peerRate).toFixed(2)}** | | |`,
+    "| process over the engine-facts topic, spawn → results forwarded | records/s, median (range) | seconds per run | CPU seconds per run | peak RSS per run, MiB (RssAnon) |",
+    "|---|---|---|---|---|",
+    row("agentops engine stage (`agentops run --roles engine`, **14 metrics**), spawn → quiescent", engineFacts, engineRuns),
+    row("Kafka Streams peer (bench/peer, **2 metrics**: one store read and write per record, one DSL aggregation with the record cache)", engineFacts, runsOf(peer)),
+    ...(baseline === undefined ? [] : [row(`earlier peer (\`--baseline-jar\`, results not compared)`, engineFacts, runsOf(baseline))]),
+    "",
+    `engine / peer records/s (medians, spawn → done): **${(engineRate / peerRate).toFixed(2)}**. The peer from its first record to its last: ${rate(engineFacts, engineFacts / peerProcessingRate)} (no JVM start, no group join).`,
     "",
     "Each engine run is a new member without local state: the first rebuilds from offset 0, later ones load the contributions log the runs before them wrote, then the facts before its marker (docs/engine-state.md, \"Restart and restore\").",
     "",
-    "| engine run | path | contributions log: records, seconds | engine-facts replayed, seconds | spawn → quiescent, seconds | peak RssAnon |",
-    "|---:|---|---|---:|---:|---:|",
-    ...engineRuns.map((run, index) => `| ${String(index + 1)} | ${run.restore.path} | ${run.restore.logRecords.toLocaleString("en-US")}, ${run.restore.logSeconds.toFixed(1)} | ${run.restore.replaySeconds.toFixed(1)} | ${run.seconds.toFixed(1)} | ${mib(run.restore.peakRssAnonBytes)} |`),
+    "| engine run | path | contributions log: records, seconds | engine-facts replayed, seconds | spawn → quiescent, seconds |",
+    "|---:|---|---|---:|---:|",
+    ...engineRuns.map((run, index) => `| ${String(index + 1)} | ${run.restore.path} | ${run.restore.logRecords.toLocaleString("en-US")}, ${run.restore.logSeconds.toFixed(1)} | ${run.restore.replaySeconds.toFixed(1)} | ${run.seconds.toFixed(1)} |`),
     "",
-    `Results of the two metrics, key by key (our results topic, Avro, against the peer's results topic, JSON; equal as JSON values): **${comparison.matching.toLocaleString("en-US")} of ${comparison.ours.toLocaleString("en-US")} keys match**, ${comparison.differing.length} differ, ${comparison.onlyOurs.length} only ours, ${comparison.onlyPeer.length} only the peer's. The peer read ${last?.records.toLocaleString("en-US") ?? "?"} records (${last?.redeliveries ?? "?"} redeliveries of a known version, ${last?.unreadable ?? "?"} unreadable).`,
+    `Results of the two metrics, key by key (our results topic, Avro, against the peer's results topic, JSON; equal as JSON values): **${comparison.matching.toLocaleString("en-US")} of ${comparison.ours.toLocaleString("en-US")} keys match**, none differs, none on one side only (any would fail the bench). The peer read ${last?.records.toLocaleString("en-US") ?? "?"} records (${last?.redeliveries ?? "?"} redeliveries of a known version, ${last?.unreadable ?? "?"} unreadable).`,
     "",
   ].join("\n");
   publishResultsSection(HEADING, section, writeResults, log);
 } finally {
   if (!keepTopics) {
     const deleted = await deletePrefixedTopics(kafka, prefix, log);
-    log(`deleted ${deleted} bench topics (the peer's changelog topics among them)`);
+    log(`deleted ${deleted} bench topics (the peer's changelog and repartition topics among them)`);
   }
 }

@@ -7,9 +7,8 @@ import java.util.Arrays;
 
 /**
  * One record of the engine-facts topic, decoded from the binary layout of
- * src/kafka/serde/engine-facts-record.ts and fact-layout.ts (version 1), for the fields this
- * subset reads: model_call, cost and delivery_summary in full enough for the two metrics; the
- * other fact types only for their fact_id (a fact_id conflict with any type quarantines).
+ * src/kafka/serde/engine-facts-record.ts and fact-layout.ts (version 1), keeping only the fields
+ * the subset reads: model_call, cost and delivery_summary. The other fact types are outside it.
  */
 final class EngineFact {
   static final int ENGINE_FACT_MARKER = 0xef;
@@ -26,7 +25,7 @@ final class EngineFact {
   /** Provenance basis, or null for null provenance. */
   final String basis;
   /**
-   * Contract §1 report content: the fact without fact_id and provenance.source (the JSON
+   * Contract §1 report content (the fact without fact_id and provenance.source, which is what
    * fact-ledger.ts compares), as a digest of its layout bytes.
    */
   final byte[] reportDigest;
@@ -40,10 +39,12 @@ final class EngineFact {
   String runtime;
   Long inputTokens;
   Long outputTokens;
-  // cost
+  // cost (callId above when it names a call)
   String costId;
-  String costCallId;
-  String costDeliveryId;
+  boolean namesDelivery;
+  // delivery_summary
+  String deliveryId;
+  boolean terminal;
 
   private EngineFact(int type, String factId, long eventTime, String basis, byte[] reportDigest) {
     this.type = type;
@@ -53,16 +54,33 @@ final class EngineFact {
     this.reportDigest = reportDigest;
   }
 
-  /** A unit's stored fields, read back from its store (src/main/java/agentops/peer/LedgerProcessor.java). */
-  static EngineFact restored(int type, String factId, long eventTime, String basis, byte[] reportDigest) {
-    return new EngineFact(type, factId, eventTime, basis, reportDigest);
+  /**
+   * The unit whose state this fact is part of: a call with the costs naming it, a cost naming no
+   * call, a Delivery with its summaries. Null for the fact types outside the subset.
+   */
+  String unitKey() {
+    return switch (type) {
+      case MODEL_CALL -> "c\u0000" + callId;
+      case COST -> callId != null ? "c\u0000" + callId : "k\u0000" + costId;
+      case DELIVERY_SUMMARY -> "d\u0000" + deliveryId;
+      default -> null;
+    };
+  }
+
+  /** The domain identity it claims besides its fact_id (fact-ledger.ts domainIdentity); summaries have none. */
+  String domainIdentity() {
+    return type == MODEL_CALL ? "call\u0000" + callId : type == COST ? "cost\u0000" + costId : null;
+  }
+
+  boolean sameReport(EngineFact other) {
+    return Arrays.equals(reportDigest, other.reportDigest);
   }
 
   /** Decodes a record's value; throws IllegalArgumentException for bytes that are not this layout. */
   static EngineFact decode(byte[] value) {
-    if (value.length < 2 || (value[0] & 0xff) != ENGINE_FACT_MARKER) throw new IllegalArgumentException("not an engine-facts record (first byte " + (value.length == 0 ? "none" : value[0] & 0xff) + ")");
+    if (value.length < 2 || (value[0] & 0xff) != ENGINE_FACT_MARKER) throw new IllegalArgumentException("not an engine-facts record");
     if (value[1] != FACT_LAYOUT_VERSION) throw new IllegalArgumentException("engine-facts layout version " + value[1]);
-    Reader reader = new Reader(value, 2);
+    LayoutReader reader = new LayoutReader(value, 2);
     reader.string(); // source topic
     reader.unsigned(); // source partition
     reader.string(); // source offset
@@ -73,13 +91,12 @@ final class EngineFact {
     long eventTime = reader.integer();
     int timeEnd = reader.position;
     int form = reader.readByte();
-    String basis = null;
     if (form > 2) throw new IllegalArgumentException("provenance form " + form);
-    if (form >= 1) basis = reader.string();
+    String basis = form >= 1 ? reader.string() : null;
     if (form == 2) reader.string(); // provenance.source: not part of the report content
     int fieldsStart = reader.position;
 
-    MessageDigest digest = sha256();
+    MessageDigest digest = DIGEST.get();
     digest.update(value, typeStart, 1);
     digest.update(value, timeStart, timeEnd - timeStart);
     digest.update((byte) (basis == null ? 0 : 1));
@@ -105,84 +122,68 @@ final class EngineFact {
     } else if (type == COST) {
       long presence = reader.unsigned();
       fact.costId = reader.string();
-      if ((presence & 1) != 0) fact.costCallId = reader.string();
-      if ((presence & 2) != 0) fact.costDeliveryId = reader.string();
+      if ((presence & 1) != 0) fact.callId = reader.string();
+      fact.namesDelivery = (presence & 2) != 0;
+    } else if (type == DELIVERY_SUMMARY) {
+      long presence = reader.unsigned();
+      fact.deliveryId = reader.string();
+      if ((presence & 1) != 0) reader.string(); // task_id
+      if ((presence & 2) != 0) reader.string(); // run_id
+      fact.terminal = reader.unsigned() == 1; // status: OPEN, TERMINAL
     }
     return fact;
   }
 
-  /** operational-token-usage's attribution tuple is complete: all four present and non-empty. */
-  boolean hasCompleteTuple() {
-    return nonEmpty(provider) && nonEmpty(model) && nonEmpty(role) && nonEmpty(runtime);
-  }
-
-  private static boolean nonEmpty(String text) {
-    return text != null && !text.isEmpty();
-  }
-
-  private static MessageDigest sha256() {
+  /** One MessageDigest per thread: getInstance per record costs more than the digest of a short record. */
+  private static final ThreadLocal<MessageDigest> DIGEST = ThreadLocal.withInitial(() -> {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException impossible) {
       throw new IllegalStateException(impossible);
     }
+  });
+
+  // ---- the fields a unit keeps, in its store value ----
+
+  void write(Codec.Writer out) {
+    out.i8(type).text(factId).i64(eventTime).text(basis).raw(reportDigest);
+    switch (type) {
+      case MODEL_CALL -> {
+        out.text(callId).bool(operational).text(provider).text(model).text(role).text(runtime);
+        for (Long count : new Long[] {inputTokens, outputTokens}) {
+          out.bool(count != null);
+          if (count != null) out.i64(count);
+        }
+      }
+      case COST -> out.text(costId).text(callId).bool(namesDelivery);
+      default -> out.text(deliveryId).bool(terminal);
+    }
   }
 
-  /** The primitives of src/kafka/serde/binary-form.ts. */
-  private static final class Reader {
-    private final byte[] buffer;
-    int position;
-
-    Reader(byte[] buffer, int position) {
-      this.buffer = buffer;
-      this.position = position;
-    }
-
-    int readByte() {
-      if (position >= buffer.length) throw new IllegalArgumentException("record cut short");
-      return buffer[position++] & 0xff;
-    }
-
-    boolean bool() {
-      int value = readByte();
-      if (value > 1) throw new IllegalArgumentException("boolean byte " + value);
-      return value == 1;
-    }
-
-    long unsigned() {
-      long value = 0;
-      int shift = 0;
-      for (;;) {
-        int next = readByte();
-        value |= (long) (next & 0x7f) << shift;
-        if (next < 0x80) return value;
-        shift += 7;
-        if (shift > 56) throw new IllegalArgumentException("integer longer than 2^53");
+  static EngineFact read(Codec.Reader in) {
+    int type = in.i8();
+    EngineFact fact = new EngineFact(type, in.text(), in.i64(), in.text(), in.raw(16));
+    switch (type) {
+      case MODEL_CALL -> {
+        fact.callId = in.text();
+        fact.operational = in.bool();
+        fact.provider = in.text();
+        fact.model = in.text();
+        fact.role = in.text();
+        fact.runtime = in.text();
+        fact.inputTokens = in.bool() ? in.i64() : null;
+        fact.outputTokens = in.bool() ? in.i64() : null;
+      }
+      case COST -> {
+        fact.costId = in.text();
+        fact.callId = in.text();
+        fact.namesDelivery = in.bool();
+      }
+      default -> {
+        fact.deliveryId = in.text();
+        fact.terminal = in.bool();
       }
     }
-
-    /** Sign in bit 6 of the first byte, six low bits of the magnitude, then unsigned() × 64. */
-    long integer() {
-      int first = readByte();
-      long magnitude = first & 0x3f;
-      if ((first & 0x80) != 0) magnitude += unsigned() * 0x40;
-      return (first & 0x40) != 0 ? -magnitude : magnitude;
-    }
-
-    String string() {
-      long header = unsigned();
-      int encoding = (int) (header % 4);
-      int length = (int) (header / 4);
-      int end = position + (encoding == 2 ? length * 2 : length);
-      if (end > buffer.length) throw new IllegalArgumentException("string runs past the end of the record");
-      String text = switch (encoding) {
-        case 0 -> new String(buffer, position, length, StandardCharsets.ISO_8859_1);
-        case 1 -> new String(buffer, position, length, StandardCharsets.UTF_8);
-        case 2 -> new String(buffer, position, length * 2, StandardCharsets.UTF_16LE);
-        default -> throw new IllegalArgumentException("string encoding " + encoding);
-      };
-      position = end;
-      return text;
-    }
+    return fact;
   }
 }

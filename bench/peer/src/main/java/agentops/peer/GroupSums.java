@@ -1,47 +1,44 @@
 package agentops.peer;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
 
 /**
- * The running sums of one result group (src/metrics/group-aggregate.ts): every field is a sum, so
- * a retraction restores the previous state. as_of is the greatest as_of among the group's present
- * contributions; its multiset lives in a store of its own (one entry per distinct time), and only
- * retracting the last contribution at the maximum needs a scan of it.
+ * The running sums of one result group (src/metrics/group-aggregate.ts), the value of the DSL
+ * aggregation. Every field is a sum, so a retraction restores the previous state, except as_of,
+ * the greatest time among the present contributions: the few greatest distinct times are kept
+ * with their counts, and a retraction that empties them all while older times remain throws
+ * instead of publishing a wrong as_of (the workload retracts a handful of contributions).
  */
 final class GroupSums {
-  static final long MAX_SAFE = (1L << 53) - 1;
   static final long NO_AS_OF = Long.MIN_VALUE;
+  private static final int TRACKED_TIMES = 8;
 
-  int metric;
+  int metric = -1;
   long windowStart;
   String[] cohort;
   long units;
-  long candidates;
   long covered;
   long eligible;
   long hits;
   long amount;
   final TreeMap<String, Long> exclusions = new TreeMap<>();
-  long asOf = NO_AS_OF;
+  /** The greatest distinct as_of times, descending, and how many present contributions have each. */
+  private long[] times = new long[0];
+  private long[] counts = new long[0];
+  /** Present contributions whose time is not tracked: all at or before `floor`. */
+  private long untracked;
+  private long floor = NO_AS_OF;
 
-  static GroupSums startedBy(Contribution contribution) {
-    GroupSums sums = new GroupSums();
-    sums.metric = contribution.metric();
-    sums.windowStart = contribution.windowStart();
-    sums.cohort = contribution.cohort();
-    return sums;
-  }
-
-  void apply(Contribution contribution, int sign) {
+  GroupSums apply(Contribution contribution, int sign) {
+    if (metric < 0) {
+      metric = contribution.metric();
+      windowStart = contribution.windowStart();
+      cohort = contribution.cohort();
+    }
     units += sign;
-    candidates += sign;
     if (contribution.covered()) covered += sign;
     if (contribution.eligible()) eligible += sign;
     if (contribution.hit()) hits += sign;
@@ -51,95 +48,104 @@ final class GroupSums {
       if (next == 0) exclusions.remove(contribution.exclusion());
       else exclusions.put(contribution.exclusion(), next);
     }
+    if (sign > 0) addTime(contribution.asOf());
+    else removeTime(contribution.asOf());
+    return this;
   }
 
-  /** The published record (src/metrics/render-result.ts) for the two metric shapes here: ratio and sum. */
-  String render(PeerConfig config) {
-    PeerConfig.Metric definition = config.metrics[metric];
-    boolean ratio = metric == Contribution.EVIDENCE_BASIS;
-    String computable = covered == 0 || eligible == 0 ? "NOT_AVAILABLE" : eligible < definition.minimumSample() ? "BELOW_MINIMUM_SAMPLE" : "PUBLISHED";
-    boolean exact = ratio || Math.abs(amount) <= MAX_SAFE;
-    String status = computable.equals("PUBLISHED") && !exact ? "NOT_AVAILABLE" : computable;
-    StringBuilder out = new StringBuilder(640);
-    out.append("{\"catalog\":");
-    Json.string(out, config.catalog);
-    out.append(",\"metric_id\":\"").append(Contribution.METRIC_IDS[metric]).append("\",\"metric_version\":");
-    Json.string(out, definition.version());
-    out.append(",\"scope\":{\"kind\":\"window\",\"start\":\"").append(Json.timestamp(windowStart)).append("\",\"end\":\"").append(Json.timestamp(windowStart + config.windowMillis)).append("\"},\"cohort\":");
-    Contribution.cohortJson(out, cohort);
-    out.append(",\"status\":\"").append(status).append("\",\"value\":");
-    boolean published = status.equals("PUBLISHED");
-    if (!published) out.append("null");
-    else if (ratio) Json.number(out, (double) hits / eligible);
-    else out.append(amount);
-    out.append(",\"na_reason\":");
-    if (status.equals("NOT_AVAILABLE")) Json.string(out, computable.equals("PUBLISHED") ? "SUM_PAST_SAFE_INTEGER" : definition.missing());
-    else out.append("null");
-    out.append(",\"measures\":");
-    if (!published) out.append("null");
-    else if (ratio) out.append("{\"numerator\":").append(hits).append(",\"denominator\":").append(eligible).append(",\"categories\":null,\"sum\":null,\"contributing\":null,\"unit\":");
-    else out.append("{\"numerator\":null,\"denominator\":null,\"categories\":null,\"sum\":").append(amount).append(",\"contributing\":").append(eligible).append(",\"unit\":");
-    if (published) {
-      Json.string(out, definition.unit());
-      out.append(",\"currency\":null}");
-    }
-    out.append(",\"eligible_units\":").append(eligible).append(",\"minimum_sample\":").append(definition.minimumSample());
-    out.append(",\"coverage\":{\"numerator\":").append(covered).append(",\"denominator\":").append(candidates).append(",\"raw_ratio\":");
-    if (candidates == 0) out.append("null");
-    else Json.number(out, (double) covered / candidates);
-    String state = candidates == 0 ? "NO_POPULATION" : covered == 0 ? "NO_COVERAGE" : covered < candidates ? "PARTIAL" : "FULL";
-    boolean alert = config.thresholdHundredths != 0 && candidates != 0 && 100 * covered < config.thresholdHundredths * candidates;
-    out.append(",\"state\":\"").append(state).append("\",\"alert\":").append(alert).append(",\"threshold_hundredths\":").append(config.thresholdHundredths).append("},\"exclusions\":{");
-    boolean first = true;
-    for (Map.Entry<String, Long> entry : exclusions.entrySet()) {
-      if (!first) out.append(',');
-      first = false;
-      Json.string(out, entry.getKey());
-      out.append(':').append(entry.getValue());
-    }
-    out.append("},\"as_of\":");
-    if (asOf == NO_AS_OF) out.append("null");
-    else out.append('"').append(Json.timestamp(asOf)).append('"');
-    return out.append('}').toString();
+  long asOf() {
+    if (times.length > 0) return times[0];
+    if (untracked > 0) throw new IllegalStateException("as_of unknown: the " + TRACKED_TIMES + " latest times of a group were retracted");
+    return NO_AS_OF;
   }
 
-  byte[] toBytes() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(metric);
-      out.writeLong(windowStart);
-      out.writeByte(cohort.length);
-      for (String part : cohort) out.writeUTF(part);
-      for (long value : new long[] {units, candidates, covered, eligible, hits, amount, asOf}) out.writeLong(value);
-      out.writeInt(exclusions.size());
-      for (Map.Entry<String, Long> entry : exclusions.entrySet()) {
-        out.writeUTF(entry.getKey());
-        out.writeLong(entry.getValue());
+  private void addTime(long time) {
+    int at = 0;
+    while (at < times.length && times[at] > time) at++;
+    if (at < times.length && times[at] == time) {
+      counts[at]++;
+      return;
+    }
+    if (untracked > 0 && time <= floor) {
+      untracked++;
+      return;
+    }
+    long[] nextTimes = new long[times.length + 1];
+    long[] nextCounts = new long[times.length + 1];
+    System.arraycopy(times, 0, nextTimes, 0, at);
+    System.arraycopy(counts, 0, nextCounts, 0, at);
+    nextTimes[at] = time;
+    nextCounts[at] = 1;
+    System.arraycopy(times, at, nextTimes, at + 1, times.length - at);
+    System.arraycopy(counts, at, nextCounts, at + 1, times.length - at);
+    times = nextTimes;
+    counts = nextCounts;
+    if (times.length > TRACKED_TIMES) {
+      int last = times.length - 1;
+      untracked += counts[last];
+      floor = Math.max(floor, times[last]);
+      times = java.util.Arrays.copyOf(times, last);
+      counts = java.util.Arrays.copyOf(counts, last);
+    }
+  }
+
+  private void removeTime(long time) {
+    for (int at = 0; at < times.length; at++) {
+      if (times[at] != time) continue;
+      if (--counts[at] == 0) {
+        times = remove(times, at);
+        counts = remove(counts, at);
       }
-    } catch (IOException impossible) {
-      throw new UncheckedIOException(impossible);
+      return;
     }
-    return bytes.toByteArray();
+    if (untracked == 0 || time > floor) throw new IllegalStateException("retracted a contribution the group does not hold");
+    if (--untracked == 0) floor = NO_AS_OF;
   }
 
-  static GroupSums fromBytes(byte[] value) {
+  private static long[] remove(long[] values, int at) {
+    long[] next = new long[values.length - 1];
+    System.arraycopy(values, 0, next, 0, at);
+    System.arraycopy(values, at + 1, next, at, values.length - at - 1);
+    return next;
+  }
+
+  static Serde<GroupSums> serde() {
+    return Serdes.serdeFrom((topic, sums) -> sums.toBytes(), (topic, bytes) -> fromBytes(bytes));
+  }
+
+  private byte[] toBytes() {
+    Codec.Writer out = new Codec.Writer(160).i8(metric).i64(windowStart).i8(cohort == null ? 0 : cohort.length);
+    if (cohort != null) for (String part : cohort) out.text(part);
+    out.i64(units).i64(covered).i64(eligible).i64(hits).i64(amount).i64(untracked).i64(floor).i8(times.length);
+    for (int at = 0; at < times.length; at++) out.i64(times[at]).i64(counts[at]);
+    out.i8(exclusions.size());
+    for (Map.Entry<String, Long> entry : exclusions.entrySet()) out.text(entry.getKey()).i64(entry.getValue());
+    return out.finish();
+  }
+
+  private static GroupSums fromBytes(byte[] value) {
+    if (value == null) return null;
+    Codec.Reader in = new Codec.Reader(value);
     GroupSums sums = new GroupSums();
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
-      sums.metric = in.readByte();
-      sums.windowStart = in.readLong();
-      sums.cohort = new String[in.readByte()];
-      for (int index = 0; index < sums.cohort.length; index++) sums.cohort[index] = in.readUTF();
-      sums.units = in.readLong();
-      sums.candidates = in.readLong();
-      sums.covered = in.readLong();
-      sums.eligible = in.readLong();
-      sums.hits = in.readLong();
-      sums.amount = in.readLong();
-      sums.asOf = in.readLong();
-      for (int count = in.readInt(); count > 0; count--) sums.exclusions.put(in.readUTF(), in.readLong());
-    } catch (IOException corrupt) {
-      throw new UncheckedIOException(corrupt);
+    sums.metric = in.i8();
+    sums.windowStart = in.i64();
+    sums.cohort = new String[in.i8()];
+    for (int index = 0; index < sums.cohort.length; index++) sums.cohort[index] = in.text();
+    sums.units = in.i64();
+    sums.covered = in.i64();
+    sums.eligible = in.i64();
+    sums.hits = in.i64();
+    sums.amount = in.i64();
+    sums.untracked = in.i64();
+    sums.floor = in.i64();
+    int tracked = in.i8();
+    sums.times = new long[tracked];
+    sums.counts = new long[tracked];
+    for (int at = 0; at < tracked; at++) {
+      sums.times[at] = in.i64();
+      sums.counts[at] = in.i64();
     }
+    for (int count = in.i8(); count > 0; count--) sums.exclusions.put(in.text(), in.i64());
     return sums;
   }
 }

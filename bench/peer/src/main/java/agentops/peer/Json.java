@@ -38,6 +38,24 @@ final class Json {
     out.append('"');
   }
 
+  /** Code point order (src/contract/code-point-order.ts byUtf8), not String.compareTo's UTF-16 order. */
+  static int compareCodePoints(String a, String b) {
+    int length = Math.min(a.length(), b.length());
+    for (int index = 0; index < length; index++) {
+      char left = a.charAt(index);
+      char right = b.charAt(index);
+      if (left == right) continue;
+      if (left >= 0xd800 && right >= 0xd800) return rank(left) - rank(right);
+      return left - right;
+    }
+    return a.length() - b.length();
+  }
+
+  /** Surrogates encode code points above U+FFFF, so they rank after U+E000..U+FFFF. */
+  private static int rank(char unit) {
+    return Character.isSurrogate(unit) ? unit + 0x10000 : unit;
+  }
+
   /** A double as a JSON number; integral values without a fraction, as JavaScript writes them. */
   static void number(StringBuilder out, double value) {
     if (value == Math.rint(value) && Math.abs(value) < 1e15) out.append((long) value);

@@ -7,20 +7,23 @@ import java.util.Properties;
  * catalog's texts and minimum samples are not copied here).
  */
 final class PeerConfig {
-  record Metric(String version, String unit, String missing, long minimumSample) {}
+  record Metric(String version, String unit, long minimumSample) {}
 
   final String catalog;
   final Metric[] metrics = new Metric[Contribution.METRIC_IDS.length];
   final long windowMillis;
   final long thresholdHundredths;
+  /** src/metrics/exact-sum.ts SUM_PAST_SAFE_INTEGER: the reason of a sum past 2^53 − 1. */
+  final String sumPastSafeInteger;
 
   PeerConfig(Properties properties) {
     catalog = required(properties, "catalog");
     windowMillis = Long.parseLong(required(properties, "window.millis"));
     thresholdHundredths = Long.parseLong(required(properties, "coverage.threshold.hundredths"));
+    sumPastSafeInteger = required(properties, "na.sum.past.safe.integer");
     for (int index = 0; index < metrics.length; index++) {
       String prefix = "metric." + Contribution.METRIC_IDS[index] + ".";
-      metrics[index] = new Metric(required(properties, prefix + "version"), required(properties, prefix + "unit"), required(properties, prefix + "missing"), Long.parseLong(required(properties, prefix + "minimum.sample")));
+      metrics[index] = new Metric(required(properties, prefix + "version"), required(properties, prefix + "unit"), Long.parseLong(required(properties, prefix + "minimum.sample")));
     }
   }
 
