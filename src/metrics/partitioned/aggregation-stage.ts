@@ -4,7 +4,7 @@ import { GroupAggregate } from "../group-aggregate.ts";
 import { byUtf8 } from "../../contract/code-point-order.ts";
 import { ResultPublisher } from "../result-publisher.ts";
 import type { MetricResult, ResultChange } from "../result-record.ts";
-import { detachedBytes } from "../../kafka/serde/binary-form.ts";
+import { detachedBytes } from "../../codec/binary-form.ts";
 import { bytesCodec, groupCodec } from "../state/codecs.ts";
 import { StateStore, type LinkTable } from "../state/state-store.ts";
 import { splitKey } from "./stage-records.ts";

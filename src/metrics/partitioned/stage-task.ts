@@ -3,7 +3,7 @@ import type { MetricFact } from "../../contract/facts.ts";
 import type { EngineConfig } from "../engine-config.ts";
 import type { Conflict, FactOrigin } from "../fact-ledger.ts";
 import type { MetricResult, ResultChange } from "../result-record.ts";
-import { detachedBytes } from "../../kafka/serde/binary-form.ts";
+import { detachedBytes } from "../../codec/binary-form.ts";
 import { bytesCodec } from "../state/codecs.ts";
 import { StateStore, type Table } from "../state/state-store.ts";
 import { AggregationPartition } from "./aggregation-stage.ts";

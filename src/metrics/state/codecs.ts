@@ -1,7 +1,7 @@
 import { METRIC_IDS, type MetricId } from "../../catalog/metric-definitions.ts";
 import type { DeliverySummary, MetricFact } from "../../contract/facts.ts";
-import { BinaryReader, BinaryWriter, detachedBytes, InternalRecordError } from "../../kafka/serde/binary-form.ts";
-import { readFact, writeFact } from "../../kafka/serde/fact-layout.ts";
+import { BinaryReader, BinaryWriter, detachedBytes, InternalRecordError } from "../../codec/binary-form.ts";
+import { readFact, writeFact } from "../../codec/fact-layout.ts";
 import type { Contribution, MoneyShare } from "../contribution.ts";
 import { ExactSum } from "../exact-sum.ts";
 import { BoundedMemo } from "../memo-map.ts";
@@ -16,7 +16,7 @@ import type { ValueCodec } from "./state-store.ts";
 
 /*
  * How the engine's state values are written on disk: the facts in the binary layout of the
- * engine-facts topic (src/kafka/serde/fact-layout.ts), everything else in the same primitive
+ * engine-facts topic (src/codec/fact-layout.ts), everything else in the same primitive
  * forms. A value read back equals the value written (exact sums stay exact, bigints stay bigints).
  */
 

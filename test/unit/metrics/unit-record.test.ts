@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
 import { isAgentEvent, type MetricFact } from "../../../src/contract/facts.ts";
 import { parseFactJson } from "../../../src/contract/parse-fact.ts";
-import { BinaryReader, InternalRecordError } from "../../../src/kafka/serde/binary-form.ts";
+import { BinaryReader, InternalRecordError } from "../../../src/codec/binary-form.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
 import type { Scope } from "../../../src/metrics/result-record.ts";

@@ -128,7 +128,7 @@ final class EngineFact {
     }
   }
 
-  /** The primitives of src/kafka/serde/binary-form.ts. */
+  /** The primitives of src/codec/binary-form.ts. */
   private static final class Reader {
     private final byte[] buffer;
     int position;

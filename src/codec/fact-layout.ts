@@ -1,6 +1,6 @@
-import { OBSERVATION_CONTRACT } from "../../contract/fact-schema.ts";
-import { intern, sharedProvenance } from "../../contract/fast-fields.ts";
-import type { Fact } from "../../contract/facts.ts";
+import { OBSERVATION_CONTRACT } from "../contract/fact-schema.ts";
+import { intern, sharedProvenance } from "../contract/fast-fields.ts";
+import type { Fact } from "../contract/facts.ts";
 import { InternalRecordError, type BinaryReader, type BinaryWriter } from "./binary-form.ts";
 
 /**
