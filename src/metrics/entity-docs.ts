@@ -1,6 +1,6 @@
 import type { Cost, DeliverySummary, ModelCall, Packet, Repair, TaskSnapshot } from "../contract/facts.ts";
 import type { Contribution } from "./contribution.ts";
-import type { LinkTable, Table } from "./state/state-store.ts";
+import type { LinkTable, Table } from "./tables.ts";
 
 /*
  * The engine's index and unit state, one document per entity (docs/engine-state.md §0, "Entity

@@ -1,6 +1,5 @@
 import type { MetricFact } from "../contract/facts.ts";
-import { stringListCodec, versionsCodec, type StoredVersion } from "./state/codecs.ts";
-import type { StateStore, Table } from "./state/state-store.ts";
+import type { Table } from "./tables.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 
 /**
@@ -8,6 +7,20 @@ import { byUtf8 } from "../contract/code-point-order.ts";
  * of a topic. Conflict reports name it for every version (contract revision 2 §3).
  */
 export type FactOrigin = number | string;
+
+/** A record under its fact_id, with where it was read (unknown: undefined). */
+export interface StoredVersion {
+  readonly fact: MetricFact;
+  readonly origin: FactOrigin | undefined;
+}
+
+/** The ledger's two tables. */
+export interface LedgerTables {
+  /** fact_id → its versions, in the order recorded. */
+  readonly versions: Table<readonly StoredVersion[]>;
+  /** A domain identity → the versions claiming it, as references into `versions`. */
+  readonly claims: Table<readonly string[]>;
+}
 
 /** One record under a conflicting identity. */
 export interface ConflictVersion {
@@ -94,9 +107,9 @@ export class FactLedger {
   private readonly byFact: Table<readonly StoredVersion[]>;
   private readonly byDomain: Table<readonly string[]>;
 
-  constructor(state: StateStore) {
-    this.byFact = state.table("lf\u0000", versionsCodec);
-    this.byDomain = state.table("ld\u0000", stringListCodec);
+  constructor(tables: LedgerTables) {
+    this.byFact = tables.versions;
+    this.byDomain = tables.claims;
   }
 
   record(fact: MetricFact, origin?: FactOrigin): LedgerOutcome {

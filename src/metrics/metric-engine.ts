@@ -2,7 +2,7 @@ import type { CatalogSummary } from "../catalog/metric-definitions.ts";
 import type { MetricFact } from "../contract/facts.ts";
 import type { Contribution } from "./contribution.ts";
 import type { EngineConfig } from "./engine-config.ts";
-import { StateStore } from "./state/state-store.ts";
+import { memoryEngineTables, type EngineTables } from "./engine-tables.ts";
 import { terminalSummaries } from "./delivery-reading.ts";
 import { FactLedger, type Conflict, type FactOrigin, type LedgerOutcome } from "./fact-ledger.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
@@ -19,21 +19,18 @@ import { UnitState } from "./unit-state.ts";
  * results do not depend on arrival order, batching or how often flush is called.
  */
 export class MetricEngine {
-  /** The keyed state everything below lives in: in memory, or a record cache over a store on disk. */
-  readonly state: StateStore;
   private readonly ledger: FactLedger;
   private readonly units: UnitState;
   private readonly publisher: ResultPublisher;
 
   /**
-   * `state` defaults to memory (a replay of a file); a Kafka member passes a store on disk.
-   * `layout.inlineMembers` is for tests: entity documents spill their lists sooner (FactIndex).
+   * `tables` default to memory (a replay of a file); a Kafka member passes tables on disk (the state
+   * room's `engineTables`). `layout.inlineMembers` is for tests: entity documents spill their lists sooner (FactIndex).
    */
-  constructor(config: EngineConfig, catalog: CatalogSummary, state: StateStore = new StateStore(undefined), layout: { readonly inlineMembers?: number } = {}) {
-    this.state = state;
-    this.ledger = new FactLedger(state);
-    this.units = new UnitState(config, state, { changelog: true, ...layout });
-    this.publisher = new ResultPublisher(state, catalog, config);
+  constructor(config: EngineConfig, catalog: CatalogSummary, tables: EngineTables = memoryEngineTables(), layout: { readonly inlineMembers?: number } = {}) {
+    this.ledger = new FactLedger(tables.ledger);
+    this.units = new UnitState(config, tables.units, layout);
+    this.publisher = new ResultPublisher(tables.published, catalog, config);
   }
 
   /**

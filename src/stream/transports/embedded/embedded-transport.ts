@@ -15,7 +15,7 @@ import { closeTaskStores, createTaskStores, countDeadLetter, settleBatch, storeS
 import { Catalog, Config, runTopology, Telemetry, TopicSerde, Transport, type TopologyConfig } from "../../runtime/services.ts";
 import { Telemetry as TelemetryRegistry } from "../../runtime/telemetry.ts";
 import { ENGINE_STAGES, TOPOLOGY, type ProcessorName } from "../../topology.ts";
-import { partitionOf } from "../../../metrics/partitioned/partitioner.ts";
+import { partitionOf } from "../../../partitioned/partitioner.ts";
 import type { StageSourceValue } from "../../processors/engine-stages.ts";
 import { topicNames, type STAGE_TOPIC_ROLES } from "../../topic-names.ts";
 import { fileConflictLine, fileDeadLetterLine } from "./file-dead-letters.ts";

@@ -1,17 +1,21 @@
-import type { MetricFact } from "../../contract/facts.ts";
-import { terminalSummaries } from "../delivery-reading.ts";
-import type { EngineConfig } from "../engine-config.ts";
-import { conflictReport, recordForm, sameRecord } from "../fact-ledger.ts";
-import { factCodec, groupCodec, joinReadingCodec, originCodec, presenceCodec, stringCodec, type StoredOrigin } from "../state/codecs.ts";
-import { StateStore, type LinkTable, type Table } from "../state/state-store.ts";
-import { EMPTY_MEMBER, EMPTY_TASK_ID, indexTaskInputs, type MemberReading, type TaskIdReading, type TaskInputs } from "../task-inputs.ts";
-import { taskLinksOf } from "../unit-key.ts";
-import { UnitState } from "../unit-state.ts";
+import type { MetricFact } from "../contract/facts.ts";
+import { terminalSummaries } from "../metrics/delivery-reading.ts";
+import type { EngineConfig } from "../metrics/engine-config.ts";
+import { conflictReport, recordForm, sameRecord } from "../metrics/fact-ledger.ts";
+import type { LinkTable, Table } from "../metrics/tables.ts";
+import { groupCodec } from "../state/codecs/contributions.ts";
+import { factCodec, originCodec, presenceCodec, stringCodec, type StoredOrigin } from "../state/codecs/values.ts";
+import { unitTables } from "../state/engine-tables.ts";
+import { StateStore } from "../state/state-store.ts";
+import { joinReadingCodec } from "./stage-codecs.ts";
+import { EMPTY_MEMBER, EMPTY_TASK_ID, indexTaskInputs, type MemberReading, type TaskIdReading, type TaskInputs } from "../metrics/task-inputs.ts";
+import { taskLinksOf } from "../metrics/unit-key.ts";
+import { UnitState } from "../metrics/unit-state.ts";
 import { bundleId, bundleKey, bundleKind, evidenceHome, taskUnitBundle, unitBundle } from "./bundles.ts";
 import type { StagePartitions } from "./ledger-stages.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey, splitKey, type JoinReading, type StageRecord } from "./stage-records.ts";
-import { byUtf8 } from "../../contract/code-point-order.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 
 const GROUPS = groupCodec();
 
@@ -61,7 +65,7 @@ export class EntityPartition {
   constructor(partition: number, stages: StagePartitions, config: EngineConfig, state: StateStore = new StateStore(undefined)) {
     this.partition = partition;
     this.stages = stages;
-    this.units = new UnitState(config, state, { owns: (kind, id) => this.owns(unitBundle(kind, id)), taskInputs: (index) => this.taskInputs(indexTaskInputs(index)) });
+    this.units = new UnitState(config, unitTables(state, { changelog: false }), { owns: (kind, id) => this.owns(unitBundle(kind, id)), taskInputs: (index) => this.taskInputs(indexTaskInputs(index)) });
     this.direct = state.links("Ed\u0000", factCodec);
     this.pushed = state.links("Ep\u0000", factCodec);
     this.origins = state.table("Eo\u0000", originCodec);

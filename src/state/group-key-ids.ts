@@ -1,6 +1,8 @@
-import { BoundedMemo } from "../memo-map.ts";
-import { stringCodec } from "./codecs.ts";
-import type { StateStore, Table, ValueCodec } from "./state-store.ts";
+import { BoundedMemo } from "../metrics/memo-map.ts";
+import { stringCodec } from "./codecs/values.ts";
+import type { Table } from "../metrics/tables.ts";
+import type { StateStore } from "./state-store.ts";
+import type { ValueCodec } from "./value-codec.ts";
 
 /** The counter's key in its table. */
 const NEXT = "next";

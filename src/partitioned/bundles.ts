@@ -1,6 +1,6 @@
-import type { MetricFact } from "../../contract/facts.ts";
-import { domainIdentity } from "../fact-ledger.ts";
-import type { UnitKind } from "../unit-key.ts";
+import type { MetricFact } from "../contract/facts.ts";
+import { domainIdentity } from "../metrics/fact-ledger.ts";
+import type { UnitKind } from "../metrics/unit-key.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey } from "./stage-records.ts";
 
