@@ -62,7 +62,12 @@ export type LayoutType = (typeof LAYOUT_TYPES)[number];
 export const ENVELOPE_FIELDS = ["contract", "fact_id", "event_time", "provenance", "type"] as const;
 
 /** A defined task of a snapshot. */
-export const TASK_FIELDS: readonly LayoutField[] = [optional("task_id", text), optional("members", strings), optional("role_template", text), optional("template_assignment", oneOf("EVENT_TIME", "BACKFILLED"))];
+export const TASK_FIELDS: readonly LayoutField[] = [
+  optional("task_id", text),
+  optional("members", strings),
+  optional("role_template", text),
+  optional("template_assignment", oneOf("EVENT_TIME", "BACKFILLED")),
+];
 
 /** Each type's own fields, after the envelope, in the contract's shape order. */
 export const LAYOUT_FIELDS: Readonly<Record<LayoutType, readonly LayoutField[]>> = {
@@ -102,8 +107,20 @@ export const LAYOUT_FIELDS: Readonly<Record<LayoutType, readonly LayoutField[]>>
     optional("elapsed_ms", integer),
     optional("stage_reached", label),
   ],
-  packet: [required("packet_id", text), optional("task_id", text), required("governance_revision", label), optional("repair_attribution", oneOf("AVAILABLE", "UNAVAILABLE"))],
-  repair: [required("repair_id", text), required("finding_id", text), optional("packet_id", text), optional("task_id", text), optional("delivery_id", text), required("attributable", boolean)],
+  packet: [
+    required("packet_id", text),
+    optional("task_id", text),
+    required("governance_revision", label),
+    optional("repair_attribution", oneOf("AVAILABLE", "UNAVAILABLE")),
+  ],
+  repair: [
+    required("repair_id", text),
+    required("finding_id", text),
+    optional("packet_id", text),
+    optional("task_id", text),
+    optional("delivery_id", text),
+    required("attributable", boolean),
+  ],
   task_snapshot: [required("snapshot_id", text), required("cutoff", time), required("tasks", { kind: "tasks" })],
   agent_step: [
     required("run_id", text),

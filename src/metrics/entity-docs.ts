@@ -63,7 +63,15 @@ export interface SnapshotDoc {
 }
 
 export const newCallDoc = (): CallDoc => ({ call: undefined, costs: undefined, contributions: NO_CONTRIBUTIONS, spilled: 0 });
-export const newDeliveryDoc = (): DeliveryDoc => ({ summaries: undefined, costs: undefined, calls: undefined, repairs: undefined, readers: undefined, contributions: NO_CONTRIBUTIONS, spilled: 0 });
+export const newDeliveryDoc = (): DeliveryDoc => ({
+  summaries: undefined,
+  costs: undefined,
+  calls: undefined,
+  repairs: undefined,
+  readers: undefined,
+  contributions: NO_CONTRIBUTIONS,
+  spilled: 0,
+});
 export const newTaskIdDoc = (): TaskIdDoc => ({ calls: undefined, repairs: undefined, readers: undefined, spilled: 0 });
 export const newPacketDoc = (): PacketDoc => ({ packet: undefined, repairs: undefined, contributions: NO_CONTRIBUTIONS, spilled: 0 });
 export const newSnapshotDoc = (): SnapshotDoc => ({ snapshot: undefined, contributions: NO_CONTRIBUTIONS });
@@ -71,9 +79,11 @@ export const newSnapshotDoc = (): SnapshotDoc => ({ snapshot: undefined, contrib
 const none = (list: readonly unknown[] | undefined): boolean => list === undefined || list.length === 0;
 
 export const isEmptyCallDoc = (doc: CallDoc): boolean => doc.call === undefined && none(doc.costs) && doc.contributions.length === 0 && doc.spilled === 0;
-export const isEmptyDeliveryDoc = (doc: DeliveryDoc): boolean => none(doc.summaries) && none(doc.costs) && none(doc.calls) && none(doc.repairs) && none(doc.readers) && doc.contributions.length === 0 && doc.spilled === 0;
+export const isEmptyDeliveryDoc = (doc: DeliveryDoc): boolean =>
+  none(doc.summaries) && none(doc.costs) && none(doc.calls) && none(doc.repairs) && none(doc.readers) && doc.contributions.length === 0 && doc.spilled === 0;
 export const isEmptyTaskIdDoc = (doc: TaskIdDoc): boolean => none(doc.calls) && none(doc.repairs) && none(doc.readers) && doc.spilled === 0;
-export const isEmptyPacketDoc = (doc: PacketDoc): boolean => doc.packet === undefined && none(doc.repairs) && doc.contributions.length === 0 && doc.spilled === 0;
+export const isEmptyPacketDoc = (doc: PacketDoc): boolean =>
+  doc.packet === undefined && none(doc.repairs) && doc.contributions.length === 0 && doc.spilled === 0;
 export const isEmptySnapshotDoc = (doc: SnapshotDoc): boolean => doc.snapshot === undefined && doc.contributions.length === 0;
 
 /** About how many bytes a new document takes encoded, for the cache's count until its first commit measures it. */
@@ -204,7 +214,14 @@ export class DocList<D extends { spilled: number }, V> {
   private readonly inline: number;
 
   /** `inline`: how many members the document holds itself (INLINE_MEMBERS; tests spill with fewer). Any value reads any store. */
-  constructor(bit: number, read: (doc: D) => V[] | undefined, write: (doc: D, list: V[] | undefined) => void, overflow: LinkTable<V>, keyOf: (value: V) => string, inline = INLINE_MEMBERS) {
+  constructor(
+    bit: number,
+    read: (doc: D) => V[] | undefined,
+    write: (doc: D, list: V[] | undefined) => void,
+    overflow: LinkTable<V>,
+    keyOf: (value: V) => string,
+    inline = INLINE_MEMBERS,
+  ) {
     this.bit = bit;
     this.read = read;
     this.write = write;

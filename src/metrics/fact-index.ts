@@ -119,16 +119,86 @@ export class FactIndex {
     this.packetDocs = new DocTable(tables.packetDocs, newPacketDoc, isEmptyPacketDoc);
     this.snapshotDocs = new DocTable(tables.snapshotDocs, newSnapshotDoc, isEmptySnapshotDoc);
 
-    this.callCosts = new DocList(COSTS, (doc) => doc.costs, (doc, list) => (doc.costs = list), tables.callCosts, byFactId, inlineMembers);
-    this.deliverySummaryList = new DocList(SUMMARIES, (doc) => doc.summaries, (doc, list) => (doc.summaries = list), tables.deliverySummaries, byFactId, inlineMembers);
-    this.deliveryCosts = new DocList(COSTS, (doc) => doc.costs, (doc, list) => (doc.costs = list), tables.deliveryCosts, byFactId, inlineMembers);
-    this.deliveryCalls = new DocList(CALLS, (doc) => doc.calls, (doc, list) => (doc.calls = list), tables.deliveryCalls, byItself, inlineMembers);
-    this.deliveryRepairs = new DocList(REPAIRS, (doc) => doc.repairs, (doc, list) => (doc.repairs = list), tables.deliveryRepairs, byFactId, inlineMembers);
-    this.deliveryReaders = new DocList(READERS, (doc) => doc.readers, (doc, list) => (doc.readers = list), tables.deliveryReaders, byUnit, inlineMembers);
-    this.taskIdCalls = new DocList(CALLS, (doc) => doc.calls, (doc, list) => (doc.calls = list), tables.taskIdCalls, byItself, inlineMembers);
-    this.taskIdRepairs = new DocList(REPAIRS, (doc) => doc.repairs, (doc, list) => (doc.repairs = list), tables.taskIdRepairs, byFactId, inlineMembers);
-    this.taskIdReaders = new DocList(READERS, (doc) => doc.readers, (doc, list) => (doc.readers = list), tables.taskIdReaders, byUnit, inlineMembers);
-    this.packetRepairs = new DocList(REPAIRS, (doc) => doc.repairs, (doc, list) => (doc.repairs = list), tables.packetRepairs, byFactId, inlineMembers);
+    this.callCosts = new DocList(
+      COSTS,
+      (doc) => doc.costs,
+      (doc, list) => (doc.costs = list),
+      tables.callCosts,
+      byFactId,
+      inlineMembers,
+    );
+    this.deliverySummaryList = new DocList(
+      SUMMARIES,
+      (doc) => doc.summaries,
+      (doc, list) => (doc.summaries = list),
+      tables.deliverySummaries,
+      byFactId,
+      inlineMembers,
+    );
+    this.deliveryCosts = new DocList(
+      COSTS,
+      (doc) => doc.costs,
+      (doc, list) => (doc.costs = list),
+      tables.deliveryCosts,
+      byFactId,
+      inlineMembers,
+    );
+    this.deliveryCalls = new DocList(
+      CALLS,
+      (doc) => doc.calls,
+      (doc, list) => (doc.calls = list),
+      tables.deliveryCalls,
+      byItself,
+      inlineMembers,
+    );
+    this.deliveryRepairs = new DocList(
+      REPAIRS,
+      (doc) => doc.repairs,
+      (doc, list) => (doc.repairs = list),
+      tables.deliveryRepairs,
+      byFactId,
+      inlineMembers,
+    );
+    this.deliveryReaders = new DocList(
+      READERS,
+      (doc) => doc.readers,
+      (doc, list) => (doc.readers = list),
+      tables.deliveryReaders,
+      byUnit,
+      inlineMembers,
+    );
+    this.taskIdCalls = new DocList(
+      CALLS,
+      (doc) => doc.calls,
+      (doc, list) => (doc.calls = list),
+      tables.taskIdCalls,
+      byItself,
+      inlineMembers,
+    );
+    this.taskIdRepairs = new DocList(
+      REPAIRS,
+      (doc) => doc.repairs,
+      (doc, list) => (doc.repairs = list),
+      tables.taskIdRepairs,
+      byFactId,
+      inlineMembers,
+    );
+    this.taskIdReaders = new DocList(
+      READERS,
+      (doc) => doc.readers,
+      (doc, list) => (doc.readers = list),
+      tables.taskIdReaders,
+      byUnit,
+      inlineMembers,
+    );
+    this.packetRepairs = new DocList(
+      REPAIRS,
+      (doc) => doc.repairs,
+      (doc, list) => (doc.repairs = list),
+      tables.packetRepairs,
+      byFactId,
+      inlineMembers,
+    );
 
     const { callDocs, deliveryDocs, taskIdDocs, packetDocs, snapshotDocs } = this;
     this.calls = { get: (id) => callDocs.get(id)?.call };

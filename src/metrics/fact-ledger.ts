@@ -49,7 +49,13 @@ export type LedgerOutcome =
   | { readonly kind: "accepted"; readonly fact: MetricFact; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
   | { readonly kind: "redelivery"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
   | { readonly kind: "re-report"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
-  | { readonly kind: "quarantined"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[]; readonly conflict: Conflict; readonly conflicts: readonly Conflict[] };
+  | {
+      readonly kind: "quarantined";
+      readonly admitted: readonly MetricFact[];
+      readonly retracted: readonly MetricFact[];
+      readonly conflict: Conflict;
+      readonly conflicts: readonly Conflict[];
+    };
 
 /** The kinds of identity a fact can claim (see domainIdentity). */
 type IdentityKind = "fact" | "call" | "snapshot" | "cost" | "packet" | "repair";
@@ -143,7 +149,9 @@ export class FactLedger {
     const retracted = [...before].filter((candidate) => !after.has(candidate)).map((candidate) => this.factOf(candidate));
     // Both identities of the record may conflict (a fact_id re-sent with another cost id, and that
     // cost id already claimed): each is reported, as a report of the whole ledger would.
-    const conflicts = [this.factConflict(fact.fact_id), claimKey === undefined ? undefined : this.domainConflict(claimKey)].filter((found) => found !== undefined);
+    const conflicts = [this.factConflict(fact.fact_id), claimKey === undefined ? undefined : this.domainConflict(claimKey)].filter(
+      (found) => found !== undefined,
+    );
     const [conflict] = conflicts;
     if (conflict !== undefined) return { kind: "quarantined", admitted, retracted, conflict, conflicts };
     if (after.has(ref)) return { kind: "accepted", fact, admitted, retracted };
@@ -285,5 +293,10 @@ export function hasDistinctContent(versions: readonly MetricFact[]): boolean {
 /** A conflict's report: its versions sorted by fact_id (versions of one fact_id keep the order given). */
 export function conflictReport(reason: Conflict["reason"], identity: string, versions: readonly StoredVersion[]): Conflict {
   const sorted = [...versions].sort((a, b) => byUtf8(a.fact.fact_id, b.fact.fact_id));
-  return { reason, identity, factIds: sorted.map((version) => version.fact.fact_id), versions: sorted.map((version) => ({ factId: version.fact.fact_id, origin: version.origin ?? null })) };
+  return {
+    reason,
+    identity,
+    factIds: sorted.map((version) => version.fact.fact_id),
+    versions: sorted.map((version) => ({ factId: version.fact.fact_id, origin: version.origin ?? null })),
+  };
 }

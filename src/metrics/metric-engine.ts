@@ -92,7 +92,9 @@ export class MetricEngine {
   laterTerminalConflict(fact: MetricFact): Conflict | undefined {
     if (fact.type !== "delivery_summary" || fact.status !== "TERMINAL") return undefined;
     const terminal = terminalSummaries(this.units.index.summariesByDelivery.get(fact.delivery_id));
-    return terminal.length > 1 && terminal.some((summary) => summary.fact_id === fact.fact_id) ? this.ledger.laterTerminalConflict(fact.delivery_id, terminal) : undefined;
+    return terminal.length > 1 && terminal.some((summary) => summary.fact_id === fact.fact_id)
+      ? this.ledger.laterTerminalConflict(fact.delivery_id, terminal)
+      : undefined;
   }
 
   /** Recomputes dirty units and returns every result key whose record changed (or vanished). */

@@ -90,7 +90,10 @@ export function cohortKey(cohort: Cohort): string {
  * a generic canonicaliser's output.
  */
 export function resultKey(metricId: MetricId, scope: Scope, cohort: Cohort): string {
-  const canonicalScope = scope.kind === "window" ? { end: scope.end, kind: scope.kind, start: scope.start } : { cutoff: scope.cutoff, kind: scope.kind, snapshot_id: scope.snapshot_id };
+  const canonicalScope =
+    scope.kind === "window"
+      ? { end: scope.end, kind: scope.kind, start: scope.start }
+      : { cutoff: scope.cutoff, kind: scope.kind, snapshot_id: scope.snapshot_id };
   return JSON.stringify({ cohort, metric_id: metricId, scope: canonicalScope });
 }
 

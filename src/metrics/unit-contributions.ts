@@ -7,7 +7,17 @@ export function sameContributions(a: readonly Contribution[], b: readonly Contri
   for (let index = 0; index < a.length; index++) {
     const x = a[index] as Contribution;
     const y = b[index] as Contribution;
-    if (x.groupKey !== y.groupKey || x.candidate !== y.candidate || x.covered !== y.covered || x.eligible !== y.eligible || x.hit !== y.hit || x.category !== y.category || x.amount !== y.amount || x.asOf !== y.asOf) return false;
+    if (
+      x.groupKey !== y.groupKey ||
+      x.candidate !== y.candidate ||
+      x.covered !== y.covered ||
+      x.eligible !== y.eligible ||
+      x.hit !== y.hit ||
+      x.category !== y.category ||
+      x.amount !== y.amount ||
+      x.asOf !== y.asOf
+    )
+      return false;
     if (x.money.length !== y.money.length || x.money.some((share, position) => !sameShare(share, y.money[position]))) return false;
     const reasons = Object.keys(x.exclusions);
     if (reasons.length !== Object.keys(y.exclusions).length || reasons.some((reason) => x.exclusions[reason] !== y.exclusions[reason])) return false;

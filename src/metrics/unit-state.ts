@@ -78,7 +78,13 @@ export class UnitState {
   /** What task units read of their members and task_id: from the index, or (a partition) from join responses. */
   private readonly taskInputs: TaskInputs;
   private readonly readers: UnitReaders;
-  private readonly dirtyUnits: Record<UnitKind, Set<string>> = { call: new Set(), delivery: new Set(), packet: new Set(), task: new Set(), snapshot: new Set() };
+  private readonly dirtyUnits: Record<UnitKind, Set<string>> = {
+    call: new Set(),
+    delivery: new Set(),
+    packet: new Set(),
+    task: new Set(),
+    snapshot: new Set(),
+  };
   /** Each kind's contributions: in its entity's document, except task units' (a table of their own). */
   private readonly contributions: Record<UnitKind, UnitContributions>;
   private readonly groupMade: (groupKey: string) => void;
@@ -119,7 +125,11 @@ export class UnitState {
     this.index = new FactIndex(tables.index, inlineMembers);
     this.taskInputs = (taskInputs ?? indexTaskInputs)(this.index);
     const { index } = this;
-    this.readers = { callOf: (callId) => index.calls.get(callId), tasksNaming: (taskId) => index.tasksNaming(taskId), tasksListing: (deliveryId) => index.tasksListing(deliveryId) };
+    this.readers = {
+      callOf: (callId) => index.calls.get(callId),
+      tasksNaming: (taskId) => index.tasksNaming(taskId),
+      tasksListing: (deliveryId) => index.tasksListing(deliveryId),
+    };
     this.markDirty =
       owns === OWNS_ALL
         ? (kind, id) => {

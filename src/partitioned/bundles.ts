@@ -85,7 +85,8 @@ export function destinationsOf(fact: MetricFact, partitions: number): { bundle: 
   const destinations = bundlesOf(fact).map((bundle) => ({ bundle, partition: partitionOf(bundle, partitions) }));
   if (fact.type === "task_snapshot") {
     const owners = new Set(fact.tasks.map((_, position) => partitionOf(taskUnitBundle(fact.snapshot_id, position), partitions)));
-    for (const partition of [...owners].sort((a, b) => a - b)) destinations.push({ bundle: bundleKey("tasks", compositeKey(fact.snapshot_id, String(partition))), partition });
+    for (const partition of [...owners].sort((a, b) => a - b))
+      destinations.push({ bundle: bundleKey("tasks", compositeKey(fact.snapshot_id, String(partition))), partition });
   }
   return destinations;
 }

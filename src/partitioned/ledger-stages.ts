@@ -88,7 +88,8 @@ export class DomainLedgerPartition {
     const all = [...this.claims.get(claim)];
     const distinct = hasDistinctContent(all.map((known) => known.fact));
     let next: ClaimVersion | undefined;
-    if (!distinct) for (const candidate of all) if (candidate.live && (next === undefined || byUtf8(candidate.fact.fact_id, next.fact.fact_id) < 0)) next = candidate;
+    if (!distinct)
+      for (const candidate of all) if (candidate.live && (next === undefined || byUtf8(candidate.fact.fact_id, next.fact.fact_id) < 0)) next = candidate;
     const previous = this.admitted.get(claim);
     const admitted: Admission | undefined = next === undefined ? undefined : { fact: next.fact, origin: next.origin };
     const changed = previous === undefined || admitted === undefined ? previous !== admitted : !sameRecord(previous.fact, admitted.fact);

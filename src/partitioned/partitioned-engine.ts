@@ -69,7 +69,12 @@ export class PartitionedEngine {
         stores.push(store);
         return new StageTask(stage, partition, this.stages, config, catalog, store);
       });
-    this.tasks = { factLedger: tasksOf("factLedger"), domainLedger: tasksOf("domainLedger"), entities: tasksOf("entities"), aggregation: tasksOf("aggregation") };
+    this.tasks = {
+      factLedger: tasksOf("factLedger"),
+      domainLedger: tasksOf("domainLedger"),
+      entities: tasksOf("entities"),
+      aggregation: tasksOf("aggregation"),
+    };
     this.stores = stores;
     this.schedule = options.schedule ?? IN_TURN;
   }

@@ -118,7 +118,8 @@ function readCallsReading(input: BinaryReader): CallsReading {
   const unreadable = input.unsigned();
   const asOf = input.double();
   // Tuples come back interned (cohortOf), the same objects the readings held.
-  const tuples = Array.from({ length: input.unsigned() }, () => cohortOf(Object.fromEntries(Array.from({ length: input.unsigned() }, () => [input.string(), input.string()]))));
+  const tuples = Array.from({ length: input.unsigned() }, () =>
+    cohortOf(Object.fromEntries(Array.from({ length: input.unsigned() }, () => [input.string(), input.string()]))),
+  );
   return { direct, nondirect, unreadable, asOf, tuples };
 }
-

@@ -53,7 +53,13 @@ export interface WireRecord {
 }
 
 export function toWire(record: Exclude<StageRecord, { topic: "conflicts" }>): WireRecord {
-  return { role: STAGE_ROLE[record.topic], topic: record.topic, partition: record.partition, key: compositeKey(record.topic, record.key), value: encodeStageValue(record) };
+  return {
+    role: STAGE_ROLE[record.topic],
+    topic: record.topic,
+    partition: record.partition,
+    key: compositeKey(record.topic, record.key),
+    value: encodeStageValue(record),
+  };
 }
 
 /** A topic record back as the stage record it carries; the partition is the reader's own. */
@@ -95,7 +101,14 @@ export class StageTask {
   /** Stage records emitted since the last flush, in order. */
   private pending: StageRecord[] = [];
 
-  constructor(stage: StageName, partition: number, stages: StagePartitions, config: EngineConfig, catalog: CatalogSummary, state: StateStore = new StateStore(undefined)) {
+  constructor(
+    stage: StageName,
+    partition: number,
+    stages: StagePartitions,
+    config: EngineConfig,
+    catalog: CatalogSummary,
+    state: StateStore = new StateStore(undefined),
+  ) {
     this.stage = stage;
     this.partition = partition;
     this.outbox = state.table("Ob\u0000", bytesCodec);

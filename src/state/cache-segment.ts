@@ -20,7 +20,6 @@ export interface CacheShare {
   clear(): void;
 }
 
-
 /** The store's counters every cached table adds to (StateStore). */
 export interface CacheCounts {
   misses: number;

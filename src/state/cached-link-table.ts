@@ -128,7 +128,6 @@ export class CachedLinkTable<V> extends CachedSegment<V, LinkEntry<V>> implement
     this.dirtyEntries = [];
   }
 
-
   private load(key: string): LinkEntry<V> {
     let entry = this.cached(key);
     if (entry !== undefined) {

@@ -116,7 +116,13 @@ export class CachedTable<V> extends CachedSegment<V, Entry<V>> implements Table<
   private load(key: string): Entry<V> {
     this.store.misses += 1;
     const bytes = this.backend.get(this.prefix + key);
-    const entry: Entry<V> = { key, value: bytes === undefined ? ABSENT : this.codec.decode(bytes), bytes: heapBytes(bytes?.length ?? key.length), dirty: false, referenced: true };
+    const entry: Entry<V> = {
+      key,
+      value: bytes === undefined ? ABSENT : this.codec.decode(bytes),
+      bytes: heapBytes(bytes?.length ?? key.length),
+      dirty: false,
+      referenced: true,
+    };
     this.insert(entry);
     return entry;
   }

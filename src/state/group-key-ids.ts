@@ -61,7 +61,8 @@ export class GroupKeyIds {
     const known = this.recent.get(groupKey);
     if (known !== undefined) return known;
     const id = this.ids.get(groupKey);
-    if (id === undefined) throw new Error(`result key ${JSON.stringify(groupKey)} was stored without an id (assign it before setting the contributions that name it)`);
+    if (id === undefined)
+      throw new Error(`result key ${JSON.stringify(groupKey)} was stored without an id (assign it before setting the contributions that name it)`);
     this.recent.set(groupKey, id);
     return id;
   }

@@ -69,7 +69,11 @@ export class StateDirectoryLockedError extends Error {
  * processes write the same state), opens LMDB, and reads the checkpoint. A checkpoint of another
  * identity (layout, configuration, catalog) means the store is wiped: it cannot be resumed.
  */
-export function openLocalState(options: { readonly directory: (partition: number) => string; readonly cacheBytes: number }, partition: number, identity: string): LocalState {
+export function openLocalState(
+  options: { readonly directory: (partition: number) => string; readonly cacheBytes: number },
+  partition: number,
+  identity: string,
+): LocalState {
   const directory = options.directory(partition);
   mkdirSync(directory, { recursive: true });
   const release = lockDirectory(directory);

@@ -37,7 +37,13 @@ export function openLmdbBackend(directory: string): StateBackend {
   // Binary keys (UTF-8 bytes), not lmdb's ordered-binary strings: that encoding reads a 0 byte as
   // the boundary of an array key, and identifiers may contain any character.
   const keyScratch = Buffer.allocUnsafe(8192);
-  const db: RootDatabase<Buffer, Buffer> = openLmdb<Buffer, Buffer>({ path: directory, encoding: "binary", keyEncoding: "binary", compression: false, noSync: true });
+  const db: RootDatabase<Buffer, Buffer> = openLmdb<Buffer, Buffer>({
+    path: directory,
+    encoding: "binary",
+    keyEncoding: "binary",
+    compression: false,
+    noSync: true,
+  });
   // A store used after it is closed crashes the process in native code (SIGSEGV), with no stack
   // and no log line; every entry point checks first, so a late caller gets an error naming it.
   let closed = false;

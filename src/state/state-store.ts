@@ -151,7 +151,14 @@ export class StateStore {
   }
 
   stats(): StateStoreStats {
-    return { cachedBytes: this.cachedBytes, cacheBudgetBytes: this.budgetBytes, misses: this.misses, evictions: this.evictions, commits: this.commits, lastCommitWrites: this.lastCommitWrites };
+    return {
+      cachedBytes: this.cachedBytes,
+      cacheBudgetBytes: this.budgetBytes,
+      misses: this.misses,
+      evictions: this.evictions,
+      commits: this.commits,
+      lastCommitWrites: this.lastCommitWrites,
+    };
   }
 
   private evictToBudget(): void {
@@ -172,7 +179,8 @@ export class StateStore {
   }
 
   private claim(prefix: string): void {
-    if ([...this.prefixes].some((known) => known.startsWith(prefix) || prefix.startsWith(known))) throw new Error(`state table prefix ${JSON.stringify(prefix)} overlaps another table's`);
+    if ([...this.prefixes].some((known) => known.startsWith(prefix) || prefix.startsWith(known)))
+      throw new Error(`state table prefix ${JSON.stringify(prefix)} overlaps another table's`);
     this.prefixes.add(prefix);
   }
 }

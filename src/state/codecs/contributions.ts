@@ -8,7 +8,19 @@ import type { Cohort, Scope } from "../../metrics/result-record.ts";
 import { cohortOf, groupKeyOf, NO_COHORT, snapshotScopeOf, windowScopeOf } from "../../metrics/scope.ts";
 import type { GroupKeyIds } from "../group-key-ids.ts";
 import type { ValueCodec } from "../value-codec.ts";
-import { decodeWith, encodeWith, readCounts, readExact, readReasonCounts, readShares, startValue, writeCounts, writeExact, writeReasonCounts, writeShares } from "./values.ts";
+import {
+  decodeWith,
+  encodeWith,
+  readCounts,
+  readExact,
+  readReasonCounts,
+  readShares,
+  startValue,
+  writeCounts,
+  writeExact,
+  writeReasonCounts,
+  writeShares,
+} from "./values.ts";
 
 /*
  * Contributions and group sums on disk, and the contributions changelog's unit records, in the
@@ -34,7 +46,11 @@ function identityOf(groupKey: string): GroupIdentity {
   if (identity !== undefined) return identity;
   const parsed = JSON.parse(groupKey) as { cohort: Record<string, string>; metric_id: MetricId; scope: Record<string, string> };
   // The scope's own field order (scope.ts), not the key's canonical order: rendered results show it.
-  const scope = (parsed.scope.kind === "window" ? { kind: "window", start: parsed.scope.start, end: parsed.scope.end } : { kind: "snapshot", snapshot_id: parsed.scope.snapshot_id, cutoff: parsed.scope.cutoff }) as Scope;
+  const scope = (
+    parsed.scope.kind === "window"
+      ? { kind: "window", start: parsed.scope.start, end: parsed.scope.end }
+      : { kind: "snapshot", snapshot_id: parsed.scope.snapshot_id, cutoff: parsed.scope.cutoff }
+  ) as Scope;
   identity = { metricId: parsed.metric_id, scope: Object.freeze(scope), cohort: Object.freeze(parsed.cohort) };
   identities.set(groupKey, identity);
   return identity;
@@ -48,7 +64,11 @@ const FLAG_CATEGORY = 16;
 
 function writeContributionBody(out: BinaryWriter, contribution: Contribution): void {
   const flags =
-    (contribution.candidate ? FLAG_CANDIDATE : 0) | (contribution.covered ? FLAG_COVERED : 0) | (contribution.eligible ? FLAG_ELIGIBLE : 0) | (contribution.hit ? FLAG_HIT : 0) | (contribution.category === undefined ? 0 : FLAG_CATEGORY);
+    (contribution.candidate ? FLAG_CANDIDATE : 0) |
+    (contribution.covered ? FLAG_COVERED : 0) |
+    (contribution.eligible ? FLAG_ELIGIBLE : 0) |
+    (contribution.hit ? FLAG_HIT : 0) |
+    (contribution.category === undefined ? 0 : FLAG_CATEGORY);
   out.byte(flags);
   if (contribution.category !== undefined) out.string(contribution.category);
   out.double(contribution.amount);
@@ -152,7 +172,13 @@ export function groupCodec(): ValueCodec<GroupAggregate> {
         const slices = input.unsigned();
         for (let index = 0; index < slices; index++) {
           const key = input.string();
-          const total: MoneySliceTotal = { currency: input.string(), source: input.string(), costBasis: input.string(), units: input.integer(), amountMinor: ExactSum.of(readExact(input)) };
+          const total: MoneySliceTotal = {
+            currency: input.string(),
+            source: input.string(),
+            costBasis: input.string(),
+            units: input.integer(),
+            amountMinor: ExactSum.of(readExact(input)),
+          };
           group.money.set(key, total);
         }
         group.latest = input.boolean() ? input.double() : undefined;
@@ -164,7 +190,21 @@ export function groupCodec(): ValueCodec<GroupAggregate> {
 /** The sample a group renders its identity from: only metricId, scope, cohort and groupKey are read. */
 function sampleOf(groupKey: string): Contribution {
   const { metricId, scope, cohort } = identityOf(groupKey);
-  return { metricId, scope, cohort, groupKey, candidate: false, covered: false, eligible: false, hit: false, category: undefined, amount: 0, money: [], exclusions: {}, asOf: Number.NEGATIVE_INFINITY };
+  return {
+    metricId,
+    scope,
+    cohort,
+    groupKey,
+    candidate: false,
+    covered: false,
+    eligible: false,
+    hit: false,
+    category: undefined,
+    amount: 0,
+    money: [],
+    exclusions: {},
+    asOf: Number.NEGATIVE_INFINITY,
+  };
 }
 
 /**

@@ -108,7 +108,6 @@ const EMPTY = Buffer.alloc(0);
 /** Where a version was read (a file line or `topic/partition/offset`), or unknown. */
 export type StoredOrigin = number | string | undefined;
 
-
 export const versionsCodec: ValueCodec<readonly StoredVersion[]> = {
   encode: (versions) => {
     if (versions.length === 1) {
@@ -131,7 +130,8 @@ export const versionsCodec: ValueCodec<readonly StoredVersion[]> = {
     });
     return out.finish();
   },
-  decode: (bytes) => decodeWith(bytes, (input) => Array.from({ length: input.unsigned() }, () => ({ origin: readOrigin(input), fact: readFact(input) as MetricFact }))),
+  decode: (bytes) =>
+    decodeWith(bytes, (input) => Array.from({ length: input.unsigned() }, () => ({ origin: readOrigin(input), fact: readFact(input) as MetricFact }))),
   committed: forgetEncodedFacts,
 };
 
@@ -211,7 +211,8 @@ export function readShares(input: BinaryReader): readonly MoneyShare[] {
   const size = input.unsigned();
   if (size === 0) return NO_SHARES;
   const shares: MoneyShare[] = [];
-  for (let index = 0; index < size; index++) shares.push({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) });
+  for (let index = 0; index < size; index++)
+    shares.push({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) });
   return shares;
 }
 
@@ -231,6 +232,7 @@ export function readReasonCounts(input: BinaryReader): Readonly<Record<string, n
   if (size === 0) return NO_REASONS;
   const counts: Record<string, number> = {};
   // Defined, not assigned: a reason named "__proto__" stays a count (as Object.fromEntries kept it).
-  for (let index = 0; index < size; index++) Object.defineProperty(counts, input.string(), { value: input.integer(), enumerable: true, writable: true, configurable: true });
+  for (let index = 0; index < size; index++)
+    Object.defineProperty(counts, input.string(), { value: input.integer(), enumerable: true, writable: true, configurable: true });
   return counts;
 }
