@@ -10,8 +10,7 @@
  * A copy of `bytes` with memory of its own. A small Buffer from `Buffer.allocUnsafe` is a slice of
  * an 8 KiB pool, and one kafkajs hands over is a slice of a whole fetch response: kept in a cache
  * or a store, either would pin the whole backing memory, which a budget counting the value's own
- * length never sees. For the engine's state a guard, not a measured fix (the stage processors'
- * memory did not change with it: bench/RESULTS.md, "Partitioned engine on Kafka").
+ * length never sees.
  */
 export function detachedBytes(bytes: Buffer): Buffer {
   const copy = Buffer.allocUnsafeSlow(bytes.length);

@@ -192,9 +192,8 @@ export const byUnit = (reader: TaskReader): string => reader.unit;
 /**
  * Members a document holds in itself: past this many, a list's further members go to a link
  * table of their own (one entry each). A document is rewritten whole at every commit that changes
- * it, so a long agent run's Delivery, gathering calls for hours, would otherwise rewrite every
- * call id it ever had at each commit (3.3 MB a commit at 100,000 calls, measured): its inline
- * part stays small, and each commit writes only the new members.
+ * it, so a long agent run's Delivery would otherwise rewrite every call id it ever had at each
+ * commit; its inline part stays small, and each commit writes only the new members.
  */
 export const INLINE_MEMBERS = 64;
 

@@ -193,9 +193,8 @@ export class UnitState {
   /**
    * Sets a unit's contributions as the contributions changelog holds them (`unitKey` as
    * `unitChanges` names it), adjusting the group sums: what `recomputeUnits` would have found.
-   * The unit is not marked changed: the changelog already holds this value. (Marked, a member
-   * loading the log wrote every unit back to it when going live: all of them decoded and encoded at
-   * once, 1.5 GiB of heap at 1M facts, and a log twice as long after each restore.)
+   * The unit is not marked changed: the changelog already holds this value, and writing every
+   * restored unit back would double the log at each restore.
    */
   restoreUnit(unitKey: string, contributions: readonly Contribution[]): void {
     const separator = unitKey.indexOf("\u0000");

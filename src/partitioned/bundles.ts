@@ -20,7 +20,7 @@ import { compositeKey } from "./stage-records.ts";
  * Each bundle is owned by the entity partition its key hashes to, and each unit lives with the
  * bundle it is named after. A task unit is placed by its own key (`task unit \0 S,position`),
  * not its snapshot's: a snapshot declares hundreds of tasks, and placing them all with the
- * snapshot put most of the stage's facts on one partition (bench:partitioned). A unit whose reads cross bundles
+ * snapshot put most of the stage's facts on one partition. A unit whose reads cross bundles
  * (a Delivery reading its calls' costs, a task reading its member Deliveries and its task_id)
  * gets the other bundles' facts copied to its partition: pushed (call → its Delivery, decided by
  * the call's own delivery_id) or subscribed to (a task unit's partition subscribes to its members'

@@ -50,7 +50,7 @@ export abstract class CachedSegment<V, E extends { readonly key: string; bytes: 
   /**
    * The cached entries in CLOCK order, and the clock's hand. An array, not an iterator over the map:
    * each step of a map iterator allocates its result and a [key, entry] pair, and eviction steps
-   * through every entry of the cache (a tenth of all the engine allocated, measured).
+   * through every entry of the cache.
    */
   private ring: E[] = [];
   private hand = 0;

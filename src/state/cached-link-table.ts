@@ -1,9 +1,9 @@
 import type { LinkTable } from "../metrics/tables.ts";
 import { CachedSegment, heapBytes } from "./cache-segment.ts";
 
-/** A link key's member map, empty (measured: the Map and its first hash table). */
+/** A link key's member map, empty: the Map and its first hash table. */
 const MEMBER_MAP_BYTES = 200;
-/** A cached link key without members: its entry, its slot in the table's map (measured). */
+/** A cached link key without members: its entry, its slot in the table's map. */
 const LINK_ENTRY_OVERHEAD_BYTES = 200;
 const NO_MEMBERS: ReadonlyMap<string, never> = new Map<string, never>();
 /**
@@ -17,7 +17,7 @@ interface LinkEntry<V> {
   readonly key: string;
   /**
    * Allocated with the first member: most keys an ingest looks up have none, and an empty Map and
-   * Set cost about 400 heap bytes per cached key (measured), four times what the entry is counted at.
+   * Set per cached key would cost several times what the entry is counted at.
    */
   members: Map<string, V> | undefined;
   /** The key has members on disk (its header entry is written): see CachedLinkTable. */
@@ -138,8 +138,8 @@ export class CachedLinkTable<V> extends CachedSegment<V, LinkEntry<V>> implement
     let bytes = LINK_ENTRY_OVERHEAD_BYTES + key.length;
     this.store.misses += 1;
     const base = this.keyPrefix(key);
-    // The header is a point read (half a microsecond); the scan is only for keys that have members
-    // (a range read costs 8 µs even when empty, and most keys an ingest looks up are new).
+    // The header is a point read; the scan, much dearer even when empty, is only for keys that have
+    // members (most keys an ingest looks up are new).
     const stored = this.backend.get(base + HEADER) !== undefined;
     if (stored) {
       members = new Map();

@@ -17,10 +17,8 @@ const unsignedCodec: ValueCodec<number> = {
 };
 
 /**
- * Small numbers for result keys in the stored unit contributions. A unit's contributions name their
- * groups by result key (canonical JSON of metric, scope and cohort, about 200 bytes), and a call
- * unit has a dozen: written in full they were a third of the bytes a commit wrote (458 MB of
- * 1.25 GB over 1M facts). Stored as ids they take one to three bytes each.
+ * Small numbers for result keys in the stored unit contributions: a result key is about 200 bytes
+ * of canonical JSON and a call unit names a dozen, while an id takes one to three bytes.
  *
  * The ids are local to one state store: assigned in the order keys are first stored, persisted in
  * the store with the contributions that use them (same commit), never written to a topic (the

@@ -14,12 +14,8 @@ const EVICT_TO_FRACTION = 0.7;
 
 /**
  * Entries a commit may write: past this many dirty entries the store is over its budget whatever
- * their bytes. LMDB allocates a page for every page a write transaction dirties and keeps the
- * pages it freed for later transactions, so the largest commit sets the process's native memory for
- * good. Bytes alone did not bound it: a member loading the contributions log sets units whose
- * size the cache can only guess until they are encoded, and its commits of 80,000 and more units
- * left about 550 MiB of native memory beside a 400 MiB heap (1M facts, 32 MiB cache). Live
- * commits write about 20,000 entries (bench/RESULTS.md).
+ * their bytes. LMDB keeps the pages a write transaction dirtied, so the largest commit sets the
+ * process's native memory for good, and bytes alone cannot bound it while sizes are guesses.
  */
 export const MAX_DIRTY_ENTRIES = 20_000;
 

@@ -212,8 +212,7 @@ function sampleOf(groupKey: string): Contribution {
  * under (a member of another identity ignores it), then the contributions. Their groups are
  * written as their parts, each distinct scope and cohort once per record, the metric as its
  * position in METRIC_IDS (fixed by the identity's layout version): a unit's dozen contributions
- * share a scope and one or two cohorts, and their result keys in full were about 200 bytes each,
- * most of the changelog (630 MB of records for 784k facts).
+ * share a scope and one or two cohorts, and their result keys in full were most of the changelog.
  */
 export function encodeUnitRecord(identity: string, contributions: readonly Contribution[]): Buffer {
   // A unit's contributions share one or two scopes and cohorts: positions found by a scan of short
@@ -315,8 +314,7 @@ export function decodeUnitRecord(bytes: Buffer, identity: string): readonly Cont
 
 /**
  * Scopes and cohorts interned as the engine's own (scope.ts): a member loading the log holds tens of
- * thousands of units in its cache, and a copy of each group's key per contribution (about 200
- * bytes) took the heap past 1 GiB at 1M facts.
+ * thousands of units in its cache, and a copy of each group's key per contribution would not fit.
  */
 function readUnitRecordParts(input: BinaryReader): UnitRecordParts {
   const scopes = Array.from({ length: input.unsigned() }, (): Scope => {

@@ -193,7 +193,7 @@ export function readCounts(input: BinaryReader): [string, number][] {
 export function writeShares(out: BinaryWriter, shares: readonly MoneyShare[]): void {
   out.unsigned(shares.length);
   // Indexed loops in the codecs' and the engine's hot paths: `for…of` over the frozen empty arrays
-  // most values hold falls back to the iterator protocol and allocates per step (measured).
+  // most values hold falls back to the iterator protocol and allocates per step.
   for (let index = 0; index < shares.length; index++) {
     const share = shares[index] as MoneyShare;
     out.string(share.currency);
