@@ -12,13 +12,11 @@ import { InternalRecordError, type BinaryReader, type BinaryWriter } from "./bin
  *   presence (bit i set when the type's i-th optional field is present) · the present fields, in
  *   the contract's shape order · invalid_measures (count + 1, 0 = none; then field/raw JSON pairs)
  *
- * The contract string is not written: this layout is of contract 1.0.0's facts. The layout is a
- * copy of the contract's shapes on purpose, versioned apart from them: a contract change must not
- * silently change what existing compacted topics mean. test/unit/kafka/fact-layout.test.ts holds
- * it to the zod schemas (same fields, order, optionality and enum symbols); changing it means a new
- * FACT_LAYOUT_VERSION. Decoding builds the fact exactly as the contract's fast path does (same key
- * order, absent optionals left out, labels and provenance shared), so a decoded fact is the fact
- * ingest validated: decode(encode(fact)) deep-equals fact (test/property/internal-records.property.test.ts).
+ * The layout copies the contract's shapes on purpose, versioned apart from them, so that a contract
+ * change cannot silently change what existing compacted topics and state stores mean
+ * (test/unit/kafka/internal-records.test.ts holds it to the zod schemas; a change means a new
+ * FACT_LAYOUT_VERSION). Decoding builds the fact as the contract's fast path does, so
+ * decode(encode(fact)) deep-equals fact (test/property/internal-records.property.test.ts).
  */
 export const FACT_LAYOUT_VERSION = 1;
 

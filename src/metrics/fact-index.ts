@@ -71,14 +71,9 @@ const READERS = 16;
  * summaries to Deliveries. Only accepted facts are here; quarantined ones are removed. Among
  * accepted facts a fact_id names one fact, and a call_id one call.
  *
- * The index is a set of entity documents (entity-docs.ts) in the engine's state store (on disk in
- * a Kafka member): a call holds its costs, a Delivery its summaries, direct costs, repairs and the
- * ids of its calls, a task_id its calls' ids and repairs, so reading what a unit reads is one
- * document, and a Delivery's calls are found through their call documents (stored once). The
- * documents also hold the task units that read them (`readers`, with their cutoffs) and, for the
- * entities that are units, the unit's contributions (`UnitState` keeps them there). A list past
- * INLINE_MEMBERS members keeps the rest in a link table of its own (DocList); every read here
- * gives the whole list.
+ * The index is a set of entity documents (entity-docs.ts, IndexTables), so that what a unit reads
+ * is one document; a list past INLINE_MEMBERS members keeps the rest in a link table of its own
+ * (DocList), and every read here gives the whole list.
  */
 export class FactIndex {
   readonly callDocs: DocTable<CallDoc>;

@@ -105,9 +105,7 @@ const domainKey = (domain: readonly [DomainKind, string]): string => `${domain[0
  * reads, and identities only ever gain records, so the results depend on the set of records seen,
  * not on their order.
  *
- * Its state is two tables of the engine's state store (so on disk in a Kafka member): the versions
- * of each fact_id, with where each was read, and the versions claiming each domain identity (as
- * references to the first table).
+ * Its state is its two tables (LedgerTables).
  */
 export class FactLedger {
   private readonly byFact: Table<readonly StoredVersion[]>;

@@ -20,13 +20,9 @@ const unsignedCodec: ValueCodec<number> = {
  * Small numbers for result keys in the stored unit contributions: a result key is about 200 bytes
  * of canonical JSON and a call unit names a dozen, while an id takes one to three bytes.
  *
- * The ids are local to one state store: assigned in the order keys are first stored, persisted in
- * the store with the contributions that use them (same commit), never written to a topic (the
- * contributions changelog names groups by their parts). So results never depend on them.
- *
- * An id must exist before the contributions naming it are encoded: `assign` runs when a unit's
- * contributions are set, before the commit that writes them, since a commit drains the tables in
- * one pass and an id assigned while encoding could miss it.
+ * The ids are local to one store and never leave it (the contributions changelog names groups by
+ * their parts), so results never depend on them. `assign` runs when a group is made, before any
+ * commit encodes contributions naming it: a commit drains the tables in one pass.
  */
 export class GroupKeyIds {
   private readonly ids: Table<number>;
