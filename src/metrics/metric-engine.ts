@@ -6,7 +6,7 @@ import { memoryEngineTables, type EngineTables } from "./engine-tables.ts";
 import { terminalSummaries } from "./delivery-reading.ts";
 import { FactLedger, type Conflict, type FactOrigin, type LedgerOutcome } from "./fact-ledger.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
-import type { MetricResult, ResultChange } from "./result-record.ts";
+import type { MetricResult, ResultChange } from "../contract/result-record.ts";
 import { ResultPublisher } from "./result-publisher.ts";
 import { UnitState } from "./unit-state.ts";
 

@@ -5,7 +5,7 @@ import { SUM_PAST_SAFE_INTEGER } from "./exact-sum.ts";
 import type { GroupAggregate, MoneySliceTotal } from "./group-aggregate.ts";
 import { FORMULA_SHAPES } from "./metric-formula.ts";
 import { unavailableReason } from "./na-reason.ts";
-import type { Cohort, CoverageResult, Measures, MetricResult, ResultStatus, ResultValue } from "./result-record.ts";
+import type { Cohort, CoverageResult, Measures, MetricResult, ResultStatus, ResultValue } from "../contract/result-record.ts";
 import { cohortOf, resultKey } from "./scope.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 

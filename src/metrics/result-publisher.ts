@@ -3,7 +3,7 @@ import type { EngineConfig } from "./engine-config.ts";
 import type { GroupAggregate } from "./group-aggregate.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 import { renderGroup } from "./render-result.ts";
-import type { MetricResult, ResultChange } from "./result-record.ts";
+import type { MetricResult, ResultChange } from "../contract/result-record.ts";
 import type { Table } from "./tables.ts";
 
 /** What the publisher keeps of the results it last published. */

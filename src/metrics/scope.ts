@@ -1,7 +1,7 @@
 import { TIMESTAMP_RANGE, formatTimestamp } from "../contract/timestamp.ts";
 import type { MetricId } from "../catalog/metric-definitions.ts";
 import { BoundedMemo, memoized } from "./memo-map.ts";
-import type { Cohort, Scope, SnapshotScope, WindowScope } from "./result-record.ts";
+import type { Cohort, Scope, SnapshotScope, WindowScope } from "../contract/result-record.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 
 /*

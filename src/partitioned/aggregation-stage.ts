@@ -3,7 +3,7 @@ import type { EngineConfig } from "../metrics/engine-config.ts";
 import { GroupAggregate } from "../metrics/group-aggregate.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 import { ResultPublisher } from "../metrics/result-publisher.ts";
-import type { MetricResult, ResultChange } from "../metrics/result-record.ts";
+import type { MetricResult, ResultChange } from "../contract/result-record.ts";
 import { detachedBytes } from "../codec/binary-form.ts";
 import type { LinkTable } from "../metrics/tables.ts";
 import { groupCodec } from "../state/codecs/contributions.ts";

@@ -4,7 +4,7 @@ import type { EngineConfig } from "../metrics/engine-config.ts";
 import type { Conflict, FactOrigin } from "../metrics/fact-ledger.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 import { StateStore } from "../state/state-store.ts";
-import type { MetricResult, ResultChange } from "../metrics/result-record.ts";
+import type { MetricResult, ResultChange } from "../contract/result-record.ts";
 import { samePartitions, type FactLedgerOutcome, type StagePartitions } from "./ledger-stages.ts";
 import { partitionOf } from "./partitioner.ts";
 import type { StageTopic } from "./stage-records.ts";

@@ -2,7 +2,7 @@ import type { CatalogSummary } from "../catalog/metric-definitions.ts";
 import type { MetricFact } from "../contract/facts.ts";
 import type { EngineConfig } from "../metrics/engine-config.ts";
 import type { Conflict, FactOrigin } from "../metrics/fact-ledger.ts";
-import type { MetricResult, ResultChange } from "../metrics/result-record.ts";
+import type { MetricResult, ResultChange } from "../contract/result-record.ts";
 import { detachedBytes } from "../codec/binary-form.ts";
 import type { Table } from "../metrics/tables.ts";
 import { bytesCodec } from "../state/codecs/values.ts";

@@ -10,7 +10,7 @@ import { MetricEngine } from "../../src/metrics/metric-engine.ts";
 import { samePartitions, type StagePartitions } from "../../src/partitioned/ledger-stages.ts";
 import { partitionOf } from "../../src/partitioned/partitioner.ts";
 import { READER_OF, STAGE_NAMES, StageTask, type StageName, type StageRole } from "../../src/partitioned/stage-task.ts";
-import type { MetricResult } from "../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../src/contract/result-record.ts";
 import { openLmdbBackend, type StateBackend } from "../../src/state/state-backend.ts";
 import { StateStore } from "../../src/state/state-store.ts";
 import { factsArb, RUNS } from "../support/fact-arbitraries.ts";

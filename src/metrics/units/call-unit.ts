@@ -7,7 +7,7 @@ import type { FactIndex } from "../fact-index.ts";
 import { readMoney } from "../money.ts";
 import { NO_COHORT, windowScopeOf } from "../scope.ts";
 import { evidenceBasis, NONDIRECT_EVIDENCE } from "../evidence-basis.ts";
-import type { Cohort, WindowScope } from "../result-record.ts";
+import type { Cohort, WindowScope } from "../../contract/result-record.ts";
 import { callEvidenceContributions } from "./evidence-unit.ts";
 import { excludedFor, millisToMicros } from "./finalize.ts";
 

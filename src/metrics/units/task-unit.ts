@@ -2,7 +2,7 @@ import type { DefinedTask, TaskSnapshot } from "../../contract/facts.ts";
 import { INCOMPLETE_ATTRIBUTION } from "../attribution.ts";
 import type { ContributionDraft } from "../contribution.ts";
 import { NONDIRECT_EVIDENCE } from "../evidence-basis.ts";
-import type { Cohort } from "../result-record.ts";
+import type { Cohort } from "../../contract/result-record.ts";
 import { cohortOf, NO_COHORT, snapshotScopeOf } from "../scope.ts";
 import {
   combineCalls,

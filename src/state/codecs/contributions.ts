@@ -4,7 +4,7 @@ import type { Contribution } from "../../metrics/contribution.ts";
 import { ExactSum } from "../../metrics/exact-sum.ts";
 import { GroupAggregate, type MoneySliceTotal } from "../../metrics/group-aggregate.ts";
 import { BoundedMemo } from "../../metrics/memo-map.ts";
-import type { Cohort, Scope } from "../../metrics/result-record.ts";
+import type { Cohort, Scope } from "../../contract/result-record.ts";
 import { cohortOf, groupKeyOf, NO_COHORT, snapshotScopeOf, windowScopeOf } from "../../metrics/scope.ts";
 import type { GroupKeyIds } from "../group-key-ids.ts";
 import type { ValueCodec } from "../value-codec.ts";

@@ -7,7 +7,7 @@ import { MetricEngine } from "../../metrics/metric-engine.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../state/codecs/contributions.ts";
 import { engineTables } from "../../state/engine-tables.ts";
 import { checkpointWrite, openLocalState, openStoreDirectory, stateIdentity, type LocalState } from "../../state/local-state.ts";
-import type { ResultChange } from "../../metrics/result-record.ts";
+import type { ResultChange } from "../../contract/result-record.ts";
 import { OnDiskKeyValueStore } from "../stores/on-disk-key-value-store.ts";
 import { TaskCheckpoints } from "./checkpoints.ts";
 import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type UnreadableRecord } from "../processor.ts";

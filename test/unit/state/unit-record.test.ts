@@ -8,7 +8,7 @@ import { parseFactJson } from "../../../src/contract/parse-fact.ts";
 import { BinaryReader, InternalRecordError } from "../../../src/codec/binary-form.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
-import type { Scope } from "../../../src/metrics/result-record.ts";
+import type { Scope } from "../../../src/contract/result-record.ts";
 import { NO_COHORT, resultKey } from "../../../src/metrics/scope.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../../src/state/codecs/contributions.ts";
 import { engineTables } from "../../../src/state/engine-tables.ts";

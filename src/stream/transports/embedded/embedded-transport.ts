@@ -7,7 +7,7 @@ import type { DecodedFact } from "../../../kafka/serde/decode-fact.ts";
 import type { TopicSerde as TopicSerdeShape } from "../../../kafka/serde/topic-serde.ts";
 import type { Conflict } from "../../../metrics/fact-ledger.ts";
 import { byUtf8 } from "../../../contract/code-point-order.ts";
-import type { MetricResult } from "../../../metrics/result-record.ts";
+import type { MetricResult } from "../../../contract/result-record.ts";
 import { compareAlerts, type RunStateSummary, type TripwireAlert } from "../../../tripwires/index.ts";
 import { FileIoError, ProcessorError, type TransportError } from "../../../errors.ts";
 import { isTopicPosition, type AgentEventRecord, type Batch, type EngineFact, type Processor, type SinkRecord, type SourceRecord, type Task } from "../../processor.ts";
