@@ -24,7 +24,7 @@ import { shippedCatalog } from "../src/catalog/metric-definitions.ts";
 import { isAgentEvent } from "../src/contract/facts.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
-import { boundEngineHeapGrowth } from "../src/metrics/state/heap-growth.ts";
+import { boundEngineHeapGrowth } from "../src/state/heap-growth.ts";
 import { engineProcessor } from "../src/stream/processors/engine.ts";
 import type { EngineFact, Metrics, SinkRecord, SourceRecord, StoreSet, Task, TaskContext } from "../src/stream/processor.ts";
 import { readProcStatus } from "../src/stream/runtime/proc-status.ts";

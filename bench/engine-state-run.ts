@@ -29,11 +29,12 @@ import { isAgentEvent, type MetricFact } from "../src/contract/facts.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { MetricEngine } from "../src/metrics/metric-engine.ts";
-import { openLmdbBackend } from "../src/metrics/state/state-backend.ts";
-import { encodeUnitRecord } from "../src/metrics/state/codecs.ts";
-import { boundEngineHeapGrowth } from "../src/metrics/state/heap-growth.ts";
-import { stateIdentity } from "../src/metrics/state/local-state.ts";
-import { StateStore, type StateStoreStats } from "../src/metrics/state/state-store.ts";
+import { openLmdbBackend } from "../src/state/state-backend.ts";
+import { encodeUnitRecord } from "../src/state/codecs/contributions.ts";
+import { engineTables } from "../src/state/engine-tables.ts";
+import { boundEngineHeapGrowth } from "../src/state/heap-growth.ts";
+import { stateIdentity } from "../src/state/local-state.ts";
+import { StateStore, type StateStoreStats } from "../src/state/state-store.ts";
 import { readProcStatus } from "../src/stream/runtime/proc-status.ts";
 import { linesFrom } from "./workload-lines.ts";
 
@@ -187,7 +188,7 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
   const stopAt = Math.max(0, statSync(workload).size - holdBackBytes);
   let stoppedBy: "time" | "disk" | null = null;
   const catalog = shippedCatalog();
-  const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, catalog, state);
+  const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, catalog, engineTables(state));
   const identity = stateIdentity(DEFAULT_ENGINE_CONFIG, catalog);
   const peaks = new MemoryPeaks(state);
   const afterCommits: MemorySample[] = [];
@@ -334,7 +335,7 @@ function restart(workload: string, directory: string, cacheMb: number, liveFacts
   const backend = openLmdbBackend(directory);
   const opened = performance.now();
   const state = new StateStore(backend, cacheMb * 1024 * 1024);
-  const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), state);
+  const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(state));
   const built = performance.now();
   const stored = backend.get(CHECKPOINT_KEY);
   if (stored === undefined) throw new Error(`no checkpoint in ${directory}`);

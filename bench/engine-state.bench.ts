@@ -1,6 +1,6 @@
 /**
  * The metric engine with its state on disk (`npm run bench:engine-state`, issue #13's memory and
- * restart targets): LMDB behind the bounded record cache (src/metrics/state/), driven by the
+ * restart targets): LMDB behind the bounded record cache (src/state/), driven by the
  * generated workload streamed line by line. Per size and run, each in a fresh child process
  * (bench/engine-state-run.ts):
  *   1. load: every metric fact ingested, flush + one LMDB commit with a checkpoint every

@@ -19,8 +19,9 @@ import { isAgentEvent, type MetricFact } from "../src/contract/facts.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { MetricEngine } from "../src/metrics/metric-engine.ts";
-import { openLmdbBackend, type StateBackend } from "../src/metrics/state/state-backend.ts";
-import { StateStore } from "../src/metrics/state/state-store.ts";
+import { engineTables } from "../src/state/engine-tables.ts";
+import { openLmdbBackend, type StateBackend } from "../src/state/state-backend.ts";
+import { StateStore } from "../src/state/state-store.ts";
 
 const argv = process.argv.slice(2);
 const option = (name: string, fallback: number): number => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
@@ -76,7 +77,7 @@ const directory = mkdtempSync(join(tmpdir(), "agentops-long-delivery-"));
 const written = { bytes: 0, writes: 0 };
 const backend = counting(openLmdbBackend(directory), written);
 const state = new StateStore(backend, CACHE_MB << 20);
-const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), state);
+const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(state));
 const segments: { calls: number; factsPerSecond: number; bytesPerCommit: number; writesPerCommit: number }[] = [];
 const started = performance.now();
 try {

@@ -15,7 +15,7 @@ import { isAgentEvent, type MetricFact } from "../src/contract/facts.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { MetricEngine } from "../src/metrics/metric-engine.ts";
-import { PartitionedEngine } from "../src/metrics/partitioned/partitioned-engine.ts";
+import { PartitionedEngine } from "../src/partitioned/partitioned-engine.ts";
 import { ensureWorkload } from "./workload-file.ts";
 
 const { values } = parseArgs({ options: { lines: { type: "string", default: "200000" }, partitions: { type: "string", default: "1,2,4" }, "commit-every": { type: "string", default: "5000" } } });

@@ -25,7 +25,7 @@ import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
 import { createTopicsWithLeaders } from "../src/kafka/topic-admin.ts";
 import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
-import type { MetricResult } from "../src/metrics/result-record.ts";
+import type { MetricResult } from "../src/contract/result-record.ts";
 import { resultKey } from "../src/metrics/scope.ts";
 import { readLatestResults, resultsDigest } from "../src/stream/audit/topic-results.ts";
 import { STAGE_TOPIC_ROLES, topicNames } from "../src/stream/topic-names.ts";

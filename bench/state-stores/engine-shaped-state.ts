@@ -3,7 +3,7 @@ import type { Cost, DeliverySummary, MetricFact, ModelCall, Packet, Repair, Task
 import { cohortOf, NO_COHORT, resultKey, snapshotScopeOf, windowScopeOf } from "../../src/metrics/scope.ts";
 import { domainIdentity } from "../../src/metrics/fact-ledger.ts";
 import { markUnitsReading, type UnitReaders } from "../../src/metrics/unit-key.ts";
-import type { Cohort, Scope } from "../../src/metrics/result-record.ts";
+import type { Cohort, Scope } from "../../src/contract/result-record.ts";
 import type { RecordCache } from "./record-cache.ts";
 
 /*

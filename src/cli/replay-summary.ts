@@ -1,4 +1,4 @@
-import type { CoverageResult, MetricResult } from "../metrics/result-record.ts";
+import type { CoverageResult, MetricResult } from "../contract/result-record.ts";
 import { describeCohort, describeScope } from "./result-rows.ts";
 import { formatTable } from "./text-table.ts";
 

@@ -1,4 +1,4 @@
-import type { Cohort, MetricResult, Scope } from "../metrics/result-record.ts";
+import type { Cohort, MetricResult, Scope } from "../contract/result-record.ts";
 import { formatTable, wrapText } from "./text-table.ts";
 
 export const RESULT_HEADERS = ["metric", "scope", "cohort", "status", "value", "coverage"];

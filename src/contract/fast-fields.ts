@@ -194,7 +194,7 @@ export function provenance(value: unknown): Rec | null | Bad {
 
 /**
  * Provenance repeats across facts: one shared (frozen) object per distinct shape and value. Also
- * used when a fact is read back from an internal topic (src/kafka/serde/fact-layout.ts), so a
+ * used when a fact is read back from an internal topic (src/codec/fact-layout.ts), so a
  * fact held by the engine is the same whichever way it arrived. `hasSource` keeps zod's rule: a
  * `source` key that was present as null stays present, as undefined.
  */

@@ -1,4 +1,4 @@
-import type { MetricResult, Scope } from "../metrics/result-record.ts";
+import type { MetricResult, Scope } from "../contract/result-record.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 import { resultKey } from "../metrics/scope.ts";
 import { isMetricId } from "../catalog/metric-ids.ts";

@@ -1,5 +1,5 @@
 import type { ModelCall } from "../contract/facts.ts";
-import type { Cohort } from "./result-record.ts";
+import type { Cohort } from "../contract/result-record.ts";
 import { cohortOf } from "./scope.ts";
 
 /**

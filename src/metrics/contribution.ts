@@ -1,5 +1,5 @@
 import type { MetricId } from "../catalog/metric-definitions.ts";
-import type { Cohort, Scope } from "./result-record.ts";
+import type { Cohort, Scope } from "../contract/result-record.ts";
 
 /** One money amount of a unit in one exact (currency, source, cost_basis) slice; never converted. */
 export interface MoneyShare {

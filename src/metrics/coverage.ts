@@ -1,4 +1,4 @@
-import type { CoverageResult, CoverageState } from "./result-record.ts";
+import type { CoverageResult, CoverageState } from "../contract/result-record.ts";
 
 /**
  * Seed §6.4. The state follows from the two counts alone; the alert compares integers

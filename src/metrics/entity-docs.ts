@@ -1,6 +1,6 @@
 import type { Cost, DeliverySummary, ModelCall, Packet, Repair, TaskSnapshot } from "../contract/facts.ts";
 import type { Contribution } from "./contribution.ts";
-import type { LinkTable, Table } from "./state/state-store.ts";
+import type { LinkTable, Table } from "./tables.ts";
 
 /*
  * The engine's index and unit state, one document per entity (docs/engine-state.md §0, "Entity
@@ -63,7 +63,15 @@ export interface SnapshotDoc {
 }
 
 export const newCallDoc = (): CallDoc => ({ call: undefined, costs: undefined, contributions: NO_CONTRIBUTIONS, spilled: 0 });
-export const newDeliveryDoc = (): DeliveryDoc => ({ summaries: undefined, costs: undefined, calls: undefined, repairs: undefined, readers: undefined, contributions: NO_CONTRIBUTIONS, spilled: 0 });
+export const newDeliveryDoc = (): DeliveryDoc => ({
+  summaries: undefined,
+  costs: undefined,
+  calls: undefined,
+  repairs: undefined,
+  readers: undefined,
+  contributions: NO_CONTRIBUTIONS,
+  spilled: 0,
+});
 export const newTaskIdDoc = (): TaskIdDoc => ({ calls: undefined, repairs: undefined, readers: undefined, spilled: 0 });
 export const newPacketDoc = (): PacketDoc => ({ packet: undefined, repairs: undefined, contributions: NO_CONTRIBUTIONS, spilled: 0 });
 export const newSnapshotDoc = (): SnapshotDoc => ({ snapshot: undefined, contributions: NO_CONTRIBUTIONS });
@@ -71,9 +79,11 @@ export const newSnapshotDoc = (): SnapshotDoc => ({ snapshot: undefined, contrib
 const none = (list: readonly unknown[] | undefined): boolean => list === undefined || list.length === 0;
 
 export const isEmptyCallDoc = (doc: CallDoc): boolean => doc.call === undefined && none(doc.costs) && doc.contributions.length === 0 && doc.spilled === 0;
-export const isEmptyDeliveryDoc = (doc: DeliveryDoc): boolean => none(doc.summaries) && none(doc.costs) && none(doc.calls) && none(doc.repairs) && none(doc.readers) && doc.contributions.length === 0 && doc.spilled === 0;
+export const isEmptyDeliveryDoc = (doc: DeliveryDoc): boolean =>
+  none(doc.summaries) && none(doc.costs) && none(doc.calls) && none(doc.repairs) && none(doc.readers) && doc.contributions.length === 0 && doc.spilled === 0;
 export const isEmptyTaskIdDoc = (doc: TaskIdDoc): boolean => none(doc.calls) && none(doc.repairs) && none(doc.readers) && doc.spilled === 0;
-export const isEmptyPacketDoc = (doc: PacketDoc): boolean => doc.packet === undefined && none(doc.repairs) && doc.contributions.length === 0 && doc.spilled === 0;
+export const isEmptyPacketDoc = (doc: PacketDoc): boolean =>
+  doc.packet === undefined && none(doc.repairs) && doc.contributions.length === 0 && doc.spilled === 0;
 export const isEmptySnapshotDoc = (doc: SnapshotDoc): boolean => doc.snapshot === undefined && doc.contributions.length === 0;
 
 /** About how many bytes a new document takes encoded, for the cache's count until its first commit measures it. */
@@ -182,9 +192,8 @@ export const byUnit = (reader: TaskReader): string => reader.unit;
 /**
  * Members a document holds in itself: past this many, a list's further members go to a link
  * table of their own (one entry each). A document is rewritten whole at every commit that changes
- * it, so a long agent run's Delivery, gathering calls for hours, would otherwise rewrite every
- * call id it ever had at each commit (3.3 MB a commit at 100,000 calls, measured): its inline
- * part stays small, and each commit writes only the new members.
+ * it, so a long agent run's Delivery would otherwise rewrite every call id it ever had at each
+ * commit; its inline part stays small, and each commit writes only the new members.
  */
 export const INLINE_MEMBERS = 64;
 
@@ -204,7 +213,14 @@ export class DocList<D extends { spilled: number }, V> {
   private readonly inline: number;
 
   /** `inline`: how many members the document holds itself (INLINE_MEMBERS; tests spill with fewer). Any value reads any store. */
-  constructor(bit: number, read: (doc: D) => V[] | undefined, write: (doc: D, list: V[] | undefined) => void, overflow: LinkTable<V>, keyOf: (value: V) => string, inline = INLINE_MEMBERS) {
+  constructor(
+    bit: number,
+    read: (doc: D) => V[] | undefined,
+    write: (doc: D, list: V[] | undefined) => void,
+    overflow: LinkTable<V>,
+    keyOf: (value: V) => string,
+    inline = INLINE_MEMBERS,
+  ) {
     this.bit = bit;
     this.read = read;
     this.write = write;

@@ -23,10 +23,26 @@ import {
   type TaskIdDoc,
   type TaskReader,
 } from "./entity-docs.ts";
-import { factCodec, stringCodec } from "./state/codecs.ts";
-import { callDocCodec, deliveryDocCodec, packetDocCodec, snapshotDocCodec, taskIdDocCodec, taskReaderCodec } from "./state/entity-codecs.ts";
-import type { GroupKeyIds } from "./state/group-key-ids.ts";
-import type { StateStore, ValueCodec } from "./state/state-store.ts";
+import type { LinkTable, Table } from "./tables.ts";
+
+/** The index's tables: a table per kind of entity document, and a link table per list a document spills (keyed by its document's id). */
+export interface IndexTables {
+  readonly callDocs: Table<CallDoc>;
+  readonly deliveryDocs: Table<DeliveryDoc>;
+  readonly taskIdDocs: Table<TaskIdDoc>;
+  readonly packetDocs: Table<PacketDoc>;
+  readonly snapshotDocs: Table<SnapshotDoc>;
+  readonly callCosts: LinkTable<Cost>;
+  readonly deliverySummaries: LinkTable<DeliverySummary>;
+  readonly deliveryCosts: LinkTable<Cost>;
+  readonly deliveryCalls: LinkTable<string>;
+  readonly deliveryRepairs: LinkTable<Repair>;
+  readonly deliveryReaders: LinkTable<TaskReader>;
+  readonly taskIdCalls: LinkTable<string>;
+  readonly taskIdRepairs: LinkTable<Repair>;
+  readonly taskIdReaders: LinkTable<TaskReader>;
+  readonly packetRepairs: LinkTable<Repair>;
+}
 
 /** The facts under a key (a Delivery's costs, a task_id's calls): what a unit reads through one link. */
 export interface FactLinks<V extends MetricFact> {
@@ -55,14 +71,9 @@ const READERS = 16;
  * summaries to Deliveries. Only accepted facts are here; quarantined ones are removed. Among
  * accepted facts a fact_id names one fact, and a call_id one call.
  *
- * The index is a set of entity documents (entity-docs.ts) in the engine's state store (on disk in
- * a Kafka member): a call holds its costs, a Delivery its summaries, direct costs, repairs and the
- * ids of its calls, a task_id its calls' ids and repairs, so reading what a unit reads is one
- * document, and a Delivery's calls are found through their call documents (stored once). The
- * documents also hold the task units that read them (`readers`, with their cutoffs) and, for the
- * entities that are units, the unit's contributions (`UnitState` keeps them there). A list past
- * INLINE_MEMBERS members keeps the rest in a link table of its own (DocList); every read here
- * gives the whole list.
+ * The index is a set of entity documents (entity-docs.ts, IndexTables), so that what a unit reads
+ * is one document; a list past INLINE_MEMBERS members keeps the rest in a link table of its own
+ * (DocList), and every read here gives the whole list.
  */
 export class FactIndex {
   readonly callDocs: DocTable<CallDoc>;
@@ -95,30 +106,94 @@ export class FactIndex {
   private readonly taskIdReaders: DocList<TaskIdDoc, TaskReader>;
   private readonly packetRepairs: DocList<PacketDoc, Repair>;
 
-  /**
-   * `groupIds` names the groups of the contributions the documents hold, on disk; `inlineMembers`
-   * is how many members a document's list holds itself (INLINE_MEMBERS; tests spill with fewer).
-   */
-  constructor(state: StateStore, groupIds: GroupKeyIds, inlineMembers = INLINE_MEMBERS) {
-    this.callDocs = new DocTable(state.table("ec\u0000", callDocCodec(groupIds)), newCallDoc, isEmptyCallDoc);
-    this.deliveryDocs = new DocTable(state.table("ed\u0000", deliveryDocCodec(groupIds)), newDeliveryDoc, isEmptyDeliveryDoc);
-    this.taskIdDocs = new DocTable(state.table("et\u0000", taskIdDocCodec), newTaskIdDoc, isEmptyTaskIdDoc);
-    this.packetDocs = new DocTable(state.table("ep\u0000", packetDocCodec(groupIds)), newPacketDoc, isEmptyPacketDoc);
-    this.snapshotDocs = new DocTable(state.table("es\u0000", snapshotDocCodec(groupIds)), newSnapshotDoc, isEmptySnapshotDoc);
+  /** `inlineMembers` is how many members a document's list holds itself (INLINE_MEMBERS; tests spill with fewer). */
+  constructor(tables: IndexTables, inlineMembers = INLINE_MEMBERS) {
+    this.callDocs = new DocTable(tables.callDocs, newCallDoc, isEmptyCallDoc);
+    this.deliveryDocs = new DocTable(tables.deliveryDocs, newDeliveryDoc, isEmptyDeliveryDoc);
+    this.taskIdDocs = new DocTable(tables.taskIdDocs, newTaskIdDoc, isEmptyTaskIdDoc);
+    this.packetDocs = new DocTable(tables.packetDocs, newPacketDoc, isEmptyPacketDoc);
+    this.snapshotDocs = new DocTable(tables.snapshotDocs, newSnapshotDoc, isEmptySnapshotDoc);
 
-    // The lists' overflow tables, each keyed by its document's id.
-    const spill = <V>(prefix: string, codec: ValueCodec<V>) => state.links(prefix, codec);
-    const facts = factCodec as ValueCodec<never>;
-    this.callCosts = new DocList(COSTS, (doc) => doc.costs, (doc, list) => (doc.costs = list), spill<Cost>("xcc\u0000", facts), byFactId, inlineMembers);
-    this.deliverySummaryList = new DocList(SUMMARIES, (doc) => doc.summaries, (doc, list) => (doc.summaries = list), spill<DeliverySummary>("xds\u0000", facts), byFactId, inlineMembers);
-    this.deliveryCosts = new DocList(COSTS, (doc) => doc.costs, (doc, list) => (doc.costs = list), spill<Cost>("xdc\u0000", facts), byFactId, inlineMembers);
-    this.deliveryCalls = new DocList(CALLS, (doc) => doc.calls, (doc, list) => (doc.calls = list), spill("xdk\u0000", stringCodec), byItself, inlineMembers);
-    this.deliveryRepairs = new DocList(REPAIRS, (doc) => doc.repairs, (doc, list) => (doc.repairs = list), spill<Repair>("xdr\u0000", facts), byFactId, inlineMembers);
-    this.deliveryReaders = new DocList(READERS, (doc) => doc.readers, (doc, list) => (doc.readers = list), spill("xdt\u0000", taskReaderCodec), byUnit, inlineMembers);
-    this.taskIdCalls = new DocList(CALLS, (doc) => doc.calls, (doc, list) => (doc.calls = list), spill("xtk\u0000", stringCodec), byItself, inlineMembers);
-    this.taskIdRepairs = new DocList(REPAIRS, (doc) => doc.repairs, (doc, list) => (doc.repairs = list), spill<Repair>("xtr\u0000", facts), byFactId, inlineMembers);
-    this.taskIdReaders = new DocList(READERS, (doc) => doc.readers, (doc, list) => (doc.readers = list), spill("xtt\u0000", taskReaderCodec), byUnit, inlineMembers);
-    this.packetRepairs = new DocList(REPAIRS, (doc) => doc.repairs, (doc, list) => (doc.repairs = list), spill<Repair>("xpr\u0000", facts), byFactId, inlineMembers);
+    this.callCosts = new DocList(
+      COSTS,
+      (doc) => doc.costs,
+      (doc, list) => (doc.costs = list),
+      tables.callCosts,
+      byFactId,
+      inlineMembers,
+    );
+    this.deliverySummaryList = new DocList(
+      SUMMARIES,
+      (doc) => doc.summaries,
+      (doc, list) => (doc.summaries = list),
+      tables.deliverySummaries,
+      byFactId,
+      inlineMembers,
+    );
+    this.deliveryCosts = new DocList(
+      COSTS,
+      (doc) => doc.costs,
+      (doc, list) => (doc.costs = list),
+      tables.deliveryCosts,
+      byFactId,
+      inlineMembers,
+    );
+    this.deliveryCalls = new DocList(
+      CALLS,
+      (doc) => doc.calls,
+      (doc, list) => (doc.calls = list),
+      tables.deliveryCalls,
+      byItself,
+      inlineMembers,
+    );
+    this.deliveryRepairs = new DocList(
+      REPAIRS,
+      (doc) => doc.repairs,
+      (doc, list) => (doc.repairs = list),
+      tables.deliveryRepairs,
+      byFactId,
+      inlineMembers,
+    );
+    this.deliveryReaders = new DocList(
+      READERS,
+      (doc) => doc.readers,
+      (doc, list) => (doc.readers = list),
+      tables.deliveryReaders,
+      byUnit,
+      inlineMembers,
+    );
+    this.taskIdCalls = new DocList(
+      CALLS,
+      (doc) => doc.calls,
+      (doc, list) => (doc.calls = list),
+      tables.taskIdCalls,
+      byItself,
+      inlineMembers,
+    );
+    this.taskIdRepairs = new DocList(
+      REPAIRS,
+      (doc) => doc.repairs,
+      (doc, list) => (doc.repairs = list),
+      tables.taskIdRepairs,
+      byFactId,
+      inlineMembers,
+    );
+    this.taskIdReaders = new DocList(
+      READERS,
+      (doc) => doc.readers,
+      (doc, list) => (doc.readers = list),
+      tables.taskIdReaders,
+      byUnit,
+      inlineMembers,
+    );
+    this.packetRepairs = new DocList(
+      REPAIRS,
+      (doc) => doc.repairs,
+      (doc, list) => (doc.repairs = list),
+      tables.packetRepairs,
+      byFactId,
+      inlineMembers,
+    );
 
     const { callDocs, deliveryDocs, taskIdDocs, packetDocs, snapshotDocs } = this;
     this.calls = { get: (id) => callDocs.get(id)?.call };

@@ -1,6 +1,5 @@
 import type { MetricFact } from "../contract/facts.ts";
-import { stringListCodec, versionsCodec, type StoredVersion } from "./state/codecs.ts";
-import type { StateStore, Table } from "./state/state-store.ts";
+import type { Table } from "./tables.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 
 /**
@@ -8,6 +7,20 @@ import { byUtf8 } from "../contract/code-point-order.ts";
  * of a topic. Conflict reports name it for every version (contract revision 2 §3).
  */
 export type FactOrigin = number | string;
+
+/** A record under its fact_id, with where it was read (unknown: undefined). */
+export interface StoredVersion {
+  readonly fact: MetricFact;
+  readonly origin: FactOrigin | undefined;
+}
+
+/** The ledger's two tables. */
+export interface LedgerTables {
+  /** fact_id → its versions, in the order recorded. */
+  readonly versions: Table<readonly StoredVersion[]>;
+  /** A domain identity → the versions claiming it, as references into `versions`. */
+  readonly claims: Table<readonly string[]>;
+}
 
 /** One record under a conflicting identity. */
 export interface ConflictVersion {
@@ -36,7 +49,13 @@ export type LedgerOutcome =
   | { readonly kind: "accepted"; readonly fact: MetricFact; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
   | { readonly kind: "redelivery"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
   | { readonly kind: "re-report"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
-  | { readonly kind: "quarantined"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[]; readonly conflict: Conflict; readonly conflicts: readonly Conflict[] };
+  | {
+      readonly kind: "quarantined";
+      readonly admitted: readonly MetricFact[];
+      readonly retracted: readonly MetricFact[];
+      readonly conflict: Conflict;
+      readonly conflicts: readonly Conflict[];
+    };
 
 /** The kinds of identity a fact can claim (see domainIdentity). */
 type IdentityKind = "fact" | "call" | "snapshot" | "cost" | "packet" | "repair";
@@ -86,17 +105,15 @@ const domainKey = (domain: readonly [DomainKind, string]): string => `${domain[0
  * reads, and identities only ever gain records, so the results depend on the set of records seen,
  * not on their order.
  *
- * Its state is two tables of the engine's state store (so on disk in a Kafka member): the versions
- * of each fact_id, with where each was read, and the versions claiming each domain identity (as
- * references to the first table).
+ * Its state is its two tables (LedgerTables).
  */
 export class FactLedger {
   private readonly byFact: Table<readonly StoredVersion[]>;
   private readonly byDomain: Table<readonly string[]>;
 
-  constructor(state: StateStore) {
-    this.byFact = state.table("lf\u0000", versionsCodec);
-    this.byDomain = state.table("ld\u0000", stringListCodec);
+  constructor(tables: LedgerTables) {
+    this.byFact = tables.versions;
+    this.byDomain = tables.claims;
   }
 
   record(fact: MetricFact, origin?: FactOrigin): LedgerOutcome {
@@ -130,7 +147,9 @@ export class FactLedger {
     const retracted = [...before].filter((candidate) => !after.has(candidate)).map((candidate) => this.factOf(candidate));
     // Both identities of the record may conflict (a fact_id re-sent with another cost id, and that
     // cost id already claimed): each is reported, as a report of the whole ledger would.
-    const conflicts = [this.factConflict(fact.fact_id), claimKey === undefined ? undefined : this.domainConflict(claimKey)].filter((found) => found !== undefined);
+    const conflicts = [this.factConflict(fact.fact_id), claimKey === undefined ? undefined : this.domainConflict(claimKey)].filter(
+      (found) => found !== undefined,
+    );
     const [conflict] = conflicts;
     if (conflict !== undefined) return { kind: "quarantined", admitted, retracted, conflict, conflicts };
     if (after.has(ref)) return { kind: "accepted", fact, admitted, retracted };
@@ -272,5 +291,10 @@ export function hasDistinctContent(versions: readonly MetricFact[]): boolean {
 /** A conflict's report: its versions sorted by fact_id (versions of one fact_id keep the order given). */
 export function conflictReport(reason: Conflict["reason"], identity: string, versions: readonly StoredVersion[]): Conflict {
   const sorted = [...versions].sort((a, b) => byUtf8(a.fact.fact_id, b.fact.fact_id));
-  return { reason, identity, factIds: sorted.map((version) => version.fact.fact_id), versions: sorted.map((version) => ({ factId: version.fact.fact_id, origin: version.origin ?? null })) };
+  return {
+    reason,
+    identity,
+    factIds: sorted.map((version) => version.fact.fact_id),
+    versions: sorted.map((version) => ({ factId: version.fact.fact_id, origin: version.origin ?? null })),
+  };
 }

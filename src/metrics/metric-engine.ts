@@ -2,11 +2,11 @@ import type { CatalogSummary } from "../catalog/metric-definitions.ts";
 import type { MetricFact } from "../contract/facts.ts";
 import type { Contribution } from "./contribution.ts";
 import type { EngineConfig } from "./engine-config.ts";
-import { StateStore } from "./state/state-store.ts";
+import { memoryEngineTables, type EngineTables } from "./engine-tables.ts";
 import { terminalSummaries } from "./delivery-reading.ts";
 import { FactLedger, type Conflict, type FactOrigin, type LedgerOutcome } from "./fact-ledger.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
-import type { MetricResult, ResultChange } from "./result-record.ts";
+import type { MetricResult, ResultChange } from "../contract/result-record.ts";
 import { ResultPublisher } from "./result-publisher.ts";
 import { UnitState } from "./unit-state.ts";
 
@@ -19,21 +19,18 @@ import { UnitState } from "./unit-state.ts";
  * results do not depend on arrival order, batching or how often flush is called.
  */
 export class MetricEngine {
-  /** The keyed state everything below lives in: in memory, or a record cache over a store on disk. */
-  readonly state: StateStore;
   private readonly ledger: FactLedger;
   private readonly units: UnitState;
   private readonly publisher: ResultPublisher;
 
   /**
-   * `state` defaults to memory (a replay of a file); a Kafka member passes a store on disk.
-   * `layout.inlineMembers` is for tests: entity documents spill their lists sooner (FactIndex).
+   * `tables` default to memory (a replay of a file); a Kafka member passes tables on disk (the state
+   * room's `engineTables`). `layout.inlineMembers` is for tests: entity documents spill their lists sooner (FactIndex).
    */
-  constructor(config: EngineConfig, catalog: CatalogSummary, state: StateStore = new StateStore(undefined), layout: { readonly inlineMembers?: number } = {}) {
-    this.state = state;
-    this.ledger = new FactLedger(state);
-    this.units = new UnitState(config, state, { changelog: true, ...layout });
-    this.publisher = new ResultPublisher(state, catalog, config);
+  constructor(config: EngineConfig, catalog: CatalogSummary, tables: EngineTables = memoryEngineTables(), layout: { readonly inlineMembers?: number } = {}) {
+    this.ledger = new FactLedger(tables.ledger);
+    this.units = new UnitState(config, tables.units, layout);
+    this.publisher = new ResultPublisher(tables.published, catalog, config);
   }
 
   /**
@@ -95,7 +92,9 @@ export class MetricEngine {
   laterTerminalConflict(fact: MetricFact): Conflict | undefined {
     if (fact.type !== "delivery_summary" || fact.status !== "TERMINAL") return undefined;
     const terminal = terminalSummaries(this.units.index.summariesByDelivery.get(fact.delivery_id));
-    return terminal.length > 1 && terminal.some((summary) => summary.fact_id === fact.fact_id) ? this.ledger.laterTerminalConflict(fact.delivery_id, terminal) : undefined;
+    return terminal.length > 1 && terminal.some((summary) => summary.fact_id === fact.fact_id)
+      ? this.ledger.laterTerminalConflict(fact.delivery_id, terminal)
+      : undefined;
   }
 
   /** Recomputes dirty units and returns every result key whose record changed (or vanished). */

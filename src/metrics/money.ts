@@ -11,7 +11,15 @@ import { byUtf8 } from "../contract/code-point-order.ts";
  * out and counted by its reason.
  */
 export function costExclusion(cost: Cost): string | undefined {
-  if (cost.amount_minor === undefined || cost.currency === undefined || cost.source === undefined || cost.cost_basis === undefined || cost.attribution === undefined || cost.estimated === undefined) return "INVALID_COST";
+  if (
+    cost.amount_minor === undefined ||
+    cost.currency === undefined ||
+    cost.source === undefined ||
+    cost.cost_basis === undefined ||
+    cost.attribution === undefined ||
+    cost.estimated === undefined
+  )
+    return "INVALID_COST";
   if (cost.source === "ESTIMATE" || cost.estimated) return "ESTIMATED_COST";
   if (cost.attribution !== "PROJECT") return "UNATTRIBUTED_COST";
   const basis = evidenceBasis(cost);
@@ -67,7 +75,8 @@ export function readMoney(costs: readonly Cost[]): MoneyReading {
     const known = slices.get(key);
     slices.set(key, { currency, source, costBasis, amountMinor: addExact(known?.amountMinor ?? 0, amount) });
   }
-  const shares = slices !== undefined ? [...slices.entries()].sort(([a], [b]) => byUtf8(a, b)).map(([, share]) => share) : single !== undefined ? [single] : NO_SHARES;
+  const shares =
+    slices !== undefined ? [...slices.entries()].sort(([a], [b]) => byUtf8(a, b)).map(([, share]) => share) : single !== undefined ? [single] : NO_SHARES;
   return { shares, excluded: excluded ?? NO_EXCLUDED_COSTS, asOf };
 }
 

@@ -5,7 +5,7 @@ import { SUM_PAST_SAFE_INTEGER } from "./exact-sum.ts";
 import type { GroupAggregate, MoneySliceTotal } from "./group-aggregate.ts";
 import { FORMULA_SHAPES } from "./metric-formula.ts";
 import { unavailableReason } from "./na-reason.ts";
-import type { Cohort, CoverageResult, Measures, MetricResult, ResultStatus, ResultValue } from "./result-record.ts";
+import type { Cohort, CoverageResult, Measures, MetricResult, ResultStatus, ResultValue } from "../contract/result-record.ts";
 import { cohortOf, resultKey } from "./scope.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 
@@ -36,7 +36,14 @@ export function renderGroup(group: GroupAggregate, catalog: CatalogSummary, thre
   const shape = FORMULA_SHAPES[metricId];
   if (shape !== "money") {
     const exact = shape === "mean-duration" || shape === "sum" ? group.amount.safe !== undefined : true;
-    const record = assemble(base, scope, cohort, group.eligible, (status) => (status === "PUBLISHED" ? valueAndMeasures(shape, group, definition) : undefined), exact);
+    const record = assemble(
+      base,
+      scope,
+      cohort,
+      group.eligible,
+      (status) => (status === "PUBLISHED" ? valueAndMeasures(shape, group, definition) : undefined),
+      exact,
+    );
     return [{ key: group.sample.groupKey, result: record }];
   }
   const slices = [...group.money.values()];
@@ -45,7 +52,14 @@ export function renderGroup(group: GroupAggregate, catalog: CatalogSummary, thre
   }
   return slices.map((slice) => {
     const sliceCohort = cohortOf({ ...cohort, currency: slice.currency, source: slice.source, cost_basis: slice.costBasis });
-    const result = assemble(base, scope, sliceCohort, slice.units, (status) => (status === "PUBLISHED" ? moneyValue(slice, definition) : undefined), slice.amountMinor.safe !== undefined);
+    const result = assemble(
+      base,
+      scope,
+      sliceCohort,
+      slice.units,
+      (status) => (status === "PUBLISHED" ? moneyValue(slice, definition) : undefined),
+      slice.amountMinor.safe !== undefined,
+    );
     return { key: resultKey(metricId, scope, sliceCohort), result };
   });
 }
@@ -64,12 +78,7 @@ interface Shared {
  * NOT_AVAILABLE, since more units cannot make it publishable; fewer eligible units than
  * minimum_sample → BELOW_MINIMUM_SAMPLE; otherwise PUBLISHED.
  */
-export function resultStatus(
-  coveredUnits: number,
-  eligibleUnits: number,
-  minimumSample: number,
-  exact: boolean,
-): ResultStatus {
+export function resultStatus(coveredUnits: number, eligibleUnits: number, minimumSample: number, exact: boolean): ResultStatus {
   if (coveredUnits === 0 || eligibleUnits === 0 || !exact) return "NOT_AVAILABLE";
   if (eligibleUnits < minimumSample) return "BELOW_MINIMUM_SAMPLE";
   return "PUBLISHED";
@@ -79,15 +88,20 @@ export function resultStatus(
  * `exact` is false when the group's sum is past 2^53 − 1: such a value is NOT_AVAILABLE with the
  * reason said, never rounded or infinite (contract revision 2 §1). Coverage is published as ever.
  */
-function assemble(shared: Shared, scope: MetricResult["scope"], cohort: Cohort, eligibleUnits: number, compute: (status: ResultStatus) => { value: ResultValue; measures: Measures } | undefined, exact = true): MetricResult {
+function assemble(
+  shared: Shared,
+  scope: MetricResult["scope"],
+  cohort: Cohort,
+  eligibleUnits: number,
+  compute: (status: ResultStatus) => { value: ResultValue; measures: Measures } | undefined,
+  exact = true,
+): MetricResult {
   const { definition, coverage } = shared;
   const status = resultStatus(coverage.numerator, eligibleUnits, definition.minimumSample, exact);
   const computed = compute(status);
   const counts = { candidates: coverage.denominator, covered: coverage.numerator, eligible: eligibleUnits };
   const missing = coverage.numerator === 0 || eligibleUnits === 0;
-  const unavailable = missing
-    ? unavailableReason(definition.metricId, counts, shared.exclusions)
-    : SUM_PAST_SAFE_INTEGER;
+  const unavailable = missing ? unavailableReason(definition.metricId, counts, shared.exclusions) : SUM_PAST_SAFE_INTEGER;
   return {
     catalog: shared.catalog,
     metric_id: definition.metricId,
@@ -118,7 +132,11 @@ function measures(unit: string, parts: Partial<Omit<Measures, "unit">>): Measure
   };
 }
 
-function valueAndMeasures(shape: Exclude<(typeof FORMULA_SHAPES)[keyof typeof FORMULA_SHAPES], "money">, group: GroupAggregate, definition: MetricDefinition): { value: ResultValue; measures: Measures } {
+function valueAndMeasures(
+  shape: Exclude<(typeof FORMULA_SHAPES)[keyof typeof FORMULA_SHAPES], "money">,
+  group: GroupAggregate,
+  definition: MetricDefinition,
+): { value: ResultValue; measures: Measures } {
   const eligible = group.eligible;
   switch (shape) {
     case "ratio":

@@ -3,9 +3,16 @@ import type { EngineConfig } from "./engine-config.ts";
 import type { GroupAggregate } from "./group-aggregate.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 import { renderGroup } from "./render-result.ts";
-import type { MetricResult, ResultChange } from "./result-record.ts";
-import { stringCodec, stringListCodec } from "./state/codecs.ts";
-import type { StateStore, Table } from "./state/state-store.ts";
+import type { MetricResult, ResultChange } from "../contract/result-record.ts";
+import type { Table } from "./tables.ts";
+
+/** What the publisher keeps of the results it last published. */
+export interface PublishedTables {
+  /** group key → the result keys it published last (money groups publish one per slice). */
+  readonly keys: Table<readonly string[]>;
+  /** result key → its canonical JSON as last published. */
+  readonly records: Table<string>;
+}
 
 /**
  * The published side of the engine: renders changed groups and keeps what was last published, so
@@ -20,9 +27,9 @@ export class ResultPublisher {
   private readonly catalog: CatalogSummary;
   private readonly thresholdHundredths: number;
 
-  constructor(state: StateStore, catalog: CatalogSummary, config: EngineConfig) {
-    this.publishedKeys = state.table("pk\u0000", stringListCodec);
-    this.published = state.table("pr\u0000", stringCodec);
+  constructor(tables: PublishedTables, catalog: CatalogSummary, config: EngineConfig) {
+    this.publishedKeys = tables.keys;
+    this.published = tables.records;
     this.catalog = catalog;
     this.thresholdHundredths = config.coverageThresholdHundredths;
   }

@@ -1,7 +1,7 @@
 import { TIMESTAMP_RANGE, formatTimestamp } from "../contract/timestamp.ts";
 import type { MetricId } from "../catalog/metric-definitions.ts";
 import { BoundedMemo, memoized } from "./memo-map.ts";
-import type { Cohort, Scope, SnapshotScope, WindowScope } from "./result-record.ts";
+import type { Cohort, Scope, SnapshotScope, WindowScope } from "../contract/result-record.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 
 /*
@@ -16,14 +16,9 @@ import { byUtf8 } from "../contract/code-point-order.ts";
 /** Distinct windows or cohorts kept per cache generation (see BoundedMemo). */
 const INTERNED = 8_192;
 /**
- * Distinct snapshots kept per cache generation. Fewer than windows or cohorts: each kept snapshot
- * scope keeps the result keys made for it alive (through groupKeys, about 30 keys of about 200
- * bytes and their maps), and a new snapshot comes with every task snapshot (about one per thousand
- * facts in the generated workload): at 8,192 a generation the engine's live heap grew from 85 to
- * 116 MiB between 4M and 11.8M facts, at 1,024 from 86 to 99 (bench/RESULTS.md, 20M lines), as
- * fast. Snapshots still receiving facts are used again and stay in the recent generation; one not
- * used for 1,024 newer snapshots may be dropped and is then made again on its next use, equal to
- * the first (nothing compares scopes by identity: a miss costs time, never a different result).
+ * Distinct snapshots kept per cache generation: fewer than windows, because every task snapshot
+ * brings a new one and each keeps its result keys alive. A dropped snapshot scope is made again
+ * equal to the first (nothing compares scopes by identity), so a miss costs time, never a result.
  */
 const SNAPSHOTS_INTERNED = 1_024;
 
@@ -90,7 +85,10 @@ export function cohortKey(cohort: Cohort): string {
  * a generic canonicaliser's output.
  */
 export function resultKey(metricId: MetricId, scope: Scope, cohort: Cohort): string {
-  const canonicalScope = scope.kind === "window" ? { end: scope.end, kind: scope.kind, start: scope.start } : { cutoff: scope.cutoff, kind: scope.kind, snapshot_id: scope.snapshot_id };
+  const canonicalScope =
+    scope.kind === "window"
+      ? { end: scope.end, kind: scope.kind, start: scope.start }
+      : { cutoff: scope.cutoff, kind: scope.kind, snapshot_id: scope.snapshot_id };
   return JSON.stringify({ cohort, metric_id: metricId, scope: canonicalScope });
 }
 

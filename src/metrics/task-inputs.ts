@@ -6,7 +6,7 @@ import { addExact } from "./exact-sum.ts";
 import type { FactIndex } from "./fact-index.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 import { moneySliceKey, readMoney, type MoneyReading } from "./money.ts";
-import type { Cohort } from "./result-record.ts";
+import type { Cohort } from "../contract/result-record.ts";
 import { cohortKey } from "./scope.ts";
 
 /**

@@ -1,13 +1,11 @@
 import type { MetricFact } from "../contract/facts.ts";
 import type { Contribution, ContributionDraft } from "./contribution.ts";
 import type { EngineConfig } from "./engine-config.ts";
-import { FactIndex } from "./fact-index.ts";
+import { FactIndex, type IndexTables } from "./fact-index.ts";
 import { GroupAggregate, type AsOfCounts } from "./group-aggregate.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
-import { contributionsCodec, groupCodec, presenceCodec, timeCountsCodec } from "./state/codecs.ts";
-import type { DocTable } from "./entity-docs.ts";
-import { GroupKeyIds } from "./state/group-key-ids.ts";
-import type { LinkTable, StateStore, Table } from "./state/state-store.ts";
+import type { LinkTable, Table } from "./tables.ts";
+import { inDocuments, sameContributions, type UnitContributions } from "./unit-contributions.ts";
 import { callContributions } from "./units/call-unit.ts";
 import { deliveryContributions } from "./units/delivery-unit.ts";
 import { evidenceContributions } from "./units/evidence-unit.ts";
@@ -18,24 +16,6 @@ import { indexTaskInputs, type TaskInputs } from "./task-inputs.ts";
 import { markUnitsReading, taskUnitId, UNIT_KINDS, type UnitKind, type UnitReaders } from "./unit-key.ts";
 
 const NO_CONTRIBUTIONS: readonly Contribution[] = [];
-
-/** Equal contributions, field by field (exclusions and money shares included), in the same order. */
-function sameContributions(a: readonly Contribution[], b: readonly Contribution[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let index = 0; index < a.length; index++) {
-    const x = a[index] as Contribution;
-    const y = b[index] as Contribution;
-    if (x.groupKey !== y.groupKey || x.candidate !== y.candidate || x.covered !== y.covered || x.eligible !== y.eligible || x.hit !== y.hit || x.category !== y.category || x.amount !== y.amount || x.asOf !== y.asOf) return false;
-    if (x.money.length !== y.money.length || x.money.some((share, position) => !sameShare(share, y.money[position]))) return false;
-    const reasons = Object.keys(x.exclusions);
-    if (reasons.length !== Object.keys(y.exclusions).length || reasons.some((reason) => x.exclusions[reason] !== y.exclusions[reason])) return false;
-  }
-  return true;
-}
-
-function sameShare(a: Contribution["money"][number], b: Contribution["money"][number] | undefined): boolean {
-  return b !== undefined && a.currency === b.currency && a.source === b.source && a.costBasis === b.costBasis && a.amountMinor === b.amountMinor;
-}
 
 /** An hour of event time. */
 const AS_OF_BUCKET_MILLIS = 3_600_000;
@@ -54,24 +34,37 @@ export type UnitOwnership = (kind: UnitKind, id: string) => boolean;
 
 const OWNS_ALL: UnitOwnership = () => true;
 
+/** The tables UnitState keeps (the index's among them), and what it needs of the store that holds them. */
+export interface UnitTables {
+  readonly index: IndexTables;
+  /** task unit → its contributions (the other units keep theirs in their entity's document). */
+  readonly taskUnits: Table<readonly Contribution[]>;
+  readonly groups: Table<GroupAggregate>;
+  /** group key → hour of as_of time → time → how many of its contributions have it (see asOfBucket). */
+  readonly asOfTimes: LinkTable<Map<number, number>>;
+  /**
+   * Units changed since `unitChanges` took them, when the state is on disk and feeds a
+   * contributions changelog (the single engine's); undefined otherwise.
+   */
+  readonly changedUnits: Table<true> | undefined;
+  /** `prepare` runs at the start of every commit and may still write to the tables. */
+  beforeCommit(prepare: () => void): void;
+  /** A group was made: stored contributions may name it from now on (on disk they name it by an id given now). */
+  groupMade(groupKey: string): void;
+}
+
 export interface UnitStateOptions {
   /** Which units this state evaluates (default: all). */
   readonly owns?: UnitOwnership;
   /** What task units read of their members and task_id: from the index (default), or (a partition) from join responses. */
   readonly taskInputs?: (index: FactIndex) => TaskInputs;
-  /**
-   * Keep the units whose contributions changed for `unitChanges` (state on disk only): the single
-   * engine writes them to its contributions changelog. The partitioned stages have no such
-   * changelog, and tracking for them wrote a key per changed unit at every commit that nothing read.
-   */
-  readonly changelog?: boolean;
   /** How many members an entity document's list holds itself (FactIndex; tests spill with fewer). */
   readonly inlineMembers?: number;
 }
 
 /**
  * The unit/contribution/group seam, shared by the single engine (`MetricEngine`, which puts its
- * fact ledger in front) and by each partition of the partitioned engine (`src/metrics/partitioned`,
+ * fact ledger in front) and by each partition of the partitioned engine (`src/partitioned`,
  * whose ledger is a stage of its own): the index of admitted facts, the units that read them, each
  * unit's contributions, and the exact sums of the groups they contribute to.
  *
@@ -85,12 +78,16 @@ export class UnitState {
   /** What task units read of their members and task_id: from the index, or (a partition) from join responses. */
   private readonly taskInputs: TaskInputs;
   private readonly readers: UnitReaders;
-  private readonly dirtyUnits: Record<UnitKind, Set<string>> = { call: new Set(), delivery: new Set(), packet: new Set(), task: new Set(), snapshot: new Set() };
+  private readonly dirtyUnits: Record<UnitKind, Set<string>> = {
+    call: new Set(),
+    delivery: new Set(),
+    packet: new Set(),
+    task: new Set(),
+    snapshot: new Set(),
+  };
   /** Each kind's contributions: in its entity's document, except task units' (a table of their own). */
   private readonly contributions: Record<UnitKind, UnitContributions>;
-  /** Ids for the result keys the stored contributions name. */
-  private readonly groupIds: GroupKeyIds;
-  private readonly assignsGroupIds: boolean;
+  private readonly groupMade: (groupKey: string) => void;
   private readonly markDirty: (kind: UnitKind, id: string) => void;
   private readonly groups: Table<GroupAggregate>;
   /** group key → hour of as_of time → time → how many of its contributions have it (see asOfBucket). */
@@ -122,14 +119,17 @@ export class UnitState {
   replaying = false;
   private readonly config: EngineConfig;
 
-  constructor(config: EngineConfig, state: StateStore, options: UnitStateOptions = {}) {
-    const { owns = OWNS_ALL, taskInputs, changelog = false, inlineMembers } = options;
+  constructor(config: EngineConfig, tables: UnitTables, options: UnitStateOptions = {}) {
+    const { owns = OWNS_ALL, taskInputs, inlineMembers } = options;
     this.config = config;
-    this.groupIds = new GroupKeyIds(state);
-    this.index = new FactIndex(state, this.groupIds, inlineMembers);
+    this.index = new FactIndex(tables.index, inlineMembers);
     this.taskInputs = (taskInputs ?? indexTaskInputs)(this.index);
     const { index } = this;
-    this.readers = { callOf: (callId) => index.calls.get(callId), tasksNaming: (taskId) => index.tasksNaming(taskId), tasksListing: (deliveryId) => index.tasksListing(deliveryId) };
+    this.readers = {
+      callOf: (callId) => index.calls.get(callId),
+      tasksNaming: (taskId) => index.tasksNaming(taskId),
+      tasksListing: (deliveryId) => index.tasksListing(deliveryId),
+    };
     this.markDirty =
       owns === OWNS_ALL
         ? (kind, id) => {
@@ -138,9 +138,8 @@ export class UnitState {
         : (kind, id) => {
             if (owns(kind, id)) this.dirtyUnits[kind].add(id);
           };
-    // Only a store on disk encodes contributions: in memory no ids are assigned.
-    this.assignsGroupIds = state.persistent;
-    const taskUnits = state.table("ut\u0000", contributionsCodec(this.groupIds));
+    this.groupMade = (groupKey) => tables.groupMade(groupKey);
+    const { taskUnits } = tables;
     this.contributions = {
       call: inDocuments(index.callDocs),
       delivery: inDocuments(index.deliveryDocs),
@@ -154,10 +153,10 @@ export class UnitState {
         },
       },
     };
-    this.groups = state.table("g\u0000", groupCodec());
-    this.asOfTimes = state.links("ga\u0000", timeCountsCodec);
-    this.changedUnits = changelog && state.persistent ? state.table("cu\u0000", presenceCodec) : undefined;
-    if (this.changedUnits !== undefined) state.beforeCommit(() => this.spillChanged());
+    this.groups = tables.groups;
+    this.asOfTimes = tables.asOfTimes;
+    this.changedUnits = tables.changedUnits;
+    if (this.changedUnits !== undefined) tables.beforeCommit(() => this.spillChanged());
   }
 
   /** Groups whose sums changed since they were last rendered. */
@@ -194,9 +193,8 @@ export class UnitState {
   /**
    * Sets a unit's contributions as the contributions changelog holds them (`unitKey` as
    * `unitChanges` names it), adjusting the group sums: what `recomputeUnits` would have found.
-   * The unit is not marked changed: the changelog already holds this value. (Marked, a member
-   * loading the log wrote every unit back to it when going live: all of them decoded and encoded at
-   * once, 1.5 GiB of heap at 1M facts, and a log twice as long after each restore.)
+   * The unit is not marked changed: the changelog already holds this value, and writing every
+   * restored unit back would double the log at each restore.
    */
   restoreUnit(unitKey: string, contributions: readonly Contribution[]): void {
     const separator = unitKey.indexOf("\u0000");
@@ -206,7 +204,7 @@ export class UnitState {
   }
 
   /**
-   * The units whose contributions changed since the last call (state on disk with `changelog` only), with their
+   * The units whose contributions changed since the last call (a state with `changedUnits` only), with their
    * contributions now (empty: none), keyed `kind \0 id`: the contributions changelog's records.
    */
   unitChanges(): [string, readonly Contribution[]][] {
@@ -328,9 +326,8 @@ export class UnitState {
     if (group === undefined) {
       group = new GroupAggregate(contribution);
       this.groups.set(groupKey, group, 256);
-      // Every stored contribution was added to its group first, so a group's id is given when the
-      // group is made (ids are never taken back: a group dropped and made again finds its own).
-      if (this.assignsGroupIds) this.groupIds.assign(groupKey);
+      // Every stored contribution was added to its group first: the group is known before it is named.
+      this.groupMade(groupKey);
     }
     this.timesGroup = groupKey;
     group.apply(contribution, sign, this.times);
@@ -386,23 +383,4 @@ export class UnitState {
       }
     }
   }
-}
-
-/** Where one kind of unit keeps its contributions. */
-interface UnitContributions {
-  get(id: string): readonly Contribution[] | undefined;
-  /** Sets them (empty: none left). */
-  set(id: string, next: readonly Contribution[]): void;
-}
-
-/** A unit's contributions in its entity's document (which exists while the unit has any, or the entity facts). */
-function inDocuments<D extends { contributions: readonly Contribution[] }>(docs: DocTable<D>): UnitContributions {
-  return {
-    get: (id) => docs.get(id)?.contributions,
-    set: (id, next) => {
-      const doc = docs.edit(id, next.length * 32);
-      doc.contributions = next;
-      docs.settle(id, doc);
-    },
-  };
 }

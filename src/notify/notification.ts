@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../contract/canonical-json.ts";
-import type { MetricResult } from "../metrics/result-record.ts";
+import type { MetricResult } from "../contract/result-record.ts";
 import type { WebhookFormat } from "./webhook-config.ts";
 
 /**

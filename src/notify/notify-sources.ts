@@ -4,7 +4,7 @@ import type { DeadLetterRecord } from "../contract/dead-letter.ts";
 import { decodeWireRecord, type WireDecoding } from "../kafka/serde/wire-decoder.ts";
 import type { Logger } from "pino";
 import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
-import type { MetricResult } from "../metrics/result-record.ts";
+import type { MetricResult } from "../contract/result-record.ts";
 import { resultKey } from "../metrics/scope.ts";
 import type { TopicNames } from "../stream/topic-names.ts";
 import { boundedLines } from "./bounded-lines.ts";

@@ -1,4 +1,4 @@
-import type { MetricResult } from "../metrics/result-record.ts";
+import type { MetricResult } from "../contract/result-record.ts";
 import { checkAlert, checkResult, checkRun } from "./record-checks.ts";
 
 /**

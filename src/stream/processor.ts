@@ -1,7 +1,7 @@
 import type { AgentEvent, MetricFact } from "../contract/facts.ts";
 import type { Rejection } from "../contract/rejection.ts";
 import type { Conflict } from "../metrics/fact-ledger.ts";
-import type { MetricResult } from "../metrics/result-record.ts";
+import type { MetricResult } from "../contract/result-record.ts";
 import type { RunStateSummary, TripwireAlert } from "../tripwires/index.ts";
 import type { StoreCodec } from "./stores/changelogging-store.ts";
 import type { KeyValueStore } from "./stores/key-value-store.ts";

@@ -6,7 +6,7 @@ import { FACT_TYPES, OBSERVATION_CONTRACT } from "../../src/contract/fact-schema
 import type { MetricFact } from "../../src/contract/facts.ts";
 import { asReported } from "../../src/contract/parse-fact.ts";
 import { formatTimestamp } from "../../src/contract/timestamp.ts";
-import type { MetricResult } from "../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../src/contract/result-record.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
 import { factsArb } from "../support/fact-arbitraries.ts";
 import { factOf } from "../support/fact-records.ts";

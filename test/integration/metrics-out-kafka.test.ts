@@ -8,7 +8,7 @@ import { DEFAULT_EXPORT_LIMITS } from "../../src/export/openmetrics.ts";
 import { ensureTopics } from "../../src/kafka/ensure-topics.ts";
 import { readTopicToEnd } from "../../src/kafka/read-topic.ts";
 import type { AvroTopicSerde } from "../../src/kafka/serde/avro-serde.ts";
-import type { MetricResult } from "../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../src/contract/result-record.ts";
 import { resultKey } from "../../src/metrics/scope.ts";
 import { topicDeadLetters } from "../../src/notify/dead-letter-sinks.ts";
 import { Notifier } from "../../src/notify/notifier.ts";

@@ -4,7 +4,7 @@ import type { Admin } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FACT_TYPES } from "../../src/contract/fact-schema.ts";
 import { AvroTopicSerde } from "../../src/kafka/serde/avro-serde.ts";
-import type { MetricResult } from "../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../src/contract/result-record.ts";
 import { loadSchemas, type LoadedSchema } from "../../src/kafka/serde/schemas.ts";
 import { closeAll, connectedAdmin, connectedProducer, consumeMessages, createTestTopic, testRegistry, uniqueName } from "../support/kafka.ts";
 import { sampleFacts, sampleOutputs, sampleSnapshotResult } from "../support/sample-records.ts";

@@ -1,6 +1,6 @@
 import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MetricResult } from "../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../src/contract/result-record.ts";
 import { resultKey } from "../../src/metrics/scope.ts";
 import { startKafkaSource } from "../../src/serve/kafka-source.ts";
 import { startViewServer, type ViewServer } from "../../src/serve/server.ts";

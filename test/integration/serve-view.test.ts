@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MetricResult } from "../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../src/contract/result-record.ts";
 import { resultKey } from "../../src/metrics/scope.ts";
 import { createRunMonitor } from "../../src/tripwires/index.ts";
 import { ARTIFACT_DIR, chromiumPath, NO_BROWSER_REASON } from "../support/browser.ts";

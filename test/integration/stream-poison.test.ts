@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Fact } from "../../src/contract/facts.ts";
 import { parseDecodedFact } from "../../src/contract/parse-fact.ts";
 import { evaluateFacts } from "../support/evaluate-facts.ts";
-import type { MetricResult } from "../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../src/contract/result-record.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
 import { closeAll, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
 import { describeDifferences, fetchMetrics, killAllProcessors, metricSum, readDeadLetters, resultsByKey, startProcessor, testDir, topicSerde, waitFor, waitForResults, type MetricSample, type ProcessorInstance } from "../support/processes.ts";

@@ -7,10 +7,11 @@ import { shippedCatalog } from "../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
-import { decodeUnitRecord, encodeUnitRecord } from "../../src/metrics/state/codecs.ts";
-import { stateIdentity } from "../../src/metrics/state/local-state.ts";
-import { openLmdbBackend } from "../../src/metrics/state/state-backend.ts";
-import { StateStore } from "../../src/metrics/state/state-store.ts";
+import { decodeUnitRecord, encodeUnitRecord } from "../../src/state/codecs/contributions.ts";
+import { engineTables } from "../../src/state/engine-tables.ts";
+import { stateIdentity } from "../../src/state/local-state.ts";
+import { openLmdbBackend } from "../../src/state/state-backend.ts";
+import { StateStore } from "../../src/state/state-store.ts";
 import { factsArb, RUNS } from "../support/fact-arbitraries.ts";
 
 /**
@@ -32,11 +33,11 @@ const CHECKPOINT = "checkpoint";
 
 /** An engine over a store on disk in `directory`, resuming from its checkpoint (the next input position). */
 /** `inlineMembers`: how many members an entity document's list holds before the rest spill (1 or 2 make the random fact sets spill). */
-function openEngine(directory: string, budgetBytes: number, inlineMembers: number): { engine: MetricEngine; resumeAt: number; close: () => Promise<void> } {
+function openEngine(directory: string, budgetBytes: number, inlineMembers: number): { engine: MetricEngine; state: StateStore; resumeAt: number; close: () => Promise<void> } {
   const backend = openLmdbBackend(directory);
   const state = new StateStore(backend, budgetBytes);
   const checkpoint = backend.get(CHECKPOINT);
-  return { engine: new MetricEngine(DEFAULT_ENGINE_CONFIG, CATALOG, state, { inlineMembers }), resumeAt: checkpoint === undefined ? 0 : checkpoint.readUInt32BE(0), close: () => backend.close() };
+  return { engine: new MetricEngine(DEFAULT_ENGINE_CONFIG, CATALOG, engineTables(state), { inlineMembers }), state, resumeAt: checkpoint === undefined ? 0 : checkpoint.readUInt32BE(0), close: () => backend.close() };
 }
 
 function checkpointAt(position: number): readonly [string, Buffer] {
@@ -88,8 +89,8 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
           for (const { take, commit, wait, crash, loseDisk, markerLost } of schedule) {
             step(take, markerLost);
             // A commit is written while the engine goes on; `wait` lets it land before the next step.
-            if (commit) await member.engine.state.commit([checkpointAt(position)]);
-            if (wait) await member.engine.state.landed();
+            if (commit) await member.state.commit([checkpointAt(position)]);
+            if (wait) await member.state.landed();
             if (loseDisk) {
               // A member without local state: the changelog's contributions, then the facts before
               // its marker loaded (no unit evaluated), then the input from the marker on.

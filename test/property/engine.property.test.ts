@@ -6,7 +6,7 @@ import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { evaluateFacts } from "../support/evaluate-facts.ts";
 import { RUNS, TIMES, identitiesOf, factsArb } from "../support/fact-arbitraries.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
-import type { MetricResult } from "../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../src/contract/result-record.ts";
 import { SUM_PAST_SAFE_INTEGER } from "../../src/metrics/exact-sum.ts";
 import { parsed, rawCost, rawModelCall } from "../unit/metrics/fact-builders.ts";
 

@@ -4,7 +4,7 @@ import { FACT_TYPES, MEASURE_FIELDS } from "../../src/contract/fact-schema.ts";
 import { isAgentEvent, type Fact } from "../../src/contract/facts.ts";
 import { parseFact, parseNormalizedFact } from "../../src/contract/parse-fact.ts";
 import { decodeAgentEvent, encodeAgentEvent } from "../../src/kafka/serde/agent-events-record.ts";
-import { InternalRecordError } from "../../src/kafka/serde/binary-form.ts";
+import { InternalRecordError } from "../../src/codec/binary-form.ts";
 import { decodeEngineFact, encodeEngineFact, readEngineFact } from "../../src/kafka/serde/engine-facts-record.ts";
 import { factOf } from "../support/fact-records.ts";
 

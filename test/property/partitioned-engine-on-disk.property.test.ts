@@ -6,9 +6,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../src/catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
-import { PartitionedEngine } from "../../src/metrics/partitioned/partitioned-engine.ts";
-import { openLmdbBackend, type StateBackend } from "../../src/metrics/state/state-backend.ts";
-import { StateStore } from "../../src/metrics/state/state-store.ts";
+import { PartitionedEngine } from "../../src/partitioned/partitioned-engine.ts";
+import { openLmdbBackend, type StateBackend } from "../../src/state/state-backend.ts";
+import { StateStore } from "../../src/state/state-store.ts";
 import { factsArb, RUNS } from "../support/fact-arbitraries.ts";
 
 /**

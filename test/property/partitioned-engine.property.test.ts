@@ -5,7 +5,7 @@ import type { MetricFact } from "../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import type { Conflict } from "../../src/metrics/fact-ledger.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
-import { PartitionedEngine, type Schedule } from "../../src/metrics/partitioned/partitioned-engine.ts";
+import { PartitionedEngine, type Schedule } from "../../src/partitioned/partitioned-engine.ts";
 import { factsArb, RUNS } from "../support/fact-arbitraries.ts";
 
 /**

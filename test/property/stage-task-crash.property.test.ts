@@ -7,12 +7,12 @@ import { shippedCatalog } from "../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
-import { samePartitions, type StagePartitions } from "../../src/metrics/partitioned/ledger-stages.ts";
-import { partitionOf } from "../../src/metrics/partitioned/partitioner.ts";
-import { READER_OF, STAGE_NAMES, StageTask, type StageName, type StageRole } from "../../src/metrics/partitioned/stage-task.ts";
-import type { MetricResult } from "../../src/metrics/result-record.ts";
-import { openLmdbBackend, type StateBackend } from "../../src/metrics/state/state-backend.ts";
-import { StateStore } from "../../src/metrics/state/state-store.ts";
+import { samePartitions, type StagePartitions } from "../../src/partitioned/ledger-stages.ts";
+import { partitionOf } from "../../src/partitioned/partitioner.ts";
+import { READER_OF, STAGE_NAMES, StageTask, type StageName, type StageRole } from "../../src/partitioned/stage-task.ts";
+import type { MetricResult } from "../../src/contract/result-record.ts";
+import { openLmdbBackend, type StateBackend } from "../../src/state/state-backend.ts";
+import { StateStore } from "../../src/state/state-store.ts";
 import { factsArb, RUNS } from "../support/fact-arbitraries.ts";
 
 /**

@@ -9,7 +9,7 @@ import { canonicalJson } from "../../src/contract/canonical-json.ts";
 import { parseFactJson } from "../../src/contract/parse-fact.ts";
 import { AvroTopicSerde } from "../../src/kafka/serde/avro-serde.ts";
 import { createFactPublisher } from "../../src/ingest/fact-publisher.ts";
-import type { MetricResult } from "../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../src/contract/result-record.ts";
 import { resultKey } from "../../src/metrics/scope.ts";
 import type { DeadLetterRecord } from "../../src/contract/dead-letter.ts";
 import { readTopicToEnd } from "../../src/kafka/read-topic.ts";

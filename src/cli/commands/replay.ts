@@ -19,7 +19,7 @@ import { rebuildFromEngineFacts, type AuditMismatch } from "../../stream/audit/a
 import { checkIngestWindow, formatWindow } from "../../stream/audit/ingest-window.ts";
 import { compareResults, readLatestResults } from "../../stream/audit/topic-results.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
-import type { MetricResult } from "../../metrics/result-record.ts";
+import type { MetricResult } from "../../contract/result-record.ts";
 import { byUtf8 } from "../../contract/code-point-order.ts";
 import { jsonLine } from "../../contract/json-form.ts";
 import type { TopologyConfig } from "../../stream/runtime/services.ts";

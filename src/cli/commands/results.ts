@@ -1,5 +1,5 @@
 import { byUtf8 } from "../../contract/code-point-order.ts";
-import type { MetricResult } from "../../metrics/result-record.ts";
+import type { MetricResult } from "../../contract/result-record.ts";
 import { formatTable } from "../text-table.ts";
 import { RESULT_HEADERS, resultRow } from "../result-rows.ts";
 import { readLatestResults } from "../../stream/audit/topic-results.ts";

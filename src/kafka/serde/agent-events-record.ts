@@ -1,13 +1,13 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import { isAgentEvent, type AgentEvent } from "../../contract/facts.ts";
-import { BinaryReader, BinaryWriter, InternalRecordError } from "./binary-form.ts";
+import { BinaryReader, BinaryWriter, InternalRecordError } from "../../codec/binary-form.ts";
 import { decodeFact, type DecodedFact } from "./decode-fact.ts";
-import { FACT_LAYOUT_VERSION, readFact, writeFact } from "./fact-layout.ts";
+import { FACT_LAYOUT_VERSION, readFact, writeFact } from "../../codec/fact-layout.ts";
 
 /**
  * Records of the agent-events topic (the run monitor's input), keyed by run_id. The topic has two
  * writers: ingest forwards the agent events it validated in the internal binary layout
- * (src/kafka/serde/fact-layout.ts), read back without validating again; producers that publish
+ * (src/codec/fact-layout.ts), read back without validating again; producers that publish
  * agent events straight to this topic (`agentops produce`, the OTLP receiver, the Claude Code
  * hook: src/ingest/fact-publisher.ts) write Avro through the registry, which the run monitor
  * decodes and validates as ingest would. The first byte tells them apart (the Confluent wire

@@ -2,7 +2,7 @@ import { SchemaType, type SchemaRegistry } from "@kafkajs/confluent-schema-regis
 import type { Fact } from "../../contract/facts.ts";
 import { asReported } from "../../contract/parse-fact.ts";
 import { formatTimestamp } from "../../contract/timestamp.ts";
-import type { MetricResult, Scope } from "../../metrics/result-record.ts";
+import type { MetricResult, Scope } from "../../contract/result-record.ts";
 import type { DeadLetterRecord } from "../../contract/dead-letter.ts";
 import type { TopicSerde } from "./topic-serde.ts";
 import { plainData } from "./wire-decoder.ts";

@@ -2,8 +2,8 @@ import { hash } from "node:crypto";
 import { isAgentEvent, type MetricFact } from "../../contract/facts.ts";
 import { intern } from "../../contract/fast-fields.ts";
 import { parseNormalizedFact } from "../../contract/parse-fact.ts";
-import { BinaryReader, BinaryWriter, InternalRecordError } from "./binary-form.ts";
-import { FACT_LAYOUT_VERSION, readFact, writeFact } from "./fact-layout.ts";
+import { BinaryReader, BinaryWriter, InternalRecordError } from "../../codec/binary-form.ts";
+import { FACT_LAYOUT_VERSION, readFact, writeFact } from "../../codec/fact-layout.ts";
 
 /**
  * The engine's input topic doubles as its state changelog: accepted, normalised facts, one
@@ -12,7 +12,7 @@ import { FACT_LAYOUT_VERSION, readFact, writeFact } from "./fact-layout.ts";
  * fact_id have different keys and both survive, so a rebuild quarantines them again).
  *
  * The value is internal (written only by ingest, after validation), so it is not Avro through the
- * registry but the fixed binary layout of src/kafka/serde/fact-layout.ts, read without
+ * registry but the fixed binary layout of src/codec/fact-layout.ts, read without
  * validating again: a marker byte, the layout version, the source coordinates, the fact.
  */
 export function engineFactKey(fact: MetricFact, canonical: string): string {

@@ -1,5 +1,5 @@
 import type { Fact } from "../../contract/facts.ts";
-import type { MetricResult } from "../../metrics/result-record.ts";
+import type { MetricResult } from "../../contract/result-record.ts";
 import type { DeadLetterRecord } from "../../contract/dead-letter.ts";
 
 /**

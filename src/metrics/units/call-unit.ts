@@ -7,12 +7,17 @@ import type { FactIndex } from "../fact-index.ts";
 import { readMoney } from "../money.ts";
 import { NO_COHORT, windowScopeOf } from "../scope.ts";
 import { evidenceBasis, NONDIRECT_EVIDENCE } from "../evidence-basis.ts";
-import type { Cohort, WindowScope } from "../result-record.ts";
+import type { Cohort, WindowScope } from "../../contract/result-record.ts";
 import { callEvidenceContributions } from "./evidence-unit.ts";
 import { excludedFor, millisToMicros } from "./finalize.ts";
 
 /** The window metrics whose unit is an operational model call, sliced by the attribution tuple. */
-const CALL_METRICS: readonly MetricId[] = ["operational-latency-ms", "operational-token-usage", "operational-attributable-cost", "operational-usage-availability"];
+const CALL_METRICS: readonly MetricId[] = [
+  "operational-latency-ms",
+  "operational-token-usage",
+  "operational-attributable-cost",
+  "operational-usage-availability",
+];
 
 /**
  * An operational call in its event-time window. A call without a complete tuple enters no slice:
@@ -25,7 +30,17 @@ export function callContributions(call: ModelCall, index: FactIndex, config: Eng
   const scope = windowScopeOf(call.event_time, config.windowMillis);
   const tuple = attributionCohort(call);
   if (tuple === undefined) {
-    return [...evidence, ...CALL_METRICS.map((metricId) => ({ metricId, scope, cohort: NO_COHORT, candidate: true, exclusions: excludedFor(INCOMPLETE_ATTRIBUTION), asOf: call.event_time }))];
+    return [
+      ...evidence,
+      ...CALL_METRICS.map((metricId) => ({
+        metricId,
+        scope,
+        cohort: NO_COHORT,
+        candidate: true,
+        exclusions: excludedFor(INCOMPLETE_ATTRIBUTION),
+        asOf: call.event_time,
+      })),
+    ];
   }
   return [...evidence, ...tupleContributions(call, tuple, scope, index)];
 }
@@ -41,20 +56,60 @@ function tupleContributions(call: ModelCall, tuple: Cohort, scope: WindowScope, 
   const exclusions = excludedFor(basis === "NONDIRECT" ? NONDIRECT_EVIDENCE : undefined);
 
   const duration = call.span_duration_ms;
-  drafts.push({ metricId: "operational-latency-ms", scope, cohort: tuple, candidate: true, covered: readable && duration !== undefined, eligible: direct && duration !== undefined, amount: direct && duration !== undefined ? millisToMicros(duration) : 0, exclusions, asOf });
+  drafts.push({
+    metricId: "operational-latency-ms",
+    scope,
+    cohort: tuple,
+    candidate: true,
+    covered: readable && duration !== undefined,
+    eligible: direct && duration !== undefined,
+    amount: direct && duration !== undefined ? millisToMicros(duration) : 0,
+    exclusions,
+    asOf,
+  });
 
   for (const direction of ["input", "output"] as const) {
     const tokens = direction === "input" ? call.input_tokens : call.output_tokens;
-    drafts.push({ metricId: "operational-token-usage", scope, cohort: directedCohort(tuple, direction), candidate: true, covered: readable && tokens !== undefined, eligible: direct && tokens !== undefined, amount: direct ? (tokens ?? 0) : 0, exclusions, asOf });
+    drafts.push({
+      metricId: "operational-token-usage",
+      scope,
+      cohort: directedCohort(tuple, direction),
+      candidate: true,
+      covered: readable && tokens !== undefined,
+      eligible: direct && tokens !== undefined,
+      amount: direct ? (tokens ?? 0) : 0,
+      exclusions,
+      asOf,
+    });
   }
 
   const money = readMoney(index.costsByCall.get(call.call_id));
   const hasMoney = money.shares.length > 0;
-  drafts.push({ metricId: "operational-attributable-cost", scope, cohort: tuple, candidate: true, covered: readable && hasMoney, eligible: direct && hasMoney, money: direct ? money.shares : [], exclusions: { ...money.excluded, ...exclusions }, asOf: Math.max(asOf, money.asOf) });
+  drafts.push({
+    metricId: "operational-attributable-cost",
+    scope,
+    cohort: tuple,
+    candidate: true,
+    covered: readable && hasMoney,
+    eligible: direct && hasMoney,
+    money: direct ? money.shares : [],
+    exclusions: { ...money.excluded, ...exclusions },
+    asOf: Math.max(asOf, money.asOf),
+  });
 
   // NONE is an explicit classification ("no applicable usage"): covered, in the denominator, not a hit.
   const classified = call.usage_source !== undefined;
   const applicable = call.usage_source === "PROVIDER" || call.usage_source === "HOST";
-  drafts.push({ metricId: "operational-usage-availability", scope, cohort: tuple, candidate: true, covered: readable && classified, eligible: direct && classified, hit: direct && applicable, exclusions, asOf });
+  drafts.push({
+    metricId: "operational-usage-availability",
+    scope,
+    cohort: tuple,
+    candidate: true,
+    covered: readable && classified,
+    eligible: direct && classified,
+    hit: direct && applicable,
+    exclusions,
+    asOf,
+  });
   return drafts;
 }

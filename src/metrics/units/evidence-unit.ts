@@ -10,13 +10,19 @@ import { NO_COHORT, windowScopeOf } from "../scope.ts";
  * its own event_time. Unreadable provenance (null or an unknown basis) is uncovered, never
  * "nondirect"; readable nondirect provenance stays in the denominator and contributes 0.
  */
-export function evidenceContribution(
-  fact: ModelCall | Cost | DeliverySummary,
-  config: EngineConfig,
-): ContributionDraft {
+export function evidenceContribution(fact: ModelCall | Cost | DeliverySummary, config: EngineConfig): ContributionDraft {
   const basis = evidenceBasis(fact);
   const readable = basis !== "UNREADABLE";
-  return { metricId: "direct-evidence-basis-rate", scope: windowScopeOf(fact.event_time, config.windowMillis), cohort: NO_COHORT, candidate: true, covered: readable, eligible: readable, hit: basis === "DIRECT", asOf: fact.event_time };
+  return {
+    metricId: "direct-evidence-basis-rate",
+    scope: windowScopeOf(fact.event_time, config.windowMillis),
+    cohort: NO_COHORT,
+    candidate: true,
+    covered: readable,
+    eligible: readable,
+    hit: basis === "DIRECT",
+    asOf: fact.event_time,
+  };
 }
 
 /**

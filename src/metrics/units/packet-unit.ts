@@ -15,7 +15,16 @@ export const SUPPORTED_GOVERNANCE_REVISION = "0.2";
 export function packetContributions(packet: Packet, index: FactIndex, config: EngineConfig): ContributionDraft[] {
   const scope = windowScopeOf(packet.event_time, config.windowMillis);
   if (packet.governance_revision !== SUPPORTED_GOVERNANCE_REVISION) {
-    return [{ metricId: "packet-rework-rate", scope, cohort: NO_COHORT, candidate: false, exclusions: { UNSUPPORTED_GOVERNANCE_REVISION: 1 }, asOf: packet.event_time }];
+    return [
+      {
+        metricId: "packet-rework-rate",
+        scope,
+        cohort: NO_COHORT,
+        candidate: false,
+        exclusions: { UNSUPPORTED_GOVERNANCE_REVISION: 1 },
+        asOf: packet.event_time,
+      },
+    ];
   }
   const covered = packet.repair_attribution === "AVAILABLE";
   let repaired = false;

@@ -2,7 +2,7 @@ import type { DefinedTask, TaskSnapshot } from "../../contract/facts.ts";
 import { INCOMPLETE_ATTRIBUTION } from "../attribution.ts";
 import type { ContributionDraft } from "../contribution.ts";
 import { NONDIRECT_EVIDENCE } from "../evidence-basis.ts";
-import type { Cohort } from "../result-record.ts";
+import type { Cohort } from "../../contract/result-record.ts";
 import { cohortOf, NO_COHORT, snapshotScopeOf } from "../scope.ts";
 import {
   combineCalls,
@@ -41,7 +41,17 @@ export function taskContributions(snapshot: TaskSnapshot, task: DefinedTask, inp
   // Every defined task is in this denominator; the numerator is the comparable eligible terminal
   // ones. One record per snapshot (contract revision 2: seed §6.2 "all tasks in the immutable
   // defined-task snapshot as its denominator"): the role_template is a coordinate to have, not a slice.
-  drafts.push({ metricId: "task-cohort-comparison-eligibility", scope, cohort: NO_COHORT, candidate: true, covered: !lacksIdentityOrMembership(reading.exclusion), eligible: true, hit: eligible, exclusions, asOf });
+  drafts.push({
+    metricId: "task-cohort-comparison-eligibility",
+    scope,
+    cohort: NO_COHORT,
+    candidate: true,
+    covered: !lacksIdentityOrMembership(reading.exclusion),
+    eligible: true,
+    hit: eligible,
+    exclusions,
+    asOf,
+  });
 
   // Repairs joined by task_id or through a member, up to the cutoff, by exact identities
   // (contract revision 3 change 6): one repair edge joins one task.
@@ -49,7 +59,17 @@ export function taskContributions(snapshot: TaskSnapshot, task: DefinedTask, inp
   const memberRepairs = linked.flatMap((member) => memberRepairsOf(member.repairs, task.task_id));
   const repairs = combineRepairs([taskIdReading.repairs, ...memberRepairs]);
   asOf = Math.max(asOf, repairs.asOf);
-  drafts.push({ metricId: "role-template-rework-rate", scope, cohort, candidate: true, covered: terminalCovered, eligible, hit: eligible && repairs.attributable, exclusions, asOf });
+  drafts.push({
+    metricId: "role-template-rework-rate",
+    scope,
+    cohort,
+    candidate: true,
+    covered: terminalCovered,
+    eligible,
+    hit: eligible && repairs.attributable,
+    exclusions,
+    asOf,
+  });
 
   const money = combineMoney(linked.map((member) => member.money));
   const hasMoney = money.shares.length > 0;
@@ -77,7 +97,15 @@ export function taskContributions(snapshot: TaskSnapshot, task: DefinedTask, inp
  */
 export function emptySnapshotContributions(snapshot: TaskSnapshot): ContributionDraft[] {
   if (snapshot.tasks.length > 0) return [];
-  return [{ metricId: "task-cohort-comparison-eligibility", scope: snapshotScopeOf(snapshot.snapshot_id, snapshot.cutoff), cohort: NO_COHORT, candidate: false, asOf: snapshot.event_time }];
+  return [
+    {
+      metricId: "task-cohort-comparison-eligibility",
+      scope: snapshotScopeOf(snapshot.snapshot_id, snapshot.cutoff),
+      cohort: NO_COHORT,
+      candidate: false,
+      asOf: snapshot.event_time,
+    },
+  ];
 }
 
 /**
@@ -86,7 +114,12 @@ export function emptySnapshotContributions(snapshot: TaskSnapshot): Contribution
  * (contract revision 3 change 3); one that cannot be attributed is counted once in the cohort-less
  * record (change 4: no task disappears), by `unattributed`.
  */
-function outcomeByTupleContributions(snapshot: TaskSnapshot, reading: TaskReading, calls: CallsReading, scope: ReturnType<typeof snapshotScopeOf>): ContributionDraft[] {
+function outcomeByTupleContributions(
+  snapshot: TaskSnapshot,
+  reading: TaskReading,
+  calls: CallsReading,
+  scope: ReturnType<typeof snapshotScopeOf>,
+): ContributionDraft[] {
   const asOf = Math.max(snapshot.event_time, reading.asOf, calls.asOf);
   // Every member joined and terminal: the task's required direct inputs for this metric.
   const covered = !lacksTerminalInputs(reading.exclusion);

@@ -5,7 +5,7 @@ import { isAgentEvent, type MetricFact } from "../../contract/facts.ts";
 import { parseNormalizedFact } from "../../contract/parse-fact.ts";
 import type { TransportError } from "../../errors.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
-import type { MetricResult } from "../../metrics/result-record.ts";
+import type { MetricResult } from "../../contract/result-record.ts";
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import { engineFactKey, readEngineFact } from "../../kafka/serde/engine-facts-record.ts";
 import type { TopicPosition } from "../processor.ts";

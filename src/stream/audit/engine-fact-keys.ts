@@ -1,7 +1,8 @@
 import { join } from "node:path";
-import { presenceCodec } from "../../metrics/state/codecs.ts";
-import { openStoreDirectory } from "../../metrics/state/local-state.ts";
-import type { StateStore, Table } from "../../metrics/state/state-store.ts";
+import { presenceCodec } from "../../state/codecs/values.ts";
+import { openStoreDirectory } from "../../state/local-state.ts";
+import type { Table } from "../../metrics/tables.ts";
+import type { StateStore } from "../../state/state-store.ts";
 
 /** What the ingest check looks up: the engine-facts keys the rebuild read. */
 export interface EngineFactKeyLookup {

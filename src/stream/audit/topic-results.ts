@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Kafka } from "kafkajs";
 import { canonicalJson } from "../../contract/canonical-json.ts";
-import type { MetricResult } from "../../metrics/result-record.ts";
+import type { MetricResult } from "../../contract/result-record.ts";
 import { byUtf8 } from "../../contract/code-point-order.ts";
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import type { TopicSerde } from "../../kafka/serde/topic-serde.ts";

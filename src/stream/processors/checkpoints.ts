@@ -1,4 +1,4 @@
-import type { LocalState } from "../../metrics/state/local-state.ts";
+import type { LocalState } from "../../state/local-state.ts";
 
 /** A flushed state is checkpointed at most this often (and whenever the cache is over its budget). */
 export const CHECKPOINT_INTERVAL_MS = 1_000;

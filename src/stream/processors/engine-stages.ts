@@ -1,9 +1,9 @@
 import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict } from "../../metrics/fact-ledger.ts";
-import { samePartitions } from "../../metrics/partitioned/ledger-stages.ts";
-import { isStageRole, StageTask, type StageFlush, type StageName } from "../../metrics/partitioned/stage-task.ts";
-import { checkpointWrite, openLocalState, stateIdentity, type Checkpoint } from "../../metrics/state/local-state.ts";
+import { samePartitions } from "../../partitioned/ledger-stages.ts";
+import { isStageRole, StageTask, type StageFlush, type StageName } from "../../partitioned/stage-task.ts";
+import { checkpointWrite, openLocalState, stateIdentity, type Checkpoint } from "../../state/local-state.ts";
 import { originOf, type EngineFact, type Processor, type SinkRecord, type SourcePosition, type SourceRecord, type TopicPosition, type UnreadableRecord } from "../processor.ts";
 import { ENGINE_STAGES, TOPOLOGY, type StageProcessorName } from "../topology.ts";
 import type { TopicRole } from "../topic-names.ts";

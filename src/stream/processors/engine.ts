@@ -4,9 +4,10 @@ import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict, LedgerOutcome } from "../../metrics/fact-ledger.ts";
 import { byUtf8 } from "../../contract/code-point-order.ts";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
-import { decodeUnitRecord, encodeUnitRecord } from "../../metrics/state/codecs.ts";
-import { checkpointWrite, openLocalState, openStoreDirectory, stateIdentity, type LocalState } from "../../metrics/state/local-state.ts";
-import type { ResultChange } from "../../metrics/result-record.ts";
+import { decodeUnitRecord, encodeUnitRecord } from "../../state/codecs/contributions.ts";
+import { engineTables } from "../../state/engine-tables.ts";
+import { checkpointWrite, openLocalState, openStoreDirectory, stateIdentity, type LocalState } from "../../state/local-state.ts";
+import type { ResultChange } from "../../contract/result-record.ts";
 import { OnDiskKeyValueStore } from "../stores/on-disk-key-value-store.ts";
 import { TaskCheckpoints } from "./checkpoints.ts";
 import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type UnreadableRecord } from "../processor.ts";
@@ -75,7 +76,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
         }),
     open: (partition, stores, metrics) => {
       const local = stateOptions === undefined ? undefined : openLocalState(stateOptions, partition, identity);
-      const engine = new MetricEngine(config, catalog, local?.state);
+      const engine = new MetricEngine(config, catalog, local === undefined ? undefined : engineTables(local.state));
       const published = stores.get(PUBLISHED_RESULTS);
       /** Facts ingested since the last flush (see process). */
       let unflushed = 0;

@@ -12,7 +12,7 @@ import type { Processor } from "../processor.ts";
 import { enginePartitions, STAGE_TOPIC_ROLES, topicNames, type TopicNames } from "../topic-names.ts";
 import { kafkaMember, type KafkaEnvironment, type MemberCommits, type MemberFailure } from "../transports/kafka/kafka-member.ts";
 import { memberClientLayer } from "../transports/kafka/member-client.ts";
-import { boundEngineHeapGrowth } from "../../metrics/state/heap-growth.ts";
+import { boundEngineHeapGrowth } from "../../state/heap-growth.ts";
 import { serveTelemetry } from "./metrics-server.ts";
 import { startupStage } from "./startup-stage.ts";
 import { Catalog, Config, runTopology, Telemetry as TelemetryTag, TopicSerde, Transport, type TransportShape } from "./services.ts";

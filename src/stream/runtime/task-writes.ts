@@ -3,7 +3,7 @@ import { BYTES_CODEC, ChangeLoggingKeyValueStore, writeChanged, type StoreCodec 
 import { InMemoryKeyValueStore, type KeyValueStore } from "../stores/key-value-store.ts";
 import { sinkRoles, TOPOLOGY, type ProcessorName, type StateStore } from "../topology.ts";
 import type { TopicRole } from "../topic-names.ts";
-import type { MetricResult } from "../../metrics/result-record.ts";
+import type { MetricResult } from "../../contract/result-record.ts";
 
 /**
  * The part of running a task that both transports share: the task's stores as topology.ts

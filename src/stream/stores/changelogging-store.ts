@@ -1,4 +1,4 @@
-import { detachedBytes } from "../../kafka/serde/binary-form.ts";
+import { detachedBytes } from "../../codec/binary-form.ts";
 import type { KeyValueStore } from "./key-value-store.ts";
 
 /** One write of a store, as its changelog records it: the encoded value, or null for a delete (a tombstone). */

@@ -1,5 +1,6 @@
-import { bytesCodec } from "../../metrics/state/codecs.ts";
-import type { StateStore, Table } from "../../metrics/state/state-store.ts";
+import { bytesCodec } from "../../state/codecs/values.ts";
+import type { Table } from "../../metrics/tables.ts";
+import type { StateStore } from "../../state/state-store.ts";
 import type { KeyValueStore, RestoreStart } from "./key-value-store.ts";
 
 /** Changelog offsets by partition: a store reflects every record of its changelog before them. */

@@ -12,7 +12,7 @@ import { plainData } from "../../../src/kafka/serde/wire-decoder.ts";
 import { shapeForAvro } from "../../../src/kafka/serde/avro-shape.ts";
 import { factSchema, loadSchemas } from "../../../src/kafka/serde/schemas.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
-import { PartitionedEngine } from "../../../src/metrics/partitioned/partitioned-engine.ts";
+import { PartitionedEngine } from "../../../src/partitioned/partitioned-engine.ts";
 import { replayFile } from "../../../src/stream/transports/embedded/embedded-transport.ts";
 import {
   TUPLE,

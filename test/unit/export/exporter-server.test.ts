@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { exportCommand } from "../../../src/cli/commands/export.ts";
 import { startExporterServer } from "../../../src/export/exporter-server.ts";
 import { DEFAULT_EXPORT_LIMITS } from "../../../src/export/openmetrics.ts";
-import type { MetricResult } from "../../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../../src/contract/result-record.ts";
 import { startFileSource } from "../../../src/serve/file-source.ts";
 import { ViewState } from "../../../src/serve/view-state.ts";
 import { parseOpenMetrics } from "../../support/openmetrics-parser.ts";

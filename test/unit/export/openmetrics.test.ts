@@ -3,7 +3,7 @@ import { isAgentEvent, type MetricFact } from "../../../src/contract/facts.ts";
 import {
   DEFAULT_EXPORT_LIMITS, escapeLabelValue, renderOpenMetrics, sampleNames,
 } from "../../../src/export/openmetrics.ts";
-import type { MetricResult } from "../../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../../src/contract/result-record.ts";
 import { evaluateFacts } from "../../support/evaluate-facts.ts";
 import { parseOpenMetrics, type ParsedFamily, type ParsedSample } from "../../support/openmetrics-parser.ts";
 import { parseAll, readSampleText } from "../workload/workload-support.ts";

@@ -3,7 +3,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_EXPORT_LIMITS, sampleNames } from "../../../src/export/openmetrics.ts";
 import { startOtlpPush } from "../../../src/export/otlp-push.ts";
-import type { MetricResult } from "../../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../../src/contract/result-record.ts";
 import { resultKey } from "../../../src/metrics/scope.ts";
 import { ViewState } from "../../../src/serve/view-state.ts";
 import { startReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";

@@ -4,9 +4,9 @@ import type { z } from "zod";
 import { factSchemas, taskSnapshotSchema } from "../../../src/contract/fact-schema.ts";
 import type { AgentEvent, Cost } from "../../../src/contract/facts.ts";
 import { AGENT_EVENT_MARKER, decodeAgentEvent, decodeAgentEventRecord, encodeAgentEvent } from "../../../src/kafka/serde/agent-events-record.ts";
-import { InternalRecordError } from "../../../src/kafka/serde/binary-form.ts";
+import { InternalRecordError } from "../../../src/codec/binary-form.ts";
 import { ENGINE_FACT_MARKER, decodeEngineFact, encodeEngineFact, readEngineFact } from "../../../src/kafka/serde/engine-facts-record.ts";
-import { ENVELOPE_FIELDS, FACT_LAYOUT_VERSION, LAYOUT_FIELDS, LAYOUT_TYPES, TASK_FIELDS, type LayoutField } from "../../../src/kafka/serde/fact-layout.ts";
+import { ENVELOPE_FIELDS, FACT_LAYOUT_VERSION, LAYOUT_FIELDS, LAYOUT_TYPES, TASK_FIELDS, type LayoutField } from "../../../src/codec/fact-layout.ts";
 import { validFact } from "../../support/valid-fact.ts";
 
 type AnySchema = z.ZodType & { _zod: { def: { type: string; in?: AnySchema; innerType?: AnySchema; entries?: Record<string, string> } } };

@@ -8,8 +8,9 @@ import type { MetricFact } from "../../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { INLINE_MEMBERS } from "../../../src/metrics/entity-docs.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
-import { openLmdbBackend } from "../../../src/metrics/state/state-backend.ts";
-import { StateStore } from "../../../src/metrics/state/state-store.ts";
+import { openLmdbBackend } from "../../../src/state/state-backend.ts";
+import { engineTables } from "../../../src/state/engine-tables.ts";
+import { StateStore } from "../../../src/state/state-store.ts";
 import { at, cost, definedTask, HOUR, modelCall, packet, repair, snapshot, summary } from "./fact-builders.ts";
 
 /**
@@ -82,27 +83,29 @@ describe("entity documents past their inline members", () => {
         const directory = join(root, `store-${String((stores += 1))}`);
         const half = Math.floor(order.length / 2);
         const first = openLmdbBackend(directory);
-        const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(first, 0), { inlineMembers });
+        const firstState = new StateStore(first, 0);
+        const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(firstState), { inlineMembers });
         const positionOf = new Map(facts.map((fact, index) => [fact, index + 1]));
         for (const [index, fact] of order.slice(0, half).entries()) {
           engine.ingest(fact, positionOf.get(fact));
           if (index % commitEvery === 0) {
             engine.flush();
-            await engine.state.commit();
+            await firstState.commit();
           }
         }
         engine.flush();
-        await engine.state.commit();
-        await engine.state.landed();
+        await firstState.commit();
+        await firstState.landed();
         await first.close();
 
         const second = openLmdbBackend(directory);
-        const reopened = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(second, 0), { inlineMembers });
+        const secondState = new StateStore(second, 0);
+        const reopened = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(secondState), { inlineMembers });
         for (const fact of order.slice(half)) reopened.ingest(fact, positionOf.get(fact));
         expect(reopened.results().map((entry) => entry.json)).toEqual(expected.lines);
         expect(reopened.conflicts()).toEqual(expected.conflicts);
-        await reopened.state.commit();
-        await reopened.state.landed();
+        await secondState.commit();
+        await secondState.landed();
         // The Delivery's document holds at most INLINE_MEMBERS of each list: a few kilobytes, not all of them.
         const document = second.get("ed\u0000d-long");
         expect(document).toBeDefined();

@@ -9,7 +9,7 @@ import { parseFact } from "../../../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from "../../../src/metrics/engine-config.ts";
 import { evaluateFacts } from "../../support/evaluate-facts.ts";
 import type { Conflict } from "../../../src/metrics/fact-ledger.ts";
-import type { Cohort, MetricResult, Scope } from "../../../src/metrics/result-record.ts";
+import type { Cohort, MetricResult, Scope } from "../../../src/contract/result-record.ts";
 import type { MetricId } from "../../../src/catalog/metric-definitions.ts";
 
 /**

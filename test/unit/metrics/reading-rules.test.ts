@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { METRIC_IDS } from "../../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../../src/contract/facts.ts";
-import type { MetricResult } from "../../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../../src/contract/result-record.ts";
 import { CUTOFF, DAY, HOUR, TUPLE, WINDOW0, at, catalogMinimumSample, cost, definedTask, evaluate, modelCall, packet, repair, snapshot, summary } from "./fact-builders.ts";
 
 /** Seed §7 reading rules and forbidden claims, and the contract §4 result record. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { MetricId } from "../../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../../src/contract/facts.ts";
 import { SUM_PAST_SAFE_INTEGER } from "../../../src/metrics/exact-sum.ts";
-import type { MetricResult } from "../../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../../src/contract/result-record.ts";
 import {
   DAY,
   HOUR,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { MetricFact } from "../../../src/contract/facts.ts";
-import type { MetricResult } from "../../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../../src/contract/result-record.ts";
 import { CUTOFF, HOUR, TUPLE, at, definedTask, evaluate, modelCall, snapshot, summary, terminalTask, type Raw } from "./fact-builders.ts";
 
 /**

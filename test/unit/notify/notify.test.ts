@@ -10,7 +10,7 @@ import { alertNotification, CoverageTransitions, webhookBody } from "../../../sr
 import { Notifier } from "../../../src/notify/notifier.ts";
 import { notifyFromFiles } from "../../../src/notify/notify-sources.ts";
 import { parseNotifyConfig, redactSecrets, type NotifyConfig } from "../../../src/notify/webhook-config.ts";
-import type { MetricResult } from "../../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../../src/contract/result-record.ts";
 import { startReceiver, type Behaviour, type WebhookReceiver } from "../../support/webhook-receiver.ts";
 
 const receivers: WebhookReceiver[] = [];

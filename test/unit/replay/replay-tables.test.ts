@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MetricId } from "../../../src/catalog/metric-definitions.ts";
-import type { Cohort, MetricResult, Scope } from "../../../src/metrics/result-record.ts";
+import type { Cohort, MetricResult, Scope } from "../../../src/contract/result-record.ts";
 import { formatMetricTable, metricRows } from "../../../src/cli/replay-summary.ts";
 import { formatGroupedResults } from "../../../src/cli/result-rows.ts";
 import { formatTable, wrapText } from "../../../src/cli/text-table.ts";

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStoreDirectory, StateDirectoryLockedError } from "../../../src/metrics/state/local-state.ts";
+import { openStoreDirectory, StateDirectoryLockedError } from "../../../src/state/local-state.ts";
 import { BYTES_CODEC, ChangeLoggingKeyValueStore, writeChanged } from "../../../src/stream/stores/changelogging-store.ts";
 import { InMemoryKeyValueStore } from "../../../src/stream/stores/key-value-store.ts";
 import { OnDiskKeyValueStore } from "../../../src/stream/stores/on-disk-key-value-store.ts";

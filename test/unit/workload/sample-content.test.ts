@@ -5,7 +5,7 @@ import { isAgentEvent, type AgentStep, type Cost, type DeliverySummary, type Met
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
 import { evaluateFacts } from "../../support/evaluate-facts.ts";
-import type { MetricResult } from "../../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../../src/contract/result-record.ts";
 import { parseFactJson } from "../../../src/contract/parse-fact.ts";
 import { countBy, defaultSample, parseAll } from "./workload-support.ts";
 

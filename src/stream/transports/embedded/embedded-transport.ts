@@ -7,7 +7,7 @@ import type { DecodedFact } from "../../../kafka/serde/decode-fact.ts";
 import type { TopicSerde as TopicSerdeShape } from "../../../kafka/serde/topic-serde.ts";
 import type { Conflict } from "../../../metrics/fact-ledger.ts";
 import { byUtf8 } from "../../../contract/code-point-order.ts";
-import type { MetricResult } from "../../../metrics/result-record.ts";
+import type { MetricResult } from "../../../contract/result-record.ts";
 import { compareAlerts, type RunStateSummary, type TripwireAlert } from "../../../tripwires/index.ts";
 import { FileIoError, ProcessorError, type TransportError } from "../../../errors.ts";
 import { isTopicPosition, type AgentEventRecord, type Batch, type EngineFact, type Processor, type SinkRecord, type SourceRecord, type Task } from "../../processor.ts";
@@ -15,7 +15,7 @@ import { closeTaskStores, createTaskStores, countDeadLetter, settleBatch, storeS
 import { Catalog, Config, runTopology, Telemetry, TopicSerde, Transport, type TopologyConfig } from "../../runtime/services.ts";
 import { Telemetry as TelemetryRegistry } from "../../runtime/telemetry.ts";
 import { ENGINE_STAGES, TOPOLOGY, type ProcessorName } from "../../topology.ts";
-import { partitionOf } from "../../../metrics/partitioned/partitioner.ts";
+import { partitionOf } from "../../../partitioned/partitioner.ts";
 import type { StageSourceValue } from "../../processors/engine-stages.ts";
 import { topicNames, type STAGE_TOPIC_ROLES } from "../../topic-names.ts";
 import { fileConflictLine, fileDeadLetterLine } from "./file-dead-letters.ts";

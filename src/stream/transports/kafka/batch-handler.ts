@@ -1,7 +1,7 @@
 import { Effect, Schedule } from "effect";
 import type { EachBatchPayload, KafkaMessage } from "kafkajs";
 import { KafkaIoError, RegistryError } from "../../../errors.ts";
-import { isStageRole } from "../../../metrics/partitioned/stage-task.ts";
+import { isStageRole } from "../../../partitioned/stage-task.ts";
 import { decodeAgentEventRecord } from "../../../kafka/serde/agent-events-record.ts";
 import { decodeFact } from "../../../kafka/serde/decode-fact.ts";
 import { readEngineFact } from "../../../kafka/serde/engine-facts-record.ts";

@@ -1,6 +1,6 @@
 import type { Message } from "kafkajs";
 import { deadLetterKey, type DeadLetterRecord } from "../../../contract/dead-letter.ts";
-import { partitionOf } from "../../../metrics/partitioned/partitioner.ts";
+import { partitionOf } from "../../../partitioned/partitioner.ts";
 import { encodeAgentEvent } from "../../../kafka/serde/agent-events-record.ts";
 import { encodeEngineFact } from "../../../kafka/serde/engine-facts-record.ts";
 import type { TopicSerde } from "../../../kafka/serde/topic-serde.ts";

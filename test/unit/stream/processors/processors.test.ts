@@ -7,7 +7,7 @@ import { shippedCatalog } from "../../../../src/catalog/metric-definitions.ts";
 import { isAgentEvent, type MetricFact } from "../../../../src/contract/facts.ts";
 import { parseFactJson } from "../../../../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../../src/metrics/engine-config.ts";
-import type { MetricResult } from "../../../../src/metrics/result-record.ts";
+import type { MetricResult } from "../../../../src/contract/result-record.ts";
 import type { DecodedFact } from "../../../../src/kafka/serde/decode-fact.ts";
 import type { EngineFact, ProcessResult, SinkRecord, SourceRecord } from "../../../../src/stream/processor.ts";
 import { engineProcessor, FLUSH_BACKLOG_THRESHOLD, type EnginePaging, type EngineStateOptions } from "../../../../src/stream/processors/engine.ts";

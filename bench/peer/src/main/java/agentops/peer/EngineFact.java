@@ -7,7 +7,7 @@ import java.util.Arrays;
 
 /**
  * One record of the engine-facts topic, decoded from the binary layout of
- * src/kafka/serde/engine-facts-record.ts and fact-layout.ts (version 1), keeping only the fields
+ * src/kafka/serde/engine-facts-record.ts and src/codec/fact-layout.ts (version 1), keeping only the fields
  * the subset reads: model_call, cost and delivery_summary. The other fact types are outside it.
  */
 final class EngineFact {

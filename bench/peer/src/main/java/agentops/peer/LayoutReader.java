@@ -2,7 +2,7 @@ package agentops.peer;
 
 import java.nio.charset.StandardCharsets;
 
-/** The primitives of src/kafka/serde/binary-form.ts, read from a record's bytes. */
+/** The primitives of src/codec/binary-form.ts, read from a record's bytes. */
 final class LayoutReader {
   private final byte[] buffer;
   int position;

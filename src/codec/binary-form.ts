@@ -1,5 +1,5 @@
 /**
- * The primitives of the internal topics' binary form (src/kafka/serde/fact-layout.ts): integers
+ * The primitives of the internal topics' binary form (src/codec/fact-layout.ts): integers
  * as variable-length sign-magnitude, doubles as IEEE 754, strings with their length and text
  * encoding. Exact for every JavaScript value the contract accepts: integers up to 2^53 in either
  * sign (zig-zag would need 2^54, which a double cannot hold), −0 kept apart from 0, strings with

@@ -1,15 +1,15 @@
 import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
-import type { EngineConfig } from "../engine-config.ts";
+import type { CatalogSummary } from "../catalog/metric-definitions.ts";
+import type { EngineConfig } from "../metrics/engine-config.ts";
 import { openLmdbBackend } from "./state-backend.ts";
 import { StateStore } from "./state-store.ts";
 
 /**
  * The layout of the engine's tables on disk (prefixes, keys, codecs). A store of another layout is
  * not read: it is wiped and rebuilt from the engine-facts topic. Raise it with any change of
- * src/metrics/state/codecs.ts or of a table's key.
+ * src/state/codecs/, of engine-tables.ts or of a table's key.
  */
 export const STATE_LAYOUT_VERSION = 5;
 
@@ -69,7 +69,11 @@ export class StateDirectoryLockedError extends Error {
  * processes write the same state), opens LMDB, and reads the checkpoint. A checkpoint of another
  * identity (layout, configuration, catalog) means the store is wiped: it cannot be resumed.
  */
-export function openLocalState(options: { readonly directory: (partition: number) => string; readonly cacheBytes: number }, partition: number, identity: string): LocalState {
+export function openLocalState(
+  options: { readonly directory: (partition: number) => string; readonly cacheBytes: number },
+  partition: number,
+  identity: string,
+): LocalState {
   const directory = options.directory(partition);
   mkdirSync(directory, { recursive: true });
   const release = lockDirectory(directory);

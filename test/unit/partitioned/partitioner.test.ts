@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { murmur2, partitionOf } from "../../../../src/metrics/partitioned/partitioner.ts";
-import { compositeKey, splitKey } from "../../../../src/metrics/partitioned/stage-records.ts";
+import { murmur2, partitionOf } from "../../../src/partitioned/partitioner.ts";
+import { compositeKey, splitKey } from "../../../src/partitioned/stage-records.ts";
 
 // kafkajs' own murmur2 (the default partitioner's hash, a port of the Java client's Utils.murmur2).
 const kafkajsMurmur2 = createRequire(import.meta.url)("kafkajs/src/producer/partitioners/default/murmur2") as (key: Buffer) => number;

@@ -1,6 +1,6 @@
-import type { MetricFact } from "../../contract/facts.ts";
-import { domainIdentity } from "../fact-ledger.ts";
-import type { UnitKind } from "../unit-key.ts";
+import type { MetricFact } from "../contract/facts.ts";
+import { domainIdentity } from "../metrics/fact-ledger.ts";
+import type { UnitKind } from "../metrics/unit-key.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey } from "./stage-records.ts";
 
@@ -17,15 +17,10 @@ import { compositeKey } from "./stage-records.ts";
  * - `snapshot \0 S`: the snapshot S (its no-task unit lives there);
  * - `tasks \0 S,p`: the snapshot S again, for partition p, when p owns some of its task units.
  *
- * Each bundle is owned by the entity partition its key hashes to, and each unit lives with the
- * bundle it is named after. A task unit is placed by its own key (`task unit \0 S,position`),
- * not its snapshot's: a snapshot declares hundreds of tasks, and placing them all with the
- * snapshot put most of the stage's facts on one partition (bench:partitioned). A unit whose reads cross bundles
- * (a Delivery reading its calls' costs, a task reading its member Deliveries and its task_id)
- * gets the other bundles' facts copied to its partition: pushed (call → its Delivery, decided by
- * the call's own delivery_id) or subscribed to (a task unit's partition subscribes to its members'
- * and its task_id's bundles). Every unit then evaluates, unchanged, over a local index that holds
- * every fact it reads, so its contributions equal the single engine's.
+ * Each bundle is owned by the entity partition its key hashes to, and each unit lives with its
+ * bundle; a task unit is placed by its own key (`task unit \0 S,position`) so that a snapshot's
+ * hundreds of tasks spread. Facts a unit reads from other bundles are pushed or subscribed to, so
+ * every unit evaluates over a local index holding every fact it reads, as in the single engine.
  */
 export type BundleKind = "call" | "delivery" | "task" | "packet" | "snapshot" | "tasks" | "task unit";
 
@@ -85,7 +80,8 @@ export function destinationsOf(fact: MetricFact, partitions: number): { bundle: 
   const destinations = bundlesOf(fact).map((bundle) => ({ bundle, partition: partitionOf(bundle, partitions) }));
   if (fact.type === "task_snapshot") {
     const owners = new Set(fact.tasks.map((_, position) => partitionOf(taskUnitBundle(fact.snapshot_id, position), partitions)));
-    for (const partition of [...owners].sort((a, b) => a - b)) destinations.push({ bundle: bundleKey("tasks", compositeKey(fact.snapshot_id, String(partition))), partition });
+    for (const partition of [...owners].sort((a, b) => a - b))
+      destinations.push({ bundle: bundleKey("tasks", compositeKey(fact.snapshot_id, String(partition))), partition });
   }
   return destinations;
 }

@@ -1,11 +1,13 @@
-import type { MetricFact } from "../../contract/facts.ts";
-import { admissionCodec, claimVersionCodec, versionsCodec, type StoredVersion } from "../state/codecs.ts";
-import type { LinkTable, StateStore, Table } from "../state/state-store.ts";
-import { conflictReport, domainIdentity, hasDistinctContent, isRedelivery, sameRecord, type FactOrigin } from "../fact-ledger.ts";
+import type { MetricFact } from "../contract/facts.ts";
+import { conflictReport, domainIdentity, hasDistinctContent, isRedelivery, sameRecord, type FactOrigin, type StoredVersion } from "../metrics/fact-ledger.ts";
+import type { LinkTable, Table } from "../metrics/tables.ts";
+import { versionsCodec } from "../state/codecs/values.ts";
+import type { StateStore } from "../state/state-store.ts";
+import { admissionCodec, claimVersionCodec } from "./stage-codecs.ts";
 import { admissionKey, destinationsOf } from "./bundles.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey, splitKey, type Admission, type ClaimVersion, type StageRecord } from "./stage-records.ts";
-import { byUtf8 } from "../../contract/code-point-order.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 
 /** The outcome of one record at the fact ledger, as the single engine's ledger names it. */
 export type FactLedgerOutcome = "new" | "redelivery" | "conflict";
@@ -86,7 +88,8 @@ export class DomainLedgerPartition {
     const all = [...this.claims.get(claim)];
     const distinct = hasDistinctContent(all.map((known) => known.fact));
     let next: ClaimVersion | undefined;
-    if (!distinct) for (const candidate of all) if (candidate.live && (next === undefined || byUtf8(candidate.fact.fact_id, next.fact.fact_id) < 0)) next = candidate;
+    if (!distinct)
+      for (const candidate of all) if (candidate.live && (next === undefined || byUtf8(candidate.fact.fact_id, next.fact.fact_id) < 0)) next = candidate;
     const previous = this.admitted.get(claim);
     const admitted: Admission | undefined = next === undefined ? undefined : { fact: next.fact, origin: next.origin };
     const changed = previous === undefined || admitted === undefined ? previous !== admitted : !sameRecord(previous.fact, admitted.fact);

@@ -1,6 +1,6 @@
-import { OBSERVATION_CONTRACT } from "../../contract/fact-schema.ts";
-import { intern, sharedProvenance } from "../../contract/fast-fields.ts";
-import type { Fact } from "../../contract/facts.ts";
+import { OBSERVATION_CONTRACT } from "../contract/fact-schema.ts";
+import { intern, sharedProvenance } from "../contract/fast-fields.ts";
+import type { Fact } from "../contract/facts.ts";
 import { InternalRecordError, type BinaryReader, type BinaryWriter } from "./binary-form.ts";
 
 /**
@@ -12,13 +12,11 @@ import { InternalRecordError, type BinaryReader, type BinaryWriter } from "./bin
  *   presence (bit i set when the type's i-th optional field is present) · the present fields, in
  *   the contract's shape order · invalid_measures (count + 1, 0 = none; then field/raw JSON pairs)
  *
- * The contract string is not written: this layout is of contract 1.0.0's facts. The layout is a
- * copy of the contract's shapes on purpose, versioned apart from them: a contract change must not
- * silently change what existing compacted topics mean. test/unit/kafka/fact-layout.test.ts holds
- * it to the zod schemas (same fields, order, optionality and enum symbols); changing it means a new
- * FACT_LAYOUT_VERSION. Decoding builds the fact exactly as the contract's fast path does (same key
- * order, absent optionals left out, labels and provenance shared), so a decoded fact is the fact
- * ingest validated: decode(encode(fact)) deep-equals fact (test/property/internal-records.property.test.ts).
+ * The layout copies the contract's shapes on purpose, versioned apart from them, so that a contract
+ * change cannot silently change what existing compacted topics and state stores mean
+ * (test/unit/kafka/internal-records.test.ts holds it to the zod schemas; a change means a new
+ * FACT_LAYOUT_VERSION). Decoding builds the fact as the contract's fast path does, so
+ * decode(encode(fact)) deep-equals fact (test/property/internal-records.property.test.ts).
  */
 export const FACT_LAYOUT_VERSION = 1;
 
@@ -62,7 +60,12 @@ export type LayoutType = (typeof LAYOUT_TYPES)[number];
 export const ENVELOPE_FIELDS = ["contract", "fact_id", "event_time", "provenance", "type"] as const;
 
 /** A defined task of a snapshot. */
-export const TASK_FIELDS: readonly LayoutField[] = [optional("task_id", text), optional("members", strings), optional("role_template", text), optional("template_assignment", oneOf("EVENT_TIME", "BACKFILLED"))];
+export const TASK_FIELDS: readonly LayoutField[] = [
+  optional("task_id", text),
+  optional("members", strings),
+  optional("role_template", text),
+  optional("template_assignment", oneOf("EVENT_TIME", "BACKFILLED")),
+];
 
 /** Each type's own fields, after the envelope, in the contract's shape order. */
 export const LAYOUT_FIELDS: Readonly<Record<LayoutType, readonly LayoutField[]>> = {
@@ -102,8 +105,20 @@ export const LAYOUT_FIELDS: Readonly<Record<LayoutType, readonly LayoutField[]>>
     optional("elapsed_ms", integer),
     optional("stage_reached", label),
   ],
-  packet: [required("packet_id", text), optional("task_id", text), required("governance_revision", label), optional("repair_attribution", oneOf("AVAILABLE", "UNAVAILABLE"))],
-  repair: [required("repair_id", text), required("finding_id", text), optional("packet_id", text), optional("task_id", text), optional("delivery_id", text), required("attributable", boolean)],
+  packet: [
+    required("packet_id", text),
+    optional("task_id", text),
+    required("governance_revision", label),
+    optional("repair_attribution", oneOf("AVAILABLE", "UNAVAILABLE")),
+  ],
+  repair: [
+    required("repair_id", text),
+    required("finding_id", text),
+    optional("packet_id", text),
+    optional("task_id", text),
+    optional("delivery_id", text),
+    required("attributable", boolean),
+  ],
   task_snapshot: [required("snapshot_id", text), required("cutoff", time), required("tasks", { kind: "tasks" })],
   agent_step: [
     required("run_id", text),

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { shippedCatalog } from "../../../../src/catalog/metric-definitions.ts";
-import { isAgentEvent, type MetricFact } from "../../../../src/contract/facts.ts";
-import { parseFactJson } from "../../../../src/contract/parse-fact.ts";
-import { DEFAULT_ENGINE_CONFIG } from "../../../../src/metrics/engine-config.ts";
-import { MetricEngine } from "../../../../src/metrics/metric-engine.ts";
-import { PartitionedEngine } from "../../../../src/metrics/partitioned/partitioned-engine.ts";
-import { generateWorkloadLines } from "../../../../src/workload/workload.ts";
+import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
+import { isAgentEvent, type MetricFact } from "../../../src/contract/facts.ts";
+import { parseFactJson } from "../../../src/contract/parse-fact.ts";
+import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
+import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
+import { PartitionedEngine } from "../../../src/partitioned/partitioned-engine.ts";
+import { generateWorkloadLines } from "../../../src/workload/workload.ts";
 
 /**
  * The partitioned engine on the generated workload (snapshots of many tasks with early and final

@@ -1,12 +1,15 @@
-import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
-import type { EngineConfig } from "../engine-config.ts";
-import { GroupAggregate } from "../group-aggregate.ts";
-import { byUtf8 } from "../../contract/code-point-order.ts";
-import { ResultPublisher } from "../result-publisher.ts";
-import type { MetricResult, ResultChange } from "../result-record.ts";
-import { detachedBytes } from "../../kafka/serde/binary-form.ts";
-import { bytesCodec, groupCodec } from "../state/codecs.ts";
-import { StateStore, type LinkTable } from "../state/state-store.ts";
+import type { CatalogSummary } from "../catalog/metric-definitions.ts";
+import type { EngineConfig } from "../metrics/engine-config.ts";
+import { GroupAggregate } from "../metrics/group-aggregate.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
+import { ResultPublisher } from "../metrics/result-publisher.ts";
+import type { MetricResult, ResultChange } from "../contract/result-record.ts";
+import { detachedBytes } from "../codec/binary-form.ts";
+import type { LinkTable } from "../metrics/tables.ts";
+import { groupCodec } from "../state/codecs/contributions.ts";
+import { bytesCodec } from "../state/codecs/values.ts";
+import { publishedTables } from "../state/engine-tables.ts";
+import { StateStore } from "../state/state-store.ts";
 import { splitKey } from "./stage-records.ts";
 
 const GROUPS = groupCodec();
@@ -25,7 +28,7 @@ export class AggregationPartition {
 
   constructor(catalog: CatalogSummary, config: EngineConfig, state: StateStore = new StateStore(undefined)) {
     this.partials = state.links("Ap\u0000", bytesCodec);
-    this.publisher = new ResultPublisher(state, catalog, config);
+    this.publisher = new ResultPublisher(publishedTables(state), catalog, config);
   }
 
   receive(key: string, value: Buffer | null): void {

@@ -5,15 +5,16 @@ import { afterAll, describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
 import { isAgentEvent, type MetricFact } from "../../../src/contract/facts.ts";
 import { parseFactJson } from "../../../src/contract/parse-fact.ts";
-import { BinaryReader, InternalRecordError } from "../../../src/kafka/serde/binary-form.ts";
+import { BinaryReader, InternalRecordError } from "../../../src/codec/binary-form.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
-import type { Scope } from "../../../src/metrics/result-record.ts";
+import type { Scope } from "../../../src/contract/result-record.ts";
 import { NO_COHORT, resultKey } from "../../../src/metrics/scope.ts";
-import { decodeUnitRecord, encodeUnitRecord } from "../../../src/metrics/state/codecs.ts";
-import { stateIdentity } from "../../../src/metrics/state/local-state.ts";
-import { openLmdbBackend } from "../../../src/metrics/state/state-backend.ts";
-import { StateStore } from "../../../src/metrics/state/state-store.ts";
+import { decodeUnitRecord, encodeUnitRecord } from "../../../src/state/codecs/contributions.ts";
+import { engineTables } from "../../../src/state/engine-tables.ts";
+import { stateIdentity } from "../../../src/state/local-state.ts";
+import { openLmdbBackend } from "../../../src/state/state-backend.ts";
+import { StateStore } from "../../../src/state/state-store.ts";
 import { generateWorkloadLines } from "../../../src/workload/workload.ts";
 
 const root = mkdtempSync(join(tmpdir(), "agentops-unit-record-"));
@@ -29,7 +30,7 @@ describe("the contributions changelog record", () => {
       if (parsed.ok && !isAgentEvent(parsed.fact)) facts.push(parsed.fact);
     }
     const backend = openLmdbBackend(join(root, "workload"));
-    const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(backend, 1 << 20));
+    const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(new StateStore(backend, 1 << 20)));
     for (const fact of facts) engine.ingest(fact);
     engine.flush();
     const changes = engine.unitChanges().filter(([, contributions]) => contributions.length > 0);

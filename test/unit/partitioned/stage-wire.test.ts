@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { DeliverySummary } from "../../../../src/contract/facts.ts";
-import { cohortOf } from "../../../../src/metrics/scope.ts";
-import { decodeStageValue, encodeStageValue } from "../../../../src/metrics/partitioned/stage-wire.ts";
-import type { StageRecord } from "../../../../src/metrics/partitioned/stage-records.ts";
-import { EMPTY_MEMBER, EMPTY_TASK_ID, type MemberReading } from "../../../../src/metrics/task-inputs.ts";
-import { accepted } from "../../../support/fact-arbitraries.ts";
+import type { DeliverySummary } from "../../../src/contract/facts.ts";
+import { cohortOf } from "../../../src/metrics/scope.ts";
+import { decodeStageValue, encodeStageValue } from "../../../src/partitioned/stage-wire.ts";
+import type { StageRecord } from "../../../src/partitioned/stage-records.ts";
+import { EMPTY_MEMBER, EMPTY_TASK_ID, type MemberReading } from "../../../src/metrics/task-inputs.ts";
+import { accepted } from "../../support/fact-arbitraries.ts";
 
 type Response = Extract<StageRecord, { topic: "responses" }>;
 

@@ -1,10 +1,11 @@
 import type { Cost, DeliverySummary, MetricFact, ModelCall, Packet, Repair, TaskSnapshot } from "../../contract/facts.ts";
-import { InternalRecordError, type BinaryReader, type BinaryWriter } from "../../kafka/serde/binary-form.ts";
-import { readFact } from "../../kafka/serde/fact-layout.ts";
-import type { CallDoc, DeliveryDoc, PacketDoc, SnapshotDoc, TaskIdDoc, TaskReader } from "../entity-docs.ts";
-import { decodeWith, factBytes, startValue, forgetEncodedFacts, readContributions, writeContributions } from "./codecs.ts";
-import type { GroupKeyIds } from "./group-key-ids.ts";
-import type { ValueCodec } from "./state-store.ts";
+import { InternalRecordError, type BinaryReader, type BinaryWriter } from "../../codec/binary-form.ts";
+import { readFact } from "../../codec/fact-layout.ts";
+import type { CallDoc, DeliveryDoc, PacketDoc, SnapshotDoc, TaskIdDoc, TaskReader } from "../../metrics/entity-docs.ts";
+import { readContributions, writeContributions } from "./contributions.ts";
+import { decodeWith, factBytes, forgetEncodedFacts, startValue } from "./values.ts";
+import type { GroupKeyIds } from "../group-key-ids.ts";
+import type { ValueCodec } from "../value-codec.ts";
 
 /*
  * The entity documents on disk (src/metrics/entity-docs.ts): facts in the engine-facts layout,

@@ -1,6 +1,6 @@
-import type { MetricFact } from "../../contract/facts.ts";
-import type { Conflict, FactOrigin } from "../fact-ledger.ts";
-import type { MemberReading, TaskIdReading } from "../task-inputs.ts";
+import type { MetricFact } from "../contract/facts.ts";
+import type { Conflict, FactOrigin } from "../metrics/fact-ledger.ts";
+import type { MemberReading, TaskIdReading } from "../metrics/task-inputs.ts";
 
 /**
  * The records the partitioned engine's stages send one another (docs/engine-state.md §4, as

@@ -1,10 +1,10 @@
-import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
-import type { MetricFact } from "../../contract/facts.ts";
-import type { EngineConfig } from "../engine-config.ts";
-import type { Conflict, FactOrigin } from "../fact-ledger.ts";
-import { byUtf8 } from "../../contract/code-point-order.ts";
+import type { CatalogSummary } from "../catalog/metric-definitions.ts";
+import type { MetricFact } from "../contract/facts.ts";
+import type { EngineConfig } from "../metrics/engine-config.ts";
+import type { Conflict, FactOrigin } from "../metrics/fact-ledger.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 import { StateStore } from "../state/state-store.ts";
-import type { MetricResult, ResultChange } from "../result-record.ts";
+import type { MetricResult, ResultChange } from "../contract/result-record.ts";
 import { samePartitions, type FactLedgerOutcome, type StagePartitions } from "./ledger-stages.ts";
 import { partitionOf } from "./partitioner.ts";
 import type { StageTopic } from "./stage-records.ts";
@@ -69,7 +69,12 @@ export class PartitionedEngine {
         stores.push(store);
         return new StageTask(stage, partition, this.stages, config, catalog, store);
       });
-    this.tasks = { factLedger: tasksOf("factLedger"), domainLedger: tasksOf("domainLedger"), entities: tasksOf("entities"), aggregation: tasksOf("aggregation") };
+    this.tasks = {
+      factLedger: tasksOf("factLedger"),
+      domainLedger: tasksOf("domainLedger"),
+      entities: tasksOf("entities"),
+      aggregation: tasksOf("aggregation"),
+    };
     this.stores = stores;
     this.schedule = options.schedule ?? IN_TURN;
   }

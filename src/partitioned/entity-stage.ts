@@ -1,17 +1,21 @@
-import type { MetricFact } from "../../contract/facts.ts";
-import { terminalSummaries } from "../delivery-reading.ts";
-import type { EngineConfig } from "../engine-config.ts";
-import { conflictReport, recordForm, sameRecord } from "../fact-ledger.ts";
-import { factCodec, groupCodec, joinReadingCodec, originCodec, presenceCodec, stringCodec, type StoredOrigin } from "../state/codecs.ts";
-import { StateStore, type LinkTable, type Table } from "../state/state-store.ts";
-import { EMPTY_MEMBER, EMPTY_TASK_ID, indexTaskInputs, type MemberReading, type TaskIdReading, type TaskInputs } from "../task-inputs.ts";
-import { taskLinksOf } from "../unit-key.ts";
-import { UnitState } from "../unit-state.ts";
+import type { MetricFact } from "../contract/facts.ts";
+import { terminalSummaries } from "../metrics/delivery-reading.ts";
+import type { EngineConfig } from "../metrics/engine-config.ts";
+import { conflictReport, recordForm, sameRecord } from "../metrics/fact-ledger.ts";
+import type { LinkTable, Table } from "../metrics/tables.ts";
+import { groupCodec } from "../state/codecs/contributions.ts";
+import { factCodec, originCodec, presenceCodec, stringCodec, type StoredOrigin } from "../state/codecs/values.ts";
+import { unitTables } from "../state/engine-tables.ts";
+import { StateStore } from "../state/state-store.ts";
+import { joinReadingCodec } from "./stage-codecs.ts";
+import { EMPTY_MEMBER, EMPTY_TASK_ID, indexTaskInputs, type MemberReading, type TaskIdReading, type TaskInputs } from "../metrics/task-inputs.ts";
+import { taskLinksOf } from "../metrics/unit-key.ts";
+import { UnitState } from "../metrics/unit-state.ts";
 import { bundleId, bundleKey, bundleKind, evidenceHome, taskUnitBundle, unitBundle } from "./bundles.ts";
 import type { StagePartitions } from "./ledger-stages.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey, splitKey, type JoinReading, type StageRecord } from "./stage-records.ts";
-import { byUtf8 } from "../../contract/code-point-order.ts";
+import { byUtf8 } from "../contract/code-point-order.ts";
 
 const GROUPS = groupCodec();
 
@@ -61,7 +65,10 @@ export class EntityPartition {
   constructor(partition: number, stages: StagePartitions, config: EngineConfig, state: StateStore = new StateStore(undefined)) {
     this.partition = partition;
     this.stages = stages;
-    this.units = new UnitState(config, state, { owns: (kind, id) => this.owns(unitBundle(kind, id)), taskInputs: (index) => this.taskInputs(indexTaskInputs(index)) });
+    this.units = new UnitState(config, unitTables(state, { changelog: false }), {
+      owns: (kind, id) => this.owns(unitBundle(kind, id)),
+      taskInputs: (index) => this.taskInputs(indexTaskInputs(index)),
+    });
     this.direct = state.links("Ed\u0000", factCodec);
     this.pushed = state.links("Ep\u0000", factCodec);
     this.origins = state.table("Eo\u0000", originCodec);
@@ -123,14 +130,20 @@ export class EntityPartition {
 
   /** Recomputes the marked units, answers the subscriptions whose bundles changed, and sends the partial sums of every changed group. */
   flush(out: StageRecord[]): void {
-    for (const bundle of [...this.changedBundles].sort(byUtf8)) for (const subscription of this.subscribersOf(bundle)) this.respond(bundle, subscription, true, out);
+    for (const bundle of [...this.changedBundles].sort(byUtf8))
+      for (const subscription of this.subscribersOf(bundle)) this.respond(bundle, subscription, true, out);
     this.changedBundles.clear();
     this.units.recomputeUnits();
     for (const groupKey of this.units.takeDirtyGroups()) {
       const group = this.units.group(groupKey);
       const empty = group === undefined || group.isEmpty;
       if (empty && group !== undefined) this.units.dropGroup(groupKey);
-      out.push({ topic: "partials", partition: partitionOf(groupKey, this.stages.aggregation), key: compositeKey(groupKey, String(this.partition)), value: empty ? null : GROUPS.encode(group) });
+      out.push({
+        topic: "partials",
+        partition: partitionOf(groupKey, this.stages.aggregation),
+        key: compositeKey(groupKey, String(this.partition)),
+        value: empty ? null : GROUPS.encode(group),
+      });
     }
   }
 
@@ -143,11 +156,15 @@ export class EntityPartition {
     return {
       member: (deliveryId, cutoff): MemberReading => {
         const bundle = bundleKey("delivery", deliveryId);
-        return this.owns(bundle) ? local.member(deliveryId, cutoff) : ((this.responses.get(compositeKey(bundle, String(cutoff))) as MemberReading | undefined) ?? EMPTY_MEMBER);
+        return this.owns(bundle)
+          ? local.member(deliveryId, cutoff)
+          : ((this.responses.get(compositeKey(bundle, String(cutoff))) as MemberReading | undefined) ?? EMPTY_MEMBER);
       },
       taskId: (taskId, cutoff): TaskIdReading => {
         const bundle = bundleKey("task", taskId);
-        return this.owns(bundle) ? local.taskId(taskId, cutoff) : ((this.responses.get(compositeKey(bundle, String(cutoff))) as TaskIdReading | undefined) ?? EMPTY_TASK_ID);
+        return this.owns(bundle)
+          ? local.taskId(taskId, cutoff)
+          : ((this.responses.get(compositeKey(bundle, String(cutoff))) as TaskIdReading | undefined) ?? EMPTY_TASK_ID);
       },
     };
   }
@@ -171,7 +188,8 @@ export class EntityPartition {
       if (target !== undefined) out.push(this.push(target, bundle, admission, fact));
       if (admission === `call\u0000${bundleId(bundle)}`) this.retarget(bundle, fact, out);
     }
-    if (bundleKind(bundle) === "delivery" && tag === "" && (previous?.type === "delivery_summary" || fact?.type === "delivery_summary")) this.reportLaterTerminal(bundle, out);
+    if (bundleKind(bundle) === "delivery" && tag === "" && (previous?.type === "delivery_summary" || fact?.type === "delivery_summary"))
+      this.reportLaterTerminal(bundle, out);
   }
 
   /** A call bundle's Delivery is its call's delivery_id: when that changes, its members move. */
@@ -258,7 +276,10 @@ export class EntityPartition {
    */
   private markReadingsOf(fact: MetricFact): void {
     const { taskId, deliveryId } = taskLinksOf(fact, (callId) => this.units.index.calls.get(callId));
-    for (const bundle of [deliveryId === undefined ? undefined : bundleKey("delivery", deliveryId), taskId === undefined ? undefined : bundleKey("task", taskId)]) {
+    for (const bundle of [
+      deliveryId === undefined ? undefined : bundleKey("delivery", deliveryId),
+      taskId === undefined ? undefined : bundleKey("task", taskId),
+    ]) {
       if (bundle !== undefined && this.subscriptions.members(bundle).size > 0) this.changedBundles.add(bundle);
     }
   }
@@ -278,7 +299,13 @@ export class EntityPartition {
       const count = Number(this.wanted.get(key) ?? "0") + delta;
       if (count === 0) this.wanted.delete(key);
       else this.wanted.set(key, String(count));
-      if ((delta === 1 && count === 1) || count === 0) out.push({ topic: "subscriptions", partition: partitionOf(bundle, this.stages.entities), key: compositeKey(bundle, String(this.partition), cutoff), value: count === 0 ? null : true });
+      if ((delta === 1 && count === 1) || count === 0)
+        out.push({
+          topic: "subscriptions",
+          partition: partitionOf(bundle, this.stages.entities),
+          key: compositeKey(bundle, String(this.partition), cutoff),
+          value: count === 0 ? null : true,
+        });
     }
   }
 

@@ -1,11 +1,12 @@
-import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
-import type { MetricFact } from "../../contract/facts.ts";
-import type { EngineConfig } from "../engine-config.ts";
-import type { Conflict, FactOrigin } from "../fact-ledger.ts";
-import type { MetricResult, ResultChange } from "../result-record.ts";
-import { detachedBytes } from "../../kafka/serde/binary-form.ts";
-import { bytesCodec } from "../state/codecs.ts";
-import { StateStore, type Table } from "../state/state-store.ts";
+import type { CatalogSummary } from "../catalog/metric-definitions.ts";
+import type { MetricFact } from "../contract/facts.ts";
+import type { EngineConfig } from "../metrics/engine-config.ts";
+import type { Conflict, FactOrigin } from "../metrics/fact-ledger.ts";
+import type { MetricResult, ResultChange } from "../contract/result-record.ts";
+import { detachedBytes } from "../codec/binary-form.ts";
+import type { Table } from "../metrics/tables.ts";
+import { bytesCodec } from "../state/codecs/values.ts";
+import { StateStore } from "../state/state-store.ts";
 import { AggregationPartition } from "./aggregation-stage.ts";
 import { EntityPartition } from "./entity-stage.ts";
 import { DomainLedgerPartition, FactIdLedgerPartition, type FactLedgerOutcome, type StagePartitions } from "./ledger-stages.ts";
@@ -52,7 +53,13 @@ export interface WireRecord {
 }
 
 export function toWire(record: Exclude<StageRecord, { topic: "conflicts" }>): WireRecord {
-  return { role: STAGE_ROLE[record.topic], topic: record.topic, partition: record.partition, key: compositeKey(record.topic, record.key), value: encodeStageValue(record) };
+  return {
+    role: STAGE_ROLE[record.topic],
+    topic: record.topic,
+    partition: record.partition,
+    key: compositeKey(record.topic, record.key),
+    value: encodeStageValue(record),
+  };
 }
 
 /** A topic record back as the stage record it carries; the partition is the reader's own. */
@@ -94,7 +101,14 @@ export class StageTask {
   /** Stage records emitted since the last flush, in order. */
   private pending: StageRecord[] = [];
 
-  constructor(stage: StageName, partition: number, stages: StagePartitions, config: EngineConfig, catalog: CatalogSummary, state: StateStore = new StateStore(undefined)) {
+  constructor(
+    stage: StageName,
+    partition: number,
+    stages: StagePartitions,
+    config: EngineConfig,
+    catalog: CatalogSummary,
+    state: StateStore = new StateStore(undefined),
+  ) {
     this.stage = stage;
     this.partition = partition;
     this.outbox = state.table("Ob\u0000", bytesCodec);

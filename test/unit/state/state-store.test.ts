@@ -7,14 +7,15 @@ import { runInNewContext } from "node:vm";
 import { afterAll, describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
-import { presenceCodec, stringCodec } from "../../../src/metrics/state/codecs.ts";
-import { checkpointWrite, openLocalState, stateIdentity, StateDirectoryLockedError } from "../../../src/metrics/state/local-state.ts";
-import { boundEngineHeapGrowth, ENGINE_HEAP_GROWING_PERCENT } from "../../../src/metrics/state/heap-growth.ts";
-import { openLmdbBackend, type StateBackend } from "../../../src/metrics/state/state-backend.ts";
-import { MAX_DIRTY_ENTRIES, StateStore } from "../../../src/metrics/state/state-store.ts";
+import { presenceCodec, stringCodec } from "../../../src/state/codecs/values.ts";
+import { engineTables, unitTables } from "../../../src/state/engine-tables.ts";
+import { checkpointWrite, openLocalState, stateIdentity, StateDirectoryLockedError } from "../../../src/state/local-state.ts";
+import { boundEngineHeapGrowth, ENGINE_HEAP_GROWING_PERCENT } from "../../../src/state/heap-growth.ts";
+import { openLmdbBackend, type StateBackend } from "../../../src/state/state-backend.ts";
+import { MAX_DIRTY_ENTRIES, StateStore } from "../../../src/state/state-store.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
 import { UnitState } from "../../../src/metrics/unit-state.ts";
-import { cost, modelCall } from "./fact-builders.ts";
+import { cost, modelCall } from "../metrics/fact-builders.ts";
 
 const root = mkdtempSync(join(tmpdir(), "agentops-state-store-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -180,17 +181,18 @@ describe("the engine's changed units on disk", () => {
   it("are never written when the changelog took them before the commit (live), and survive a restart when it had not (replaying old input)", async () => {
     const directory = fresh();
     const written: string[] = [];
-    const open = (): { engine: MetricEngine; backend: ReturnType<typeof openLmdbBackend> } => {
+    const open = (): { engine: MetricEngine; state: StateStore; backend: ReturnType<typeof openLmdbBackend> } => {
       const backend = openLmdbBackend(directory);
-      return { engine: new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(recordingWrites(backend, written), 1 << 20)), backend };
+      const state = new StateStore(recordingWrites(backend, written), 1 << 20);
+      return { engine: new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(state)), state, backend };
     };
     const live = open();
     for (const fact of facts.slice(0, 20)) live.engine.ingest(fact);
     live.engine.flush();
     const taken = live.engine.unitChanges();
     expect(taken.length).toBeGreaterThan(0);
-    await live.engine.state.commit();
-    await live.engine.state.landed();
+    await live.state.commit();
+    await live.state.landed();
     // Not even a delete: the commit wrote state, and no changed-unit key.
     expect(written.length).toBeGreaterThan(0);
     expect(written.filter((key) => key.startsWith(CHANGED_UNITS))).toEqual([]);
@@ -198,8 +200,8 @@ describe("the engine's changed units on disk", () => {
     // Replaying: flushed and committed with no changelog records taken, then the process stops.
     for (const fact of facts.slice(20)) live.engine.ingest(fact);
     live.engine.flush();
-    await live.engine.state.commit();
-    await live.engine.state.landed();
+    await live.state.commit();
+    await live.state.landed();
     const spilled = [...live.backend.scan(CHANGED_UNITS)].map(([key]) => key.slice(CHANGED_UNITS.length));
     expect(spilled.length).toBeGreaterThan(0);
     await live.backend.close();
@@ -209,8 +211,8 @@ describe("the engine's changed units on disk", () => {
     expect(pending.map(([unit]) => unit)).toEqual([...spilled].sort());
     expect(pending.every(([, contributions]) => contributions.length > 0)).toBe(true);
     // Taken once: the next commit deletes them, and nothing is left to take.
-    await restarted.engine.state.commit();
-    await restarted.engine.state.landed();
+    await restarted.state.commit();
+    await restarted.state.landed();
     expect([...restarted.backend.scan(CHANGED_UNITS)]).toEqual([]);
     expect(restarted.engine.unitChanges()).toEqual([]);
     await restarted.backend.close();
@@ -220,7 +222,7 @@ describe("the engine's changed units on disk", () => {
     const backend = openLmdbBackend(fresh());
     const written: string[] = [];
     const state = new StateStore(recordingWrites(backend, written), 1 << 20);
-    const units = new UnitState(DEFAULT_ENGINE_CONFIG, state);
+    const units = new UnitState(DEFAULT_ENGINE_CONFIG, unitTables(state, { changelog: false }));
     for (const fact of facts) units.admit(fact);
     units.recomputeUnits();
     expect(units.takeDirtyGroups().length).toBeGreaterThan(0);
@@ -242,11 +244,12 @@ describe("result keys in stored unit contributions", () => {
     for (const fact of facts) memory.ingest(fact);
 
     const first = openLmdbBackend(directory);
-    const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(first, 0));
+    const firstState = new StateStore(first, 0);
+    const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(firstState));
     for (const fact of facts.slice(0, 12)) engine.ingest(fact);
     engine.flush();
-    await engine.state.commit();
-    await engine.state.landed();
+    await firstState.commit();
+    await firstState.landed();
     // The call and Delivery documents hold their units' contributions (src/metrics/entity-docs.ts).
     const stored = [...first.scan("ec\u0000"), ...first.scan("ed\u0000")];
     expect(stored.length).toBeGreaterThan(0);
@@ -257,13 +260,14 @@ describe("result keys in stored unit contributions", () => {
     await first.close();
 
     const second = openLmdbBackend(directory);
-    const restarted = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), new StateStore(second, 0));
+    const secondState = new StateStore(second, 0);
+    const restarted = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(secondState));
     // The rest changes the units already stored (their contributions are read back and retracted)
     // and reaches groups the first process never stored.
     for (const fact of facts.slice(12)) restarted.ingest(fact);
     restarted.flush();
-    await restarted.state.commit();
-    await restarted.state.landed();
+    await secondState.commit();
+    await secondState.landed();
     expect(restarted.results().map((row) => row.json)).toEqual(memory.results().map((row) => row.json));
     const idsAfter = [...second.scan("gn\u0000")].map(([key, bytes]) => [key, bytes.readUInt32BE(0)] as const);
     // One id per key, never reused.

@@ -1,4 +1,5 @@
-import { admissionCodec, claimVersionCodec, factCodec, joinReadingCodec } from "../state/codecs.ts";
+import { factCodec } from "../state/codecs/values.ts";
+import { admissionCodec, claimVersionCodec, joinReadingCodec } from "./stage-codecs.ts";
 import type { StageRecord } from "./stage-records.ts";
 
 /**

@@ -1,6 +1,8 @@
-import { BoundedMemo } from "../memo-map.ts";
-import { stringCodec } from "./codecs.ts";
-import type { StateStore, Table, ValueCodec } from "./state-store.ts";
+import { BoundedMemo } from "../metrics/memo-map.ts";
+import { stringCodec } from "./codecs/values.ts";
+import type { Table } from "../metrics/tables.ts";
+import type { StateStore } from "./state-store.ts";
+import type { ValueCodec } from "./value-codec.ts";
 
 /** The counter's key in its table. */
 const NEXT = "next";
@@ -15,18 +17,12 @@ const unsignedCodec: ValueCodec<number> = {
 };
 
 /**
- * Small numbers for result keys in the stored unit contributions. A unit's contributions name their
- * groups by result key (canonical JSON of metric, scope and cohort, about 200 bytes), and a call
- * unit has a dozen: written in full they were a third of the bytes a commit wrote (458 MB of
- * 1.25 GB over 1M facts). Stored as ids they take one to three bytes each.
+ * Small numbers for result keys in the stored unit contributions: a result key is about 200 bytes
+ * of canonical JSON and a call unit names a dozen, while an id takes one to three bytes.
  *
- * The ids are local to one state store: assigned in the order keys are first stored, persisted in
- * the store with the contributions that use them (same commit), never written to a topic (the
- * contributions changelog names groups by their parts). So results never depend on them.
- *
- * An id must exist before the contributions naming it are encoded: `assign` runs when a unit's
- * contributions are set, before the commit that writes them, since a commit drains the tables in
- * one pass and an id assigned while encoding could miss it.
+ * The ids are local to one store and never leave it (the contributions changelog names groups by
+ * their parts), so results never depend on them. `assign` runs when a group is made, before any
+ * commit encodes contributions naming it: a commit drains the tables in one pass.
  */
 export class GroupKeyIds {
   private readonly ids: Table<number>;
@@ -59,7 +55,8 @@ export class GroupKeyIds {
     const known = this.recent.get(groupKey);
     if (known !== undefined) return known;
     const id = this.ids.get(groupKey);
-    if (id === undefined) throw new Error(`result key ${JSON.stringify(groupKey)} was stored without an id (assign it before setting the contributions that name it)`);
+    if (id === undefined)
+      throw new Error(`result key ${JSON.stringify(groupKey)} was stored without an id (assign it before setting the contributions that name it)`);
     this.recent.set(groupKey, id);
     return id;
   }
