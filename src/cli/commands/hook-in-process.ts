@@ -1,11 +1,13 @@
 import pino from "pino";
 import { kafkaSink, type FactSink } from "../../ingest/fact-sink.ts";
 import { AnalysisPool } from "../../ingest/hook/analysis-pool.ts";
-import { answerJson, answerOf, HookInputError, parsePreToolUseInput } from "../../ingest/hook/claude-code-hook.ts";
+import { answerJson, answerOf, HookInputError, parseHookInput } from "../../ingest/hook/claude-code-hook.ts";
 import { subjectOf, undecided, type HookAnswer } from "../../ingest/hook/claude-code-hook.ts";
 import { startHookServer } from "../../ingest/hook/hook-server.ts";
-import { hookContext, nowMicros, recordHookCall, spoolSink } from "../../ingest/hook/hook-runner.ts";
+import { answerCall, hookContext, nowMicros, recordHookCall, spoolSink } from "../../ingest/hook/hook-runner.ts";
 import { removeServerFile, writeServerFile, type HookSettings } from "../../ingest/hook/hook-settings.ts";
+import { openLoopGuard, type LoopGuard } from "../../ingest/hook/loop-guard-store.ts";
+import { parseTripwireConfig } from "../../tripwires/config.ts";
 import { Telemetry } from "../../stream/runtime/telemetry.ts";
 import { connectCluster } from "../cluster-flags.ts";
 import { UsageError } from "../command.ts";
@@ -34,30 +36,39 @@ export async function judgeInProcess(
   options: HookOptions,
   text: string | undefined,
 ): Promise<number> {
+  const started = performance.now();
+  if (text === undefined) {
+    return give(answerOf(undecided(`the hook input is over ${options.maxBodyBytes} bytes`), options.onUndecided));
+  }
+  let input;
+  try {
+    input = parseHookInput(text, options.loopGuard !== "off");
+  } catch (error) {
+    if (!(error instanceof HookInputError)) throw error;
+    // Exit 1 is Claude Code's non-blocking error: the message is shown, the call goes on.
+    process.stderr.write(`agentops hook: ${error.message}\n`);
+    return 1;
+  }
+  const subject = subjectOf(input, options.shellTools);
+  if (input.event !== "PreToolUse") {
+    try {
+      loopGuardOf(options)?.after(input, subject);
+    } catch (error) {
+      guardFailed(error);
+    }
+    return 0;
+  }
   const pool = new AnalysisPool({ workers: 1, maxHeapMb: WORKER_HEAP_MB });
   try {
-    const started = performance.now();
-    if (text === undefined) {
-      return give(answerOf(undecided(`the hook input is over ${options.maxBodyBytes} bytes`), options.onUndecided));
-    }
-    let input;
-    try {
-      input = parsePreToolUseInput(text);
-    } catch (error) {
-      if (!(error instanceof HookInputError)) throw error;
-      // Exit 1 is Claude Code's non-blocking error: the message is shown, the call goes on.
-      process.stderr.write(`agentops hook: ${error.message}\n`);
-      return 1;
-    }
+    const guard = loopGuardOf(options);
     const context = hookContext(input);
-    const subject = subjectOf(input, options.shellTools);
     const notLoaded = subject.kind === "shell" || subject.kind === "file-write" ? await loadFailure(pool) : undefined;
     const verdict =
       notLoaded === undefined ? await pool.judge(subject, context, options.deadlineMs) : undecided(notLoaded);
-    const answer = answerOf(verdict, options.onUndecided);
+    const { answer, loopReason } = answerCall(input, subject, verdict, options.onUndecided, guard, guardFailed);
     const code = give(answer);
     const elapsedMs = performance.now() - started;
-    const call = { input, subject, context, verdict, answer, elapsedMs, nowMicros: nowMicros() };
+    const call = { input, subject, context, verdict, answer, loopReason, elapsedMs, nowMicros: nowMicros() };
     const kafka = kafkaConfigured(flags);
     try {
       const sink = kafka ? await kafkaRecordingSink(flags) : spoolSink(options.spoolDir);
@@ -75,6 +86,14 @@ export async function judgeInProcess(
   } finally {
     await pool.close();
   }
+}
+
+function loopGuardOf(options: HookOptions): LoopGuard | undefined {
+  return options.loopGuard === "off" ? undefined : openLoopGuard(options.loopGuard, options.spoolDir, parseTripwireConfig().loop);
+}
+
+function guardFailed(error: unknown): void {
+  process.stderr.write(`agentops hook: the loop guard's state could not be used (${error instanceof Error ? error.message : String(error)})\n`);
 }
 
 /** Why the analyser is not there to judge the call, or undefined once it has loaded. */
@@ -114,6 +133,7 @@ export async function serve(flags: ParsedFlags, listen: string, options: HookOpt
   const sink = kafkaConfigured(flags) ? await kafkaRecordingSink(flags) : spoolSink(options.spoolDir);
   const server = await startHookServer({
     ...options,
+    loopGuard: loopGuardOf(options),
     host,
     port: Number(match[2]),
     pool,
@@ -123,11 +143,11 @@ export async function serve(flags: ParsedFlags, listen: string, options: HookOpt
     allowedOrigins: listFlag(flags, "allowed-origins"),
   });
   await pool.ready(LOAD_TIMEOUT_MS);
-  const { deadlineMs, onUndecided, shellTools, maxBodyBytes, spoolDir } = options;
+  const { deadlineMs, onUndecided, loopGuard, shellTools, maxBodyBytes, spoolDir } = options;
   // The command form of the same spool and settings forwards its calls here (hook-settings.ts).
-  writeServerFile(spoolDir, { url: server.url, pid: process.pid, deadlineMs, onUndecided, shellTools, maxBodyBytes });
+  writeServerFile(spoolDir, { url: server.url, pid: process.pid, deadlineMs, onUndecided, loopGuard, shellTools, maxBodyBytes });
   process.stdout.write(`agentops hook claude-code listening on ${server.url}\n`);
-  logger.info({ url: server.url, workers, deadlineMs, onUndecided }, "hook listening");
+  logger.info({ url: server.url, workers, deadlineMs, onUndecided, loopGuard }, "hook listening");
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

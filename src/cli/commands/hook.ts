@@ -4,7 +4,7 @@ import type { HookOptions } from "./hook-in-process.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { CLUSTER_FLAGS, integerFlag, listFlag, parseFlags, stringFlag, type ParsedFlags } from "../flags.ts";
 
-const USAGE = `Usage: agentops hook claude-code [--deadline-ms 500] [--on-undecided ask|deny|allow] [--spool DIR]
+const USAGE = `Usage: agentops hook claude-code [--deadline-ms 500] [--on-undecided ask|deny|allow] [--loop-guard ask|deny] [--spool DIR]
          [--shell-tools GLOB,...] [--max-body-bytes N] [--listen HOST:PORT [--workers N]
          [--allowed-hosts NAME,...] [--allowed-origins ORIGIN,...]]
 
@@ -18,8 +18,14 @@ command cannot be read completely (too long, too deep, a syntax error), the call
 Every call is recorded: to Kafka when KAFKA_BROKERS is set, else to DIR/facts.ndjson (default
 $AGENTOPS_SPOOL_DIR or ~/.agentops/spool) for \`agentops produce\` to send later; verdicts go to
 DIR/hook-decisions.ndjson. When a --listen server runs on the same spool with the same
---deadline-ms, --on-undecided, --shell-tools and --max-body-bytes, a call is forwarded to it (it
-judges and records it; a deny still exits 2); otherwise it is judged in this process.
+--deadline-ms, --on-undecided, --loop-guard, --shell-tools and --max-body-bytes, a call is
+forwarded to it (it judges and records it; a deny still exits 2); otherwise it is judged in this
+process.
+
+  --loop-guard ask|deny   also stop a call that repeats an operation which already failed the
+                          same way 4 times in the session with nothing gained since (the run
+                          monitor's loop-failing-operation); register the command for PostToolUse
+                          and PostToolUseFailure too, which feed it. Off by default.
 
   --shell-tools GLOB,...  tool names (\`*\` globs) whose input's command/cmd is a shell command
                           (default ${DEFAULT_SHELL_TOOLS.join(",")})
@@ -45,6 +51,7 @@ export const hookCommand: CliCommand = {
       {
         "deadline-ms": { type: "string" },
         "on-undecided": { type: "string" },
+        "loop-guard": { type: "string" },
         "shell-tools": { type: "string" },
         "max-body-bytes": { type: "string" },
         spool: { type: "string" },
@@ -64,10 +71,15 @@ export const hookCommand: CliCommand = {
     if (onUndecided !== "ask" && onUndecided !== "deny" && onUndecided !== "allow") {
       throw new UsageError("--on-undecided", `"${onUndecided}" is not ask, deny or allow`, "e.g. --on-undecided ask");
     }
+    const loopGuard = stringFlag(flags, "loop-guard") ?? "off";
+    if (loopGuard !== "off" && loopGuard !== "ask" && loopGuard !== "deny") {
+      throw new UsageError("--loop-guard", `"${loopGuard}" is not ask, deny or off`, "e.g. --loop-guard ask");
+    }
     const shellTools = flags.values["shell-tools"] === undefined ? DEFAULT_SHELL_TOOLS : listFlag(flags, "shell-tools");
     const options: HookOptions = {
       deadlineMs: integerFlag(flags, "deadline-ms", 500, 1, 600_000),
       onUndecided,
+      loopGuard,
       shellTools,
       maxBodyBytes: integerFlag(flags, "max-body-bytes", DEFAULT_MAX_BODY_BYTES, 1024, 1024 * 1024 * 1024),
       spoolDir: stringFlag(flags, "spool") ?? defaultSpoolDir(),

@@ -37,7 +37,7 @@ function judge(request: AnalysisRequest): HookVerdict {
     case "shell": {
       const analysis = analyser.analyseShell(subject.command, context);
       const unparsed = analysis.unparsed ? (analysis.unparsedReason ?? "the command was not fully analysed") : undefined;
-      return verdictOf(analysis.findings, unparsed, severityOf);
+      return { ...verdictOf(analysis.findings, unparsed, severityOf), changesState: analysis.changesState };
     }
   }
 }
