@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import pino from "pino";
 import { kafkaSink, type FactSink } from "../../ingest/fact-sink.ts";
 import { AnalysisPool } from "../../ingest/hook/analysis-pool.ts";
@@ -6,6 +7,7 @@ import { subjectOf, undecided, type HookAnswer } from "../../ingest/hook/claude-
 import { startHookServer } from "../../ingest/hook/hook-server.ts";
 import { answerCall, hookContext, nowMicros, recordHookCall, spoolSink } from "../../ingest/hook/hook-runner.ts";
 import { removeServerFile, writeServerFile, type HookSettings } from "../../ingest/hook/hook-settings.ts";
+import { startLockPath } from "../../ingest/hook/hook-autostart.ts";
 import { openLoopGuard, type LoopGuard } from "../../ingest/hook/loop-guard-store.ts";
 import { parseTripwireConfig } from "../../tripwires/config.ts";
 import { Telemetry } from "../../stream/runtime/telemetry.ts";
@@ -146,12 +148,23 @@ export async function serve(flags: ParsedFlags, listen: string, options: HookOpt
   const { deadlineMs, onUndecided, loopGuard, shellTools, maxBodyBytes, spoolDir } = options;
   // The command form of the same spool and settings forwards its calls here (hook-settings.ts).
   writeServerFile(spoolDir, { url: server.url, pid: process.pid, deadlineMs, onUndecided, loopGuard, shellTools, maxBodyBytes });
+  // A command form that started this server (hook-autostart.ts) waits for this file; it is there now.
+  rmSync(startLockPath(spoolDir), { force: true });
   process.stdout.write(`agentops hook claude-code listening on ${server.url}\n`);
   logger.info({ url: server.url, workers, deadlineMs, onUndecided, loopGuard }, "hook listening");
+  const idleSeconds = integerFlag(flags, "idle-timeout", 0, 0, 7 * 24 * 3600);
+  let idleCheck: NodeJS.Timeout | undefined;
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
+    if (idleSeconds === 0) return;
+    idleCheck = setInterval(() => {
+      if (server.idleMs() < idleSeconds * 1000) return;
+      logger.info({ idleSeconds }, "hook server idle: exiting");
+      resolve();
+    }, Math.min(idleSeconds * 1000, IDLE_CHECK_MS));
   });
+  clearInterval(idleCheck);
   removeServerFile(spoolDir, server.url);
   // A stop is bounded: a handle left open by a client or a worker must not keep the process alive.
   setTimeout(() => process.exit(0), SHUTDOWN_BOUND_MS).unref();
@@ -162,6 +175,7 @@ export async function serve(flags: ParsedFlags, listen: string, options: HookOpt
 }
 
 const SHUTDOWN_BOUND_MS = 5_000;
+const IDLE_CHECK_MS = 10_000;
 
 function kafkaConfigured(flags: ParsedFlags): boolean {
   return process.env["KAFKA_BROKERS"] !== undefined || stringFlag(flags, "brokers") !== undefined;

@@ -36,6 +36,8 @@ export interface HookServerOptions {
 
 export interface HookServer {
   readonly url: string;
+  /** Milliseconds since the last request began (or since the start). */
+  idleMs(): number;
   close(): Promise<void>;
 }
 
@@ -47,7 +49,9 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
   const allowedOrigins = new Set(options.allowedOrigins);
   // Recording happens after the answer, one call at a time, in arrival order.
   let recording: Promise<unknown> = Promise.resolve();
+  let lastRequestAt = performance.now();
   const server: Server = createServer((request, response) => {
+    lastRequestAt = performance.now();
     const refusal = refusalOf(request, allowedHosts, allowedOrigins);
     if (refusal !== undefined) {
       reply(response, refusal.status, { error: refusal.error }, refusal.headers);
@@ -117,6 +121,7 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}/`,
+    idleMs: () => performance.now() - lastRequestAt,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Idle keep-alive connections would hold close() open until they time out.
