@@ -128,6 +128,12 @@ export async function serve(flags: ParsedFlags, listen: string, options: HookOpt
   const match = /^(.+):(\d{1,5})$/.exec(listen);
   if (match === null) throw new UsageError("--listen", `"${listen}" is not HOST:PORT`, "e.g. --listen 127.0.0.1:4319");
   const host = (match[1] ?? "").replace(/^\[(.*)\]$/, "$1");
+  // Handled from the start: a stop sent as soon as the listening line is read must not meet the
+  // default action (killed by the signal, the server file left behind).
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  process.once("SIGINT", () => stop());
+  process.once("SIGTERM", () => stop());
   const logger = pino({ name: "agentops-hook" }, pino.destination(2));
   const workers = integerFlag(flags, "workers", 2, 1, 64);
   const onRecycle = (cause: string, detail: string) => logger.warn({ cause, detail }, "analysis worker replaced");
@@ -153,17 +159,13 @@ export async function serve(flags: ParsedFlags, listen: string, options: HookOpt
   process.stdout.write(`agentops hook claude-code listening on ${server.url}\n`);
   logger.info({ url: server.url, workers, deadlineMs, onUndecided, loopGuard }, "hook listening");
   const idleSeconds = integerFlag(flags, "idle-timeout", 0, 0, 7 * 24 * 3600);
-  let idleCheck: NodeJS.Timeout | undefined;
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-    if (idleSeconds === 0) return;
-    idleCheck = setInterval(() => {
-      if (server.idleMs() < idleSeconds * 1000) return;
-      logger.info({ idleSeconds }, "hook server idle: exiting");
-      resolve();
-    }, Math.min(idleSeconds * 1000, IDLE_CHECK_MS));
-  });
+  const onIdle = () => {
+    if (server.idleMs() < idleSeconds * 1000) return;
+    logger.info({ idleSeconds }, "hook server idle: exiting");
+    stop();
+  };
+  const idleCheck = idleSeconds === 0 ? undefined : setInterval(onIdle, Math.min(idleSeconds * 1000, IDLE_CHECK_MS));
+  await stopped;
   clearInterval(idleCheck);
   removeServerFile(spoolDir, server.url);
   // A stop is bounded: a handle left open by a client or a worker must not keep the process alive.

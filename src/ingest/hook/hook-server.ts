@@ -81,7 +81,6 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
           reply(response, 400, { error: error.message });
           return;
         }
-        const context = hookContext(input);
         const subject = subjectOf(input, options.shellTools);
         const onGuardError = (error: unknown) => options.logger.error({ err: error }, "the loop guard's state could not be used");
         if (input.event !== "PreToolUse") {
@@ -94,6 +93,7 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
           response.writeHead(200).end();
           return;
         }
+        const context = hookContext(input);
         const verdict = await options.pool.judge(subject, context, options.deadlineMs);
         const { answer, loopReason } = answerCall(input, subject, verdict, options.onUndecided, options.loopGuard, onGuardError);
         const json = answerJson(answer);
