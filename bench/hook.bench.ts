@@ -7,15 +7,18 @@
  *   agent repeats (the analyser's memo hits) and commands never seen before (every one parsed).
  * - Crafted: the hostile inputs of issue #31 against the same warm server with the default 500 ms
  *   deadline; each must be answered (deny or ask) within the deadline + 50 ms.
+ * - Loop guard: two warm servers, `--loop-guard ask` and off, called alternately with the same
+ *   session of PreToolUse calls; the guarded one also takes each call's PostToolUse(Failure).
  * - Command form, one process per call, as a `"type": "command"` hook runs it: forwarded to the
- *   warm server of its spool (the thin client), and judged in process (no server). Reference:
- *   a bare Node start (`node -e 0`) on the same machine, measured alternately with them.
+ *   warm server of its spool (the thin client); judged in process (`--warm-server off`); and with
+ *   no server at first (`--warm-server auto`): the first call, then the calls once the server it
+ *   started is up. Reference: a bare Node start (`node -e 0`), measured alternately with them.
  *
  * Target (issue #11): p99 < 50 ms warm. Spools to a temp dir (no Kafka), like a laptop.
  *
  *   node bench/hook.bench.ts [--no-write]
  */
-import { execFile, spawn } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { freePort } from "../test/support/free-port.ts";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -23,6 +26,7 @@ import { join } from "node:path";
 import { argv } from "node:process";
 import { fileURLToPath } from "node:url";
 import { publishResultsSection } from "./results-section.ts";
+import { readServerFile } from "../src/ingest/hook/hook-settings.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const NODE = join(ROOT, "node_modules/.bin/node");
@@ -32,6 +36,8 @@ const MEASURED = 2_000;
 const COMMAND_RUNS = 30;
 const IN_PROCESS_RUNS = 10;
 const CRAFTED_RUNS = 5;
+const GUARD_WARMUP = 100;
+const GUARD_MEASURED = 1_000;
 const DEADLINE_MS = 500;
 const HOOK_ARGV = ["--disable-warning=ExperimentalWarning", AGENTOPS, "hook", "claude-code"];
 const HEADING = "## Claude Code hook: latency and crafted input (issue #31)";
@@ -50,8 +56,14 @@ const CRAFTED: Readonly<Record<string, string>> = {
 
 const REPEATED = ["ls", "npm test", "git status", "rm -rf /", "cat package.json | jq .scripts", "rm -rf .git", "git push --force origin main", "grep -rn TODO src", "rm -rf node_modules", "find . -name '*.log' -delete"];
 
-function input(command: string, i: number): string {
-  return JSON.stringify({ session_id: "bench-session", prompt_id: "550e8400-e29b-41d4-a716-446655440000", transcript_path: "/home/user/.claude/projects/x/t.jsonl", cwd: "/home/user/my-project", permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command, description: "bench", timeout: 120000, run_in_background: false }, tool_use_id: `toolu_${i}` });
+function input(command: string, i: number, event = "PreToolUse", extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ session_id: "bench-session", prompt_id: "550e8400-e29b-41d4-a716-446655440000", transcript_path: "/home/user/.claude/projects/x/t.jsonl", cwd: "/home/user/my-project", permission_mode: "default", hook_event_name: event, tool_name: "Bash", tool_input: { command, description: "bench", timeout: 120000, run_in_background: false }, tool_use_id: `toolu_${i}`, ...extra });
+}
+
+/** Every third call of the loop-guard session fails, with an error that repeats. */
+function result(command: string, i: number): string {
+  if (i % 3 !== 0) return input(command, i, "PostToolUse", { tool_response: { stdout: "ok", stderr: "", interrupted: false } });
+  return input(command, i, "PostToolUseFailure", { error: `Exit code 1\nerror: ${command} failed`, is_interrupt: false });
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -82,10 +94,19 @@ interface WarmResult {
   readonly bareNode: string;
 }
 
-async function warm(): Promise<WarmResult> {
+interface WarmServer {
+  readonly child: ChildProcess;
+  readonly env: NodeJS.ProcessEnv;
+  /** The answers given so far: allow, deny, ask, or the HTTP status. */
+  readonly answers: string[];
+  /** One POST of a hook input; the client-side round trip in ms. */
+  call(body: string): Promise<number>;
+}
+
+async function startWarm(args: readonly string[] = []): Promise<WarmServer> {
   const port = await freePort();
   const env = spoolEnv();
-  const argv = [...HOOK_ARGV, "--listen", `127.0.0.1:${port}`];
+  const argv = [...HOOK_ARGV, "--listen", `127.0.0.1:${port}`, ...args];
   const child = spawn(NODE, argv, { env, stdio: ["ignore", "pipe", "inherit"] });
   await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
   const url = `http://127.0.0.1:${port}/`;
@@ -98,6 +119,11 @@ async function warm(): Promise<WarmResult> {
     answers.push(text === "" ? "allow" : ((JSON.parse(text) as { hookSpecificOutput?: { permissionDecision?: string } }).hookSpecificOutput?.permissionDecision ?? `http ${response.status}`));
     return elapsed;
   };
+  return { child, env, answers, call };
+}
+
+async function warm(): Promise<WarmResult> {
+  const { child, env, answers, call } = await startWarm();
   try {
     for (let i = 0; i < WARMUP; i++) await call(input(REPEATED[i % REPEATED.length] ?? "ls", i));
     const repeated: number[] = [];
@@ -143,19 +169,85 @@ async function timedProcess(args: readonly string[], env: NodeJS.ProcessEnv, std
   return performance.now() - started;
 }
 
-/** The command form with no server to forward to: every call loads the analyser. */
+/** The command form that judges every call in process: every call loads the analyser. */
 async function inProcess(): Promise<string> {
   const env = spoolEnv();
   const samples: number[] = [];
   for (let i = 0; i < IN_PROCESS_RUNS; i++) {
-    samples.push(await timedProcess(HOOK_ARGV, env, input(REPEATED[i % REPEATED.length] ?? "ls", i)));
+    samples.push(await timedProcess([...HOOK_ARGV, "--warm-server", "off"], env, input(REPEATED[i % REPEATED.length] ?? "ls", i)));
   }
   return summary(samples);
+}
+
+interface GuardResult {
+  readonly off: string;
+  readonly on: string;
+  readonly results: string;
+  readonly asked: number;
+}
+
+/** PreToolUse latency with the loop guard on and off (alternating), and the guard's result calls. */
+async function loopGuard(): Promise<GuardResult> {
+  const off = await startWarm();
+  const on = await startWarm(["--loop-guard", "ask"]);
+  try {
+    const offSamples: number[] = [];
+    const onSamples: number[] = [];
+    const resultSamples: number[] = [];
+    for (let i = 0; i < GUARD_WARMUP + GUARD_MEASURED; i++) {
+      const command = REPEATED[i % REPEATED.length] ?? "ls";
+      const measured = i >= GUARD_WARMUP;
+      const offMs = await off.call(input(command, i));
+      const onMs = await on.call(input(command, i));
+      const resultMs = await on.call(result(command, i));
+      if (!measured) continue;
+      offSamples.push(offMs);
+      onSamples.push(onMs);
+      resultSamples.push(resultMs);
+    }
+    return { off: summary(offSamples), on: summary(onSamples), results: summary(resultSamples), asked: on.answers.filter((answer) => answer === "ask").length };
+  } finally {
+    off.child.kill("SIGTERM");
+    on.child.kill("SIGTERM");
+  }
+}
+
+interface AutoResult {
+  readonly first: string;
+  readonly later: string;
+  readonly bareNode: string;
+}
+
+/** The command form on a spool with no server (`--warm-server auto`): the first call, then the rest. */
+async function autoStart(): Promise<AutoResult> {
+  const env = spoolEnv();
+  const spool = env["AGENTOPS_SPOOL_DIR"] ?? "";
+  const first = await timedProcess(HOOK_ARGV, env, input("ls", 0));
+  const started = performance.now();
+  while (readServerFile(spool) === undefined) {
+    if (performance.now() - started > 120_000) throw new Error("the started warm server did not come up within 120 s");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const server = readServerFile(spool);
+  try {
+    const later: number[] = [];
+    const bareNode: number[] = [];
+    for (let i = 1; i <= COMMAND_RUNS; i++) {
+      bareNode.push(await timedProcess(["-e", "0"], env, ""));
+      later.push(await timedProcess(HOOK_ARGV, env, input(REPEATED[i % REPEATED.length] ?? "ls", i)));
+    }
+    return { first: `${first.toFixed(2)} ms (n = 1)`, later: summary(later), bareNode: summary(bareNode) };
+  } finally {
+    // The server this benchmark's first call started: stopped by its pid, not left to idle out.
+    if (server !== undefined) process.kill(server.pid, "SIGTERM");
+  }
 }
 
 const startLoad = loadavg()[0] ?? 0;
 const warmResult = await warm();
 const inProcessResult = await inProcess();
+const autoResult = await autoStart();
+const guardResult = await loopGuard();
 const endLoad = loadavg()[0] ?? 0;
 const writeResults = !argv.includes("--no-write");
 const section = [
@@ -173,7 +265,18 @@ const section = [
   `| command hook forwarded: \`agentops hook claude-code\`, a warm server on its spool | repeated commands | ${
     warmResult.forwarded
   } |`,
-  `| command hook in process: \`agentops hook claude-code\`, no server | repeated commands | ${inProcessResult} |`,
+  `| command hook in process: \`agentops hook claude-code --warm-server off\` | repeated commands | ${inProcessResult} |`,
+  `| command hook, no server at first (\`--warm-server auto\`, the default): first call, judged in process while it starts one | \`ls\` | ${autoResult.first} |`,
+  `| reference: \`node -e 0\`, alternating with the row below | — | ${autoResult.bareNode} |`,
+  `| same, later calls, forwarded to the server the first call started | repeated commands | ${autoResult.later} |`,
+  "",
+  `Loop guard: two warm servers called alternately, ${GUARD_WARMUP} warm-up calls, the same session; every third call fails with a repeating error (${guardResult.asked} of the guarded server's PreToolUse calls answered ask):`,
+  "",
+  "| server | call | latency |",
+  "|---|---|---|",
+  `| \`--listen\` (loop guard off) | PreToolUse, 10 repeated commands | ${guardResult.off} |`,
+  `| \`--listen --loop-guard ask\` | PreToolUse, same | ${guardResult.on} |`,
+  `| \`--listen --loop-guard ask\` | PostToolUse / PostToolUseFailure of each | ${guardResult.results} |`,
   "",
   `Crafted input, ${CRAFTED_RUNS} calls each to the warm server, client-measured round trip:`,
   "",

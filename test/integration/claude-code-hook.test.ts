@@ -124,6 +124,7 @@ describe("agentops hook claude-code (command hook) with a warm server of the sam
       pid: 1,
       deadlineMs: 60000,
       onUndecided: "ask",
+      loopGuard: "off",
       shellTools: ["Bash"],
       maxBodyBytes: 1048576,
     });

@@ -47,10 +47,12 @@ export function withoutKafka(spool: string): NodeJS.ProcessEnv {
 /**
  * Runs the hook as Claude Code does: stdin in, exit code and streams out. Tests that are not about
  * the deadline give the analysis a minute, so a loaded machine cannot turn their verdict undecided.
+ * No warm server is started in the background (`--warm-server off`) unless `args` say `auto`:
+ * each test's spool would otherwise keep one running until it idles out.
  */
 export function runHook(stdin: string, env: NodeJS.ProcessEnv, args: readonly string[] = ["--deadline-ms", "60000"]): Promise<HookRun> {
   return new Promise((resolve) => {
-    const argv = [...HOOK_ARGV, ...args];
+    const argv = [...HOOK_ARGV, "--warm-server", "off", ...args];
     const options = { cwd: REPO_ROOT, env, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 };
     const child = execFile(NODE, argv, options, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr });

@@ -1,11 +1,13 @@
 import { forwardCall } from "../../ingest/hook/hook-forward.ts";
+import { startWarmServer } from "../../ingest/hook/hook-autostart.ts";
 import { DEFAULT_SHELL_TOOLS, defaultSpoolDir, readServerFile, sameSettings } from "../../ingest/hook/hook-settings.ts";
 import type { HookOptions } from "./hook-in-process.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { CLUSTER_FLAGS, integerFlag, listFlag, parseFlags, stringFlag, type ParsedFlags } from "../flags.ts";
 
-const USAGE = `Usage: agentops hook claude-code [--deadline-ms 500] [--on-undecided ask|deny|allow] [--spool DIR]
-         [--shell-tools GLOB,...] [--max-body-bytes N] [--listen HOST:PORT [--workers N]
+const USAGE = `Usage: agentops hook claude-code [--deadline-ms 500] [--on-undecided ask|deny|allow] [--loop-guard ask|deny] [--spool DIR]
+         [--shell-tools GLOB,...] [--max-body-bytes N] [--warm-server auto|off]
+         [--listen HOST:PORT [--workers N] [--idle-timeout SECONDS]
          [--allowed-hosts NAME,...] [--allowed-origins ORIGIN,...]]
 
 A PreToolUse hook for Claude Code. It reads the hook input on stdin and judges what the tool call
@@ -18,8 +20,16 @@ command cannot be read completely (too long, too deep, a syntax error), the call
 Every call is recorded: to Kafka when KAFKA_BROKERS is set, else to DIR/facts.ndjson (default
 $AGENTOPS_SPOOL_DIR or ~/.agentops/spool) for \`agentops produce\` to send later; verdicts go to
 DIR/hook-decisions.ndjson. When a --listen server runs on the same spool with the same
---deadline-ms, --on-undecided, --shell-tools and --max-body-bytes, a call is forwarded to it (it
-judges and records it; a deny still exits 2); otherwise it is judged in this process.
+--deadline-ms, --on-undecided, --loop-guard, --shell-tools and --max-body-bytes, a call is
+forwarded to it (it judges and records it; a deny still exits 2); otherwise it is judged in this
+process, and when no server runs on the spool one is started in the background for the calls
+after it (--warm-server auto, the default: loopback, an ephemeral port, the same flags; it exits
+after 30 idle minutes). --warm-server off judges every call in process.
+
+  --loop-guard ask|deny   also stop a call that repeats an operation which already failed the
+                          same way 4 times in the session with nothing gained since (the run
+                          monitor's loop-failing-operation); register the command for PostToolUse
+                          and PostToolUseFailure too, which feed it. Off by default.
 
   --shell-tools GLOB,...  tool names (\`*\` globs) whose input's command/cmd is a shell command
                           (default ${DEFAULT_SHELL_TOOLS.join(",")})
@@ -27,6 +37,7 @@ judges and records it; a deny still exits 2); otherwise it is judged in this pro
   --listen HOST:PORT      serve the same hook warm over HTTP instead, for a "type": "http" hook
                           (POST the hook input as application/json to /; GET /healthz)
   --workers N             analysis worker threads of the HTTP form (default 2)
+  --idle-timeout SECONDS  the HTTP form exits after this long without a call (default: never)
   --allowed-hosts NAME,...     Host names accepted besides loopback names and the bound address
   --allowed-origins ORIGIN,... browser Origins accepted (none by default)
 
@@ -45,11 +56,14 @@ export const hookCommand: CliCommand = {
       {
         "deadline-ms": { type: "string" },
         "on-undecided": { type: "string" },
+        "loop-guard": { type: "string" },
         "shell-tools": { type: "string" },
         "max-body-bytes": { type: "string" },
         spool: { type: "string" },
         listen: { type: "string" },
         workers: { type: "string" },
+        "warm-server": { type: "string" },
+        "idle-timeout": { type: "string" },
         "allowed-hosts": { type: "string" },
         "allowed-origins": { type: "string" },
         ...CLUSTER_FLAGS,
@@ -64,27 +78,39 @@ export const hookCommand: CliCommand = {
     if (onUndecided !== "ask" && onUndecided !== "deny" && onUndecided !== "allow") {
       throw new UsageError("--on-undecided", `"${onUndecided}" is not ask, deny or allow`, "e.g. --on-undecided ask");
     }
+    const loopGuard = stringFlag(flags, "loop-guard") ?? "off";
+    if (loopGuard !== "off" && loopGuard !== "ask" && loopGuard !== "deny") {
+      throw new UsageError("--loop-guard", `"${loopGuard}" is not ask, deny or off`, "e.g. --loop-guard ask");
+    }
     const shellTools = flags.values["shell-tools"] === undefined ? DEFAULT_SHELL_TOOLS : listFlag(flags, "shell-tools");
     const options: HookOptions = {
       deadlineMs: integerFlag(flags, "deadline-ms", 500, 1, 600_000),
       onUndecided,
+      loopGuard,
       shellTools,
       maxBodyBytes: integerFlag(flags, "max-body-bytes", DEFAULT_MAX_BODY_BYTES, 1024, 1024 * 1024 * 1024),
       spoolDir: stringFlag(flags, "spool") ?? defaultSpoolDir(),
     };
     const listen = stringFlag(flags, "listen");
     if (listen !== undefined) return (await import("./hook-in-process.ts")).serve(flags, listen, options);
-    return runOnce(flags, options);
+    const warmServer = stringFlag(flags, "warm-server") ?? "auto";
+    if (warmServer !== "auto" && warmServer !== "off") {
+      throw new UsageError("--warm-server", `"${warmServer}" is not auto or off`, "e.g. --warm-server off");
+    }
+    return runOnce(flags, options, warmServer === "auto" ? ["hook", ...argv] : undefined);
   },
 };
 
 /**
  * One call, as a `"type": "command"` hook: forwarded to the warm server of the same spool when one
- * runs with the same settings (a Node start and a round trip), else judged in this process.
+ * runs with the same settings (a Node start and a round trip), else judged in this process. With
+ * `serverArgv` (--warm-server auto), a spool without a live server gets one for the next calls; a
+ * server with other settings is left alone (it is someone's own `--listen`).
  */
-async function runOnce(flags: ParsedFlags, options: HookOptions): Promise<number> {
+async function runOnce(flags: ParsedFlags, options: HookOptions, serverArgv: readonly string[] | undefined): Promise<number> {
   const text = await readStdin(options.maxBodyBytes);
   const server = text === undefined ? undefined : readServerFile(options.spoolDir);
+  let serverGone = server === undefined || !alive(server.pid);
   if (text !== undefined && server !== undefined && sameSettings(server, options)) {
     const forwarded = await forwardCall(text, server);
     if (forwarded.kind === "answer") {
@@ -95,8 +121,20 @@ async function runOnce(flags: ParsedFlags, options: HookOptions): Promise<number
     if (forwarded.kind === "late") {
       return (await import("./hook-in-process.ts")).answerUndecided(forwarded.why, options);
     }
+    serverGone = true;
   }
+  if (text !== undefined && serverGone && serverArgv !== undefined) startWarmServer(options.spoolDir, serverArgv);
   return (await import("./hook-in-process.ts")).judgeInProcess(flags, options, text);
+}
+
+/** Whether a process with this pid exists (one of another user's counts: it is not ours to replace). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** stdin as text, or undefined once it passes maxBytes. */

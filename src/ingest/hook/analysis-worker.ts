@@ -2,7 +2,7 @@ import { parentPort } from "node:worker_threads";
 import { createCommandAnalyser } from "../../tripwires/commands/command-analyser.ts";
 import type { DestructiveFinding } from "../../tripwires/commands/command-analysis.ts";
 import { fileWriteFindings } from "../../tripwires/commands/sandbox-event-analysis.ts";
-import { AnalysisDeadlineError, withinDeadline } from "../../tripwires/commands/shell-parser.ts";
+import { AnalysisDeadlineError, withinDeadline } from "../../tripwires/commands/analysis-deadline.ts";
 import { parseTripwireConfig } from "../../tripwires/config.ts";
 import { destructiveRule } from "../../tripwires/rules/destructive-rules.ts";
 import { ALLOW, undecided, verdictOf, type HookVerdict } from "./claude-code-hook.ts";
@@ -37,7 +37,7 @@ function judge(request: AnalysisRequest): HookVerdict {
     case "shell": {
       const analysis = analyser.analyseShell(subject.command, context);
       const unparsed = analysis.unparsed ? (analysis.unparsedReason ?? "the command was not fully analysed") : undefined;
-      return verdictOf(analysis.findings, unparsed, severityOf);
+      return { ...verdictOf(analysis.findings, unparsed, severityOf), changesState: analysis.changesState };
     }
   }
 }

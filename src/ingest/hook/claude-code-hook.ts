@@ -26,8 +26,31 @@ export class HookInputError extends Error {
   override readonly name = "HookInputError";
 }
 
+/**
+ * A tool call's outcome, for the loop guard: PostToolUse fires after a call succeeded,
+ * PostToolUseFailure after it failed, with the failure's message in `error`.
+ */
+export interface ToolResultInput extends PreToolUseInput {
+  readonly event: "PostToolUse" | "PostToolUseFailure";
+  /** The failure's message, cut to MAX_ERROR_CHARS (what repeats is in its start). */
+  readonly error: string | undefined;
+  /** The user interrupted the call: that says nothing about the agent's action. */
+  readonly interrupted: boolean;
+}
+
+export type HookInput = (PreToolUseInput & { readonly event: "PreToolUse" }) | ToolResultInput;
+
+const MAX_ERROR_CHARS = 8 * 1024;
+
 /** The hook's stdin (or HTTP body), checked field by field against the hooks reference. */
 export function parsePreToolUseInput(text: string): PreToolUseInput {
+  const input = parseHookInput(text, false);
+  if (input.event !== "PreToolUse") throw new HookInputError("unreachable: a result input was accepted");
+  return input;
+}
+
+/** Any input the hook reads: PreToolUse, and the two result events when `results` (the loop guard is on). */
+export function parseHookInput(text: string, results: boolean): HookInput {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -37,14 +60,23 @@ export function parsePreToolUseInput(text: string): PreToolUseInput {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new HookInputError("hook input is not a JSON object");
   const input = value as Record<string, unknown>;
   const text_ = (key: string): string | undefined => (typeof input[key] === "string" && input[key] !== "" ? input[key] : undefined);
-  if (input["hook_event_name"] !== "PreToolUse") throw new HookInputError(`hook_event_name is ${JSON.stringify(input["hook_event_name"] ?? null)}; register this command for PreToolUse only`);
+  const event = input["hook_event_name"];
+  const isResult = event === "PostToolUse" || event === "PostToolUseFailure";
+  if (event !== "PreToolUse" && !(results && isResult)) {
+    const registered = results ? "PreToolUse, PostToolUse and PostToolUseFailure" : "PreToolUse only (PostToolUse too with --loop-guard)";
+    throw new HookInputError(`hook_event_name is ${JSON.stringify(event ?? null)}; register this command for ${registered}`);
+  }
   const sessionId = text_("session_id");
   if (sessionId === undefined) throw new HookInputError("session_id is missing");
   const toolName = text_("tool_name");
   if (toolName === undefined) throw new HookInputError("tool_name is missing");
   const toolInput = input["tool_input"];
   if (typeof toolInput !== "object" || toolInput === null || Array.isArray(toolInput)) throw new HookInputError("tool_input is not an object");
-  return { sessionId, toolName, toolInput: toolInput as Record<string, unknown>, toolUseId: text_("tool_use_id"), cwd: text_("cwd") };
+  const common = { sessionId, toolName, toolInput: toolInput as Record<string, unknown>, toolUseId: text_("tool_use_id"), cwd: text_("cwd") };
+  if (event === "PreToolUse") return { event, ...common };
+  if (event === "PostToolUse") return { event, ...common, error: undefined, interrupted: false };
+  const error = (text_("error") ?? "").slice(0, MAX_ERROR_CHARS);
+  return { event: "PostToolUseFailure", ...common, error, interrupted: input["is_interrupt"] === true };
 }
 
 
@@ -84,11 +116,16 @@ export function subjectOf(input: PreToolUseInput, shellTools: readonly string[])
   return command === "" ? { kind: "none" } : { kind: "shell", command };
 }
 
-/** The analyser's answer, or its absence: undecided always says why. */
-export type HookVerdict =
+/**
+ * The analyser's answer, or its absence: undecided always says why. `changesState` is the shell
+ * analysis' view of whether the command changes anything (the loop guard's progress); absent when
+ * no analysis said.
+ */
+export type HookVerdict = (
   | { readonly decision: "block"; readonly findings: readonly DestructiveFinding[]; readonly reason: string }
   | { readonly decision: "allow"; readonly findings: readonly DestructiveFinding[] }
-  | { readonly decision: "undecided"; readonly findings: readonly DestructiveFinding[]; readonly reason: string };
+  | { readonly decision: "undecided"; readonly findings: readonly DestructiveFinding[]; readonly reason: string }
+) & { readonly changesState?: boolean };
 
 export const ALLOW: HookVerdict = { decision: "allow", findings: [] };
 

@@ -4,8 +4,10 @@ import { join } from "node:path";
 import type { Fact } from "../../contract/facts.ts";
 import { parseFact } from "../../contract/parse-fact.ts";
 import { fileSink, type FactSink } from "../fact-sink.ts";
-import { hookFacts, type HookAnswer, type HookSubject, type HookVerdict } from "./claude-code-hook.ts";
-import type { PathContext, PreToolUseInput } from "./claude-code-hook.ts";
+import { answerOf, hookFacts, type HookAnswer, type HookSubject, type HookVerdict } from "./claude-code-hook.ts";
+import type { PathContext, PreToolUseInput, UndecidedPolicy } from "./claude-code-hook.ts";
+import { guardedAnswer } from "./loop-guard.ts";
+import type { LoopGuard } from "./loop-guard-store.ts";
 
 /** Path context of a hook call: Claude Code's project dir is the workspace; home is the hook's own user's. */
 export function hookContext(input: PreToolUseInput, env: NodeJS.ProcessEnv = process.env): PathContext {
@@ -26,6 +28,8 @@ export interface HookCall {
   readonly context: PathContext;
   readonly verdict: HookVerdict;
   readonly answer: HookAnswer;
+  /** Why the loop guard stopped the call, when it did. */
+  readonly loopReason: string | undefined;
   readonly elapsedMs: number;
   readonly nowMicros: number;
 }
@@ -61,11 +65,35 @@ export async function recordHookCall(call: HookCall, sink: FactSink, spoolDir: s
     answer: call.answer.permission,
     rules: verdict.findings.map((finding) => finding.ruleId),
     reason: verdict.decision === "allow" ? null : verdict.reason,
+    ...(call.loopReason === undefined ? {} : { loop_guard: call.loopReason }),
     elapsed_ms: Math.round(call.elapsedMs * 1000) / 1000,
     ...(unrecordable === undefined ? {} : { unrecorded: unrecordable }),
   };
   appendFileSync(join(spoolDir, "hook-decisions.ndjson"), `${JSON.stringify(decision)}\n`);
   if (facts.length > 0) await sink.write(facts, []);
+}
+
+/**
+ * The answer to a judged call, with the loop guard's say when it is on. The guard is advice on
+ * top of the verdict: if its state cannot be read or written the call is answered without it.
+ */
+export function answerCall(
+  input: PreToolUseInput,
+  subject: HookSubject,
+  verdict: HookVerdict,
+  onUndecided: UndecidedPolicy,
+  guard: LoopGuard | undefined,
+  onGuardError: (error: unknown) => void,
+): { answer: HookAnswer; loopReason: string | undefined } {
+  const answer = answerOf(verdict, onUndecided);
+  if (guard === undefined) return { answer, loopReason: undefined };
+  let loopReason: string | undefined;
+  try {
+    loopReason = guard.before(input, subject, verdict);
+  } catch (error) {
+    onGuardError(error);
+  }
+  return { answer: guardedAnswer(answer, loopReason, guard.mode), loopReason };
 }
 
 export function nowMicros(): number {

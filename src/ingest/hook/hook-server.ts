@@ -3,14 +3,16 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { FactSink } from "../fact-sink.ts";
 import type { AnalysisPool } from "./analysis-pool.ts";
-import { answerJson, answerOf, HookInputError, parsePreToolUseInput, subjectOf } from "./claude-code-hook.ts";
+import { answerJson, HookInputError, parseHookInput, subjectOf } from "./claude-code-hook.ts";
 import type { UndecidedPolicy } from "./claude-code-hook.ts";
-import { hookContext, nowMicros, recordHookCall } from "./hook-runner.ts";
+import { answerCall, hookContext, nowMicros, recordHookCall } from "./hook-runner.ts";
+import type { LoopGuard } from "./loop-guard-store.ts";
 import { allowedHostNames, hostName } from "../../net/allowed-hosts.ts";
 
 /**
  * The hook's warm HTTP form, for a `"type": "http"` hook: POST the PreToolUse input as JSON to `/`,
- * read Claude Code's JSON decision. Only that request is judged and recorded; `GET /healthz`
+ * read Claude Code's JSON decision. Only that request is judged and recorded (with the loop guard,
+ * PostToolUse and PostToolUseFailure inputs are taken too and feed it); `GET /healthz`
  * reports the analysers. Any web page the user opens can send requests to a loopback port, so a
  * request must name a known Host (no DNS rebinding) and carry no browser Origin.
  */
@@ -22,6 +24,7 @@ export interface HookServerOptions {
   readonly spoolDir: string;
   readonly deadlineMs: number;
   readonly onUndecided: UndecidedPolicy;
+  readonly loopGuard: LoopGuard | undefined;
   readonly shellTools: readonly string[];
   readonly maxBodyBytes: number;
   /** Host names accepted besides the loopback names and the bound address. */
@@ -33,6 +36,8 @@ export interface HookServerOptions {
 
 export interface HookServer {
   readonly url: string;
+  /** Milliseconds since the last request began (or since the start). */
+  idleMs(): number;
   close(): Promise<void>;
 }
 
@@ -44,7 +49,9 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
   const allowedOrigins = new Set(options.allowedOrigins);
   // Recording happens after the answer, one call at a time, in arrival order.
   let recording: Promise<unknown> = Promise.resolve();
+  let lastRequestAt = performance.now();
   const server: Server = createServer((request, response) => {
+    lastRequestAt = performance.now();
     const refusal = refusalOf(request, allowedHosts, allowedOrigins);
     if (refusal !== undefined) {
       reply(response, refusal.status, { error: refusal.error }, refusal.headers);
@@ -68,21 +75,32 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
         }
         let input;
         try {
-          input = parsePreToolUseInput(body);
+          input = parseHookInput(body, options.loopGuard !== undefined);
         } catch (error) {
           if (!(error instanceof HookInputError)) throw error;
           reply(response, 400, { error: error.message });
           return;
         }
-        const context = hookContext(input);
         const subject = subjectOf(input, options.shellTools);
+        const onGuardError = (error: unknown) => options.logger.error({ err: error }, "the loop guard's state could not be used");
+        if (input.event !== "PreToolUse") {
+          // Before the reply: the call that follows must see this result.
+          try {
+            options.loopGuard?.after(input, subject);
+          } catch (error) {
+            onGuardError(error);
+          }
+          response.writeHead(200).end();
+          return;
+        }
+        const context = hookContext(input);
         const verdict = await options.pool.judge(subject, context, options.deadlineMs);
-        const answer = answerOf(verdict, options.onUndecided);
+        const { answer, loopReason } = answerCall(input, subject, verdict, options.onUndecided, options.loopGuard, onGuardError);
         const json = answerJson(answer);
         if (json === undefined) response.writeHead(200).end();
         else response.writeHead(200, { "content-type": "application/json" }).end(json);
         const elapsedMs = performance.now() - started;
-        const call = { input, subject, context, verdict, answer, elapsedMs, nowMicros: nowMicros() };
+        const call = { input, subject, context, verdict, answer, loopReason, elapsedMs, nowMicros: nowMicros() };
         recording = recording
           .then(() => recordHookCall(call, options.sink, options.spoolDir))
           .catch((error: unknown) => options.logger.error({ err: error, toolUseId: input.toolUseId }, "could not record a hook call"));
@@ -103,6 +121,7 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}/`,
+    idleMs: () => performance.now() - lastRequestAt,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Idle keep-alive connections would hold close() open until they time out.

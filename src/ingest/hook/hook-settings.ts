@@ -30,10 +30,14 @@ export const DEFAULT_SHELL_TOOLS: readonly string[] = [
 /** What an undecided verdict becomes (`--on-undecided`). */
 export type UndecidedPolicy = "ask" | "deny" | "allow";
 
+/** What a call that would repeat a failing operation is answered (`--loop-guard`); off by default. */
+export type LoopGuardMode = "off" | "ask" | "deny";
+
 /** The flags that decide a call's answer; a command form forwards only to a server with the same. */
 export interface HookSettings {
   readonly deadlineMs: number;
   readonly onUndecided: UndecidedPolicy;
+  readonly loopGuard: LoopGuardMode;
   readonly shellTools: readonly string[];
   readonly maxBodyBytes: number;
 }
@@ -93,6 +97,7 @@ function isServerEntry(value: unknown): value is ServerEntry {
     Number.isInteger(entry["deadlineMs"]) &&
     Number.isInteger(entry["maxBodyBytes"]) &&
     (entry["onUndecided"] === "ask" || entry["onUndecided"] === "deny" || entry["onUndecided"] === "allow") &&
+    (entry["loopGuard"] === "off" || entry["loopGuard"] === "ask" || entry["loopGuard"] === "deny") &&
     Array.isArray(tools) &&
     tools.every((tool) => typeof tool === "string")
   );
@@ -103,6 +108,7 @@ export function sameSettings(a: HookSettings, b: HookSettings): boolean {
   return (
     a.deadlineMs === b.deadlineMs &&
     a.onUndecided === b.onUndecided &&
+    a.loopGuard === b.loopGuard &&
     a.maxBodyBytes === b.maxBodyBytes &&
     a.shellTools.length === b.shellTools.length &&
     a.shellTools.every((tool, i) => tool === b.shellTools[i])

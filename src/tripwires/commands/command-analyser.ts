@@ -1,7 +1,7 @@
 import { EMPTY_ANALYSIS, unparsedBecause, type CommandAnalysis } from "./command-analysis.ts";
 import type { PathContext } from "./path-resolution.ts";
 import { analyseShellCommand, type ShellAnalysisOptions } from "./shell-analysis.ts";
-import { AnalysisDeadlineError } from "./shell-parser.ts";
+import { AnalysisDeadlineError } from "./analysis-deadline.ts";
 import { analyseSql, sqlChangesState } from "./sql/sql-analysis.ts";
 
 /**

@@ -9,7 +9,8 @@ import { analyseFilesystemCommand, analyseFind, analyseRedirects, findFilters, f
 import { analyseGit, READ_ONLY_GIT } from "./git-commands.ts";
 import { analyseInfraCommand } from "./infra-commands.ts";
 import { resolvePath, type PathContext } from "./path-resolution.ts";
-import { checkDeadline, parseShell, type ShellWord, type SimpleCommand } from "./shell-parser.ts";
+import { checkDeadline } from "./analysis-deadline.ts";
+import { parseShell, type ShellWord, type SimpleCommand } from "./shell-parser.ts";
 import { sqlCommandFindings } from "./sql/sql-commands.ts";
 
 /**

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { Language, Parser, type Node } from "web-tree-sitter";
+import { checkDeadline, currentDeadline } from "./analysis-deadline.ts";
 
 /**
  * A real bash grammar (tree-sitter-bash, compiled to WASM) turned into a flat list of the simple
@@ -64,35 +65,10 @@ interface Resolved {
   dynamic: boolean;
 }
 
-/** Thrown once an analysis runs past the deadline of withinDeadline; a result it cut short is never cached. */
-export class AnalysisDeadlineError extends Error {
-  override readonly name = "AnalysisDeadlineError";
-}
-
-let deadlineAt: number | undefined;
-
-/**
- * Runs an analysis that gives up (AnalysisDeadlineError) once `performance.now()` passes `at`: the
- * live hook's time bound, checked inside the WASM parse and between commands, so a worker stops on
- * its own. The run monitor sets none, so its results never depend on time.
- */
-export function withinDeadline<T>(at: number, analyse: () => T): T {
-  deadlineAt = at;
-  try {
-    return analyse();
-  } finally {
-    deadlineAt = undefined;
-  }
-}
-
-export function checkDeadline(): void {
-  if (deadlineAt !== undefined && performance.now() > deadlineAt) throw new AnalysisDeadlineError("the analysis ran past its deadline");
-}
-
 export function parseShell(source: string): ParsedShell {
   const outOfBounds = exceededBound(source);
   if (outOfBounds !== undefined) return { commands: [], unparsed: outOfBounds };
-  const at = deadlineAt;
+  const at = currentDeadline();
   const tree = at === undefined ? parser.parse(source) : parser.parse(source, null, { progressCallback: () => performance.now() > at });
   if (tree === null) {
     // A cancelled parse resumes on the next call unless the parser is reset.

@@ -168,6 +168,8 @@ export interface FailureStreak {
   readonly distinctActions: number;
   readonly seqFrom: number;
   readonly seqTo: number;
+  /** The run's state epoch after the newest failure: a later epoch means progress since. */
+  readonly epochTo: number;
 }
 
 /**
@@ -179,7 +181,7 @@ export interface FailureStreak {
  */
 export type StreakLink = "alike" | "unchanged" | "unchanged-same-error";
 
-const NO_STREAK: FailureStreak = { failures: 0, distinctActions: 0, seqFrom: 0, seqTo: 0 };
+const NO_STREAK: FailureStreak = { failures: 0, distinctActions: 0, seqFrom: 0, seqTo: 0, epochTo: 0 };
 
 /**
  * The current failing streak of an action (`key = "actions"`) or an operation (`"operations"`):
@@ -198,6 +200,7 @@ export function failureStreak(
   let failures = 0;
   let seqFrom = 0;
   let seqTo = 0;
+  let epochTo = 0;
   let newer = -1;
   const actions = new Set<number>();
   for (let index = state.seqs.length - 1; index >= 0; index--) {
@@ -206,11 +209,14 @@ export function failureStreak(
     if (newer !== -1 && !linked(state, index, newer, link)) break; // progress between the two
     failures++;
     seqFrom = state.seqs[index] ?? seqFrom;
-    if (newer === -1) seqTo = seqFrom;
+    if (newer === -1) {
+      seqTo = seqFrom;
+      epochTo = state.epochs[index] ?? 0;
+    }
     actions.add(state.actions[index] ?? 0);
     newer = index;
   }
-  return failures === 0 ? NO_STREAK : { failures, distinctActions: actions.size, seqFrom, seqTo };
+  return failures === 0 ? NO_STREAK : { failures, distinctActions: actions.size, seqFrom, seqTo, epochTo };
 }
 
 /**

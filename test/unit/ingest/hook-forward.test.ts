@@ -23,7 +23,7 @@ async function standIn(status: number, body: string, delayMs = 0): Promise<Serve
   });
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const settings = { deadlineMs: 50, onUndecided: "ask", shellTools: DEFAULT_SHELL_TOOLS, maxBodyBytes: 1024 } as const;
+  const settings = { deadlineMs: 50, onUndecided: "ask", loopGuard: "off", shellTools: DEFAULT_SHELL_TOOLS, maxBodyBytes: 1024 } as const;
   return { url: `http://127.0.0.1:${port}/`, pid: 1, ...settings };
 }
 
@@ -81,7 +81,7 @@ describe("forwardCall", () => {
 describe("the server file", () => {
   it("is followed only to a loopback address", () => {
     const spool = mkdtempSync(join(tmpdir(), "agentops-hook-file-"));
-    const settings = { deadlineMs: 500, onUndecided: "ask", shellTools: DEFAULT_SHELL_TOOLS, maxBodyBytes: 1024 } as const;
+    const settings = { deadlineMs: 500, onUndecided: "ask", loopGuard: "off", shellTools: DEFAULT_SHELL_TOOLS, maxBodyBytes: 1024 } as const;
     for (const url of ["http://127.0.0.1:4319/", "http://localhost:4319/", "http://[::1]:4319/"]) {
       writeServerFile(spool, { url, pid: 1, ...settings });
       expect(readServerFile(spool)?.url).toBe(url);

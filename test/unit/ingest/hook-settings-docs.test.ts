@@ -24,7 +24,13 @@ const matcherGroup = z.strictObject({
   matcher: z.string().optional(),
   hooks: z.array(z.discriminatedUnion("type", [commandHook, httpHook])).min(1),
 });
-const settings = z.strictObject({ hooks: z.strictObject({ PreToolUse: z.array(matcherGroup).min(1) }) });
+const settings = z.strictObject({
+  hooks: z.strictObject({
+    PreToolUse: z.array(matcherGroup).min(1),
+    PostToolUse: z.array(matcherGroup).optional(),
+    PostToolUseFailure: z.array(matcherGroup).optional(),
+  }),
+});
 
 function documentedExamples(): unknown[] {
   const doc = readFileSync(new URL("../../../docs/ingest.md", import.meta.url), "utf8");
@@ -33,13 +39,19 @@ function documentedExamples(): unknown[] {
 }
 
 describe("docs/ingest.md settings.json examples", () => {
-  it("are a command hook running `agentops hook claude-code` and an http hook to the --listen address", () => {
+  it("are a command hook running `agentops hook claude-code`, the same with the loop guard, and an http hook to the --listen address", () => {
     const examples = documentedExamples().map((example) => settings.parse(example));
     const hooks = examples.flatMap((example) => example.hooks.PreToolUse.flatMap((group) => group.hooks));
-    expect(hooks.map((hook) => hook.type)).toEqual(["command", "http"]);
-    const [command, http] = hooks;
+    expect(hooks.map((hook) => hook.type)).toEqual(["command", "command", "http"]);
+    const [command, guarded, http] = hooks;
     expect(command?.type === "command" && /\bbin\/agentops hook claude-code$/.test(command.command)).toBe(true);
     expect(http?.type === "http" ? http.url : undefined).toBe("http://127.0.0.1:4319/");
+    // The loop guard's results come from the two result events, to the very same command.
+    const guardedCommand = guarded?.type === "command" ? guarded.command : "";
+    expect(guardedCommand).toMatch(/\bbin\/agentops hook claude-code --loop-guard (ask|deny)$/);
+    const results = examples[1]?.hooks;
+    const resultCommands = [...(results?.PostToolUse ?? []), ...(results?.PostToolUseFailure ?? [])].flatMap((group) => group.hooks);
+    expect(resultCommands.map((hook) => (hook.type === "command" ? hook.command : hook.url))).toEqual([guardedCommand, guardedCommand]);
   });
 
   it("the schema rejects a field the reference does not document (e.g. a fail-closed switch)", () => {
