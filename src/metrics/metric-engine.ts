@@ -9,6 +9,33 @@ import { byUtf8 } from "../contract/code-point-order.ts";
 import type { MetricResult, ResultChange } from "./result-record.ts";
 import { ResultPublisher } from "./result-publisher.ts";
 import { UnitState } from "./unit-state.ts";
+import type { FactIndex } from "./fact-index.ts";
+import type { StoredVersion } from "./state/codecs.ts";
+import type { UnitKind } from "./unit-key.ts";
+
+/**
+ * A read-only view of the state behind the figures, for explanations (src/explain): the units'
+ * stored contributions, the index of admitted facts, and the ledger's versions with their origins.
+ * Nothing in it computes a figure.
+ */
+export interface EngineLineage {
+  readonly config: EngineConfig;
+  readonly index: FactIndex;
+  /** Every unit of a kind with its stored contributions (a scan). */
+  units(kind: UnitKind): Iterable<[string, readonly Contribution[]]>;
+  /** Where an admitted fact was read: a file's line, or topic/partition/offset. */
+  origin(fact: MetricFact): FactOrigin | undefined;
+  /** Every version recorded under a fact_id (a quarantined one included), with its origin. */
+  versions(factId: string): readonly StoredVersion[];
+  /** Identity conflicts and later TERMINAL summaries (a scan of the ledger). */
+  conflicts(): Conflict[];
+  /** The published record under a result key (null: none). */
+  result(key: string): MetricResult | null;
+  /** Every published result key, sorted (a scan of the result table). */
+  resultKeys(): string[];
+  /** No unit is left to recompute: the stored contributions are what the published figures sum. */
+  readonly settled: boolean;
+}
 
 /**
  * The metric engine: a pure, incremental function from a set of observation facts to metric
@@ -24,6 +51,7 @@ export class MetricEngine {
   private readonly ledger: FactLedger;
   private readonly units: UnitState;
   private readonly publisher: ResultPublisher;
+  private readonly config: EngineConfig;
 
   /**
    * `state` defaults to memory (a replay of a file); a Kafka member passes a store on disk.
@@ -31,6 +59,7 @@ export class MetricEngine {
    */
   constructor(config: EngineConfig, catalog: CatalogSummary, state: StateStore = new StateStore(undefined), layout: { readonly inlineMembers?: number } = {}) {
     this.state = state;
+    this.config = config;
     this.ledger = new FactLedger(state);
     this.units = new UnitState(config, state, { changelog: true, ...layout });
     this.publisher = new ResultPublisher(state, catalog, config);
@@ -127,6 +156,24 @@ export class MetricEngine {
   /** The result last flushed under a key (null: none). */
   result(key: string): MetricResult | null {
     return this.publisher.current(key);
+  }
+
+  /** The read-only view explanations read (see EngineLineage); it never flushes. */
+  lineage(): EngineLineage {
+    const units = this.units;
+    return {
+      config: this.config,
+      index: this.units.index,
+      units: (kind) => this.units.unitsOf(kind),
+      origin: (fact) => this.ledger.originOf(fact),
+      versions: (factId) => this.ledger.versionsOf(factId),
+      conflicts: () => this.conflicts(),
+      result: (key) => this.publisher.current(key),
+      resultKeys: () => this.publisher.keys(),
+      get settled() {
+        return units.settled;
+      },
+    };
   }
 
   /** Identity conflicts and Deliveries with later TERMINAL summaries, sorted by identity. */

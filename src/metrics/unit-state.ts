@@ -148,6 +148,7 @@ export class UnitState {
       snapshot: inDocuments(index.snapshotDocs),
       task: {
         get: (id) => taskUnits.get(id),
+        scan: () => taskUnits.scan(),
         set: (id, next) => {
           if (next.length === 0) taskUnits.delete(id);
           else taskUnits.set(id, next, next.length * 48);
@@ -158,6 +159,14 @@ export class UnitState {
     this.asOfTimes = state.links("ga\u0000", timeCountsCodec);
     this.changedUnits = changelog && state.persistent ? state.table("cu\u0000", presenceCodec) : undefined;
     if (this.changedUnits !== undefined) state.beforeCommit(() => this.spillChanged());
+  }
+
+  /**
+   * Every unit of a kind that contributes, with its contributions as stored: a scan of the kind's
+   * documents, for explanations (src/explain), which read the figures' units and never recompute them.
+   */
+  *unitsOf(kind: UnitKind): Iterable<[string, readonly Contribution[]]> {
+    for (const [id, contributions] of this.contributions[kind].scan()) if (contributions.length > 0) yield [id, contributions];
   }
 
   /** Groups whose sums changed since they were last rendered. */
@@ -391,6 +400,8 @@ export class UnitState {
 /** Where one kind of unit keeps its contributions. */
 interface UnitContributions {
   get(id: string): readonly Contribution[] | undefined;
+  /** Every unit's contributions (a scan of the table or documents). */
+  scan(): Iterable<[string, readonly Contribution[]]>;
   /** Sets them (empty: none left). */
   set(id: string, next: readonly Contribution[]): void;
 }
@@ -399,6 +410,9 @@ interface UnitContributions {
 function inDocuments<D extends { contributions: readonly Contribution[] }>(docs: DocTable<D>): UnitContributions {
   return {
     get: (id) => docs.get(id)?.contributions,
+    scan: function* () {
+      for (const [id, doc] of docs.scan()) yield [id, doc.contributions];
+    },
     set: (id, next) => {
       const doc = docs.edit(id, next.length * 32);
       doc.contributions = next;
