@@ -20,3 +20,11 @@ export async function queryMember(base: string, query: ExplainQuery): Promise<Ex
     await new Promise((resolve) => setTimeout(resolve, RETRY_MILLIS));
   }
 }
+
+/** The live view's lineage route over a member: a figure's explanation by its result key, as JSON. */
+export function memberExplainer(member: string): (key: string) => Promise<{ readonly status: number; readonly body: string }> {
+  return async (key) => {
+    const answered = await queryMember(member, { key });
+    return { status: answered.kind === "explained" ? 200 : 404, body: JSON.stringify(answered) };
+  };
+}

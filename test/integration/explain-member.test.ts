@@ -2,7 +2,9 @@ import { join } from "node:path";
 import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { groupKeyOfResult, type Explanation } from "../../src/explain/lineage.ts";
-import { queryMember } from "../../src/explain/member-client.ts";
+import { memberExplainer, queryMember } from "../../src/explain/member-client.ts";
+import { startViewServer } from "../../src/serve/server.ts";
+import { ViewState } from "../../src/serve/view-state.ts";
 import { explainReplay } from "../../src/explain/replay-explain.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
@@ -67,6 +69,16 @@ describe("agentops explain against a running member", () => {
     expect(viaFront.explanation.units.length).toBeGreaterThan(0);
     for (const unit of viaFront.explanation.units) {
       for (const fact of unit.facts) expect(fact.origin).toMatchObject({ topic: topics.facts });
+    }
+
+    // The live view's lineage route gives the same answer, asked of the same member.
+    const view = await startViewServer(new ViewState({ mode: "kafka", description: "test", error: null }), "127.0.0.1", 0, { explain: memberExplainer(frontUrl) });
+    try {
+      const lineage = await fetch(new URL(`/api/explain?key=${encodeURIComponent(key)}`, view.url));
+      expect(lineage.status).toBe(200);
+      expect(await lineage.json()).toEqual(viaFront);
+    } finally {
+      await view.close();
     }
 
     const replayed = await explainReplay({ input: facts, engine: DEFAULT_ENGINE_CONFIG, state: "memory", stateDir: undefined, cacheMb: 16 }, { key });
