@@ -6,6 +6,7 @@ import { memberExplainer, queryMember } from "../../src/explain/member-client.ts
 import { startViewServer } from "../../src/serve/server.ts";
 import { ViewState } from "../../src/serve/view-state.ts";
 import { explainReplay } from "../../src/explain/replay-explain.ts";
+import { explainAudit } from "../../src/explain/audit-explain.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
 import { expectUnitsAddUp } from "../support/explain-adds-up.ts";
@@ -17,7 +18,7 @@ import { describeDifferences, embeddedReplay, killAllProcessors, runAgentopsOk, 
  * instance of its own beside one with the other roles. Asked at the member without the engine,
  * the query is redirected (307) to the engine's member, found through the engine's consumer group;
  * the answer adds up to the published figure and names the same units as the replay's explanation,
- * its facts placed by topic, partition and offset.
+ * its facts placed by topic, partition and offset; the audit rebuild gives the same answer.
  */
 
 let dir: string;
@@ -85,6 +86,10 @@ describe("agentops explain against a running member", () => {
     if (replayed.kind !== "explained") throw new Error("the replay did not explain the key");
     expect(unitsOf(viaFront.explanation)).toEqual(unitsOf(replayed.explanation));
     expect(viaFront.explanation.totals).toEqual(replayed.explanation.totals);
+
+    // The audit rebuild from the engine-facts topic explains the same units, placed at the same offsets.
+    const audited = await explainAudit(kafka, topics.engineFacts, { engine: DEFAULT_ENGINE_CONFIG, state: "memory", stateDir: undefined, cacheMb: 16 }, { key });
+    expect(audited).toEqual(viaFront);
 
     // Every group the member publishes adds up (asked at the engine's member itself).
     for (const group of new Set(keys.map(groupKeyOfResult))) {

@@ -3,6 +3,8 @@ import { REPLAY_STATE_CACHE_MB } from "../../stream/transports/embedded/replay-s
 import { explainReplay } from "../../explain/replay-explain.ts";
 import { cohortOf, isMetricId, type ExplainAnswer, type ExplainQuery } from "../../explain/query.ts";
 import { queryMember } from "../../explain/member-client.ts";
+import { explainAudit } from "../../explain/audit-explain.ts";
+import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import { formatExplanation } from "../explain-text.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, stringFlag, type ParsedFlags } from "../flags.ts";
@@ -11,6 +13,7 @@ const USAGE = `Usage: agentops explain <metric | result key> --input <facts.ndjs
                         [--scope S] [--cohort k=v ...] [--all] [--json] [--first 10]
                         [--window 1d] [--coverage-threshold 10] [--state memory|disk] [--state-dir DIR]
        agentops explain <metric | result key> --member http://host:port [--scope S] [--cohort k=v ...] [--all] [--json]
+       agentops explain <metric | result key> --from-topic [--brokers host:port] [--schema-registry URL] [--topic-prefix P] ...
 
 Explains one figure down to its units and facts, from the state the engine keeps (nothing is
 computed twice): the figure as published; every unit of its group with its status (eligible with
@@ -27,10 +30,12 @@ topic/partition/offset it came from); and the refused or quarantined records tha
   --member              asks a running engine member through its HTTP port (--metrics-port of
                         \`agentops run\`); a member that does not own the engine's partition answers
                         with the owner's address, which is followed
+  --from-topic          rebuilds the engine from the engine-facts topic as the audit does (replay
+                        --from-topic: the whole history, each record validated again), then explains
   --first               units shown per status (default 10); --all shows every one
   --json                the whole explanation, every unit, as one JSON object
   --window, --coverage-threshold   as for replay: use the values the figures were made with
-  --state               where the replay keeps its state: "memory" (the default) or "disk"
+  --state               where a replay or rebuild keeps its state: "memory" (the default) or "disk"
 
 Exit code 0 when the figure was explained, 2 when the query matched no figure or several (they are listed).`;
 
@@ -54,15 +59,23 @@ export const explainCommand: CliCommand = {
         state: { type: "string" },
         "state-dir": { type: "string" },
         "state-cache-mb": { type: "string" },
+        "from-topic": { type: "boolean" },
+        ...CLUSTER_FLAGS,
       },
       "explain",
     );
     const query = queryFrom(flags);
     const input = stringFlag(flags, "input");
     const member = stringFlag(flags, "member");
-    if ((input === undefined) === (member === undefined)) throw new UsageError("--input", "give exactly one place to explain from", "add --input facts.ndjson (a replay) or --member http://host:port (a running member)");
+    const fromTopic = booleanFlag(flags, "from-topic");
+    if ([input !== undefined, member !== undefined, fromTopic].filter(Boolean).length !== 1) {
+      throw new UsageError("--input", "give exactly one place to explain from", "add --input facts.ndjson (a replay), --member http://host:port (a running member) or --from-topic (the audit rebuild)");
+    }
     const perStatus = booleanFlag(flags, "all") ? Number.POSITIVE_INFINITY : integerFlag(flags, "first", 10, 1, 1_000_000);
-    const result = input === undefined ? await queryMember(member as string, query) : await explainReplay(replayOptions(flags, input), query);
+    let result: ExplainAnswer;
+    if (member !== undefined) result = await queryMember(member, query);
+    else if (input !== undefined) result = await explainReplay({ input, ...replayOptions(flags) }, query);
+    else result = await withCluster(flags, "agentops-explain", ({ kafka, topics }) => explainAudit(kafka, topics.engineFacts, replayOptions(flags), query));
     return print(result, perStatus, booleanFlag(flags, "json"), input);
   },
 };
@@ -82,7 +95,8 @@ function queryFrom(flags: ParsedFlags): ExplainQuery {
   return scope === undefined ? { metric: target, cohort } : { metric: target, scope, cohort };
 }
 
-function replayOptions(flags: ParsedFlags, input: string): Parameters<typeof explainReplay>[0] {
+/** The engine's configuration and where a replay or rebuild keeps its state. */
+function replayOptions(flags: ParsedFlags): Omit<Parameters<typeof explainReplay>[0], "input"> {
   const windowText = stringFlag(flags, "window") ?? DEFAULT_WINDOW;
   const windowMillis = parseWindowSize(windowText);
   if (windowMillis === undefined) throw new UsageError("--window", `"${windowText}" is not a duration`, "give a number and a unit (ms, s, m, h, d), e.g. --window 1d");
@@ -91,7 +105,7 @@ function replayOptions(flags: ParsedFlags, input: string): Parameters<typeof exp
   if (!config.success) throw new UsageError("--window", config.error.issues[0]?.message ?? "invalid", "use a size that divides one day (1h, 15m, ...) or whole days (1d, 7d)");
   const state = stringFlag(flags, "state") ?? "memory";
   if (state !== "disk" && state !== "memory") throw new UsageError("--state", `"${state}" is not a place for state`, "give --state memory (the default) or --state disk");
-  return { input, engine: config.data, state, stateDir: stringFlag(flags, "state-dir"), cacheMb: integerFlag(flags, "state-cache-mb", REPLAY_STATE_CACHE_MB, 1, 4096) };
+  return { engine: config.data, state, stateDir: stringFlag(flags, "state-dir"), cacheMb: integerFlag(flags, "state-cache-mb", REPLAY_STATE_CACHE_MB, 1, 4096) };
 }
 
 function print(result: ExplainAnswer, perStatus: number, json: boolean, file: string | undefined): number {
