@@ -27,7 +27,7 @@ export function describeCohort(cohort: Cohort): string {
 }
 
 /** The value, or why there is none: N/A and minimum-sample records are never shown as a number. */
-function describeValue(result: MetricResult): string {
+export function describeValue(result: MetricResult): string {
   if (result.value === null) {
     if (result.status === "BELOW_MINIMUM_SAMPLE") return `below minimum sample: ${result.eligible_units} of ${result.minimum_sample}`;
     // The catalog's reasons read "N/A when ..."; anything else is prefixed so the status is never lost.
@@ -44,7 +44,7 @@ function describeValue(result: MetricResult): string {
     .join(" ");
 }
 
-function describeCoverage(result: MetricResult): string {
+export function describeCoverage(result: MetricResult): string {
   const coverage = result.coverage;
   return `${coverage.numerator}/${coverage.denominator} ${coverage.state}${coverage.alert ? " LOW" : ""}`;
 }

@@ -194,8 +194,13 @@ export class FactLedger {
     return conflictReport(reason, identity, versions);
   }
 
+  /** Every version recorded under a fact_id, with where each was read (for explanations). */
+  versionsOf(factId: string): readonly StoredVersion[] {
+    return this.byFact.get(factId) ?? NO_VERSIONS;
+  }
+
   /** Where an admitted fact was read (the only version of its fact_id). */
-  private originOf(fact: MetricFact): FactOrigin | undefined {
+  originOf(fact: MetricFact): FactOrigin | undefined {
     return (this.byFact.get(fact.fact_id) ?? NO_VERSIONS).find((version) => sameRecord(version.fact, fact))?.origin;
   }
 

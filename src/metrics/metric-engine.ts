@@ -4,11 +4,37 @@ import type { Contribution } from "./contribution.ts";
 import type { EngineConfig } from "./engine-config.ts";
 import { memoryEngineTables, type EngineTables } from "./engine-tables.ts";
 import { terminalSummaries } from "./delivery-reading.ts";
-import { FactLedger, type Conflict, type FactOrigin, type LedgerOutcome } from "./fact-ledger.ts";
+import { FactLedger, type Conflict, type FactOrigin, type LedgerOutcome, type StoredVersion } from "./fact-ledger.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 import type { MetricResult, ResultChange } from "../contract/result-record.ts";
 import { ResultPublisher } from "./result-publisher.ts";
 import { UnitState } from "./unit-state.ts";
+import type { FactIndex } from "./fact-index.ts";
+import type { UnitKind } from "./unit-key.ts";
+
+/**
+ * A read-only view of the state behind the figures, for explanations (src/explain): the units'
+ * stored contributions, the index of admitted facts, and the ledger's versions with their origins.
+ * Nothing in it computes a figure.
+ */
+export interface EngineLineage {
+  readonly config: EngineConfig;
+  readonly index: FactIndex;
+  /** Every unit of a kind with its stored contributions (a scan). */
+  units(kind: UnitKind): Iterable<[string, readonly Contribution[]]>;
+  /** Where an admitted fact was read: a file's line, or topic/partition/offset. */
+  origin(fact: MetricFact): FactOrigin | undefined;
+  /** Every version recorded under a fact_id (a quarantined one included), with its origin. */
+  versions(factId: string): readonly StoredVersion[];
+  /** Identity conflicts and later TERMINAL summaries (a scan of the ledger). */
+  conflicts(): Conflict[];
+  /** The published record under a result key (null: none). */
+  result(key: string): MetricResult | null;
+  /** Every published result key, sorted (a scan of the result table). */
+  resultKeys(): string[];
+  /** No unit is left to recompute: the stored contributions are what the published figures sum. */
+  readonly settled: boolean;
+}
 
 /**
  * The metric engine: a pure, incremental function from a set of observation facts to metric
@@ -22,12 +48,14 @@ export class MetricEngine {
   private readonly ledger: FactLedger;
   private readonly units: UnitState;
   private readonly publisher: ResultPublisher;
+  private readonly config: EngineConfig;
 
   /**
    * `tables` default to memory (a replay of a file); a Kafka member passes tables on disk (the state
    * room's `engineTables`). `layout.inlineMembers` is for tests: entity documents spill their lists sooner (FactIndex).
    */
   constructor(config: EngineConfig, catalog: CatalogSummary, tables: EngineTables = memoryEngineTables(), layout: { readonly inlineMembers?: number } = {}) {
+    this.config = config;
     this.ledger = new FactLedger(tables.ledger);
     this.units = new UnitState(config, tables.units, layout);
     this.publisher = new ResultPublisher(tables.published, catalog, config);
@@ -126,6 +154,24 @@ export class MetricEngine {
   /** The result last flushed under a key (null: none). */
   result(key: string): MetricResult | null {
     return this.publisher.current(key);
+  }
+
+  /** The read-only view explanations read (see EngineLineage); it never flushes. */
+  lineage(): EngineLineage {
+    const units = this.units;
+    return {
+      config: this.config,
+      index: this.units.index,
+      units: (kind) => this.units.unitsOf(kind),
+      origin: (fact) => this.ledger.originOf(fact),
+      versions: (factId) => this.ledger.versionsOf(factId),
+      conflicts: () => this.conflicts(),
+      result: (key) => this.publisher.current(key),
+      resultKeys: () => this.publisher.keys(),
+      get settled() {
+        return units.settled;
+      },
+    };
   }
 
   /** Identity conflicts and Deliveries with later TERMINAL summaries, sorted by identity. */

@@ -32,6 +32,8 @@ function sameShare(a: Contribution["money"][number], b: Contribution["money"][nu
 /** Where one kind of unit keeps its contributions. */
 export interface UnitContributions {
   get(id: string): readonly Contribution[] | undefined;
+  /** Every unit's contributions (a scan of the table or documents). */
+  scan(): Iterable<[string, readonly Contribution[]]>;
   /** Sets them (empty: none left). */
   set(id: string, next: readonly Contribution[]): void;
 }
@@ -40,6 +42,9 @@ export interface UnitContributions {
 export function inDocuments<D extends { contributions: readonly Contribution[] }>(docs: DocTable<D>): UnitContributions {
   return {
     get: (id) => docs.get(id)?.contributions,
+    scan: function* () {
+      for (const [id, doc] of docs.scan()) yield [id, doc.contributions];
+    },
     set: (id, next) => {
       const doc = docs.edit(id, next.length * 32);
       doc.contributions = next;

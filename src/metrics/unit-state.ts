@@ -147,6 +147,7 @@ export class UnitState {
       snapshot: inDocuments(index.snapshotDocs),
       task: {
         get: (id) => taskUnits.get(id),
+        scan: () => taskUnits.scan(),
         set: (id, next) => {
           if (next.length === 0) taskUnits.delete(id);
           else taskUnits.set(id, next, next.length * 48);
@@ -157,6 +158,14 @@ export class UnitState {
     this.asOfTimes = tables.asOfTimes;
     this.changedUnits = tables.changedUnits;
     if (this.changedUnits !== undefined) tables.beforeCommit(() => this.spillChanged());
+  }
+
+  /**
+   * Every unit of a kind that contributes, with its contributions as stored: a scan of the kind's
+   * documents, for explanations (src/explain), which read the figures' units and never recompute them.
+   */
+  *unitsOf(kind: UnitKind): Iterable<[string, readonly Contribution[]]> {
+    for (const [id, contributions] of this.contributions[kind].scan()) if (contributions.length > 0) yield [id, contributions];
   }
 
   /** Groups whose sums changed since they were last rendered. */

@@ -33,6 +33,11 @@ export interface ViewServerOptions {
   readonly maxClientBufferBytes?: number;
   /** Event-stream clients at once; one more is a 503. */
   readonly maxClients?: number;
+  /**
+   * A figure's lineage for `/api/explain?key=…` (agentops explain's answer, from a running
+   * member's engine state); absent, the route says how to turn it on.
+   */
+  readonly explain?: (key: string) => Promise<{ readonly status: number; readonly body: string }>;
 }
 
 export const DEFAULT_VIEW_LIMITS = { maxClientBufferBytes: 4 * 1024 * 1024, maxClients: 64 } as const;
@@ -116,8 +121,8 @@ export interface ViewServer {
 }
 
 /**
- * The view's HTTP server (node:http): the page, its scripts, `/api/snapshot` (the records as JSON)
- * and `/events` (server-sent events). Read-only: every other method or path is refused, and so is
+ * The view's HTTP server (node:http): the page, its scripts, `/api/snapshot` (the records as JSON),
+ * `/events` (server-sent events) and `/api/explain` (a figure's lineage, when configured). Read-only: every other method or path is refused, and so is
  * a request for a host name it does not answer to (421).
  */
 export async function startViewServer(
@@ -138,7 +143,8 @@ export async function startViewServer(
       response.writeHead(421, headers).end(`${message}; ${fix}\n`);
       return;
     }
-    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    const url = new URL(request.url ?? "/", "http://localhost");
+    const path = url.pathname;
     if (request.method !== "GET" && request.method !== "HEAD") {
       response.writeHead(405, { allow: "GET, HEAD" }).end();
       return;
@@ -154,6 +160,21 @@ export async function startViewServer(
     if (path === "/api/snapshot") {
       response.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" });
       response.end(JSON.stringify(state.snapshot()));
+      return;
+    }
+    if (path === "/api/explain") {
+      const json = { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" };
+      const key = url.searchParams.get("key");
+      const explain = options.explain;
+      if (explain === undefined || key === null) {
+        const error = explain === undefined ? "lineage is off: start agentops serve with --explain-member http://host:port (a running member's --metrics-port)" : "give ?key=<result key>";
+        response.writeHead(explain === undefined ? 404 : 400, json).end(JSON.stringify({ error }));
+        return;
+      }
+      explain(key).then(
+        (reply) => response.writeHead(reply.status, json).end(reply.body),
+        (error: unknown) => response.writeHead(502, json).end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) })),
+      );
       return;
     }
     const file = FILES[path];

@@ -21,6 +21,7 @@ export const commands: readonly CommandEntry[] = [
   { name: "import", load: async () => (await import("./import.ts")).importCommand },
   { name: "results", load: async () => (await import("./results.ts")).resultsCommand },
   { name: "alerts", load: async () => (await import("./alerts.ts")).alertsCommand },
+  { name: "explain", load: async () => (await import("./explain.ts")).explainCommand },
   { name: "serve", load: async () => (await import("./serve.ts")).serveCommand },
   { name: "export", load: async () => (await import("./export.ts")).exportCommand },
   { name: "notify", load: async () => (await import("./notify.ts")).notifyCommand },

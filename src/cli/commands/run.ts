@@ -8,13 +8,13 @@ import { parseFlags, stringFlag } from "../flags.ts";
 
 const USAGE = `Usage: agentops run [--brokers host:port[,...]] [--schema-registry URL] [--roles ingest,engine,run-monitor]
                     [--instance-id NAME] [--group PREFIX] [--topic-prefix PREFIX]
-                    [--window 1d] [--coverage-threshold 10] [--metrics-port 9464] [--log-level info]
+                    [--window 1d] [--coverage-threshold 10] [--metrics-port 9464] [--advertised-url URL] [--log-level info]
                     [--shutdown-timeout 30s] [--session-timeout 30s] [--state-dir DIR] [--state-cache-mb 16]
                     [--engine single|stages]
 
 Starts one processor instance on Kafka. Every flag can also come from the environment:
 KAFKA_BROKERS, SCHEMA_REGISTRY_URL, AGENTOPS_ROLES, AGENTOPS_INSTANCE_ID, AGENTOPS_GROUP,
-AGENTOPS_TOPIC_PREFIX, AGENTOPS_WINDOW, AGENTOPS_COVERAGE_THRESHOLD, AGENTOPS_METRICS_PORT,
+AGENTOPS_TOPIC_PREFIX, AGENTOPS_WINDOW, AGENTOPS_COVERAGE_THRESHOLD, AGENTOPS_METRICS_PORT, AGENTOPS_ADVERTISED_URL,
 AGENTOPS_LOG_LEVEL, AGENTOPS_SHUTDOWN_TIMEOUT, AGENTOPS_SESSION_TIMEOUT, AGENTOPS_STATE_DIR,
 AGENTOPS_STATE_CACHE_MB, AGENTOPS_ENGINE (flags win). Roles are processes: to give the engine
 a core of its own, run it as a second instance (--roles engine) beside one with --roles
@@ -25,7 +25,10 @@ when everything processed was committed, 1 when something could not be (the next
 re-processes it) or the bound passed. A member silent for --session-timeout (default 30s, 6s to
 30m) loses its partitions to the others; it heartbeats every third of it, also while it restores
 its state. Logs are JSON lines (pino) on stdout;
-/metrics (Prometheus) and /healthz are served on 127.0.0.1:<metrics-port>.
+/metrics (Prometheus), /healthz and /explain (agentops explain --member) are served on
+127.0.0.1:<metrics-port>; --advertised-url is the address other members give for it (default
+http://127.0.0.1:<port>), found through the engine's consumer group, so that any member answers an
+explanation, redirecting to the one that owns the engine's partition.
 The engine keeps its state on disk under --state-dir (default <tmp>/agentops-state/<group>/<instance-id>),
 checkpointed with the offset it reflects: restarted with the same --instance-id it resumes in seconds;
 without that directory it rebuilds from the engine-facts topic. --state-cache-mb bounds its in-memory
@@ -46,6 +49,7 @@ const FLAG_FIELDS = {
   window: "windowMillis",
   "coverage-threshold": "coverageThresholdHundredths",
   "metrics-port": "metricsPort",
+  "advertised-url": "advertisedUrl",
   "log-level": "logLevel",
   "shutdown-timeout": "shutdownTimeoutMs",
   "session-timeout": "sessionTimeoutMs",

@@ -3,16 +3,17 @@ import { startFileSource } from "../../serve/file-source.ts";
 import { startKafkaSource } from "../../serve/kafka-source.ts";
 import { hostList } from "../../net/allowed-hosts.ts";
 import { isLoopbackHost } from "../../net/listen-address.ts";
-import { startViewServer } from "../../serve/server.ts";
+import { startViewServer, type ViewServerOptions } from "../../serve/server.ts";
+import { memberExplainer } from "../../explain/member-client.ts";
 import { ViewState } from "../../serve/view-state.ts";
 import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, stringFlag } from "../flags.ts";
 
 const USAGE = `Usage: agentops serve --results <results.ndjson> [--alerts <alerts.ndjson>] [--runs <runs.ndjson>]
-                      [--host 127.0.0.1] [--port 8080] [--allowed-hosts NAME,...]
+                      [--host 127.0.0.1] [--port 8080] [--allowed-hosts NAME,...] [--explain-member URL]
        agentops serve --from-topics [--brokers host:port] [--schema-registry URL] [--topic-prefix P]
-                      [--host 127.0.0.1] [--port 8080] [--allowed-hosts NAME,...]
+                      [--host 127.0.0.1] [--port 8080] [--allowed-hosts NAME,...] [--explain-member URL]
 
 A live web view of the metrics and the tripwire alerts: every result by metric, scope and cohort
 (the value or why there is none, coverage with its numerator/denominator, state and LOW_COVERAGE),
@@ -29,6 +30,8 @@ computes nothing.
   --allowed-hosts  host names the page may be reached by besides the bound address (comma-separated),
                  e.g. the machine's DNS name; any other Host header is refused (421). The view has no
                  login: bind beyond loopback only on a network you trust (docs/security.md)
+  --explain-member  a running member's address (agentops run --metrics-port): clicking a figure opens
+                 its lineage (agentops explain), asked of that member, which redirects to the engine's
 
 On the bundled sample: npm run view`;
 
@@ -41,6 +44,13 @@ function existingFile(flag: string, path: string | undefined): string | undefine
   }
   throw new UsageError(`--${flag}`, `cannot read ${path}`, "write it first with `agentops replay --input samples/facts.ndjson --output out/results.ndjson --alerts " +
     "out/alerts.ndjson --runs out/runs.ndjson`, or run `npm run view`");
+}
+
+/** `--explain-member`: a figure's lineage is asked of that member (agentops explain --member). */
+function explainOption(member: string | undefined): Pick<ViewServerOptions, "explain"> {
+  if (member === undefined) return {};
+  if (!URL.canParse(member)) throw new UsageError("--explain-member", `"${member}" is not a URL`, "give a running member's address, e.g. --explain-member http://127.0.0.1:9464");
+  return { explain: memberExplainer(member) };
 }
 
 export const serveCommand: CliCommand = {
@@ -58,6 +68,7 @@ export const serveCommand: CliCommand = {
         host: { type: "string" },
         port: { type: "string" },
         "allowed-hosts": { type: "string" },
+        "explain-member": { type: "string" },
         ...CLUSTER_FLAGS,
       },
       "serve",
@@ -90,7 +101,7 @@ export const serveCommand: CliCommand = {
     }
     let server;
     try {
-      server = await startViewServer(state, host, port, { allowedHosts });
+      server = await startViewServer(state, host, port, { allowedHosts, ...explainOption(stringFlag(flags, "explain-member")) });
     } catch (error) {
       await stopSource();
       const code = (error as NodeJS.ErrnoException).code;

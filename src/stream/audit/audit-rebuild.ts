@@ -11,7 +11,7 @@ import { engineFactKey, readEngineFact } from "../../kafka/serde/engine-facts-re
 import type { TopicPosition } from "../processor.ts";
 import type { TopologyConfig } from "../runtime/services.ts";
 import { replaySource, type EngineFactSource } from "../transports/embedded/embedded-transport.ts";
-import type { EngineStateOptions } from "../processors/engine.ts";
+import type { EngineObserver, EngineStateOptions } from "../processors/engine.ts";
 import type { EngineFactKeyLookup, EngineFactKeys } from "./engine-fact-keys.ts";
 
 /** A record the audit found wrong, with where it is: the audit reports it, never skips it silently. */
@@ -48,7 +48,7 @@ export function rebuildFromEngineFacts(
   topic: string,
   config: EngineConfig,
   catalog: CatalogSummary,
-  where: { readonly keys: EngineFactKeys; readonly engineState?: EngineStateOptions | undefined },
+  where: { readonly keys: EngineFactKeys; readonly engineState?: EngineStateOptions | undefined; readonly engineObserver?: EngineObserver },
   onRecord?: (count: number) => void,
   engineTopology?: TopologyConfig["engineTopology"],
 ): Effect.Effect<EngineRebuild, TransportError> {
@@ -72,6 +72,7 @@ export function rebuildFromEngineFacts(
     tripwires: {},
     ...(engineTopology === undefined ? {} : { engineTopology }),
     ...(where.engineState === undefined ? {} : { engineState: where.engineState }),
+    ...(where.engineObserver === undefined ? {} : { engineObserver: where.engineObserver }),
   };
   return replaySource({ into: "engine", read: source }, topic, topology, catalog).pipe(
     Effect.map(({ sinks }) => ({

@@ -3,7 +3,7 @@ import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict, LedgerOutcome } from "../../metrics/fact-ledger.ts";
 import { byUtf8 } from "../../contract/code-point-order.ts";
-import { MetricEngine } from "../../metrics/metric-engine.ts";
+import { MetricEngine, type EngineLineage } from "../../metrics/metric-engine.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../state/codecs/contributions.ts";
 import { engineTables } from "../../state/engine-tables.ts";
 import { checkpointWrite, openLocalState, openStoreDirectory, stateIdentity, type LocalState } from "../../state/local-state.ts";
@@ -23,6 +23,16 @@ export const FLUSH_BACKLOG_THRESHOLD = 20_000;
  * 443 MiB and faster than either.
  */
 export const FLUSH_EVERY_FACTS = 5_000;
+
+/**
+ * Told when a partition's engine opens and before it closes, with the read-only view of its state:
+ * explanations (src/explain) query it there, on a member's HTTP port or at the end of a replay.
+ */
+export interface EngineObserver {
+  opened(partition: number, lineage: EngineLineage): void;
+  /** Before the state closes (a replay explains here: a state on disk is gone after). */
+  closing(partition: number, lineage: EngineLineage): void;
+}
 
 /** The store that holds what the results topic holds (topology.ts); the engine reads its keys. */
 export const PUBLISHED_RESULTS = "published-results";
@@ -59,7 +69,7 @@ export interface EngineStateOptions {
  * A record it cannot read (a newer layout, damaged bytes) is dead-lettered as UNDECODABLE_BYTES with
  * its engine-facts position when live (once, like a conflict), and contributes nothing.
  */
-export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, stateOptions?: EngineStateOptions, paging: EnginePaging = {}): Processor<EngineFact | UnreadableRecord> {
+export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, stateOptions?: EngineStateOptions, paging: EnginePaging = {}, observer?: EngineObserver): Processor<EngineFact | UnreadableRecord> {
   const { goLivePage = GO_LIVE_PAGE, loadFlushGroups = LOAD_FLUSH_GROUPS } = paging;
   const identity = stateIdentity(config, catalog);
   return {
@@ -77,6 +87,8 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
     open: (partition, stores, metrics) => {
       const local = stateOptions === undefined ? undefined : openLocalState(stateOptions, partition, identity);
       const engine = new MetricEngine(config, catalog, local === undefined ? undefined : engineTables(local.state));
+      const lineage = engine.lineage();
+      observer?.opened(partition, lineage);
       const published = stores.get(PUBLISHED_RESULTS);
       /** Facts ingested since the last flush (see process). */
       let unflushed = 0;
@@ -268,7 +280,10 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           return { outputs: [...outputs, ...flushed(nextOffset)] };
         },
         committed: (nextOffset) => checkpoints.committed(nextOffset),
-        close: () => checkpoints.close(),
+        close: () => {
+          observer?.closing(partition, lineage);
+          return checkpoints.close();
+        },
       };
     },
   };

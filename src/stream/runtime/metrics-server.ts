@@ -3,11 +3,15 @@ import { Effect, type Scope } from "effect";
 import { TelemetryServerError } from "../../errors.ts";
 import type { Telemetry } from "./telemetry.ts";
 
+/** A further GET route of the port (by path): its status, headers and body. */
+export type TelemetryRoute = (url: URL) => Promise<{ readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string }>;
+
 /**
- * Serves `/metrics` (Prometheus text format) and `/healthz` on 127.0.0.1 by default: operational
- * endpoints are not for the open network unless a deployment binds them there deliberately.
+ * Serves `/metrics` (Prometheus text format), `/healthz` and any further `routes` on 127.0.0.1 by
+ * default: operational endpoints are not for the open network unless a deployment binds them
+ * there deliberately.
  */
-export function serveTelemetry(telemetry: Telemetry, port: number, healthy: () => boolean, host = "127.0.0.1"): Effect.Effect<Server, TelemetryServerError, Scope.Scope> {
+export function serveTelemetry(telemetry: Telemetry, port: number, healthy: () => boolean, host = "127.0.0.1", routes: ReadonlyMap<string, TelemetryRoute> = new Map()): Effect.Effect<Server, TelemetryServerError, Scope.Scope> {
   return Effect.acquireRelease(
     Effect.tryPromise({
       try: () =>
@@ -21,7 +25,16 @@ export function serveTelemetry(telemetry: Telemetry, port: number, healthy: () =
               response.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
               response.end(JSON.stringify({ status: ok ? "ok" : "starting" }));
             } else {
-              response.writeHead(404).end();
+              const url = new URL(request.url ?? "/", "http://localhost");
+              const route = request.method === "GET" ? routes.get(url.pathname) : undefined;
+              if (route === undefined) {
+                response.writeHead(404).end();
+                return;
+              }
+              route(url).then(
+                (reply) => response.writeHead(reply.status, reply.headers).end(reply.body),
+                (error: unknown) => response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) })),
+              );
             }
           });
           server.once("error", reject);

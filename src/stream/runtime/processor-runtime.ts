@@ -13,7 +13,10 @@ import { enginePartitions, STAGE_TOPIC_ROLES, topicNames, type TopicNames } from
 import { kafkaMember, type KafkaEnvironment, type MemberCommits, type MemberFailure } from "../transports/kafka/kafka-member.ts";
 import { memberClientLayer } from "../transports/kafka/member-client.ts";
 import { boundEngineHeapGrowth } from "../../state/heap-growth.ts";
-import { serveTelemetry } from "./metrics-server.ts";
+import { serveTelemetry, type TelemetryRoute } from "./metrics-server.ts";
+import { EngineDirectory } from "../../explain/engine-directory.ts";
+import { explainRoute } from "../../explain/explain-route.ts";
+import { partitionOwnerAddress } from "../transports/kafka/advertised-address.ts";
 import { startupStage } from "./startup-stage.ts";
 import { Catalog, Config, runTopology, Telemetry as TelemetryTag, TopicSerde, Transport, type TransportShape } from "./services.ts";
 import type { StreamConfig } from "./stream-config.ts";
@@ -85,11 +88,26 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
       logger.fatal({ reason: error.message, error: error._tag }, "processor instance failed");
       Effect.runSync(Deferred.fail(failure, error));
     };
-    const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
+    // Explanations (agentops explain --member): this process's engine partitions, and where the
+    // member owning the engine's partition is, read from the engine's consumer group.
+    const directory = new EngineDirectory();
+    const address = { self: "" };
+    const ownerAddress = async (): Promise<string | undefined> => {
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        return await partitionOwnerAddress(admin, `${config.groupPrefix}.engine`, topics.engineFacts, 0);
+      } finally {
+        await admin.disconnect();
+      }
+    };
+    const explain: TelemetryRoute = (url) => explainRoute(url, { directory, partition: 0, ownerAddress, selfAddress: address.self, partitioned: config.engineTopology === "stages" });
+    const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)), undefined, new Map([["/explain", explain]]));
+    address.self = config.advertisedUrl ?? `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
     // The partitioned engine places records by key modulo its topics' partition count: the count
     // the cluster has (topics.json's when this instance created them), the same on all four.
     const partitions = config.engineTopology === "stages" ? yield* startupStage(logger, "read the engine's partition count", stagePartitionCount(kafka, topics), { retry: true, retryAlso: isUnknownTopicPartition }) : enginePartitions();
-    const environment: KafkaEnvironment = { kafka, registry, serde, topics, config, logger, telemetry, fail, enginePartitions: partitions };
+    const environment: KafkaEnvironment = { kafka, registry, serde, topics, config, logger, telemetry, fail, enginePartitions: partitions, advertisedUrl: address.self };
     const members = new Map<string, MemberCommits>();
     const uncommittedRoles = (): string[] => [...members].filter(([, member]) => member.uncommitted()).map(([role]) => role);
 
@@ -115,6 +133,7 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
         engine: { windowMillis: config.windowMillis, coverageThresholdHundredths: config.coverageThresholdHundredths },
         engineState: { directory: (partition) => join(config.stateDir, `engine-${String(partition)}`), cacheBytes: config.stateCacheMb * 1024 * 1024 },
         engineTopology: config.engineTopology === "stages" ? { kind: "stages", partitions } : { kind: "single" },
+        engineObserver: directory,
         tripwires: {},
       }),
       Layer.succeed(Catalog, shippedCatalog()),

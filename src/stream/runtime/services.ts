@@ -4,7 +4,7 @@ import type { TopicSerde as TopicSerdeShape } from "../../kafka/serde/topic-serd
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { TripwireConfigInput } from "../../tripwires/index.ts";
 import type { Processor } from "../processor.ts";
-import { engineProcessor, type EngineStateOptions } from "../processors/engine.ts";
+import { engineProcessor, type EngineObserver, type EngineStateOptions } from "../processors/engine.ts";
 import { stageProcessor } from "../processors/engine-stages.ts";
 import { ingestTo } from "../processors/ingest.ts";
 import { ENGINE_STAGES, type RoleName } from "../topology.ts";
@@ -28,6 +28,8 @@ export interface TopologyConfig {
   readonly engineTopology?: { readonly kind: "single" } | { readonly kind: "stages"; readonly partitions: number };
   /** The engine's state on disk (Kafka members); absent, it is in memory (file replay). */
   readonly engineState?: EngineStateOptions;
+  /** Told of the single engine's partitions as they open and close (explanations query them). */
+  readonly engineObserver?: EngineObserver;
   readonly tripwires: TripwireConfigInput;
 }
 
@@ -62,7 +64,7 @@ export async function processorsFor(role: RoleName, config: TopologyConfig, cata
       return [ingestTo(topology.kind === "stages" ? "stageFacts" : "engineFacts") as Processor<never>];
     case "engine":
       if (topology.kind === "stages") return ENGINE_STAGES.map((name) => stageProcessor(name, config.engine, catalog, topology.partitions, config.engineState) as Processor<never>);
-      return [engineProcessor(config.engine, catalog, config.engineState) as Processor<never>];
+      return [engineProcessor(config.engine, catalog, config.engineState, {}, config.engineObserver) as Processor<never>];
     case "run-monitor": {
       const { runMonitorProcessor } = await import("../processors/run-monitor.ts");
       return [runMonitorProcessor(config.tripwires) as Processor<never>];

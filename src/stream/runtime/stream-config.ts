@@ -25,6 +25,12 @@ export const streamConfigSchema = z.strictObject({
   windowMillis: engineConfigSchema.shape.windowMillis,
   coverageThresholdHundredths: engineConfigSchema.shape.coverageThresholdHundredths,
   metricsPort: z.number().int().min(0).max(65535),
+  /**
+   * The URL other members reach this one's HTTP port at (explanations are routed to the member
+   * owning the engine's partition, as Kafka Streams' application.server). Default: the loopback
+   * address of the port.
+   */
+  advertisedUrl: z.url().optional(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   /**
    * How long SIGTERM may take: the batches in flight finish and commit, consumers leave their
@@ -79,6 +85,7 @@ const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: stri
   windowMillis: { flag: "--window", env: "AGENTOPS_WINDOW", fix: "give a size dividing one day (1h, 15m) or whole days (1d)" },
   coverageThresholdHundredths: { flag: "--coverage-threshold", env: "AGENTOPS_COVERAGE_THRESHOLD", fix: "give a whole number from 0 to 99 (hundredths; 0 turns the alert off)" },
   metricsPort: { flag: "--metrics-port", env: "AGENTOPS_METRICS_PORT", fix: "give a free TCP port, or 0 to pick one" },
+  advertisedUrl: { flag: "--advertised-url", env: "AGENTOPS_ADVERTISED_URL", fix: "give the http://host:port other members reach this one's --metrics-port at" },
   logLevel: { flag: "--log-level", env: "AGENTOPS_LOG_LEVEL", fix: "give one of fatal, error, warn, info, debug, trace, silent" },
   shutdownTimeoutMs: { flag: "--shutdown-timeout", env: "AGENTOPS_SHUTDOWN_TIMEOUT", fix: "give a duration from 1s to 10m, e.g. 30s" },
   sessionTimeoutMs: { flag: "--session-timeout", env: "AGENTOPS_SESSION_TIMEOUT", fix: "give a duration from 6s to 30m, e.g. 45s" },
@@ -124,6 +131,7 @@ export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessE
     windowMillis: windowMillis ?? Number.NaN,
     coverageThresholdHundredths: merged.coverageThresholdHundredths === undefined ? DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths : Number(merged.coverageThresholdHundredths),
     metricsPort: merged.metricsPort === undefined ? 9464 : Number(merged.metricsPort),
+    ...(merged.advertisedUrl === undefined ? {} : { advertisedUrl: merged.advertisedUrl.replace(/\/+$/, "") }),
     logLevel: merged.logLevel ?? "info",
     // Durations read like window sizes (30s, 2m), so one parser serves both.
     shutdownTimeoutMs: parseWindowSize(merged.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT) ?? Number.NaN,

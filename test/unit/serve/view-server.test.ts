@@ -197,3 +197,26 @@ describe("event-stream clients are bounded", () => {
     await again.body?.cancel();
   });
 });
+
+describe("the lineage route", () => {
+  it("without --explain-member it says how to turn lineage on (404); with it, it answers what the explainer gives, and 502 when asking fails", async () => {
+    const off = await serve();
+    const offReply = await fetch(new URL("/api/explain?key=k", off.server.url));
+    expect(offReply.status).toBe(404);
+    expect(((await offReply.json()) as { error: string }).error).toContain("--explain-member");
+
+    const asked: string[] = [];
+    const on = await serve("127.0.0.1", {
+      explain: (key) => {
+        asked.push(key);
+        return key === "broken" ? Promise.reject(new Error("member unreachable")) : Promise.resolve({ status: 200, body: JSON.stringify({ kind: "explained", key }) });
+      },
+    });
+    const onReply = await fetch(new URL(`/api/explain?key=${encodeURIComponent('{"a":1}')}`, on.server.url));
+    expect(onReply.status).toBe(200);
+    expect(await onReply.json()).toEqual({ kind: "explained", key: '{"a":1}' });
+    expect((await fetch(new URL("/api/explain?key=broken", on.server.url))).status).toBe(502);
+    expect((await fetch(new URL("/api/explain", on.server.url))).status).toBe(400);
+    expect(asked).toEqual(['{"a":1}', "broken"]);
+  });
+});

@@ -6,6 +6,7 @@ import { batchHandler } from "./batch-handler.ts";
 import { changelogReader } from "./changelog-reader.ts";
 import { checkpointer } from "./checkpointer.ts";
 import { MemberClient } from "./member-client.ts";
+import { advertisingAssigner } from "./advertised-address.ts";
 import { memberContext, type BatchError, type KafkaEnvironment } from "./member-context.ts";
 import { COMMIT_INTERVAL_MS, offsetCommitter } from "./offset-committer.ts";
 import { reconciler } from "./reconciler.ts";
@@ -61,6 +62,7 @@ export function kafkaMember(
       heartbeatInterval,
       maxWaitTimeInMs: 200,
       retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 },
+      ...(environment.advertisedUrl === undefined ? {} : { partitionAssigners: [advertisingAssigner(environment.advertisedUrl)] }),
     });
 
     const offsets = yield* offsetCommitter(member, (toCommit) => consumer.commitOffsets(toCommit));

@@ -24,6 +24,8 @@ export interface KafkaEnvironment {
   readonly telemetry: Telemetry;
   /** The partitioned engine's partition count (topics.json): where ingest places a fact on the stage facts topic. */
   readonly enginePartitions: number;
+  /** This member's HTTP address, advertised in its group metadata (advertised-address.ts). */
+  readonly advertisedUrl?: string;
   /**
    * Declares the instance broken (a consumer kafkajs will not restart, a failing processor or
    * encoding): /healthz turns 503 and `agentops run` exits 1, so a supervisor restarts the instance.
