@@ -1,3 +1,4 @@
+import type { StageName } from "../metrics/partitioned/stage-task.ts";
 import type { TopicNames, TopicRole } from "./topic-names.ts";
 
 /**
@@ -8,8 +9,17 @@ import type { TopicNames, TopicRole } from "./topic-names.ts";
  * (a unit test holds the two together). Topic names come from topics/topics.json by role.
  */
 export type RoleName = "ingest" | "engine" | "run-monitor";
-/** The partitioned engine's stages (--engine stages): the engine role runs these instead of `engine`. */
-export type StageProcessorName = "fact-ledger" | "domain-ledger" | "entities" | "aggregation";
+/**
+ * The partitioned engine's stage processors (--engine stages), by the stage each runs, in the order
+ * records flow: the engine role runs these instead of `engine`.
+ */
+export const STAGE_PROCESSORS = {
+  factLedger: "fact-ledger",
+  domainLedger: "domain-ledger",
+  entities: "entities",
+  aggregation: "aggregation",
+} as const satisfies Readonly<Record<StageName, string>>;
+export type StageProcessorName = (typeof STAGE_PROCESSORS)[StageName];
 export type ProcessorName = RoleName | StageProcessorName;
 
 export interface StateStore {
@@ -143,11 +153,14 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
 /** Every role an instance can take, in the order records flow (the default roles of an instance). */
 export const PROCESSOR_NAMES = ["ingest", "engine", "run-monitor"] as const satisfies readonly RoleName[];
 
-/** The partitioned engine's stages, in the order records flow. */
-export const ENGINE_STAGES = ["fact-ledger", "domain-ledger", "entities", "aggregation"] as const satisfies readonly StageProcessorName[];
+/** The partitioned engine's stage processors, in the order records flow. */
+export const ENGINE_STAGES: readonly StageProcessorName[] = Object.values(STAGE_PROCESSORS);
+
+/** Which stage each stage processor runs. */
+export const STAGE_OF = Object.fromEntries(Object.entries(STAGE_PROCESSORS).map(([stage, name]) => [name, stage])) as Readonly<Record<StageProcessorName, StageName>>;
 
 /** Every processor of the topology, in the order records flow. */
-export const ALL_PROCESSORS = ["ingest", "engine", ...ENGINE_STAGES, "run-monitor"] as const satisfies readonly ProcessorName[];
+export const ALL_PROCESSORS: readonly ProcessorName[] = ["ingest", "engine", ...ENGINE_STAGES, "run-monitor"];
 
 const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = { source: "its local checkpoint, else its log and its source", partition: "the source's partition", topic: "every partition, from its checkpoint if it keeps one" };
 

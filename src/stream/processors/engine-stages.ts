@@ -2,10 +2,10 @@ import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict } from "../../metrics/fact-ledger.ts";
 import { samePartitions } from "../../metrics/partitioned/ledger-stages.ts";
-import { isStageRole, StageTask, type StageFlush, type StageName } from "../../metrics/partitioned/stage-task.ts";
+import { isStageRole, StageTask, type StageFlush } from "../../metrics/partitioned/stage-task.ts";
 import { checkpointWrite, openLocalState, stateIdentity, type Checkpoint } from "../../metrics/state/local-state.ts";
 import { originOf, type EngineFact, type Processor, type SinkRecord, type SourcePosition, type SourceRecord, type TopicPosition, type UnreadableRecord } from "../processor.ts";
-import { ENGINE_STAGES, TOPOLOGY, type StageProcessorName } from "../topology.ts";
+import { ENGINE_STAGES, STAGE_OF, TOPOLOGY, type StageProcessorName } from "../topology.ts";
 import type { TopicRole } from "../topic-names.ts";
 import { TaskCheckpoints } from "./checkpoints.ts";
 import type { EngineStateOptions } from "./engine.ts";
@@ -17,9 +17,6 @@ export interface StageInput {
 }
 
 export type StageSourceValue = EngineFact | UnreadableRecord | StageInput;
-
-/** Which stage each stage processor runs. */
-export const STAGE_OF: Readonly<Record<StageProcessorName, StageName>> = { "fact-ledger": "factLedger", "domain-ledger": "domainLedger", entities: "entities", aggregation: "aggregation" };
 
 /** The topics a stage writes keyed upserts to (its sinks but the dead letters), which a restarted task reads back. */
 function upsertSinks(name: StageProcessorName): readonly TopicRole[] {
