@@ -58,6 +58,16 @@ export class EncodeError extends Data.TaggedError("EncodeError")<{ readonly topi
   }
 }
 
+/**
+ * Code broke one of its own invariants (a processor returned a record its role cannot carry, a
+ * stage read a topic it does not read): a bug, so the instance stops rather than guess.
+ */
+export class InvariantError extends Data.TaggedError("InvariantError")<{ readonly problem: string; readonly cause?: unknown }> {
+  override get message(): string {
+    return this.cause === undefined ? this.problem : `${this.problem}: ${causeText(this.cause)}`;
+  }
+}
+
 /** What running a topology on a transport can fail with. */
 export type TransportError = KafkaIoError | RegistryError | TelemetryServerError | FileIoError | ProcessorError | EncodeError;
 
