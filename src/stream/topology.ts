@@ -35,7 +35,7 @@ export interface StateStore {
   readonly restore: "source" | "partition" | "topic";
   /**
    * For a `source`-restored store: the compacted log the task writes its derived state to, loaded
-   * (Task.loadChangelog) before the source is read when the task has no local state, so that the
+   * (Task.changelogLoad) before the source is read when the task has no local state, so that the
    * source is read without evaluating again what the log holds.
    */
   readonly log?: TopicRole;

@@ -102,34 +102,40 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
         return true;
       });
       return {
-        resumeFrom: (sourceEnd) => {
-          if (local === undefined) return "0";
-          if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
-            rebuilt = false;
-            return checkpoint.offset;
-          }
-          local.state.clear();
-          checkpoint = undefined;
-          return "0";
+        ...(local === undefined
+          ? {}
+          : {
+              localState: {
+                resumeFrom: (sourceEnd) => {
+                  if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
+                    rebuilt = false;
+                    return checkpoint.offset;
+                  }
+                  local.state.clear();
+                  checkpoint = undefined;
+                  return "0";
+                },
+                committed: (nextOffset) => checkpoints.committed(nextOffset),
+                close: () => checkpoints.close(),
+              },
+            }),
+        reconciliation: {
+          writtenSince: () => ({
+            writer,
+            from: new Map(sinks.map((role) => [role, new Map(Object.entries(checkpoint?.sinkEnds?.[role] ?? {}).map(([partition, offset]) => [Number(partition), offset]))])),
+          }),
+          reconcile: (role, key, partition) => {
+            if (role === "results") {
+              const correction = task.resultCorrection(key, rebuilt);
+              return correction === undefined ? undefined : { topic: "results", key, value: correction.result, writer };
+            }
+            if (!sinks.includes(role) || !isStageRole(role)) return undefined;
+            const correction = task.correction(role, key, rebuilt);
+            return correction === undefined ? undefined : { topic: role, key, value: { value: correction.value, partition }, writer };
+          },
         },
-        writtenSince: () => ({
-          writer,
-          from: new Map(sinks.map((role) => [role, new Map(Object.entries(checkpoint?.sinkEnds?.[role] ?? {}).map(([partition, offset]) => [Number(partition), offset]))])),
-        }),
-        reconcile: (role, key, partition) => {
-          if (role === "results") {
-            const correction = task.resultCorrection(key, rebuilt);
-            return correction === undefined ? undefined : { topic: "results", key, value: correction.result, writer };
-          }
-          if (!sinks.includes(role) || !isStageRole(role)) return undefined;
-          const correction = task.correction(role, key, rebuilt);
-          return correction === undefined ? undefined : { topic: role, key, value: { value: correction.value, partition }, writer };
-        },
-        restore: (records) => batch(records),
-        goLive: () => [{ outputs: flushed(task.flush()) }],
+        sourceRestore: { restore: (records) => batch(records), goLive: () => [{ outputs: flushed(task.flush()) }] },
         process: (input) => batch(input.records),
-        committed: (nextOffset) => checkpoints.committed(nextOffset),
-        close: () => checkpoints.close(),
       };
     },
   };

@@ -9,7 +9,7 @@ import { checkpointWrite, openLocalState, openStoreDirectory, stateIdentity, typ
 import type { ResultChange } from "../../metrics/result-record.ts";
 import { OnDiskKeyValueStore } from "../stores/on-disk-key-value-store.ts";
 import { TaskCheckpoints } from "./checkpoints.ts";
-import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type UnreadableRecord } from "../processor.ts";
+import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type Task, type UnreadableRecord } from "../processor.ts";
 
 /** Backlog (records behind the source's head) above which a batch's flush may be deferred. */
 export const FLUSH_BACKLOG_THRESHOLD = 20_000;
@@ -90,7 +90,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       let changelogFrom = 0n;
       /** Changelog records loaded, and units restored from them, for the log. */
       let loadedUnits = 0;
-      /** Flushes the log load made to render the groups it restored (see loadChangelog), for the log. */
+      /** Flushes the log load made to render the groups it restored (see ChangelogLoad), for the log. */
       let loadFlushes = 0;
       /** The source offset after the last record processed (what a flush's changelog marker names). */
       let nextOffset = 0n;
@@ -140,115 +140,120 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
         metrics.gauge("agentops_engine_state_cache_bytes", "Estimated heap bytes of the engine state's record cache", { partition: String(partition) }, stats.cachedBytes);
         metrics.gauge("agentops_engine_state_commits", "Engine state commits (checkpoints) since the partition was opened", { partition: String(partition) }, stats.commits);
       };
+      const resumeFrom = (store: LocalState, sourceEnd: string): string => {
+        changelogFrom = BigInt(sourceEnd);
+        const checkpoint = store.checkpoint;
+        if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
+          // Resuming from offset 0 is a rebuild to the runtime (it loads the contributions log
+          // first): only a checkpoint past 0 lets going live compare less than everything.
+          if (BigInt(checkpoint.offset) > 0n) changedSinceCheckpoint = new Set();
+          return checkpoint.offset;
+        }
+        // No checkpoint (a store left half-written is wiped too), or one past the topic's end (the
+        // topic was recreated): restore from the changelog, or rebuild.
+        store.state.clear();
+        loadUntil = 0n;
+        // The runtime loads the log before the replay; its marker, if any, moves this (loadChangelog).
+        // Past it the changelog is written as the rebuild goes, as live: held back to going live,
+        // a rebuild from 0 wrote every unit at once (1.5 GiB of heap at 1M facts, the event loop
+        // blocked for 30 s).
+        changelogFrom = 0n;
+        return "0";
+      };
+      const loadChangelog = async (store: LocalState, key: string, value: Buffer | null): Promise<void> => {
+        if (key === SETTLED_MARKER) {
+          const marker = value === null ? undefined : (JSON.parse(value.toString("utf8")) as { offset?: string; identity?: string });
+          // A marker of another identity (window, threshold, catalog, layout) restores nothing.
+          loadUntil = marker?.identity === identity && marker.offset !== undefined ? BigInt(marker.offset) : 0n;
+          changelogFrom = loadUntil;
+          return;
+        }
+        const contributions = value === null ? [] : decodeUnitRecord(value, identity);
+        if (contributions === undefined) return;
+        engine.restoreUnit(key, contributions);
+        loadedUnits += 1;
+        // Every group a restored unit reaches must be rendered again (the published table is
+        // not in the log). All at once, after the log, it was one commit of every result:
+        // at 5M facts 69k results, the heap at 474 MiB and LMDB keeping 700 MiB of pages for
+        // good. So they are rendered as the load goes; a group reached again later is
+        // rendered again. No result is published while restoring.
+        if (engine.dirtyGroupCount >= loadFlushGroups) {
+          engine.flush();
+          loadFlushes += 1;
+        }
+        // Not yet checkpointed (the state was cleared): commits need no checkpoint here.
+        if (store.state.overBudget) await store.state.commit();
+      };
+      /** The capabilities of a task that keeps its state on disk. */
+      const onDisk = (store: LocalState): Pick<Task<unknown>, "localState" | "changelogLoad"> => ({
+        localState: { resumeFrom: (sourceEnd) => resumeFrom(store, sourceEnd), committed: (next) => checkpoints.committed(next), close: () => checkpoints.close() },
+        changelogLoad: {
+          load: (key, value) => loadChangelog(store, key, value),
+          loaded: () => ({ units: loadedUnits, loadUntil: loadUntil.toString(), renderFlushes: loadFlushes }),
+        },
+      });
       return {
-        resumeFrom: (sourceEnd) => {
-          changelogFrom = BigInt(sourceEnd);
-          if (local === undefined) return "0";
-          const checkpoint = local.checkpoint;
-          if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
-            // Resuming from offset 0 is a rebuild to the runtime (it loads the contributions log
-            // first): only a checkpoint past 0 lets going live compare less than everything.
-            if (BigInt(checkpoint.offset) > 0n) changedSinceCheckpoint = new Set();
-            return checkpoint.offset;
-          }
-          // No checkpoint (a store left half-written is wiped too), or one past the topic's end (the
-          // topic was recreated): restore from the changelog, or rebuild.
-          local.state.clear();
-          loadUntil = 0n;
-          // The runtime loads the log before the replay; its marker, if any, moves this (loadChangelog).
-          // Past it the changelog is written as the rebuild goes, as live: held back to going live,
-          // a rebuild from 0 wrote every unit at once (1.5 GiB of heap at 1M facts, the event loop
-          // blocked for 30 s).
-          changelogFrom = 0n;
-          return "0";
-        },
-        ...(local === undefined
-          ? {}
-          : {
-              loadChangelog: async (key: string, value: Buffer | null): Promise<void> => {
-                if (key === SETTLED_MARKER) {
-                  const marker = value === null ? undefined : (JSON.parse(value.toString("utf8")) as { offset?: string; identity?: string });
-                  // A marker of another identity (window, threshold, catalog, layout) restores nothing.
-                  loadUntil = marker?.identity === identity && marker.offset !== undefined ? BigInt(marker.offset) : 0n;
-                  changelogFrom = loadUntil;
-                  return;
-                }
-                const contributions = value === null ? [] : decodeUnitRecord(value, identity);
-                if (contributions === undefined) return;
-                engine.restoreUnit(key, contributions);
-                loadedUnits += 1;
-                // Every group a restored unit reaches must be rendered again (the published table is
-                // not in the log). All at once, after the log, it was one commit of every result:
-                // at 5M facts 69k results, the heap at 474 MiB and LMDB keeping 700 MiB of pages for
-                // good. So they are rendered as the load goes; a group reached again later is
-                // rendered again. No result is published while restoring.
-                if (engine.dirtyGroupCount >= loadFlushGroups) {
-                  engine.flush();
-                  loadFlushes += 1;
-                }
-                // Not yet checkpointed (the state was cleared): commits need no checkpoint here.
-                if (local.state.overBudget) await local.state.commit();
-              },
-              changelogLoaded: () => ({ units: loadedUnits, loadUntil: loadUntil.toString(), renderFlushes: loadFlushes }),
-            }),
-        restore: (records) => {
-          checkpoints.processed();
-          // What this replay recomputes may differ from what the changelog received from an earlier
-          // life of this member after its checkpoint: every unit it recomputes is written again.
-          engine.replaying = true;
-          for (const record of records) {
-            const { value, position } = record;
-            if ("unreadable" in value) continue;
-            if (BigInt((position as { offset?: string }).offset ?? "0") < loadUntil) engine.load(value.fact, originOf(value.source));
-            else {
-              engine.ingest(value.fact, originOf(value.source));
-              unflushed += 1;
+        ...(local === undefined ? {} : onDisk(local)),
+        sourceRestore: {
+          restore: (records) => {
+            checkpoints.processed();
+            // What this replay recomputes may differ from what the changelog received from an earlier
+            // life of this member after its checkpoint: every unit it recomputes is written again.
+            engine.replaying = true;
+            for (const record of records) {
+              const { value, position } = record;
+              if ("unreadable" in value) continue;
+              if (BigInt((position as { offset?: string }).offset ?? "0") < loadUntil) engine.load(value.fact, originOf(value.source));
+              else {
+                engine.ingest(value.fact, originOf(value.source));
+                unflushed += 1;
+              }
             }
-          }
-          // Restoring, nothing is published: flushing loses nothing (going live publishes the table),
-          // and a flushed state can be checkpointed and its changelog written.
-          const last = records.at(-1);
-          if (last === undefined || (unflushed < FLUSH_EVERY_FACTS && !overBudget())) return { outputs: [] };
-          for (const change of engine.flush()) changedSinceCheckpoint?.add(change.key);
-          unflushed = 0;
-          return { outputs: changelog(nextOffsetAfter(last)) };
-        },
-        *goLive() {
-          unflushed = 0;
-          let keys: string[];
-          const stale: string[] = [];
-          const sinceCheckpoint = changedSinceCheckpoint === undefined ? undefined : published?.takeKeysSinceCheckpoint?.();
-          if (changedSinceCheckpoint !== undefined && sinceCheckpoint !== undefined) {
-            // Both resumed from their checkpoints: only keys changed since either can differ, so a
-            // restart's cost does not grow with the result table (a full comparison encodes every result).
-            for (const change of engine.flush()) changedSinceCheckpoint.add(change.key);
-            keys = [...new Set([...changedSinceCheckpoint, ...sinceCheckpoint])].sort(byUtf8);
-          } else {
-            // A state rebuilt or loaded, or a store restored whole: the whole table is compared with
-            // what the topic holds (a recreated or drifted results topic is repaired here). The keys
-            // the topic holds and the state does not are found before any page is written through
-            // the store.
-            keys = engine.resultKeys();
-            for (const key of published?.keys() ?? []) if (!engine.hasResult(key)) stale.push(key);
-          }
-          changedSinceCheckpoint = undefined;
-          // A page of results at a time: each one rendered, settled and written before the next; then
-          // the tombstones, a page at a time too (a changed window makes every earlier key stale).
-          for (let start = 0; start < keys.length; start += goLivePage) {
-            yield { outputs: keys.slice(start, start + goLivePage).map((key): SinkRecord => ({ topic: "results", key, value: engine.result(key) })) };
-          }
-          let outputs: SinkRecord[] = [];
-          for (let start = 0; start < stale.length; start += goLivePage) {
-            if (outputs.length > 0) yield { outputs };
-            outputs = stale.slice(start, start + goLivePage).map((key) => ({ topic: "results", key, value: null }));
-          }
-          // The last page also carries the changelog marker: the state is written once it is live.
-          const acknowledged = checkpoints.acknowledged;
-          if (acknowledged !== undefined) outputs.push(...changelog(BigInt(acknowledged)));
-          // Live from here: only units whose contributions change are written (the replay's, flushed
-          // above, are taken whether they changed or not).
-          engine.replaying = false;
-          yield { outputs };
+            // Restoring, nothing is published: flushing loses nothing (going live publishes the table),
+            // and a flushed state can be checkpointed and its changelog written.
+            const last = records.at(-1);
+            if (last === undefined || (unflushed < FLUSH_EVERY_FACTS && !overBudget())) return { outputs: [] };
+            for (const change of engine.flush()) changedSinceCheckpoint?.add(change.key);
+            unflushed = 0;
+            return { outputs: changelog(nextOffsetAfter(last)) };
+          },
+          *goLive() {
+            unflushed = 0;
+            let keys: string[];
+            const stale: string[] = [];
+            const sinceCheckpoint = changedSinceCheckpoint === undefined ? undefined : published?.takeKeysSinceCheckpoint?.();
+            if (changedSinceCheckpoint !== undefined && sinceCheckpoint !== undefined) {
+              // Both resumed from their checkpoints: only keys changed since either can differ, so a
+              // restart's cost does not grow with the result table (a full comparison encodes every result).
+              for (const change of engine.flush()) changedSinceCheckpoint.add(change.key);
+              keys = [...new Set([...changedSinceCheckpoint, ...sinceCheckpoint])].sort(byUtf8);
+            } else {
+              // A state rebuilt or loaded, or a store restored whole: the whole table is compared with
+              // what the topic holds (a recreated or drifted results topic is repaired here). The keys
+              // the topic holds and the state does not are found before any page is written through
+              // the store.
+              keys = engine.resultKeys();
+              for (const key of published?.keys() ?? []) if (!engine.hasResult(key)) stale.push(key);
+            }
+            changedSinceCheckpoint = undefined;
+            // A page of results at a time: each one rendered, settled and written before the next; then
+            // the tombstones, a page at a time too (a changed window makes every earlier key stale).
+            for (let start = 0; start < keys.length; start += goLivePage) {
+              yield { outputs: keys.slice(start, start + goLivePage).map((key): SinkRecord => ({ topic: "results", key, value: engine.result(key) })) };
+            }
+            let outputs: SinkRecord[] = [];
+            for (let start = 0; start < stale.length; start += goLivePage) {
+              if (outputs.length > 0) yield { outputs };
+              outputs = stale.slice(start, start + goLivePage).map((key) => ({ topic: "results", key, value: null }));
+            }
+            // The last page also carries the changelog marker: the state is written once it is live.
+            const acknowledged = checkpoints.acknowledged;
+            if (acknowledged !== undefined) outputs.push(...changelog(BigInt(acknowledged)));
+            // Live from here: only units whose contributions change are written (the replay's, flushed
+            // above, are taken whether they changed or not).
+            engine.replaying = false;
+            yield { outputs };
+          },
         },
         process: (batch) => {
           checkpoints.processed();
@@ -266,8 +271,6 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
           if (batch.backlog > FLUSH_BACKLOG_THRESHOLD && unflushed < FLUSH_EVERY_FACTS && !overBudget()) return { outputs };
           return { outputs: [...outputs, ...flushed(nextOffset)] };
         },
-        committed: (nextOffset) => checkpoints.committed(nextOffset),
-        close: () => checkpoints.close(),
       };
     },
   };
@@ -275,16 +278,16 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
 
 /** How much going live and a log load do at a time (tests pass less, to cross the bounds with few facts). */
 export interface EnginePaging {
-  /** Results per page going live (Task.goLive). */
+  /** Results per page going live (SourceRestore.goLive). */
   readonly goLivePage?: number;
   /** Groups left to render that make a contributions log load flush. */
   readonly loadFlushGroups?: number;
 }
 
-/** Groups left to render that make a contributions log load flush (see loadChangelog). */
+/** Groups left to render that make a contributions log load flush (see ChangelogLoad). */
 export const LOAD_FLUSH_GROUPS = 5_000;
 
-/** Results written per page going live (Task.goLive): about 2 MB of results rendered at a time (tests pass fewer). */
+/** Results written per page going live (SourceRestore.goLive): about 2 MB of results rendered at a time (tests pass fewer). */
 export const GO_LIVE_PAGE = 2_000;
 
 /** The published-results store's share of the state cache: a quarter of the engine's (it is read where a result is written, and scanned once going live). */

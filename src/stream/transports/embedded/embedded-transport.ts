@@ -11,6 +11,7 @@ import type { MetricResult } from "../../../metrics/result-record.ts";
 import { compareAlerts, type RunStateSummary, type TripwireAlert } from "../../../tripwires/index.ts";
 import { FileIoError, ProcessorError, type TransportError } from "../../../errors.ts";
 import { isTopicPosition, type AgentEventRecord, type Batch, type EngineFact, type Processor, type SinkRecord, type SourceRecord, type Task } from "../../processor.ts";
+import { acknowledged, closeTask, goLivePages, restore } from "../../runtime/task-capabilities.ts";
 import { closeTaskStores, createTaskStores, settleBatch, storeSet, type TaskStores } from "../../runtime/task-writes.ts";
 import { Catalog, Config, runTopology, Telemetry, TopicSerde, Transport, type TopologyConfig } from "../../runtime/services.ts";
 import { Telemetry as TelemetryRegistry } from "../../runtime/telemetry.ts";
@@ -176,9 +177,7 @@ export function embeddedTransport(source: TopologySource, input: string, config:
     // The in-process logs acknowledge a batch once its outputs are written: a task with state on
     // disk may checkpoint it, which is what lets its cache evict.
     const last = records.at(-1);
-    if (last !== undefined && member.task.committed !== undefined) {
-      await member.task.committed(nextOffsetOf(last.position));
-    }
+    if (last !== undefined) await acknowledged(member.task, nextOffsetOf(last.position));
   };
 
   /**
@@ -224,8 +223,8 @@ export function embeddedTransport(source: TopologySource, input: string, config:
               opened.push(member);
               // Nothing to restore: the logs start empty. The engine goes live at once.
               if (TOPOLOGY[processor.name].stores.some((store) => store.restore === "source")) {
-                task.restore?.([]);
-                for (const page of task.goLive?.() ?? []) await step(member, page);
+                restore(task, []);
+                for (const page of goLivePages(task)) await step(member, page);
               }
             }
           },
@@ -291,7 +290,7 @@ function agentEventRecord(record: AgentEventRecord, position: SourceRecord<Decod
 async function closeMembers(members: readonly Member[]): Promise<void> {
   for (const member of members) {
     try {
-      await member.task.close?.();
+      await closeTask(member.task);
     } finally {
       await closeTaskStores(member.stores);
     }
