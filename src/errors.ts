@@ -34,7 +34,7 @@ export class TelemetryServerError extends Data.TaggedError("TelemetryServerError
   }
 }
 
-/** An input or output file of the embedded transport could not be read or written. */
+/** A file, or a store on local disk, could not be read or written. */
 export class FileIoError extends Data.TaggedError("FileIoError")<{ readonly path: string; readonly operation: string; readonly cause: unknown }> {
   override get message(): string {
     return `${this.operation} ${this.path} failed: ${causeText(this.cause)}`;
@@ -69,7 +69,7 @@ export class InvariantError extends Data.TaggedError("InvariantError")<{ readonl
 }
 
 /** What running a topology on a transport can fail with. */
-export type TransportError = KafkaIoError | RegistryError | TelemetryServerError | FileIoError | ProcessorError | EncodeError;
+export type TransportError = ConfigError | KafkaIoError | RegistryError | TelemetryServerError | FileIoError | ProcessorError | EncodeError;
 
 function causeText(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);

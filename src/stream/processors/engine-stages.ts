@@ -9,6 +9,7 @@ import { ENGINE_STAGES, STAGE_OF, TOPOLOGY, type StageProcessorName } from "../t
 import type { TopicRole } from "../topic-names.ts";
 import { TaskCheckpoints } from "./checkpoints.ts";
 import type { EngineStateOptions } from "./engine.ts";
+import { InvariantError } from "../../errors.ts";
 
 /** A record of a stage topic as a stage reads it: its key and its (still encoded) value. */
 export interface StageInput {
@@ -81,7 +82,7 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
           if (conflict === null) continue;
           // A conflict is found while reading a record, so the task has read one.
           const position = conflictPosition(conflict) ?? lastRead;
-          if (position === undefined) throw new Error(`${name} found conflict ${key} before reading any record`);
+          if (position === undefined) throw new InvariantError({ problem: `${name} found conflict ${key} before reading any record` });
           outputs.push({ topic: "deadLetters", key, value: { kind: "conflict", conflict, position, factId: conflict.factIds.at(-1) ?? "" } });
         }
         return outputs;

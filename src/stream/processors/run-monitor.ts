@@ -5,6 +5,7 @@ import type { Processor, SinkRecord } from "../processor.ts";
 import type { StoreCodec } from "../stores/changelogging-store.ts";
 import type { KeyValueStore } from "../stores/key-value-store.ts";
 import { processAgentEvents } from "./run-monitor-batch.ts";
+import { InvariantError } from "../../errors.ts";
 
 /** The store of run states (topology.ts), changelogged on the source's partition. */
 export const RUN_STATES = "run-states";
@@ -29,7 +30,7 @@ export function runMonitorProcessor(configInput: TripwireConfigInput = {}): Proc
     storeCodecs: { [RUN_STATES]: RUN_STATE_CODEC as StoreCodec<unknown> },
     open: (partition, stores, metrics) => {
       const runStates = stores.get(RUN_STATES) as KeyValueStore<RunState> | undefined;
-      if (runStates === undefined) throw new Error(`run-monitor: the runtime gave no "${RUN_STATES}" store`);
+      if (runStates === undefined) throw new InvariantError({ problem: `run-monitor: the runtime gave no "${RUN_STATES}" store` });
       // The monitor keeps its runs in the store (one copy of each state); the store logs what it touches.
       const monitor = createRunMonitor(config, runStates, analyser);
       return {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Deferred, Effect, Layer, type Scope } from "effect";
 import { pino } from "pino";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
-import { KafkaIoError, ProcessorError, RegistryError, type TransportError } from "../../errors.ts";
+import { ConfigError, KafkaIoError, RegistryError, type TransportError } from "../../errors.ts";
 import { createKafka } from "../../kafka/client.ts";
 import { ensureTopics } from "../../kafka/ensure-topics.ts";
 import { createSchemaRegistry } from "../../kafka/registry.ts";
@@ -132,7 +132,7 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
  * record's partition is its key's hash modulo this count, so a stage topic with another count
  * would hold records no task of its stage reads.
  */
-function stagePartitionCount(kafka: ReturnType<typeof createKafka>, topics: TopicNames): Effect.Effect<number, KafkaIoError | ProcessorError> {
+function stagePartitionCount(kafka: ReturnType<typeof createKafka>, topics: TopicNames): Effect.Effect<number, KafkaIoError | ConfigError> {
   return Effect.gen(function* () {
     const counts = yield* Effect.tryPromise({
       try: async () => {
@@ -156,7 +156,7 @@ function stagePartitionCount(kafka: ReturnType<typeof createKafka>, topics: Topi
     const first = counts[0]?.partitions ?? 0;
     if (first > 0 && counts.every((entry) => entry.partitions === first)) return first;
     const found = counts.map((entry) => `${entry.name}=${String(entry.partitions)}`).join(", ");
-    const problem = `--engine stages: the partitioned engine's topics must have one partition count; the cluster has ${found}. Fix: recreate them with one count, or run under a new --topic-prefix`;
-    return yield* Effect.fail(new ProcessorError({ processor: "engine", cause: new Error(problem) }));
+    const problem = `the partitioned engine's topics must have one partition count; the cluster has ${found}`;
+    return yield* Effect.fail(new ConfigError({ field: "--engine stages", problem, fix: "recreate them with one count, or run under a new --topic-prefix" }));
   });
 }

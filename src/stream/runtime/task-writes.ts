@@ -4,6 +4,7 @@ import { InMemoryKeyValueStore, type KeyValueStore } from "../stores/key-value-s
 import { sinkRoles, TOPOLOGY, type ProcessorName, type StateStore } from "../topology.ts";
 import type { TopicRole } from "../topic-names.ts";
 import type { MetricResult } from "../../metrics/result-record.ts";
+import { InvariantError } from "../../errors.ts";
 
 /**
  * The part of running a task that both transports share: the task's stores as topology.ts
@@ -71,7 +72,7 @@ export interface SettledBatch {
 export async function settleBatch(processor: ProcessorName, result: ProcessResult, stores: TaskStores, partition: number, encodeTable: (result: MetricResult) => Buffer | Promise<Buffer>): Promise<SettledBatch> {
   const declared = sinkRoles(processor);
   const undeclared = result.outputs.find((output) => !declared.has(output.topic));
-  if (undeclared !== undefined) throw new Error(`${processor} writes ${undeclared.topic}, which src/stream/topology.ts does not declare as its sink`);
+  if (undeclared !== undefined) throw new InvariantError({ problem: `${processor} writes ${undeclared.topic}, which src/stream/topology.ts does not declare as its sink` });
   let outputs = result.outputs;
   for (const { spec, store } of stores.declared) {
     if (spec.restore !== "topic") continue;

@@ -1,6 +1,7 @@
 import { bytesCodec } from "../../metrics/state/codecs.ts";
 import type { StateStore, Table } from "../../metrics/state/state-store.ts";
 import type { KeyValueStore, RestoreStart } from "./key-value-store.ts";
+import { FileIoError } from "../../errors.ts";
 
 /** Changelog offsets by partition: a store reflects every record of its changelog before them. */
 export type ChangelogOffsets = ReadonlyMap<number, bigint>;
@@ -163,7 +164,7 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
   }
 
   private rethrow(): void {
-    if (this.failure !== undefined) throw new Error(`the ${this.name} store on disk failed to write`, { cause: this.failure });
+    if (this.failure !== undefined) throw new FileIoError({ path: `the ${this.name} store on disk`, operation: "write", cause: this.failure });
   }
 }
 
