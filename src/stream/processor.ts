@@ -9,12 +9,9 @@ import type { ProcessorName } from "./topology.ts";
 import type { TopicRole } from "./topic-names.ts";
 
 /**
- * The processor contract: a processor is pure over a batch. It receives decoded source records,
- * each with where it was read, and the stores the topology declares for it, and returns typed
- * sink records addressed by topic role. It never sees kafkajs, a file, or an encoding: the
- * transport decodes what it reads, encodes what a processor returns, writes the stores'
- * changelogs and commits (src/stream/runtime/). Kafka Streams calls the same split Processor /
- * ProcessorContext; here the context is the return value, so a test calls `process` and reads it.
+ * The processor contract: a processor is pure over a batch of decoded source records and returns
+ * typed sink records addressed by topic role; the transport does every decode, encode and write.
+ * The context Kafka Streams passes in is the return value here, so a test calls `process` and reads it.
  */
 
 /** Where a record was read: a topic position, or a line of an input file (the embedded transport). */
@@ -131,7 +128,9 @@ export interface StageWrite {
  * A record addressed by topic role. `writer` names the stage partition that wrote it (the
  * partitioned engine's records carry it as a header, so a restarted writer finds what it wrote).
  */
-export type SinkRecord = { readonly [R in TopicRole]: { readonly topic: R; readonly key: string; readonly value: SinkValues[R]; readonly writer?: string } }[TopicRole];
+export type SinkRecord = {
+  readonly [R in TopicRole]: { readonly topic: R; readonly key: string; readonly value: SinkValues[R]; readonly writer?: string };
+}[TopicRole];
 
 export interface ProcessResult {
   readonly outputs: readonly SinkRecord[];

@@ -30,7 +30,11 @@ export function topicNamesFrom(file: TopicSpecFile, prefix = ""): TopicNames {
   const byRole = new Map(file.topics.flatMap((topic) => (topic.role === undefined ? [] : [[topic.role, topic.name] as const])));
   const name = (role: TopicRole): string => {
     const base = byRole.get(role);
-    if (base === undefined) throw new ConfigError({ field: "topics/topics.json", problem: `no topic has "role": "${role}"`, fix: `give the topology's ${role} topic "role": "${role}"` });
+    if (base === undefined) throw new ConfigError({
+      field: "topics/topics.json",
+      problem: `no topic has "role": "${role}"`,
+      fix: `give the topology's ${role} topic "role": "${role}"`,
+    });
     return prefixedTopicName(prefix, base);
   };
   return {

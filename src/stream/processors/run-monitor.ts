@@ -1,6 +1,14 @@
 import { isAgentEvent, type AgentEvent } from "../../contract/facts.ts";
 import type { DecodedFact } from "../../kafka/serde/decode-fact.ts";
-import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, serializeRunState, type RunState, type TripwireConfigInput } from "../../tripwires/index.ts";
+import {
+  createCommandAnalyser,
+  createRunMonitor,
+  parseTripwireConfig,
+  restoreRunState,
+  serializeRunState,
+  type RunState,
+  type TripwireConfigInput,
+} from "../../tripwires/index.ts";
 import type { Processor, SinkRecord } from "../processor.ts";
 import type { StoreCodec } from "../stores/changelogging-store.ts";
 import type { KeyValueStore } from "../stores/key-value-store.ts";
@@ -42,8 +50,16 @@ export function runMonitorProcessor(configInput: TripwireConfigInput = {}): Proc
               events.push(parsed.fact);
               continue;
             }
-            const rejection = parsed.ok ? { reason: "UNKNOWN_TYPE" as const, field: "type", detail: "only agent_step and sandbox_event records belong on the agent-events topic" } : parsed.rejection;
-            outputs.push({ topic: "deadLetters", key: "", value: { kind: "record", rejection, recordRejected: true, position, factId: parsed.factId, original } });
+            const rejection = parsed.ok ? {
+              reason: "UNKNOWN_TYPE" as const,
+              field: "type",
+              detail: "only agent_step and sandbox_event records belong on the agent-events topic",
+            } : parsed.rejection;
+            outputs.push({
+              topic: "deadLetters",
+              key: "",
+              value: { kind: "record", rejection, recordRejected: true, position, factId: parsed.factId, original },
+            });
           }
           const result = processAgentEvents(monitor, events);
           for (const alert of result.alerts) outputs.push({ topic: "alerts", key: alert.run_id, value: alert });

@@ -7,7 +7,12 @@ import type { Telemetry } from "./telemetry.ts";
  * Serves `/metrics` (Prometheus text format) and `/healthz` on 127.0.0.1 by default: operational
  * endpoints are not for the open network unless a deployment binds them there deliberately.
  */
-export function serveTelemetry(telemetry: Telemetry, port: number, healthy: () => boolean, host = "127.0.0.1"): Effect.Effect<Server, TelemetryServerError, Scope.Scope> {
+export function serveTelemetry(
+  telemetry: Telemetry,
+  port: number,
+  healthy: () => boolean,
+  host = "127.0.0.1",
+): Effect.Effect<Server, TelemetryServerError, Scope.Scope> {
   return Effect.acquireRelease(
     Effect.tryPromise({
       try: () =>

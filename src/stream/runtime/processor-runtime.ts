@@ -21,7 +21,11 @@ import { Telemetry } from "./telemetry.ts";
 
 function isUnknownTopicPartition(cause: unknown): boolean {
   // kafkajs may wrap the broker's error (KafkaJSNonRetriableError): look along the cause chain.
-  for (let current = cause, depth = 0; typeof current === "object" && current !== null && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let current = cause, depth = 0;
+    typeof current === "object" && current !== null && depth < 5;
+    current = (current as { cause?: unknown }).cause, depth += 1
+  ) {
     if ((current as { type?: unknown }).type === "UNKNOWN_TOPIC_OR_PARTITION") return true;
   }
   return false;
@@ -77,7 +81,12 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
 
     const registry = createSchemaRegistry(config.schemaRegistryUrl);
     const serde = new AvroTopicSerde(registry);
-    yield* startupStage(logger, "register schemas", Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }), { retry: true });
+    yield* startupStage(
+      logger,
+      "register schemas",
+      Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }),
+      { retry: true },
+    );
 
     let started = false;
     const failure = yield* Deferred.make<never, MemberFailure>();
@@ -88,7 +97,12 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
     const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)));
     // The partitioned engine places records by key modulo its topics' partition count: the count
     // the cluster has (topics.json's when this instance created them), the same on all four.
-    const partitions = config.engineTopology === "stages" ? yield* startupStage(logger, "read the engine's partition count", stagePartitionCount(kafka, topics), { retry: true, retryAlso: isUnknownTopicPartition }) : enginePartitions();
+    const partitions = config.engineTopology === "stages" ? yield* startupStage(
+      logger,
+      "read the engine's partition count",
+      stagePartitionCount(kafka, topics),
+      { retry: true, retryAlso: isUnknownTopicPartition },
+    ) : enginePartitions();
     const environment: KafkaEnvironment = { kafka, registry, serde, topics, config, logger, telemetry, fail, enginePartitions: partitions };
     const members = new Map<string, MemberCommits>();
     const uncommittedRoles = (): string[] => [...members].filter(([, member]) => member.uncommitted()).map(([role]) => role);

@@ -8,7 +8,9 @@ export const WRITER_HEADER = "agentops-writer";
 
 /** The writer header of a record some stage partition wrote (results and the records between stages). */
 export function writerHeader(writer: string | undefined): Record<string, string> {
-  if (writer === undefined) throw new InvariantError({ problem: "a partitioned engine stage's record must name its writer (results are otherwise written as a store's changelog)" });
+  if (writer === undefined) {
+    throw new InvariantError({ problem: "a partitioned engine stage's record must name its writer (results are otherwise written as a store's changelog)" });
+  }
   return { [WRITER_HEADER]: writer };
 }
 
