@@ -129,7 +129,8 @@ export function embeddedTransport(source: TopologySource, input: string, config:
       else deadLetters.push(fileDeadLetterLine(letter));
     },
     engineFact: (fact) => {
-      pending.engineFacts.push({ position: { topic: topics.engineFacts, partition: 0, offset: String(offsets.engineFacts++) }, value: fact, original: { key: null, value: null } });
+      const position = { topic: topics.engineFacts, partition: 0, offset: String(offsets.engineFacts++) };
+      pending.engineFacts.push({ position, value: fact, original: { key: null, value: null } });
     },
     agentEvent: (record) => {
       pending.agentEvents.push(agentEventRecord(record, { topic: topics.agentEvents, partition: 0, offset: String(offsets.agentEvents++) }));
