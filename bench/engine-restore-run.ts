@@ -155,7 +155,7 @@ function* readLog(path: string): Generator<[string, Buffer | null]> {
 async function writeLog(workload: string, dir: string, logPath: string, cacheMb: number): Promise<LogReport> {
   const started = performance.now();
   const task = openTask(dir, cacheMb);
-  task.resumeFrom?.("0");
+  task.localState?.resumeFrom("0");
   const out = openSync(logPath, "w");
   let facts = 0;
   let records = 0;
@@ -169,11 +169,11 @@ async function writeLog(workload: string, dir: string, logPath: string, cacheMb:
   for (const batch of batches(engineRecords(workload), BATCH)) {
     facts += batch.length;
     send(task.process({ partition: 0, records: batch, backlog: 0 }).outputs);
-    await task.committed?.(String(facts));
+    await task.localState?.committed(String(facts));
   }
   send(task.process({ partition: 0, records: [], backlog: 0 }).outputs);
-  await task.committed?.(String(facts));
-  await task.close?.();
+  await task.localState?.committed(String(facts));
+  await task.localState?.close();
   closeSync(out);
   // Compaction keeps each key's last record, at its own offset.
   const last = new Map<string, number>();
@@ -194,33 +194,33 @@ async function writeLog(workload: string, dir: string, logPath: string, cacheMb:
 
 async function restore(workload: string, dir: string, logPath: string, cacheMb: number, logOnly: boolean): Promise<RestoreReport> {
   const task = openTask(dir, cacheMb);
-  task.resumeFrom?.("0");
+  task.localState?.resumeFrom("0");
   const logStarted = performance.now();
   let logRecords = 0;
   for (const [key, value] of readLog(logPath)) {
-    await task.loadChangelog?.(key, value);
+    await task.changelogLoad?.load(key, value);
     logRecords += 1;
     sampleMemory();
   }
   const logSeconds = (performance.now() - logStarted) / 1000;
-  const loaded = task.changelogLoaded?.() ?? {};
+  const loaded = task.changelogLoad?.loaded() ?? {};
   const factsStarted = performance.now();
   let facts = 0;
   for (const batch of logOnly ? [] : batches(engineRecords(workload), BATCH)) {
     facts += batch.length;
-    task.restore?.(batch);
-    await task.committed?.(String(facts));
+    task.sourceRestore?.restore(batch);
+    await task.localState?.committed(String(facts));
     sampleMemory(batch.length);
   }
   const factsSeconds = (performance.now() - factsStarted) / 1000;
   const liveStarted = performance.now();
   let results = 0;
   // Every page taken: going live renders each page when it is asked for.
-  if (!logOnly) for (const page of task.goLive?.() ?? []) results += page.outputs.filter((output) => output.topic === "results").length;
+  if (!logOnly) for (const page of task.sourceRestore?.goLive() ?? []) results += page.outputs.filter((output) => output.topic === "results").length;
   const goLiveSeconds = (performance.now() - liveStarted) / 1000;
   sinceSample = SAMPLE_EVERY;
   sampleMemory(0);
-  await task.close?.();
+  await task.localState?.close();
   return { mode: "restore", logRecords, logSeconds, units: Number(loaded.units ?? 0), facts, factsSeconds, results, goLiveSeconds, peakRssAnonBytes: peakRssAnon };
 }
 

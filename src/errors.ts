@@ -34,7 +34,7 @@ export class TelemetryServerError extends Data.TaggedError("TelemetryServerError
   }
 }
 
-/** An input or output file of the embedded transport could not be read or written. */
+/** A file, or a store on local disk, could not be read or written. */
 export class FileIoError extends Data.TaggedError("FileIoError")<{ readonly path: string; readonly operation: string; readonly cause: unknown }> {
   override get message(): string {
     return `${this.operation} ${this.path} failed: ${causeText(this.cause)}`;
@@ -58,8 +58,18 @@ export class EncodeError extends Data.TaggedError("EncodeError")<{ readonly topi
   }
 }
 
+/**
+ * Code broke one of its own invariants (a processor returned a record its role cannot carry, a
+ * stage read a topic it does not read): a bug, so the instance stops rather than guess.
+ */
+export class InvariantError extends Data.TaggedError("InvariantError")<{ readonly problem: string; readonly cause?: unknown }> {
+  override get message(): string {
+    return this.cause === undefined ? this.problem : `${this.problem}: ${causeText(this.cause)}`;
+  }
+}
+
 /** What running a topology on a transport can fail with. */
-export type TransportError = KafkaIoError | RegistryError | TelemetryServerError | FileIoError | ProcessorError | EncodeError;
+export type TransportError = ConfigError | KafkaIoError | RegistryError | TelemetryServerError | FileIoError | ProcessorError | EncodeError;
 
 function causeText(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);

@@ -2,6 +2,7 @@ import { formatProblem, type MetricCatalogDocument } from "./catalog-types.ts";
 import { loadJsonFile, SHIPPED_CATALOG_URL } from "./load-catalog.ts";
 import { METRIC_IDS, type MetricId } from "./metric-ids.ts";
 import { validateCatalog } from "./validate-catalog.ts";
+import { InvariantError } from "../errors.ts";
 
 /**
  * The accessor the rest of the project uses for metric metadata. Versions, names, kinds, units,
@@ -36,7 +37,7 @@ export function summarizeCatalog(document: MetricCatalogDocument): CatalogSummar
   const metrics = new Map<MetricId, MetricDefinition>();
   for (const id of METRIC_IDS) {
     const record = document.metrics.find((metric) => metric.metric_id === id);
-    if (record === undefined) throw new Error(`metric catalog declares no record for ${id}`);
+    if (record === undefined) throw new InvariantError({ problem: `metric catalog declares no record for ${id}` });
     metrics.set(id, Object.freeze({
       metricId: id,
       version: record.version,
@@ -62,7 +63,7 @@ export function shippedCatalog(): CatalogSummary {
   const loaded = loadJsonFile(SHIPPED_CATALOG_URL, "catalog");
   const problems = loaded.ok ? validateCatalog(loaded.document) : loaded.problems;
   if (!loaded.ok || problems.length > 0) {
-    throw new Error(`the shipped metric catalog is invalid:\n${problems.map(formatProblem).join("\n")}`);
+    throw new InvariantError({ problem: `the shipped metric catalog is invalid:\n${problems.map(formatProblem).join("\n")}` });
   }
   cached = summarizeCatalog(loaded.document as MetricCatalogDocument);
   return cached;
@@ -70,6 +71,6 @@ export function shippedCatalog(): CatalogSummary {
 
 export function metricDefinition(id: MetricId): MetricDefinition {
   const definition = shippedCatalog().metrics.get(id);
-  if (definition === undefined) throw new Error(`unknown metric id ${String(id)}`);
+  if (definition === undefined) throw new InvariantError({ problem: `unknown metric id ${String(id)}` });
   return definition;
 }

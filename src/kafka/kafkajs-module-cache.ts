@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
+import { ConfigError } from "../errors.ts";
 
 /*
  * kafkajs is CommonJS, and each of its modules takes what it requires once, when it is first
@@ -25,7 +26,7 @@ export function kafkajsModule(relativePath: string): string | undefined {
 /** The exports kafkajs' module `relativePath` has in this process (a replacement where one was put). Throws for another kafkajs version. */
 export function kafkajsLoaded<T>(relativePath: string): T {
   const modulePath = kafkajsModule(relativePath);
-  if (modulePath === undefined) throw new Error(`kafkajs is not ${PATCHED_KAFKAJS_VERSION}, the version whose ${relativePath} this reads (package.json pins it)`);
+  if (modulePath === undefined) throw new ConfigError({ field: "kafkajs", problem: `is not ${PATCHED_KAFKAJS_VERSION}, the version whose ${relativePath} this reads`, fix: "reinstall the version package.json pins (npm ci)" });
   return require(modulePath) as T;
 }
 
@@ -53,7 +54,7 @@ export function replaceKafkajsModule(relativePath: string, exports: unknown, use
  */
 export function kafkajsOriginal<T>(relativePath: string): T {
   const modulePath = kafkajsModule(relativePath);
-  if (modulePath === undefined) throw new Error(`kafkajs is not ${PATCHED_KAFKAJS_VERSION}, the version whose ${relativePath} was replaced (package.json pins it)`);
+  if (modulePath === undefined) throw new ConfigError({ field: "kafkajs", problem: `is not ${PATCHED_KAFKAJS_VERSION}, the version whose ${relativePath} was replaced`, fix: "reinstall the version package.json pins (npm ci)" });
   const compile = (file: string): unknown => {
     if (file.endsWith(".json")) return require(file);
     const module = { exports: {} as unknown };

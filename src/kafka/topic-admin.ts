@@ -2,6 +2,7 @@ import type { Admin, ITopicConfig } from "kafkajs";
 import { ConfigResourceTypes } from "./kafkajs.ts";
 import { planTopic, type ObservedTopic, type TopicAction } from "./topic-plan.ts";
 import { desiredConfigs, type TopicSpec } from "./topic-spec.ts";
+import { KafkaIoError } from "../errors.ts";
 
 /** Reads, from the broker, the partitions, replication and managed configs of the spec's topics. */
 export async function observeTopics(admin: Admin, specs: readonly TopicSpec[]): Promise<Map<string, ObservedTopic>> {
@@ -18,7 +19,7 @@ export async function observeTopics(admin: Admin, specs: readonly TopicSpec[]): 
     const topicMetadata = metadata.topics.find((topic) => topic.name === spec.name);
     const resource = described.resources.find((candidate) => candidate.resourceName === spec.name);
     if (topicMetadata === undefined || resource === undefined) continue;
-    if (resource.errorCode !== 0) throw new Error(`${spec.name}: describeConfigs failed: ${resource.errorMessage ?? `error code ${resource.errorCode}`}`);
+    if (resource.errorCode !== 0) throw new KafkaIoError({ operation: `describeConfigs ${spec.name}`, cause: resource.errorMessage ?? `error code ${resource.errorCode}` });
     const configs: Record<string, string | null> = {};
     for (const entry of resource.configEntries) configs[entry.configName] = entry.configValue;
     observed.set(spec.name, {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { ConfigError } from "../errors.ts";
 
 /** The topic spec file shipped with the project. */
 export const DEFAULT_TOPICS_FILE = fileURLToPath(new URL("../../topics/topics.json", import.meta.url));
@@ -48,9 +49,9 @@ export const TopicSpecFileSchema = z
 export type TopicSpec = z.infer<typeof TopicSpecSchema>;
 export type TopicSpecFile = z.infer<typeof TopicSpecFileSchema>;
 
-/** A spec file that is not valid JSON or breaks the schema; the message names every bad field. */
-export class TopicSpecError extends Error {
-  override readonly name = "TopicSpecError";
+/** A spec file that cannot be read, is not valid JSON or breaks the schema; the problem names every bad field. */
+function topicSpecError(source: string, problem: string): ConfigError {
+  return new ConfigError({ field: source, problem, fix: "correct the file (topics/topics.json shows every field)" });
 }
 
 export function parseTopicSpecFile(text: string, source: string): TopicSpecFile {
@@ -58,12 +59,12 @@ export function parseTopicSpecFile(text: string, source: string): TopicSpecFile 
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new TopicSpecError(`${source}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw topicSpecError(source, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
   const result = TopicSpecFileSchema.safeParse(json);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `  ${issue.path.map(String).join(".") || "(file)"}: ${issue.message}`);
-    throw new TopicSpecError(`${source}: invalid topic spec:\n${problems.join("\n")}`);
+    throw topicSpecError(source, `invalid topic spec:\n${problems.join("\n")}`);
   }
   return result.data;
 }
@@ -83,7 +84,7 @@ export async function loadTopicSpecFile(path: string = DEFAULT_TOPICS_FILE): Pro
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new TopicSpecError(`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}`);
+    throw topicSpecError(path, `cannot read: ${error instanceof Error ? error.message : String(error)}`);
   }
   return parseTopicSpecFile(text, path);
 }

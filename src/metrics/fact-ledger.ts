@@ -1,6 +1,7 @@
 import type { MetricFact } from "../contract/facts.ts";
 import type { Table } from "./tables.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
+import { InvariantError } from "../errors.ts";
 
 /**
  * Where a version was read: the 1-based line (or record) of a file, or `topic/partition/offset`
@@ -206,7 +207,7 @@ export class FactLedger {
 
   private versionOf(ref: string): StoredVersion {
     const version = (this.byFact.get(refFactId(ref)) ?? NO_VERSIONS)[refPosition(ref)];
-    if (version === undefined) throw new Error(`ledger reference ${JSON.stringify(ref)} names no version`);
+    if (version === undefined) throw new InvariantError({ problem: `ledger reference ${JSON.stringify(ref)} names no version` });
     return version;
   }
 

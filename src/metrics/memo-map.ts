@@ -1,3 +1,4 @@
+import { InvariantError } from "../errors.ts";
 /** The part of Map and WeakMap that memoisation needs. */
 interface KeyedStore<K, V> {
   get(key: K): V | undefined;
@@ -31,7 +32,7 @@ export class BoundedMemo<K, V> implements KeyedStore<K, V> {
   private previous = new Map<K, V>();
 
   constructor(capacity: number) {
-    if (!(capacity >= 1)) throw new Error(`a bounded memo needs a capacity of at least 1, not ${String(capacity)}`);
+    if (!(capacity >= 1)) throw new InvariantError({ problem: `a bounded memo needs a capacity of at least 1, not ${String(capacity)}` });
     this.capacity = capacity;
   }
 

@@ -8,6 +8,7 @@ import { unavailableReason } from "./na-reason.ts";
 import type { Cohort, CoverageResult, Measures, MetricResult, ResultStatus, ResultValue } from "../contract/result-record.ts";
 import { cohortOf, resultKey } from "./scope.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
+import { InvariantError } from "../errors.ts";
 
 export interface RenderedResult {
   readonly key: string;
@@ -23,7 +24,7 @@ export interface RenderedResult {
 export function renderGroup(group: GroupAggregate, catalog: CatalogSummary, thresholdHundredths: number): RenderedResult[] {
   const { metricId, scope, cohort } = group.sample;
   const definition = catalog.metrics.get(metricId);
-  if (definition === undefined) throw new Error(`no catalog definition for ${metricId}`);
+  if (definition === undefined) throw new InvariantError({ problem: `no catalog definition for ${metricId}` });
   const coverage = coverageResult(group.covered, group.candidates, thresholdHundredths);
   const asOfTime = group.asOf();
   const base = {

@@ -14,6 +14,7 @@ import { packetContributions } from "./units/packet-unit.ts";
 import { emptySnapshotContributions, taskContributions } from "./units/task-unit.ts";
 import { indexTaskInputs, type TaskInputs } from "./task-inputs.ts";
 import { markUnitsReading, taskUnitId, UNIT_KINDS, type UnitKind, type UnitReaders } from "./unit-key.ts";
+import { InvariantError } from "../errors.ts";
 
 const NO_CONTRIBUTIONS: readonly Contribution[] = [];
 
@@ -208,7 +209,7 @@ export class UnitState {
   restoreUnit(unitKey: string, contributions: readonly Contribution[]): void {
     const separator = unitKey.indexOf("\u0000");
     const kind = unitKey.slice(0, separator) as UnitKind;
-    if (!UNIT_KINDS.includes(kind)) throw new Error(`contributions changelog key ${JSON.stringify(unitKey)} names no unit kind`);
+    if (!UNIT_KINDS.includes(kind)) throw new InvariantError({ problem: `contributions changelog key ${JSON.stringify(unitKey)} names no unit kind` });
     this.replaceContributions(kind, unitKey.slice(separator + 1), contributions, true);
   }
 

@@ -3,6 +3,7 @@ import type { Producer } from "kafkajs";
 import { deadLetterKey, type DeadLetterRecord } from "../contract/dead-letter.ts";
 import type { TopicSerde } from "../kafka/serde/topic-serde.ts";
 import type { DeadLetterSink, FailedDelivery } from "./notifier.ts";
+import { InvariantError } from "../errors.ts";
 
 const REASON = "WEBHOOK_DELIVERY_FAILED";
 
@@ -45,7 +46,7 @@ export function fileDeadLetters(path: string): DeadLetterSink {
 export function topicDeadLetters(producer: Producer, serde: TopicSerde, topic: string): DeadLetterSink {
   return {
     async write(failure) {
-      if (!("topic" in failure.source)) throw new Error("a topic dead letter needs topic coordinates");
+      if (!("topic" in failure.source)) throw new InvariantError({ problem: "a topic dead letter needs topic coordinates" });
       const { topic: sourceTopic, partition, offset, key } = failure.source;
       const letter: DeadLetterRecord = {
         reason: REASON,

@@ -16,6 +16,7 @@ import type { StagePartitions } from "./ledger-stages.ts";
 import { partitionOf } from "./partitioner.ts";
 import { compositeKey, splitKey, type JoinReading, type StageRecord } from "./stage-records.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
+import { InvariantError } from "../errors.ts";
 
 const GROUPS = groupCodec();
 
@@ -124,7 +125,7 @@ export class EntityPartition {
         return;
       }
       default:
-        throw new Error(`the entity stage does not read ${record.topic}`);
+        throw new InvariantError({ problem: `the entity stage does not read ${record.topic}` });
     }
   }
 

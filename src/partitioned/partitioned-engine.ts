@@ -9,6 +9,7 @@ import { samePartitions, type FactLedgerOutcome, type StagePartitions } from "./
 import { partitionOf } from "./partitioner.ts";
 import type { StageTopic } from "./stage-records.ts";
 import { READER_OF, STAGE_NAMES, StageTask, type StageFlush, type StageName, type WireRecord } from "./stage-task.ts";
+import { InvariantError } from "../errors.ts";
 
 /**
  * Chooses what is delivered next: one of the non-empty channels (a channel is one writer
@@ -59,7 +60,7 @@ export class PartitionedEngine {
 
   constructor(config: EngineConfig, catalog: CatalogSummary, options: PartitionedEngineOptions) {
     const n = options.partitions;
-    if (!Number.isInteger(n) || n < 1) throw new Error(`partitions must be a positive integer, got ${n}`);
+    if (!Number.isInteger(n) || n < 1) throw new InvariantError({ problem: `partitions must be a positive integer, got ${n}` });
     this.stages = samePartitions(n);
     const state = options.state ?? (() => new StateStore(undefined));
     const stores: StateStore[] = [];

@@ -1,6 +1,7 @@
 import type { MetricFact } from "../contract/facts.ts";
 import type { Conflict, FactOrigin } from "../metrics/fact-ledger.ts";
 import type { MemberReading, TaskIdReading } from "../metrics/task-inputs.ts";
+import { InvariantError } from "../errors.ts";
 
 /**
  * The records the partitioned engine's stages send one another (docs/engine-state.md §4, as
@@ -62,7 +63,7 @@ export function splitKey(key: string): string[] {
   while (at < key.length) {
     const colon = key.indexOf(":", at);
     const length = Number(key.slice(at, colon));
-    if (colon < 0 || !Number.isInteger(length)) throw new Error(`not a composite key: ${JSON.stringify(key)}`);
+    if (colon < 0 || !Number.isInteger(length)) throw new InvariantError({ problem: `not a composite key: ${JSON.stringify(key)}` });
     parts.push(key.slice(colon + 1, colon + 1 + length));
     at = colon + 1 + length;
   }

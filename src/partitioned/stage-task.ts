@@ -12,6 +12,7 @@ import { EntityPartition } from "./entity-stage.ts";
 import { DomainLedgerPartition, FactIdLedgerPartition, type FactLedgerOutcome, type StagePartitions } from "./ledger-stages.ts";
 import { compositeKey, splitKey, type StageRecord, type StageTopic } from "./stage-records.ts";
 import { decodeStageValue, encodeStageValue } from "./stage-wire.ts";
+import { InvariantError } from "../errors.ts";
 
 /** The stages, in the order records flow. */
 export const STAGE_NAMES = ["factLedger", "domainLedger", "entities", "aggregation"] as const;
@@ -65,7 +66,7 @@ export function toWire(record: Exclude<StageRecord, { topic: "conflicts" }>): Wi
 /** A topic record back as the stage record it carries; the partition is the reader's own. */
 export function fromWire(key: string, value: Buffer | null, partition: number): Exclude<StageRecord, { topic: "conflicts" }> {
   const [topic, inner] = splitKey(key) as [string, string];
-  if (!(topic in STAGE_ROLE) || inner === undefined) throw new Error(`not a stage record key: ${JSON.stringify(key)}`);
+  if (!(topic in STAGE_ROLE) || inner === undefined) throw new InvariantError({ problem: `not a stage record key: ${JSON.stringify(key)}` });
   return decodeStageValue({ topic, partition, key: inner, value: null } as Exclude<StageRecord, { topic: "conflicts" }>, value);
 }
 
@@ -120,7 +121,7 @@ export class StageTask {
 
   /** The fact ledger's input: one accepted fact with where it was read. */
   ingest(fact: MetricFact, origin: FactOrigin | undefined): FactLedgerOutcome {
-    if (this.factLedger === undefined) throw new Error(`the ${this.stage} stage does not read facts`);
+    if (this.factLedger === undefined) throw new InvariantError({ problem: `the ${this.stage} stage does not read facts` });
     return this.factLedger.record(fact, origin, this.pending);
   }
 
@@ -130,7 +131,7 @@ export class StageTask {
     if (this.domainLedger !== undefined && record.topic === "claims") this.domainLedger.receive(record.key, record.value, this.pending);
     else if (this.entities !== undefined && record.topic !== "claims" && record.topic !== "partials") this.entities.receive(record, this.pending);
     else if (this.aggregation !== undefined && record.topic === "partials") this.aggregation.receive(record.key, record.value);
-    else throw new Error(`the ${this.stage} stage does not read ${record.topic}`);
+    else throw new InvariantError({ problem: `the ${this.stage} stage does not read ${record.topic}` });
   }
 
   /** True when nothing is waiting for a flush. */
@@ -185,7 +186,7 @@ export class StageTask {
 
   /** The same for a result the aggregation stage published. */
   resultCorrection(key: string, rebuilt: boolean): { readonly result: MetricResult | null } | undefined {
-    if (this.aggregation === undefined) throw new Error(`the ${this.stage} stage publishes no results`);
+    if (this.aggregation === undefined) throw new InvariantError({ problem: `the ${this.stage} stage publishes no results` });
     const result = this.aggregation.current(key);
     return rebuilt && result !== null ? undefined : { result };
   }

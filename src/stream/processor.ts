@@ -9,12 +9,9 @@ import type { ProcessorName } from "./topology.ts";
 import type { TopicRole } from "./topic-names.ts";
 
 /**
- * The processor contract: a processor is pure over a batch. It receives decoded source records,
- * each with where it was read, and the stores the topology declares for it, and returns typed
- * sink records addressed by topic role. It never sees kafkajs, a file, or an encoding: the
- * transport decodes what it reads, encodes what a processor returns, writes the stores'
- * changelogs and commits (src/stream/runtime/). Kafka Streams calls the same split Processor /
- * ProcessorContext; here the context is the return value, so a test calls `process` and reads it.
+ * The processor contract: a processor is pure over a batch of decoded source records and returns
+ * typed sink records addressed by topic role; the transport does every decode, encode and write.
+ * The context Kafka Streams passes in is the return value here, so a test calls `process` and reads it.
  */
 
 /** Where a record was read: a topic position, or a line of an input file (the embedded transport). */
@@ -131,7 +128,9 @@ export interface StageWrite {
  * A record addressed by topic role. `writer` names the stage partition that wrote it (the
  * partitioned engine's records carry it as a header, so a restarted writer finds what it wrote).
  */
-export type SinkRecord = { readonly [R in TopicRole]: { readonly topic: R; readonly key: string; readonly value: SinkValues[R]; readonly writer?: string } }[TopicRole];
+export type SinkRecord = {
+  readonly [R in TopicRole]: { readonly topic: R; readonly key: string; readonly value: SinkValues[R]; readonly writer?: string };
+}[TopicRole];
 
 export interface ProcessResult {
   readonly outputs: readonly SinkRecord[];
@@ -149,50 +148,69 @@ export interface Metrics {
 export type StoreSet = ReadonlyMap<string, KeyValueStore<unknown>>;
 
 /**
- * One source partition's processing. A processor whose store's changelog is its own source (the
- * engine) is given the source's history first through `restore`, publishing nothing, then
- * `goLive` once, then live batches. If it keeps that state on local disk with a checkpoint, it
- * says where its state stands (`resumeFrom`): the runtime then reads the source from there instead
- * of from offset 0, and tells it (`committed`) each time a batch's writes are acknowledged, which
- * is when it may checkpoint.
+ * One source partition's processing: `process` for each live batch, and the capabilities a task
+ * has beyond it, each named and optional. The transports read them through one module
+ * (runtime/task-capabilities.ts), which says what a task without one does.
  */
 export interface Task<V> {
-  /**
-   * Where the task's local state stands, given the source partition's end offset: the next offset
-   * it does not reflect. A checkpoint beyond the end (the topic was recreated) must be dropped by
-   * the task, which then says 0.
-   */
-  resumeFrom?(sourceEnd: string): string;
-  /**
-   * A record of the task's contributions log (a source-restored store's `log`, topology.ts), read
-   * to its end before the source when the task has no local state (`resumeFrom` said offset 0).
-   */
-  loadChangelog?(key: string, value: Buffer | null): void | Promise<void>;
-  /** What loading the log restored, for the log line. */
-  changelogLoaded?(): Readonly<Record<string, string | number>>;
-  /** Source records replayed into the state; publishes nothing, but may write its changelog. */
-  restore?(records: readonly SourceRecord<V>[]): ProcessResult | void;
-  /**
-   * What going live writes, in pages: the transport settles and writes each page before it asks for
-   * the next, so a comparison of the whole result table holds one page at a time (all at once it
-   * took a member restoring 5M facts from 485 to 649 MiB of anonymous memory). Nothing else runs on
-   * the task until every page is taken.
-   */
-  goLive?(): Iterable<ProcessResult>;
   process(batch: Batch<V>): ProcessResult;
-  /** The writes of every batch before `nextOffset` are acknowledged: state up to there may be checkpointed. */
-  committed?(nextOffset: string): void | Promise<void>;
-  /** The partition is revoked or the member stops: release local state (after the last `committed`). */
-  close?(): Promise<void>;
+  /** Its store's changelog is its own source (the engines): restored from the source, then live. */
+  readonly sourceRestore?: SourceRestore<V>;
+  /** It keeps its state on local disk with a checkpoint, so it may resume from there. */
+  readonly localState?: LocalTaskState;
+  /** It writes a log of its derived state, loaded instead of evaluating the source again. */
+  readonly changelogLoad?: ChangelogLoad;
+  /** Its outputs are keyed upserts it must keep true for their readers after a crash (the stages). */
+  readonly reconciliation?: Reconciliation;
+}
+
+/**
+ * A task given its source's history first through `restore`, publishing nothing, then `goLive`
+ * once, then live batches.
+ */
+export interface SourceRestore<V> {
+  /** Source records replayed into the state; publishes nothing, but may write its changelog. */
+  restore(records: readonly SourceRecord<V>[]): ProcessResult;
   /**
-   * A task whose outputs are keyed upserts it must keep true for its readers (the partitioned
-   * engine's stages): what it may have written that its local state does not reflect. Before the
-   * task goes live, the transport reads these topics from the offsets given (every partition from
-   * 0 when none is given), and for each record carrying `writer` asks `reconcile`.
+   * What going live writes, in pages: the transport settles and writes each page before it asks
+   * for the next, so a comparison of the whole result table holds one page at a time. Nothing
+   * else runs on the task until every page is taken.
    */
-  writtenSince?(): WrittenSince;
+  goLive(): Iterable<ProcessResult>;
+}
+
+/** State on local disk: the runtime reads the source from where it stands, and says when it may checkpoint. */
+export interface LocalTaskState {
+  /**
+   * Where the state stands, given the source partition's end offset: the next offset it does not
+   * reflect. A checkpoint beyond the end (the topic was recreated) is dropped, and it says 0.
+   */
+  resumeFrom(sourceEnd: string): string;
+  /** The writes of every batch before `nextOffset` are acknowledged: state up to there may be checkpointed. */
+  committed(nextOffset: string): Promise<void>;
+  /** The partition is revoked or the member stops: release local state (after the last `committed`). */
+  close(): Promise<void>;
+}
+
+/**
+ * The task's log of derived state (a source-restored store's `log`, topology.ts), read to its end
+ * before the source when the task has no local state (`resumeFrom` said offset 0).
+ */
+export interface ChangelogLoad {
+  load(key: string, value: Buffer | null): Promise<void>;
+  /** What loading the log restored, for the log line. */
+  loaded(): Readonly<Record<string, string | number>>;
+}
+
+/**
+ * What the task may have written that its local state does not reflect. Before the task goes live,
+ * the transport reads these topics from the offsets given (every partition from 0 when none is
+ * given), and for each record carrying `writer` asks `reconcile`.
+ */
+export interface Reconciliation {
+  writtenSince(): WrittenSince;
   /** A key this task wrote (found on `partition` of the role's topic): what its readers must hold now, or undefined to leave it. */
-  reconcile?(role: TopicRole, key: string, partition: number): SinkRecord | undefined;
+  reconcile(role: TopicRole, key: string, partition: number): SinkRecord | undefined;
 }
 
 export interface WrittenSince {

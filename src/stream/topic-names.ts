@@ -1,4 +1,5 @@
 import { loadShippedTopicSpecFile, prefixedTopicName, type TopicSpecFile } from "../kafka/topic-spec.ts";
+import { ConfigError } from "../errors.ts";
 
 /**
  * The topics of the topology, by the role each plays. The names come from topics/topics.json
@@ -29,7 +30,11 @@ export function topicNamesFrom(file: TopicSpecFile, prefix = ""): TopicNames {
   const byRole = new Map(file.topics.flatMap((topic) => (topic.role === undefined ? [] : [[topic.role, topic.name] as const])));
   const name = (role: TopicRole): string => {
     const base = byRole.get(role);
-    if (base === undefined) throw new Error(`topics/topics.json: no topic has "role": "${role}"; the topology needs one`);
+    if (base === undefined) throw new ConfigError({
+      field: "topics/topics.json",
+      problem: `no topic has "role": "${role}"`,
+      fix: `give the topology's ${role} topic "role": "${role}"`,
+    });
     return prefixedTopicName(prefix, base);
   };
   return {
@@ -62,7 +67,11 @@ export function enginePartitionsFrom(file: TopicSpecFile): number {
   const first = counts[0]?.partitions;
   const odd = counts.find((entry) => entry.partitions !== first);
   if (first === undefined || odd !== undefined) {
-    throw new Error(`topics/topics.json: the partitioned engine's topics (${STAGE_TOPIC_ROLES.join(", ")}) must have one partition count; found ${counts.map((entry) => `${entry.role}=${String(entry.partitions)}`).join(", ")}`);
+    throw new ConfigError({
+      field: "topics/topics.json",
+      problem: `the partitioned engine's topics have ${counts.map((entry) => `${entry.role}=${String(entry.partitions)}`).join(", ")} partitions`,
+      fix: `give ${STAGE_TOPIC_ROLES.join(", ")} one partition count`,
+    });
   }
   return first;
 }

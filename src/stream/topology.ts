@@ -1,15 +1,22 @@
+import type { StageName } from "../partitioned/stage-task.ts";
 import type { TopicNames, TopicRole } from "./topic-names.ts";
 
 /**
- * The pipeline, in one place: its sources, processors, state stores and sinks, and how they
- * connect, as Kafka Streams' Topology names them. The runtime starts one consumer-group member
- * per processor from this description (src/stream/runtime/processor-runtime.ts), each processor
- * reads its source from here, and docs/architecture.md's picture is `describeTopology()`'s output
- * (a unit test holds the two together). Topic names come from topics/topics.json by role.
+ * The pipeline in one place, as Kafka Streams' Topology names it: the runtime starts a member per
+ * processor from it, and docs/architecture.md's picture is `describeTopology()`'s output (a test holds them together).
  */
 export type RoleName = "ingest" | "engine" | "run-monitor";
-/** The partitioned engine's stages (--engine stages): the engine role runs these instead of `engine`. */
-export type StageProcessorName = "fact-ledger" | "domain-ledger" | "entities" | "aggregation";
+/**
+ * The partitioned engine's stage processors (--engine stages), by the stage each runs, in the order
+ * records flow: the engine role runs these instead of `engine`.
+ */
+export const STAGE_PROCESSORS = {
+  factLedger: "fact-ledger",
+  domainLedger: "domain-ledger",
+  entities: "entities",
+  aggregation: "aggregation",
+} as const satisfies Readonly<Record<StageName, string>>;
+export type StageProcessorName = (typeof STAGE_PROCESSORS)[StageName];
 export type ProcessorName = RoleName | StageProcessorName;
 
 export interface StateStore {
@@ -25,7 +32,7 @@ export interface StateStore {
   readonly restore: "source" | "partition" | "topic";
   /**
    * For a `source`-restored store: the compacted log the task writes its derived state to, loaded
-   * (Task.loadChangelog) before the source is read when the task has no local state, so that the
+   * (Task.changelogLoad) before the source is read when the task has no local state, so that the
    * source is read without evaluating again what the log holds.
    */
   readonly log?: TopicRole;
@@ -77,9 +84,18 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
         changelog: "engineFacts",
         restore: "source",
         log: "engineContributions",
-        holds: "the metric engine on disk (LMDB per partition, checkpointed); without local state: units from the contributions log, facts loaded, no unit evaluated",
+        holds:
+          "the metric engine on disk (LMDB per partition, checkpointed); " +
+          "without local state: units from the contributions log, facts loaded, no unit evaluated",
       },
-      { name: "published-results", changelog: "results", restore: "topic", holds: "the encoded result per key the results topic holds (on disk beside the engine state, behind a quarter of its cache, checkpointed with the topic's offsets); a write equal to it is dropped" },
+      {
+        name: "published-results",
+        changelog: "results",
+        restore: "topic",
+        holds:
+          "the encoded result per key the results topic holds (on disk beside the engine state, behind a quarter of its cache, " +
+          "checkpointed with the topic's offsets); a write equal to it is dropped",
+      },
     ],
     sinks: [
       { topic: "results", carries: "the published-results store's changelog: latest result per key (upserts and tombstones)" },
@@ -91,7 +107,12 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     name: "fact-ledger",
     source: "stageFacts",
     does: "fact ledger by fact_id: redelivery · fact_id conflict → each version's claim on its identity",
-    stores: [{ name: "stage-state", changelog: "stageFacts", restore: "source", holds: "the fact versions by fact_id, and the outbox (the value last sent per output key), on disk and checkpointed" }],
+    stores: [{
+      name: "stage-state",
+      changelog: "stageFacts",
+      restore: "source",
+      holds: "the fact versions by fact_id, and the outbox (the value last sent per output key), on disk and checkpointed",
+    }],
     sinks: [
       { topic: "stageClaims", carries: "one record per version claiming a domain identity, with whether it is live" },
       { topic: "stageEntities", carries: "summaries (no domain identity) admitted to their bundles" },
@@ -111,8 +132,15 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
   entities: {
     name: "entities",
     source: "stageEntities",
-    does: "entity stage by bundle: facts indexed · call bundles pushed to their Delivery · foreign-key joins (subscription, response) · units → partial group sums",
-    stores: [{ name: "stage-state", changelog: "stageEntities", restore: "source", holds: "the bundles' facts, subscriptions, join responses, units, partial groups, and the outbox" }],
+    does:
+      "entity stage by bundle: facts indexed · call bundles pushed to their Delivery · " +
+      "foreign-key joins (subscription, response) · units → partial group sums",
+    stores: [{
+      name: "stage-state",
+      changelog: "stageEntities",
+      restore: "source",
+      holds: "the bundles' facts, subscriptions, join responses, units, partial groups, and the outbox",
+    }],
     sinks: [
       { topic: "stageEntities", carries: "pushes, subscriptions and responses to other entity partitions" },
       { topic: "stagePartials", carries: "this partition's partial sums of each changed result group" },
@@ -123,7 +151,12 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     name: "aggregation",
     source: "stagePartials",
     does: "aggregation by result group: partial sums added exactly · rendered · published on change",
-    stores: [{ name: "stage-state", changelog: "stagePartials", restore: "source", holds: "each entity partition's partial sums per group, and the results as published" }],
+    stores: [{
+      name: "stage-state",
+      changelog: "stagePartials",
+      restore: "source",
+      holds: "each entity partition's partial sums per group, and the results as published",
+    }],
     sinks: [{ topic: "results", carries: "latest result per key (upserts and tombstones), each naming its writer (header agentops-writer)" }],
   },
   "run-monitor": {
@@ -143,13 +176,22 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
 /** Every role an instance can take, in the order records flow (the default roles of an instance). */
 export const PROCESSOR_NAMES = ["ingest", "engine", "run-monitor"] as const satisfies readonly RoleName[];
 
-/** The partitioned engine's stages, in the order records flow. */
-export const ENGINE_STAGES = ["fact-ledger", "domain-ledger", "entities", "aggregation"] as const satisfies readonly StageProcessorName[];
+/** The partitioned engine's stage processors, in the order records flow. */
+export const ENGINE_STAGES: readonly StageProcessorName[] = Object.values(STAGE_PROCESSORS);
+
+/** Which stage each stage processor runs. */
+export const STAGE_OF = Object.fromEntries(Object.entries(STAGE_PROCESSORS).map(([stage, name]) => [name, stage])) as Readonly<
+  Record<StageProcessorName, StageName>
+>;
 
 /** Every processor of the topology, in the order records flow. */
-export const ALL_PROCESSORS = ["ingest", "engine", ...ENGINE_STAGES, "run-monitor"] as const satisfies readonly ProcessorName[];
+export const ALL_PROCESSORS: readonly ProcessorName[] = ["ingest", "engine", ...ENGINE_STAGES, "run-monitor"];
 
-const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = { source: "its local checkpoint, else its log and its source", partition: "the source's partition", topic: "every partition, from its checkpoint if it keeps one" };
+const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = {
+  source: "its local checkpoint, else its log and its source",
+  partition: "the source's partition",
+  topic: "every partition, from its checkpoint if it keeps one",
+};
 
 /**
  * The order a processor's batch writes are sent in: the sinks marked `first`, then the others
@@ -157,7 +199,10 @@ const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = { source:
  */
 export function sendOrder(name: ProcessorName): readonly (readonly TopicRole[])[] {
   const sinks = TOPOLOGY[name].sinks;
-  return [sinks.filter((sink) => sink.first === true), sinks.filter((sink) => sink.first !== true)].map((group) => group.map((sink) => sink.topic)).filter((group) => group.length > 0);
+  return [
+    sinks.filter((sink) => sink.first === true),
+    sinks.filter((sink) => sink.first !== true),
+  ].map((group) => group.map((sink) => sink.topic)).filter((group) => group.length > 0);
 }
 
 /** The topic roles a processor writes: its declared sinks (a write anywhere else is refused). */
@@ -173,7 +218,11 @@ export function describeTopology(topics: TopicNames): string {
     lines.push(`Sub-topology: ${node.name}`);
     lines.push(`  Source:    ${topics[node.source]}`);
     lines.push(`  Processor: [${node.name}] ${node.does}`);
-    for (const store of node.stores) lines.push(`  Store:     ${store.name} = ${store.holds}; changelog ${topics[store.changelog]}${store.log === undefined ? "" : `, log ${topics[store.log]}`} (restored from ${store.restore === "source" && store.log === undefined ? "its local checkpoint, else its source from offset 0" : RESTORED_FROM[store.restore]})`);
+    for (const store of node.stores) {
+      const log = store.log === undefined ? "" : `, log ${topics[store.log]}`;
+      const from = store.restore === "source" && store.log === undefined ? "its local checkpoint, else its source from offset 0" : RESTORED_FROM[store.restore];
+      lines.push(`  Store:     ${store.name} = ${store.holds}; changelog ${topics[store.changelog]}${log} (restored from ${from})`);
+    }
     for (const sink of node.sinks) lines.push(`  Sink:      ${topics[sink.topic]}: ${sink.carries}`);
     lines.push("");
   }

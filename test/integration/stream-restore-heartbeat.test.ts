@@ -46,18 +46,23 @@ describe("a member restoring for longer than its session timeout", () => {
       open: (): Task<never> => {
         seen.opened += 1;
         return {
-          resumeFrom: () => "0",
-          loadChangelog: async () => {
-            seen.loads += 1;
-            await new Promise((resolve) => setTimeout(resolve, LOAD_DELAY_MS));
+          localState: { resumeFrom: () => "0", committed: () => Promise.resolve(), close: () => Promise.resolve() },
+          changelogLoad: {
+            load: async () => {
+              seen.loads += 1;
+              await new Promise((resolve) => setTimeout(resolve, LOAD_DELAY_MS));
+            },
+            loaded: () => ({}),
           },
-          restore: (records) => {
-            seen.restored += records.length;
-            return NOTHING;
-          },
-          goLive: () => {
-            seen.live += 1;
-            return [NOTHING];
+          sourceRestore: {
+            restore: (records) => {
+              seen.restored += records.length;
+              return NOTHING;
+            },
+            goLive: () => {
+              seen.live += 1;
+              return [NOTHING];
+            },
           },
           process: (batch) => {
             seen.processed += batch.records.length;

@@ -1,4 +1,5 @@
 import { Cause, Deferred, Effect, Exit, Fiber, Option } from "effect";
+import { ConfigError } from "../../errors.ts";
 import { classifyConnectionError } from "../../kafka/connection-errors.ts";
 import { resolveConnectionSettings } from "../../kafka/connection-settings.ts";
 import { runInstance, type RunningInstance } from "../../stream/runtime/processor-runtime.ts";
@@ -109,6 +110,8 @@ export const runCommand: CliCommand = {
       const failure = Option.getOrUndefined(Cause.failureOption(exit.cause));
       const connection = failure === undefined ? undefined : classifyConnectionError(failure.cause, settings);
       if (connection !== undefined) throw connection;
+      // A misconfigured cluster (the stages' topics of two partition counts) is told as its field and fix.
+      if (failure instanceof ConfigError) throw failure;
       process.stderr.write(`agentops run: ${Cause.pretty(exit.cause)}\n`);
       return 1;
     }

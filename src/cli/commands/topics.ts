@@ -5,7 +5,8 @@ import { parseFlags, stringFlag } from "../flags.ts";
 import { withKafka } from "../cluster-flags.ts";
 import { applyTopicActions, observeTopics, planTopics } from "../../kafka/topic-admin.ts";
 import type { TopicAction } from "../../kafka/topic-plan.ts";
-import { DEFAULT_TOPICS_FILE, desiredConfigs, loadTopicSpecFile, TopicSpecError, type TopicSpec } from "../../kafka/topic-spec.ts";
+import { ConfigError } from "../../errors.ts";
+import { DEFAULT_TOPICS_FILE, desiredConfigs, loadTopicSpecFile, type TopicSpec } from "../../kafka/topic-spec.ts";
 
 const usage = `Usage: agentops topics <apply|list> [--brokers host:port[,host:port]] [--file path] [--log-level debug]
 
@@ -52,7 +53,7 @@ async function run(argv: readonly string[]): Promise<number> {
   try {
     spec = await loadTopicSpecFile(file);
   } catch (error) {
-    if (error instanceof TopicSpecError) {
+    if (error instanceof ConfigError) {
       process.stderr.write(`agentops topics: ${error.message}\n`);
       return 1;
     }

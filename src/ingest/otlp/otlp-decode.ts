@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { AttributeValue, Attributes, OtlpDataPoint, OtlpLogRecord, OtlpRecord, OtlpSignal, OtlpSpan } from "./otlp-records.ts";
+import { ConfigError } from "../../errors.ts";
 
 /**
  * OTLP/HTTP request bodies → records. Protobuf is decoded by the protobufjs code that the
@@ -35,7 +36,7 @@ const MESSAGES: Record<OtlpSignal, { request: GeneratedMessage; response: Genera
 };
 
 function must(message: GeneratedMessage | undefined): GeneratedMessage {
-  if (message === undefined) throw new Error("@opentelemetry/otlp-transformer lacks a generated OTLP message: reinstall the pinned version (see package.json)");
+  if (message === undefined) throw new ConfigError({ field: "@opentelemetry/otlp-transformer", problem: "the installed version lacks a generated OTLP message", fix: "reinstall the version package.json pins (npm ci)" });
   return message;
 }
 

@@ -9,6 +9,7 @@ import { plainData } from "./wire-decoder.ts";
 import { shapeForAvro } from "./avro-shape.ts";
 import { factToAvro } from "./fact-record.ts";
 import { factSchema, loadSchemas, type LoadedSchema, type SchemaCatalog } from "./schemas.ts";
+import { InvariantError } from "../../errors.ts";
 
 /**
  * Avro through the schema registry (Confluent wire format), for every public topic. Schemas are
@@ -59,7 +60,7 @@ export class AvroTopicSerde implements TopicSerde {
   async decodeResult(bytes: Buffer): Promise<MetricResult> {
     const record = plainData(await this.registry.decode(bytes)) as Omit<MetricResult, "scope" | "as_of"> & { scope: Record<string, Record<string, unknown>>; as_of: number | null };
     const [branch] = Object.values(record.scope);
-    if (branch === undefined) throw new Error("metric result without a scope");
+    if (branch === undefined) throw new InvariantError({ problem: "metric result without a scope" });
     const scope: Scope = branch["kind"] === "window" ? { kind: "window", start: formatTimestamp(Number(branch["start"])), end: formatTimestamp(Number(branch["end"])) } : { kind: "snapshot", snapshot_id: String(branch["snapshot_id"]), cutoff: formatTimestamp(Number(branch["cutoff"])) };
     return { ...record, scope, as_of: record.as_of === null ? null : formatTimestamp(record.as_of) };
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import avro from "avsc";
+import { ConfigError, InvariantError } from "../../errors.ts";
 import { FACT_TYPES, type FactType } from "../../contract/fact-schema.ts";
 
 /**
@@ -59,10 +60,6 @@ export function subjectFor(fullName: string): string {
   return fullName;
 }
 
-export class SchemaLoadError extends Error {
-  override readonly name = "SchemaLoadError";
-}
-
 function isRecordSchema(value: unknown): value is { type: "record"; name: string; namespace?: string } {
   return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "record" && typeof (value as { name?: unknown }).name === "string";
 }
@@ -75,18 +72,23 @@ export function loadSchemaFile(file: string, dir: string = SCHEMAS_DIR): LoadedS
     text = readFileSync(path, "utf8");
     json = JSON.parse(text);
   } catch (error) {
-    throw new SchemaLoadError(`${path}: cannot read or parse: ${error instanceof Error ? error.message : String(error)}`);
+    throw schemaFileError(path, `cannot be read or parsed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!isRecordSchema(json)) throw new SchemaLoadError(`${path}: the top level must be an Avro record with a name`);
-  if (json.namespace !== NAMESPACE) throw new SchemaLoadError(`${path}: namespace must be ${NAMESPACE}, not ${String(json.namespace)}`);
+  if (!isRecordSchema(json)) throw schemaFileError(path, "the top level is not an Avro record with a name");
+  if (json.namespace !== NAMESPACE) throw schemaFileError(path, `namespace is ${String(json.namespace)}, not ${NAMESPACE}`);
   let type: avro.Type;
   try {
     type = avro.Type.forSchema(json as avro.Schema);
   } catch (error) {
-    throw new SchemaLoadError(`${path}: not a valid Avro schema: ${error instanceof Error ? error.message : String(error)}`);
+    throw schemaFileError(path, `is not a valid Avro schema: ${error instanceof Error ? error.message : String(error)}`);
   }
   const fullName = `${json.namespace}.${json.name}`;
   return { file, fullName, subject: subjectFor(fullName), text, type };
+}
+
+/** A schema file the program ships is missing or broken: the installation needs repair. */
+function schemaFileError(path: string, problem: string): ConfigError {
+  return new ConfigError({ field: path, problem, fix: "restore the file as the release ships it (git checkout -- schemas/)" });
 }
 
 /** Loads every schema; fails naming the file when one is missing or invalid. */
@@ -103,6 +105,6 @@ export function loadSchemas(dir: string = SCHEMAS_DIR): SchemaCatalog {
 
 export function factSchema(catalog: SchemaCatalog, factType: FactType): LoadedSchema {
   const schema = catalog.facts.get(factType);
-  if (schema === undefined) throw new SchemaLoadError(`no schema for fact type ${factType}`);
+  if (schema === undefined) throw new InvariantError({ problem: `no schema for fact type ${factType}` });
   return schema;
 }

@@ -4,16 +4,9 @@ import type { LocalState } from "../../state/local-state.ts";
 export const CHECKPOINT_INTERVAL_MS = 1_000;
 
 /**
- * When a task with local state checkpoints it, shared by the single engine and the partitioned
- * engine's stages: after a batch's writes are acknowledged (`committed`), at most every
- * CHECKPOINT_INTERVAL_MS or when the cache is over budget; and on `close`, the last acknowledged
- * state, unless a batch was processed after it (its writes failed or were never sent), before the
- * store is closed. A checkpoint a batch started lands before the store closes, and a `committed`
- * that arrives after `close` (a batch of a revoked assignment) writes nothing.
- *
- * `save` writes the checkpoint for an offset and says true, or declines and says false (a state
- * not yet flushed is not checkpointed: the next acknowledged batch tries again); it runs only
- * while the store is open.
+ * When a task with local state checkpoints it (the engine and the stages): only acknowledged state,
+ * at most every CHECKPOINT_INTERVAL_MS or when the cache is over budget, and once more on `close`.
+ * `save` may decline (an unflushed state), and the next acknowledged batch tries again.
  */
 export class TaskCheckpoints {
   private readonly local: LocalState | undefined;

@@ -2,13 +2,23 @@ import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict } from "../../metrics/fact-ledger.ts";
 import { samePartitions } from "../../partitioned/ledger-stages.ts";
-import { isStageRole, StageTask, type StageFlush, type StageName } from "../../partitioned/stage-task.ts";
+import { isStageRole, StageTask, type StageFlush } from "../../partitioned/stage-task.ts";
 import { checkpointWrite, openLocalState, stateIdentity, type Checkpoint } from "../../state/local-state.ts";
-import { originOf, type EngineFact, type Processor, type SinkRecord, type SourcePosition, type SourceRecord, type TopicPosition, type UnreadableRecord } from "../processor.ts";
-import { ENGINE_STAGES, TOPOLOGY, type StageProcessorName } from "../topology.ts";
+import {
+  originOf,
+  type EngineFact,
+  type Processor,
+  type SinkRecord,
+  type SourcePosition,
+  type SourceRecord,
+  type TopicPosition,
+  type UnreadableRecord,
+} from "../processor.ts";
+import { ENGINE_STAGES, STAGE_OF, TOPOLOGY, type StageProcessorName } from "../topology.ts";
 import type { TopicRole } from "../topic-names.ts";
 import { TaskCheckpoints } from "./checkpoints.ts";
 import type { EngineStateOptions } from "./engine.ts";
+import { InvariantError } from "../../errors.ts";
 
 /** A record of a stage topic as a stage reads it: its key and its (still encoded) value. */
 export interface StageInput {
@@ -18,33 +28,24 @@ export interface StageInput {
 
 export type StageSourceValue = EngineFact | UnreadableRecord | StageInput;
 
-/** Which stage each stage processor runs. */
-export const STAGE_OF: Readonly<Record<StageProcessorName, StageName>> = { "fact-ledger": "factLedger", "domain-ledger": "domainLedger", entities: "entities", aggregation: "aggregation" };
-
 /** The topics a stage writes keyed upserts to (its sinks but the dead letters), which a restarted task reads back. */
 function upsertSinks(name: StageProcessorName): readonly TopicRole[] {
   return TOPOLOGY[name].sinks.map((sink) => sink.topic).filter((role) => role !== "deadLetters");
 }
 
 /**
- * One stage of the partitioned engine as a Kafka processor (docs/engine-state.md §4): a
- * `StageTask` per source partition, with its state (the stage's tables and its outbox) in LMDB
- * under the engine's state directory, checkpointed with the source offset it reflects and the ends
- * of its output topics at that moment. Its source is its changelog: every record it reads is a
- * keyed upsert of a current value with one writer, so the compacted topic read from offset 0
- * rebuilds the state, and a restarted task resumes from its checkpoint.
- *
- * Each batch is applied and flushed, and what the flush sends (records to the next stage's topic,
- * results, conflict reports as dead letters) is the batch's output; a restoring batch is no
- * different (its outputs are upserts the readers already hold, and the outbox drops most).
- *
- * After a crash, a reader may hold values this task sent after its checkpoint. Before going live,
- * the transport reads its output topics from the checkpoint's ends (from 0 without a checkpoint)
- * and asks `reconcile` for every key this task wrote there: it sends the value it holds now, or a
- * tombstone when the key is gone. A task rebuilt from offset 0 sent every key it holds while
- * rebuilding, so it sends only the tombstones.
+ * One stage of the partitioned engine as a processor (docs/engine-state.md §4): a `StageTask` per
+ * source partition, its state on disk, checkpointed with its source offset and its output topics'
+ * ends. Its outputs are keyed upserts, so after a crash it reconciles what it wrote since the
+ * checkpoint instead of trusting readers to hold only what its state reflects.
  */
-export function stageProcessor(name: StageProcessorName, config: EngineConfig, catalog: CatalogSummary, partitions: number, stateOptions?: EngineStateOptions): Processor<StageSourceValue> {
+export function stageProcessor(
+  name: StageProcessorName,
+  config: EngineConfig,
+  catalog: CatalogSummary,
+  partitions: number,
+  stateOptions?: EngineStateOptions,
+): Processor<StageSourceValue> {
   const stage = STAGE_OF[name];
   const stages = samePartitions(partitions);
   // The state also depends on the stage and on the partition count (which decides every record's placement).
@@ -54,7 +55,11 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
     name,
     open: (partition, _stores, metrics, context) => {
       // The four stage tasks of one partition number share the budget one engine partition has.
-      const local = stateOptions === undefined ? undefined : openLocalState({ directory: (index) => `${stateOptions.directory(index)}-${name}`, cacheBytes: Math.floor(stateOptions.cacheBytes / ENGINE_STAGES.length) }, partition, identity);
+      const local = stateOptions === undefined ? undefined : openLocalState(
+        { directory: (index) => `${stateOptions.directory(index)}-${name}`, cacheBytes: Math.floor(stateOptions.cacheBytes / ENGINE_STAGES.length) },
+        partition,
+        identity,
+      );
       const task = new StageTask(stage, partition, stages, config, catalog, local?.state);
       const writer = `${name}/${String(partition)}`;
       let checkpoint: Checkpoint | undefined = local?.checkpoint;
@@ -66,11 +71,19 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
           const { value } = record;
           if ("unreadable" in value) {
             const rejection = { reason: "UNDECODABLE_BYTES", field: "", detail: `${name} input record: ${value.unreadable}` } as const;
-            outputs.push({ topic: "deadLetters", key: String(originOf(record.position)), value: { kind: "record", rejection, recordRejected: true, position: record.position, factId: null, original: record.original } });
+            outputs.push({
+              topic: "deadLetters",
+              key: String(originOf(record.position)),
+              value: { kind: "record", rejection, recordRejected: true, position: record.position, factId: null, original: record.original },
+            });
           } else if ("fact" in value) {
             const outcome = task.ingest(value.fact, originOf(value.source));
             // The single engine's names: a version that makes its fact_id a conflict is quarantined.
-            metrics.count("agentops_engine_facts_total", "Metric facts the engine read, by ledger outcome", { outcome: outcome === "new" ? "accepted" : outcome === "conflict" ? "quarantined" : "redelivery" });
+            metrics.count(
+              "agentops_engine_facts_total",
+              "Metric facts the engine read, by ledger outcome",
+              { outcome: outcome === "new" ? "accepted" : outcome === "conflict" ? "quarantined" : "redelivery" },
+            );
           } else task.receive(value.key, value.value);
         }
       };
@@ -78,13 +91,18 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
       let lastRead: SourcePosition | undefined;
       const flushed = (flush: StageFlush): SinkRecord[] => {
         const outputs: SinkRecord[] = [];
-        for (const record of flush.records) outputs.push({ topic: record.role, key: record.key, value: { value: record.value, partition: record.partition }, writer });
+        for (const record of flush.records) outputs.push({
+          topic: record.role,
+          key: record.key,
+          value: { value: record.value, partition: record.partition },
+          writer,
+        });
         for (const change of flush.results) outputs.push({ topic: "results", key: change.key, value: change.result, writer });
         for (const { key, conflict } of flush.conflicts) {
           if (conflict === null) continue;
           // A conflict is found while reading a record, so the task has read one.
           const position = conflictPosition(conflict) ?? lastRead;
-          if (position === undefined) throw new Error(`${name} found conflict ${key} before reading any record`);
+          if (position === undefined) throw new InvariantError({ problem: `${name} found conflict ${key} before reading any record` });
           outputs.push({ topic: "deadLetters", key, value: { kind: "conflict", conflict, position, factId: conflict.factIds.at(-1) ?? "" } });
         }
         return outputs;
@@ -105,34 +123,43 @@ export function stageProcessor(name: StageProcessorName, config: EngineConfig, c
         return true;
       });
       return {
-        resumeFrom: (sourceEnd) => {
-          if (local === undefined) return "0";
-          if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
-            rebuilt = false;
-            return checkpoint.offset;
-          }
-          local.state.clear();
-          checkpoint = undefined;
-          return "0";
+        ...(local === undefined
+          ? {}
+          : {
+              localState: {
+                resumeFrom: (sourceEnd) => {
+                  if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
+                    rebuilt = false;
+                    return checkpoint.offset;
+                  }
+                  local.state.clear();
+                  checkpoint = undefined;
+                  return "0";
+                },
+                committed: (nextOffset) => checkpoints.committed(nextOffset),
+                close: () => checkpoints.close(),
+              },
+            }),
+        reconciliation: {
+          writtenSince: () => ({
+            writer,
+            from: new Map(sinks.map((role) => [
+              role,
+              new Map(Object.entries(checkpoint?.sinkEnds?.[role] ?? {}).map(([partition, offset]) => [Number(partition), offset])),
+            ])),
+          }),
+          reconcile: (role, key, partition) => {
+            if (role === "results") {
+              const correction = task.resultCorrection(key, rebuilt);
+              return correction === undefined ? undefined : { topic: "results", key, value: correction.result, writer };
+            }
+            if (!sinks.includes(role) || !isStageRole(role)) return undefined;
+            const correction = task.correction(role, key, rebuilt);
+            return correction === undefined ? undefined : { topic: role, key, value: { value: correction.value, partition }, writer };
+          },
         },
-        writtenSince: () => ({
-          writer,
-          from: new Map(sinks.map((role) => [role, new Map(Object.entries(checkpoint?.sinkEnds?.[role] ?? {}).map(([partition, offset]) => [Number(partition), offset]))])),
-        }),
-        reconcile: (role, key, partition) => {
-          if (role === "results") {
-            const correction = task.resultCorrection(key, rebuilt);
-            return correction === undefined ? undefined : { topic: "results", key, value: correction.result, writer };
-          }
-          if (!sinks.includes(role) || !isStageRole(role)) return undefined;
-          const correction = task.correction(role, key, rebuilt);
-          return correction === undefined ? undefined : { topic: role, key, value: { value: correction.value, partition }, writer };
-        },
-        restore: (records) => batch(records),
-        goLive: () => [{ outputs: flushed(task.flush()) }],
+        sourceRestore: { restore: (records) => batch(records), goLive: () => [{ outputs: flushed(task.flush()) }] },
         process: (input) => batch(input.records),
-        committed: (nextOffset) => checkpoints.committed(nextOffset),
-        close: () => checkpoints.close(),
       };
     },
   };

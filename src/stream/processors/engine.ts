@@ -10,17 +10,13 @@ import { checkpointWrite, openLocalState, openStoreDirectory, stateIdentity, typ
 import type { ResultChange } from "../../contract/result-record.ts";
 import { OnDiskKeyValueStore } from "../stores/on-disk-key-value-store.ts";
 import { TaskCheckpoints } from "./checkpoints.ts";
-import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type UnreadableRecord } from "../processor.ts";
+import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type Task, type UnreadableRecord } from "../processor.ts";
 
 /** Backlog (records behind the source's head) above which a batch's flush may be deferred. */
 export const FLUSH_BACKLOG_THRESHOLD = 20_000;
 /**
- * Deferred flushes still happen at least this often, so results keep moving during catch-up, and
- * the state can be checkpointed (only a flushed state is) and its cache's dirty entries written.
- * 5,000 rather than 50,000: once the cache evicts below its budget (state-store.ts), the budget
- * no longer forces a flush every batch, and flushes of up to 50,000 facts took the Kafka engine
- * process from 433 to 509 MiB of anonymous memory at 1M facts (bench:kafka); at 5,000 it ran at
- * 443 MiB and faster than either.
+ * Deferred flushes still happen at least this often, so results keep moving during catch-up and the
+ * state can be checkpointed (only a flushed state is). Larger flushes cost memory and were no faster (bench/RESULTS.md).
  */
 export const FLUSH_EVERY_FACTS = 5_000;
 
@@ -48,41 +44,33 @@ export interface EngineStateOptions {
 }
 
 /**
- * The metric engine as a processor. Its source (accepted facts, compacted by fact version) is its
- * own changelog for the facts; with local state (a Kafka member) the state is on disk and
- * (docs/engine-state.md §3):
- * - checkpointed with the source offset it reflects after acknowledged batches: a member that finds
- *   its checkpoint resumes from there;
- * - its units' contributions are written to the contributions changelog after each flush, with a
- *   marker naming the source offset they reflect: a member without local state loads that
- *   changelog, then the facts before the marker without evaluating a unit, and reads on from there.
- *   A member resuming from its checkpoint writes no changelog record until it is past the
- *   source's end at its assignment, and one rebuilding from 0 none before the loaded log's marker,
- *   so the changelog never goes back behind its marker;
- * - with neither, it rebuilds from offset 0 through `restore`.
- * Nothing is published while restoring. Going live, it writes its whole result table to the
- * published-results store, which holds what the results topic holds and drops every write equal
- * to what the topic holds; keys the topic holds and the state does not are deleted. So the results
- * topic receives exactly the difference, and a restart with no new facts writes nothing. Live, each
- * batch's changed results are published; a conflict becomes a dead letter only live (a restore
- * finds the conflicts an earlier live run already reported).
- * A record it cannot read (a newer layout, damaged bytes) is dead-lettered as UNDECODABLE_BYTES with
- * its engine-facts position when live (once, like a conflict), and contributes nothing.
+ * The metric engine as a processor; its source (accepted facts, compacted by fact version) is its
+ * own changelog. With local state it resumes from its checkpoint, else loads its contributions log,
+ * else rebuilds from offset 0 (docs/engine-state.md §3). Nothing is published while restoring; going
+ * live writes its result table through the published-results store, so the results topic receives
+ * only the difference. Conflicts and unreadable records become dead letters only live, so each is
+ * reported once.
  */
-export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, stateOptions?: EngineStateOptions, paging: EnginePaging = {}, observer?: EngineObserver): Processor<EngineFact | UnreadableRecord> {
+export function engineProcessor(
+  config: EngineConfig,
+  catalog: CatalogSummary,
+  stateOptions?: EngineStateOptions,
+  paging: EnginePaging = {},
+  observer?: EngineObserver,
+): Processor<EngineFact | UnreadableRecord> {
   const { goLivePage = GO_LIVE_PAGE, loadFlushGroups = LOAD_FLUSH_GROUPS } = paging;
   const identity = stateIdentity(config, catalog);
   return {
     name: "engine",
-    // With local state the published results are on disk too: they grow with result keys (windows ×
-    // metrics × cohorts), so with time. The store is checkpointed with the results topic's offsets
-    // (the runtime does it once its writes are acknowledged), so an assignment reads the topic only
-    // from there.
+    // With local state the published results are on disk too: they grow with result keys, so with time.
     ...(stateOptions === undefined
       ? {}
       : {
           openStore: (store: string, partition: number) =>
-            store === PUBLISHED_RESULTS ? new OnDiskKeyValueStore(store, openStoreDirectory(join(stateOptions.directory(partition), PUBLISHED_RESULTS), publishedCacheBytes(stateOptions.cacheBytes))) : undefined,
+            store === PUBLISHED_RESULTS ? new OnDiskKeyValueStore(
+              store,
+              openStoreDirectory(join(stateOptions.directory(partition), PUBLISHED_RESULTS), publishedCacheBytes(stateOptions.cacheBytes)),
+            ) : undefined,
         }),
     open: (partition, stores, metrics) => {
       const local = stateOptions === undefined ? undefined : openLocalState(stateOptions, partition, identity);
@@ -94,39 +82,34 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       let unflushed = 0;
       /** Source records before this offset are loaded (their units came from the contributions changelog). */
       let loadUntil = BigInt(local?.checkpoint?.loadUntil ?? "0");
-      /**
-       * No contributions changelog record is written before the source reaches this offset: the
-       * log's marker, which a replay behind it must not move back. Resuming from a local checkpoint
-       * the log was not read, so its marker is only known to be at most the source's end at
-       * assignment; rebuilding, the log was loaded and its marker is `loadUntil` (0 when it had none).
-       */
+      /** No contributions changelog record is written before the source reaches this offset, so a replay never moves the log's marker back. */
       let changelogFrom = 0n;
       /** Changelog records loaded, and units restored from them, for the log. */
       let loadedUnits = 0;
-      /** Flushes the log load made to render the groups it restored (see loadChangelog), for the log. */
+      /** Flushes the log load made to render the groups it restored (see ChangelogLoad), for the log. */
       let loadFlushes = 0;
       /** The source offset after the last record processed (what a flush's changelog marker names). */
       let nextOffset = 0n;
-      /**
-       * Resumed from the local checkpoint: the result keys changed since it (by the silent replay).
-       * Every result before the checkpoint was published and acknowledged (only a flushed state
-       * whose writes were acknowledged is checkpointed), so going live only these, and those the
-       * results topic received after the published-results store's own checkpoint, can differ.
-       */
+      /** Resumed from the local checkpoint: the result keys the silent replay changed, which are all going live compares. */
       let changedSinceCheckpoint: Set<string> | undefined;
 
       /**
-       * The changelog records of the units changed since the last ones, and the marker: none while
-       * replaying old input, and none behind the last marker written (the units wait for the next
-       * call). A rebuild's flushes write markers ahead of the acknowledged offset that going live
-       * names, and a batch of no records flushes at offset 0: such a marker went back to 0, and the
-       * next member without local state evaluated every fact again.
+       * The changelog records of the units changed since the last call, and the marker. None behind the
+       * last marker written: a marker moved back makes the next member evaluate every fact again.
        */
       const changelog = (nextOffset: bigint): SinkRecord[] => {
         if (local === undefined || nextOffset < changelogFrom) return [];
         changelogFrom = nextOffset;
-        const records: SinkRecord[] = engine.unitChanges().map(([unit, contributions]) => ({ topic: "engineContributions", key: unit, value: contributions.length === 0 ? null : encodeUnitRecord(identity, contributions) }));
-        records.push({ topic: "engineContributions", key: SETTLED_MARKER, value: Buffer.from(JSON.stringify({ offset: nextOffset.toString(), identity }), "utf8") });
+        const records: SinkRecord[] = engine.unitChanges().map(([unit, contributions]) => ({
+          topic: "engineContributions",
+          key: unit,
+          value: contributions.length === 0 ? null : encodeUnitRecord(identity, contributions),
+        }));
+        records.push({
+          topic: "engineContributions",
+          key: SETTLED_MARKER,
+          value: Buffer.from(JSON.stringify({ offset: nextOffset.toString(), identity }), "utf8"),
+        });
         return records;
       };
       const flushed = (nextOffset: bigint): SinkRecord[] => {
@@ -134,10 +117,7 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
         const results = resultRecords(engine.flush());
         return [...results, ...changelog(nextOffset)];
       };
-      /**
-       * Commits the state with its checkpoint. Only a state whose changes were flushed and sent may
-       * be checkpointed: a deferred flush waits for the next flushed batch.
-       */
+      /** Commits the state with its checkpoint; only a flushed state may be checkpointed. */
       const checkpoint = async (store: LocalState, offset: string): Promise<boolean> => {
         if (!engine.settled) return false;
         await store.state.commit([checkpointWrite({ offset, identity, loadUntil: loadUntil.toString() })]);
@@ -150,139 +130,150 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
       const reportState = (): void => {
         if (local === undefined) return;
         const stats = local.state.stats();
-        metrics.gauge("agentops_engine_state_cache_bytes", "Estimated heap bytes of the engine state's record cache", { partition: String(partition) }, stats.cachedBytes);
-        metrics.gauge("agentops_engine_state_commits", "Engine state commits (checkpoints) since the partition was opened", { partition: String(partition) }, stats.commits);
+        metrics.gauge(
+          "agentops_engine_state_cache_bytes",
+          "Estimated heap bytes of the engine state's record cache",
+          { partition: String(partition) },
+          stats.cachedBytes,
+        );
+        metrics.gauge(
+          "agentops_engine_state_commits",
+          "Engine state commits (checkpoints) since the partition was opened",
+          { partition: String(partition) },
+          stats.commits,
+        );
       };
+      const resumeFrom = (store: LocalState, sourceEnd: string): string => {
+        changelogFrom = BigInt(sourceEnd);
+        const checkpoint = store.checkpoint;
+        if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
+          // Resuming from offset 0 is a rebuild to the runtime (it loads the contributions log
+          // first): only a checkpoint past 0 lets going live compare less than everything.
+          if (BigInt(checkpoint.offset) > 0n) changedSinceCheckpoint = new Set();
+          return checkpoint.offset;
+        }
+        // No checkpoint (a store left half-written is wiped too), or one past the topic's end (the
+        // topic was recreated): restore from the changelog, or rebuild.
+        store.state.clear();
+        loadUntil = 0n;
+        // The log's marker, if any, moves this. Past it the changelog is written as the rebuild goes:
+        // held back to going live, it was written all at once (bench/RESULTS.md).
+        changelogFrom = 0n;
+        return "0";
+      };
+      const loadChangelog = async (store: LocalState, key: string, value: Buffer | null): Promise<void> => {
+        if (key === SETTLED_MARKER) {
+          const marker = value === null ? undefined : (JSON.parse(value.toString("utf8")) as { offset?: string; identity?: string });
+          // A marker of another identity (window, threshold, catalog, layout) restores nothing.
+          loadUntil = marker?.identity === identity && marker.offset !== undefined ? BigInt(marker.offset) : 0n;
+          changelogFrom = loadUntil;
+          return;
+        }
+        const contributions = value === null ? [] : decodeUnitRecord(value, identity);
+        if (contributions === undefined) return;
+        engine.restoreUnit(key, contributions);
+        loadedUnits += 1;
+        // Every group a restored unit reaches is rendered as the load goes, not once after it,
+        // which held every result in one commit (bench/RESULTS.md).
+        if (engine.dirtyGroupCount >= loadFlushGroups) {
+          engine.flush();
+          loadFlushes += 1;
+        }
+        // Not yet checkpointed (the state was cleared): commits need no checkpoint here.
+        if (store.state.overBudget) await store.state.commit();
+      };
+      /** An observer reads the state before the task lets it go (an explanation over a replay). */
+      const close = (): Promise<void> => {
+        observer?.closing(partition, lineage);
+        return checkpoints.close();
+      };
+      /** The capabilities of a task that keeps its state on disk. */
+      const onDisk = (store: LocalState): Pick<Task<unknown>, "localState" | "changelogLoad"> => ({
+        localState: {
+          resumeFrom: (sourceEnd) => resumeFrom(store, sourceEnd),
+          committed: (next) => checkpoints.committed(next),
+          close,
+        },
+        changelogLoad: {
+          load: (key, value) => loadChangelog(store, key, value),
+          loaded: () => ({ units: loadedUnits, loadUntil: loadUntil.toString(), renderFlushes: loadFlushes }),
+        },
+      });
+      /** In memory there is nothing to resume from or checkpoint; an observer still sees the close. */
+      const observedInMemory: Pick<Task<unknown>, "localState"> =
+        observer === undefined ? {} : { localState: { resumeFrom: () => "0", committed: () => Promise.resolve(), close } };
       return {
-        resumeFrom: (sourceEnd) => {
-          changelogFrom = BigInt(sourceEnd);
-          if (local === undefined) return "0";
-          const checkpoint = local.checkpoint;
-          if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
-            // Resuming from offset 0 is a rebuild to the runtime (it loads the contributions log
-            // first): only a checkpoint past 0 lets going live compare less than everything.
-            if (BigInt(checkpoint.offset) > 0n) changedSinceCheckpoint = new Set();
-            return checkpoint.offset;
-          }
-          // No checkpoint (a store left half-written is wiped too), or one past the topic's end (the
-          // topic was recreated): restore from the changelog, or rebuild.
-          local.state.clear();
-          loadUntil = 0n;
-          // The runtime loads the log before the replay; its marker, if any, moves this (loadChangelog).
-          // Past it the changelog is written as the rebuild goes, as live: held back to going live,
-          // a rebuild from 0 wrote every unit at once (1.5 GiB of heap at 1M facts, the event loop
-          // blocked for 30 s).
-          changelogFrom = 0n;
-          return "0";
-        },
-        ...(local === undefined
-          ? {}
-          : {
-              loadChangelog: async (key: string, value: Buffer | null): Promise<void> => {
-                if (key === SETTLED_MARKER) {
-                  const marker = value === null ? undefined : (JSON.parse(value.toString("utf8")) as { offset?: string; identity?: string });
-                  // A marker of another identity (window, threshold, catalog, layout) restores nothing.
-                  loadUntil = marker?.identity === identity && marker.offset !== undefined ? BigInt(marker.offset) : 0n;
-                  changelogFrom = loadUntil;
-                  return;
-                }
-                const contributions = value === null ? [] : decodeUnitRecord(value, identity);
-                if (contributions === undefined) return;
-                engine.restoreUnit(key, contributions);
-                loadedUnits += 1;
-                // Every group a restored unit reaches must be rendered again (the published table is
-                // not in the log). All at once, after the log, it was one commit of every result:
-                // at 5M facts 69k results, the heap at 474 MiB and LMDB keeping 700 MiB of pages for
-                // good. So they are rendered as the load goes; a group reached again later is
-                // rendered again. No result is published while restoring.
-                if (engine.dirtyGroupCount >= loadFlushGroups) {
-                  engine.flush();
-                  loadFlushes += 1;
-                }
-                // Not yet checkpointed (the state was cleared): commits need no checkpoint here.
-                if (local.state.overBudget) await local.state.commit();
-              },
-              changelogLoaded: () => ({ units: loadedUnits, loadUntil: loadUntil.toString(), renderFlushes: loadFlushes }),
-            }),
-        restore: (records) => {
-          checkpoints.processed();
-          // What this replay recomputes may differ from what the changelog received from an earlier
-          // life of this member after its checkpoint: every unit it recomputes is written again.
-          engine.replaying = true;
-          for (const record of records) {
-            const { value, position } = record;
-            if ("unreadable" in value) continue;
-            if (BigInt((position as { offset?: string }).offset ?? "0") < loadUntil) engine.load(value.fact, originOf(value.source));
-            else {
-              engine.ingest(value.fact, originOf(value.source));
-              unflushed += 1;
+        ...(local === undefined ? observedInMemory : onDisk(local)),
+        sourceRestore: {
+          restore: (records) => {
+            checkpoints.processed();
+            // What this replay recomputes may differ from what the changelog received from an earlier
+            // life of this member after its checkpoint: every unit it recomputes is written again.
+            engine.replaying = true;
+            for (const record of records) {
+              const { value, position } = record;
+              if ("unreadable" in value) continue;
+              if (BigInt((position as { offset?: string }).offset ?? "0") < loadUntil) engine.load(value.fact, originOf(value.source));
+              else {
+                engine.ingest(value.fact, originOf(value.source));
+                unflushed += 1;
+              }
             }
-          }
-          // Restoring, nothing is published: flushing loses nothing (going live publishes the table),
-          // and a flushed state can be checkpointed and its changelog written.
-          const last = records.at(-1);
-          if (last === undefined || (unflushed < FLUSH_EVERY_FACTS && !overBudget())) return { outputs: [] };
-          for (const change of engine.flush()) changedSinceCheckpoint?.add(change.key);
-          unflushed = 0;
-          return { outputs: changelog(nextOffsetAfter(last)) };
-        },
-        *goLive() {
-          unflushed = 0;
-          let keys: string[];
-          const stale: string[] = [];
-          const sinceCheckpoint = changedSinceCheckpoint === undefined ? undefined : published?.takeKeysSinceCheckpoint?.();
-          if (changedSinceCheckpoint !== undefined && sinceCheckpoint !== undefined) {
-            // Both resumed from their checkpoints: only keys changed since either can differ, so a
-            // restart's cost does not grow with the result table (a full comparison encodes every result).
-            for (const change of engine.flush()) changedSinceCheckpoint.add(change.key);
-            keys = [...new Set([...changedSinceCheckpoint, ...sinceCheckpoint])].sort(byUtf8);
-          } else {
-            // A state rebuilt or loaded, or a store restored whole: the whole table is compared with
-            // what the topic holds (a recreated or drifted results topic is repaired here). The keys
-            // the topic holds and the state does not are found before any page is written through
-            // the store.
-            keys = engine.resultKeys();
-            for (const key of published?.keys() ?? []) if (!engine.hasResult(key)) stale.push(key);
-          }
-          changedSinceCheckpoint = undefined;
-          // A page of results at a time: each one rendered, settled and written before the next; then
-          // the tombstones, a page at a time too (a changed window makes every earlier key stale).
-          for (let start = 0; start < keys.length; start += goLivePage) {
-            yield { outputs: keys.slice(start, start + goLivePage).map((key): SinkRecord => ({ topic: "results", key, value: engine.result(key) })) };
-          }
-          let outputs: SinkRecord[] = [];
-          for (let start = 0; start < stale.length; start += goLivePage) {
-            if (outputs.length > 0) yield { outputs };
-            outputs = stale.slice(start, start + goLivePage).map((key) => ({ topic: "results", key, value: null }));
-          }
-          // The last page also carries the changelog marker: the state is written once it is live.
-          const acknowledged = checkpoints.acknowledged;
-          if (acknowledged !== undefined) outputs.push(...changelog(BigInt(acknowledged)));
-          // Live from here: only units whose contributions change are written (the replay's, flushed
-          // above, are taken whether they changed or not).
-          engine.replaying = false;
-          yield { outputs };
+            // Restoring, nothing is published: flushing loses nothing (going live publishes the table),
+            // and a flushed state can be checkpointed and its changelog written.
+            const last = records.at(-1);
+            if (last === undefined || (unflushed < FLUSH_EVERY_FACTS && !overBudget())) return { outputs: [] };
+            for (const change of engine.flush()) changedSinceCheckpoint?.add(change.key);
+            unflushed = 0;
+            return { outputs: changelog(nextOffsetAfter(last)) };
+          },
+          *goLive() {
+            unflushed = 0;
+            let keys: string[];
+            const stale: string[] = [];
+            const sinceCheckpoint = changedSinceCheckpoint === undefined ? undefined : published?.takeKeysSinceCheckpoint?.();
+            if (changedSinceCheckpoint !== undefined && sinceCheckpoint !== undefined) {
+              // Both resumed from their checkpoints: only keys changed since either can differ, so a
+              // restart's cost does not grow with the result table.
+              for (const change of engine.flush()) changedSinceCheckpoint.add(change.key);
+              keys = [...new Set([...changedSinceCheckpoint, ...sinceCheckpoint])].sort(byUtf8);
+            } else {
+              // A state rebuilt or loaded, or a store restored whole: the whole table is compared with what
+              // the topic holds, which also repairs a recreated or drifted results topic.
+              keys = engine.resultKeys();
+              for (const key of published?.keys() ?? []) if (!engine.hasResult(key)) stale.push(key);
+            }
+            changedSinceCheckpoint = undefined;
+            // A page of results at a time: each one rendered, settled and written before the next; then
+            // the tombstones, a page at a time too (a changed window makes every earlier key stale).
+            for (let start = 0; start < keys.length; start += goLivePage) {
+              yield { outputs: keys.slice(start, start + goLivePage).map((key): SinkRecord => ({ topic: "results", key, value: engine.result(key) })) };
+            }
+            let outputs: SinkRecord[] = [];
+            for (let start = 0; start < stale.length; start += goLivePage) {
+              if (outputs.length > 0) yield { outputs };
+              outputs = stale.slice(start, start + goLivePage).map((key) => ({ topic: "results", key, value: null }));
+            }
+            // The last page also carries the changelog marker: the state is written once it is live.
+            const acknowledged = checkpoints.acknowledged;
+            if (acknowledged !== undefined) outputs.push(...changelog(BigInt(acknowledged)));
+            // Live from here: only units whose contributions change are written (the replay's, flushed
+            // above, are taken whether they changed or not).
+            engine.replaying = false;
+            yield { outputs };
+          },
         },
         process: (batch) => {
           checkpoints.processed();
           const outputs: SinkRecord[] = [];
           for (const record of batch.records) ingestLive(engine, record, outputs, metrics);
-          // Catching up on a backlog, results for facts the next batches will change again are not
-          // worth publishing: flush once the backlog is small, or at least every FLUSH_EVERY_FACTS
-          // facts, or as soon as the state cache is over its budget (only a flushed state can be
-          // checkpointed, and only a checkpoint evicts: deferring past the budget held 290 MB of
-          // dirty entries in a 64 MiB cache, measured in bench:kafka). At the head of the stream
-          // every batch is flushed, so live latency is unchanged.
+          // Catching up, results the next batches change again are not worth publishing. A cache over
+          // budget flushes anyway: only a flushed state is checkpointed, and only a checkpoint evicts.
           unflushed += batch.records.length;
           const last = batch.records.at(-1);
           if (last !== undefined) nextOffset = nextOffsetAfter(last);
           if (batch.backlog > FLUSH_BACKLOG_THRESHOLD && unflushed < FLUSH_EVERY_FACTS && !overBudget()) return { outputs };
           return { outputs: [...outputs, ...flushed(nextOffset)] };
-        },
-        committed: (nextOffset) => checkpoints.committed(nextOffset),
-        close: () => {
-          observer?.closing(partition, lineage);
-          return checkpoints.close();
         },
       };
     },
@@ -291,16 +282,16 @@ export function engineProcessor(config: EngineConfig, catalog: CatalogSummary, s
 
 /** How much going live and a log load do at a time (tests pass less, to cross the bounds with few facts). */
 export interface EnginePaging {
-  /** Results per page going live (Task.goLive). */
+  /** Results per page going live (SourceRestore.goLive). */
   readonly goLivePage?: number;
   /** Groups left to render that make a contributions log load flush. */
   readonly loadFlushGroups?: number;
 }
 
-/** Groups left to render that make a contributions log load flush (see loadChangelog). */
+/** Groups left to render that make a contributions log load flush (see ChangelogLoad). */
 export const LOAD_FLUSH_GROUPS = 5_000;
 
-/** Results written per page going live (Task.goLive): about 2 MB of results rendered at a time (tests pass fewer). */
+/** Results written per page going live (SourceRestore.goLive): about 2 MB of results rendered at a time (tests pass fewer). */
 export const GO_LIVE_PAGE = 2_000;
 
 /** The published-results store's share of the state cache: a quarter of the engine's (it is read where a result is written, and scanned once going live). */
@@ -320,7 +311,11 @@ function nextOffsetAfter(record: SourceRecord<unknown>): bigint {
 function ingestLive(engine: MetricEngine, record: SourceRecord<EngineFact | UnreadableRecord>, outputs: SinkRecord[], metrics: Metrics): void {
   if ("unreadable" in record.value) {
     const rejection = { reason: "UNDECODABLE_BYTES", field: "", detail: `engine-facts record: ${record.value.unreadable}` } as const;
-    outputs.push({ topic: "deadLetters", key: originKey(record.position), value: { kind: "record", rejection, recordRejected: true, position: record.position, factId: null, original: record.original } });
+    outputs.push({
+      topic: "deadLetters",
+      key: originKey(record.position),
+      value: { kind: "record", rejection, recordRejected: true, position: record.position, factId: null, original: record.original },
+    });
     return;
   }
   const { fact, source } = record.value;
@@ -328,11 +323,19 @@ function ingestLive(engine: MetricEngine, record: SourceRecord<EngineFact | Unre
   countOutcome(metrics, outcome);
   const later = outcome.kind === "quarantined" ? undefined : engine.laterTerminalConflict(fact);
   const conflicts: readonly Conflict[] = outcome.kind === "quarantined" ? outcome.conflicts : later === undefined ? [] : [later];
-  for (const conflict of conflicts) outputs.push({ topic: "deadLetters", key: conflict.identity, value: { kind: "conflict", conflict, position: source, factId: fact.fact_id } });
+  for (const conflict of conflicts) outputs.push({
+    topic: "deadLetters",
+    key: conflict.identity,
+    value: { kind: "conflict", conflict, position: source, factId: fact.fact_id },
+  });
 }
 
 function countOutcome(metrics: Metrics, outcome: LedgerOutcome): void {
-  metrics.count("agentops_engine_facts_total", "Metric facts the engine read live, by ledger outcome (accepted, redelivery, re-report, quarantined)", { outcome: outcome.kind });
+  metrics.count(
+    "agentops_engine_facts_total",
+    "Metric facts the engine read live, by ledger outcome (accepted, redelivery, re-report, quarantined)",
+    { outcome: outcome.kind },
+  );
 }
 
 function resultRecords(changes: readonly ResultChange[]): SinkRecord[] {

@@ -33,16 +33,31 @@ function routeInto(outputs: SinkRecord[], record: SourceRecord<DecodedFact>, eng
   const { position, value: decoded } = record;
   const route = routeRecord(decoded);
   if (route.to === "dead-letters") {
-    const letter: DeadLetter = { kind: "record", rejection: route.rejection, recordRejected: true, position, factId: decoded.factId, original: record.original };
+    const letter: DeadLetter = {
+      kind: "record",
+      rejection: route.rejection,
+      recordRejected: true,
+      position,
+      factId: decoded.factId,
+      original: record.original,
+    };
     outputs.push({ topic: "deadLetters", key: "", value: letter });
     return;
   }
   const fact = route.to === "run-monitor" ? route.event : route.fact;
   for (const measure of route.invalidMeasures) {
-    outputs.push({ topic: "deadLetters", key: "", value: { kind: "record", rejection: invalidFieldLetter(fact, measure), recordRejected: false, position, factId: fact.fact_id, original: null } });
+    outputs.push({
+      topic: "deadLetters",
+      key: "",
+      value: { kind: "record", rejection: invalidFieldLetter(fact, measure), recordRejected: false, position, factId: fact.fact_id, original: null },
+    });
   }
   if (route.to === "run-monitor") {
-    outputs.push({ topic: "agentEvents", key: route.event.run_id, value: { event: route.event, bytes: "value" in record.original ? record.original.value : null } });
+    outputs.push({
+      topic: "agentEvents",
+      key: route.event.run_id,
+      value: { event: route.event, bytes: "value" in record.original ? record.original.value : null },
+    });
   } else {
     outputs.push({ topic: engineInput, key: route.fact.fact_id, value: { fact: route.fact, source: position } });
   }

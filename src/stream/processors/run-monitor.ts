@@ -1,10 +1,19 @@
 import { isAgentEvent, type AgentEvent } from "../../contract/facts.ts";
 import type { DecodedFact } from "../../kafka/serde/decode-fact.ts";
-import { createCommandAnalyser, createRunMonitor, parseTripwireConfig, restoreRunState, serializeRunState, type RunState, type TripwireConfigInput } from "../../tripwires/index.ts";
+import {
+  createCommandAnalyser,
+  createRunMonitor,
+  parseTripwireConfig,
+  restoreRunState,
+  serializeRunState,
+  type RunState,
+  type TripwireConfigInput,
+} from "../../tripwires/index.ts";
 import type { Processor, SinkRecord } from "../processor.ts";
 import type { StoreCodec } from "../stores/changelogging-store.ts";
 import type { KeyValueStore } from "../stores/key-value-store.ts";
 import { processAgentEvents } from "./run-monitor-batch.ts";
+import { InvariantError } from "../../errors.ts";
 
 /** The store of run states (topology.ts), changelogged on the source's partition. */
 export const RUN_STATES = "run-states";
@@ -29,7 +38,7 @@ export function runMonitorProcessor(configInput: TripwireConfigInput = {}): Proc
     storeCodecs: { [RUN_STATES]: RUN_STATE_CODEC as StoreCodec<unknown> },
     open: (partition, stores, metrics) => {
       const runStates = stores.get(RUN_STATES) as KeyValueStore<RunState> | undefined;
-      if (runStates === undefined) throw new Error(`run-monitor: the runtime gave no "${RUN_STATES}" store`);
+      if (runStates === undefined) throw new InvariantError({ problem: `run-monitor: the runtime gave no "${RUN_STATES}" store` });
       // The monitor keeps its runs in the store (one copy of each state); the store logs what it touches.
       const monitor = createRunMonitor(config, runStates, analyser);
       return {
@@ -41,8 +50,16 @@ export function runMonitorProcessor(configInput: TripwireConfigInput = {}): Proc
               events.push(parsed.fact);
               continue;
             }
-            const rejection = parsed.ok ? { reason: "UNKNOWN_TYPE" as const, field: "type", detail: "only agent_step and sandbox_event records belong on the agent-events topic" } : parsed.rejection;
-            outputs.push({ topic: "deadLetters", key: "", value: { kind: "record", rejection, recordRejected: true, position, factId: parsed.factId, original } });
+            const rejection = parsed.ok ? {
+              reason: "UNKNOWN_TYPE" as const,
+              field: "type",
+              detail: "only agent_step and sandbox_event records belong on the agent-events topic",
+            } : parsed.rejection;
+            outputs.push({
+              topic: "deadLetters",
+              key: "",
+              value: { kind: "record", rejection, recordRejected: true, position, factId: parsed.factId, original },
+            });
           }
           const result = processAgentEvents(monitor, events);
           for (const alert of result.alerts) outputs.push({ topic: "alerts", key: alert.run_id, value: alert });

@@ -11,7 +11,13 @@ export type TelemetryRoute = (url: URL) => Promise<{ readonly status: number; re
  * default: operational endpoints are not for the open network unless a deployment binds them
  * there deliberately.
  */
-export function serveTelemetry(telemetry: Telemetry, port: number, healthy: () => boolean, host = "127.0.0.1", routes: ReadonlyMap<string, TelemetryRoute> = new Map()): Effect.Effect<Server, TelemetryServerError, Scope.Scope> {
+export function serveTelemetry(
+  telemetry: Telemetry,
+  port: number,
+  healthy: () => boolean,
+  host = "127.0.0.1",
+  routes: ReadonlyMap<string, TelemetryRoute> = new Map(),
+): Effect.Effect<Server, TelemetryServerError, Scope.Scope> {
   return Effect.acquireRelease(
     Effect.tryPromise({
       try: () =>

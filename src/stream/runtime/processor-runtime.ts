@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Deferred, Effect, Layer, type Scope } from "effect";
 import { pino } from "pino";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
-import { KafkaIoError, ProcessorError, RegistryError, type TransportError } from "../../errors.ts";
+import { ConfigError, KafkaIoError, RegistryError, type TransportError } from "../../errors.ts";
 import { createKafka } from "../../kafka/client.ts";
 import { ensureTopics } from "../../kafka/ensure-topics.ts";
 import { createSchemaRegistry } from "../../kafka/registry.ts";
@@ -24,7 +24,11 @@ import { Telemetry } from "./telemetry.ts";
 
 function isUnknownTopicPartition(cause: unknown): boolean {
   // kafkajs may wrap the broker's error (KafkaJSNonRetriableError): look along the cause chain.
-  for (let current = cause, depth = 0; typeof current === "object" && current !== null && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let current = cause, depth = 0;
+    typeof current === "object" && current !== null && depth < 5;
+    current = (current as { cause?: unknown }).cause, depth += 1
+  ) {
     if ((current as { type?: unknown }).type === "UNKNOWN_TOPIC_OR_PARTITION") return true;
   }
   return false;
@@ -80,7 +84,12 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
 
     const registry = createSchemaRegistry(config.schemaRegistryUrl);
     const serde = new AvroTopicSerde(registry);
-    yield* startupStage(logger, "register schemas", Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }), { retry: true });
+    yield* startupStage(
+      logger,
+      "register schemas",
+      Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }),
+      { retry: true },
+    );
 
     let started = false;
     const failure = yield* Deferred.make<never, MemberFailure>();
@@ -106,8 +115,15 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
     address.self = config.advertisedUrl ?? `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
     // The partitioned engine places records by key modulo its topics' partition count: the count
     // the cluster has (topics.json's when this instance created them), the same on all four.
-    const partitions = config.engineTopology === "stages" ? yield* startupStage(logger, "read the engine's partition count", stagePartitionCount(kafka, topics), { retry: true, retryAlso: isUnknownTopicPartition }) : enginePartitions();
-    const environment: KafkaEnvironment = { kafka, registry, serde, topics, config, logger, telemetry, fail, enginePartitions: partitions, advertisedUrl: address.self };
+    const partitions = config.engineTopology === "stages" ? yield* startupStage(
+      logger,
+      "read the engine's partition count",
+      stagePartitionCount(kafka, topics),
+      { retry: true, retryAlso: isUnknownTopicPartition },
+    ) : enginePartitions();
+    const environment: KafkaEnvironment = {
+      kafka, registry, serde, topics, config, logger, telemetry, fail, enginePartitions: partitions, advertisedUrl: address.self,
+    };
     const members = new Map<string, MemberCommits>();
     const uncommittedRoles = (): string[] => [...members].filter(([, member]) => member.uncommitted()).map(([role]) => role);
 
@@ -151,7 +167,7 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
  * record's partition is its key's hash modulo this count, so a stage topic with another count
  * would hold records no task of its stage reads.
  */
-function stagePartitionCount(kafka: ReturnType<typeof createKafka>, topics: TopicNames): Effect.Effect<number, KafkaIoError | ProcessorError> {
+function stagePartitionCount(kafka: ReturnType<typeof createKafka>, topics: TopicNames): Effect.Effect<number, KafkaIoError | ConfigError> {
   return Effect.gen(function* () {
     const counts = yield* Effect.tryPromise({
       try: async () => {
@@ -175,7 +191,7 @@ function stagePartitionCount(kafka: ReturnType<typeof createKafka>, topics: Topi
     const first = counts[0]?.partitions ?? 0;
     if (first > 0 && counts.every((entry) => entry.partitions === first)) return first;
     const found = counts.map((entry) => `${entry.name}=${String(entry.partitions)}`).join(", ");
-    const problem = `--engine stages: the partitioned engine's topics must have one partition count; the cluster has ${found}. Fix: recreate them with one count, or run under a new --topic-prefix`;
-    return yield* Effect.fail(new ProcessorError({ processor: "engine", cause: new Error(problem) }));
+    const problem = `the partitioned engine's topics must have one partition count; the cluster has ${found}`;
+    return yield* Effect.fail(new ConfigError({ field: "--engine stages", problem, fix: "recreate them with one count, or run under a new --topic-prefix" }));
   });
 }

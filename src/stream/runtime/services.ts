@@ -54,8 +54,7 @@ export class Transport extends Context.Tag("agentops/Transport")<Transport, Tran
 
 /**
  * The processors of a role, configured: one, but the partitioned engine's role runs its four stages.
- * The run monitor's module is loaded only for its role: its shell parser (WebAssembly, loaded when
- * the module is) cost an engine-only process about 20 MiB of memory it never used.
+ * The run monitor's module is loaded only for its role, since its WebAssembly shell parser costs memory.
  */
 export async function processorsFor(role: RoleName, config: TopologyConfig, catalog: CatalogSummary): Promise<Processor<never>[]> {
   const topology = config.engineTopology ?? { kind: "single" };
@@ -63,7 +62,13 @@ export async function processorsFor(role: RoleName, config: TopologyConfig, cata
     case "ingest":
       return [ingestTo(topology.kind === "stages" ? "stageFacts" : "engineFacts") as Processor<never>];
     case "engine":
-      if (topology.kind === "stages") return ENGINE_STAGES.map((name) => stageProcessor(name, config.engine, catalog, topology.partitions, config.engineState) as Processor<never>);
+      if (topology.kind === "stages") return ENGINE_STAGES.map((name) => stageProcessor(
+        name,
+        config.engine,
+        catalog,
+        topology.partitions,
+        config.engineState,
+      ) as Processor<never>);
       return [engineProcessor(config.engine, catalog, config.engineState, {}, config.engineObserver) as Processor<never>];
     case "run-monitor": {
       const { runMonitorProcessor } = await import("../processors/run-monitor.ts");
@@ -77,6 +82,8 @@ export const runTopology: Effect.Effect<void, TransportError, Config | Catalog |
   const config = yield* Config;
   const catalog = yield* Catalog;
   const transport = yield* Transport;
-  for (const role of config.roles) for (const processor of yield* Effect.promise(() => processorsFor(role, config, catalog))) yield* transport.member(processor);
+  for (const role of config.roles) {
+    for (const processor of yield* Effect.promise(() => processorsFor(role, config, catalog))) yield* transport.member(processor);
+  }
   yield* transport.run;
 });

@@ -29,12 +29,20 @@ export interface StageOptions {
  * that waits) then says where it stands instead of going
  * silent. The line texts are what test/support/processes.ts and docs/operations.md refer to.
  */
-export function startupStage<A, E extends TransportError, R>(logger: Logger, stage: string, effect: Effect.Effect<A, E, R>, options: StageOptions = {}): Effect.Effect<A, E, R> {
+export function startupStage<A, E extends TransportError, R>(
+  logger: Logger,
+  stage: string,
+  effect: Effect.Effect<A, E, R>,
+  options: StageOptions = {},
+): Effect.Effect<A, E, R> {
   return Effect.suspend(() => {
     const startedAt = Date.now();
     let attempts = 0;
     logger.info({ stage }, "start-up stage begun");
-    const stillWaiting = setInterval(() => logger.warn({ stage, attempts, elapsedMs: Date.now() - startedAt }, "start-up stage still waiting"), options.stillWaitingIntervalMs ?? STILL_WAITING_INTERVAL_MS);
+    const stillWaiting = setInterval(
+      () => logger.warn({ stage, attempts, elapsedMs: Date.now() - startedAt }, "start-up stage still waiting"),
+      options.stillWaitingIntervalMs ?? STILL_WAITING_INTERVAL_MS,
+    );
     stillWaiting.unref();
     let lastError = "";
     const attempt = Effect.suspend(() => {
@@ -45,10 +53,16 @@ export function startupStage<A, E extends TransportError, R>(logger: Logger, sta
       Schedule.intersect(Schedule.recurs(STARTUP_RETRY.recurs)),
       Schedule.whileInput((error: E) => isRetriableError(error.cause) || options.retryAlso?.(error.cause) === true),
       // Logged only when another attempt follows, so the line can name the wait before it.
-      Schedule.onDecision(([delay], decision) => Effect.sync(() => ScheduleDecision.isContinue(decision) && logger.warn({ stage, attempt: attempts, error: lastError, retryInMs: Duration.toMillis(delay) }, "start-up stage retrying"))),
+      Schedule.onDecision(([delay], decision) => Effect.sync(() => ScheduleDecision.isContinue(decision) && logger.warn(
+        { stage, attempt: attempts, error: lastError, retryInMs: Duration.toMillis(delay) },
+        "start-up stage retrying",
+      ))),
     );
     return (options.retry === true ? Effect.retry(attempt, schedule) : attempt).pipe(
-      Effect.tapError((error) => Effect.sync(() => logger.error({ stage, attempts, durationMs: Date.now() - startedAt, error: error.message }, "start-up stage failed"))),
+      Effect.tapError((error) => Effect.sync(() => logger.error(
+        { stage, attempts, durationMs: Date.now() - startedAt, error: error.message },
+        "start-up stage failed",
+      ))),
       Effect.tap(() => Effect.sync(() => logger.info({ stage, attempts, durationMs: Date.now() - startedAt }, "start-up stage done"))),
       Effect.ensuring(Effect.sync(() => clearInterval(stillWaiting))),
     );

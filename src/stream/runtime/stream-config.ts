@@ -45,7 +45,10 @@ export const streamConfigSchema = z.strictObject({
    * moves a dead member's partitions sooner. The broker accepts 6s to 30m by default
    * (group.min/max.session.timeout.ms).
    */
-  sessionTimeoutMs: z.number().int().min(6_000, "must be at least 6s (the broker's group.min.session.timeout.ms default)").max(1_800_000, "must be at most 30m (the broker's group.max.session.timeout.ms default)"),
+  sessionTimeoutMs: z.number().int().min(
+    6_000,
+    "must be at least 6s (the broker's group.min.session.timeout.ms default)",
+  ).max(1_800_000, "must be at most 30m (the broker's group.max.session.timeout.ms default)"),
   /**
    * Where the engine keeps its state on disk, one store per engine partition. Default: under the
    * system's temporary directory, by group prefix and instance id, so a restarted instance with
@@ -67,9 +70,8 @@ export type StreamConfig = z.output<typeof streamConfigSchema>;
 export const DEFAULT_SHUTDOWN_TIMEOUT = "30s";
 export const DEFAULT_SESSION_TIMEOUT = "30s";
 /**
- * The engine state's record cache per partition, MiB (Kafka Streams' default cache is 10 MiB per
- * instance). 16 rather than 32: a member restoring 1M facts without local state peaked at 530–630
- * MiB of anonymous memory at 32 and 470 at 16, as fast (bench/RESULTS.md, issue #13).
+ * The engine state's record cache per partition, MiB (Kafka Streams' default is 10 MiB per instance).
+ * 16 rather than 32: a restoring member peaked lower and was as fast (bench/RESULTS.md, issue #13).
  */
 export const DEFAULT_STATE_CACHE_MB = 16;
 
@@ -77,13 +79,21 @@ export const DEFAULT_STATE_CACHE_MB = 16;
 /** Flag name and environment variable for each field, so an error can name both. */
 const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: string }> = {
   brokers: { flag: "--brokers", env: "KAFKA_BROKERS", fix: `give host:port[,host:port], e.g. ${DEFAULT_BROKERS}` },
-  schemaRegistryUrl: { flag: "--schema-registry", env: "SCHEMA_REGISTRY_URL", fix: `give the registry's Confluent-compatible URL, e.g. ${DEFAULT_SCHEMA_REGISTRY_URL}` },
+  schemaRegistryUrl: {
+    flag: "--schema-registry",
+    env: "SCHEMA_REGISTRY_URL",
+    fix: `give the registry's Confluent-compatible URL, e.g. ${DEFAULT_SCHEMA_REGISTRY_URL}`,
+  },
   instanceId: { flag: "--instance-id", env: "AGENTOPS_INSTANCE_ID", fix: "give a short name for this instance, e.g. worker-1" },
   groupPrefix: { flag: "--group", env: "AGENTOPS_GROUP", fix: "give a consumer group prefix, e.g. agentops" },
   topicPrefix: { flag: "--topic-prefix", env: "AGENTOPS_TOPIC_PREFIX", fix: "give letters, digits, '.', '_' or '-' (or nothing for the standard topic names)" },
   roles: { flag: "--roles", env: "AGENTOPS_ROLES", fix: "give a comma-separated subset of ingest,engine,run-monitor" },
   windowMillis: { flag: "--window", env: "AGENTOPS_WINDOW", fix: "give a size dividing one day (1h, 15m) or whole days (1d)" },
-  coverageThresholdHundredths: { flag: "--coverage-threshold", env: "AGENTOPS_COVERAGE_THRESHOLD", fix: "give a whole number from 0 to 99 (hundredths; 0 turns the alert off)" },
+  coverageThresholdHundredths: {
+    flag: "--coverage-threshold",
+    env: "AGENTOPS_COVERAGE_THRESHOLD",
+    fix: "give a whole number from 0 to 99 (hundredths; 0 turns the alert off)",
+  },
   metricsPort: { flag: "--metrics-port", env: "AGENTOPS_METRICS_PORT", fix: "give a free TCP port, or 0 to pick one" },
   advertisedUrl: { flag: "--advertised-url", env: "AGENTOPS_ADVERTISED_URL", fix: "give the http://host:port other members reach this one's --metrics-port at" },
   logLevel: { flag: "--log-level", env: "AGENTOPS_LOG_LEVEL", fix: "give one of fatal, error, warn, info, debug, trace, silent" },
@@ -129,7 +139,8 @@ export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessE
     topicPrefix: merged.topicPrefix ?? "",
     roles: (merged.roles ?? PROCESSOR_NAMES.join(",")).split(",").map((role) => role.trim()),
     windowMillis: windowMillis ?? Number.NaN,
-    coverageThresholdHundredths: merged.coverageThresholdHundredths === undefined ? DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths : Number(merged.coverageThresholdHundredths),
+    coverageThresholdHundredths:
+      merged.coverageThresholdHundredths === undefined ? DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths : Number(merged.coverageThresholdHundredths),
     metricsPort: merged.metricsPort === undefined ? 9464 : Number(merged.metricsPort),
     ...(merged.advertisedUrl === undefined ? {} : { advertisedUrl: merged.advertisedUrl.replace(/\/+$/, "") }),
     logLevel: merged.logLevel ?? "info",

@@ -4,6 +4,7 @@ import { InMemoryKeyValueStore, type KeyValueStore } from "../stores/key-value-s
 import { sinkRoles, TOPOLOGY, type ProcessorName, type StateStore } from "../topology.ts";
 import type { TopicRole } from "../topic-names.ts";
 import type { MetricResult } from "../../contract/result-record.ts";
+import { InvariantError } from "../../errors.ts";
 
 /**
  * The part of running a task that both transports share: the task's stores as topology.ts
@@ -68,10 +69,18 @@ export interface SettledBatch {
  * store's changelog, only where they change what the topic holds. `encodeTable` gives a table
  * value the form its topic holds. A write to a topic the processor does not declare is refused.
  */
-export async function settleBatch(processor: ProcessorName, result: ProcessResult, stores: TaskStores, partition: number, encodeTable: (result: MetricResult) => Buffer | Promise<Buffer>): Promise<SettledBatch> {
+export async function settleBatch(
+  processor: ProcessorName,
+  result: ProcessResult,
+  stores: TaskStores,
+  partition: number,
+  encodeTable: (result: MetricResult) => Buffer | Promise<Buffer>,
+): Promise<SettledBatch> {
   const declared = sinkRoles(processor);
   const undeclared = result.outputs.find((output) => !declared.has(output.topic));
-  if (undeclared !== undefined) throw new Error(`${processor} writes ${undeclared.topic}, which src/stream/topology.ts does not declare as its sink`);
+  if (undeclared !== undefined) {
+    throw new InvariantError({ problem: `${processor} writes ${undeclared.topic}, which src/stream/topology.ts does not declare as its sink` });
+  }
   let outputs = result.outputs;
   for (const { spec, store } of stores.declared) {
     if (spec.restore !== "topic") continue;
@@ -79,7 +88,11 @@ export async function settleBatch(processor: ProcessorName, result: ProcessResul
     if (table.length === 0) continue;
     outputs = outputs.filter((output) => output.topic !== spec.changelog);
     // The one table sink today is the results topic (topology.ts): a store of encoded results.
-    await writeChanged(store as ChangeLoggingKeyValueStore<Buffer>, table.map((output) => [output.key, output.value as MetricResult | null] as const), encodeTable);
+    await writeChanged(
+      store as ChangeLoggingKeyValueStore<Buffer>,
+      table.map((output) => [output.key, output.value as MetricResult | null] as const),
+      encodeTable,
+    );
   }
   const changelog: ChangelogWrite[] = [];
   for (const { spec, store } of stores.declared) {
@@ -94,5 +107,9 @@ export function countDeadLetter(metrics: Metrics, letter: DeadLetter): void {
   metrics.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason });
   if (letter.kind !== "record") return;
   if (letter.recordRejected) metrics.count("agentops_records_rejected_total", "Records rejected (not processed further), by reason", { reason });
-  else if (reason === "INVALID_MEASURE") metrics.count("agentops_invalid_measures_total", "Invalid measure fields of accepted facts (read as unavailable), by field", { field: letter.rejection.field });
+  else if (reason === "INVALID_MEASURE") metrics.count(
+    "agentops_invalid_measures_total",
+    "Invalid measure fields of accepted facts (read as unavailable), by field",
+    { field: letter.rejection.field },
+  );
 }

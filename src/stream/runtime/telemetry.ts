@@ -57,8 +57,18 @@ export class Telemetry implements Metrics {
     const anonymous = status?.("RssAnon");
     const mappedFiles = status?.("RssFile");
     if (anonymous !== undefined && mappedFiles !== undefined) {
-      this.gauge("agentops_process_anonymous_memory_bytes", "Resident anonymous memory (heap and native allocations): what a container's memory limit must hold", {}, anonymous);
-      this.gauge("agentops_process_mapped_file_bytes", "Resident file-backed pages (the engine's mapped state store, the binary): page cache, reclaimable", {}, mappedFiles);
+      this.gauge(
+        "agentops_process_anonymous_memory_bytes",
+        "Resident anonymous memory (heap and native allocations): what a container's memory limit must hold",
+        {},
+        anonymous,
+      );
+      this.gauge(
+        "agentops_process_mapped_file_bytes",
+        "Resident file-backed pages (the engine's mapped state store, the binary): page cache, reclaimable",
+        {},
+        mappedFiles,
+      );
     }
     const lines: string[] = [];
     for (const [name, series] of [...this.series.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -86,9 +96,7 @@ export class Telemetry implements Metrics {
 
 /**
  * A series' identity within its metric: names and values in name order, each after its length (so
- * no name or value can run into the next). Built for every count (the engine counts each fact it
- * reads), so without the entries array, sort and JSON of the first form (0.6% of the engine
- * process's CPU in bench:kafka, with its garbage).
+ * no name or value can run into the next). Built for every count, so it avoids arrays and JSON.
  */
 function labelKey(labels: Labels): string {
   const names = Object.keys(labels);

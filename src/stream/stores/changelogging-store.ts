@@ -15,7 +15,10 @@ export interface StoreCodec<V> {
  * its changelog is copied: kafkajs hands over slices of whole fetch responses, and a store holding
  * one value of each would keep every response of the restore alive.
  */
-export const BYTES_CODEC: StoreCodec<Buffer> = { encode: (value) => value, decode: (bytes) => (typeof bytes === "string" ? Buffer.from(bytes) : detachedBytes(bytes)) };
+export const BYTES_CODEC: StoreCodec<Buffer> = {
+  encode: (value) => value,
+  decode: (bytes) => (typeof bytes === "string" ? Buffer.from(bytes) : detachedBytes(bytes)),
+};
 
 /**
  * Records which keys were put or deleted in the store it wraps, as Kafka Streams'
@@ -122,7 +125,11 @@ export class ChangeLoggingKeyValueStore<V> implements KeyValueStore<V> {
  * gone) and a restart with nothing new logs nothing. Encodings are compared, not values, so a new
  * schema version rewrites every value once in the new form.
  */
-export async function writeChanged<V, E extends { equals(other: E): boolean }>(store: ChangeLoggingKeyValueStore<E>, writes: Iterable<readonly [string, V | null]>, encode: (value: V) => E | Promise<E>): Promise<void> {
+export async function writeChanged<V, E extends { equals(other: E): boolean }>(
+  store: ChangeLoggingKeyValueStore<E>,
+  writes: Iterable<readonly [string, V | null]>,
+  encode: (value: V) => E | Promise<E>,
+): Promise<void> {
   for (const [key, value] of writes) {
     const held = store.get(key);
     if (value === null) {

@@ -32,7 +32,10 @@ export interface KeyValueStore<V> {
   takeKeysSinceCheckpoint?(): ReadonlySet<string> | undefined;
 }
 
-/** Where a store's changelog is read from, and whether the store resumed from its checkpoint in the current format (else it was emptied, or its values are in another form). */
+/**
+ * Where a store's changelog is read from, and whether the store resumed from its checkpoint in the
+ * current format (else it was emptied, or its values are in another form).
+ */
 export interface RestoreStart {
   readonly from: ReadonlyMap<number, bigint>;
   readonly resumed: boolean;

@@ -2,6 +2,7 @@ import { bytesCodec } from "../../state/codecs/values.ts";
 import type { Table } from "../../metrics/tables.ts";
 import type { StateStore } from "../../state/state-store.ts";
 import type { KeyValueStore, RestoreStart } from "./key-value-store.ts";
+import { FileIoError } from "../../errors.ts";
 
 /** Changelog offsets by partition: a store reflects every record of its changelog before them. */
 export type ChangelogOffsets = ReadonlyMap<number, bigint>;
@@ -22,22 +23,10 @@ interface Marker {
 }
 
 /**
- * A store of encoded values on disk, behind the state store's bounded record cache, kept in step
- * with a compacted topic it is the table of (the published results): what the topic holds grows
- * with time, so neither memory nor a read of the whole topic at every assignment can hold it for
- * months.
- *
- * Its contents survive restarts, with a marker naming the changelog offsets they reflect:
- * - `checkpoint(ends)`, called once every write the store holds is acknowledged in the topic,
- *   commits the contents with the topic's end offsets in one transaction; a member restarting
- *   with it reads the topic only from there (`restoreStart`);
- * - the cache may only evict what is written, so the store also commits whenever it is over its
- *   budget; such a commit may hold values the topic has not received yet (a batch not yet sent),
- *   so it deletes the marker in the same transaction. Opened without a marker (or of another
- *   layout, or with offsets past the topic's ends: a recreated topic), the store empties itself
- *   and is restored from the topic's beginning.
- * A commit runs on LMDB's writer thread while the store goes on, and a failed commit is thrown by
- * the next call.
+ * A store of encoded values on disk behind a bounded cache, the table of a compacted topic (the
+ * published results), which grows with time beyond what memory or a full read per assignment holds.
+ * `checkpoint(ends)` commits the contents with the topic's offsets, so a restart reads only from
+ * there; a commit forced by the cache budget drops that marker, since it may hold unsent values.
  */
 export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
   readonly name: string;
@@ -83,13 +72,21 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
     // A partition the marker does not name (the topic gained partitions) is read from its beginning.
     // Values checkpointed in another form (a new schema version) are still what the topic holds up
     // to the marker, so it is read from there; but the writer must compare them all.
-    return { from: new Map([...ends.keys()].map((partition) => [partition, BigInt(offsets[String(partition)] ?? "0")] as const)), resumed: this.marker?.format === format };
+    return {
+      from: new Map([...ends.keys()].map((partition) => [partition, BigInt(offsets[String(partition)] ?? "0")] as const)),
+      resumed: this.marker?.format === format,
+    };
   }
 
   /** Commits the contents with the changelog's end offsets: only when every write the store holds is acknowledged there. */
   async checkpoint(ends: ChangelogOffsets, format?: string): Promise<void> {
     await this.settled();
-    const marker: Marker = { layout: LAYOUT, offsets: Object.fromEntries([...ends].map(([partition, offset]) => [String(partition), offset.toString()])), size: this.count, ...(format === undefined ? {} : { format }) };
+    const marker: Marker = {
+      layout: LAYOUT,
+      offsets: Object.fromEntries([...ends].map(([partition, offset]) => [String(partition), offset.toString()])),
+      size: this.count,
+      ...(format === undefined ? {} : { format })
+    };
     this.written = false;
     await this.state.commit([[MARKER_KEY, Buffer.from(JSON.stringify(marker), "utf8")]]);
     await this.state.landed();
@@ -164,7 +161,7 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
   }
 
   private rethrow(): void {
-    if (this.failure !== undefined) throw new Error(`the ${this.name} store on disk failed to write`, { cause: this.failure });
+    if (this.failure !== undefined) throw new FileIoError({ path: `the ${this.name} store on disk`, operation: "write", cause: this.failure });
   }
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { ConfigError } from "../../../src/errors.ts";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_TOPICS_FILE, parseTopicSpecFile } from "../../../src/kafka/topic-spec.ts";
 import { topicNames, topicNamesFrom } from "../../../src/stream/topic-names.ts";
@@ -23,6 +24,9 @@ describe("topic names come from topics/topics.json", () => {
   it("refuses a file that lacks a role the topology needs", () => {
     const without = { ...shipped, topics: shipped.topics.filter((topic) => topic.role !== "engineFacts") };
     expect(() => topicNamesFrom(without)).toThrow(/"role": "engineFacts"/);
+    // A configuration error names the file and the fix, which the CLI prints as they are.
+    expect(() => topicNamesFrom(without)).toThrow(ConfigError);
+    expect(() => topicNamesFrom(without)).toThrow(/^topics\/topics.json: .*Fix: /);
   });
 
   it("refuses two topics with one role", () => {

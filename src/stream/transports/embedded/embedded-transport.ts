@@ -11,13 +11,14 @@ import type { MetricResult } from "../../../contract/result-record.ts";
 import { compareAlerts, type RunStateSummary, type TripwireAlert } from "../../../tripwires/index.ts";
 import { FileIoError, ProcessorError, type TransportError } from "../../../errors.ts";
 import { isTopicPosition, type AgentEventRecord, type Batch, type EngineFact, type Processor, type SinkRecord, type SourceRecord, type Task } from "../../processor.ts";
-import { closeTaskStores, createTaskStores, countDeadLetter, settleBatch, storeSet, type TaskStores } from "../../runtime/task-writes.ts";
+import { acknowledged, closeTask, goLivePages, restore } from "../../runtime/task-capabilities.ts";
+import { closeTaskStores, createTaskStores, settleBatch, storeSet, type TaskStores } from "../../runtime/task-writes.ts";
 import { Catalog, Config, runTopology, Telemetry, TopicSerde, Transport, type TopologyConfig } from "../../runtime/services.ts";
 import { Telemetry as TelemetryRegistry } from "../../runtime/telemetry.ts";
 import { ENGINE_STAGES, TOPOLOGY, type ProcessorName } from "../../topology.ts";
-import { partitionOf } from "../../../partitioned/partitioner.ts";
 import type { StageSourceValue } from "../../processors/engine-stages.ts";
-import { topicNames, type STAGE_TOPIC_ROLES } from "../../topic-names.ts";
+import { topicNames } from "../../topic-names.ts";
+import { deliverOutput, type EmbeddedTargets, type StageLogRole } from "../sink-roles.ts";
 import { fileConflictLine, fileDeadLetterLine } from "./file-dead-letters.ts";
 import { readRecords } from "./record-source.ts";
 
@@ -98,9 +99,6 @@ interface Member {
   readonly stores: TaskStores;
 }
 
-/** The partitioned engine's input topics, each an in-process log per partition. */
-type StageLogRole = (typeof STAGE_TOPIC_ROLES)[number];
-
 /** The stage processor reading each stage log (its source in the topology), in the order records flow. */
 const STAGE_READERS = ENGINE_STAGES.map((name) => [TOPOLOGY[name].source as StageLogRole, name] as const);
 
@@ -124,47 +122,30 @@ export function embeddedTransport(source: TopologySource, input: string, config:
   /** A conflict is reported again as versions arrive; the file keeps its last, complete report. */
   const conflicts = new Map<string, Conflict>();
 
-  const write = (output: SinkRecord): void => {
-    switch (output.topic) {
-      case "deadLetters": {
-        const letter = output.value;
-        countDeadLetter(telemetry, letter);
-        if (letter.kind === "conflict") conflicts.set(`${letter.conflict.reason}\u0000${letter.conflict.identity}`, letter.conflict);
-        else deadLetters.push(fileDeadLetterLine(letter));
-        return;
-      }
-      case "engineFacts":
-        pending.engineFacts.push({ position: { topic: topics.engineFacts, partition: 0, offset: String(offsets.engineFacts++) }, value: output.value, original: { key: null, value: null } });
-        return;
-      case "agentEvents":
-        pending.agentEvents.push(agentEventRecord(output.value, { topic: topics.agentEvents, partition: 0, offset: String(offsets.agentEvents++) }));
-        return;
-      case "stageFacts":
-        appendStageFact(output.value);
-        return;
-      case "stageClaims":
-      case "stageEntities":
-      case "stagePartials":
-        appendStage(output.topic, output.value.partition, { key: output.key, value: output.value.value });
-        return;
-      case "engineContributions":
-        // The contributions changelog restores a later member's state; a replay has none.
-        return;
-      case "results":
-        // The aggregation stage's results (the single engine's come through its store's changelog).
-        if (output.value === null) results.delete(output.key);
-        else results.set(output.key, JSON.stringify(output.value));
-        return;
-      case "alerts":
-        alerts.push(output.value);
-        return;
-      case "runState":
-        runStates.set(output.key, output.value);
-        return;
-      default:
-        throw new Error(`the embedded transport has no sink for ${output.topic}`);
-    }
+  /** Where the sink table (transports/sink-roles.ts) delivers each role's records in process. */
+  const targets: EmbeddedTargets = {
+    deadLetter: (letter) => {
+      if (letter.kind === "conflict") conflicts.set(`${letter.conflict.reason}\u0000${letter.conflict.identity}`, letter.conflict);
+      else deadLetters.push(fileDeadLetterLine(letter));
+    },
+    engineFact: (fact) => {
+      const position = { topic: topics.engineFacts, partition: 0, offset: String(offsets.engineFacts++) };
+      pending.engineFacts.push({ position, value: fact, original: { key: null, value: null } });
+    },
+    agentEvent: (record) => {
+      pending.agentEvents.push(agentEventRecord(record, { topic: topics.agentEvents, partition: 0, offset: String(offsets.agentEvents++) }));
+    },
+    stageLog: (role, partition, value) => appendStage(role, partition, value),
+    // The aggregation stage's results (the single engine's come through its store's changelog).
+    result: (key, result) => {
+      if (result === null) results.delete(key);
+      else results.set(key, JSON.stringify(result));
+    },
+    alert: (alert) => alerts.push(alert),
+    runState: (key, summary) => runStates.set(key, summary),
   };
+  const sinkContext = { telemetry, enginePartitions };
+  const write = (output: SinkRecord): void => deliverOutput(sinkContext, targets, output);
 
   const appendStage = (role: StageLogRole, partition: number, value: StageSourceValue): void => {
     const log = `${role}\u0000${String(partition)}`;
@@ -176,8 +157,6 @@ export function embeddedTransport(source: TopologySource, input: string, config:
     else records.push(record);
   };
 
-  /** An accepted fact on the stage facts log, placed by fact_id as on its topic. */
-  const appendStageFact = (fact: EngineFact): void => appendStage("stageFacts", partitionOf(fact.fact.fact_id, enginePartitions), fact);
 
   const step = (member: Member, result: { readonly outputs: readonly SinkRecord[] }): Promise<void> =>
     settleBatch(member.name, result, member.stores, member.partition, (value) => jsonTopicSerde.encodeResult(value)).then((settled) => {
@@ -199,9 +178,7 @@ export function embeddedTransport(source: TopologySource, input: string, config:
     // The in-process logs acknowledge a batch once its outputs are written: a task with state on
     // disk may checkpoint it, which is what lets its cache evict.
     const last = records.at(-1);
-    if (last !== undefined && member.task.committed !== undefined) {
-      await member.task.committed(nextOffsetOf(last.position));
-    }
+    if (last !== undefined) await acknowledged(member.task, nextOffsetOf(last.position));
   };
 
   /**
@@ -247,8 +224,8 @@ export function embeddedTransport(source: TopologySource, input: string, config:
               opened.push(member);
               // Nothing to restore: the logs start empty. The engine goes live at once.
               if (TOPOLOGY[processor.name].stores.some((store) => store.restore === "source")) {
-                task.restore?.([]);
-                for (const page of task.goLive?.() ?? []) await step(member, page);
+                restore(task, []);
+                for (const page of goLivePages(task)) await step(member, page);
               }
             }
           },
@@ -264,7 +241,7 @@ export function embeddedTransport(source: TopologySource, input: string, config:
           // (the stage facts log, by fact_id, for the partitioned engine).
           let read = 0;
           await source.read(async (record) => {
-            if (config.engineTopology?.kind === "stages") appendStageFact(record.value);
+            if (config.engineTopology?.kind === "stages") write({ topic: "stageFacts", key: record.value.fact.fact_id, value: record.value });
             else pending.engineFacts.push(record);
             if ((read += 1) % FILE_BATCH === 0) await drainInternal(Number.POSITIVE_INFINITY);
           });
@@ -314,7 +291,7 @@ function agentEventRecord(record: AgentEventRecord, position: SourceRecord<Decod
 async function closeMembers(members: readonly Member[]): Promise<void> {
   for (const member of members) {
     try {
-      await member.task.close?.();
+      await closeTask(member.task);
     } finally {
       await closeTaskStores(member.stores);
     }

@@ -13,6 +13,7 @@ import { CHECKPOINT_INTERVAL_MS } from "../../processors/checkpoints.ts";
 import type { OffsetCommitter } from "./offset-committer.ts";
 import type { RecordCollector } from "./record-collector.ts";
 import type { TaskManager } from "./task-manager.ts";
+import { acknowledged, restore } from "../../runtime/task-capabilities.ts";
 
 /** The part of a kafkajs batch payload a batch's handling uses. */
 export type BatchPayload = Pick<EachBatchPayload, "batch" | "heartbeat" | "isRunning" | "isStale" | "resolveOffset">;
@@ -120,8 +121,8 @@ export function batchHandler(member: MemberContext, roles: BatchRoles, heartbeat
         const end = entry.restoreEnd;
         const restoring = records.filter((record) => BigInt((record.position as TopicPosition).offset) < end);
         live = records.slice(restoring.length);
-        const restored = yield* processorCall(name, () => entry.task.restore?.(restoring));
-        if (restored !== undefined && restored.outputs.length > 0) {
+        const restored = yield* processorCall(name, () => restore(entry.task, restoring));
+        if (restored.outputs.length > 0) {
           yield* collector.settleAndWrite(entry, batch.partition, restored);
         }
         if (BigInt(lastOffset) + 1n >= end) {
@@ -152,7 +153,7 @@ export function batchHandler(member: MemberContext, roles: BatchRoles, heartbeat
       payload.resolveOffset(lastOffset);
       const nextOffset = String(BigInt(lastOffset) + 1n);
       // The batch's writes are acknowledged: the task may checkpoint its local state up to here.
-      yield* processorPromise(name, async () => entry.task.committed?.(nextOffset));
+      yield* processorPromise(name, () => acknowledged(entry.task, nextOffset));
       if (performance.now() - entry.storesCheckpointedAt >= CHECKPOINT_INTERVAL_MS) {
         yield* checkpoints.checkpointStores(entry);
       }

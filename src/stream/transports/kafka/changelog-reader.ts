@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import type { RegistryError } from "../../../errors.ts";
 import { KafkaIoError, ProcessorError } from "../../../errors.ts";
-import type { Task } from "../../processor.ts";
+import type { ChangelogLoad } from "../../processor.ts";
 import { closeTaskStores, createTaskStores, type TaskStores } from "../../runtime/task-writes.ts";
 import type { Checkpointer } from "./checkpointer.ts";
 import { processorCall, type MemberContext } from "./member-context.ts";
@@ -22,7 +22,7 @@ export interface ChangelogReader {
   readonly sourcePositions: Effect.Effect<SourcePositions, KafkaIoError>;
   /** A task without local state loads its contributions log (this partition of it) before reading its source. */
   readonly loadLog: (
-    task: Task<unknown>,
+    log: ChangelogLoad,
     partition: number,
     logTopic: string,
   ) => Effect.Effect<void, KafkaIoError | ProcessorError>;
@@ -113,7 +113,7 @@ export function changelogReader(
       new KafkaIoError({ operation: `read ${sourceTopic} end offsets and ${groupId} committed offsets`, cause }),
   });
 
-  const loadLog: ChangelogReader["loadLog"] = (task, partition, logTopic) =>
+  const loadLog: ChangelogReader["loadLog"] = (log, partition, logTopic) =>
     Effect.gen(function* () {
       const started = performance.now();
       const begin = { processor: name, partition, log: logTopic, stage: "log-load-begin" };
@@ -125,7 +125,7 @@ export function changelogReader(
             const key = message.key?.toString("utf8");
             if (from !== partition || key === undefined || failure !== undefined) return;
             try {
-              await task.loadChangelog?.(key, message.value);
+              await log.load(key, message.value);
             } catch (error) {
               failure = error;
             }
@@ -136,7 +136,7 @@ export function changelogReader(
       const seconds = (performance.now() - started) / 1000;
       const recordsPerSecond = seconds > 0 ? Math.round(records / seconds) : null;
       const loaded = { processor: name, partition, records, seconds: Number(seconds.toFixed(3)), recordsPerSecond };
-      const end = { ...loaded, ...task.changelogLoaded?.(), stage: "log-load-end" };
+      const end = { ...loaded, ...log.loaded(), stage: "log-load-end" };
       logger.info(end, `${name} contributions log loaded`);
     });
 

@@ -29,18 +29,10 @@ export interface MemberCommits {
 }
 
 /**
- * One consumer-group member for any processor of topology.ts, for the life of the enclosing scope,
- * on the MemberClient it is given. It drives the roles from kafkajs' callbacks, as Effect programs
- * run through the scope's runtime: on every assignment the task manager restores the tasks
- * (changelog reader, reconciler); each fetched batch goes through the batch handler (record
- * collector, checkpointer); the offset committer commits on an interval, a rebalance and shutdown.
- * Shutdown: no new batch starts, the batches in flight finish, the acknowledged offsets are
- * committed, then the consumer leaves the group.
- *
- * A broker or registry failure (`KafkaIoError`, `RegistryError`) goes back to kafkajs, which
- * retries the batch and restarts a crashed consumer (how a broker restart is survived); a failing
- * processor or encoding (`ProcessorError`, `EncodeError`), or a consumer kafkajs will not restart,
- * fails the instance.
+ * One consumer-group member for any processor of topology.ts, for the life of the enclosing scope:
+ * it drives the roles (task manager, batch handler, offset committer) from kafkajs' callbacks.
+ * Broker and registry failures go back to kafkajs to retry, since that is how a broker restart is
+ * survived; a failing processor or encoding fails the instance, since retrying cannot heal a bug.
  */
 export function kafkaMember(
   environment: KafkaEnvironment,

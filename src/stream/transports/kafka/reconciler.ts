@@ -17,8 +17,9 @@ export function reconciler(member: MemberContext, collector: RecordCollector): R
   const { topics, logger } = environment;
   return (entry, partition) =>
     Effect.gen(function* () {
-      const since = yield* processorCall(name, () => entry.task.writtenSince?.());
-      if (since === undefined) return;
+      const reconciliation = entry.task.reconciliation;
+      if (reconciliation === undefined) return;
+      const since = yield* processorCall(name, () => reconciliation.writtenSince());
       const roleOf = new Map([...since.from.keys()].map((role) => [topics[role], role] as const));
       const from = new Map(
         [...since.from].map(([role, starts]) => {
@@ -37,7 +38,7 @@ export function reconciler(member: MemberContext, collector: RecordCollector): R
             if (headerText(message.headers?.[WRITER_HEADER]) !== since.writer) return;
             const key = message.key.toString("utf8");
             try {
-              const correction = entry.task.reconcile?.(role, key, at);
+              const correction = reconciliation.reconcile(role, key, at);
               if (correction !== undefined) corrections.set(`${topic}\u0000${key}`, correction);
             } catch (error) {
               failure = error;

@@ -6,7 +6,7 @@ import type { ProcessResult, SinkRecord } from "../../processor.ts";
 import { settleBatch, type ChangelogWrite } from "../../runtime/task-writes.ts";
 import { sendOrder } from "../../topology.ts";
 import { processorPromise, type MemberContext, type PartitionTask } from "./member-context.ts";
-import { encodeOutput } from "./sink-encoding.ts";
+import { encodeOutput } from "../sink-roles.ts";
 
 export type CollectorError = KafkaIoError | EncodeError | ProcessorError;
 

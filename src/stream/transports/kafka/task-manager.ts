@@ -1,5 +1,6 @@
 import { Effect } from "effect";
-import { NOTHING, type Task } from "../../processor.ts";
+import type { Task } from "../../processor.ts";
+import { closeTask, goLivePages, resumeFrom } from "../../runtime/task-capabilities.ts";
 import { closeTaskStores, storeSet } from "../../runtime/task-writes.ts";
 import type { ChangelogReader } from "./changelog-reader.ts";
 import type { Checkpointer } from "./checkpointer.ts";
@@ -60,7 +61,7 @@ export function taskManager(member: MemberContext, roles: TaskManagerRoles): Tas
   const goLive: TaskManager["goLive"] = (entry, partition) =>
     Effect.gen(function* () {
       entry.restoreEnd = undefined;
-      const pages = yield* processorCall(name, () => (entry.task.goLive?.() ?? [NOTHING])[Symbol.iterator]());
+      const pages = yield* processorCall(name, () => goLivePages(entry.task)[Symbol.iterator]());
       let results = 0;
       let upserts = 0;
       let tombstones = 0;
@@ -74,7 +75,7 @@ export function taskManager(member: MemberContext, roles: TaskManagerRoles): Tas
         upserts += pageUpserts;
         tombstones += written.length - pageUpserts;
       }
-      if (entry.task.writtenSince !== undefined) yield* reconcile(entry, partition);
+      yield* reconcile(entry, partition);
       const live = { processor: name, partition, results, upserts, tombstones, stage: "live" };
       logger.info(live, `${name} state rebuilt; results reconciled; live`);
     });
@@ -83,7 +84,7 @@ export function taskManager(member: MemberContext, roles: TaskManagerRoles): Tas
     const open = [...tasks.values()];
     tasks.clear();
     for (const entry of open) {
-      yield* processorPromise(name, () => entry.task.close?.() ?? Promise.resolve());
+      yield* processorPromise(name, () => closeTask(entry.task));
       // Stopping cleanly, the stores' last acknowledged contents are checkpointed (a failure only
       // means the next start reads more of the changelog).
       yield* checkpoints.checkpointStores(entry).pipe(
@@ -129,9 +130,9 @@ export function taskManager(member: MemberContext, roles: TaskManagerRoles): Tas
         tasks.set(partition, entry);
         if (!replaysSource) continue;
         const end = positions.ends.get(partition) ?? 0n;
-        const from = yield* processorCall(name, () => task.resumeFrom?.(end.toString()) ?? "0");
-        if (from === "0" && logRole !== undefined && task.loadChangelog !== undefined) {
-          yield* reader.loadLog(task, partition, topics[logRole]);
+        const from = yield* processorCall(name, () => resumeFrom(task, end.toString()));
+        if (from === "0" && logRole !== undefined && task.changelogLoad !== undefined) {
+          yield* reader.loadLog(task.changelogLoad, partition, topics[logRole]);
         }
         const start = BigInt(from);
         // The source is replayed silently up to what the group committed (every write of the batches

@@ -1,7 +1,7 @@
 import { Effect, Exit } from "effect";
 import { describe, expect, it } from "vitest";
 import { KafkaIoError } from "../../../../src/errors.ts";
-import type { Processor, SinkRecord, StoreSet, Task } from "../../../../src/stream/processor.ts";
+import type { ChangelogLoad, Processor, SinkRecord, StoreSet, Task } from "../../../../src/stream/processor.ts";
 import { createTaskStores } from "../../../../src/stream/runtime/task-writes.ts";
 import { changelogReader } from "../../../../src/stream/transports/kafka/changelog-reader.ts";
 import { checkpointer } from "../../../../src/stream/transports/kafka/checkpointer.ts";
@@ -173,8 +173,8 @@ describe("changelog reader", () => {
     const positions = await Effect.runPromise(reader.sourcePositions);
     expect(positions).toEqual({ ends: new Map([[0, 3n]]), committed: new Map([[0, 2n]]) });
     const loaded: string[] = [];
-    const task: Task<unknown> = { process: () => ({ outputs: [] }), loadChangelog: (key) => void loaded.push(key) };
-    await Effect.runPromise(reader.loadLog(task, 0, TOPICS.engineContributions));
+    const log: ChangelogLoad = { load: (key) => Promise.resolve(void loaded.push(key)), loaded: () => ({}) };
+    await Effect.runPromise(reader.loadLog(log, 0, TOPICS.engineContributions));
     expect(loaded).toEqual(["unit-a"]);
   });
 });
@@ -190,10 +190,12 @@ describe("reconciler", () => {
     const aggregation = processor("aggregation");
     const asked: string[] = [];
     const entry = partitionTask(aggregation, 0, {
-      writtenSince: () => ({ writer: "aggregation-0", from: new Map([["results", new Map([[0, "1"]])]]) }),
-      reconcile: (_role, key) => {
-        asked.push(key);
-        return key === "d" ? { topic: "results", key, value: null, writer: "aggregation-0" } : undefined;
+      reconciliation: {
+        writtenSince: () => ({ writer: "aggregation-0", from: new Map([["results", new Map([[0, "1"]])]]) }),
+        reconcile: (_role, key) => {
+          asked.push(key);
+          return key === "d" ? { topic: "results", key, value: null, writer: "aggregation-0" } : undefined;
+        },
       },
     });
     const member = fakeMember(aggregation, client);

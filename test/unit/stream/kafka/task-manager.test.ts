@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import type { KafkaMessage } from "kafkajs";
 import { describe, expect, it } from "vitest";
-import type { Processor, SourceRecord, Task } from "../../../../src/stream/processor.ts";
+import { NOTHING, type Processor, type SourceRecord, type Task } from "../../../../src/stream/processor.ts";
 import { batchHandler, type BatchPayload } from "../../../../src/stream/transports/kafka/batch-handler.ts";
 import { changelogReader } from "../../../../src/stream/transports/kafka/changelog-reader.ts";
 import { checkpointer } from "../../../../src/stream/transports/kafka/checkpointer.ts";
@@ -28,18 +28,26 @@ function ledger(resumeAt: string, seen: Seen): Processor<never> {
   const offsets = (records: readonly SourceRecord<unknown>[]): string[] =>
     records.map((record) => (record.position as { offset: string }).offset);
   const task: Task<unknown> = {
-    resumeFrom: () => resumeAt,
-    restore: (records) => void seen.restored.push(...offsets(records)),
-    goLive: () => {
-      seen.live += 1;
-      return [];
+    localState: {
+      resumeFrom: () => resumeAt,
+      committed: (next) => Promise.resolve(void seen.committed.push(next)),
+      close: () => Promise.resolve(),
+    },
+    sourceRestore: {
+      restore: (records) => {
+        seen.restored.push(...offsets(records));
+        return NOTHING;
+      },
+      goLive: () => {
+        seen.live += 1;
+        return [];
+      },
     },
     process: (batch) => {
       seen.processed.push(...offsets(batch.records));
       seen.during?.();
       return { outputs: [] };
     },
-    committed: (next) => void seen.committed.push(next),
   };
   return { name: "fact-ledger", open: () => task as Task<never> };
 }

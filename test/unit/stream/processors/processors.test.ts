@@ -9,7 +9,7 @@ import { parseFactJson } from "../../../../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../../src/metrics/engine-config.ts";
 import type { MetricResult } from "../../../../src/contract/result-record.ts";
 import type { DecodedFact } from "../../../../src/kafka/serde/decode-fact.ts";
-import type { EngineFact, ProcessResult, SinkRecord, SourceRecord } from "../../../../src/stream/processor.ts";
+import type { EngineFact, ProcessResult, SinkRecord, SourceRecord, Task } from "../../../../src/stream/processor.ts";
 import { engineProcessor, FLUSH_BACKLOG_THRESHOLD, type EnginePaging, type EngineStateOptions } from "../../../../src/stream/processors/engine.ts";
 import { ingestProcessor } from "../../../../src/stream/processors/ingest.ts";
 import { runMonitorProcessor } from "../../../../src/stream/processors/run-monitor.ts";
@@ -34,7 +34,7 @@ function engineRecords(facts: readonly MetricFact[], from = 0): SourceRecord<Eng
 const onTopicOf = (settled: { readonly changelog: readonly { readonly key: string; readonly value: unknown }[] }, key: string): unknown => settled.changelog.find((entry) => entry.key === key)?.value;
 
 /** Going live, every page taken (as the transports take them): their outputs in order, as one result. */
-const goLive = (task: { goLive?: () => Iterable<ProcessResult> }): ProcessResult => ({ outputs: [...(task.goLive?.() ?? [])].flatMap((page) => page.outputs) });
+const goLive = (task: Task<never>): ProcessResult => ({ outputs: [...(task.sourceRestore?.goLive() ?? [])].flatMap((page) => page.outputs) });
 
 const ofTopic = <R extends SinkRecord["topic"]>(result: ProcessResult, topic: R) => result.outputs.filter((output): output is Extract<SinkRecord, { topic: R }> => output.topic === topic);
 
@@ -49,7 +49,7 @@ function engineTask(published: ReadonlyMap<string, Buffer> = new Map(), stateOpt
   const task = processor.open(0, storeSet(stores), new Telemetry());
   const settle = (result: ProcessResult) => settleBatch("engine", result, stores, 0, encode);
   const close = async (): Promise<void> => {
-    await task.close?.();
+    await task.localState?.close();
     await closeTaskStores(stores);
   };
   return { task, settle, stores, close };
@@ -58,7 +58,7 @@ function engineTask(published: ReadonlyMap<string, Buffer> = new Map(), stateOpt
 describe("the engine processor (no broker)", () => {
   it("rebuilds silently, then goes live writing every result to an empty results topic", async () => {
     const { task, settle } = engineTask();
-    task.restore?.(engineRecords(metricFacts));
+    task.sourceRestore?.restore(engineRecords(metricFacts));
     const live = await settle(goLive(task));
     expect(live.outputs).toEqual([]);
     expect(live.changelog.length).toBeGreaterThan(10);
@@ -67,7 +67,7 @@ describe("the engine processor (no broker)", () => {
 
   it("goes live a page at a time: at most a page of results each, the tombstones last, written in turn as the topic needs", async () => {
     const first = engineTask();
-    first.task.restore?.(engineRecords(metricFacts));
+    first.task.sourceRestore?.restore(engineRecords(metricFacts));
     const written = await first.settle(goLive(first.task));
     const results = written.changelog.length;
     expect(results).toBeGreaterThan(10);
@@ -78,8 +78,8 @@ describe("the engine processor (no broker)", () => {
     for (const key of stale) onTopic.set(key, Buffer.from("{}"));
 
     const paged = engineTask(onTopic, undefined, undefined, { goLivePage: 3 });
-    paged.task.restore?.(engineRecords(metricFacts));
-    const pages = [...(paged.task.goLive?.() ?? [])];
+    paged.task.sourceRestore?.restore(engineRecords(metricFacts));
+    const pages = [...(paged.task.sourceRestore?.goLive() ?? [])];
     expect(pages).toHaveLength(Math.ceil(results / 3) + 2);
     for (const page of pages) {
       expect(page.outputs.length).toBeGreaterThan(0);
@@ -98,19 +98,19 @@ describe("the engine processor (no broker)", () => {
 
   it("writes nothing on going live when the results topic already holds the rebuild (a quiet restart)", async () => {
     const first = engineTask();
-    first.task.restore?.(engineRecords(metricFacts));
+    first.task.sourceRestore?.restore(engineRecords(metricFacts));
     const written = await first.settle(goLive(first.task));
     const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
 
     const restarted = engineTask(onTopic);
-    restarted.task.restore?.(engineRecords(metricFacts));
+    restarted.task.sourceRestore?.restore(engineRecords(metricFacts));
     const live = await restarted.settle(goLive(restarted.task));
     expect(live.changelog).toEqual([]);
   });
 
   it("reconciles: rewrites only a value that differs and tombstones a key no fact produces", async () => {
     const first = engineTask();
-    first.task.restore?.(engineRecords(metricFacts));
+    first.task.sourceRestore?.restore(engineRecords(metricFacts));
     const written = await first.settle(goLive(first.task));
     const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
     const [changedKey] = [...onTopic.keys()] as [string];
@@ -118,7 +118,7 @@ describe("the engine processor (no broker)", () => {
     onTopic.set("a key no fact produces", Buffer.from("{}"));
 
     const restarted = engineTask(onTopic);
-    restarted.task.restore?.(engineRecords(metricFacts));
+    restarted.task.sourceRestore?.restore(engineRecords(metricFacts));
     const live = await restarted.settle(goLive(restarted.task));
     expect(live.changelog.map((entry) => [entry.key, entry.value === null])).toEqual([
       [changedKey, false],
@@ -132,7 +132,7 @@ describe("the engine processor (no broker)", () => {
     const stateOptions = (name: string): EngineStateOptions => ({ directory: (partition) => join(root, name, `engine-${String(partition)}`), cacheBytes: 16 * 1024 });
     try {
       const first = engineTask(new Map(), stateOptions("first"));
-      first.task.restore?.(engineRecords(metricFacts));
+      first.task.sourceRestore?.restore(engineRecords(metricFacts));
       const written = await first.settle(goLive(first.task));
       await first.close();
       const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
@@ -142,7 +142,7 @@ describe("the engine processor (no broker)", () => {
       const quiet = engineTask(onTopic, stateOptions("quiet"));
       const store = quiet.stores.byName.get("published-results");
       expect(store?.size).toBe(onTopic.size);
-      quiet.task.restore?.(engineRecords(metricFacts));
+      quiet.task.sourceRestore?.restore(engineRecords(metricFacts));
       expect((await quiet.settle(goLive(quiet.task))).changelog).toEqual([]);
       expect([...(store?.keys() ?? [])].sort()).toEqual([...onTopic.keys()].sort());
       await quiet.close();
@@ -150,7 +150,7 @@ describe("the engine processor (no broker)", () => {
       const [changedKey] = [...onTopic.keys()] as [string];
       const drifted = new Map([...onTopic, [changedKey, Buffer.from("{}")], ["a key no fact produces", Buffer.from("{}")]]);
       const reconciling = engineTask(drifted, stateOptions("quiet"));
-      reconciling.task.restore?.(engineRecords(metricFacts));
+      reconciling.task.sourceRestore?.restore(engineRecords(metricFacts));
       const live = await reconciling.settle(goLive(reconciling.task));
       expect(live.changelog.map((entry) => [entry.key, entry.value === null])).toEqual([
         [changedKey, false],
@@ -170,10 +170,10 @@ describe("the engine processor (no broker)", () => {
     try {
       // The first process: all but the last facts, live, its writes acknowledged, checkpointed, stopped.
       const first = engineTask(new Map(), stateOptions, new Map([[0, 0n]]));
-      expect(first.task.resumeFrom?.("0")).toBe("0");
-      first.task.restore?.(engineRecords(metricFacts.slice(0, half)));
+      expect(first.task.localState?.resumeFrom("0")).toBe("0");
+      first.task.sourceRestore?.restore(engineRecords(metricFacts.slice(0, half)));
       const written = await first.settle(goLive(first.task));
-      await first.task.committed?.(String(half));
+      await first.task.localState?.committed(String(half));
       const onTopic = new Map(written.changelog.map((entry) => [entry.key, entry.value as Buffer] as const));
       await first.stores.byName.get("published-results")?.checkpoint(new Map([[0, BigInt(onTopic.size)]]));
       await first.close();
@@ -187,15 +187,15 @@ describe("the engine processor (no broker)", () => {
       // Its cache is tiny, so the replay flushes as it goes (over budget): keys changed by those flushes count too.
       const second = engineTask(tail, { ...stateOptions, cacheBytes: 1024 }, new Map([[0, BigInt(onTopic.size + tail.size)]]));
       expect(second.stores.byName.get("published-results")?.size).toBe(onTopic.size);
-      expect(second.task.resumeFrom?.(String(metricFacts.length))).toBe(String(half));
-      for (const record of engineRecords(metricFacts.slice(half), half)) second.task.restore?.([record]);
+      expect(second.task.localState?.resumeFrom(String(metricFacts.length))).toBe(String(half));
+      for (const record of engineRecords(metricFacts.slice(half), half)) second.task.sourceRestore?.restore([record]);
       const goingLive = goLive(second.task);
       const live = await second.settle(goingLive);
       await second.close();
 
       // The reference: a full comparison of the whole result table with what the topic holds.
       const full = engineTask(topicNow);
-      full.task.restore?.(engineRecords(metricFacts));
+      full.task.sourceRestore?.restore(engineRecords(metricFacts));
       const fullGoingLive = goLive(full.task);
       const expected = await full.settle(fullGoingLive);
       expect(live.changelog).toEqual(expected.changelog);
@@ -220,15 +220,15 @@ describe("the engine processor (no broker)", () => {
     try {
       // A first process builds its state and stops cleanly: checkpointed after the history.
       const first = engineTask(new Map(), stateOptions, new Map([[0, 0n]]));
-      first.task.resumeFrom?.("0");
-      first.task.restore?.(engineRecords(history));
+      first.task.localState?.resumeFrom("0");
+      first.task.sourceRestore?.restore(engineRecords(history));
       await first.settle(goLive(first.task));
-      await first.task.committed?.(String(history.length));
+      await first.task.localState?.committed(String(history.length));
       await first.close();
 
       // A second one resumes there, sends the call's contributions to the changelog, and crashes before any checkpoint.
       const second = engineTask(new Map(), stateOptions, new Map([[0, 0n]]));
-      expect(second.task.resumeFrom?.(String(history.length))).toBe(String(history.length));
+      expect(second.task.localState?.resumeFrom(String(history.length))).toBe(String(history.length));
       goLive(second.task);
       const sent = second.task.process({ partition: 0, records: engineRecords([call], history.length), backlog: 0 });
       expect(record(sent)?.value).not.toBeNull();
@@ -238,8 +238,8 @@ describe("the engine processor (no broker)", () => {
       // the conflicting version that came meanwhile: the call contributes nothing, as the checkpointed
       // state had it, and the changelog must hear so (a member restoring from it would count the call).
       const third = engineTask(new Map(), stateOptions, new Map([[0, 0n]]));
-      expect(third.task.resumeFrom?.(String(history.length + 2))).toBe(String(history.length));
-      third.task.restore?.(engineRecords([call, conflicting], history.length));
+      expect(third.task.localState?.resumeFrom(String(history.length + 2))).toBe(String(history.length));
+      third.task.sourceRestore?.restore(engineRecords([call, conflicting], history.length));
       // As the runtime goes on: live, the next batch's flush writes the changelog (its records are
       // held until the source is past its end at the assignment).
       const goingLive = goLive(third.task);
@@ -263,11 +263,11 @@ describe("the engine processor (no broker)", () => {
     };
     try {
       const rebuild = engineTask(new Map(), stateOptions("rebuild"), new Map([[0, 0n]]));
-      expect(rebuild.task.resumeFrom?.(end)).toBe("0");
+      expect(rebuild.task.localState?.resumeFrom(end)).toBe("0");
       const log: SinkRecord[] = [];
       let halfway: { readonly records: number; readonly offset: bigint } | undefined;
       for (let from = 0; from < facts.length; from += 20) {
-        const restored = rebuild.task.restore?.(engineRecords(facts.slice(from, from + 20), from)) ?? { outputs: [] };
+        const restored = rebuild.task.sourceRestore?.restore(engineRecords(facts.slice(from, from + 20), from)) ?? { outputs: [] };
         log.push(...ofTopic(restored, "engineContributions"));
         const at = marker(restored);
         if (at !== undefined && halfway === undefined && at >= BigInt(facts.length / 2) && at < BigInt(facts.length)) halfway = { records: log.length, offset: at };
@@ -287,11 +287,11 @@ describe("the engine processor (no broker)", () => {
 
       // A member without local state loads the log as it stood at the halfway marker, then the facts.
       const loader = engineTask(new Map(), stateOptions("loader"), new Map([[0, 0n]]));
-      expect(loader.task.resumeFrom?.(end)).toBe("0");
-      for (const record of log.slice(0, halfway?.records)) await loader.task.loadChangelog?.(record.key, record.value as Buffer | null);
-      expect(loader.task.changelogLoaded?.()["loadUntil"]).toBe(String(halfway?.offset));
-      expect(loader.task.changelogLoaded?.()["renderFlushes"]).toBe(0);
-      loader.task.restore?.(engineRecords(facts));
+      expect(loader.task.localState?.resumeFrom(end)).toBe("0");
+      for (const record of log.slice(0, halfway?.records)) await loader.task.changelogLoad?.load(record.key, record.value as Buffer | null);
+      expect(loader.task.changelogLoad?.loaded()["loadUntil"]).toBe(String(halfway?.offset));
+      expect(loader.task.changelogLoad?.loaded()["renderFlushes"]).toBe(0);
+      loader.task.sourceRestore?.restore(engineRecords(facts));
       const table = (records: readonly SinkRecord[]): string[][] => records.map((record) => [record.key, JSON.stringify(record.value)]).sort();
       expect(table(ofTopic(goLive(loader.task), "results"))).toEqual(table(rebuilt));
       await loader.close();
@@ -299,11 +299,11 @@ describe("the engine processor (no broker)", () => {
       // The whole log loaded by a member that renders the groups it restores a few at a time (as a
       // log of tens of thousands of groups is), with no fact left to evaluate: the same table.
       const rendering = engineTask(new Map(), stateOptions("rendering"), new Map([[0, 0n]]), { loadFlushGroups: 3 });
-      expect(rendering.task.resumeFrom?.(end)).toBe("0");
-      for (const record of log) await rendering.task.loadChangelog?.(record.key, record.value as Buffer | null);
-      expect(rendering.task.changelogLoaded?.()["loadUntil"]).toBe(end);
-      expect(Number(rendering.task.changelogLoaded?.()["renderFlushes"])).toBeGreaterThan(10);
-      rendering.task.restore?.(engineRecords(facts));
+      expect(rendering.task.localState?.resumeFrom(end)).toBe("0");
+      for (const record of log) await rendering.task.changelogLoad?.load(record.key, record.value as Buffer | null);
+      expect(rendering.task.changelogLoad?.loaded()["loadUntil"]).toBe(end);
+      expect(Number(rendering.task.changelogLoad?.loaded()["renderFlushes"])).toBeGreaterThan(10);
+      rendering.task.sourceRestore?.restore(engineRecords(facts));
       expect(table(ofTopic(goLive(rendering.task), "results"))).toEqual(table(rebuilt));
       await rendering.close();
     } finally {
@@ -315,7 +315,7 @@ describe("the engine processor (no broker)", () => {
     const [fact] = metricFacts as [MetricFact];
     const conflicting = { ...fact, event_time: fact.event_time + 1 } as MetricFact;
     const rebuilding = engineTask();
-    rebuilding.task.restore?.(engineRecords([fact, conflicting]));
+    rebuilding.task.sourceRestore?.restore(engineRecords([fact, conflicting]));
     const quiet = goLive(rebuilding.task);
     expect(ofTopic(quiet, "deadLetters")).toEqual([]);
 
@@ -336,7 +336,7 @@ describe("the engine processor (no broker)", () => {
     const bytes = Buffer.from([0xef, 99, 1, 2, 3]);
     const unreadable = { position: { topic: "engine-facts", partition: 0, offset: "7" }, value: { unreadable: "engine-facts layout version 99; this build reads version 1" }, original: { key: null, value: bytes } };
     const rebuilding = engineTask();
-    rebuilding.task.restore?.([unreadable]);
+    rebuilding.task.sourceRestore?.restore([unreadable]);
     expect(ofTopic(goLive(rebuilding.task), "deadLetters")).toEqual([]);
 
     const result = rebuilding.task.process({ partition: 0, records: [unreadable, ...engineRecords(metricFacts.slice(0, 1), 8)], backlog: 0 });
@@ -360,10 +360,10 @@ describe("the engine processor (no broker)", () => {
       const resultsFarBehind = async (cacheBytes: number): Promise<number> => {
         const stores = createTaskStores({ name: "engine" }, 0);
         const task = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), { directory: (partition) => join(root, `${String(cacheBytes)}-${String(partition)}`), cacheBytes }).open(0, storeSet(stores), new Telemetry());
-        task.resumeFrom?.("0");
+        task.localState?.resumeFrom("0");
         goLive(task);
         const behind = task.process({ partition: 0, records: engineRecords(metricFacts.slice(0, 500)), backlog: FLUSH_BACKLOG_THRESHOLD + 1 });
-        await task.close?.();
+        await task.localState?.close();
         return ofTopic(behind, "results").length;
       };
       expect(await resultsFarBehind(64 * 1024 * 1024)).toBe(0);
