@@ -12,8 +12,9 @@ import { setFlagsFromString } from "node:v8";
  * 2 collects sooner: about 440 MiB of anonymous RSS for about 6% of the engine's throughput,
  * measured; a factor of 1.5 saved little more and cost 13%.
  *
- * A file replay holds its whole state in memory and keeps V8's own heuristics: only a process that
- * runs the engine over its on-disk state calls this.
+ * A replay with `--state memory` holds its whole state in the heap and keeps V8's own heuristics:
+ * only a process that runs the engine over its on-disk state (a Kafka engine, a replay on disk)
+ * calls this.
  */
 export const ENGINE_HEAP_GROWING_PERCENT = 100;
 
