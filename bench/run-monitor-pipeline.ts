@@ -15,7 +15,8 @@ import { resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
 import { createCommandAnalyser } from "../src/tripwires/commands/command-analyser.ts";
 import { createRunMonitor, inMemoryRunStates, type RunMonitor } from "../src/tripwires/monitor.ts";
-import { serializeRunState, type RunStateSummary } from "../src/tripwires/run-state.ts";
+import type { RunStateSummary } from "../src/tripwires/run-state.ts";
+import { serializeRunState } from "../src/tripwires/run-state-changelog.ts";
 import { AgentEventLoad } from "./tripwires-kafka-load.ts";
 
 const argv = process.argv.slice(2);

@@ -9,8 +9,9 @@ import { setFlagsFromString } from "node:v8";
  * few percent of throughput (bench/RESULTS.md, "Engine memory: the cache's accounting and the
  * heap's growth").
  *
- * A file replay holds its whole state in memory and keeps V8's own heuristics: only a process that
- * runs the engine over its on-disk state calls this.
+ * A replay with `--state memory` holds its whole state in the heap and keeps V8's own heuristics:
+ * only a process that runs the engine over its on-disk state (a Kafka engine, a replay on disk)
+ * calls this.
  */
 export const ENGINE_HEAP_GROWING_PERCENT = 100;
 

@@ -1,7 +1,8 @@
 /** Public surface of the run monitor (pure core). See docs/tripwires.md. */
 export { createRunMonitor, inMemoryRunStates, type RunMonitor, type MonitorResult, type RunStateStore } from "./monitor.ts";
 export { stepRun } from "./run-step.ts";
-export { emptyRunState, serializeRunState, restoreRunState, summariseRun, type RunState, type RunStateSummary } from "./run-state.ts";
+export { emptyRunState, summariseRun, type RunState, type RunStateSummary } from "./run-state.ts";
+export { restoreRunState, serializeRunState } from "./run-state-changelog.ts";
 export { parseTripwireConfig, tripwireConfigSchema, type TripwireConfig, type TripwireConfigInput } from "./config.ts";
 export { alertId, compareAlerts, type TripwireAlert, type AlertEvidence } from "./alert.ts";
 export { createCommandAnalyser, type CommandAnalyser } from "./commands/command-analyser.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/contract/facts.ts";
 import { MAX_DELETION_EPISODES } from "../../../src/tripwires/detectors/deletion-episodes.ts";
 import { createRunMonitor, inMemoryRunStates, type RunMonitor } from "../../../src/tripwires/monitor.ts";
-import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
+import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state-changelog.ts";
 import { exec, sandbox } from "./events.ts";
 
 /** Seqs are one second of event time apart in these events (events.ts). */

@@ -8,7 +8,7 @@ import { parseTripwireConfig } from "../../../src/tripwires/config.ts";
 import { agentToolIntent, operationIdentity } from "../../../src/tripwires/detectors/agent-tool-intent.ts";
 import { failureStreak } from "../../../src/tripwires/detectors/loop-detector.ts";
 import { createRunMonitor, inMemoryRunStates } from "../../../src/tripwires/monitor.ts";
-import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
+import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state-changelog.ts";
 import { replayAgentEvents } from "../../support/replay-agent-events.ts";
 import { exec, toolCall } from "./events.ts";
 

@@ -3,7 +3,7 @@ import { alertId } from "../../../src/tripwires/alert.ts";
 import { parseTripwireConfig } from "../../../src/tripwires/config.ts";
 import { createRunMonitor, inMemoryRunStates } from "../../../src/tripwires/monitor.ts";
 import { MIRROR_CHANGED, MIRROR_MATCHED, MIRROR_SANDBOX_SIDE } from "../../../src/tripwires/detectors/action-mirror.ts";
-import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
+import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state-changelog.ts";
 import { seenCount } from "../../../src/tripwires/seen-seqs.ts";
 import { exec, sandbox, toolCall } from "./events.ts";
 

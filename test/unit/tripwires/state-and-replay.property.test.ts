@@ -6,7 +6,7 @@ import type { TripwireAlert } from "../../../src/tripwires/alert.ts";
 import { compareAlerts } from "../../../src/tripwires/alert.ts";
 import { createRunMonitor, inMemoryRunStates } from "../../../src/tripwires/monitor.ts";
 import { replayAgentEvents } from "../../support/replay-agent-events.ts";
-import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state.ts";
+import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-state-changelog.ts";
 import { exec, sandbox, toolCall } from "./events.ts";
 
 /** Runs made of a small alphabet of actions and sandbox events, so loops, redundancy and alerts happen often. */

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { boundEngineHeapGrowth } from "../../../state/heap-growth.ts";
 import type { EngineStateOptions } from "../../processors/engine.ts";
 import { DEFAULT_STATE_CACHE_MB } from "../../runtime/stream-config.ts";
 
@@ -32,7 +33,9 @@ const EXIT_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 /**
  * Runs `replay` over a fresh state directory under `parent` (os.tmpdir() when not given), removed
  * afterwards whether the replay succeeds, fails or is interrupted (SIGINT, SIGTERM), so a replay
- * never leaves gigabytes of state behind; with "memory" there is no directory.
+ * never leaves gigabytes of state behind; with "memory" there is no directory. On disk the heap's
+ * growth is bounded as a Kafka engine's is: its live heap is as small, so V8's default headroom of
+ * up to 4x live is what would set the peak.
  */
 export async function withReplayState<T>(
   kind: ReplayStateKind,
@@ -42,6 +45,7 @@ export async function withReplayState<T>(
 ): Promise<T> {
   const cacheBytes = cacheMb * 1024 * 1024;
   if (kind === "memory") return replay({ engineState: undefined, directory: undefined, cacheBytes });
+  boundEngineHeapGrowth();
   const base = parent ?? tmpdir();
   mkdirSync(base, { recursive: true });
   const directory = mkdtempSync(join(base, "agentops-replay-state-"));
