@@ -1,5 +1,4 @@
-import type { ExplainedFact, ExplainedOrigin, ExplainedUnit, Explanation, UnitStatus } from "../explain/lineage.ts";
-import { UNIT_STATUSES } from "../explain/lineage.ts";
+import { UNIT_STATUSES, type ExplainedFact, type ExplainedOrigin, type ExplainedUnit, type Explanation, type UnitStatus } from "../lineage/explanation.ts";
 import { describeCohort, describeCoverage, describeScope, describeValue } from "./result-rows.ts";
 
 /** Counts by status, reason and missing input: what a large population is summarised by. */

@@ -6,7 +6,7 @@ import type { EngineLineage } from "../metrics/metric-engine.ts";
 import { rebuildFromEngineFacts } from "../stream/audit/audit-rebuild.ts";
 import { EngineFactKeys } from "../stream/audit/engine-fact-keys.ts";
 import { withReplayState, type ReplayStateKind } from "../stream/transports/embedded/replay-state.ts";
-import { answer, type ExplainAnswer, type ExplainQuery } from "./query.ts";
+import { answer, type ExplainAnswer, type ExplainQuery } from "../lineage/query.ts";
 
 export interface AuditExplainOptions {
   readonly engine: EngineConfig;

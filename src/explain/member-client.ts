@@ -1,5 +1,5 @@
-import type { ExplainAnswer, ExplainQuery } from "./query.ts";
-import { queryParams } from "./query.ts";
+import type { ExplainAnswer, ExplainQuery } from "../lineage/query.ts";
+import { queryParams } from "../lineage/query.ts";
 
 /** How many times a query waits for a member that is catching up (503) before giving up. */
 const RETRIES = 10;

@@ -3,8 +3,9 @@ import { shippedCatalog } from "../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../metrics/engine-config.ts";
 import { replayFile } from "../stream/transports/embedded/embedded-transport.ts";
 import { withReplayState, type ReplayStateKind } from "../stream/transports/embedded/replay-state.ts";
-import { withRefusedRecords, type DeadLetterInput } from "./lineage.ts";
-import { answer, type ExplainAnswer, type ExplainQuery } from "./query.ts";
+import type { DeadLetterInput } from "../lineage/explanation.ts";
+import { withRefusedRecords } from "../lineage/lineage.ts";
+import { answer, type ExplainAnswer, type ExplainQuery } from "../lineage/query.ts";
 
 export interface ReplayExplainOptions {
   readonly input: string;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../contract/canonical-json.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
-import type { DestructiveRule, DestructiveRuleId, Severity } from "./rules/destructive-rules.ts";
+import type { DestructiveRule, DestructiveRuleId, Severity } from "./rules/rule-definition.ts";
 import type { RunRule, RunRuleId } from "./rules/run-rules.ts";
 
 /** A tripwire alert, contract §5 (alerts topic, keyed by run_id). */

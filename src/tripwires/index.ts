@@ -7,5 +7,6 @@ export { parseTripwireConfig, tripwireConfigSchema, type TripwireConfig, type Tr
 export { alertId, compareAlerts, type TripwireAlert, type AlertEvidence } from "./alert.ts";
 export { createCommandAnalyser, type CommandAnalyser } from "./commands/command-analyser.ts";
 export type { CommandAnalysis, DestructiveFinding } from "./commands/command-analysis.ts";
-export { DESTRUCTIVE_RULES, DESTRUCTIVE_RULE_IDS, destructiveRule, type DestructiveRule, type DestructiveRuleId, type Severity } from "./rules/destructive-rules.ts";
+export { DESTRUCTIVE_RULES, destructiveRule } from "./rules/destructive-rules.ts";
+export { DESTRUCTIVE_RULE_IDS, type DestructiveRule, type DestructiveRuleId, type Severity } from "./rules/rule-definition.ts";
 export { RUN_RULES, type RunRule, type RunRuleId } from "./rules/run-rules.ts";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { MAX_DELETION_EPISODES } from "./detectors/deletion-episodes.ts";
 import { emptyMirrorMemory, MAX_MIRROR_ENTRIES, MIRROR_CHANGED, MIRROR_MATCHED, MIRROR_SANDBOX_SIDE, type MirrorMemory } from "./detectors/action-mirror.ts";
 import { emptyMessageState } from "./detectors/message-repeat-detector.ts";
-import { DESTRUCTIVE_RULE_IDS } from "./rules/destructive-rules.ts";
+import { DESTRUCTIVE_RULE_IDS } from "./rules/rule-definition.ts";
 import type { RunState } from "./run-state.ts";
 import { rangesOfSeqs, wellFormedRanges } from "./seen-seqs.ts";
 

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { Explanation } from "../../src/explain/lineage.ts";
+import type { Explanation } from "../../src/lineage/explanation.ts";
 import { FORMULA_SHAPES } from "../../src/metrics/metric-formula.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
 import { REPLAY_STATE_CACHE_MB } from "../../stream/transports/embedded/replay-state.ts";
 import { explainReplay } from "../../explain/replay-explain.ts";
-import { cohortOf, isMetricId, type ExplainAnswer, type ExplainQuery } from "../../explain/query.ts";
+import { cohortOf, isMetricId, type ExplainAnswer, type ExplainQuery } from "../../lineage/query.ts";
 import { queryMember } from "../../explain/member-client.ts";
 import { explainAudit } from "../../explain/audit-explain.ts";
 import { CLUSTER_FLAGS, withCluster } from "../cluster-flags.ts";

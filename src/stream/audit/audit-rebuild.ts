@@ -11,7 +11,8 @@ import { engineFactKey, readEngineFact } from "../../kafka/serde/engine-facts-re
 import type { TopicPosition } from "../processor.ts";
 import type { TopologyConfig } from "../runtime/services.ts";
 import { replaySource, type EngineFactSource } from "../transports/embedded/embedded-transport.ts";
-import type { EngineObserver, EngineStateOptions } from "../processors/engine.ts";
+import type { EngineStateOptions } from "../processors/engine.ts";
+import type { EngineObserver } from "../../lineage/engine-directory.ts";
 import type { EngineFactKeyLookup, EngineFactKeys } from "./engine-fact-keys.ts";
 
 /** A record the audit found wrong, with where it is: the audit reports it, never skips it silently. */

@@ -3,7 +3,8 @@ import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { Conflict, LedgerOutcome } from "../../metrics/fact-ledger.ts";
 import { byUtf8 } from "../../contract/code-point-order.ts";
-import { MetricEngine, type EngineLineage } from "../../metrics/metric-engine.ts";
+import { MetricEngine } from "../../metrics/metric-engine.ts";
+import type { EngineObserver } from "../../lineage/engine-directory.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../state/codecs/contributions.ts";
 import { engineTables } from "../../state/engine-tables.ts";
 import { checkpointWrite, openLocalState, openStoreDirectory, stateIdentity, type LocalState } from "../../state/local-state.ts";
@@ -19,16 +20,6 @@ export const FLUSH_BACKLOG_THRESHOLD = 20_000;
  * state can be checkpointed (only a flushed state is). Larger flushes cost memory and were no faster (bench/RESULTS.md).
  */
 export const FLUSH_EVERY_FACTS = 5_000;
-
-/**
- * Told when a partition's engine opens and before it closes, with the read-only view of its state:
- * explanations (src/explain) query it there, on a member's HTTP port or at the end of a replay.
- */
-export interface EngineObserver {
-  opened(partition: number, lineage: EngineLineage): void;
-  /** Before the state closes (a replay explains here: a state on disk is gone after). */
-  closing(partition: number, lineage: EngineLineage): void;
-}
 
 /** The store that holds what the results topic holds (topology.ts); the engine reads its keys. */
 export const PUBLISHED_RESULTS = "published-results";

@@ -14,8 +14,8 @@ import { kafkaMember, type KafkaEnvironment, type MemberCommits, type MemberFail
 import { memberClientLayer } from "../transports/kafka/member-client.ts";
 import { boundEngineHeapGrowth } from "../../state/heap-growth.ts";
 import { serveTelemetry, type TelemetryRoute } from "./metrics-server.ts";
-import { EngineDirectory } from "../../explain/engine-directory.ts";
-import { explainRoute } from "../../explain/explain-route.ts";
+import { EngineDirectory } from "../../lineage/engine-directory.ts";
+import { explainRoute } from "../../lineage/explain-route.ts";
 import { partitionOwnerAddress } from "../transports/kafka/advertised-address.ts";
 import { startupStage } from "./startup-stage.ts";
 import { Catalog, Config, runTopology, Telemetry as TelemetryTag, TopicSerde, Transport, type TransportShape } from "./services.ts";

@@ -4,7 +4,8 @@ import type { TopicSerde as TopicSerdeShape } from "../../kafka/serde/topic-serd
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import type { TripwireConfigInput } from "../../tripwires/index.ts";
 import type { Processor } from "../processor.ts";
-import { engineProcessor, type EngineObserver, type EngineStateOptions } from "../processors/engine.ts";
+import { engineProcessor, type EngineStateOptions } from "../processors/engine.ts";
+import type { EngineObserver } from "../../lineage/engine-directory.ts";
 import { stageProcessor } from "../processors/engine-stages.ts";
 import { ingestTo } from "../processors/ingest.ts";
 import { ENGINE_STAGES, type RoleName } from "../topology.ts";

@@ -1,4 +1,4 @@
-import type { DestructiveRuleId } from "../rules/destructive-rules.ts";
+import type { DestructiveRuleId } from "../rules/rule-definition.ts";
 
 /** One destructive match inside a command or statement. */
 export interface DestructiveFinding {

@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import type { DestructiveRuleId } from "../rules/destructive-rules.ts";
+import type { DestructiveRuleId } from "../rules/rule-definition.ts";
 import { classifyPath, resolvePath, type PathClass, type PathContext } from "./path-resolution.ts";
 import type { ShellWord } from "./shell-parser.ts";
 

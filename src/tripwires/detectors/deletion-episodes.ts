@@ -1,4 +1,4 @@
-import type { DestructiveRuleId } from "../rules/destructive-rules.ts";
+import type { DestructiveRuleId } from "../rules/rule-definition.ts";
 
 /**
  * Grouping of observed deletions into episodes, so that one destructive act alerts once.

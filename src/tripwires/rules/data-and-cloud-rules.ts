@@ -1,6 +1,6 @@
-import type { DestructiveRule } from "./destructive-rules.ts";
+import type { DestructiveRule } from "./rule-definition.ts";
 
-/** Deleting data in databases, clusters, infrastructure and cloud accounts. (destructive-rules.ts holds the ids and the lookup.) */
+/** Deleting data in databases, clusters, infrastructure and cloud accounts. (rule-definition.ts holds the ids; destructive-rules.ts the lookup.) */
 export const DATA_AND_CLOUD_RULES: readonly DestructiveRule[] = [
   {
     id: "sql-drop",

@@ -1,6 +1,6 @@
-import type { DestructiveRule } from "./destructive-rules.ts";
+import type { DestructiveRule } from "./rule-definition.ts";
 
-/** Running code no rule can read, exhausting the machine, sending credentials away. (destructive-rules.ts holds the ids and the lookup.) */
+/** Running code no rule can read, exhausting the machine, sending credentials away. (rule-definition.ts holds the ids; destructive-rules.ts the lookup.) */
 export const EXECUTION_RULES: readonly DestructiveRule[] = [
   {
     id: "exec-remote-script",

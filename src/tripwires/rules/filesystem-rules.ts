@@ -1,6 +1,6 @@
-import type { DestructiveRule } from "./destructive-rules.ts";
+import type { DestructiveRule } from "./rule-definition.ts";
 
-/** Deleting, overwriting, formatting and opening up files, disks and system paths. (destructive-rules.ts holds the ids and the lookup.) */
+/** Deleting, overwriting, formatting and opening up files, disks and system paths. (rule-definition.ts holds the ids; destructive-rules.ts the lookup.) */
 export const FILESYSTEM_RULES: readonly DestructiveRule[] = [
   {
     id: "fs-delete-critical-path",

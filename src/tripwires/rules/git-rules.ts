@@ -1,6 +1,6 @@
-import type { DestructiveRule } from "./destructive-rules.ts";
+import type { DestructiveRule } from "./rule-definition.ts";
 
-/** Losing a repository's history or uncommitted work. (destructive-rules.ts holds the ids and the lookup.) */
+/** Losing a repository's history or uncommitted work. (rule-definition.ts holds the ids; destructive-rules.ts the lookup.) */
 export const GIT_RULES: readonly DestructiveRule[] = [
   {
     id: "git-history-rewrite",

@@ -1,4 +1,4 @@
-import type { Severity } from "./destructive-rules.ts";
+import type { Severity } from "./rule-definition.ts";
 
 /** Loop and redundancy rules as data, like the destructive ones. */
 export interface RunRule {

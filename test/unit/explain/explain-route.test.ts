@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
-import { EngineDirectory } from "../../../src/explain/engine-directory.ts";
-import { explainRoute, type ExplainRouting } from "../../../src/explain/explain-route.ts";
+import { EngineDirectory } from "../../../src/lineage/engine-directory.ts";
+import { explainRoute, type ExplainRouting } from "../../../src/lineage/explain-route.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
 import { parsed, rawModelCall } from "../metrics/fact-builders.ts";

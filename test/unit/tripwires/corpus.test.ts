@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DESTRUCTIVE_RULE_IDS } from "../../../src/tripwires/rules/destructive-rules.ts";
+import { DESTRUCTIVE_RULE_IDS } from "../../../src/tripwires/rules/rule-definition.ts";
 import { evaluateCorpus, formatScore, loadCorpus } from "./corpus-evaluation.ts";
 
 describe("labelled destructive-command corpus", () => {

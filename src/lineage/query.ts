@@ -1,6 +1,7 @@
 import { METRIC_IDS } from "../catalog/metric-definitions.ts";
 import type { EngineLineage } from "../metrics/metric-engine.ts";
-import { explainGroup, groupKeyOfResult, matchingGroups, type Explanation } from "./lineage.ts";
+import type { Explanation } from "./explanation.ts";
+import { explainGroup, groupKeyOfResult, matchingGroups } from "./lineage.ts";
 
 /** What to explain: a result key as printed, or a metric with a scope filter and cohort coordinates. */
 export type ExplainQuery = { readonly key: string } | { readonly metric: string; readonly scope?: string; readonly cohort: Readonly<Record<string, string>> };
