@@ -1,7 +1,10 @@
 // The live view. It shows the records the server streams — result records, tripwire alerts and
 // run-state summaries — as they were published: every figure on the page is a field of a record,
 // formatted for reading; no metric is computed here.
+import { el } from "./dom.js";
 import { formatInstant, instantMillis } from "./format.js";
+import { openLineage } from "./lineage.js";
+import { cohortNode, coverageNode, scopeNode, STATUS_TEXT, valueNode } from "./result-cells.js";
 
 // `rejected`: records the server could not show (its record checks), by kind and key, each with why.
 const view = { results: new Map(), alerts: new Map(), runs: new Map(), rejected: new Map(), fresh: new Set(), limits: { maxAlerts: 5000, maxRuns: 5000 }, folded: { alerts: 0, runs: 0 } };
@@ -23,62 +26,8 @@ function errorRow(attributes, columns, message, key) {
   return el("tr", { class: "rejected", ...attributes }, cell);
 }
 
-function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) if (value !== undefined && value !== null) node.setAttribute(name, String(value));
-  for (const child of children.flat()) if (child !== undefined && child !== null) node.append(child instanceof Node ? child : String(child));
-  return node;
-}
 
 // ---------- metrics ----------
-
-const STATUS_TEXT = { PUBLISHED: "published", BELOW_MINIMUM_SAMPLE: "below minimum sample", NOT_AVAILABLE: "N/A" };
-
-function scopeNode(scope) {
-  if (scope.kind === "snapshot") return el("td", { class: "scope" }, `snapshot ${scope.snapshot_id}`, el("br"), el("span", { class: "muted" }, `cutoff ${formatInstant(scope.cutoff)}`));
-  return el("td", { class: "scope" }, formatInstant(scope.start), el("br"), el("span", { class: "muted" }, `→ ${formatInstant(scope.end)}`));
-}
-
-function cohortNode(cohort) {
-  const entries = Object.entries(cohort);
-  if (entries.length === 0) return el("td", { class: "cohort why" }, "no cohort");
-  return el("td", { class: "cohort" }, entries.map(([key, value]) => el("span", {}, el("b", {}, `${key} `), value)));
-}
-
-/** A number as the CLI prints it: integers whole, fractions to 4 places; the exact value in the title. */
-function numberText(value) {
-  return Number.isInteger(value) ? String(value) : value.toFixed(4);
-}
-
-function valueNode(result) {
-  if (result.status === "BELOW_MINIMUM_SAMPLE") return el("td", { class: "why", "data-status": result.status }, `below minimum sample: ${result.eligible_units} of ${result.minimum_sample} eligible units`);
-  if (result.value === null) return el("td", { class: "why", "data-status": result.status }, result.na_reason ?? "N/A");
-  if (typeof result.value === "number") {
-    const currency = result.measures?.currency;
-    const unit = currency ? ` ${currency} minor units` : "";
-    return el("td", { class: "num value", title: JSON.stringify(result.value), "data-value": JSON.stringify(result.value) }, `${numberText(result.value)}${unit}`);
-  }
-  return el(
-    "td",
-    { class: "value", "data-value": JSON.stringify(result.value) },
-    Object.entries(result.value).map(([category, share]) => el("span", { class: "category", title: String(share) }, `${category} ${share.toFixed(3)} `)),
-  );
-}
-
-function coverageNode(coverage) {
-  // The bar's length is the record's own raw_ratio; a ratio of null (no population) has no bar.
-  const ratio = coverage.raw_ratio;
-  const bar = el("span", { class: `bar${coverage.alert ? " alert" : ""}` }, ratio === null ? null : el("i", { style: `width:${(ratio * 100).toFixed(1)}%` }));
-  return el(
-    "td",
-    { class: "coverage" },
-    bar,
-    el("span", { class: "fraction" }, `${coverage.numerator}/${coverage.denominator}`),
-    " ",
-    el("span", { class: `badge ${coverage.state}` }, coverage.state),
-    coverage.alert ? [" ", el("span", { class: "badge low", title: `coverage below ${coverage.threshold_hundredths}%` }, "LOW_COVERAGE")] : null,
-  );
-}
 
 function compareResults(a, b) {
   const scopeKey = (scope) => (scope.kind === "window" ? `w${instantMillis(scope.start)}` : `s${scope.snapshot_id}`);
@@ -424,58 +373,6 @@ events.addEventListener("rejected", (event) => {
   } else schedule("alerts");
 });
 events.addEventListener("status", (event) => showStatus(JSON.parse(event.data).status));
-
-// ---------- lineage ----------
-
-// Clicking a figure opens its lineage: agentops explain's answer, asked of a running member's
-// engine state by the server (/api/explain); nothing is computed here either.
-const UNITS_SHOWN = 20;
-
-function originText(origin) {
-  if (origin === null) return "origin unknown";
-  return "line" in origin ? `line ${origin.line}` : `${origin.topic}/${origin.partition}@${origin.offset}`;
-}
-
-function unitNode(unit) {
-  const c = unit.contribution;
-  const parts = [c.hit ? "hit" : null, c.category, c.amount !== 0 ? `amount ${c.amount}` : null, ...c.money.map((m) => `${m.amount_minor} ${m.currency} ${m.source} ${m.cost_basis}`), ...Object.keys(unit.reasons), ...unit.missing.map((input) => `missing ${input}`)];
-  return el(
-    "li",
-    {},
-    el("b", {}, `${unit.kind} ${unit.id}`),
-    " ",
-    el("span", { class: "muted" }, parts.filter((part) => part !== null && part !== undefined).join(" · ")),
-    el("ul", {}, unit.facts.map((fact) => el("li", { class: "muted" }, `${fact.fact_id} ${fact.type} ${fact.basis ?? "no provenance"} ${originText(fact.origin)}`))),
-  );
-}
-
-function lineageNode(explanation) {
-  const t = explanation.totals;
-  const byStatus = new Map();
-  for (const unit of explanation.units) byStatus.set(unit.status, [...(byStatus.get(unit.status) ?? []), unit]);
-  return [
-    el("p", {}, `units add up to: covered ${t.covered} of ${t.candidates} candidates, eligible ${t.eligible}, hits ${t.hits}, sum ${t.amount}`),
-    ...[...byStatus].map(([status, units]) =>
-      el("details", { open: status === "uncovered" || status === "excluded" ? "" : undefined }, el("summary", {}, `${status} (${units.length})`), el("ul", {}, units.slice(0, UNITS_SHOWN).map(unitNode)), units.length > UNITS_SHOWN ? el("p", { class: "muted" }, `first ${UNITS_SHOWN}; agentops explain --all lists every one`) : null),
-    ),
-    explanation.dead_letters.length === 0 ? null : el("details", {}, el("summary", {}, `dead letters that may have changed it (${explanation.dead_letters.length})`), el("ul", {}, explanation.dead_letters.map((letter) => el("li", {}, `${letter.reason} ${letter.fact_id ?? ""} ${originText(letter.origin)}`)))),
-  ];
-}
-
-async function openLineage(key) {
-  const dialog = document.getElementById("lineage");
-  const body = document.getElementById("lineage-body");
-  body.replaceChildren(el("p", { class: "muted" }, "asking the engine…"));
-  if (!dialog.open) dialog.showModal();
-  try {
-    const response = await fetch(`/api/explain?key=${encodeURIComponent(key)}`);
-    const answer = await response.json();
-    if (answer.kind === "explained") body.replaceChildren(el("p", { class: "muted" }, key), ...lineageNode(answer.explanation));
-    else body.replaceChildren(el("p", { class: "error" }, answer.error ?? "the engine holds no figure under this key now"));
-  } catch (error) {
-    body.replaceChildren(el("p", { class: "error" }, `lineage not available: ${error.message}`));
-  }
-}
 
 document.getElementById("metrics").addEventListener("click", (event) => {
   const row = event.target.closest("tr[data-key]");
