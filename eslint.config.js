@@ -11,7 +11,23 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: "readonly", console: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", URL: "readonly", TextEncoder: "readonly", TextDecoder: "readonly", performance: "readonly", AbortController: "readonly", fetch: "readonly", queueMicrotask: "readonly", setImmediate: "readonly" },
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        Buffer: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        URL: "readonly",
+        TextEncoder: "readonly",
+        TextDecoder: "readonly",
+        performance: "readonly",
+        AbortController: "readonly",
+        fetch: "readonly",
+        queueMicrotask: "readonly",
+        setImmediate: "readonly",
+      },
     },
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
@@ -23,7 +39,14 @@ export default tseslint.config(
     // The live view's page scripts run in the browser as plain ES modules (served, never built).
     files: ["src/serve/static/**/*.js"],
     languageOptions: {
-      globals: { window: "readonly", document: "readonly", Node: "readonly", EventSource: "readonly", requestAnimationFrame: "readonly", uPlot: "readonly" },
+      globals: {
+        window: "readonly",
+        document: "readonly",
+        Node: "readonly",
+        EventSource: "readonly",
+        requestAnimationFrame: "readonly",
+        uPlot: "readonly",
+      },
     },
   },
   prettier,

@@ -5,7 +5,9 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const SHEBANG_WORDS = (readFileSync(fileURLToPath(new URL("../bin/agentops", import.meta.url)), "utf8").split("\n")[0] ?? "").split(/\s+/);
+const SHEBANG_WORDS = (
+  readFileSync(fileURLToPath(new URL("../bin/agentops", import.meta.url)), "utf8").split("\n")[0] ?? ""
+).split(/\s+/);
 
 /** The node flags the shebang gives the CLI. */
 export const CLI_NODE_FLAGS: readonly string[] = SHEBANG_WORDS.filter((word) => word.startsWith("--"));
@@ -16,5 +18,10 @@ export const SHIPPED_HEAP_FLAG = CLI_NODE_FLAGS.find((flag) => flag.startsWith("
 /** This process's environment with the shebang's assignments over it. */
 export const CLI_ENV: NodeJS.ProcessEnv = {
   ...process.env,
-  ...Object.fromEntries(SHEBANG_WORDS.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)])),
+  ...Object.fromEntries(
+    SHEBANG_WORDS.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => [
+      word.slice(0, word.indexOf("=")),
+      word.slice(word.indexOf("=") + 1),
+    ]),
+  ),
 };

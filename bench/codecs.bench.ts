@@ -26,13 +26,22 @@ import { isAgentEvent, type AgentEvent, type MetricFact } from "../src/contract/
 import { parseDecodedFact, parseFactJson } from "../src/contract/parse-fact.ts";
 import { decodeAgentEvent, encodeAgentEvent } from "../src/kafka/serde/agent-events-record.ts";
 import { shapeForAvro } from "../src/kafka/serde/avro-shape.ts";
-import { decodeEngineFact, encodeEngineFact, engineFactKey, readEngineFact, type SourceCoordinates } from "../src/kafka/serde/engine-facts-record.ts";
+import {
+  decodeEngineFact,
+  encodeEngineFact,
+  engineFactKey,
+  readEngineFact,
+  type SourceCoordinates,
+} from "../src/kafka/serde/engine-facts-record.ts";
 import { loadSchemas } from "../src/kafka/serde/schemas.ts";
 import { plainData } from "../src/kafka/serde/wire-decoder.ts";
 
 const file = process.argv[2] ?? "bench/out/facts-100000-seed42.ndjson";
 const ROUNDS = 7;
-const load = (): string => loadavg().map((value) => value.toFixed(1)).join(" / ");
+const load = (): string =>
+  loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" / ");
 
 const facts: MetricFact[] = [];
 const events: AgentEvent[] = [];
@@ -43,7 +52,11 @@ for (const line of readFileSync(file, "utf8").split("\n")) {
   if (isAgentEvent(parsed.fact)) events.push(parsed.fact);
   else facts.push(parsed.fact);
 }
-const sources: SourceCoordinates[] = facts.map((_, index) => ({ topic: "agentops.facts.v1", partition: index % 3, offset: String(1_000_000 + index) }));
+const sources: SourceCoordinates[] = facts.map((_, index) => ({
+  topic: "agentops.facts.v1",
+  partition: index % 3,
+  offset: String(1_000_000 + index),
+}));
 const schemas = loadSchemas();
 /** Avro records of the public schemas (absent fields as null), for the facts they can carry. */
 const avroFacts = facts.flatMap((fact) => {
@@ -57,12 +70,18 @@ const eventType = (event: AgentEvent) => {
   if (type === undefined) throw new Error(`no schema for ${event.type}`);
   return type;
 };
-const avroEvents = events.map((event) => ({ type: eventType(event), bytes: eventType(event).toBuffer(shapeForAvro(event, eventType(event))) }));
+const avroEvents = events.map((event) => ({
+  type: eventType(event),
+  bytes: eventType(event).toBuffer(shapeForAvro(event, eventType(event))),
+}));
 
 /** Today's engine-facts value (before this change), as ingest wrote it. */
 function encodeJson(fact: MetricFact, source: SourceCoordinates): { key: string; value: Buffer } {
   const canonical = JSON.stringify(fact);
-  return { key: engineFactKey(fact, canonical), value: Buffer.from(`{"fact":${canonical},"source":${JSON.stringify(source)}}`, "utf8") };
+  return {
+    key: engineFactKey(fact, canonical),
+    value: Buffer.from(`{"fact":${canonical},"source":${JSON.stringify(source)}}`, "utf8"),
+  };
 }
 
 interface Form {
@@ -89,13 +108,22 @@ const forms: Form[] = [
     name: "engine-facts: Avro body via avsc (lower bound)",
     records: avroFacts.length,
     encode: () => avroFacts.map(({ type, record }) => type.toBuffer(record)),
-    decode: (values) => values.reduce((count, value, index) => count + ((avroFacts[index]?.type.fromBuffer(value) as unknown) === undefined ? 0 : 1), 0),
+    decode: (values) =>
+      values.reduce(
+        (count, value, index) => count + ((avroFacts[index]?.type.fromBuffer(value) as unknown) === undefined ? 0 : 1),
+        0,
+      ),
   },
   {
     name: "agent events: registry Avro, decode + validate (before)",
     records: events.length,
     encode: () => avroEvents.map(({ bytes }) => bytes),
-    decode: (values) => values.reduce((count, value, index) => count + (parseDecodedFact(plainData(avroEvents[index]?.type.fromBuffer(value))).ok ? 1 : 0), 0),
+    decode: (values) =>
+      values.reduce(
+        (count, value, index) =>
+          count + (parseDecodedFact(plainData(avroEvents[index]?.type.fromBuffer(value))).ok ? 1 : 0),
+        0,
+      ),
   },
   {
     name: "agent events: binary layout (after)",
@@ -105,8 +133,12 @@ const forms: Form[] = [
   },
 ];
 
-console.log(`${file}: ${facts.length} metric facts (${avroFacts.length} without invalid measures), ${events.length} agent events; ${ROUNDS} rounds; load average before ${load()}`);
-const timings = new Map<Form, { encode: number[]; decode: number[]; bytes: number }>(forms.map((form) => [form, { encode: [], decode: [], bytes: 0 }]));
+console.log(
+  `${file}: ${facts.length} metric facts (${avroFacts.length} without invalid measures), ${events.length} agent events; ${ROUNDS} rounds; load average before ${load()}`,
+);
+const timings = new Map<Form, { encode: number[]; decode: number[]; bytes: number }>(
+  forms.map((form) => [form, { encode: [], decode: [], bytes: 0 }]),
+);
 for (let round = 0; round < ROUNDS; round++) {
   for (const form of forms) {
     const timing = timings.get(form);
@@ -122,7 +154,8 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const rate = (value: number): string => Math.round(value).toLocaleString("en-US");
 console.log("| record form | encode (records/s) | decode (records/s) | encode + decode (records/s) | bytes/record |");
 console.log("|---|---:|---:|---:|---:|");
@@ -131,6 +164,8 @@ for (const form of forms) {
   if (timing === undefined) continue;
   const encode = median(timing.encode);
   const decode = median(timing.decode);
-  console.log(`| ${form.name} | ${rate(encode)} | ${rate(decode)} | ${rate(1 / (1 / encode + 1 / decode))} | ${timing.bytes.toFixed(0)} |`);
+  console.log(
+    `| ${form.name} | ${rate(encode)} | ${rate(decode)} | ${rate(1 / (1 / encode + 1 / decode))} | ${timing.bytes.toFixed(0)} |`,
+  );
 }
 console.log(`load average after ${load()}`);

@@ -40,7 +40,9 @@ function time(label: string, records: readonly unknown[], run: (record: unknown)
   return results;
 }
 
-const lines = readFileSync(file, "utf8").split("\n").filter((line) => line.length > 0);
+const lines = readFileSync(file, "utf8")
+  .split("\n")
+  .filter((line) => line.length > 0);
 const records: unknown[] = [];
 const parseStart = performance.now();
 for (const line of lines) {
@@ -51,7 +53,11 @@ for (const line of lines) {
   }
 }
 const jsonMicros = ((performance.now() - parseStart) * 1000) / lines.length;
-console.log(`${file}: ${lines.length} lines, ${records.length} JSON objects; load average ${loadavg().map((load) => load.toFixed(1)).join(" ")}`);
+console.log(
+  `${file}: ${lines.length} lines, ${records.length} JSON objects; load average ${loadavg()
+    .map((load) => load.toFixed(1))
+    .join(" ")}`,
+);
 console.log(`${"JSON.parse".padEnd(22)}          ${jsonMicros.toFixed(3)} µs/line`);
 
 const zod = time("zod only (before)", records, zodOnly);
@@ -62,5 +68,11 @@ const valid = records.filter(zodOnly).length;
 const fastHits = records.filter((record) => fastParseFact(record) !== undefined).length;
 const best = (values: readonly number[]) => Math.min(...values).toFixed(3);
 console.log(`fast path coverage: ${fastHits} of ${valid} valid records (${((100 * fastHits) / valid).toFixed(2)}%)`);
-console.log(`best of ${ROUNDS}: zod only ${best(zod)} µs, fastParseFact ${best(fast)} µs, parseFact ${best(shipped)} µs per record; JSON.parse ${jsonMicros.toFixed(3)} µs per line`);
-console.log(`load average after: ${loadavg().map((load) => load.toFixed(1)).join(" ")}`);
+console.log(
+  `best of ${ROUNDS}: zod only ${best(zod)} µs, fastParseFact ${best(fast)} µs, parseFact ${best(shipped)} µs per record; JSON.parse ${jsonMicros.toFixed(3)} µs per line`,
+);
+console.log(
+  `load average after: ${loadavg()
+    .map((load) => load.toFixed(1))
+    .join(" ")}`,
+);

@@ -14,7 +14,8 @@ import { kafkajsOriginal } from "../src/kafka/kafkajs-module-cache.ts";
 const ROUNDS = 7;
 const BYTES_PER_ROUND = 256 * 1024 * 1024;
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 function round(sum: (bytes: Uint8Array) => number, buffers: readonly Buffer[]): { mbPerSecond: number; check: number } {
   let check = 0;
@@ -46,7 +47,15 @@ for (const size of [1 << 20, 1 << 10]) {
     rates.kafkajs.push(theirs.mbPerSecond);
     rates.ours.push(ours.mbPerSecond);
   }
-  console.log(`${size}-byte buffers: kafkajs ${rates.kafkajs.map((rate) => rate.toFixed(0)).join(", ")} MB/s; ours ${rates.ours.map((rate) => rate.toFixed(0)).join(", ")} MB/s`);
-  console.log(`  medians: kafkajs ${median(rates.kafkajs).toFixed(0)} MB/s, ours ${median(rates.ours).toFixed(0)} MB/s, ratio ${(median(rates.ours) / median(rates.kafkajs)).toFixed(2)}`);
+  console.log(
+    `${size}-byte buffers: kafkajs ${rates.kafkajs.map((rate) => rate.toFixed(0)).join(", ")} MB/s; ours ${rates.ours.map((rate) => rate.toFixed(0)).join(", ")} MB/s`,
+  );
+  console.log(
+    `  medians: kafkajs ${median(rates.kafkajs).toFixed(0)} MB/s, ours ${median(rates.ours).toFixed(0)} MB/s, ratio ${(median(rates.ours) / median(rates.kafkajs)).toFixed(2)}`,
+  );
 }
-console.log(`load average before ${loadBefore.map((value) => value.toFixed(2)).join(" / ")}, after ${loadavg().map((value) => value.toFixed(2)).join(" / ")}`);
+console.log(
+  `load average before ${loadBefore.map((value) => value.toFixed(2)).join(" / ")}, after ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" / ")}`,
+);

@@ -22,7 +22,10 @@ let lines = 0;
 let agentEvents = 0;
 let rejected = 0;
 const parseStarted = performance.now();
-const reader = createInterface({ input: createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 }), crlfDelay: Infinity });
+const reader = createInterface({
+  input: createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 }),
+  crlfDelay: Infinity,
+});
 for await (const line of reader) {
   if (lines >= limit) break;
   lines += 1;

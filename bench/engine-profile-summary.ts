@@ -46,15 +46,22 @@ profile.samples.forEach((id, index) => {
 
 function keyOf(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
-  const where = url === "" ? "" : `${url.replace(/^file:\/\/.*?\/(src|bench|node_modules)\//, "$1/")}:${lineNumber + 1}`;
+  const where =
+    url === "" ? "" : `${url.replace(/^file:\/\/.*?\/(src|bench|node_modules)\//, "$1/")}:${lineNumber + 1}`;
   return `${functionName || "(anonymous)"} ${where}`.trim();
 }
 
 const top = Number(topText ?? 25);
 const print = (title: string, table: Map<string, number>, filter: (key: string) => boolean): void => {
   process.stdout.write(`${title}\n`);
-  const rows = [...table.entries()].filter(([key]) => filter(key)).sort((a, b) => b[1] - a[1]).slice(0, top);
-  for (const [key, micros] of rows) process.stdout.write(`${((100 * micros) / total).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${key}\n`);
+  const rows = [...table.entries()]
+    .filter(([key]) => filter(key))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top);
+  for (const [key, micros] of rows)
+    process.stdout.write(
+      `${((100 * micros) / total).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${key}\n`,
+    );
 };
 print("self time", self, () => true);
 print("inclusive time (src/ functions)", inclusive, (key) => key.includes(" src/"));

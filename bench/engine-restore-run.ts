@@ -26,7 +26,15 @@ import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { boundEngineHeapGrowth } from "../src/state/heap-growth.ts";
 import { engineProcessor } from "../src/stream/processors/engine.ts";
-import type { EngineFact, Metrics, SinkRecord, SourceRecord, StoreSet, Task, TaskContext } from "../src/stream/processor.ts";
+import type {
+  EngineFact,
+  Metrics,
+  SinkRecord,
+  SourceRecord,
+  StoreSet,
+  Task,
+  TaskContext,
+} from "../src/stream/processor.ts";
 import { readProcStatus } from "../src/stream/runtime/proc-status.ts";
 import { DEFAULT_STATE_CACHE_MB } from "../src/stream/runtime/stream-config.ts";
 import { linesFrom } from "./workload-lines.ts";
@@ -98,7 +106,10 @@ function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {
 const NO_METRICS: Metrics = { count: () => undefined, gauge: () => undefined };
 
 function openTask(dir: string, cacheMb: number): Task<EngineFact> {
-  const processor = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), { directory: () => dir, cacheBytes: cacheMb * 1024 * 1024 });
+  const processor = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), {
+    directory: () => dir,
+    cacheBytes: cacheMb * 1024 * 1024,
+  });
   // No published-results store: that is the runtime's, restored from the results topic.
   return processor.open(0, new Map() as StoreSet, NO_METRICS, {} as TaskContext) as Task<EngineFact>;
 }
@@ -192,7 +203,13 @@ async function writeLog(workload: string, dir: string, logPath: string, cacheMb:
   return { mode: "log", facts, records, compactedRecords, seconds: (performance.now() - started) / 1000 };
 }
 
-async function restore(workload: string, dir: string, logPath: string, cacheMb: number, logOnly: boolean): Promise<RestoreReport> {
+async function restore(
+  workload: string,
+  dir: string,
+  logPath: string,
+  cacheMb: number,
+  logOnly: boolean,
+): Promise<RestoreReport> {
   const task = openTask(dir, cacheMb);
   task.localState?.resumeFrom("0");
   const logStarted = performance.now();
@@ -216,12 +233,24 @@ async function restore(workload: string, dir: string, logPath: string, cacheMb: 
   const liveStarted = performance.now();
   let results = 0;
   // Every page taken: going live renders each page when it is asked for.
-  if (!logOnly) for (const page of task.sourceRestore?.goLive() ?? []) results += page.outputs.filter((output) => output.topic === "results").length;
+  if (!logOnly)
+    for (const page of task.sourceRestore?.goLive() ?? [])
+      results += page.outputs.filter((output) => output.topic === "results").length;
   const goLiveSeconds = (performance.now() - liveStarted) / 1000;
   sinceSample = SAMPLE_EVERY;
   sampleMemory(0);
   await task.localState?.close();
-  return { mode: "restore", logRecords, logSeconds, units: Number(loaded.units ?? 0), facts, factsSeconds, results, goLiveSeconds, peakRssAnonBytes: peakRssAnon };
+  return {
+    mode: "restore",
+    logRecords,
+    logSeconds,
+    units: Number(loaded.units ?? 0),
+    facts,
+    factsSeconds,
+    results,
+    goLiveSeconds,
+    peakRssAnonBytes: peakRssAnon,
+  };
 }
 
 async function main(): Promise<void> {
@@ -232,8 +261,14 @@ async function main(): Promise<void> {
   const dir = option(args, "--dir");
   const logPath = option(args, "--log");
   const cacheMb = Number(option(args, "--cache-mb", String(DEFAULT_STATE_CACHE_MB)));
-  if (mode !== "log" && mode !== "restore") throw new Error("usage: engine-restore-run.ts log|restore --workload <ndjson> --dir <dir> --log <file> (see the header comment)");
-  const report = mode === "log" ? await writeLog(workload, dir, logPath, cacheMb) : await restore(workload, dir, logPath, cacheMb, args.includes("--log-only"));
+  if (mode !== "log" && mode !== "restore")
+    throw new Error(
+      "usage: engine-restore-run.ts log|restore --workload <ndjson> --dir <dir> --log <file> (see the header comment)",
+    );
+  const report =
+    mode === "log"
+      ? await writeLog(workload, dir, logPath, cacheMb)
+      : await restore(workload, dir, logPath, cacheMb, args.includes("--log-only"));
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 

@@ -41,21 +41,29 @@ const FACTS = option("--facts", 200_000);
 const RUNS = option("--runs", 2);
 const CACHE_MB = option("--cache-mb", DEFAULT_STATE_CACHE_MB);
 const writeResults = !argv.includes("--no-write");
-const log = (message: string): void => void process.stderr.write(`[bench:restore ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+const log = (message: string): void =>
+  void process.stderr.write(`[bench:restore ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
 /** This sitting's files (by process id: two sittings at once must not delete each other's). */
 const WORK = `${BENCH_OUT}engine-restore/${String(process.pid)}/`;
 
 function run<T>(args: readonly string[]): T {
   // The engine's node flags as `agentops run` starts it (bin/agentops): the same young generation and malloc arenas.
-  const output = execFileSync(NODE, ["--max-semi-space-size=16", RUNNER, ...args], { env: { ...process.env, MALLOC_ARENA_MAX: "2" }, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20 });
+  const output = execFileSync(NODE, ["--max-semi-space-size=16", RUNNER, ...args], {
+    env: { ...process.env, MALLOC_ARENA_MAX: "2" },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(output.trim().split("\n").at(-1) ?? "") as T;
 }
 
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
 const rate = (count: number, seconds: number): string => Math.round(count / seconds).toLocaleString("en-US");
 
@@ -64,21 +72,46 @@ mkdirSync(WORK, { recursive: true });
 const logFile = `${WORK}contributions.log`;
 try {
   log(`writing the contributions log of ${workload} (engine over every metric fact, cache ${String(CACHE_MB)} MiB)`);
-  const written = run<LogReport>(["log", "--workload", workload, "--dir", `${WORK}writer`, "--log", logFile, "--cache-mb", String(CACHE_MB)]);
+  const written = run<LogReport>([
+    "log",
+    "--workload",
+    workload,
+    "--dir",
+    `${WORK}writer`,
+    "--log",
+    logFile,
+    "--cache-mb",
+    String(CACHE_MB),
+  ]);
   rmSync(`${WORK}writer`, { recursive: true, force: true });
-  log(`${written.records.toLocaleString("en-US")} records (${written.compactedRecords.toLocaleString("en-US")} compacted) for ${written.facts.toLocaleString("en-US")} facts in ${written.seconds.toFixed(1)} s`);
+  log(
+    `${written.records.toLocaleString("en-US")} records (${written.compactedRecords.toLocaleString("en-US")} compacted) for ${written.facts.toLocaleString("en-US")} facts in ${written.seconds.toFixed(1)} s`,
+  );
   const rows: { log: "as written" | "compacted"; report: RestoreReport }[] = [];
   for (let index = 0; index < RUNS; index++) {
     for (const which of ["as written", "compacted"] as const) {
       const dir = `${WORK}member`;
       rmSync(dir, { recursive: true, force: true });
-      const report = run<RestoreReport>(["restore", "--workload", workload, "--dir", dir, "--log", which === "compacted" ? `${logFile}.compacted` : logFile, "--cache-mb", String(CACHE_MB)]);
+      const report = run<RestoreReport>([
+        "restore",
+        "--workload",
+        workload,
+        "--dir",
+        dir,
+        "--log",
+        which === "compacted" ? `${logFile}.compacted` : logFile,
+        "--cache-mb",
+        String(CACHE_MB),
+      ]);
       rmSync(dir, { recursive: true, force: true });
       rows.push({ log: which, report });
-      log(`run ${String(index + 1)}, log ${which}: log ${report.logRecords.toLocaleString("en-US")} records in ${report.logSeconds.toFixed(1)} s, facts ${report.facts.toLocaleString("en-US")} in ${report.factsSeconds.toFixed(1)} s, live ${report.goLiveSeconds.toFixed(1)} s, peak RssAnon ${String(Math.round(report.peakRssAnonBytes / MIB))} MiB`);
+      log(
+        `run ${String(index + 1)}, log ${which}: log ${report.logRecords.toLocaleString("en-US")} records in ${report.logSeconds.toFixed(1)} s, facts ${report.facts.toLocaleString("en-US")} in ${report.factsSeconds.toFixed(1)} s, live ${report.goLiveSeconds.toFixed(1)} s, peak RssAnon ${String(Math.round(report.peakRssAnonBytes / MIB))} MiB`,
+      );
     }
   }
-  const byLog = (which: "as written" | "compacted"): RestoreReport[] => rows.filter((row) => row.log === which).map((row) => row.report);
+  const byLog = (which: "as written" | "compacted"): RestoreReport[] =>
+    rows.filter((row) => row.log === which).map((row) => row.report);
   const summary = (["as written", "compacted"] as const).map((which) => {
     const reports = byLog(which);
     const logSeconds = median(reports.map((report) => report.logSeconds));
@@ -91,7 +124,9 @@ try {
   const section = [
     HEADING,
     "",
-    `- Date: ${new Date().toISOString()} (commit ${commit}). Machine: ${String(cpus().length)} cores (${cpus()[0]?.model.trim() ?? "?"}), ${(totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}; load average ${loadavg().map((value) => value.toFixed(1)).join(" / ")} at the end.`,
+    `- Date: ${new Date().toISOString()} (commit ${commit}). Machine: ${String(cpus().length)} cores (${cpus()[0]?.model.trim() ?? "?"}), ${(totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}; load average ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(" / ")} at the end.`,
     `- Command: \`npm run bench:restore -- --facts ${String(FACTS)} --runs ${String(RUNS)}${CACHE_MB === DEFAULT_STATE_CACHE_MB ? "" : ` --cache-mb ${String(CACHE_MB)}`}\`; workload ${workload.slice(ROOT.length)} (${(statSync(workload).size / MIB).toFixed(0)} MiB), state cache ${String(CACHE_MB)} MiB.`,
     `- The log: ${written.records.toLocaleString("en-US")} records as the engine task sent them flushing every batch of 500 of ${written.facts.toLocaleString("en-US")} metric facts, as live (${written.seconds.toFixed(1)} s), ${written.compactedRecords.toLocaleString("en-US")} once compacted.`,
     `- Each row: the median of ${String(RUNS)} restore${RUNS === 1 ? "" : "s"} of a member with an empty store (LMDB), alternating with the other row; the peak anonymous RSS of each run.`,

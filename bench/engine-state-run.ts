@@ -150,7 +150,15 @@ class MemoryPeaks {
     this.last = performance.now();
     const status = readProcStatus("self");
     const usage = process.memoryUsage();
-    const sample = { facts, rssAnonBytes: status?.("RssAnon") ?? 0, rssFileBytes: status?.("RssFile") ?? 0, heapUsedBytes: usage.heapUsed, heapTotalBytes: usage.heapTotal, externalBytes: usage.external, cachedBytes: this.state.cachedBytes };
+    const sample = {
+      facts,
+      rssAnonBytes: status?.("RssAnon") ?? 0,
+      rssFileBytes: status?.("RssFile") ?? 0,
+      heapUsedBytes: usage.heapUsed,
+      heapTotalBytes: usage.heapTotal,
+      externalBytes: usage.external,
+      cachedBytes: this.state.cachedBytes,
+    };
     this.rssAnon = Math.max(this.rssAnon, sample.rssAnonBytes);
     this.rssFile = Math.max(this.rssFile, sample.rssFileBytes);
     this.heapUsed = Math.max(this.heapUsed, sample.heapUsedBytes);
@@ -182,7 +190,13 @@ function freeBytes(directory: string): number {
   return fs.bavail * fs.bsize;
 }
 
-async function load(mode: "load" | "memory", workload: string, state: StateStore, options: LoadOptions, directory: string | undefined): Promise<LoadReport> {
+async function load(
+  mode: "load" | "memory",
+  workload: string,
+  state: StateStore,
+  options: LoadOptions,
+  directory: string | undefined,
+): Promise<LoadReport> {
   const { commitEvery, holdBackBytes, maxSeconds, minFreeBytes } = options;
   const started = performance.now();
   const stopAt = Math.max(0, statSync(workload).size - holdBackBytes);
@@ -218,7 +232,9 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
     // As the processor after each flush (src/stream/processors/engine.ts): the changed units'
     // contributions changelog records, encoded (the processor sends them; here they are dropped).
     // On disk this also empties the changed-units table, as the processor's flushes do.
-    if (state.persistent) for (const [, contributions] of engine.unitChanges()) if (contributions.length > 0) encodeUnitRecord(identity, contributions);
+    if (state.persistent)
+      for (const [, contributions] of engine.unitChanges())
+        if (contributions.length > 0) encodeUnitRecord(identity, contributions);
     const commitStarted = performance.now();
     flushMillis += commitStarted - flushStarted;
     if (!engine.settled) throw new Error("engine not settled after flush: a checkpoint now would claim unflushed work");
@@ -238,7 +254,9 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
     }
     if ((performance.now() - started) / 1000 >= maxSeconds) stoppedBy = "time";
     else if (directory !== undefined && freeBytes(directory) < minFreeBytes) stoppedBy = "disk";
-    process.stderr.write(`${JSON.stringify({ progress: { facts, lines, seconds: (performance.now() - started) / 1000, rssAnonBytes: peaks.rssAnon, rssFileBytes: peaks.rssFile } })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ progress: { facts, lines, seconds: (performance.now() - started) / 1000, rssAnonBytes: peaks.rssAnon, rssFileBytes: peaks.rssFile } })}\n`,
+    );
   };
 
   const ingest = async (batch: readonly Parsed[]): Promise<void> => {
@@ -313,7 +331,11 @@ async function load(mode: "load" | "memory", workload: string, state: StateStore
     flushSeconds: flushMillis / 1000,
     commitSeconds: commitMillis.reduce((sum, millis) => sum + millis, 0) / 1000,
     processCpuSeconds: cpuSeconds(process.cpuUsage()),
-    commitMillis: { median: quantile(sortedCommits, 0.5), p95: quantile(sortedCommits, 0.95), max: sortedCommits.at(-1) ?? 0 },
+    commitMillis: {
+      median: quantile(sortedCommits, 0.5),
+      p95: quantile(sortedCommits, 0.95),
+      max: sortedCommits.at(-1) ?? 0,
+    },
     writesPerCommit: writes / Math.max(1, commitMillis.length),
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     peakRssAnonBytes: peaks.rssAnon,
@@ -396,13 +418,20 @@ async function main(): Promise<void> {
   if (mode === "load") {
     const directory = option("dir");
     const backend = openLmdbBackend(directory);
-    report = await load("load", workload, new StateStore(backend, Number(option("cache-mb")) * 1024 * 1024), loadOptions(), directory);
+    report = await load(
+      "load",
+      workload,
+      new StateStore(backend, Number(option("cache-mb")) * 1024 * 1024),
+      loadOptions(),
+      directory,
+    );
     await backend.close();
   } else if (mode === "memory") {
     report = await load("memory", workload, new StateStore(undefined), loadOptions(), undefined);
   } else if (mode === "restart") {
     report = await restart(workload, option("dir"), Number(option("cache-mb")), Number(option("live-facts")));
-  } else throw new Error("usage: engine-state-run.ts load|memory|restart --workload <ndjson> … (see the header comment)");
+  } else
+    throw new Error("usage: engine-state-run.ts load|memory|restart --workload <ndjson> … (see the header comment)");
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 

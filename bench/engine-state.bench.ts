@@ -59,7 +59,8 @@ const DEFAULT_STORE_BYTES_PER_LINE = 4000;
 const WORKLOAD_BYTES_PER_LINE = 420;
 
 const argv = process.argv.slice(2);
-const option = (name: string, fallback: string): string => (argv.includes(name) ? (argv[argv.indexOf(name) + 1] ?? fallback) : fallback);
+const option = (name: string, fallback: string): string =>
+  argv.includes(name) ? (argv[argv.indexOf(name) + 1] ?? fallback) : fallback;
 const SIZES = option("--sizes", "1000000,5000000,20000000").split(",").map(Number);
 const RUNS = Number(option("--runs", "1"));
 const CACHE_MB = Number(option("--cache-mb", String(DEFAULT_STATE_CACHE_MB)));
@@ -68,7 +69,12 @@ const HEAP_MB = argv.includes("--heap-mb") ? Number(option("--heap-mb", "0")) : 
 const COMMIT_EVERY = Number(option("--commit-every", "20000"));
 /** --memory-limit-mb N: each load in a memory cgroup limited to N MiB, page cache included. */
 const MEMORY_LIMIT_MB = argv.includes("--memory-limit-mb") ? Number(option("--memory-limit-mb", "0")) : undefined;
-const MEMORY_AT = new Set(option("--memory-at", "1000000").split(",").filter((size) => size !== "").map(Number));
+const MEMORY_AT = new Set(
+  option("--memory-at", "1000000")
+    .split(",")
+    .filter((size) => size !== "")
+    .map(Number),
+);
 const MAX_MINUTES = Number(option("--max-minutes", "40"));
 /** Disk left to the others working on the machine when a large store runs out of room. */
 const MIN_FREE_BYTES = Number(option("--min-free-gib", "8")) * GIB;
@@ -89,14 +95,23 @@ interface ChildResult<T> {
 }
 
 /** Runs the child; its progress lines (stderr) are logged every `progressEvery`-th. */
-function child<T>(args: readonly string[], timeoutMs: number, progressEvery = 25, cgroup?: MemoryCgroup): Promise<ChildResult<T>> {
+function child<T>(
+  args: readonly string[],
+  timeoutMs: number,
+  progressEvery = 25,
+  cgroup?: MemoryCgroup,
+): Promise<ChildResult<T>> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     // The engine runs with the node flags `agentops run` has (bin/agentops: heap bound, young
     // generation), the heap bound replaced by --heap-mb's; the in-memory comparison keeps V8's
     // defaults. Under --memory-limit-mb this matters: without an explicit bound V8 sizes its heap
     // from the cgroup's limit, which the shipped command overrides.
-    const heapFlags = args.includes("memory") ? [] : HEAP_MB === undefined ? CLI_NODE_FLAGS : [...CLI_NODE_FLAGS.filter((flag) => flag !== SHIPPED_HEAP_FLAG), `--max-old-space-size=${String(HEAP_MB)}`];
+    const heapFlags = args.includes("memory")
+      ? []
+      : HEAP_MB === undefined
+        ? CLI_NODE_FLAGS
+        : [...CLI_NODE_FLAGS.filter((flag) => flag !== SHIPPED_HEAP_FLAG), `--max-old-space-size=${String(HEAP_MB)}`];
     const command: [string, string[]] = [NODE, [...heapFlags, RUNNER, ...args]];
     const [file, fileArgs] = cgroup === undefined ? command : cgroup.wrap(...command);
     // The shipped command's environment too (MALLOC_ARENA_MAX), for the engine's memory to be the user's.
@@ -110,8 +125,12 @@ function child<T>(args: readonly string[], timeoutMs: number, progressEvery = 25
         if (line.startsWith('{"progress"')) {
           progressLines += 1;
           if (progressLines % progressEvery === 0) {
-            const { progress } = JSON.parse(line) as { progress: { facts: number; seconds: number; rssAnonBytes: number; rssFileBytes: number } };
-            log(`    ${progress.facts.toLocaleString("en-US")} facts in ${progress.seconds.toFixed(0)} s, peak anon ${(progress.rssAnonBytes / MIB).toFixed(0)} MiB, file ${(progress.rssFileBytes / MIB).toFixed(0)} MiB, load ${load1().toFixed(2)}`);
+            const { progress } = JSON.parse(line) as {
+              progress: { facts: number; seconds: number; rssAnonBytes: number; rssFileBytes: number };
+            };
+            log(
+              `    ${progress.facts.toLocaleString("en-US")} facts in ${progress.seconds.toFixed(0)} s, peak anon ${(progress.rssAnonBytes / MIB).toFixed(0)} MiB, file ${(progress.rssFileBytes / MIB).toFixed(0)} MiB, load ${load1().toFixed(2)}`,
+            );
           }
         } else if (line.trim() !== "") stderrTail = `${stderrTail}\n${line}`.slice(-4000);
       }
@@ -122,8 +141,21 @@ function child<T>(args: readonly string[], timeoutMs: number, progressEvery = 25
       clearTimeout(timer);
       const wallMillis = performance.now() - started;
       const last = stdout.trim().split("\n").at(-1) ?? "";
-      if (code === 0 && last.startsWith("{")) resolve({ report: JSON.parse(last) as T, wallMillis, failure: undefined });
-      else resolve({ report: undefined, wallMillis, failure: `exit ${String(code ?? signal)}: ${stderrTail.split("\n").filter((line) => /Error|error/.test(line)).at(-1)?.trim().slice(0, 200) ?? ""}` });
+      if (code === 0 && last.startsWith("{"))
+        resolve({ report: JSON.parse(last) as T, wallMillis, failure: undefined });
+      else
+        resolve({
+          report: undefined,
+          wallMillis,
+          failure: `exit ${String(code ?? signal)}: ${
+            stderrTail
+              .split("\n")
+              .filter((line) => /Error|error/.test(line))
+              .at(-1)
+              ?.trim()
+              .slice(0, 200) ?? ""
+          }`,
+        });
     });
   });
 }
@@ -157,7 +189,11 @@ interface Measured {
   readonly memoryLimit?: MemoryCgroupUsage;
 }
 
-const SETTINGS = { command: `npm run bench:engine-state --${argv.map((arg) => ` ${arg}`).join("")}`, cacheMb: CACHE_MB, commitEvery: COMMIT_EVERY };
+const SETTINGS = {
+  command: `npm run bench:engine-state --${argv.map((arg) => ` ${arg}`).join("")}`,
+  cacheMb: CACHE_MB,
+  commitEvery: COMMIT_EVERY,
+};
 
 const timeoutMs = (): number => (MAX_MINUTES + 15) * 60_000;
 
@@ -167,20 +203,78 @@ async function measureDisk(size: number, workload: string, run: number): Promise
   const start = load1();
   const started = new Date().toISOString();
   try {
-    const loadArgs = ["load", "--workload", workload, "--dir", directory, "--cache-mb", String(CACHE_MB), "--commit-every", String(COMMIT_EVERY), "--hold-back-bytes", String(HOLD_BACK_BYTES), "--max-seconds", String(MAX_MINUTES * 60), "--min-free-bytes", String(MIN_FREE_BYTES)];
-    const cgroup = MEMORY_LIMIT_MB === undefined ? undefined : openMemoryCgroup(`agentops-bench-${String(process.pid)}-${String(size)}-${String(run)}`, MEMORY_LIMIT_MB * MIB);
+    const loadArgs = [
+      "load",
+      "--workload",
+      workload,
+      "--dir",
+      directory,
+      "--cache-mb",
+      String(CACHE_MB),
+      "--commit-every",
+      String(COMMIT_EVERY),
+      "--hold-back-bytes",
+      String(HOLD_BACK_BYTES),
+      "--max-seconds",
+      String(MAX_MINUTES * 60),
+      "--min-free-bytes",
+      String(MIN_FREE_BYTES),
+    ];
+    const cgroup =
+      MEMORY_LIMIT_MB === undefined
+        ? undefined
+        : openMemoryCgroup(
+            `agentops-bench-${String(process.pid)}-${String(size)}-${String(run)}`,
+            MEMORY_LIMIT_MB * MIB,
+          );
     if (typeof cgroup === "string") return `no memory limit could be set: ${cgroup}`;
     const loaded = await child<LoadReport>(loadArgs, timeoutMs(), 25, cgroup);
     const memoryLimit = cgroup?.usage();
     cgroup?.close();
     if (loaded.report === undefined) {
-      const killed = memoryLimit !== undefined && memoryLimit.oomKills > 0 ? `killed by the kernel for memory under the ${String(MEMORY_LIMIT_MB)} MiB limit (cgroup peak ${mib(memoryLimit.peakBytes)} MiB), ` : "";
+      const killed =
+        memoryLimit !== undefined && memoryLimit.oomKills > 0
+          ? `killed by the kernel for memory under the ${String(MEMORY_LIMIT_MB)} MiB limit (cgroup peak ${mib(memoryLimit.peakBytes)} MiB), `
+          : "";
       return `load failed after ${(loaded.wallMillis / 1000).toFixed(0)} s: ${killed}${loaded.failure ?? ""}`;
     }
     const bytes = diskBytes(directory);
-    const restarted = await child<RestartReport>(["restart", "--workload", workload, "--dir", directory, "--cache-mb", String(CACHE_MB), "--live-facts", String(LIVE_FACTS)], 10 * 60_000);
-    const note = [loaded.report.stoppedBy === null ? "" : `stopped at a commit (${loaded.report.stoppedBy === "time" ? `${MAX_MINUTES}-minute budget` : `free disk below ${(MIN_FREE_BYTES / GIB).toFixed(0)} GiB`})`, restarted.report === undefined ? `restart failed: ${restarted.failure ?? ""}` : ""].filter((part) => part !== "").join("; ");
-    return { size, run, started, mode: "load", load: loaded.report, diskBytes: bytes, restart: restarted.report ?? null, restartWallMillis: restarted.report === undefined ? null : restarted.wallMillis, loadAvg: { start, end: load1() }, note, ...SETTINGS, ...(memoryLimit === undefined ? {} : { memoryLimit }) };
+    const restarted = await child<RestartReport>(
+      [
+        "restart",
+        "--workload",
+        workload,
+        "--dir",
+        directory,
+        "--cache-mb",
+        String(CACHE_MB),
+        "--live-facts",
+        String(LIVE_FACTS),
+      ],
+      10 * 60_000,
+    );
+    const note = [
+      loaded.report.stoppedBy === null
+        ? ""
+        : `stopped at a commit (${loaded.report.stoppedBy === "time" ? `${MAX_MINUTES}-minute budget` : `free disk below ${(MIN_FREE_BYTES / GIB).toFixed(0)} GiB`})`,
+      restarted.report === undefined ? `restart failed: ${restarted.failure ?? ""}` : "",
+    ]
+      .filter((part) => part !== "")
+      .join("; ");
+    return {
+      size,
+      run,
+      started,
+      mode: "load",
+      load: loaded.report,
+      diskBytes: bytes,
+      restart: restarted.report ?? null,
+      restartWallMillis: restarted.report === undefined ? null : restarted.wallMillis,
+      loadAvg: { start, end: load1() },
+      note,
+      ...SETTINGS,
+      ...(memoryLimit === undefined ? {} : { memoryLimit }),
+    };
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
@@ -189,15 +283,41 @@ async function measureDisk(size: number, workload: string, run: number): Promise
 async function measureMemory(size: number, workload: string, run: number): Promise<Measured | string> {
   const start = load1();
   const started = new Date().toISOString();
-  const loaded = await child<LoadReport>(["memory", "--workload", workload, "--commit-every", String(COMMIT_EVERY), "--hold-back-bytes", String(HOLD_BACK_BYTES)], timeoutMs());
-  if (loaded.report === undefined) return `in-memory load failed after ${(loaded.wallMillis / 1000).toFixed(0)} s (${loaded.failure ?? ""})`;
-  return { size, run, started, mode: "memory", load: loaded.report, diskBytes: null, restart: null, restartWallMillis: null, loadAvg: { start, end: load1() }, note: "", ...SETTINGS };
+  const loaded = await child<LoadReport>(
+    [
+      "memory",
+      "--workload",
+      workload,
+      "--commit-every",
+      String(COMMIT_EVERY),
+      "--hold-back-bytes",
+      String(HOLD_BACK_BYTES),
+    ],
+    timeoutMs(),
+  );
+  if (loaded.report === undefined)
+    return `in-memory load failed after ${(loaded.wallMillis / 1000).toFixed(0)} s (${loaded.failure ?? ""})`;
+  return {
+    size,
+    run,
+    started,
+    mode: "memory",
+    load: loaded.report,
+    diskBytes: null,
+    restart: null,
+    restartWallMillis: null,
+    loadAvg: { start, end: load1() },
+    note: "",
+    ...SETTINGS,
+  };
 }
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const thousands = (value: number): string => Math.round(value).toLocaleString("en-US");
@@ -208,7 +328,9 @@ function sampleAt(samples: readonly MemorySample[], fraction: number): MemorySam
   const last = samples.at(-1);
   if (last === undefined) return undefined;
   const want = last.facts * fraction;
-  return samples.reduce((best, sample) => (Math.abs(sample.facts - want) < Math.abs(best.facts - want) ? sample : best));
+  return samples.reduce((best, sample) =>
+    Math.abs(sample.facts - want) < Math.abs(best.facts - want) ? sample : best,
+  );
 }
 
 interface Row {
@@ -227,15 +349,24 @@ function rowsOf(measured: readonly Measured[]): Row[] {
   return rows.sort((a, b) => a.size - b.size || a.mode.localeCompare(b.mode));
 }
 
-function section(measured: readonly Measured[], failures: readonly string[], started: string, loadAtStart: number, loadAtEnd: number): string {
+function section(
+  measured: readonly Measured[],
+  failures: readonly string[],
+  started: string,
+  loadAtStart: number,
+  loadAtEnd: number,
+): string {
   const rows = rowsOf(measured);
   const pick = (row: Row, read: (m: Measured) => number): number => median(row.runs.map(read));
-  const label = (row: Row): string => `${row.size.toLocaleString("en-US")} · ${row.mode === "load" ? "LMDB" : "memory"}`;
-  const loads = (row: Row): string => row.runs.map((m) => `${m.loadAvg.start.toFixed(2)} → ${m.loadAvg.end.toFixed(2)}`).join(", ");
+  const label = (row: Row): string =>
+    `${row.size.toLocaleString("en-US")} · ${row.mode === "load" ? "LMDB" : "memory"}`;
+  const loads = (row: Row): string =>
+    row.runs.map((m) => `${m.loadAvg.start.toFixed(2)} → ${m.loadAvg.end.toFixed(2)}`).join(", ");
   const machine = `nproc ${execFileSync("nproc", { encoding: "utf8" }).trim()} (${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, shared), ${(totalmem() / GIB).toFixed(0)} GiB RAM, Node ${process.version}`;
   const commands = [...new Set(measured.map((m) => m.command))];
   const { cacheMb, commitEvery } = measured[0] ?? SETTINGS;
-  if (measured.some((m) => m.cacheMb !== cacheMb || m.commitEvery !== commitEvery)) throw new Error("runs with different --cache-mb or --commit-every cannot share a table");
+  if (measured.some((m) => m.cacheMb !== cacheMb || m.commitEvery !== commitEvery))
+    throw new Error("runs with different --cache-mb or --commit-every cannot share a table");
   const most = Math.max(...rows.map((row) => row.runs.length));
   const memoryAt = [...new Set(rows.filter((row) => row.mode === "memory").map((row) => row.size))];
 
@@ -260,19 +391,26 @@ function section(measured: readonly Measured[], failures: readonly string[], sta
 
   const disk = rows.filter((row) => row.mode === "load");
   const withRestart = (row: Row): Measured[] => row.runs.filter((m) => m.restart !== null);
-  const restartPick = (row: Row, read: (restart: RestartReport, m: Measured) => number): number => median(withRestart(row).map((m) => read(m.restart as RestartReport, m)));
+  const restartPick = (row: Row, read: (restart: RestartReport, m: Measured) => number): number =>
+    median(withRestart(row).map((m) => read(m.restart as RestartReport, m)));
   const restart = [
     `| lines | facts in the store (checkpoint) | open LMDB ms | build engine ms | read checkpoint ms | seek + ${LIVE_FACTS.toLocaleString("en-US")} facts + flush ms | **time to live ms** | restart process wall ms (node start + imports included) | cache misses while going live | restart peak RSS MiB |`,
     "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...disk
       .filter((row) => withRestart(row).length > 0)
-      .map((row) => `| ${row.size.toLocaleString("en-US")} | ${thousands(restartPick(row, (r) => r.checkpoint.facts))} | ${restartPick(row, (r) => r.openMillis).toFixed(1)} | ${restartPick(row, (r) => r.engineMillis).toFixed(0)} | ${restartPick(row, (r) => r.checkpointMillis).toFixed(1)} | ${restartPick(row, (r) => r.catchUpMillis).toFixed(0)} | **${restartPick(row, (r) => r.liveMillis).toFixed(0)}** | ${restartPick(row, (_r, m) => m.restartWallMillis ?? 0).toFixed(0)} | ${thousands(restartPick(row, (r) => r.misses))} | ${mib(restartPick(row, (r) => r.peakRssBytes))} |`),
+      .map(
+        (row) =>
+          `| ${row.size.toLocaleString("en-US")} | ${thousands(restartPick(row, (r) => r.checkpoint.facts))} | ${restartPick(row, (r) => r.openMillis).toFixed(1)} | ${restartPick(row, (r) => r.engineMillis).toFixed(0)} | ${restartPick(row, (r) => r.checkpointMillis).toFixed(1)} | ${restartPick(row, (r) => r.catchUpMillis).toFixed(0)} | **${restartPick(row, (r) => r.liveMillis).toFixed(0)}** | ${restartPick(row, (_r, m) => m.restartWallMillis ?? 0).toFixed(0)} | ${thousands(restartPick(row, (r) => r.misses))} | ${mib(restartPick(row, (r) => r.peakRssBytes))} |`,
+      ),
   ];
 
-  const notes = measured.filter((m) => m.note !== "").map((m) => `- ${m.size.toLocaleString("en-US")} lines, run ${m.run}: ${m.note}.`);
+  const notes = measured
+    .filter((m) => m.note !== "")
+    .map((m) => `- ${m.size.toLocaleString("en-US")} lines, run ${m.run}: ${m.note}.`);
   const peakTotal = disk.map((row) => pick(row, (m) => m.load.peakRssBytes));
   const peakAnon = disk.map((row) => pick(row, (m) => m.load.peakRssAnonBytes));
-  const verdict = (values: readonly number[]): string => (values.length > 0 && values.every((value) => value < TARGETS.peakRssBytes) ? "met" : "**missed**");
+  const verdict = (values: readonly number[]): string =>
+    values.length > 0 && values.every((value) => value < TARGETS.peakRssBytes) ? "met" : "**missed**";
   const liveRow = disk.find((row) => row.size === TARGETS.liveAtLines && withRestart(row).length > 0);
   const live = liveRow === undefined ? undefined : restartPick(liveRow, (r) => r.liveMillis);
   const sizesText = disk.map((row) => row.size.toLocaleString("en-US")).join(" / ");
@@ -306,14 +444,23 @@ function section(measured: readonly Measured[], failures: readonly string[], sta
     `- engine peak RSS < 512 MiB at ${sizesText} lines, counting the mapped store (maxRSS): ${peakTotal.map(mib).join(" / ")} MiB → ${verdict(peakTotal)}`,
     `- the same counting anonymous RSS only (the engine's own memory): ${peakAnon.map(mib).join(" / ")} MiB → ${verdict(peakAnon)}`,
     ...(limited.length + killedUnderLimit.length > 0
-      ? [`- the engine runs within a hard ${String(MEMORY_LIMIT_MB ?? mib(limited[0]?.memoryLimit?.limitBytes ?? 0))} MiB memory limit that counts its mapped store and page cache (a container's limit): ${killedUnderLimit.length === 0 ? "completed at every size → met" : "**missed** (OOM-killed)"}`, ...limitLines.map((line) => `  ${line}`)]
+      ? [
+          `- the engine runs within a hard ${String(MEMORY_LIMIT_MB ?? mib(limited[0]?.memoryLimit?.limitBytes ?? 0))} MiB memory limit that counts its mapped store and page cache (a container's limit): ${killedUnderLimit.length === 0 ? "completed at every size → met" : "**missed** (OOM-killed)"}`,
+          ...limitLines.map((line) => `  ${line}`),
+        ]
       : []),
     `- live in < 5 s at ${TARGETS.liveAtLines.toLocaleString("en-US")} lines: ${live === undefined ? "not measured" : `${(live / 1000).toFixed(2)} s → ${live < TARGETS.liveMillis ? "met" : "**missed**"}`}`,
     "",
   ].join("\n");
 }
 
-function publish(measured: readonly Measured[], failures: readonly string[], started: string, loadAtStart: number, loadAtEnd: number): void {
+function publish(
+  measured: readonly Measured[],
+  failures: readonly string[],
+  started: string,
+  loadAtStart: number,
+  loadAtEnd: number,
+): void {
   const text = section(measured, failures, started, loadAtStart, loadAtEnd);
   publishResultsSection(HEADING, text, writeResults, log);
 }
@@ -328,7 +475,12 @@ function diskNeeded(size: number, measured: readonly Measured[]): { workload: nu
 
 async function main(): Promise<void> {
   if (FROM_RUNS !== undefined) {
-    const logged = FROM_RUNS.flatMap((file) => readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Measured)).sort((a, b) => a.started.localeCompare(b.started));
+    const logged = FROM_RUNS.flatMap((file) =>
+      readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Measured),
+    ).sort((a, b) => a.started.localeCompare(b.started));
     const first = logged[0];
     const last = logged.at(-1);
     publish(logged, [], first?.started ?? new Date().toISOString(), first?.loadAvg.start ?? 0, last?.loadAvg.end ?? 0);
@@ -349,7 +501,9 @@ async function main(): Promise<void> {
     measured.push(result);
     appendFileSync(RUNS_LOG, `${JSON.stringify(result)}\n`);
     const { load, restart } = result;
-    log(`  ${thousands(load.facts)} facts in ${load.wallSeconds.toFixed(0)} s: engine ${thousands(load.facts / load.engineSeconds)} facts/s, peak RSS ${mib(load.peakRssBytes)} MiB (anon ${mib(load.peakRssAnonBytes)}, file ${mib(load.peakRssFileBytes)}), heap ${mib(load.peakHeapUsedBytes)} MiB${result.diskBytes === null ? "" : `, store ${mib(result.diskBytes)} MiB`}${restart === null ? "" : `, live in ${restart.liveMillis.toFixed(0)} ms`}${result.note === "" ? "" : ` (${result.note})`}`);
+    log(
+      `  ${thousands(load.facts)} facts in ${load.wallSeconds.toFixed(0)} s: engine ${thousands(load.facts / load.engineSeconds)} facts/s, peak RSS ${mib(load.peakRssBytes)} MiB (anon ${mib(load.peakRssAnonBytes)}, file ${mib(load.peakRssFileBytes)}), heap ${mib(load.peakHeapUsedBytes)} MiB${result.diskBytes === null ? "" : `, store ${mib(result.diskBytes)} MiB`}${restart === null ? "" : `, live in ${restart.liveMillis.toFixed(0)} ms`}${result.note === "" ? "" : ` (${result.note})`}`,
+    );
   };
   try {
     for (const size of SIZES) {
@@ -357,13 +511,20 @@ async function main(): Promise<void> {
       // Without room for the workload and a tenth of the store there is nothing worth measuring; with
       // less than the whole store, the load runs until the free-disk floor and reports how far it got.
       if (workloadBytes + storeBytes / 10 + MIN_FREE_BYTES > freeBytes()) {
-        failures.push(`${size.toLocaleString("en-US")} lines: skipped, needs about ${((workloadBytes + storeBytes) / GIB).toFixed(0)} GiB of disk (workload + store, estimated from the largest store measured) and ${(freeBytes() / GIB).toFixed(0)} GiB are free`);
+        failures.push(
+          `${size.toLocaleString("en-US")} lines: skipped, needs about ${((workloadBytes + storeBytes) / GIB).toFixed(0)} GiB of disk (workload + store, estimated from the largest store measured) and ${(freeBytes() / GIB).toFixed(0)} GiB are free`,
+        );
         log(failures.at(-1) ?? "");
         continue;
       }
-      if (workloadBytes + storeBytes + MIN_FREE_BYTES > freeBytes()) log(`the store may not fit (about ${(storeBytes / GIB).toFixed(0)} GiB estimated, ${(freeBytes() / GIB).toFixed(0)} GiB free): the load stops when free disk falls below ${(MIN_FREE_BYTES / GIB).toFixed(0)} GiB`);
+      if (workloadBytes + storeBytes + MIN_FREE_BYTES > freeBytes())
+        log(
+          `the store may not fit (about ${(storeBytes / GIB).toFixed(0)} GiB estimated, ${(freeBytes() / GIB).toFixed(0)} GiB free): the load stops when free disk falls below ${(MIN_FREE_BYTES / GIB).toFixed(0)} GiB`,
+        );
       const workload = await ensureWorkload(size, log);
-      log(`workload ${(statSync(workload).size / MIB).toFixed(0)} MiB, free disk ${(freeBytes() / GIB).toFixed(1)} GiB`);
+      log(
+        `workload ${(statSync(workload).size / MIB).toFixed(0)} MiB, free disk ${(freeBytes() / GIB).toFixed(1)} GiB`,
+      );
       for (let run = 1; run <= RUNS; run += 1) {
         log(`${size.toLocaleString("en-US")} lines · LMDB · run ${run}/${RUNS} (load ${load1().toFixed(2)})`);
         record(size, await measureDisk(size, workload, run));

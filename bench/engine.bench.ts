@@ -51,7 +51,9 @@ interface ChildRun {
  * The node flags bin/agentops runs with (its shebang line, e.g. the heap limit), so the replay is
  * measured as `npx agentops replay` runs and not with node's defaults.
  */
-const CLI_NODE_FLAGS: readonly string[] = (readFileSync(`${ROOT}bin/agentops`, "utf8").split("\n")[0] ?? "").split(/\s+/).filter((word) => word.startsWith("--"));
+const CLI_NODE_FLAGS: readonly string[] = (readFileSync(`${ROOT}bin/agentops`, "utf8").split("\n")[0] ?? "")
+  .split(/\s+/)
+  .filter((word) => word.startsWith("--"));
 
 function runTimed(args: readonly string[], timeoutMs: number): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
@@ -99,15 +101,26 @@ async function measure(size: number): Promise<Row> {
   const lines = workloadLineCount(path);
 
   const capped = lines > IN_PROCESS_CAP * 1.01;
-  log(`in-process engine on ${capped ? `the first ${IN_PROCESS_CAP.toLocaleString("en-US")} of ` : ""}${lines.toLocaleString("en-US")} lines…`);
-  const args = ["--max-old-space-size=16384", "bench/engine-inprocess.ts", path, ...(capped ? [String(IN_PROCESS_CAP)] : [])];
+  log(
+    `in-process engine on ${capped ? `the first ${IN_PROCESS_CAP.toLocaleString("en-US")} of ` : ""}${lines.toLocaleString("en-US")} lines…`,
+  );
+  const args = [
+    "--max-old-space-size=16384",
+    "bench/engine-inprocess.ts",
+    path,
+    ...(capped ? [String(IN_PROCESS_CAP)] : []),
+  ];
   const child = await runTimed(args, REPLAY_TIMEOUT_MS);
   let inProcess: InProcess | undefined;
-  let inProcessNote = capped ? `first ${IN_PROCESS_CAP.toLocaleString("en-US")} lines only (all ${lines.toLocaleString("en-US")} parsed facts plus engine state would not fit comfortably in memory)` : "";
+  let inProcessNote = capped
+    ? `first ${IN_PROCESS_CAP.toLocaleString("en-US")} lines only (all ${lines.toLocaleString("en-US")} parsed facts plus engine state would not fit comfortably in memory)`
+    : "";
   if (child.code === 0) {
     inProcess = JSON.parse(child.stdout.trim().split("\n").pop() ?? "{}") as InProcess;
     const seconds = inProcess.ingestSeconds + inProcess.resultsSeconds;
-    log(`  ${inProcess.facts.toLocaleString("en-US")} facts: ingest ${inProcess.ingestSeconds.toFixed(1)} s + results ${inProcess.resultsSeconds.toFixed(1)} s → ${Math.round(inProcess.facts / seconds).toLocaleString("en-US")} facts/s, peak RSS ${(inProcess.peakRssBytes / 1024 ** 2).toFixed(0)} MiB`);
+    log(
+      `  ${inProcess.facts.toLocaleString("en-US")} facts: ingest ${inProcess.ingestSeconds.toFixed(1)} s + results ${inProcess.resultsSeconds.toFixed(1)} s → ${Math.round(inProcess.facts / seconds).toLocaleString("en-US")} facts/s, peak RSS ${(inProcess.peakRssBytes / 1024 ** 2).toFixed(0)} MiB`,
+    );
   } else {
     inProcessNote = `failed (exit ${String(child.code)}): ${lastLine(child.stderr)}`;
     log(`  ${inProcessNote}`);
@@ -116,16 +129,30 @@ async function measure(size: number): Promise<Row> {
   const inProcessLoad = loadNow();
   log(`replay (node bin/agentops replay) on ${lines.toLocaleString("en-US")} lines…`);
   const output = `${OUT}replay-${size}.results.ndjson`;
-  const replay = await runTimed([...CLI_NODE_FLAGS, "bin/agentops", "replay", "--input", path, "--output", output], REPLAY_TIMEOUT_MS);
+  const replay = await runTimed(
+    [...CLI_NODE_FLAGS, "bin/agentops", "replay", "--input", path, "--output", output],
+    REPLAY_TIMEOUT_MS,
+  );
   rmSync(output, { force: true });
   let replayNote = "";
   if (replay.code === 0) {
-    log(`  ${replay.seconds.toFixed(1)} s → ${Math.round(lines / replay.seconds).toLocaleString("en-US")} records/s, peak RSS ${((replay.peakRssBytes ?? 0) / 1024 ** 2).toFixed(0)} MiB`);
+    log(
+      `  ${replay.seconds.toFixed(1)} s → ${Math.round(lines / replay.seconds).toLocaleString("en-US")} records/s, peak RSS ${((replay.peakRssBytes ?? 0) / 1024 ** 2).toFixed(0)} MiB`,
+    );
   } else {
     replayNote = `failed (exit ${String(replay.code)} after ${replay.seconds.toFixed(0)} s): ${lastLine(replay.stderr)}`;
     log(`  ${replayNote}`);
   }
-  return { size, lines, inProcess, inProcessNote, replaySeconds: replay.code === 0 ? replay.seconds : undefined, replayRssBytes: replay.peakRssBytes, replayNote, load: `${inProcessLoad} / ${loadNow()}` };
+  return {
+    size,
+    lines,
+    inProcess,
+    inProcessNote,
+    replaySeconds: replay.code === 0 ? replay.seconds : undefined,
+    replayRssBytes: replay.peakRssBytes,
+    replayNote,
+    load: `${inProcessLoad} / ${loadNow()}`,
+  };
 }
 
 function loadNow(): string {
@@ -133,12 +160,18 @@ function loadNow(): string {
 }
 
 function lastLine(stderr: string): string {
-  const meaningful = stderr.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("\t") && !line.startsWith("Command "));
-  return (meaningful.find((line) => /heap out of memory|Error/.test(line)) ?? meaningful.pop() ?? "").trim().slice(0, 160);
+  const meaningful = stderr
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !line.startsWith("\t") && !line.startsWith("Command "));
+  return (meaningful.find((line) => /heap out of memory|Error/.test(line)) ?? meaningful.pop() ?? "")
+    .trim()
+    .slice(0, 160);
 }
 
-const mib = (bytes: number | undefined): string => (bytes === undefined ? "—" : `${(bytes / 1024 ** 2).toFixed(0)} MiB`);
-const rate = (count: number, seconds: number | undefined): string => (seconds === undefined || seconds <= 0 ? "—" : Math.round(count / seconds).toLocaleString("en-US"));
+const mib = (bytes: number | undefined): string =>
+  bytes === undefined ? "—" : `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
+const rate = (count: number, seconds: number | undefined): string =>
+  seconds === undefined || seconds <= 0 ? "—" : Math.round(count / seconds).toLocaleString("en-US");
 
 function renderSection(rows: readonly Row[], date: string): string {
   const node = process.version;
@@ -152,7 +185,9 @@ function renderSection(rows: readonly Row[], date: string): string {
       return `| ${row.lines.toLocaleString("en-US")} | ${ip === undefined ? "—" : ip.facts.toLocaleString("en-US")}${row.inProcessNote === "" ? "" : " ¹"} | ${ip === undefined ? "—" : rate(ip.lines, ip.parseSeconds)} | ${ip === undefined ? "—" : `${ip.ingestSeconds.toFixed(1)} s + ${ip.resultsSeconds.toFixed(1)} s`} | ${ip === undefined ? "—" : rate(ip.facts, engineSeconds)} | ${mib(ip?.peakRssBytes)} | ${row.replaySeconds === undefined ? row.replayNote : `${row.replaySeconds.toFixed(1)} s`} | ${rate(row.lines, row.replaySeconds)} | ${mib(row.replayRssBytes)} | ${row.load} |`;
     }),
   ];
-  const notes = rows.filter((row) => row.inProcessNote !== "").map((row) => `¹ ${row.lines.toLocaleString("en-US")}-line file: in-process run on the ${row.inProcessNote}.`);
+  const notes = rows
+    .filter((row) => row.inProcessNote !== "")
+    .map((row) => `¹ ${row.lines.toLocaleString("en-US")}-line file: in-process run on the ${row.inProcessNote}.`);
   const at1M = rows.find((row) => row.size === 1_000_000);
   const verdicts = [
     `- in-process ≥ ${TARGETS.inProcessFactsPerSecond.toLocaleString("en-US")} facts/s: ${rows.map((row) => (row.inProcess === undefined ? "—" : `${rate(row.inProcess.facts, row.inProcess.ingestSeconds + row.inProcess.resultsSeconds)}`)).join(" / ")} → ${rows.every((row) => row.inProcess !== undefined && row.inProcess.facts / (row.inProcess.ingestSeconds + row.inProcess.resultsSeconds) >= TARGETS.inProcessFactsPerSecond) ? "met" : "**missed**"}`,
@@ -181,7 +216,6 @@ function renderSection(rows: readonly Row[], date: string): string {
     "",
   ].join("\n");
 }
-
 
 mkdirSync(OUT, { recursive: true });
 const date = execFileSync("date", ["-u"], { encoding: "utf8" }).trim();

@@ -54,16 +54,42 @@ const CRAFTED: Readonly<Record<string, string>> = {
   "`rm -rf / # \\ud800`": "rm -rf / # \ud800",
 };
 
-const REPEATED = ["ls", "npm test", "git status", "rm -rf /", "cat package.json | jq .scripts", "rm -rf .git", "git push --force origin main", "grep -rn TODO src", "rm -rf node_modules", "find . -name '*.log' -delete"];
+const REPEATED = [
+  "ls",
+  "npm test",
+  "git status",
+  "rm -rf /",
+  "cat package.json | jq .scripts",
+  "rm -rf .git",
+  "git push --force origin main",
+  "grep -rn TODO src",
+  "rm -rf node_modules",
+  "find . -name '*.log' -delete",
+];
 
 function input(command: string, i: number, event = "PreToolUse", extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ session_id: "bench-session", prompt_id: "550e8400-e29b-41d4-a716-446655440000", transcript_path: "/home/user/.claude/projects/x/t.jsonl", cwd: "/home/user/my-project", permission_mode: "default", hook_event_name: event, tool_name: "Bash", tool_input: { command, description: "bench", timeout: 120000, run_in_background: false }, tool_use_id: `toolu_${i}`, ...extra });
+  return JSON.stringify({
+    session_id: "bench-session",
+    prompt_id: "550e8400-e29b-41d4-a716-446655440000",
+    transcript_path: "/home/user/.claude/projects/x/t.jsonl",
+    cwd: "/home/user/my-project",
+    permission_mode: "default",
+    hook_event_name: event,
+    tool_name: "Bash",
+    tool_input: { command, description: "bench", timeout: 120000, run_in_background: false },
+    tool_use_id: `toolu_${i}`,
+    ...extra,
+  });
 }
 
 /** Every third call of the loop-guard session fails, with an error that repeats. */
 function result(command: string, i: number): string {
-  if (i % 3 !== 0) return input(command, i, "PostToolUse", { tool_response: { stdout: "ok", stderr: "", interrupted: false } });
-  return input(command, i, "PostToolUseFailure", { error: `Exit code 1\nerror: ${command} failed`, is_interrupt: false });
+  if (i % 3 !== 0)
+    return input(command, i, "PostToolUse", { tool_response: { stdout: "ok", stderr: "", interrupted: false } });
+  return input(command, i, "PostToolUseFailure", {
+    error: `Exit code 1\nerror: ${command} failed`,
+    is_interrupt: false,
+  });
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -75,7 +101,6 @@ function summary(samples: number[]): string {
   const f = (value: number) => value.toFixed(2);
   return `p50 ${f(percentile(sorted, 50))} ms, p90 ${f(percentile(sorted, 90))} ms, **p99 ${f(percentile(sorted, 99))} ms**, max ${f(sorted.at(-1) ?? Number.NaN)} ms (n = ${sorted.length})`;
 }
-
 
 function spoolEnv(): NodeJS.ProcessEnv {
   const spool = mkdtempSync(join(tmpdir(), "hook-bench-"));
@@ -116,7 +141,12 @@ async function startWarm(args: readonly string[] = []): Promise<WarmServer> {
     const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
     const text = await response.text();
     const elapsed = performance.now() - started;
-    answers.push(text === "" ? "allow" : ((JSON.parse(text) as { hookSpecificOutput?: { permissionDecision?: string } }).hookSpecificOutput?.permissionDecision ?? `http ${response.status}`));
+    answers.push(
+      text === ""
+        ? "allow"
+        : ((JSON.parse(text) as { hookSpecificOutput?: { permissionDecision?: string } }).hookSpecificOutput
+            ?.permissionDecision ?? `http ${response.status}`),
+    );
     return elapsed;
   };
   return { child, env, answers, call };
@@ -129,7 +159,8 @@ async function warm(): Promise<WarmResult> {
     const repeated: number[] = [];
     for (let i = 0; i < MEASURED; i++) repeated.push(await call(input(REPEATED[i % REPEATED.length] ?? "ls", i)));
     const unseen: number[] = [];
-    for (let i = 0; i < MEASURED; i++) unseen.push(await call(input(`ls -la build-${i} && rm -rf out/tmp-${i} | grep -v x${i}`, i)));
+    for (let i = 0; i < MEASURED; i++)
+      unseen.push(await call(input(`ls -la build-${i} && rm -rf out/tmp-${i} | grep -v x${i}`, i)));
     const crafted: string[] = [];
     for (const [name, command] of Object.entries(CRAFTED)) {
       const samples: number[] = [];
@@ -139,7 +170,9 @@ async function warm(): Promise<WarmResult> {
       const given = [...new Set(answers)].join(", ");
       await call(input("rm -rf /", 0));
       const within = worst <= DEADLINE_MS + 50 ? "yes" : "**no**";
-      crafted.push(`| ${name.replaceAll("|", "\\|")} | ${given} | ${worst.toFixed(1)} ms | ${within} | ${answers.at(-1) ?? "?"} |`);
+      crafted.push(
+        `| ${name.replaceAll("|", "\\|")} | ${given} | ${worst.toFixed(1)} ms | ${within} | ${answers.at(-1) ?? "?"} |`,
+      );
     }
     const forwarded: number[] = [];
     const bareNode: number[] = [];
@@ -174,7 +207,9 @@ async function inProcess(): Promise<string> {
   const env = spoolEnv();
   const samples: number[] = [];
   for (let i = 0; i < IN_PROCESS_RUNS; i++) {
-    samples.push(await timedProcess([...HOOK_ARGV, "--warm-server", "off"], env, input(REPEATED[i % REPEATED.length] ?? "ls", i)));
+    samples.push(
+      await timedProcess([...HOOK_ARGV, "--warm-server", "off"], env, input(REPEATED[i % REPEATED.length] ?? "ls", i)),
+    );
   }
   return summary(samples);
 }
@@ -205,7 +240,12 @@ async function loopGuard(): Promise<GuardResult> {
       onSamples.push(onMs);
       resultSamples.push(resultMs);
     }
-    return { off: summary(offSamples), on: summary(onSamples), results: summary(resultSamples), asked: on.answers.filter((answer) => answer === "ask").length };
+    return {
+      off: summary(offSamples),
+      on: summary(onSamples),
+      results: summary(resultSamples),
+      asked: on.answers.filter((answer) => answer === "ask").length,
+    };
   } finally {
     off.child.kill("SIGTERM");
     on.child.kill("SIGTERM");

@@ -26,7 +26,8 @@ export const benchLog =
   (message) =>
     process.stderr.write(`[${name} ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
-export const rate = (count: number, seconds: number): string => `${Math.round(count / seconds).toLocaleString("en-US")}/s`;
+export const rate = (count: number, seconds: number): string =>
+  `${Math.round(count / seconds).toLocaleString("en-US")}/s`;
 export const mib = (bytes: number): string => `${(bytes / 1_048_576).toFixed(0)} MiB`;
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 export const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
@@ -37,9 +38,17 @@ export function median(values: readonly number[]): number {
 }
 
 /** `agentops <args>` with the CLI's node flags; stdio "ignore", "inherit" or a file descriptor for stdout and stderr. */
-export function agentops(args: readonly string[], output: "inherit" | "ignore" | number = "ignore", extraNodeFlags: readonly string[] = []): ChildProcess {
+export function agentops(
+  args: readonly string[],
+  output: "inherit" | "ignore" | number = "ignore",
+  extraNodeFlags: readonly string[] = [],
+): ChildProcess {
   const stdio: StdioOptions = ["ignore", output, output];
-  return spawn(NODE, [...CLI_NODE_FLAGS, ...extraNodeFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, ...args], { cwd: ROOT, env: CLI_ENV, stdio });
+  return spawn(
+    NODE,
+    [...CLI_NODE_FLAGS, ...extraNodeFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, ...args],
+    { cwd: ROOT, env: CLI_ENV, stdio },
+  );
 }
 
 export function exited(child: ChildProcess): Promise<number> {
@@ -56,7 +65,6 @@ export async function stop(child: ChildProcess): Promise<number> {
   return code;
 }
 
-
 /** The generated workload of N facts (seed 42), reused from bench/out/ when present. */
 export async function ensureWorkload(facts: number, log: Log): Promise<string> {
   const path = `${OUT}facts-${facts}-seed${DEFAULT_SEED}.ndjson`;
@@ -65,7 +73,9 @@ export async function ensureWorkload(facts: number, log: Log): Promise<string> {
     return path;
   }
   log(`generating ${facts.toLocaleString("en-US")} lines → ${path}`);
-  const code = await exited(agentops(["generate", "--facts", String(facts), "--seed", String(DEFAULT_SEED), "--out", path], "inherit"));
+  const code = await exited(
+    agentops(["generate", "--facts", String(facts), "--seed", String(DEFAULT_SEED), "--out", path], "inherit"),
+  );
   if (code !== 0) throw new Error(`agentops generate exited ${code}`);
   return path;
 }
@@ -77,7 +87,13 @@ export interface ProduceRun {
 }
 
 /** `agentops produce` of the workload to the prefix's facts and agent-events topics, timed. */
-export async function produce(kafka: Kafka, topics: TopicNames, prefix: string, input: string, log: Log): Promise<ProduceRun> {
+export async function produce(
+  kafka: Kafka,
+  topics: TopicNames,
+  prefix: string,
+  input: string,
+  log: Log,
+): Promise<ProduceRun> {
   log(`produce: agentops produce --input ${input} --topic-prefix ${prefix} --batch 2000`);
   const started = performance.now();
   const child = agentops(["produce", "--input", input, "--topic-prefix", prefix, "--batch", "2000"]);
@@ -88,7 +104,9 @@ export async function produce(kafka: Kafka, topics: TopicNames, prefix: string, 
     await Promise.race([done, sleep(10_000)]);
     if (!finished) {
       const count = (await topicRecordCount(kafka, topics.facts)) + (await topicRecordCount(kafka, topics.agentEvents));
-      log(`produce: ${count.toLocaleString("en-US")} records on the topics after ${((performance.now() - started) / 1000).toFixed(0)} s (${rate(count, (performance.now() - started) / 1000)})`);
+      log(
+        `produce: ${count.toLocaleString("en-US")} records on the topics after ${((performance.now() - started) / 1000).toFixed(0)} s (${rate(count, (performance.now() - started) / 1000)})`,
+      );
     }
   }
   const code = await done;
@@ -96,7 +114,9 @@ export async function produce(kafka: Kafka, topics: TopicNames, prefix: string, 
   const seconds = (performance.now() - started) / 1000;
   const facts = await topicRecordCount(kafka, topics.facts);
   const agentEvents = await topicRecordCount(kafka, topics.agentEvents);
-  log(`produce: ${(facts + agentEvents).toLocaleString("en-US")} records (${facts.toLocaleString("en-US")} facts, ${agentEvents.toLocaleString("en-US")} agent events) in ${seconds.toFixed(1)} s = ${rate(facts + agentEvents, seconds)}`);
+  log(
+    `produce: ${(facts + agentEvents).toLocaleString("en-US")} records (${facts.toLocaleString("en-US")} facts, ${agentEvents.toLocaleString("en-US")} agent events) in ${seconds.toFixed(1)} s = ${rate(facts + agentEvents, seconds)}`,
+  );
   return { seconds, facts, agentEvents };
 }
 
@@ -164,7 +184,9 @@ export async function deletePrefixedTopics(kafka: Kafka, prefix: string, log: Lo
   const admin = kafka.admin();
   await admin.connect();
   const names = (await admin.listTopics()).filter((name) => name.startsWith(`${prefix}.`));
-  await admin.deleteTopics({ topics: names }).catch((error: unknown) => log(`could not delete the bench topics: ${String(error)}`));
+  await admin
+    .deleteTopics({ topics: names })
+    .catch((error: unknown) => log(`could not delete the bench topics: ${String(error)}`));
   await admin.disconnect();
   return names.length;
 }

@@ -29,7 +29,29 @@ import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
-import { benchLog, brokerPid, CLI_ENV, CLI_NODE_FLAGS, cpuSeconds, deletePrefixedTopics, ensureWorkload, median, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
+import {
+  benchLog,
+  brokerPid,
+  CLI_ENV,
+  CLI_NODE_FLAGS,
+  cpuSeconds,
+  deletePrefixedTopics,
+  ensureWorkload,
+  median,
+  metricsPortOf,
+  metricValues,
+  mib,
+  NODE,
+  OUT,
+  procStatus,
+  produce,
+  rate,
+  ROOT,
+  sleep,
+  stop,
+  sum,
+  waitUntil,
+} from "./kafka-harness.ts";
 import { writeResultsSection } from "./results-section.ts";
 import { workloadLineCount } from "./workload-lines.ts";
 
@@ -49,7 +71,11 @@ const engineProcess = !argv.includes("--one-process");
 const log = benchLog("bench:kafka");
 
 /** One kafkajs consumer, as the processor has, decoding every record through the registry. */
-async function rawConsume(kafka: Kafka, topic: string, expected: number): Promise<{ seconds: number; joinSeconds: number }> {
+async function rawConsume(
+  kafka: Kafka,
+  topic: string,
+  expected: number,
+): Promise<{ seconds: number; joinSeconds: number }> {
   const registry = createSchemaRegistry(REGISTRY_URL);
   const consumer = kafka.consumer({ groupId: `bench-raw-${Date.now().toString(36)}`, maxWaitTimeInMs: 200 });
   const started = performance.now();
@@ -57,7 +83,13 @@ async function rawConsume(kafka: Kafka, topic: string, expected: number): Promis
   let read = 0;
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
-  const progress = setInterval(() => log(`raw consume: ${read.toLocaleString("en-US")} / ${expected.toLocaleString("en-US")} (${rate(read, (performance.now() - started) / 1000)})`), 5_000);
+  const progress = setInterval(
+    () =>
+      log(
+        `raw consume: ${read.toLocaleString("en-US")} / ${expected.toLocaleString("en-US")} (${rate(read, (performance.now() - started) / 1000)})`,
+      ),
+    5_000,
+  );
   await new Promise<void>((resolve, reject) => {
     consumer
       .run({
@@ -77,7 +109,9 @@ async function rawConsume(kafka: Kafka, topic: string, expected: number): Promis
   const seconds = (performance.now() - started) / 1000;
   clearInterval(progress);
   await consumer.disconnect();
-  log(`raw consume: ${read.toLocaleString("en-US")} facts decoded in ${seconds.toFixed(1)} s = ${rate(read, seconds)} (group join ${((firstBatchAt - started) / 1000).toFixed(1)} s)`);
+  log(
+    `raw consume: ${read.toLocaleString("en-US")} facts decoded in ${seconds.toFixed(1)} s = ${rate(read, seconds)} (group join ${((firstBatchAt - started) / 1000).toFixed(1)} s)`,
+  );
   return { seconds, joinSeconds: (firstBatchAt - started) / 1000 };
 }
 
@@ -122,16 +156,29 @@ interface EngineRestart {
  */
 const PROCESS_ROLES: readonly (string | undefined)[] = engineProcess ? ["ingest,run-monitor", "engine"] : [undefined];
 
-async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, facts: number, agentEvents: number): Promise<ProcessorRun> {
+async function runProcessor(
+  kafka: Kafka,
+  topics: TopicNames,
+  prefix: string,
+  facts: number,
+  agentEvents: number,
+): Promise<ProcessorRun> {
   const started = performance.now();
   // BENCH_CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of the processor there when it stops (summarise with bench/engine-profile-summary.ts).
-  const profileFlags = process.env.BENCH_CPU_PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`];
+  const profileFlags =
+    process.env.BENCH_CPU_PROFILE_DIR === undefined
+      ? []
+      : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`];
   // BENCH_PROCESSOR_ARGS adds `agentops run` flags (with --no-write: the table is for the default).
   const extraArgs = (process.env.BENCH_PROCESSOR_ARGS ?? "").split(/\s+/).filter((word) => word !== "");
   // BENCH_ENGINE_NODE_FLAGS adds node flags to the process running the engine (e.g. --max-old-space-size=384).
   const engineNodeFlags = (process.env.BENCH_ENGINE_NODE_FLAGS ?? "").split(/\s+/).filter((word) => word !== "");
   /** One `agentops run` process; a restart (`suffix`) keeps the state directory and instance id, with a log of its own. */
-  const spawnProcessor = (roles: string | undefined, index: number, suffix = ""): { child: ReturnType<typeof spawn>; logPath: string; stateDir: string } => {
+  const spawnProcessor = (
+    roles: string | undefined,
+    index: number,
+    suffix = "",
+  ): { child: ReturnType<typeof spawn>; logPath: string; stateDir: string } => {
     const logPath = `${OUT}kafka-bench-processor${index === 0 ? "" : `-${index}`}${suffix}.log`;
     const out = openSync(logPath, "w");
     const roleArgs = roles === undefined ? [] : ["--roles", roles];
@@ -139,19 +186,60 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     const stateDir = `${OUT}kafka-bench-state-${index}`;
     if (suffix === "") rmSync(stateDir, { recursive: true, force: true });
     const nodeFlags = roles === undefined || roles.includes("engine") ? engineNodeFlags : [];
-    const child = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `bench-${index}`, "--state-dir", stateDir, "--log-level", "info", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...roleArgs, ...extraArgs], { cwd: ROOT, env: CLI_ENV, stdio: ["ignore", out, out] });
+    const child = spawn(
+      NODE,
+      [
+        ...CLI_NODE_FLAGS,
+        ...nodeFlags,
+        ...profileFlags,
+        "--disable-warning=TimeoutNegativeWarning",
+        `${ROOT}bin/agentops`,
+        "run",
+        "--topic-prefix",
+        prefix,
+        "--metrics-port",
+        "0",
+        "--instance-id",
+        `bench-${index}`,
+        "--state-dir",
+        stateDir,
+        "--log-level",
+        "info",
+        "--brokers",
+        BROKERS.join(","),
+        "--schema-registry",
+        REGISTRY_URL,
+        ...roleArgs,
+        ...extraArgs,
+      ],
+      { cwd: ROOT, env: CLI_ENV, stdio: ["ignore", out, out] },
+    );
     closeSync(out);
-    log(`processor: agentops run --topic-prefix ${prefix} ${roleArgs.join(" ")} (pid ${child.pid ?? 0}), log ${logPath}`);
+    log(
+      `processor: agentops run --topic-prefix ${prefix} ${roleArgs.join(" ")} (pid ${child.pid ?? 0}), log ${logPath}`,
+    );
     return { child, logPath, stateDir };
   };
   const broker = brokerPid();
   const brokerCpuBefore = broker === undefined ? undefined : cpuSeconds(broker);
   const children = PROCESS_ROLES.map((roles, index) => {
     const { child, logPath, stateDir } = spawnProcessor(roles, index);
-    return { child, pid: child.pid ?? 0, logPath, stateDir, roles: roles ?? "all", peak: 0, anonPeak: 0, heapPeak: 0, externalPeak: 0, port: undefined as number | undefined };
+    return {
+      child,
+      pid: child.pid ?? 0,
+      logPath,
+      stateDir,
+      roles: roles ?? "all",
+      peak: 0,
+      anonPeak: 0,
+      heapPeak: 0,
+      externalPeak: 0,
+      port: undefined as number | undefined,
+    };
   });
   const exitedEarly = (): void => {
-    for (const { child, logPath } of children) if (child.exitCode !== null) throw new Error(`processor exited ${child.exitCode}; see ${logPath}`);
+    for (const { child, logPath } of children)
+      if (child.exitCode !== null) throw new Error(`processor exited ${child.exitCode}; see ${logPath}`);
   };
   /** Each process's peaks, remembered while it lives (a stopped process reads 0); at every poll. */
   const samplePeaks = (): void => {
@@ -170,7 +258,11 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     // Every process's series, as one text (the label sets of different roles do not overlap); each
     // process's V8 heap and external memory peaks are kept on the way (where its anonymous RSS goes).
     const metrics = async (): Promise<string> => {
-      const texts = await Promise.all(children.map(async ({ port }) => (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()));
+      const texts = await Promise.all(
+        children.map(async ({ port }) =>
+          (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text(),
+        ),
+      );
       texts.forEach((text, index) => {
         const entry = children[index];
         if (entry === undefined) return;
@@ -179,7 +271,8 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
       });
       return texts.join("\n");
     };
-    for (const { port } of children) await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 120_000);
+    for (const { port } of children)
+      await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 120_000);
     startupSeconds = (performance.now() - started) / 1000;
     log(`processor: healthy after ${startupSeconds.toFixed(1)} s on :${children.map(({ port }) => port).join(", :")}`);
 
@@ -193,7 +286,8 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
     for (;;) {
       exitedEarly();
       samplePeaks();
-      if (performance.now() - started > PROCESSOR_TIMEOUT_MS) throw new Error(`processor not quiescent after ${PROCESSOR_TIMEOUT_MS / 60_000} min; see ${OUT}`);
+      if (performance.now() - started > PROCESSOR_TIMEOUT_MS)
+        throw new Error(`processor not quiescent after ${PROCESSOR_TIMEOUT_MS / 60_000} min; see ${OUT}`);
       const text = await metrics();
       const ingest = sum(metricValues(text, "agentops_records_processed_total", { processor: "ingest" }));
       const engine = sum(metricValues(text, "agentops_records_processed_total", { processor: "engine" }));
@@ -206,32 +300,61 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
       const elapsed = (performance.now() - started) / 1000;
       if (elapsed - lastProgress >= 5) {
         lastProgress = elapsed;
-        log(`processor: ${elapsed.toFixed(0)} s: ingest ${ingest.toLocaleString("en-US")}/${facts.toLocaleString("en-US")}, engine ${engine.toLocaleString("en-US")}/${engineFacts.toLocaleString("en-US")} (lag ${engineLag}), run monitor ${monitor.toLocaleString("en-US")}/${agentEvents.toLocaleString("en-US")}, results published ${published.toLocaleString("en-US")}, RSS ${mib(rss("VmRSS"))}`);
+        log(
+          `processor: ${elapsed.toFixed(0)} s: ingest ${ingest.toLocaleString("en-US")}/${facts.toLocaleString("en-US")}, engine ${engine.toLocaleString("en-US")}/${engineFacts.toLocaleString("en-US")} (lag ${engineLag}), run monitor ${monitor.toLocaleString("en-US")}/${agentEvents.toLocaleString("en-US")}, results published ${published.toLocaleString("en-US")}, RSS ${mib(rss("VmRSS"))}`,
+        );
       }
       // The engine's input is compacted (exact redeliveries collapse), so its processed count can end
       // below the topic's offset count: caught up means lag 0 after having read something.
-      const caughtUp = ingest >= facts && monitor >= agentEvents && engine > 0 && engineLag === 0 && lags.every((lag) => lag === 0);
+      const caughtUp =
+        ingest >= facts && monitor >= agentEvents && engine > 0 && engineLag === 0 && lags.every((lag) => lag === 0);
       if (caughtUp && published === lastPublished) break;
       // The time of the first poll at which everything was processed; confirmed by one more poll.
       if (caughtUp) {
         seconds = (performance.now() - started) / 1000;
         cpuAtQuiescence = children.map(({ roles, pid }) => ({ roles, seconds: cpuSeconds(pid) ?? Number.NaN }));
-        brokerCpuSeconds = broker === undefined || brokerCpuBefore === undefined ? undefined : (cpuSeconds(broker) ?? Number.NaN) - brokerCpuBefore;
+        brokerCpuSeconds =
+          broker === undefined || brokerCpuBefore === undefined
+            ? undefined
+            : (cpuSeconds(broker) ?? Number.NaN) - brokerCpuBefore;
       }
       lastPublished = caughtUp ? published : -1;
       await sleep(caughtUp ? 2_000 : 500);
     }
     const peakRssBytes = rss("VmHWM");
     const resultsPublished = sum(metricValues(await metrics(), "agentops_results_published_total"));
-    log(`processor: quiescent after ${seconds.toFixed(1)} s: ${rate(facts, seconds)} facts (${rate(facts + agentEvents, seconds)} records), peak RSS ${mib(peakRssBytes)}, ${resultsPublished.toLocaleString("en-US")} result upserts`);
-    for (const { roles, anonPeak, heapPeak, externalPeak } of children) log(`processor ${roles}: peak anonymous RSS ${mib(anonPeak)}, peak V8 heap used ${mib(heapPeak)}, peak external ${mib(externalPeak)}`);
-    log(`processor CPU start → quiescent: ${cpuAtQuiescence.map(({ roles, seconds: cpu }) => `${roles} ${cpu.toFixed(1)} s`).join(", ")}${brokerCpuSeconds === undefined ? "" : `, broker ${brokerCpuSeconds.toFixed(1)} s`}`);
+    log(
+      `processor: quiescent after ${seconds.toFixed(1)} s: ${rate(facts, seconds)} facts (${rate(facts + agentEvents, seconds)} records), peak RSS ${mib(peakRssBytes)}, ${resultsPublished.toLocaleString("en-US")} result upserts`,
+    );
+    for (const { roles, anonPeak, heapPeak, externalPeak } of children)
+      log(
+        `processor ${roles}: peak anonymous RSS ${mib(anonPeak)}, peak V8 heap used ${mib(heapPeak)}, peak external ${mib(externalPeak)}`,
+      );
+    log(
+      `processor CPU start → quiescent: ${cpuAtQuiescence.map(({ roles, seconds: cpu }) => `${roles} ${cpu.toFixed(1)} s`).join(", ")}${brokerCpuSeconds === undefined ? "" : `, broker ${brokerCpuSeconds.toFixed(1)} s`}`,
+    );
     const probeLatenciesMs = await probeLatency(kafka, topics);
     const peakRssBytesAfterProbes = Math.max(peakRssBytes, rss("VmHWM"));
     const engineIndex = PROCESS_ROLES.findIndex((roles) => roles === "engine");
     const engineEntry = children[engineIndex];
-    const restart = engineEntry === undefined ? undefined : await restartEngine(engineEntry, () => spawnProcessor("engine", engineIndex, "-restart"));
-    return { seconds, startupSeconds, peakRssBytes: peakRssBytesAfterProbes, peakRssByRoles: children.map(({ roles, peak }) => ({ roles, bytes: peak })), peakAnonByRoles: children.map(({ roles, anonPeak }) => ({ roles, bytes: anonPeak })), cpuByRoles: cpuAtQuiescence, brokerCpuSeconds, resultsPublished, probeLatenciesMs, engineFacts, maxLag, restart };
+    const restart =
+      engineEntry === undefined
+        ? undefined
+        : await restartEngine(engineEntry, () => spawnProcessor("engine", engineIndex, "-restart"));
+    return {
+      seconds,
+      startupSeconds,
+      peakRssBytes: peakRssBytesAfterProbes,
+      peakRssByRoles: children.map(({ roles, peak }) => ({ roles, bytes: peak })),
+      peakAnonByRoles: children.map(({ roles, anonPeak }) => ({ roles, bytes: anonPeak })),
+      cpuByRoles: cpuAtQuiescence,
+      brokerCpuSeconds,
+      resultsPublished,
+      probeLatenciesMs,
+      engineFacts,
+      maxLag,
+      restart,
+    };
   } finally {
     await Promise.all(children.map(({ child }) => stop(child)));
     for (const { stateDir } of children) rmSync(stateDir, { recursive: true, force: true });
@@ -243,7 +366,10 @@ async function runProcessor(kafka: Kafka, topics: TopicNames, prefix: string, fa
  * upgrade does: the time until it is live, and what it read (the engine-facts records after its
  * checkpoint; the results topic records its published-results store read).
  */
-async function restartEngine(entry: { child: ReturnType<typeof spawn>; logPath: string }, spawnAgain: () => { child: ReturnType<typeof spawn>; logPath: string }): Promise<EngineRestart> {
+async function restartEngine(
+  entry: { child: ReturnType<typeof spawn>; logPath: string },
+  spawnAgain: () => { child: ReturnType<typeof spawn>; logPath: string },
+): Promise<EngineRestart> {
   await stop(entry.child);
   const started = performance.now();
   const again = spawnAgain();
@@ -255,7 +381,8 @@ async function restartEngine(entry: { child: ReturnType<typeof spawn>; logPath: 
         .map((line) => JSON.parse(line) as Record<string, unknown>);
     let liveSeconds = 0;
     await waitUntil(async () => {
-      if (again.child.exitCode !== null) throw new Error(`restarted engine exited ${again.child.exitCode}; see ${again.logPath}`);
+      if (again.child.exitCode !== null)
+        throw new Error(`restarted engine exited ${again.child.exitCode}; see ${again.logPath}`);
       if (!lines().some((line) => line["stage"] === "live")) return false;
       liveSeconds = (performance.now() - started) / 1000;
       return true;
@@ -263,9 +390,20 @@ async function restartEngine(entry: { child: ReturnType<typeof spawn>; logPath: 
     const logged = lines();
     const store = logged.find((line) => line["msg"] === "store restored" && line["store"] === "published-results");
     const resumed = logged.find((line) => line["stage"] === "resume");
-    const sourceRecords = resumed === undefined ? "no local checkpoint" : (BigInt(String(resumed["end"])) - BigInt(String(resumed["offset"]))).toString();
-    const restart = { liveSeconds, sourceRecords, resultsRead: Number(store?.["records"] ?? Number.NaN), resultsSeconds: Number(store?.["seconds"] ?? Number.NaN), resultsHeld: Number(store?.["held"] ?? Number.NaN) };
-    log(`engine restart: live ${liveSeconds.toFixed(2)} s after spawn; engine-facts records after the checkpoint ${restart.sourceRecords}; results topic records read ${restart.resultsRead} in ${restart.resultsSeconds} s (${restart.resultsHeld} keys held)`);
+    const sourceRecords =
+      resumed === undefined
+        ? "no local checkpoint"
+        : (BigInt(String(resumed["end"])) - BigInt(String(resumed["offset"]))).toString();
+    const restart = {
+      liveSeconds,
+      sourceRecords,
+      resultsRead: Number(store?.["records"] ?? Number.NaN),
+      resultsSeconds: Number(store?.["seconds"] ?? Number.NaN),
+      resultsHeld: Number(store?.["held"] ?? Number.NaN),
+    };
+    log(
+      `engine restart: live ${liveSeconds.toFixed(2)} s after spawn; engine-facts records after the checkpoint ${restart.sourceRecords}; results topic records read ${restart.resultsRead} in ${restart.resultsSeconds} s (${restart.resultsHeld} keys held)`,
+    );
     return restart;
   } finally {
     await stop(again.child);
@@ -301,7 +439,19 @@ async function probeLatency(kafka: Kafka, topics: TopicNames): Promise<number[]>
   try {
     for (let index = 1; index <= PROBES; index += 1) {
       const day = `2031-01-${String(index).padStart(2, "0")}`;
-      const parsed = parseFactJson(JSON.stringify({ contract: "agentops.observation@1.0.0", type: "delivery_summary", fact_id: `bench-probe-${Date.now()}-${index}`, event_time: `${day}T12:00:00.000Z`, provenance: { basis: "DIRECT_HOST", source: "bench" }, delivery_id: `bench-probe-${index}`, status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false }));
+      const parsed = parseFactJson(
+        JSON.stringify({
+          contract: "agentops.observation@1.0.0",
+          type: "delivery_summary",
+          fact_id: `bench-probe-${Date.now()}-${index}`,
+          event_time: `${day}T12:00:00.000Z`,
+          provenance: { basis: "DIRECT_HOST", source: "bench" },
+          delivery_id: `bench-probe-${index}`,
+          status: "TERMINAL",
+          outcome: "SUCCEEDED",
+          requirement_changed: false,
+        }),
+      );
       if (!parsed.ok) throw new Error(parsed.rejection.detail);
       const value = await serde.encodeFact(parsed.fact);
       const sent = performance.now();
@@ -318,7 +468,6 @@ async function probeLatency(kafka: Kafka, topics: TopicNames): Promise<number[]>
   }
   return latencies;
 }
-
 
 mkdirSync(OUT, { recursive: true });
 const date = execFileSync("date", ["-u"], { encoding: "utf8" }).trim();

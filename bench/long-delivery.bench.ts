@@ -24,7 +24,8 @@ import { openLmdbBackend, type StateBackend } from "../src/state/state-backend.t
 import { StateStore } from "../src/state/state-store.ts";
 
 const argv = process.argv.slice(2);
-const option = (name: string, fallback: number): number => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
+const option = (name: string, fallback: number): number =>
+  argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback;
 const CALLS = option("--calls", 100_000);
 const BATCH = option("--batch", 200);
 const CACHE_MB = option("--cache-mb", 32);
@@ -50,8 +51,33 @@ function callAndCost(index: number): MetricFact[] {
   const time = START + index * 1000;
   const callId = `long-call-${String(index)}`;
   return [
-    fact({ ...envelope("model_call", `mc-${callId}`, time), call_id: callId, run_id: "long-run", delivery_id: "long-delivery", task_id: "long-task", operational: true, provider: "anthropic", model: "claude-sonnet-4", role: "writer", runtime: "claude-code@2", span_duration_ms: 1500, input_tokens: 1200, output_tokens: 300, usage_source: "PROVIDER" }),
-    fact({ ...envelope("cost", `cost-${callId}`, time + 10), cost_id: `cost-${callId}`, call_id: callId, amount_minor: 3, currency: "USD", source: "PROVIDER", cost_basis: "list-price", attribution: "PROJECT", estimated: false }),
+    fact({
+      ...envelope("model_call", `mc-${callId}`, time),
+      call_id: callId,
+      run_id: "long-run",
+      delivery_id: "long-delivery",
+      task_id: "long-task",
+      operational: true,
+      provider: "anthropic",
+      model: "claude-sonnet-4",
+      role: "writer",
+      runtime: "claude-code@2",
+      span_duration_ms: 1500,
+      input_tokens: 1200,
+      output_tokens: 300,
+      usage_source: "PROVIDER",
+    }),
+    fact({
+      ...envelope("cost", `cost-${callId}`, time + 10),
+      cost_id: `cost-${callId}`,
+      call_id: callId,
+      amount_minor: 3,
+      currency: "USD",
+      source: "PROVIDER",
+      cost_basis: "list-price",
+      attribution: "PROJECT",
+      estimated: false,
+    }),
   ];
 }
 
@@ -103,10 +129,26 @@ try {
     }
     await state.landed();
     const seconds = (performance.now() - segmentStarted) / 1000;
-    segments.push({ calls: last, factsPerSecond: Math.round(facts / seconds), bytesPerCommit: Math.round((written.bytes - before.bytes) / commits), writesPerCommit: Math.round((written.writes - before.writes) / commits) });
+    segments.push({
+      calls: last,
+      factsPerSecond: Math.round(facts / seconds),
+      bytesPerCommit: Math.round((written.bytes - before.bytes) / commits),
+      writesPerCommit: Math.round((written.writes - before.writes) / commits),
+    });
     process.stderr.write(`${JSON.stringify(segments.at(-1))}\n`);
   }
-  engine.ingest(fact({ ...envelope("delivery_summary", "long-terminal", START + CALLS * 1000), delivery_id: "long-delivery", task_id: "long-task", run_id: "long-run", status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false, elapsed_ms: CALLS * 1000 }));
+  engine.ingest(
+    fact({
+      ...envelope("delivery_summary", "long-terminal", START + CALLS * 1000),
+      delivery_id: "long-delivery",
+      task_id: "long-task",
+      run_id: "long-run",
+      status: "TERMINAL",
+      outcome: "SUCCEEDED",
+      requirement_changed: false,
+      elapsed_ms: CALLS * 1000,
+    }),
+  );
   const flushStarted = performance.now();
   engine.flush();
   const terminalFlushMillis = performance.now() - flushStarted;

@@ -32,19 +32,25 @@ const read = (path: string): string => readFileSync(path, "utf8").trim();
 /** Counters of a flat "key value" file (memory.oom_control, memory.events). */
 function counters(path: string): Map<string, number> {
   if (!existsSync(path)) return new Map();
-  return new Map(read(path).split("\n").map((line) => {
-    const [key = "", value = "0"] = line.split(" ");
-    return [key, Number(value)] as const;
-  }));
+  return new Map(
+    read(path)
+      .split("\n")
+      .map((line) => {
+        const [key = "", value = "0"] = line.split(" ");
+        return [key, Number(value)] as const;
+      }),
+  );
 }
 
 /** This process's memory cgroup: its mount and path, v1 ("N:memory:/path") before v2 ("0::/path"). */
 function ownCgroup(): { version: 1 | 2; directory: string } | string {
   const lines = read("/proc/self/cgroup").split("\n");
   const v1 = lines.find((line) => line.split(":")[1]?.split(",").includes("memory") === true);
-  if (v1 !== undefined && existsSync("/sys/fs/cgroup/memory/memory.limit_in_bytes")) return { version: 1, directory: `/sys/fs/cgroup/memory${v1.split(":")[2] ?? ""}` };
+  if (v1 !== undefined && existsSync("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+    return { version: 1, directory: `/sys/fs/cgroup/memory${v1.split(":")[2] ?? ""}` };
   const v2 = lines.find((line) => line.startsWith("0::"));
-  if (v2 !== undefined && existsSync("/sys/fs/cgroup/cgroup.controllers")) return { version: 2, directory: `/sys/fs/cgroup${v2.slice(3)}` };
+  if (v2 !== undefined && existsSync("/sys/fs/cgroup/cgroup.controllers"))
+    return { version: 2, directory: `/sys/fs/cgroup${v2.slice(3)}` };
   return "no memory cgroup hierarchy is mounted under /sys/fs/cgroup";
 }
 
@@ -57,7 +63,8 @@ export function openMemoryCgroup(name: string, limitBytes: number): MemoryCgroup
     if (own.version === 1) {
       writeFileSync(`${directory}/memory.limit_in_bytes`, String(limitBytes));
       // With swap accounting the limit must cover swap too, or the child swaps instead of being bounded.
-      if (existsSync(`${directory}/memory.memsw.limit_in_bytes`)) writeFileSync(`${directory}/memory.memsw.limit_in_bytes`, String(limitBytes));
+      if (existsSync(`${directory}/memory.memsw.limit_in_bytes`))
+        writeFileSync(`${directory}/memory.memsw.limit_in_bytes`, String(limitBytes));
     } else {
       writeFileSync(`${directory}/memory.max`, String(limitBytes));
       if (existsSync(`${directory}/memory.swap.max`)) writeFileSync(`${directory}/memory.swap.max`, "0");
@@ -72,11 +79,22 @@ export function openMemoryCgroup(name: string, limitBytes: number): MemoryCgroup
   }
   return {
     directory,
-    wrap: (command, args) => ["/bin/sh", ["-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', directory, command, ...args]],
+    wrap: (command, args) => [
+      "/bin/sh",
+      ["-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', directory, command, ...args],
+    ],
     usage: () =>
       own.version === 1
-        ? { limitBytes, peakBytes: Number(read(`${directory}/memory.max_usage_in_bytes`)), oomKills: counters(`${directory}/memory.oom_control`).get("oom_kill") ?? 0 }
-        : { limitBytes, peakBytes: existsSync(`${directory}/memory.peak`) ? Number(read(`${directory}/memory.peak`)) : Number.NaN, oomKills: counters(`${directory}/memory.events`).get("oom_kill") ?? 0 },
+        ? {
+            limitBytes,
+            peakBytes: Number(read(`${directory}/memory.max_usage_in_bytes`)),
+            oomKills: counters(`${directory}/memory.oom_control`).get("oom_kill") ?? 0,
+          }
+        : {
+            limitBytes,
+            peakBytes: existsSync(`${directory}/memory.peak`) ? Number(read(`${directory}/memory.peak`)) : Number.NaN,
+            oomKills: counters(`${directory}/memory.events`).get("oom_kill") ?? 0,
+          },
     close: () => rmdirSync(directory),
   };
 }

@@ -18,18 +18,34 @@ import { MetricEngine } from "../src/metrics/metric-engine.ts";
 import { PartitionedEngine } from "../src/partitioned/partitioned-engine.ts";
 import { ensureWorkload } from "./workload-file.ts";
 
-const { values } = parseArgs({ options: { lines: { type: "string", default: "200000" }, partitions: { type: "string", default: "1,2,4" }, "commit-every": { type: "string", default: "5000" } } });
+const { values } = parseArgs({
+  options: {
+    lines: { type: "string", default: "200000" },
+    partitions: { type: "string", default: "1,2,4" },
+    "commit-every": { type: "string", default: "5000" },
+  },
+});
 const lines = Number(values.lines);
 const partitionCounts = values.partitions.split(",").map(Number);
 const commitEvery = Number(values["commit-every"]);
-for (const [name, value] of [["--lines", lines], ["--commit-every", commitEvery], ...partitionCounts.map((count) => ["--partitions", count] as const)] as const) {
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got ${String(value)}); for example --lines 200000 --partitions 1,2,4`);
+for (const [name, value] of [
+  ["--lines", lines],
+  ["--commit-every", commitEvery],
+  ...partitionCounts.map((count) => ["--partitions", count] as const),
+] as const) {
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(
+      `${name} must be a positive integer (got ${String(value)}); for example --lines 200000 --partitions 1,2,4`,
+    );
 }
 
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
 const file = await ensureWorkload(lines, log);
 const facts: MetricFact[] = [];
-for await (const line of createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity })) {
+for await (const line of createInterface({
+  input: createReadStream(file, { encoding: "utf8" }),
+  crlfDelay: Infinity,
+})) {
   const parsed = parseFactJson(line);
   if (parsed.ok && !isAgentEvent(parsed.fact)) facts.push(parsed.fact);
 }
@@ -47,7 +63,9 @@ const expected = ((): string[] => {
   return single.results().map((entry) => entry.json);
 })();
 const singleSeconds = (performance.now() - singleStarted) / 1000;
-log(`single engine: ${Math.round(facts.length / singleSeconds).toLocaleString("en-US")} facts/s, ${expected.length} results`);
+log(
+  `single engine: ${Math.round(facts.length / singleSeconds).toLocaleString("en-US")} facts/s, ${expected.length} results`,
+);
 
 const rows: string[] = [];
 for (const partitions of partitionCounts) {
@@ -68,12 +86,21 @@ for (const partitions of partitionCounts) {
     partitions,
     factsPerSecond: Math.round(facts.length / seconds),
     sameResults: same,
-    recordsPerFact: { claims: perFact(traffic.claims), admissions: perFact(traffic.admissions), pushes: perFact(traffic.pushes), subscriptions: perFact(traffic.subscriptions), responses: perFact(traffic.responses), partials: perFact(traffic.partials) },
+    recordsPerFact: {
+      claims: perFact(traffic.claims),
+      admissions: perFact(traffic.admissions),
+      pushes: perFact(traffic.pushes),
+      subscriptions: perFact(traffic.subscriptions),
+      responses: perFact(traffic.responses),
+      partials: perFact(traffic.partials),
+    },
     factsHeldPerPartition: balance.map((partition) => partition.facts),
     copiesPerFact: (held / facts.length).toFixed(2),
   };
   log(JSON.stringify(row));
-  rows.push(`| ${partitions} | ${row.factsPerSecond.toLocaleString("en-US")} | ${same ? "yes" : "**no**"} | ${Object.values(row.recordsPerFact).join(" / ")} | ${row.copiesPerFact} | ${row.factsHeldPerPartition.map((count) => count.toLocaleString("en-US")).join(", ")} |`);
+  rows.push(
+    `| ${partitions} | ${row.factsPerSecond.toLocaleString("en-US")} | ${same ? "yes" : "**no**"} | ${Object.values(row.recordsPerFact).join(" / ")} | ${row.copiesPerFact} | ${row.factsHeldPerPartition.map((count) => count.toLocaleString("en-US")).join(", ")} |`,
+  );
 }
 
 process.stdout.write(

@@ -22,7 +22,17 @@
  *   node_modules/.bin/node bench/peer.bench.ts [--facts 200000] [--runs 3] [--baseline-jar <jar>] [--no-write] [--keep-topics]
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { isDeepStrictEqual } from "node:util";
 import type { Kafka } from "kafkajs";
@@ -38,7 +48,25 @@ import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { topicNames, type TopicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
-import { agentops, benchLog, cpuSeconds, deletePrefixedTopics, ensureWorkload, median, metricsPortOf, metricValues, mib, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum } from "./kafka-harness.ts";
+import {
+  agentops,
+  benchLog,
+  cpuSeconds,
+  deletePrefixedTopics,
+  ensureWorkload,
+  median,
+  metricsPortOf,
+  metricValues,
+  mib,
+  OUT,
+  procStatus,
+  produce,
+  rate,
+  ROOT,
+  sleep,
+  stop,
+  sum,
+} from "./kafka-harness.ts";
 import { publishResultsSection } from "./results-section.ts";
 
 const HEADING = "## Kafka Streams peer (issue #13)";
@@ -56,7 +84,8 @@ const RUN_TIMEOUT_MS = 20 * 60_000;
 const PEER_METRICS: readonly string[] = ["operational-token-usage", "direct-evidence-basis-rate"];
 
 const argv = process.argv.slice(2);
-const option = (name: string, fallback: number): number => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
+const option = (name: string, fallback: number): number =>
+  argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback;
 const FACTS = option("--facts", 200_000);
 const RUNS = option("--runs", 3);
 const writeResults = !argv.includes("--no-write");
@@ -105,8 +134,13 @@ async function scrape(port: number): Promise<string | undefined> {
 
 /** Builds the peer with Maven unless its jar is newer than every source and the pom. */
 function buildPeer(): void {
-  const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(`${dir}${entry.name}/`) : [`${dir}${entry.name}`]));
-  const newest = Math.max(...[`${PEER_DIR}pom.xml`, ...sources(`${PEER_DIR}src/`)].map((path) => statSync(path).mtimeMs));
+  const sources = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? sources(`${dir}${entry.name}/`) : [`${dir}${entry.name}`],
+    );
+  const newest = Math.max(
+    ...[`${PEER_DIR}pom.xml`, ...sources(`${PEER_DIR}src/`)].map((path) => statSync(path).mtimeMs),
+  );
   if (existsSync(PEER_JAR) && statSync(PEER_JAR).mtimeMs >= newest) {
     log(`peer: ${PEER_JAR} is up to date`);
     return;
@@ -119,14 +153,34 @@ function buildPeer(): void {
 async function ingest(prefix: string, facts: number): Promise<void> {
   const logPath = `${OUT}peer-bench-ingest.log`;
   const out = openSync(logPath, "w");
-  const child = agentops(["run", "--roles", "ingest", "--topic-prefix", prefix, "--group", `${prefix}.ingest`, "--metrics-port", "0", "--instance-id", "bench-ingest", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL], out);
+  const child = agentops(
+    [
+      "run",
+      "--roles",
+      "ingest",
+      "--topic-prefix",
+      prefix,
+      "--group",
+      `${prefix}.ingest`,
+      "--metrics-port",
+      "0",
+      "--instance-id",
+      "bench-ingest",
+      "--brokers",
+      BROKERS.join(","),
+      "--schema-registry",
+      REGISTRY_URL,
+    ],
+    out,
+  );
   closeSync(out);
   const started = performance.now();
   try {
     const port = await metricsPortOf(child, logPath);
     for (;;) {
       if (child.exitCode !== null) throw new Error(`ingest exited ${child.exitCode}; see ${logPath}`);
-      if (performance.now() - started > RUN_TIMEOUT_MS) throw new Error(`ingest not done after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
+      if (performance.now() - started > RUN_TIMEOUT_MS)
+        throw new Error(`ingest not done after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
       const text = await scrape(port);
       if (text === undefined) continue;
       const ingested = sum(metricValues(text, "agentops_records_processed_total", { processor: "ingest" }));
@@ -147,18 +201,47 @@ function engineRestore(logPath: string, peakRssAnonBytes: number): EngineRestore
   const lines = readFileSync(logPath, "utf8")
     .split("\n")
     .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as { stage?: string; processor?: string; records?: number | string; seconds?: number });
+    .map(
+      (line) => JSON.parse(line) as { stage?: string; processor?: string; records?: number | string; seconds?: number },
+    );
   const logLoaded = lines.find((line) => line.stage === "log-load-end");
-  const replayed = lines.find((line) => line.stage === "restore-end" && line.processor === "engine" && typeof line.records === "string");
+  const replayed = lines.find(
+    (line) => line.stage === "restore-end" && line.processor === "engine" && typeof line.records === "string",
+  );
   const logRecords = Number(logLoaded?.records ?? 0);
-  return { path: logRecords > 0 ? "log" : "rebuild", logRecords, logSeconds: logLoaded?.seconds ?? 0, replaySeconds: replayed?.seconds ?? Number.NaN, peakRssAnonBytes };
+  return {
+    path: logRecords > 0 ? "log" : "rebuild",
+    logRecords,
+    logSeconds: logLoaded?.seconds ?? 0,
+    replaySeconds: replayed?.seconds ?? Number.NaN,
+    peakRssAnonBytes,
+  };
 }
 
 async function runEngine(prefix: string, run: number): Promise<StageRun & { readonly restore: EngineRestore }> {
   const logPath = `${OUT}peer-bench-engine-${run}.log`;
   const out = openSync(logPath, "w");
   const started = performance.now();
-  const child = agentops(["run", "--roles", "engine", "--topic-prefix", prefix, "--group", `${prefix}.engine-${run}`, "--metrics-port", "0", "--instance-id", `bench-engine-${run}`, "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL], out);
+  const child = agentops(
+    [
+      "run",
+      "--roles",
+      "engine",
+      "--topic-prefix",
+      prefix,
+      "--group",
+      `${prefix}.engine-${run}`,
+      "--metrics-port",
+      "0",
+      "--instance-id",
+      `bench-engine-${run}`,
+      "--brokers",
+      BROKERS.join(","),
+      "--schema-registry",
+      REGISTRY_URL,
+    ],
+    out,
+  );
   closeSync(out);
   const pid = child.pid ?? 0;
   try {
@@ -170,7 +253,8 @@ async function runEngine(prefix: string, run: number): Promise<StageRun & { read
     for (;;) {
       if (child.exitCode !== null) throw new Error(`engine exited ${child.exitCode}; see ${logPath}`);
       peakRssAnonBytes = Math.max(peakRssAnonBytes, procStatus(pid, "RssAnon"));
-      if (performance.now() - started > RUN_TIMEOUT_MS) throw new Error(`engine not quiescent after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
+      if (performance.now() - started > RUN_TIMEOUT_MS)
+        throw new Error(`engine not quiescent after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
       const text = await scrape(port);
       if (text === undefined) continue;
       const engine = sum(metricValues(text, "agentops_records_processed_total", { processor: "engine" }));
@@ -179,7 +263,9 @@ async function runEngine(prefix: string, run: number): Promise<StageRun & { read
       const elapsed = (performance.now() - started) / 1000;
       if (elapsed - lastProgress >= 10) {
         lastProgress = elapsed;
-        log(`engine run ${run}: ${elapsed.toFixed(0)} s: ${engine.toLocaleString("en-US")} processed, lag ${lag}, ${published.toLocaleString("en-US")} results, RSS ${mib(procStatus(pid, "VmRSS"))}`);
+        log(
+          `engine run ${run}: ${elapsed.toFixed(0)} s: ${engine.toLocaleString("en-US")} processed, lag ${lag}, ${published.toLocaleString("en-US")} results, RSS ${mib(procStatus(pid, "VmRSS"))}`,
+        );
       }
       // Lag 0 comes at the end of the rebuild, before the results are reconciled: done means live too.
       const caughtUp = engine > 0 && lag === 0 && readFileSync(logPath, "utf8").includes('"stage":"live"');
@@ -191,7 +277,9 @@ async function runEngine(prefix: string, run: number): Promise<StageRun & { read
     const peakRssBytes = procStatus(pid, "VmHWM");
     const cpu = cpuSeconds(pid) ?? Number.NaN;
     const restore = engineRestore(logPath, peakRssAnonBytes);
-    log(`engine run ${run}: quiescent after ${seconds.toFixed(1)} s (${restore.path}: log ${restore.logRecords.toLocaleString("en-US")} records in ${restore.logSeconds.toFixed(1)} s, engine-facts replayed in ${restore.replaySeconds.toFixed(1)} s), peak RSS ${mib(peakRssBytes)}, peak RssAnon ${mib(peakRssAnonBytes)}`);
+    log(
+      `engine run ${run}: quiescent after ${seconds.toFixed(1)} s (${restore.path}: log ${restore.logRecords.toLocaleString("en-US")} records in ${restore.logSeconds.toFixed(1)} s, engine-facts replayed in ${restore.replaySeconds.toFixed(1)} s), peak RSS ${mib(peakRssBytes)}, peak RssAnon ${mib(peakRssAnonBytes)}`,
+    );
     return { seconds, processingSeconds: undefined, peakRssBytes, peakRssAnonBytes, cpuSeconds: cpu, restore };
   } finally {
     await stop(child);
@@ -207,13 +295,22 @@ interface PeerEvent {
 }
 
 /** The peer over the same topic: spawn → the first punctuation after its last offset (every changed group forwarded). */
-async function runPeer(topics: TopicNames, peer: Peer, lastOffset: number, run: number): Promise<StageRun & { readonly done: PeerEvent }> {
+async function runPeer(
+  topics: TopicNames,
+  peer: Peer,
+  lastOffset: number,
+  run: number,
+): Promise<StageRun & { readonly done: PeerEvent }> {
   const applicationId = `${peer.results}.app-${run}-${Date.now().toString(36)}`;
   const stateDir = `${OUT}peer-state/${applicationId}`;
   const properties = `${OUT}peer-${run}.properties`;
   const catalog = shippedCatalog();
   // Properties files read ISO 8859-1 with \uXXXX escapes: the texts here hold "−" and may hold more.
-  const escape = (text: string): string => text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const escape = (text: string): string =>
+    text
+      .replace(/\\/g, "\\\\")
+      .replace(/\n/g, "\\n")
+      .replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
   const lines = [
     `bootstrap.servers=${BROKERS.join(",")}`,
     `application.id=${applicationId}`,
@@ -230,13 +327,21 @@ async function runPeer(topics: TopicNames, peer: Peer, lastOffset: number, run: 
     const definition = catalog.metrics.get(metricId as Parameters<typeof catalog.metrics.get>[0]);
     if (definition === undefined) throw new Error(`no catalog definition for ${metricId}`);
     // `missing` is read by earlier builds of the peer only (--baseline-jar); the current one builds na_reason from counts.
-    lines.push(`metric.${metricId}.version=${escape(definition.version)}`, `metric.${metricId}.unit=${escape(definition.unit)}`, `metric.${metricId}.missing=${escape(definition.missing)}`, `metric.${metricId}.minimum.sample=${definition.minimumSample}`);
+    lines.push(
+      `metric.${metricId}.version=${escape(definition.version)}`,
+      `metric.${metricId}.unit=${escape(definition.unit)}`,
+      `metric.${metricId}.missing=${escape(definition.missing)}`,
+      `metric.${metricId}.minimum.sample=${definition.minimumSample}`,
+    );
   }
   writeFileSync(properties, `${lines.join("\n")}\n`);
   const logPath = `${OUT}peer-bench-${peer.label}-${run}.log`;
   const out = openSync(logPath, "w");
   const started = performance.now();
-  const child: ChildProcess = spawn("java", [...PEER_JVM_FLAGS, "-jar", peer.jar, properties], { cwd: PEER_DIR, stdio: ["ignore", "pipe", out] });
+  const child: ChildProcess = spawn("java", [...PEER_JVM_FLAGS, "-jar", peer.jar, properties], {
+    cwd: PEER_DIR,
+    stdio: ["ignore", "pipe", out],
+  });
   closeSync(out);
   const pid = child.pid ?? 0;
   let buffered = "";
@@ -249,7 +354,10 @@ async function runPeer(topics: TopicNames, peer: Peer, lastOffset: number, run: 
       buffered = buffered.slice(newline + 1);
       if (!line.startsWith("{")) continue;
       const event = JSON.parse(line) as PeerEvent;
-      if (event.event === "progress" || event.event === "caught-up") log(`${peer.label} run ${run}: ${event.event} at ${event.records.toLocaleString("en-US")} records, RSS ${mib(procStatus(pid, "VmRSS"))}`);
+      if (event.event === "progress" || event.event === "caught-up")
+        log(
+          `${peer.label} run ${run}: ${event.event} at ${event.records.toLocaleString("en-US")} records, RSS ${mib(procStatus(pid, "VmRSS"))}`,
+        );
       if (event.event === "results-emitted" && done === undefined) {
         done = event;
         doneAt = performance.now();
@@ -260,15 +368,25 @@ async function runPeer(topics: TopicNames, peer: Peer, lastOffset: number, run: 
   try {
     while (done === undefined) {
       if (child.exitCode !== null) throw new Error(`${peer.label} exited ${child.exitCode}; see ${logPath}`);
-      if (performance.now() - started > RUN_TIMEOUT_MS) throw new Error(`${peer.label} not caught up after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
+      if (performance.now() - started > RUN_TIMEOUT_MS)
+        throw new Error(`${peer.label} not caught up after ${RUN_TIMEOUT_MS / 60_000} min; see ${logPath}`);
       peakRssAnonBytes = Math.max(peakRssAnonBytes, procStatus(pid, "RssAnon"));
       await sleep(100);
     }
     const peakRssBytes = procStatus(pid, "VmHWM");
     const cpu = cpuSeconds(pid) ?? Number.NaN;
     const seconds = (doneAt - started) / 1000;
-    log(`${peer.label} run ${run}: results forwarded after ${seconds.toFixed(1)} s (${(done.sinceFirstRecordMs / 1000).toFixed(1)} s from its first record), CPU ${cpu.toFixed(1)} s, peak RSS ${mib(peakRssBytes)}, peak RssAnon ${mib(peakRssAnonBytes)}`);
-    return { seconds, processingSeconds: done.sinceFirstRecordMs / 1000, peakRssBytes, peakRssAnonBytes, cpuSeconds: cpu, done };
+    log(
+      `${peer.label} run ${run}: results forwarded after ${seconds.toFixed(1)} s (${(done.sinceFirstRecordMs / 1000).toFixed(1)} s from its first record), CPU ${cpu.toFixed(1)} s, peak RSS ${mib(peakRssBytes)}, peak RssAnon ${mib(peakRssAnonBytes)}`,
+    );
+    return {
+      seconds,
+      processingSeconds: done.sinceFirstRecordMs / 1000,
+      peakRssBytes,
+      peakRssAnonBytes,
+      cpuSeconds: cpu,
+      done,
+    };
   } finally {
     // SIGTERM runs the peer's shutdown hook: KafkaStreams.close() flushes its producer and commits.
     const code = await stop(child);
@@ -278,10 +396,16 @@ async function runPeer(topics: TopicNames, peer: Peer, lastOffset: number, run: 
 }
 
 /** Every record of a topic, in offset order per partition, read to the high watermarks seen at the start. */
-async function readTopic(kafka: Kafka, topic: string, onRecord: (key: string, value: Buffer | null) => Promise<void>): Promise<void> {
+async function readTopic(
+  kafka: Kafka,
+  topic: string,
+  onRecord: (key: string, value: Buffer | null) => Promise<void>,
+): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
-  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((partition) => [partition.partition, Number(partition.high)]));
+  const ends = new Map(
+    (await admin.fetchTopicOffsets(topic)).map((partition) => [partition.partition, Number(partition.high)]),
+  );
   await admin.disconnect();
   const remaining = new Set([...ends].filter(([, high]) => high > 0).map(([partition]) => partition));
   if (remaining.size === 0) return;
@@ -342,11 +466,17 @@ async function compare(kafka: Kafka, topics: TopicNames, peerResults: string): P
   }
   const onlyOurs = [...ours.keys()].filter((key) => !peer.has(key));
   const onlyPeer = [...peer.keys()].filter((key) => !ours.has(key));
-  const examples = [...differing, ...onlyOurs, ...onlyPeer].slice(0, 3).map((key) => `${key}\n    ours: ${JSON.stringify(ours.get(key) ?? null)}\n    peer: ${JSON.stringify(peer.get(key) ?? null)}`);
+  const examples = [...differing, ...onlyOurs, ...onlyPeer]
+    .slice(0, 3)
+    .map(
+      (key) =>
+        `${key}\n    ours: ${JSON.stringify(ours.get(key) ?? null)}\n    peer: ${JSON.stringify(peer.get(key) ?? null)}`,
+    );
   return { ours: ours.size, peer: peer.size, matching, differing, onlyOurs, onlyPeer, examples };
 }
 
-const range = (values: readonly number[], format: (value: number) => string): string => `${format(Math.min(...values))}–${format(Math.max(...values))}`;
+const range = (values: readonly number[], format: (value: number) => string): string =>
+  `${format(Math.min(...values))}–${format(Math.max(...values))}`;
 const list = (values: readonly number[], format: (value: number) => string): string => values.map(format).join(", ");
 const seconds1 = (value: number): string => value.toFixed(1);
 const thousands = (value: number): string => `${(value / 1000).toFixed(1)}k`;
@@ -355,7 +485,19 @@ const inMib = (bytes: number): string => (bytes / 1_048_576).toFixed(0);
 /** One row of the side-by-side table: records/s median (range over runs), seconds, CPU seconds, peak RSS and RssAnon per run. */
 function row(label: string, records: number, runs: readonly StageRun[]): string {
   const rates = runs.map((run) => records / run.seconds);
-  return `| ${label} | **${thousands(median(rates))}** (${range(rates, thousands)}) | ${list(runs.map((run) => run.seconds), seconds1)} | ${list(runs.map((run) => run.cpuSeconds), (value) => value.toFixed(0))} | ${list(runs.map((run) => run.peakRssBytes), inMib)} (${list(runs.map((run) => run.peakRssAnonBytes), inMib)}) |`;
+  return `| ${label} | **${thousands(median(rates))}** (${range(rates, thousands)}) | ${list(
+    runs.map((run) => run.seconds),
+    seconds1,
+  )} | ${list(
+    runs.map((run) => run.cpuSeconds),
+    (value) => value.toFixed(0),
+  )} | ${list(
+    runs.map((run) => run.peakRssBytes),
+    inMib,
+  )} (${list(
+    runs.map((run) => run.peakRssAnonBytes),
+    inMib,
+  )}) |`;
 }
 
 mkdirSync(`${OUT}peer-state`, { recursive: true });
@@ -364,18 +506,30 @@ const loadBefore = loadavg();
 // `java -version` writes to stderr.
 const javaVersion = spawnSync("java", ["-version"], { encoding: "utf8" }).stderr.trim();
 buildPeer();
-if (BASELINE_JAR !== undefined && !existsSync(BASELINE_JAR)) throw new Error(`--baseline-jar ${BASELINE_JAR}: no such file`);
+if (BASELINE_JAR !== undefined && !existsSync(BASELINE_JAR))
+  throw new Error(`--baseline-jar ${BASELINE_JAR}: no such file`);
 const input = await ensureWorkload(FACTS, log);
 const kafka = createKafka({ brokers: BROKERS, clientId: "bench-peer" });
 const prefix = `bench.${Date.now().toString(36)}`;
 const topics = topicNames(prefix);
 const peer: Peer = { label: "peer", jar: PEER_JAR, results: `${prefix}.peer-results` };
-const baseline: Peer | undefined = BASELINE_JAR === undefined ? undefined : { label: "baseline", jar: BASELINE_JAR, results: `${prefix}.baseline-results` };
+const baseline: Peer | undefined =
+  BASELINE_JAR === undefined
+    ? undefined
+    : { label: "baseline", jar: BASELINE_JAR, results: `${prefix}.baseline-results` };
 const peers = baseline === undefined ? [peer] : [peer, baseline];
 const admin = kafka.admin();
 await admin.connect();
 log(`created ${(await ensureTopics(admin, prefix)).length} topics under ${prefix}`);
-await createTopicsWithLeaders(admin, peers.map((each) => ({ topic: each.results, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] })));
+await createTopicsWithLeaders(
+  admin,
+  peers.map((each) => ({
+    topic: each.results,
+    numPartitions: 1,
+    replicationFactor: 1,
+    configEntries: [{ name: "cleanup.policy", value: "compact" }],
+  })),
+);
 await admin.disconnect();
 
 try {
@@ -395,10 +549,14 @@ try {
     }
   }
   const comparison = await compare(kafka, topics, peer.results);
-  log(`comparison: ${comparison.matching} of ${comparison.ours} keys match; ${comparison.differing.length} differ, ${comparison.onlyOurs.length} only ours, ${comparison.onlyPeer.length} only the peer's`);
+  log(
+    `comparison: ${comparison.matching} of ${comparison.ours} keys match; ${comparison.differing.length} differ, ${comparison.onlyOurs.length} only ours, ${comparison.onlyPeer.length} only the peer's`,
+  );
   if (comparison.matching !== comparison.ours || comparison.ours !== comparison.peer) {
     for (const example of comparison.examples) log(`  mismatch: ${example}`);
-    throw new Error(`the peer's results differ from the engine's on ${comparison.differing.length + comparison.onlyOurs.length + comparison.onlyPeer.length} keys: nothing written`);
+    throw new Error(
+      `the peer's results differ from the engine's on ${comparison.differing.length + comparison.onlyOurs.length + comparison.onlyPeer.length} keys: nothing written`,
+    );
   }
   const loadAfter = loadavg();
   const runsOf = (each: Peer): (StageRun & { done: PeerEvent })[] => peerRuns.get(each) ?? [];
@@ -406,7 +564,11 @@ try {
   const peerRate = engineFacts / median(runsOf(peer).map((run) => run.seconds));
   const peerProcessingRate = engineFacts / median(runsOf(peer).map((run) => run.processingSeconds ?? Number.NaN));
   const last = runsOf(peer).at(-1)?.done;
-  const commandFlags = [...(FACTS === 200_000 ? [] : [`--facts ${FACTS}`]), ...(RUNS === 3 ? [] : [`--runs ${RUNS}`]), ...(BASELINE_JAR === undefined ? [] : ["--baseline-jar <jar>"])];
+  const commandFlags = [
+    ...(FACTS === 200_000 ? [] : [`--facts ${FACTS}`]),
+    ...(RUNS === 3 ? [] : [`--runs ${RUNS}`]),
+    ...(BASELINE_JAR === undefined ? [] : ["--baseline-jar <jar>"]),
+  ];
   const section = [
     HEADING,
     "",
@@ -418,17 +580,30 @@ try {
     "",
     "| process over the engine-facts topic, spawn → results forwarded | records/s, median (range) | seconds per run | CPU seconds per run | peak RSS per run, MiB (RssAnon) |",
     "|---|---|---|---|---|",
-    row("agentops engine stage (`agentops run --roles engine`, **14 metrics**), spawn → quiescent", engineFacts, engineRuns),
-    row("Kafka Streams peer (bench/peer, **2 metrics**: one store read and write per record, one DSL aggregation with the record cache)", engineFacts, runsOf(peer)),
-    ...(baseline === undefined ? [] : [row(`earlier peer (\`--baseline-jar\`, results not compared)`, engineFacts, runsOf(baseline))]),
+    row(
+      "agentops engine stage (`agentops run --roles engine`, **14 metrics**), spawn → quiescent",
+      engineFacts,
+      engineRuns,
+    ),
+    row(
+      "Kafka Streams peer (bench/peer, **2 metrics**: one store read and write per record, one DSL aggregation with the record cache)",
+      engineFacts,
+      runsOf(peer),
+    ),
+    ...(baseline === undefined
+      ? []
+      : [row(`earlier peer (\`--baseline-jar\`, results not compared)`, engineFacts, runsOf(baseline))]),
     "",
     `engine / peer records/s (medians, spawn → done): **${(engineRate / peerRate).toFixed(2)}**. The peer from its first record to its last: ${rate(engineFacts, engineFacts / peerProcessingRate)} (no JVM start, no group join).`,
     "",
-    "Each engine run is a new member without local state: the first rebuilds from offset 0, later ones load the contributions log the runs before them wrote, then the facts before its marker (docs/engine-state.md, \"Restart and restore\").",
+    'Each engine run is a new member without local state: the first rebuilds from offset 0, later ones load the contributions log the runs before them wrote, then the facts before its marker (docs/engine-state.md, "Restart and restore").',
     "",
     "| engine run | path | contributions log: records, seconds | engine-facts replayed, seconds | spawn → quiescent, seconds |",
     "|---:|---|---|---:|---:|",
-    ...engineRuns.map((run, index) => `| ${String(index + 1)} | ${run.restore.path} | ${run.restore.logRecords.toLocaleString("en-US")}, ${run.restore.logSeconds.toFixed(1)} | ${run.restore.replaySeconds.toFixed(1)} | ${run.seconds.toFixed(1)} |`),
+    ...engineRuns.map(
+      (run, index) =>
+        `| ${String(index + 1)} | ${run.restore.path} | ${run.restore.logRecords.toLocaleString("en-US")}, ${run.restore.logSeconds.toFixed(1)} | ${run.restore.replaySeconds.toFixed(1)} | ${run.seconds.toFixed(1)} |`,
+    ),
     "",
     `Results of the two metrics, key by key (our results topic, Avro, against the peer's results topic, JSON; equal as JSON values): **${comparison.matching.toLocaleString("en-US")} of ${comparison.ours.toLocaleString("en-US")} keys match**, none differs, none on one side only (any would fail the bench). The peer read ${last?.records.toLocaleString("en-US") ?? "?"} records (${last?.redeliveries ?? "?"} redeliveries of a known version, ${last?.unreadable ?? "?"} unreadable).`,
     "",

@@ -61,7 +61,10 @@ interface Measured {
 /** The child's user + system CPU seconds so far (fields 14 and 15 of /proc/<pid>/stat). */
 function cpuSecondsOf(pid: number): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${String(pid)}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    const fields =
+      readFileSync(`/proc/${String(pid)}/stat`, "utf8")
+        .split(") ")[1]
+        ?.split(" ") ?? [];
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   } catch {
     return undefined;

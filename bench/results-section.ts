@@ -27,7 +27,12 @@ export function writeResultsSection(heading: string, section: string): void {
 }
 
 /** A benchmark's section printed, and written to RESULTS.md unless the run said not to (`--no-write`). */
-export function publishResultsSection(heading: string, section: string, write: boolean, log: (message: string) => void): void {
+export function publishResultsSection(
+  heading: string,
+  section: string,
+  write: boolean,
+  log: (message: string) => void,
+): void {
   process.stdout.write(section.endsWith("\n") ? section : `${section}\n`);
   if (!write) return;
   writeResultsSection(heading, section);

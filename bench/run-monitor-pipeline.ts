@@ -40,7 +40,8 @@ const baseTime = 1_767_225_600_000;
 const records: Buffer[] = [];
 for (let index = 0; index < EVENTS; index++) {
   const eventTime = baseTime + Math.floor(index / 2); // 2,000 events/s of event time
-  const event: AgentEvent = index % PROBE_EVERY === PROBE_EVERY - 1 ? load.destructive(eventTime, index / PROBE_EVERY) : load.next(eventTime);
+  const event: AgentEvent =
+    index % PROBE_EVERY === PROBE_EVERY - 1 ? load.destructive(eventTime, index / PROBE_EVERY) : load.next(eventTime);
   records.push(await serde.encodeFact(event));
 }
 
@@ -60,7 +61,17 @@ async function pass(): Promise<Pass> {
   const analyser = createCommandAnalyser({ protectedBranches: ["main", "master"], cacheSize: 8192 });
   const runs = inMemoryRunStates();
   const monitor: RunMonitor = createRunMonitor({}, runs, analyser);
-  const result: Pass = { decode: 0, detect: 0, changelog: 0, summary: 0, alerts: 0, changelogBytes: 0, summaryBytes: 0, alertCount: 0, changelogRecords: 0 };
+  const result: Pass = {
+    decode: 0,
+    detect: 0,
+    changelog: 0,
+    summary: 0,
+    alerts: 0,
+    changelogBytes: 0,
+    summaryBytes: 0,
+    alertCount: 0,
+    changelogRecords: 0,
+  };
   for (let start = 0; start < records.length; start += BATCH) {
     let at = performance.now();
     const events: AgentEvent[] = [];
@@ -110,10 +121,18 @@ for (let index = 0; index < PASSES; index++) {
   collect?.();
   passes.push(await pass());
 }
-const median = (values: number[]): number => [...values].sort((left, right) => left - right)[Math.floor(values.length / 2)] ?? Number.NaN;
-const perRecordUs = (stage: keyof Pass): string => ((median(passes.map((entry) => entry[stage])) * 1000) / EVENTS).toFixed(2);
+const median = (values: number[]): number =>
+  [...values].sort((left, right) => left - right)[Math.floor(values.length / 2)] ?? Number.NaN;
+const perRecordUs = (stage: keyof Pass): string =>
+  ((median(passes.map((entry) => entry[stage])) * 1000) / EVENTS).toFixed(2);
 const first = passes[0];
 if (first === undefined) throw new Error("no pass");
-const total = median(passes.map((entry) => entry.decode + entry.detect + entry.changelog + entry.summary + entry.alerts));
-console.log(`records ${EVENTS}, batch ${BATCH}, passes ${PASSES} (median µs per record): decode+validate ${perRecordUs("decode")}, detect ${perRecordUs("detect")}, changelog serialise ${perRecordUs("changelog")}, summary serialise ${perRecordUs("summary")}, alert encode ${perRecordUs("alerts")}; total ${((total * 1000) / EVENTS).toFixed(2)}`);
-console.log(`bytes per record: changelog ${(first.changelogBytes / EVENTS).toFixed(0)} (${first.changelogRecords} changelog records, ${(first.changelogBytes / first.changelogRecords).toFixed(0)} B each), run-state summary ${(first.summaryBytes / EVENTS).toFixed(0)}; alerts per pass ${first.alertCount}`);
+const total = median(
+  passes.map((entry) => entry.decode + entry.detect + entry.changelog + entry.summary + entry.alerts),
+);
+console.log(
+  `records ${EVENTS}, batch ${BATCH}, passes ${PASSES} (median µs per record): decode+validate ${perRecordUs("decode")}, detect ${perRecordUs("detect")}, changelog serialise ${perRecordUs("changelog")}, summary serialise ${perRecordUs("summary")}, alert encode ${perRecordUs("alerts")}; total ${((total * 1000) / EVENTS).toFixed(2)}`,
+);
+console.log(
+  `bytes per record: changelog ${(first.changelogBytes / EVENTS).toFixed(0)} (${first.changelogRecords} changelog records, ${(first.changelogBytes / first.changelogRecords).toFixed(0)} B each), run-state summary ${(first.summaryBytes / EVENTS).toFixed(0)}; alerts per pass ${first.alertCount}`,
+);

@@ -30,7 +30,30 @@ import { resultKey } from "../src/metrics/scope.ts";
 import { readLatestResults, resultsDigest } from "../src/stream/audit/topic-results.ts";
 import { STAGE_TOPIC_ROLES, topicNames } from "../src/stream/topic-names.ts";
 import { DEFAULT_SEED } from "../src/workload/workload.ts";
-import { agentops, benchLog, brokerPid, CLI_ENV, CLI_NODE_FLAGS, cpuSeconds, deletePrefixedTopics, ensureWorkload, exited, metricsPortOf, metricValues, mib, NODE, OUT, procStatus, produce, rate, ROOT, sleep, stop, sum, waitUntil } from "./kafka-harness.ts";
+import {
+  agentops,
+  benchLog,
+  brokerPid,
+  CLI_ENV,
+  CLI_NODE_FLAGS,
+  cpuSeconds,
+  deletePrefixedTopics,
+  ensureWorkload,
+  exited,
+  metricsPortOf,
+  metricValues,
+  mib,
+  NODE,
+  OUT,
+  procStatus,
+  produce,
+  rate,
+  ROOT,
+  sleep,
+  stop,
+  sum,
+  waitUntil,
+} from "./kafka-harness.ts";
 import { writeResultsSection } from "./results-section.ts";
 
 const HEADING = "## Partitioned engine on Kafka (scale-out)";
@@ -40,7 +63,8 @@ const TIMEOUT_MS = 30 * 60_000;
 const STAGES = ["fact-ledger", "domain-ledger", "entities", "aggregation"] as const;
 
 const argv = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => (argv.includes(name) ? (argv[argv.indexOf(name) + 1] ?? fallback) : fallback);
+const flag = (name: string, fallback: string): string =>
+  argv.includes(name) ? (argv[argv.indexOf(name) + 1] ?? fallback) : fallback;
 const FACTS = Number(flag("--facts", "200000"));
 const PARTITIONS = Number(flag("--partitions", "4"));
 const INSTANCES = flag("--instances", "1,2,4").split(",").map(Number);
@@ -48,8 +72,14 @@ const writeResults = !argv.includes("--no-write");
 const withSingle = !argv.includes("--no-single");
 const log = benchLog("bench:stages");
 
-for (const [name, value] of [["--facts", FACTS], ["--partitions", PARTITIONS]] as const) if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: give a positive whole number, got ${String(value)}`);
-if (INSTANCES.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`--instances: give comma-separated positive whole numbers, e.g. 1,2,4`);
+for (const [name, value] of [
+  ["--facts", FACTS],
+  ["--partitions", PARTITIONS],
+] as const)
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`${name}: give a positive whole number, got ${String(value)}`);
+if (INSTANCES.some((count) => !Number.isInteger(count) || count < 1))
+  throw new Error(`--instances: give comma-separated positive whole numbers, e.g. 1,2,4`);
 
 interface Variant {
   /** The engine topology the instances ran (`single`: the reference row, one instance). */
@@ -69,13 +99,26 @@ interface Variant {
   readonly results: number;
 }
 
-async function runVariant(kafka: Kafka, input: string, instances: number, engine: "single" | "stages" = "stages"): Promise<Variant> {
+async function runVariant(
+  kafka: Kafka,
+  input: string,
+  instances: number,
+  engine: "single" | "stages" = "stages",
+): Promise<Variant> {
   const prefix = `bench.stages.${Date.now().toString(36)}.${engine}.${instances}`;
   const topics = topicNames(prefix);
   const admin = kafka.admin();
   await admin.connect();
   // The engine runs on its topics' partition count: created here with --partitions, the rest from topics.json.
-  await createTopicsWithLeaders(admin, STAGE_TOPIC_ROLES.map((role) => ({ topic: topics[role], numPartitions: PARTITIONS, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] })));
+  await createTopicsWithLeaders(
+    admin,
+    STAGE_TOPIC_ROLES.map((role) => ({
+      topic: topics[role],
+      numPartitions: PARTITIONS,
+      replicationFactor: 1,
+      configEntries: [{ name: "cleanup.policy", value: "compact" }],
+    })),
+  );
   await ensureTopics(admin, prefix);
   await admin.disconnect();
   const produced = await produce(kafka, topics, prefix, input, log);
@@ -88,18 +131,50 @@ async function runVariant(kafka: Kafka, input: string, instances: number, engine
     rmSync(stateDir, { recursive: true, force: true });
     const out = openSync(logPath, "w");
     // BENCH_CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of each instance there when it stops (summarise with bench/engine-profile-summary.ts).
-    const profileFlags = process.env.BENCH_CPU_PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`];
+    const profileFlags =
+      process.env.BENCH_CPU_PROFILE_DIR === undefined
+        ? []
+        : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`];
     // BENCH_PROCESSOR_ARGS adds `agentops run` flags (e.g. --state-cache-mb 16).
     const processorArgs = (process.env.BENCH_PROCESSOR_ARGS ?? "").split(/\s+/).filter((word) => word !== "");
     // BENCH_NODE_FLAGS adds node flags to each instance (after bin/agentops' own, so e.g. --max-old-space-size=384 wins).
     const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter((word) => word !== "");
-    const child: ChildProcess = spawn(NODE, [...CLI_NODE_FLAGS, ...nodeFlags, ...profileFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, "run", "--engine", engine, "--roles", "ingest,engine", "--topic-prefix", prefix, "--metrics-port", "0", "--instance-id", `stages-${index}`, "--state-dir", stateDir, "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL, ...processorArgs], { cwd: ROOT, env: CLI_ENV, stdio: ["ignore", out, out] });
+    const child: ChildProcess = spawn(
+      NODE,
+      [
+        ...CLI_NODE_FLAGS,
+        ...nodeFlags,
+        ...profileFlags,
+        "--disable-warning=TimeoutNegativeWarning",
+        `${ROOT}bin/agentops`,
+        "run",
+        "--engine",
+        engine,
+        "--roles",
+        "ingest,engine",
+        "--topic-prefix",
+        prefix,
+        "--metrics-port",
+        "0",
+        "--instance-id",
+        `stages-${index}`,
+        "--state-dir",
+        stateDir,
+        "--brokers",
+        BROKERS.join(","),
+        "--schema-registry",
+        REGISTRY_URL,
+        ...processorArgs,
+      ],
+      { cwd: ROOT, env: CLI_ENV, stdio: ["ignore", out, out] },
+    );
     closeSync(out);
     return { child, pid: child.pid ?? 0, logPath, stateDir, port: 0, peak: 0, anonymous: 0, cpu: 0 };
   });
   try {
     for (const entry of children) entry.port = await metricsPortOf(entry.child, entry.logPath);
-    for (const { port } of children) await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 180_000);
+    for (const { port } of children)
+      await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 180_000);
     const healthy = performance.now();
     log(`${instances} instance(s): healthy after ${((healthy - started) / 1000).toFixed(1)} s`);
     let lastPublished = -1;
@@ -108,22 +183,38 @@ async function runVariant(kafka: Kafka, input: string, instances: number, engine
     let stageRecords = 0;
     for (;;) {
       for (const entry of children) {
-        if (entry.child.exitCode !== null) throw new Error(`an instance exited ${String(entry.child.exitCode)}; see ${entry.logPath}`);
+        if (entry.child.exitCode !== null)
+          throw new Error(`an instance exited ${String(entry.child.exitCode)}; see ${entry.logPath}`);
         entry.peak = Math.max(entry.peak, procStatus(entry.pid, "VmHWM"));
         entry.anonymous = Math.max(entry.anonymous, procStatus(entry.pid, "RssAnon"));
         entry.cpu = Math.max(entry.cpu, cpuSeconds(entry.pid) ?? 0);
       }
-      if (performance.now() - started > TIMEOUT_MS) throw new Error(`not quiescent after ${TIMEOUT_MS / 60_000} min; see ${OUT}`);
-      const text = (await Promise.all(children.map(async ({ port }) => (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()))).join("\n");
+      if (performance.now() - started > TIMEOUT_MS)
+        throw new Error(`not quiescent after ${TIMEOUT_MS / 60_000} min; see ${OUT}`);
+      const text = (
+        await Promise.all(
+          children.map(async ({ port }) =>
+            (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text(),
+          ),
+        )
+      ).join("\n");
       const ingested = sum(metricValues(text, "agentops_records_processed_total", { processor: "ingest" }));
       const lag = sum(metricValues(text, "agentops_consumer_lag"));
-      const aggregated = sum(metricValues(text, "agentops_records_processed_total", { processor: engine === "stages" ? "aggregation" : "engine" }));
-      stageRecords = sum(STAGES.flatMap((stage) => metricValues(text, "agentops_records_processed_total", { processor: stage })));
+      const aggregated = sum(
+        metricValues(text, "agentops_records_processed_total", {
+          processor: engine === "stages" ? "aggregation" : "engine",
+        }),
+      );
+      stageRecords = sum(
+        STAGES.flatMap((stage) => metricValues(text, "agentops_records_processed_total", { processor: stage })),
+      );
       const published = sum(metricValues(text, "agentops_results_published_total"));
       const elapsed = (performance.now() - started) / 1000;
       if (elapsed - lastProgress >= 10) {
         lastProgress = elapsed;
-        log(`${instances} instance(s), ${elapsed.toFixed(0)} s: ingested ${ingested.toLocaleString("en-US")}/${produced.facts.toLocaleString("en-US")}, stage records ${stageRecords.toLocaleString("en-US")}, lag ${lag.toLocaleString("en-US")}, results published ${published.toLocaleString("en-US")}`);
+        log(
+          `${instances} instance(s), ${elapsed.toFixed(0)} s: ingested ${ingested.toLocaleString("en-US")}/${produced.facts.toLocaleString("en-US")}, stage records ${stageRecords.toLocaleString("en-US")}, lag ${lag.toLocaleString("en-US")}, results published ${published.toLocaleString("en-US")}`,
+        );
       }
       const caughtUp = ingested >= produced.facts && aggregated > 0 && lag === 0;
       if (caughtUp && published === lastPublished) break;
@@ -134,8 +225,23 @@ async function runVariant(kafka: Kafka, input: string, instances: number, engine
     const brokerCpu = broker === undefined ? Number.NaN : (cpuSeconds(broker) ?? Number.NaN) - brokerBefore;
     const serde = new AvroTopicSerde(createSchemaRegistry(REGISTRY_URL));
     const results = await readLatestResults(kafka, serde, topics.results);
-    const variant: Variant = { engine, instances, facts: produced.facts, seconds, liveSeconds: seconds - (healthy - started) / 1000, peakRss: children.map((entry) => entry.peak), peakAnonymous: children.map((entry) => entry.anonymous), cpu: children.map((entry) => entry.cpu), brokerCpu, stageRecords, digest: resultsDigest(results), results: results.size };
-    log(`${engine} engine, ${instances} instance(s): quiescent after ${seconds.toFixed(1)} s (${rate(produced.facts, seconds)}), peak RSS ${variant.peakRss.map(mib).join(", ")}, CPU ${variant.cpu.map((value) => `${value.toFixed(0)} s`).join(", ")} + broker ${brokerCpu.toFixed(0)} s, ${results.size} results ${variant.digest.slice(0, 19)}`);
+    const variant: Variant = {
+      engine,
+      instances,
+      facts: produced.facts,
+      seconds,
+      liveSeconds: seconds - (healthy - started) / 1000,
+      peakRss: children.map((entry) => entry.peak),
+      peakAnonymous: children.map((entry) => entry.anonymous),
+      cpu: children.map((entry) => entry.cpu),
+      brokerCpu,
+      stageRecords,
+      digest: resultsDigest(results),
+      results: results.size,
+    };
+    log(
+      `${engine} engine, ${instances} instance(s): quiescent after ${seconds.toFixed(1)} s (${rate(produced.facts, seconds)}), peak RSS ${variant.peakRss.map(mib).join(", ")}, CPU ${variant.cpu.map((value) => `${value.toFixed(0)} s`).join(", ")} + broker ${brokerCpu.toFixed(0)} s, ${results.size} results ${variant.digest.slice(0, 19)}`,
+    );
     return variant;
   } finally {
     await Promise.all(children.map(({ child }) => stop(child)));
@@ -172,7 +278,10 @@ if (withSingle) variants.push(await runVariant(kafka, input, 1, "single"));
 for (const instances of INSTANCES) variants.push(await runVariant(kafka, input, instances));
 const loadAfter = loadavg();
 const wrong = variants.filter((variant) => variant.digest !== expected.digest);
-if (wrong.length > 0) throw new Error(`results differ from the embedded replay with ${wrong.map((variant) => `${String(variant.instances)} instance(s)`).join(", ")}`);
+if (wrong.length > 0)
+  throw new Error(
+    `results differ from the embedded replay with ${wrong.map((variant) => `${String(variant.instances)} instance(s)`).join(", ")}`,
+  );
 
 const base = variants.find((variant) => variant.engine === "stages");
 const rows = variants.map((variant) => {

@@ -35,7 +35,8 @@ const RUN_TIMEOUT_MS = 30 * 60_000;
 const RUNS_LOG = `${BENCH_OUT}state-stores-runs.ndjson`;
 
 const argv = process.argv.slice(2);
-const option = (name: string, fallback: string): string => (argv.includes(name) ? (argv[argv.indexOf(name) + 1] ?? fallback) : fallback);
+const option = (name: string, fallback: string): string =>
+  argv.includes(name) ? (argv[argv.indexOf(name) + 1] ?? fallback) : fallback;
 const SIZES = option("--sizes", "1000000,5000000").split(",").map(Number);
 const STORES = option("--stores", "lmdb,classic-level,rocksdb").split(",");
 const RUNS = Number(option("--runs", "3"));
@@ -80,7 +81,9 @@ async function measure(store: BackendName, workload: string, size: number, round
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const MIB = 1024 ** 2;
@@ -101,7 +104,10 @@ interface LoggedRun {
 
 /** Rows from a runs log: the runs of each (size, store), in the order first seen. */
 function rowsFromLog(path: string): { rows: Row[]; started: Date } {
-  const logged = readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line) as LoggedRun);
+  const logged = readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as LoggedRun);
   const rows: Row[] = [];
   for (const run of logged) {
     const row = rows.find((candidate) => candidate.size === run.size && candidate.store === run.store);
@@ -139,7 +145,26 @@ function section(rows: readonly Row[], started: Date): string {
   const runs = Math.max(...rows.map((row) => row.runs.length));
   const sizes = [...new Set(rows.map((row) => row.size))];
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}`;
-  const header = ["lines", "store", "runs", "metric facts", "facts/s (state work, wall)", "facts per CPU-second", "store gets/s (cache misses)", "cache hit rate", "store puts/s (in commits)", "commit ms median / max", "writes per commit", "disk MiB", "peak RSS MiB", "anon RSS MiB at end", "peak V8 heap MiB", "random fact gets/s", "reopen ms", "load (1 min) per run"];
+  const header = [
+    "lines",
+    "store",
+    "runs",
+    "metric facts",
+    "facts/s (state work, wall)",
+    "facts per CPU-second",
+    "store gets/s (cache misses)",
+    "cache hit rate",
+    "store puts/s (in commits)",
+    "commit ms median / max",
+    "writes per commit",
+    "disk MiB",
+    "peak RSS MiB",
+    "anon RSS MiB at end",
+    "peak V8 heap MiB",
+    "random fact gets/s",
+    "reopen ms",
+    "load (1 min) per run",
+  ];
   const lines = [
     HEADING,
     "",
@@ -178,12 +203,20 @@ async function main(): Promise<void> {
       // Rotate the order each round so that no store always runs first (or after the heaviest).
       const order = stores.map((_, at) => stores[(at + round) % stores.length] as BackendName);
       for (const store of order) {
-        log(`${size.toLocaleString("en-US")} lines · ${store} · round ${round + 1}/${RUNS} (load ${loadavg()[0]?.toFixed(2)})`);
+        log(
+          `${size.toLocaleString("en-US")} lines · ${store} · round ${round + 1}/${RUNS} (load ${loadavg()[0]?.toFixed(2)})`,
+        );
         const measured = await measure(store, workload, size, round);
-        if (measured.load.randomGetsFound !== 1) throw new Error(`${store}: only ${measured.load.randomGetsFound} of the sampled fact records were read back`);
-        log(`  ${thousands(measured.load.facts / measured.load.stateSeconds)} facts/s (${thousands(measured.load.facts / measured.load.stateCpuSeconds)} per CPU-s), commit median ${measured.load.commitMillis.median.toFixed(0)} ms, disk ${(measured.diskBytes / MIB).toFixed(0)} MiB, peak RSS ${(measured.load.peakRssBytes / MIB).toFixed(0)} MiB, reopen ${measured.reopen.openMillis.toFixed(1)} ms`);
+        if (measured.load.randomGetsFound !== 1)
+          throw new Error(`${store}: only ${measured.load.randomGetsFound} of the sampled fact records were read back`);
+        log(
+          `  ${thousands(measured.load.facts / measured.load.stateSeconds)} facts/s (${thousands(measured.load.facts / measured.load.stateCpuSeconds)} per CPU-s), commit median ${measured.load.commitMillis.median.toFixed(0)} ms, disk ${(measured.diskBytes / MIB).toFixed(0)} MiB, peak RSS ${(measured.load.peakRssBytes / MIB).toFixed(0)} MiB, reopen ${measured.reopen.openMillis.toFixed(1)} ms`,
+        );
         results.get(store)?.push(measured);
-        appendFileSync(RUNS_LOG, `${JSON.stringify({ size, store, started: started.toISOString(), measured } satisfies LoggedRun)}\n`);
+        appendFileSync(
+          RUNS_LOG,
+          `${JSON.stringify({ size, store, started: started.toISOString(), measured } satisfies LoggedRun)}\n`,
+        );
       }
     }
     for (const store of stores) rows.push({ size, store, runs: results.get(store) ?? [] });

@@ -34,7 +34,9 @@ for (let index = 0; index + 1 < positional.length; index += 2) {
 }
 if (sources.length === 0) sources.push(...DEFAULT_SOURCES.filter(([path]) => existsSync(path)));
 if (sources.length === 0) {
-  process.stderr.write("no fetched trajectories: fetch public trajectories into fetched/<format>/ first (docs/tripwires.md, Real runs)\n");
+  process.stderr.write(
+    "no fetched trajectories: fetch public trajectories into fetched/<format>/ first (docs/tripwires.md, Real runs)\n",
+  );
   process.exit(2);
 }
 
@@ -52,38 +54,60 @@ for (const [path, format] of sources) {
     list.push(parsed.fact);
     eventsByRun.set(parsed.fact.run_id, list);
   });
-  process.stdout.write(`${format.padEnd(15)} ${path}: ${summary.files} files, ${summary.runs} runs, ${summary.steps} steps, ${summary.facts} facts\n`);
+  process.stdout.write(
+    `${format.padEnd(15)} ${path}: ${summary.files} files, ${summary.runs} runs, ${summary.steps} steps, ${summary.facts} facts\n`,
+  );
   for (const [runId, events] of eventsByRun) {
     runs++;
     const monitor = createRunMonitor();
     const alerts = events.flatMap((event) => monitor.process(event).alerts).sort(compareAlerts);
     for (const alert of alerts) byRule.set(alert.rule_id, (byRule.get(alert.rule_id) ?? 0) + 1);
-    perRun.push({ format, runId, steps: events.filter((event) => event.type === "agent_step").length, alerts, events: explain ? events : [] });
+    perRun.push({
+      format,
+      runId,
+      steps: events.filter((event) => event.type === "agent_step").length,
+      alerts,
+      events: explain ? events : [],
+    });
   }
 }
 
 process.stdout.write(`\n${runs} runs\n\nrule                          alerts  per 100 runs\n`);
-for (const [rule, count] of [...byRule.entries()].sort()) process.stdout.write(`${rule.padEnd(28)} ${String(count).padStart(7)}  ${((count * 100) / runs).toFixed(1).padStart(12)}\n`);
+for (const [rule, count] of [...byRule.entries()].sort())
+  process.stdout.write(
+    `${rule.padEnd(28)} ${String(count).padStart(7)}  ${((count * 100) / runs).toFixed(1).padStart(12)}\n`,
+  );
 process.stdout.write("\nruns with alerts (format, run, steps, alerts by rule):\n");
 for (const run of perRun.filter((entry) => entry.alerts.length > 0)) {
   const counts = new Map<string, number>();
   for (const alert of run.alerts) counts.set(alert.rule_id, (counts.get(alert.rule_id) ?? 0) + 1);
-  process.stdout.write(`  ${run.format} ${run.runId} steps=${run.steps} ${[...counts.entries()].map(([rule, count]) => `${rule}=${count}`).join(" ")}\n`);
+  process.stdout.write(
+    `  ${run.format} ${run.runId} steps=${run.steps} ${[...counts.entries()].map(([rule, count]) => `${rule}=${count}`).join(" ")}\n`,
+  );
 }
 if (explain) {
   // For hand-judging: each loop alert with the agent steps of its seq range.
   for (const run of perRun) {
     for (const alert of run.alerts.filter((entry) => entry.kind !== "DESTRUCTIVE")) {
-      process.stdout.write(`\n## ${alert.rule_id} ${run.format} ${run.runId} seq ${alert.evidence.seq_from}..${alert.evidence.seq_to}\n`);
+      process.stdout.write(
+        `\n## ${alert.rule_id} ${run.format} ${run.runId} seq ${alert.evidence.seq_from}..${alert.evidence.seq_to}\n`,
+      );
       for (const event of run.events) {
-        if (event.type !== "agent_step" || event.seq < alert.evidence.seq_from || event.seq > alert.evidence.seq_to) continue;
+        if (event.type !== "agent_step" || event.seq < alert.evidence.seq_from || event.seq > alert.evidence.seq_to)
+          continue;
         const digest = (event.observation_digest ?? "").slice(7, 15);
-        process.stdout.write(`  ${String(event.seq).padStart(4)} ${event.kind.padEnd(9)} ${(event.status ?? "-").padEnd(5)} ${digest} ${event.actor ?? ""} ${(event.input ?? "").slice(0, 150).replaceAll("\n", "⏎")}\n`);
+        process.stdout.write(
+          `  ${String(event.seq).padStart(4)} ${event.kind.padEnd(9)} ${(event.status ?? "-").padEnd(5)} ${digest} ${event.actor ?? ""} ${(event.input ?? "").slice(0, 150).replaceAll("\n", "⏎")}\n`,
+        );
       }
     }
   }
 }
 if (samplesPath !== undefined) {
-  writeFileSync(samplesPath, perRun.flatMap((run) => run.alerts.map((alert) => JSON.stringify({ format: run.format, ...alert }))).join("\n") + "\n");
+  writeFileSync(
+    samplesPath,
+    perRun.flatMap((run) => run.alerts.map((alert) => JSON.stringify({ format: run.format, ...alert }))).join("\n") +
+      "\n",
+  );
   process.stdout.write(`\nevery alert → ${samplesPath}\n`);
 }

@@ -46,7 +46,8 @@ const argv = process.argv.slice(2);
 function option(name: string, fallback: number): number {
   const at = argv.indexOf(`--${name}`);
   const value = at === -1 ? undefined : Number(argv[at + 1]);
-  if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new Error(`--${name} needs a positive number`);
+  if (value !== undefined && !(Number.isFinite(value) && value > 0))
+    throw new Error(`--${name} needs a positive number`);
   return value ?? fallback;
 }
 const RATE = option("rate", 2_000);
@@ -69,7 +70,6 @@ function log(message: string): void {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 const ms = (value: number): string => (Number.isFinite(value) ? value.toFixed(1) : "n/a");
 const int = (value: number): string => Math.round(value).toLocaleString("en-US");
-
 
 /** /proc/<pid>/status field in kB (VmHWM = peak RSS, VmRSS = current). */
 function procStatusKb(pid: number, field: "VmHWM" | "VmRSS"): number | undefined {
@@ -112,7 +112,9 @@ function summariseGc(log: string): GcSummary {
   let totalPauseMs = 0;
   let maxPauseMs = 0;
   let over20Ms = 0;
-  for (const match of log.matchAll(/ms: (Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Sweep)\b[^\n]*?, ([\d.]+) \/ [\d.]+ ms/g)) {
+  for (const match of log.matchAll(
+    /ms: (Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Sweep)\b[^\n]*?, ([\d.]+) \/ [\d.]+ ms/g,
+  )) {
     const pause = Number(match[2]);
     if (match[1] === "Scavenge" || match[1] === "Minor Mark-Sweep") scavenges += 1;
     else markCompacts += 1;
@@ -134,7 +136,8 @@ function topicBytes(topics: readonly string[]): Map<string, number> {
   for (const entry of readdirSync(data)) {
     const topic = topics.find((name) => entry.startsWith(`${name}-`) && /^\d+$/.test(entry.slice(name.length + 1)));
     if (topic === undefined) continue;
-    for (const file of readdirSync(`${data}${entry}`)) if (file.endsWith(".log")) bytes.set(topic, (bytes.get(topic) ?? 0) + statSync(`${data}${entry}/${file}`).size);
+    for (const file of readdirSync(`${data}${entry}`))
+      if (file.endsWith(".log")) bytes.set(topic, (bytes.get(topic) ?? 0) + statSync(`${data}${entry}/${file}`).size);
   }
   return bytes;
 }
@@ -162,18 +165,47 @@ async function startProcessor(prefix: string, dir: string): Promise<Processor> {
   const logPath = join(dir, "processor.log");
   const out = openSync(logPath, "w");
   // BENCH_CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of the processor there when it stops (as bench/kafka.bench.ts).
-  const profileFlags = process.env.BENCH_CPU_PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`];
-  const args = [...(traceGc ? ["--trace-gc"] : []), ...profileFlags, "--disable-warning=ExperimentalWarning", "--disable-warning=TimeoutNegativeWarning", "bin/agentops", "run", "--roles", "run-monitor", "--topic-prefix", prefix, "--instance-id", `${prefix}-monitor`, "--metrics-port", String(port), "--log-level", "warn", "--brokers", BROKERS.join(","), "--schema-registry", REGISTRY_URL];
+  const profileFlags =
+    process.env.BENCH_CPU_PROFILE_DIR === undefined
+      ? []
+      : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`];
+  const args = [
+    ...(traceGc ? ["--trace-gc"] : []),
+    ...profileFlags,
+    "--disable-warning=ExperimentalWarning",
+    "--disable-warning=TimeoutNegativeWarning",
+    "bin/agentops",
+    "run",
+    "--roles",
+    "run-monitor",
+    "--topic-prefix",
+    prefix,
+    "--instance-id",
+    `${prefix}-monitor`,
+    "--metrics-port",
+    String(port),
+    "--log-level",
+    "warn",
+    "--brokers",
+    BROKERS.join(","),
+    "--schema-registry",
+    REGISTRY_URL,
+  ];
   const child = spawn(NODE, args, { cwd: ROOT, stdio: ["ignore", out, out] });
   closeSync(out);
   if (child.pid === undefined) throw new Error("could not start the processor");
   liveChild = child;
-  const exited = new Promise<string>((resolve) => child.once("exit", (code, signal) => resolve(signal ?? String(code))));
+  const exited = new Promise<string>((resolve) =>
+    child.once("exit", (code, signal) => resolve(signal ?? String(code))),
+  );
   let gone: string | undefined;
   void exited.then((how) => (gone = how));
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (gone !== undefined) throw new Error(`processor exited (${gone}) before it was healthy:\n${readFileSync(logPath, "utf8").slice(-3_000)}`);
+    if (gone !== undefined)
+      throw new Error(
+        `processor exited (${gone}) before it was healthy:\n${readFileSync(logPath, "utf8").slice(-3_000)}`,
+      );
     try {
       const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1_000) });
       if (response.status === 200) break;
@@ -230,7 +262,13 @@ interface KafkaRun {
   readonly bytesWritten: Map<string, number>;
   readonly records: Map<string, number>;
   /** The slowest 1% of probes (at least 3), each component averaged: where the tail's time goes. */
-  readonly tail: { readonly count: number; readonly total: number; readonly probeAck: number; readonly processor: number; readonly delivery: number };
+  readonly tail: {
+    readonly count: number;
+    readonly total: number;
+    readonly probeAck: number;
+    readonly processor: number;
+    readonly delivery: number;
+  };
   readonly loadSeconds: number;
   readonly gc: GcSummary | undefined;
   readonly processed: number;
@@ -249,7 +287,9 @@ async function kafkaBenchmark(): Promise<KafkaRun> {
   log(`topic prefix ${prefix}; starting agentops run --roles run-monitor…`);
   const started = performance.now();
   const processor = await startProcessor(prefix, dir);
-  log(`processor pid ${processor.pid} healthy on :${processor.port} after ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `processor pid ${processor.pid} healthy on :${processor.port} after ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 
   const background: Producer = kafka.producer({ allowAutoTopicCreation: false });
   const prober: Producer = kafka.producer({ allowAutoTopicCreation: false });
@@ -275,7 +315,10 @@ async function kafkaBenchmark(): Promise<KafkaRun> {
       for (const topic of Object.values(topics)) {
         if (!existing.has(topic)) continue;
         const offsets = await admin.fetchTopicOffsets(topic);
-        records.set(topic, offsets.reduce((total, partition) => total + Number(partition.high) - Number(partition.low), 0));
+        records.set(
+          topic,
+          offsets.reduce((total, partition) => total + Number(partition.high) - Number(partition.low), 0),
+        );
       }
       await admin.deleteTopics({ topics: Object.values(topics).filter((topic) => existing.has(topic)) });
       await admin.deleteGroups([`${prefix}.agentops.run-monitor`, `${prefix}.bench-alerts`]).catch(() => undefined);
@@ -298,8 +341,13 @@ async function kafkaBenchmark(): Promise<KafkaRun> {
         const receivedAt = performance.now();
         for (const message of batch.messages) {
           if (message.value === null) continue;
-          const alert = (await serde.decodeAlert(message.value)) as { run_id: string; kind: string; evidence: { seq_from: number } };
-          const probe = alert.kind === "DESTRUCTIVE" ? probes.get(`${alert.run_id}#${alert.evidence.seq_from}`) : undefined;
+          const alert = (await serde.decodeAlert(message.value)) as {
+            run_id: string;
+            kind: string;
+            evidence: { seq_from: number };
+          };
+          const probe =
+            alert.kind === "DESTRUCTIVE" ? probes.get(`${alert.run_id}#${alert.evidence.seq_from}`) : undefined;
           if (probe === undefined) {
             otherAlerts += 1;
             continue;
@@ -311,7 +359,12 @@ async function kafkaBenchmark(): Promise<KafkaRun> {
       },
     });
 
-    const load = new AgentEventLoad({ concurrentRuns: CONCURRENT_RUNS, eventsPerRun: EVENTS_PER_RUN, seed: 42, runPrefix: prefix });
+    const load = new AgentEventLoad({
+      concurrentRuns: CONCURRENT_RUNS,
+      eventsPerRun: EVENTS_PER_RUN,
+      seed: 42,
+      runPrefix: prefix,
+    });
     // Warm the registry ids so the first send is not a registry round trip.
     await serde.encodeFact(load.next(Date.now()));
     await serde.encodeFact(load.destructive(Date.now(), 0));
@@ -363,7 +416,12 @@ async function kafkaBenchmark(): Promise<KafkaRun> {
         const value = await serde.encodeFact(event);
         const sentWall = Date.now();
         const sentAt = performance.now();
-        const probe: Probe = { phase: sentAt >= measureStart ? "measure" : "warmup", sentAt, sentWall, command: event.command ?? "" };
+        const probe: Probe = {
+          phase: sentAt >= measureStart ? "measure" : "warmup",
+          sentAt,
+          sentWall,
+          command: event.command ?? "",
+        };
         probes.set(`${event.run_id}#${event.seq}`, probe);
         prober.send({ topic: topics.agentEvents, messages: [{ key: event.run_id, value }] }).then(
           () => (probe.sendAckMs = performance.now() - sentAt),
@@ -386,10 +444,14 @@ async function kafkaBenchmark(): Promise<KafkaRun> {
       cpuAtEnd = cpuSeconds(processor.pid);
     };
 
-    log(`load: ${int(RATE)} events/s over ${CONCURRENT_RUNS} concurrent runs, a destructive probe every ${PROBE_MS} ms; warm-up ${WARMUP_S} s, measured ${MEASURE_S} s`);
+    log(
+      `load: ${int(RATE)} events/s over ${CONCURRENT_RUNS} concurrent runs, a destructive probe every ${PROBE_MS} ms; warm-up ${WARMUP_S} s, measured ${MEASURE_S} s`,
+    );
     const progress = setInterval(() => {
       const measured = [...probes.values()].filter((probe) => probe.phase === "measure");
-      log(`  sent ${int(sent)} background events; probes ${probes.size} (${measured.filter((probe) => probe.receivedAt !== undefined).length}/${measured.length} measured alerts in)`);
+      log(
+        `  sent ${int(sent)} background events; probes ${probes.size} (${measured.filter((probe) => probe.receivedAt !== undefined).length}/${measured.length} measured alerts in)`,
+      );
     }, 10_000);
     await Promise.all([backgroundLoop(), probeLoop(), monitorLoop()]);
     clearInterval(progress);
@@ -397,14 +459,23 @@ async function kafkaBenchmark(): Promise<KafkaRun> {
 
     const measured = [...probes.entries()].filter(([, probe]) => probe.phase === "measure");
     const drainDeadline = performance.now() + DRAIN_TIMEOUT_MS;
-    while (measured.some(([, probe]) => probe.receivedAt === undefined) && performance.now() < drainDeadline) await sleep(100);
+    while (measured.some(([, probe]) => probe.receivedAt === undefined) && performance.now() < drainDeadline)
+      await sleep(100);
 
     const peakRssKb = procStatusKb(processor.pid, "VmHWM");
     const processed = sum(await scrape(processor.port), "agentops_records_processed_total");
     const exit = await cleanup();
-    const done = measured.map(([, probe]) => probe).filter((probe): probe is Probe & { receivedAt: number; alertCreated: number } => probe.receivedAt !== undefined && probe.alertCreated !== undefined);
-    const slowest = [...done].sort((left, right) => right.receivedAt - right.sentAt - (left.receivedAt - left.sentAt)).slice(0, Math.max(3, Math.ceil(done.length / 100)));
-    const mean = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0) / Math.max(1, values.length);
+    const done = measured
+      .map(([, probe]) => probe)
+      .filter(
+        (probe): probe is Probe & { receivedAt: number; alertCreated: number } =>
+          probe.receivedAt !== undefined && probe.alertCreated !== undefined,
+      );
+    const slowest = [...done]
+      .sort((left, right) => right.receivedAt - right.sentAt - (left.receivedAt - left.sentAt))
+      .slice(0, Math.max(3, Math.ceil(done.length / 100)));
+    const mean = (values: readonly number[]): number =>
+      values.reduce((total, value) => total + value, 0) / Math.max(1, values.length);
     const tail = {
       count: slowest.length,
       total: mean(slowest.map((probe) => probe.receivedAt - probe.sentAt)),
@@ -416,18 +487,26 @@ async function kafkaBenchmark(): Promise<KafkaRun> {
       prefix,
       latency: distribution(done.map((probe) => probe.receivedAt - probe.sentAt)),
       upstream: distribution(done.map((probe) => probe.alertCreated - probe.sentWall)),
-      downstream: distribution(done.map((probe) => probe.receivedAt - probe.sentAt - (probe.alertCreated - probe.sentWall))),
+      downstream: distribution(
+        done.map((probe) => probe.receivedAt - probe.sentAt - (probe.alertCreated - probe.sentWall)),
+      ),
       probeAck: distribution(measured.flatMap(([, probe]) => (probe.sendAckMs === undefined ? [] : [probe.sendAckMs]))),
       injected: measured.length,
       received: done.length,
-      missing: measured.filter(([, probe]) => probe.receivedAt === undefined).map(([key, probe]) => `${key} (${probe.command}${probe.sendError === undefined ? "" : `; send failed: ${probe.sendError}`})`),
+      missing: measured
+        .filter(([, probe]) => probe.receivedAt === undefined)
+        .map(
+          ([key, probe]) =>
+            `${key} (${probe.command}${probe.sendError === undefined ? "" : `; send failed: ${probe.sendError}`})`,
+        ),
       backgroundSent: sentInWindow,
       achievedRate: sentInWindow / backgroundSeconds,
       backgroundAck: distribution(backgroundAcks),
       runsStarted: load.runs,
       otherAlerts,
       peakRssKb,
-      processorCpu: cpuAtStart === undefined || cpuAtEnd === undefined ? undefined : (cpuAtEnd - cpuAtStart) / MEASURE_S,
+      processorCpu:
+        cpuAtStart === undefined || cpuAtEnd === undefined ? undefined : (cpuAtEnd - cpuAtStart) / MEASURE_S,
       maxLag,
       lagSamples,
       rssAtStartKb,
@@ -456,10 +535,20 @@ interface CoreRun {
 /** bench/tripwires-core.ts as a child (fresh heap, --expose-gc); its report lines. */
 function coreBenchmark(): CoreRun {
   log("in-process detector (bench/tripwires-core.ts)…");
-  const stdout = execFileSync(NODE, ["--expose-gc", "bench/tripwires-core.ts"], { cwd: ROOT, encoding: "utf8", timeout: 15 * 60_000, stdio: ["ignore", "pipe", "inherit"] });
+  const stdout = execFileSync(NODE, ["--expose-gc", "bench/tripwires-core.ts"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 15 * 60_000,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const lines = stdout.trim().split("\n");
   for (const line of lines) log(`  ${line}`);
-  return { lines, warm: lines.find((line) => line.startsWith("warm mix")), cold: lines.find((line) => line.startsWith("cold parsing")), memory: lines.filter((line) => line.startsWith("memory:")) };
+  return {
+    lines,
+    warm: lines.find((line) => line.startsWith("warm mix")),
+    cold: lines.find((line) => line.startsWith("cold parsing")),
+    memory: lines.filter((line) => line.startsWith("memory:")),
+  };
 }
 
 function renderSection(run: KafkaRun, core: CoreRun | undefined, date: string): string {
@@ -477,8 +566,20 @@ function renderSection(run: KafkaRun, core: CoreRun | undefined, date: string): 
     `| runs | ${CONCURRENT_RUNS} concurrent, each replaced after ${EVENTS_PER_RUN} events: ${int(run.runsStarted)} runs over the whole load |`,
     `| other alerts (loops, redundancy in the benign mix) | ${int(run.otherAlerts)} |`,
     `| processor: peak RSS (VmHWM) | **${run.peakRssKb === undefined ? "n/a" : `${(run.peakRssKb / 1024).toFixed(0)} MiB`}** (RSS when it became healthy: ${run.rssAtStartKb === undefined ? "n/a" : `${(run.rssAtStartKb / 1024).toFixed(0)} MiB`}) |`,
-    ...(run.gc === undefined ? [] : [`| processor: GC (--trace-gc, whole life incl. warm-up) | ${run.gc.scavenges} young + ${run.gc.markCompacts} full collections, ${ms(run.gc.totalPauseMs)} ms paused in all, longest ${ms(run.gc.maxPauseMs)} ms, ${run.gc.over20Ms} pauses > 20 ms |`]),
-    `| records and bytes written per topic over the whole load (${run.loadSeconds} s; bytes = the broker's log segments at the end; the compacted run-state and changelog topics are cleaned while the bench runs, so theirs are less than what was written) | ${Object.values(topicNames(run.prefix)).filter((topic) => (run.records.get(topic) ?? 0) > 0).map((topic) => `${topic.slice(run.prefix.length + 1)}: ${int(run.records.get(topic) ?? 0)} records${run.bytesWritten.has(topic) ? `, ${((run.bytesWritten.get(topic) ?? 0) / 1024 ** 2).toFixed(1)} MiB (${((run.bytesWritten.get(topic) ?? 0) / 1024 / run.loadSeconds).toFixed(0)} KiB/s, ${int((run.bytesWritten.get(topic) ?? 0) / Math.max(1, run.records.get(topic) ?? 0))} B/record)` : ""}`).join("; ")} |`,
+    ...(run.gc === undefined
+      ? []
+      : [
+          `| processor: GC (--trace-gc, whole life incl. warm-up) | ${run.gc.scavenges} young + ${run.gc.markCompacts} full collections, ${ms(run.gc.totalPauseMs)} ms paused in all, longest ${ms(run.gc.maxPauseMs)} ms, ${run.gc.over20Ms} pauses > 20 ms |`,
+        ]),
+    `| records and bytes written per topic over the whole load (${run.loadSeconds} s; bytes = the broker's log segments at the end; the compacted run-state and changelog topics are cleaned while the bench runs, so theirs are less than what was written) | ${Object.values(
+      topicNames(run.prefix),
+    )
+      .filter((topic) => (run.records.get(topic) ?? 0) > 0)
+      .map(
+        (topic) =>
+          `${topic.slice(run.prefix.length + 1)}: ${int(run.records.get(topic) ?? 0)} records${run.bytesWritten.has(topic) ? `, ${((run.bytesWritten.get(topic) ?? 0) / 1024 ** 2).toFixed(1)} MiB (${((run.bytesWritten.get(topic) ?? 0) / 1024 / run.loadSeconds).toFixed(0)} KiB/s, ${int((run.bytesWritten.get(topic) ?? 0) / Math.max(1, run.records.get(topic) ?? 0))} B/record)` : ""}`,
+      )
+      .join("; ")} |`,
     `| processor: CPU during the measured period | ${run.processorCpu === undefined ? "n/a" : `${(run.processorCpu * 100).toFixed(0)}% of one core`}; max consumer lag ${int(run.maxLag)} records (${run.lagSamples} samples of /metrics, 1/s); ${int(run.processed)} records processed |`,
   ];
   if (core !== undefined) {
@@ -487,7 +588,11 @@ function renderSection(run: KafkaRun, core: CoreRun | undefined, date: string): 
     for (const line of core.memory) rows.push(`| memory per active run | ${line.replace(/^memory: /, "")} |`);
   }
   const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-  const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "bin"], { cwd: ROOT, encoding: "utf8" }).trimEnd().split("\n").filter((line) => line !== "").map((line) => line.slice(3));
+  const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "bin"], { cwd: ROOT, encoding: "utf8" })
+    .trimEnd()
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => line.slice(3));
   return [
     HEADING,
     "",
@@ -504,11 +609,14 @@ function renderSection(run: KafkaRun, core: CoreRun | undefined, date: string): 
   ].join("\n");
 }
 
-
 const date = execFileSync("date", ["-u"], { encoding: "utf8" }).trim();
 const run = await kafkaBenchmark();
-log(`latency p50 ${ms(run.latency.p50)} / p90 ${ms(run.latency.p90)} / p99 ${ms(run.latency.p99)} / max ${ms(run.latency.max)} ms; upstream p50 ${ms(run.upstream.p50)} p99 ${ms(run.upstream.p99)}; downstream p50 ${ms(run.downstream.p50)} p99 ${ms(run.downstream.p99)}`);
-log(`probes ${run.injected} injected, ${run.received} received, ${run.missing.length} missing; background ${int(run.achievedRate)} events/s; other alerts ${run.otherAlerts}; processor peak RSS ${run.peakRssKb === undefined ? "n/a" : `${(run.peakRssKb / 1024).toFixed(0)} MiB`}, CPU ${run.processorCpu === undefined ? "n/a" : `${(run.processorCpu * 100).toFixed(0)}%`}, max lag ${run.maxLag}; exit ${run.exit}`);
+log(
+  `latency p50 ${ms(run.latency.p50)} / p90 ${ms(run.latency.p90)} / p99 ${ms(run.latency.p99)} / max ${ms(run.latency.max)} ms; upstream p50 ${ms(run.upstream.p50)} p99 ${ms(run.upstream.p99)}; downstream p50 ${ms(run.downstream.p50)} p99 ${ms(run.downstream.p99)}`,
+);
+log(
+  `probes ${run.injected} injected, ${run.received} received, ${run.missing.length} missing; background ${int(run.achievedRate)} events/s; other alerts ${run.otherAlerts}; processor peak RSS ${run.peakRssKb === undefined ? "n/a" : `${(run.peakRssKb / 1024).toFixed(0)} MiB`}, CPU ${run.processorCpu === undefined ? "n/a" : `${(run.processorCpu * 100).toFixed(0)}%`}, max lag ${run.maxLag}; exit ${run.exit}`,
+);
 const core = runCore ? coreBenchmark() : undefined;
 const section = renderSection(run, core, date);
 if (writeResults) {

@@ -32,6 +32,8 @@ export async function ensureWorkload(lines: number, log: (message: string) => vo
   const started = performance.now();
   const stats = await writeWorkload(path, { seed: DEFAULT_SEED, facts: lines });
   writeFileSync(sidecar, params);
-  log(`  ${stats.lines.toLocaleString("en-US")} lines, ${(stats.bytes / 1_048_576).toFixed(0)} MiB in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `  ${stats.lines.toLocaleString("en-US")} lines, ${(stats.bytes / 1_048_576).toFixed(0)} MiB in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   return path;
 }

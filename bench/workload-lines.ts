@@ -8,7 +8,8 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writ
  */
 export function workloadLineCount(path: string): number {
   const sidecar = `${path}.lines`;
-  if (existsSync(sidecar) && statSync(sidecar).mtimeMs >= statSync(path).mtimeMs) return Number(readFileSync(sidecar, "utf8"));
+  if (existsSync(sidecar) && statSync(sidecar).mtimeMs >= statSync(path).mtimeMs)
+    return Number(readFileSync(sidecar, "utf8"));
   // Read in chunks: a 20M-line workload is 8 GB, past what one Buffer (readFileSync) can hold.
   const chunk = Buffer.allocUnsafe(16 * 1024 * 1024);
   const descriptor = openSync(path, "r");

@@ -8,7 +8,14 @@ const quiet = rest.includes("--quiet");
 const overallTimeoutMs = 15_000;
 
 async function probe(): Promise<string> {
-  const kafka = new Kafka({ clientId: "agentops-health", brokers: [broker], logLevel: logLevel.NOTHING, connectionTimeout: 3_000, requestTimeout: 5_000, retry: { retries: 0 } });
+  const kafka = new Kafka({
+    clientId: "agentops-health",
+    brokers: [broker],
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 3_000,
+    requestTimeout: 5_000,
+    retry: { retries: 0 },
+  });
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -19,13 +26,18 @@ async function probe(): Promise<string> {
   }
 }
 
-const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${overallTimeoutMs} ms`)), overallTimeoutMs).unref());
+const timeout = new Promise<never>((_, reject) =>
+  setTimeout(() => reject(new Error(`no answer within ${overallTimeoutMs} ms`)), overallTimeoutMs).unref(),
+);
 
 try {
   const summary = await Promise.race([probe(), timeout]);
   if (!quiet) process.stdout.write(`kafka health: ${summary}\n`);
   process.exit(0);
 } catch (error) {
-  if (!quiet) process.stderr.write(`kafka health: ${broker} not healthy: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (!quiet)
+    process.stderr.write(
+      `kafka health: ${broker} not healthy: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
   process.exit(1);
 }

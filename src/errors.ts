@@ -7,42 +7,62 @@ import { Data } from "effect";
  */
 
 /** A configuration value a user gave is wrong: which field, what is wrong, how to fix it. */
-export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly field: string; readonly problem: string; readonly fix: string }> {
+export class ConfigError extends Data.TaggedError("ConfigError")<{
+  readonly field: string;
+  readonly problem: string;
+  readonly fix: string;
+}> {
   override get message(): string {
     return `${this.field}: ${this.problem}. Fix: ${this.fix}`;
   }
 }
 
 /** The broker refused or timed out on a produce, commit, fetch or metadata call (retried before surfacing). */
-export class KafkaIoError extends Data.TaggedError("KafkaIoError")<{ readonly operation: string; readonly cause: unknown }> {
+export class KafkaIoError extends Data.TaggedError("KafkaIoError")<{
+  readonly operation: string;
+  readonly cause: unknown;
+}> {
   override get message(): string {
     return `kafka ${this.operation} failed: ${causeText(this.cause)}`;
   }
 }
 
 /** The schema registry refused or could not be reached. */
-export class RegistryError extends Data.TaggedError("RegistryError")<{ readonly operation: string; readonly cause: unknown }> {
+export class RegistryError extends Data.TaggedError("RegistryError")<{
+  readonly operation: string;
+  readonly cause: unknown;
+}> {
   override get message(): string {
     return `schema registry ${this.operation} failed: ${causeText(this.cause)}`;
   }
 }
 
 /** The /metrics and /healthz endpoint could not listen. */
-export class TelemetryServerError extends Data.TaggedError("TelemetryServerError")<{ readonly address: string; readonly cause: unknown }> {
+export class TelemetryServerError extends Data.TaggedError("TelemetryServerError")<{
+  readonly address: string;
+  readonly cause: unknown;
+}> {
   override get message(): string {
     return `cannot serve /metrics on ${this.address}: ${causeText(this.cause)}`;
   }
 }
 
 /** A file, or a store on local disk, could not be read or written. */
-export class FileIoError extends Data.TaggedError("FileIoError")<{ readonly path: string; readonly operation: string; readonly cause: unknown }> {
+export class FileIoError extends Data.TaggedError("FileIoError")<{
+  readonly path: string;
+  readonly operation: string;
+  readonly cause: unknown;
+}> {
   override get message(): string {
     return `${this.operation} ${this.path} failed: ${causeText(this.cause)}`;
   }
 }
 
 /** A processor's batch failed (a bug: processors do not do I/O); the instance stops and is restarted. */
-export class ProcessorError extends Data.TaggedError("ProcessorError")<{ readonly processor: string; readonly cause: unknown }> {
+export class ProcessorError extends Data.TaggedError("ProcessorError")<{
+  readonly processor: string;
+  readonly cause: unknown;
+}> {
   override get message(): string {
     return `processor ${this.processor} failed: ${causeText(this.cause)}`;
   }
@@ -62,14 +82,18 @@ export class EncodeError extends Data.TaggedError("EncodeError")<{ readonly topi
  * Code broke one of its own invariants (a processor returned a record its role cannot carry, a
  * stage read a topic it does not read): a bug, so the instance stops rather than guess.
  */
-export class InvariantError extends Data.TaggedError("InvariantError")<{ readonly problem: string; readonly cause?: unknown }> {
+export class InvariantError extends Data.TaggedError("InvariantError")<{
+  readonly problem: string;
+  readonly cause?: unknown;
+}> {
   override get message(): string {
     return this.cause === undefined ? this.problem : `${this.problem}: ${causeText(this.cause)}`;
   }
 }
 
 /** What running a topology on a transport can fail with. */
-export type TransportError = ConfigError | KafkaIoError | RegistryError | TelemetryServerError | FileIoError | ProcessorError | EncodeError;
+export type TransportError =
+  ConfigError | KafkaIoError | RegistryError | TelemetryServerError | FileIoError | ProcessorError | EncodeError;
 
 function causeText(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);

@@ -1,5 +1,13 @@
 import type { MetricId } from "../../src/catalog/metric-definitions.ts";
-import type { Cost, DeliverySummary, MetricFact, ModelCall, Packet, Repair, TaskSnapshot } from "../../src/contract/facts.ts";
+import type {
+  Cost,
+  DeliverySummary,
+  MetricFact,
+  ModelCall,
+  Packet,
+  Repair,
+  TaskSnapshot,
+} from "../../src/contract/facts.ts";
 import { cohortOf, NO_COHORT, resultKey, snapshotScopeOf, windowScopeOf } from "../../src/metrics/scope.ts";
 import { domainIdentity } from "../../src/metrics/fact-ledger.ts";
 import { markUnitsReading, type UnitReaders } from "../../src/metrics/unit-key.ts";
@@ -85,7 +93,14 @@ export class EngineShapedState {
   private readonly cache: RecordCache;
   private readonly dirtyUnits = new Set<string>();
   private readonly dirtyGroups = new Set<string>();
-  readonly counters: ShapeCounters = { facts: 0, redeliveries: 0, identityCollisions: 0, unitRecomputes: 0, contributionsApplied: 0, resultsPublished: 0 };
+  readonly counters: ShapeCounters = {
+    facts: 0,
+    redeliveries: 0,
+    identityCollisions: 0,
+    unitRecomputes: 0,
+    contributionsApplied: 0,
+    resultsPublished: 0,
+  };
 
   constructor(cache: RecordCache) {
     this.cache = cache;
@@ -111,7 +126,15 @@ export class EngineShapedState {
     this.index(fact);
     this.markReaders(fact);
     if ((fact.type === "cost" && fact.delivery_id !== undefined) || fact.type === "delivery_summary") {
-      this.applyToGroup({ g: groupKey("direct-evidence-basis-rate", windowScopeOf(fact.event_time, DAY_MILLIS), NO_COHORT), f: CANDIDATE | COVERED | ELIGIBLE | HIT, a: 0, t: fact.event_time }, 1);
+      this.applyToGroup(
+        {
+          g: groupKey("direct-evidence-basis-rate", windowScopeOf(fact.event_time, DAY_MILLIS), NO_COHORT),
+          f: CANDIDATE | COVERED | ELIGIBLE | HIT,
+          a: 0,
+          t: fact.event_time,
+        },
+        1,
+      );
     }
     return true;
   }
@@ -184,10 +207,17 @@ export class EngineShapedState {
   private readonly readers: UnitReaders = {
     callOf: (callId) => this.callOf(callId),
     // This model keeps no cutoffs: every task unit listed is marked, as the engine did before it kept them.
-    tasksNaming: (taskId) => (this.cache.get<string[]>(KEY.taskUnits("task", taskId)) ?? []).map((unit) => ({ unit, cutoff: Number.POSITIVE_INFINITY })),
-    tasksListing: (deliveryId) => (this.cache.get<string[]>(KEY.taskUnits("member", deliveryId)) ?? []).map((unit) => ({ unit, cutoff: Number.POSITIVE_INFINITY })),
+    tasksNaming: (taskId) =>
+      (this.cache.get<string[]>(KEY.taskUnits("task", taskId)) ?? []).map((unit) => ({
+        unit,
+        cutoff: Number.POSITIVE_INFINITY,
+      })),
+    tasksListing: (deliveryId) =>
+      (this.cache.get<string[]>(KEY.taskUnits("member", deliveryId)) ?? []).map((unit) => ({
+        unit,
+        cutoff: Number.POSITIVE_INFINITY,
+      })),
   };
-
 
   private recompute(unit: string): void {
     this.counters.unitRecomputes += 1;
@@ -198,13 +228,25 @@ export class EngineShapedState {
     const key = KEY.contributions(unit);
     for (const previous of this.cache.get<StoredContribution[]>(key) ?? []) this.applyToGroup(previous, -1);
     for (const contribution of next) this.applyToGroup(contribution, 1);
-    this.cache.put(key, next.length === 0 ? undefined : next, next.reduce((bytes, contribution) => bytes + contribution.g.length + 40, 2));
+    this.cache.put(
+      key,
+      next.length === 0 ? undefined : next,
+      next.reduce((bytes, contribution) => bytes + contribution.g.length + 40, 2),
+    );
   }
 
   private applyToGroup(contribution: StoredContribution, sign: 1 | -1): void {
     this.counters.contributionsApplied += 1;
     const key = KEY.group(contribution.g);
-    const sums = this.cache.get<GroupSums>(key) ?? { units: 0, candidates: 0, covered: 0, eligible: 0, hits: 0, amount: 0, categories: {} };
+    const sums = this.cache.get<GroupSums>(key) ?? {
+      units: 0,
+      candidates: 0,
+      covered: 0,
+      eligible: 0,
+      hits: 0,
+      amount: 0,
+      categories: {},
+    };
     sums.units += sign;
     if (contribution.f & CANDIDATE) sums.candidates += sign;
     if (contribution.f & COVERED) sums.covered += sign;
@@ -258,7 +300,16 @@ export class EngineShapedState {
         return this.taskUnit(id);
       case "snapshot": {
         const snapshot = this.byIdentity<TaskSnapshot>("snapshot", id);
-        return snapshot === undefined || snapshot.tasks.length > 0 ? [] : [{ g: groupKey("task-cohort-comparison-eligibility", snapshotScopeOf(id, snapshot.cutoff), NO_COHORT), f: 0, a: 0, t: snapshot.event_time }];
+        return snapshot === undefined || snapshot.tasks.length > 0
+          ? []
+          : [
+              {
+                g: groupKey("task-cohort-comparison-eligibility", snapshotScopeOf(id, snapshot.cutoff), NO_COHORT),
+                f: 0,
+                a: 0,
+                t: snapshot.event_time,
+              },
+            ];
       }
       default:
         return [];
@@ -272,12 +323,40 @@ export class EngineShapedState {
     const scope = windowScopeOf(call.event_time, DAY_MILLIS);
     const tuple = tupleOf(call);
     const all = CANDIDATE | COVERED | ELIGIBLE;
-    const contributions: StoredContribution[] = [call, ...costs].map((fact) => ({ g: groupKey("direct-evidence-basis-rate", windowScopeOf(fact.event_time, DAY_MILLIS), NO_COHORT), f: all | HIT, a: 0, t: fact.event_time }));
+    const contributions: StoredContribution[] = [call, ...costs].map((fact) => ({
+      g: groupKey("direct-evidence-basis-rate", windowScopeOf(fact.event_time, DAY_MILLIS), NO_COHORT),
+      f: all | HIT,
+      a: 0,
+      t: fact.event_time,
+    }));
     const money = costs.reduce((sum, cost) => sum + (cost.amount_minor ?? 0), 0);
     contributions.push(
-      { g: groupKey("operational-latency-ms", scope, tuple), f: all, a: Math.round((call.span_duration_ms ?? 0) * 1000), t: call.event_time },
-      { g: groupKey("operational-token-usage", scope, tuple === NO_COHORT ? tuple : cohortOf({ ...tuple, direction: "input" })), f: all, a: call.input_tokens ?? 0, t: call.event_time },
-      { g: groupKey("operational-token-usage", scope, tuple === NO_COHORT ? tuple : cohortOf({ ...tuple, direction: "output" })), f: all, a: call.output_tokens ?? 0, t: call.event_time },
+      {
+        g: groupKey("operational-latency-ms", scope, tuple),
+        f: all,
+        a: Math.round((call.span_duration_ms ?? 0) * 1000),
+        t: call.event_time,
+      },
+      {
+        g: groupKey(
+          "operational-token-usage",
+          scope,
+          tuple === NO_COHORT ? tuple : cohortOf({ ...tuple, direction: "input" }),
+        ),
+        f: all,
+        a: call.input_tokens ?? 0,
+        t: call.event_time,
+      },
+      {
+        g: groupKey(
+          "operational-token-usage",
+          scope,
+          tuple === NO_COHORT ? tuple : cohortOf({ ...tuple, direction: "output" }),
+        ),
+        f: all,
+        a: call.output_tokens ?? 0,
+        t: call.event_time,
+      },
       { g: groupKey("operational-attributable-cost", scope, tuple), f: all, a: money, t: call.event_time },
       { g: groupKey("operational-usage-availability", scope, tuple), f: all | HIT, a: 0, t: call.event_time },
     );
@@ -301,8 +380,20 @@ export class EngineShapedState {
     const t = terminal.event_time;
     return [
       { g: groupKey("trajectory-partial-cost", scope, NO_COHORT), f: all, a: money, t },
-      { g: groupKey("delivery-stage-reach", scope, NO_COHORT), f: all, a: 0, t, ...(terminal.stage_reached === undefined ? {} : { k: terminal.stage_reached }) },
-      { g: groupKey("delivery-terminal-outcome-rate", scope, NO_COHORT), f: all, a: 0, t, ...(terminal.outcome === undefined ? {} : { k: terminal.outcome }) },
+      {
+        g: groupKey("delivery-stage-reach", scope, NO_COHORT),
+        f: all,
+        a: 0,
+        t,
+        ...(terminal.stage_reached === undefined ? {} : { k: terminal.stage_reached }),
+      },
+      {
+        g: groupKey("delivery-terminal-outcome-rate", scope, NO_COHORT),
+        f: all,
+        a: 0,
+        t,
+        ...(terminal.outcome === undefined ? {} : { k: terminal.outcome }),
+      },
       { g: groupKey("delivery-cycle-time-ms", scope, NO_COHORT), f: all, a: (terminal.elapsed_ms ?? 0) * 1000, t },
     ];
   }
@@ -314,7 +405,14 @@ export class EngineShapedState {
     const repairs = this.facts<Repair>(document.repairs);
     const repaired = repairs.some((repair) => repair.attributable);
     const asOf = repairs.reduce((latest, repair) => Math.max(latest, repair.event_time), packet.event_time);
-    return [{ g: groupKey("packet-rework-rate", windowScopeOf(packet.event_time, DAY_MILLIS), NO_COHORT), f: CANDIDATE | COVERED | ELIGIBLE | (repaired ? HIT : 0), a: 0, t: asOf }];
+    return [
+      {
+        g: groupKey("packet-rework-rate", windowScopeOf(packet.event_time, DAY_MILLIS), NO_COHORT),
+        f: CANDIDATE | COVERED | ELIGIBLE | (repaired ? HIT : 0),
+        a: 0,
+        t: asOf,
+      },
+    ];
   }
 
   private taskUnit(unit: string): StoredContribution[] {
@@ -333,13 +431,17 @@ export class EngineShapedState {
     let asOf = snapshot.event_time;
     for (const member of members) {
       const document = this.entity("delivery", member);
-      const terminal = earliestTerminal(this.facts<DeliverySummary>(document.summaries).filter((summary) => readable(summary.event_time)));
+      const terminal = earliestTerminal(
+        this.facts<DeliverySummary>(document.summaries).filter((summary) => readable(summary.event_time)),
+      );
       if (terminal?.outcome !== undefined) outcomes.add(terminal.outcome);
       for (const cost of this.deliveryCosts(document)) if (readable(cost.event_time)) money += cost.amount_minor ?? 0;
       for (const callId of document.calls ?? []) callIds.add(callId);
       for (const repairId of document.repairs ?? []) repairIds.add(repairId);
     }
-    const repaired = this.facts<Repair>([...repairIds]).some((repair) => readable(repair.event_time) && repair.attributable);
+    const repaired = this.facts<Repair>([...repairIds]).some(
+      (repair) => readable(repair.event_time) && repair.attributable,
+    );
     const tuples = new Map<string, Cohort>();
     for (const callId of callIds) {
       const call = this.callOf(callId);
@@ -356,7 +458,14 @@ export class EngineShapedState {
       { g: groupKey("role-template-rework-rate", scope, template), f: eligible | (repaired ? HIT : 0), a: 0, t: asOf },
       { g: groupKey("role-template-trajectory-partial-cost", scope, template), f: eligible, a: money, t: asOf },
     ];
-    for (const tuple of tuples.values()) contributions.push({ g: groupKey("role-model-task-outcome-rate", scope, tuple), f: eligible, a: 0, t: asOf, ...(outcome === undefined ? {} : { k: outcome }) });
+    for (const tuple of tuples.values())
+      contributions.push({
+        g: groupKey("role-model-task-outcome-rate", scope, tuple),
+        f: eligible,
+        a: 0,
+        t: asOf,
+        ...(outcome === undefined ? {} : { k: outcome }),
+      });
     return contributions;
   }
 }
@@ -374,14 +483,19 @@ function earliestTerminal(summaries: readonly DeliverySummary[]): DeliverySummar
   let earliest: DeliverySummary | undefined;
   for (const summary of summaries) {
     if (summary.status !== "TERMINAL") continue;
-    if (earliest === undefined || summary.event_time < earliest.event_time || (summary.event_time === earliest.event_time && summary.fact_id < earliest.fact_id)) earliest = summary;
+    if (
+      earliest === undefined ||
+      summary.event_time < earliest.event_time ||
+      (summary.event_time === earliest.event_time && summary.fact_id < earliest.fact_id)
+    )
+      earliest = summary;
   }
   return earliest;
 }
 
-
 function documentBytes(document: EntityDocument): number {
   let bytes = 16 + (document.self?.length ?? 0);
-  for (const list of [document.calls, document.costs, document.summaries, document.repairs]) for (const id of list ?? []) bytes += id.length + 3;
+  for (const list of [document.calls, document.costs, document.summaries, document.repairs])
+    for (const id of list ?? []) bytes += id.length + 3;
   return bytes;
 }

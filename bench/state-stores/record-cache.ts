@@ -46,7 +46,16 @@ export class RecordCache {
   private readonly entries = new Map<string, CacheEntry>();
   private readonly pending = new Map<string, Buffer | null>();
   private bytes = 0;
-  readonly counters: CacheCounters = { hits: 0, misses: 0, storeGets: 0, storeGetMillis: 0, storeWrites: 0, commits: 0, commitMillis: [], evictedDirty: 0 };
+  readonly counters: CacheCounters = {
+    hits: 0,
+    misses: 0,
+    storeGets: 0,
+    storeGetMillis: 0,
+    storeWrites: 0,
+    commits: 0,
+    commitMillis: [],
+    evictedDirty: 0,
+  };
   private readonly backend: StateBackend;
   private readonly maxBytes: number;
 
@@ -64,9 +73,18 @@ export class RecordCache {
     }
     this.counters.misses += 1;
     const pending = this.pending.get(key);
-    const encoded = this.pending.has(key) ? (pending === null || pending === undefined ? undefined : pending.toString("utf8")) : this.readStore(key);
+    const encoded = this.pending.has(key)
+      ? pending === null || pending === undefined
+        ? undefined
+        : pending.toString("utf8")
+      : this.readStore(key);
     const value = encoded === undefined ? undefined : (JSON.parse(encoded) as T);
-    this.insert(key, { value, dirty: false, bytes: key.length + DECODED_FACTOR * (encoded?.length ?? 0) + ENTRY_OVERHEAD_BYTES, referenced: false });
+    this.insert(key, {
+      value,
+      dirty: false,
+      bytes: key.length + DECODED_FACTOR * (encoded?.length ?? 0) + ENTRY_OVERHEAD_BYTES,
+      referenced: false,
+    });
     return value;
   }
 

@@ -32,7 +32,12 @@ export interface RunReport {
   readonly cache: Omit<CacheCounters, "commitMillis">;
   /** Time inside the store's batch writes, all commits together. */
   readonly commitSeconds: number;
-  readonly commitMillis: { readonly median: number; readonly p95: number; readonly max: number; readonly writesPerCommit: number };
+  readonly commitMillis: {
+    readonly median: number;
+    readonly p95: number;
+    readonly max: number;
+    readonly writesPerCommit: number;
+  };
   readonly unitRecomputes: number;
   readonly contributionsApplied: number;
   readonly resultsPublished: number;
@@ -155,7 +160,12 @@ async function load(backend: StateBackend, workload: string, cacheMb: number, co
     flushSeconds: flushMillis / 1000,
     cache: counters,
     commitSeconds: commits.reduce((sum, millis) => sum + millis, 0) / 1000,
-    commitMillis: { median: quantile(commits, 0.5), p95: quantile(commits, 0.95), max: commits.at(-1) ?? 0, writesPerCommit: cache.counters.storeWrites / Math.max(1, cache.counters.commits) },
+    commitMillis: {
+      median: quantile(commits, 0.5),
+      p95: quantile(commits, 0.95),
+      max: commits.at(-1) ?? 0,
+      writesPerCommit: cache.counters.storeWrites / Math.max(1, cache.counters.commits),
+    },
     unitRecomputes: state.counters.unitRecomputes,
     contributionsApplied: state.counters.contributionsApplied,
     resultsPublished: state.counters.resultsPublished,
@@ -169,17 +179,23 @@ async function load(backend: StateBackend, workload: string, cacheMb: number, co
 
 async function main(): Promise<void> {
   const [mode, store, directory, workload, cacheMb, commitEvery] = process.argv.slice(2);
-  if (store === undefined || !isBackendName(store) || directory === undefined) throw new Error("usage: run-store.ts load|reopen <store> <dir> [workload cacheMb commitEvery]");
+  if (store === undefined || !isBackendName(store) || directory === undefined)
+    throw new Error("usage: run-store.ts load|reopen <store> <dir> [workload cacheMb commitEvery]");
   if (mode === "reopen") {
     const started = performance.now();
     const backend = await openBackend(store, directory);
     const checkpoint = backend.get(CHECKPOINT_KEY);
-    const report: ReopenReport = { mode: "reopen", openMillis: performance.now() - started, checkpoint: checkpoint === undefined ? null : JSON.parse(checkpoint.toString("utf8", 0, checkpoint.length)) };
+    const report: ReopenReport = {
+      mode: "reopen",
+      openMillis: performance.now() - started,
+      checkpoint: checkpoint === undefined ? null : JSON.parse(checkpoint.toString("utf8", 0, checkpoint.length)),
+    };
     await backend.close();
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return;
   }
-  if (mode !== "load" || workload === undefined) throw new Error("usage: run-store.ts load <store> <dir> <workload> <cacheMb> <commitEvery>");
+  if (mode !== "load" || workload === undefined)
+    throw new Error("usage: run-store.ts load <store> <dir> <workload> <cacheMb> <commitEvery>");
   const backend = await openBackend(store, directory);
   const report = await load(backend, workload, Number(cacheMb ?? 64), Number(commitEvery ?? 20_000));
   await backend.close();

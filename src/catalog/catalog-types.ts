@@ -103,12 +103,14 @@ export const PROBLEM_CODES = {
   DEPENDENCY_VERSION_RANGE: "a dependency version is a range or otherwise not an exact x.y.z",
   DEPENDENCY_MISMATCH: "the dependency is not the exact agentops.observation@1.0.0 / Observation Profile 1.0.0 binding",
   DEPENDENCY_DIGEST_FORMAT: "a dependency revision is not a sha256:<64 hex> digest",
-  MINIMUM_SAMPLE_POLICY_INVALID: "minimum_sample_policy is not the fixed rule (value withheld, coverage still published)",
+  MINIMUM_SAMPLE_POLICY_INVALID:
+    "minimum_sample_policy is not the fixed rule (value withheld, coverage still published)",
   COVERAGE_RESULT_FIELDS: "coverage_policy.result_fields is not [numerator, denominator, raw_ratio, state, alert]",
   COVERAGE_STATES: "coverage_policy.states is not [NO_POPULATION, NO_COVERAGE, PARTIAL, FULL]",
   COVERAGE_THRESHOLD_DOMAIN: "the threshold domain is not hundredths 0..99 with 0 disabling the alert",
   COVERAGE_DEFAULT_THRESHOLD: "the default threshold is not 10 hundredths (0.10)",
-  COVERAGE_COMPARISON: "the alert comparison is not exactly 100 * numerator < threshold_hundredths * denominator (denominator > 0, equality does not alert)",
+  COVERAGE_COMPARISON:
+    "the alert comparison is not exactly 100 * numerator < threshold_hundredths * denominator (denominator > 0, equality does not alert)",
   COVERAGE_GATES_PUBLICATION: "coverage_policy claims that coverage gates publication",
   INPUT_ID_DUPLICATE: "two input_definitions share an input_id",
   INPUT_BINDING_INVALID: "an input binding is not human-semantic-reference",
@@ -121,7 +123,7 @@ export const PROBLEM_CODES = {
   REMOVED_METRIC: "a removed metric appears as an id, name or alias",
   VALUE_KIND_INVALID: "value_semantics.kind is not rate, count, duration, quantity or money",
   VALUE_UNIT_EMPTY: "value_semantics.unit is empty",
-  MISSING_NOT_NA: "value_semantics.missing does not start with \"N/A when\"",
+  MISSING_NOT_NA: 'value_semantics.missing does not start with "N/A when"',
   MISSING_STATES_ZERO: "value_semantics.missing states a zero",
   DIMENSION_DUPLICATE: "a dimension is listed twice",
   FILTER_DUPLICATE: "a filter is listed twice",
@@ -131,7 +133,8 @@ export const PROBLEM_CODES = {
   PUBLICATION_UNREADABLE: "the publication record cannot be read or parsed",
   PUBLICATION_INVALID: "the publication record is not a closed, complete record",
   PUBLICATION_REVISION_MISMATCH: "the publication record names another catalog revision",
-  PUBLICATION_DEPENDENCY_MISMATCH: "the publication record's dependency digests are not exactly the revisions the catalog binds",
+  PUBLICATION_DEPENDENCY_MISMATCH:
+    "the publication record's dependency digests are not exactly the revisions the catalog binds",
   PUBLICATION_DIGEST_MISMATCH: "the publication record's semantic_digest differs from the catalog's digest",
 } as const;
 

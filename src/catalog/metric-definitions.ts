@@ -38,15 +38,18 @@ export function summarizeCatalog(document: MetricCatalogDocument): CatalogSummar
   for (const id of METRIC_IDS) {
     const record = document.metrics.find((metric) => metric.metric_id === id);
     if (record === undefined) throw new InvariantError({ problem: `metric catalog declares no record for ${id}` });
-    metrics.set(id, Object.freeze({
-      metricId: id,
-      version: record.version,
-      name: record.name,
-      kind: record.value_semantics.kind as ValueKind,
-      unit: record.value_semantics.unit,
-      missing: record.value_semantics.missing,
-      minimumSample: record.minimum_sample,
-    }));
+    metrics.set(
+      id,
+      Object.freeze({
+        metricId: id,
+        version: record.version,
+        name: record.name,
+        kind: record.value_semantics.kind as ValueKind,
+        unit: record.value_semantics.unit,
+        missing: record.value_semantics.missing,
+        minimumSample: record.minimum_sample,
+      }),
+    );
   }
   return Object.freeze({
     catalogRevision: `${document.catalog_id}@${document.version}`,
@@ -63,7 +66,9 @@ export function shippedCatalog(): CatalogSummary {
   const loaded = loadJsonFile(SHIPPED_CATALOG_URL, "catalog");
   const problems = loaded.ok ? validateCatalog(loaded.document) : loaded.problems;
   if (!loaded.ok || problems.length > 0) {
-    throw new InvariantError({ problem: `the shipped metric catalog is invalid:\n${problems.map(formatProblem).join("\n")}` });
+    throw new InvariantError({
+      problem: `the shipped metric catalog is invalid:\n${problems.map(formatProblem).join("\n")}`,
+    });
   }
   cached = summarizeCatalog(loaded.document as MetricCatalogDocument);
   return cached;

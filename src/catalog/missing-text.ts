@@ -11,7 +11,8 @@ export function startsWithNaWhen(text: string): boolean {
 }
 
 /** Phrases that deny a zero: "never zero", "is never a zero", "not 0", "never substitute zero". */
-const NEGATED_ZERO = /\b(?:never|not|no)\s+(?:(?:a|as|be|been|reported|treated|substituted?|shown|read|given|an?)\s+){0,3}(?:zero|0(?![\d.]*\d))\b/gi;
+const NEGATED_ZERO =
+  /\b(?:never|not|no)\s+(?:(?:a|as|be|been|reported|treated|substituted?|shown|read|given|an?)\s+){0,3}(?:zero|0(?![\d.]*\d))\b/gi;
 
 /** A zero stated as the value: the word zero, a bare 0 (not part of 0.2 or C05), or "= 0". */
 const STATED_ZERO = /\bzero(?:es|s)?\b|(?<![\w.])0(?!\.?\d)(?!\w)/i;

@@ -36,13 +36,27 @@ export function findRemovedMetricMentions(document: unknown): Problem[] {
   const visit = (value: unknown, path: string): void => {
     if (typeof value === "string") {
       const removed = removedMetricNamedBy(value);
-      if (removed !== undefined) problems.push(problem(path, "REMOVED_METRIC", `names the removed metric ${removed}; removed metrics may not survive as ids, names or aliases (seed §5)`));
+      if (removed !== undefined)
+        problems.push(
+          problem(
+            path,
+            "REMOVED_METRIC",
+            `names the removed metric ${removed}; removed metrics may not survive as ids, names or aliases (seed §5)`,
+          ),
+        );
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => visit(item, `${path}/${index}`));
     } else if (typeof value === "object" && value !== null) {
       for (const [key, child] of Object.entries(value)) {
         const removed = removedMetricNamedBy(key);
-        if (removed !== undefined) problems.push(problem(`${path}/${escapePointer(key)}`, "REMOVED_METRIC", `field name names the removed metric ${removed} (seed §5)`));
+        if (removed !== undefined)
+          problems.push(
+            problem(
+              `${path}/${escapePointer(key)}`,
+              "REMOVED_METRIC",
+              `field name names the removed metric ${removed} (seed §5)`,
+            ),
+          );
         visit(child, `${path}/${escapePointer(key)}`);
       }
     }

@@ -32,13 +32,22 @@ function toProblem(error: ErrorObject): Problem {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === "additionalProperties") {
     const field = String(params["additionalProperty"]);
-    return problem(`${error.instancePath}/${escapePointer(field)}`, code, `unknown field "${field}"; the record is closed`);
+    return problem(
+      `${error.instancePath}/${escapePointer(field)}`,
+      code,
+      `unknown field "${field}"; the record is closed`,
+    );
   }
   if (error.keyword === "required") {
     const field = String(params["missingProperty"]);
     return problem(`${error.instancePath}/${escapePointer(field)}`, code, `required field "${field}" is absent`);
   }
-  const detail = error.keyword === "const" ? ` (${JSON.stringify(params["allowedValue"])})` : error.keyword === "enum" ? ` (${JSON.stringify(params["allowedValues"])})` : "";
+  const detail =
+    error.keyword === "const"
+      ? ` (${JSON.stringify(params["allowedValue"])})`
+      : error.keyword === "enum"
+        ? ` (${JSON.stringify(params["allowedValues"])})`
+        : "";
   return problem(error.instancePath, code, `${error.message ?? "is invalid"}${detail}`);
 }
 

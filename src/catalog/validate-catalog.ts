@@ -13,8 +13,16 @@ export function semanticProblems(document: unknown): Problem[] {
   const root = asRecord(document);
   if (root === undefined) return [];
   const { problems: inputProblems, inputIds } = inputDefinitionProblems(root);
-  const metricProblems = (asArray(root["metrics"]) ?? []).flatMap((metric, index) => metricRecordProblems(metric, index, inputIds));
-  return [...envelopeProblems(root), ...inputProblems, ...metricSetProblems(root), ...metricProblems, ...findRemovedMetricMentions(document)];
+  const metricProblems = (asArray(root["metrics"]) ?? []).flatMap((metric, index) =>
+    metricRecordProblems(metric, index, inputIds),
+  );
+  return [
+    ...envelopeProblems(root),
+    ...inputProblems,
+    ...metricSetProblems(root),
+    ...metricProblems,
+    ...findRemovedMetricMentions(document),
+  ];
 }
 
 /**

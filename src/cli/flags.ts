@@ -25,7 +25,12 @@ export interface ParsedFlags {
  */
 export function parseFlags(argv: readonly string[], spec: FlagSpec, command: string): ParsedFlags {
   try {
-    const parsed = parseArgs({ args: [...argv], options: { ...spec, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    const parsed = parseArgs({
+      args: [...argv],
+      options: { ...spec, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
     return { values: parsed.values, positionals: parsed.positionals };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -53,13 +58,26 @@ export function booleanFlag(flags: ParsedFlags, name: string): boolean {
 export function integerFlag(flags: ParsedFlags, name: string, fallback: number, min: number, max: number): number {
   const raw = stringFlag(flags, name);
   if (raw === undefined) return fallback;
-  if (!/^-?\d+$/.test(raw)) throw new UsageError(`--${name}`, `"${raw}" is not a whole number`, `give a whole number from ${min} to ${max}, e.g. --${name} ${fallback}`);
+  if (!/^-?\d+$/.test(raw))
+    throw new UsageError(
+      `--${name}`,
+      `"${raw}" is not a whole number`,
+      `give a whole number from ${min} to ${max}, e.g. --${name} ${fallback}`,
+    );
   const value = Number(raw);
-  if (value < min || value > max) throw new UsageError(`--${name}`, `${value} is outside ${min}..${max}`, `give a whole number from ${min} to ${max}, e.g. --${name} ${fallback}`);
+  if (value < min || value > max)
+    throw new UsageError(
+      `--${name}`,
+      `${value} is outside ${min}..${max}`,
+      `give a whole number from ${min} to ${max}, e.g. --${name} ${fallback}`,
+    );
   return value;
 }
 
 /** A comma-separated flag's values. */
 export function listFlag(flags: ParsedFlags, name: string): string[] {
-  return (stringFlag(flags, name) ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "");
+  return (stringFlag(flags, name) ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 }

@@ -4,7 +4,9 @@ import { commands } from "./commands/index.ts";
 /** `--log-level debug|trace` (or AGENTOPS_LOG_LEVEL): connection failures then carry their stack trace. */
 function wantsStackTraces(argv: readonly string[], env: NodeJS.ProcessEnv): boolean {
   const index = argv.indexOf("--log-level");
-  const level = (index >= 0 ? argv[index + 1] : argv.find((arg) => arg.startsWith("--log-level="))?.slice("--log-level=".length)) ?? env["AGENTOPS_LOG_LEVEL"];
+  const level =
+    (index >= 0 ? argv[index + 1] : argv.find((arg) => arg.startsWith("--log-level="))?.slice("--log-level=".length)) ??
+    env["AGENTOPS_LOG_LEVEL"];
   return level === "debug" || level === "trace";
 }
 
@@ -12,7 +14,14 @@ async function topLevelHelp(): Promise<string> {
   const loaded = await Promise.all(commands.map(async (entry) => entry.load()));
   const width = Math.max(...loaded.map((command) => command.name.length), 8);
   const lines = loaded.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
-  return ["Usage: agentops <command> [flags]", "", "Commands:", ...lines, "", "Run `agentops <command> --help` for a command's flags."].join("\n");
+  return [
+    "Usage: agentops <command> [flags]",
+    "",
+    "Commands:",
+    ...lines,
+    "",
+    "Run `agentops <command> --help` for a command's flags.",
+  ].join("\n");
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -23,7 +32,9 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const entry = commands.find((candidate) => candidate.name === name);
   if (entry === undefined) {
-    process.stderr.write(`agentops: unknown command "${name}". Fix: run \`agentops --help\` for the list of commands.\n`);
+    process.stderr.write(
+      `agentops: unknown command "${name}". Fix: run \`agentops --help\` for the list of commands.\n`,
+    );
     return 2;
   }
   const command = await entry.load();

@@ -16,7 +16,9 @@ export function progressReporter(label: string, totalBytes: number): { update(by
       const width = 30;
       const filled = Math.round(share * width);
       const rate = bytesRead / 1_048_576 / Math.max(0.001, (now - started) / 1000);
-      process.stderr.write(`\r${label} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%  ${rate.toFixed(1)} MiB/s`);
+      process.stderr.write(
+        `\r${label} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%  ${rate.toFixed(1)} MiB/s`,
+      );
     },
     done(): void {
       if (enabled) process.stderr.write("\r\u001b[K");

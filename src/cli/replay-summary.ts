@@ -37,7 +37,15 @@ function lowerRatio(left: CoverageResult, right: CoverageResult): boolean {
 export function metricRows(results: readonly MetricResult[]): MetricRow[] {
   const rows = new Map<string, MetricRow>();
   for (const result of results) {
-    const row = rows.get(result.metric_id) ?? { metricId: result.metric_id, records: 0, published: 0, belowMinimum: 0, notAvailable: 0, coverageAlerts: 0, lowest: undefined };
+    const row = rows.get(result.metric_id) ?? {
+      metricId: result.metric_id,
+      records: 0,
+      published: 0,
+      belowMinimum: 0,
+      notAvailable: 0,
+      coverageAlerts: 0,
+      lowest: undefined,
+    };
     const hasPopulation = result.coverage.denominator > 0;
     const lower = hasPopulation && (row.lowest === undefined || lowerRatio(result.coverage, row.lowest.coverage));
     rows.set(result.metric_id, {
@@ -47,7 +55,9 @@ export function metricRows(results: readonly MetricResult[]): MetricRow[] {
       belowMinimum: row.belowMinimum + (result.status === "BELOW_MINIMUM_SAMPLE" ? 1 : 0),
       notAvailable: row.notAvailable + (result.status === "NOT_AVAILABLE" ? 1 : 0),
       coverageAlerts: row.coverageAlerts + (result.coverage.alert ? 1 : 0),
-      lowest: lower ? { coverage: result.coverage, scope: describeScope(result.scope), cohort: describeCohort(result.cohort) } : row.lowest,
+      lowest: lower
+        ? { coverage: result.coverage, scope: describeScope(result.scope), cohort: describeCohort(result.cohort) }
+        : row.lowest,
     });
   }
   return [...rows.values()].sort((a, b) => (a.metricId < b.metricId ? -1 : 1));
@@ -61,12 +71,23 @@ function describeCoverage(coverage: CoverageResult): string {
 export function formatMetricTable(rows: readonly MetricRow[], width?: number): string {
   const counts = formatTable(
     ["metric", "results", "published", "below-min", "n/a", "low-cov", "lowest coverage"],
-    rows.map((row) => [row.metricId, String(row.records), String(row.published), String(row.belowMinimum), String(row.notAvailable), String(row.coverageAlerts), row.lowest === undefined ? "-" : describeCoverage(row.lowest.coverage)]),
+    rows.map((row) => [
+      row.metricId,
+      String(row.records),
+      String(row.published),
+      String(row.belowMinimum),
+      String(row.notAvailable),
+      String(row.coverageAlerts),
+      row.lowest === undefined ? "-" : describeCoverage(row.lowest.coverage),
+    ]),
     width === undefined ? {} : { width },
   );
   const where = formatTable(
     ["metric", "lowest coverage at (scope, cohort)"],
-    rows.map((row) => [row.metricId, row.lowest === undefined ? "no result has a population" : `${row.lowest.scope}, ${row.lowest.cohort}`]),
+    rows.map((row) => [
+      row.metricId,
+      row.lowest === undefined ? "no result has a population" : `${row.lowest.scope}, ${row.lowest.cohort}`,
+    ]),
     width === undefined ? {} : { width, wrap: [1] },
   );
   return `${counts}\n\n${where}`;

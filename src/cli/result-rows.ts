@@ -5,7 +5,13 @@ export const RESULT_HEADERS = ["metric", "scope", "cohort", "status", "value", "
 
 /** A window's length in the largest whole unit: 1d, 6h, 15m, 30s, 250ms. */
 function describeDuration(millis: number): string {
-  for (const [unit, size] of [["d", 86_400_000], ["h", 3_600_000], ["m", 60_000], ["s", 1000]] as const) if (millis % size === 0) return `${millis / size}${unit}`;
+  for (const [unit, size] of [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1000],
+  ] as const)
+    if (millis % size === 0) return `${millis / size}${unit}`;
   return `${millis}ms`;
 }
 
@@ -29,14 +35,16 @@ export function describeCohort(cohort: Cohort): string {
 /** The value, or why there is none: N/A and minimum-sample records are never shown as a number. */
 export function describeValue(result: MetricResult): string {
   if (result.value === null) {
-    if (result.status === "BELOW_MINIMUM_SAMPLE") return `below minimum sample: ${result.eligible_units} of ${result.minimum_sample}`;
+    if (result.status === "BELOW_MINIMUM_SAMPLE")
+      return `below minimum sample: ${result.eligible_units} of ${result.minimum_sample}`;
     // The catalog's reasons read "N/A when ..."; anything else is prefixed so the status is never lost.
     if (result.na_reason === null) return "N/A";
     return result.na_reason.startsWith("N/A") ? result.na_reason : `N/A: ${result.na_reason}`;
   }
   if (typeof result.value === "number") {
     // Money is published in minor units of its own currency; say so rather than guess a decimal point.
-    if (result.measures?.currency !== null && result.measures?.currency !== undefined) return `${result.value} ${result.measures.currency} minor units`;
+    if (result.measures?.currency !== null && result.measures?.currency !== undefined)
+      return `${result.value} ${result.measures.currency} minor units`;
     return Number.isInteger(result.value) ? String(result.value) : result.value.toFixed(4);
   }
   return Object.entries(result.value)
@@ -51,8 +59,18 @@ export function describeCoverage(result: MetricResult): string {
 
 /** One table row per result, every coordinate spelled out (the `--table full` form). */
 export function resultRow(result: MetricResult): string[] {
-  const scope = result.scope.kind === "window" ? `${result.scope.start.slice(0, 16)}..${result.scope.end.slice(0, 16)}` : `snapshot ${result.scope.snapshot_id}`;
-  return [result.metric_id, scope, Object.keys(result.cohort).length === 0 ? "-" : describeCohort(result.cohort).replaceAll(", ", ","), result.status, describeValue(result), describeCoverage(result)];
+  const scope =
+    result.scope.kind === "window"
+      ? `${result.scope.start.slice(0, 16)}..${result.scope.end.slice(0, 16)}`
+      : `snapshot ${result.scope.snapshot_id}`;
+  return [
+    result.metric_id,
+    scope,
+    Object.keys(result.cohort).length === 0 ? "-" : describeCohort(result.cohort).replaceAll(", ", ","),
+    result.status,
+    describeValue(result),
+    describeCoverage(result),
+  ];
 }
 
 /** Display order: by metric, then scope, then cohort — the output files keep the result-key order. */
@@ -62,7 +80,11 @@ export function byMetricScopeCohort(a: MetricResult, b: MetricResult): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-const STATUS_LABEL: Record<MetricResult["status"], string> = { PUBLISHED: "published", BELOW_MINIMUM_SAMPLE: "below-min", NOT_AVAILABLE: "n/a" };
+const STATUS_LABEL: Record<MetricResult["status"], string> = {
+  PUBLISHED: "published",
+  BELOW_MINIMUM_SAMPLE: "below-min",
+  NOT_AVAILABLE: "n/a",
+};
 
 /**
  * The cohort keys of one metric's results split into those every cohort-carrying result shares with
@@ -89,7 +111,8 @@ function splitCohortKeys(results: readonly MetricResult[]): { fixed: [string, st
  */
 export function formatGroupedResults(results: readonly MetricResult[], width: number): string {
   const byMetric = new Map<string, MetricResult[]>();
-  for (const result of [...results].sort(byMetricScopeCohort)) byMetric.set(result.metric_id, [...(byMetric.get(result.metric_id) ?? []), result]);
+  for (const result of [...results].sort(byMetricScopeCohort))
+    byMetric.set(result.metric_id, [...(byMetric.get(result.metric_id) ?? []), result]);
   const sections: string[] = [];
   for (const [metricId, group] of byMetric) {
     const { fixed, varying } = splitCohortKeys(group);
@@ -99,7 +122,9 @@ export function formatGroupedResults(results: readonly MetricResult[], width: nu
     if (varying.length > 0) heading.push(`cohort = ${varying.join(" · ")}`);
     const rows = group.map((result) => [
       describeScope(result.scope),
-      Object.keys(result.cohort).length === 0 ? "(no cohort)" : varying.map((key) => result.cohort[key] ?? "-").join(" · "),
+      Object.keys(result.cohort).length === 0
+        ? "(no cohort)"
+        : varying.map((key) => result.cohort[key] ?? "-").join(" · "),
       STATUS_LABEL[result.status],
       describeValue(result),
       describeCoverage(result),

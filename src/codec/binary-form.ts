@@ -163,7 +163,8 @@ export class BinaryReader {
 
   /** Every byte read: trailing bytes mean the record is not what its header says. */
   end(): void {
-    if (this.position !== this.buffer.length) throw new InternalRecordError(`${this.buffer.length - this.position} unread bytes after the record`);
+    if (this.position !== this.buffer.length)
+      throw new InternalRecordError(`${this.buffer.length - this.position} unread bytes after the record`);
   }
 
   byte(): number {

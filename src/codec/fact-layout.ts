@@ -53,7 +53,16 @@ const required = (name: string, type: Kind): LayoutField => ({ name, optional: f
 const optional = (name: string, type: Kind): LayoutField => ({ name, optional: true, type });
 
 /** Type byte → fact type. Append only. */
-export const LAYOUT_TYPES = ["model_call", "cost", "delivery_summary", "packet", "repair", "task_snapshot", "agent_step", "sandbox_event"] as const;
+export const LAYOUT_TYPES = [
+  "model_call",
+  "cost",
+  "delivery_summary",
+  "packet",
+  "repair",
+  "task_snapshot",
+  "agent_step",
+  "sandbox_event",
+] as const;
 export type LayoutType = (typeof LAYOUT_TYPES)[number];
 
 /** The envelope after `type`: always written, in this order (provenance is null or an object). */
@@ -152,7 +161,9 @@ const TYPE_INDEX = new Map<string, number>(LAYOUT_TYPES.map((type, index) => [ty
 /** Enum symbol → index, per enum kind. */
 const SYMBOL_INDEX = new Map<Kind, Map<string, number>>();
 for (const fields of [...Object.values(LAYOUT_FIELDS), TASK_FIELDS]) {
-  for (const field of fields) if (field.type.kind === "enum") SYMBOL_INDEX.set(field.type, new Map(field.type.symbols.map((symbol, index) => [symbol, index])));
+  for (const field of fields)
+    if (field.type.kind === "enum")
+      SYMBOL_INDEX.set(field.type, new Map(field.type.symbols.map((symbol, index) => [symbol, index])));
 }
 
 /** Writes one accepted, normalised fact. */
@@ -185,7 +196,13 @@ export function readFact(reader: BinaryReader): Fact {
   if (type === undefined) throw new InternalRecordError(`unknown fact type byte ${typeIndex}`);
   const factId = reader.string();
   const eventTime = reader.integer();
-  const out: Rec = { contract: OBSERVATION_CONTRACT, fact_id: factId, event_time: eventTime, provenance: readProvenance(reader), type };
+  const out: Rec = {
+    contract: OBSERVATION_CONTRACT,
+    fact_id: factId,
+    event_time: eventTime,
+    provenance: readProvenance(reader),
+    type,
+  };
   readFields(reader, LAYOUT_FIELDS[type], out);
   const invalidCount = reader.unsigned();
   if (invalidCount > 0) {
@@ -239,7 +256,8 @@ function writeValue(writer: BinaryWriter, type: Kind, value: unknown): void {
       return;
     case "enum": {
       const index = SYMBOL_INDEX.get(type)?.get(value as string);
-      if (index === undefined) throw new InternalRecordError(`${String(value)} is not one of ${type.symbols.join(", ")}`);
+      if (index === undefined)
+        throw new InternalRecordError(`${String(value)} is not one of ${type.symbols.join(", ")}`);
       writer.unsigned(index);
       return;
     }
@@ -301,7 +319,10 @@ function readValue(reader: BinaryReader, type: Kind): unknown {
 }
 
 /** Provenance: 0 = null, 1 = basis only, 2 = basis and source. */
-function writeProvenance(writer: BinaryWriter, provenance: { readonly basis: string; readonly source?: string | undefined } | null): void {
+function writeProvenance(
+  writer: BinaryWriter,
+  provenance: { readonly basis: string; readonly source?: string | undefined } | null,
+): void {
   if (provenance === null) {
     writer.byte(0);
     return;

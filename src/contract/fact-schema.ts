@@ -11,7 +11,16 @@ import { timestampSchema } from "./timestamp.ts";
 
 export const OBSERVATION_CONTRACT = "agentops.observation@1.0.0";
 
-export const FACT_TYPES = ["model_call", "cost", "delivery_summary", "packet", "repair", "task_snapshot", "agent_step", "sandbox_event"] as const;
+export const FACT_TYPES = [
+  "model_call",
+  "cost",
+  "delivery_summary",
+  "packet",
+  "repair",
+  "task_snapshot",
+  "agent_step",
+  "sandbox_event",
+] as const;
 export type FactType = (typeof FACT_TYPES)[number];
 
 export const PROVENANCE_BASES = ["DIRECT_HOST", "DIRECT_PROVIDER", "DERIVED", "ESTIMATED", "MANUAL"] as const;
@@ -58,7 +67,16 @@ const label = z.string().min(1).refine(hasValue, notBlank);
  * identities, links, status) still rejects the record.
  */
 export const MEASURE_FIELDS: Readonly<Partial<Record<FactType, ReadonlySet<string>>>> = {
-  model_call: new Set(["span_duration_ms", "input_tokens", "output_tokens", "usage_source", "provider", "model", "role", "runtime"]),
+  model_call: new Set([
+    "span_duration_ms",
+    "input_tokens",
+    "output_tokens",
+    "usage_source",
+    "provider",
+    "model",
+    "role",
+    "runtime",
+  ]),
   delivery_summary: new Set(["elapsed_ms", "stage_reached"]),
   cost: new Set(["amount_minor", "currency", "source", "cost_basis", "attribution", "estimated"]),
   packet: new Set(["repair_attribution"]),
@@ -116,7 +134,9 @@ export const costSchema = z
     // Money measures: required (REQUIRED_MEASURES), optional here so that parseFact can accept a
     // cost whose money field is invalid (it is then not eligible money).
     amount_minor: optional(z.number().int().nonnegative().max(MEASURE_RANGES.amountMinor)),
-    currency: optional(z.string().refine(isIso4217Code, { message: CURRENCY_RULE, params: { reason: "INVALID_CURRENCY" } })),
+    currency: optional(
+      z.string().refine(isIso4217Code, { message: CURRENCY_RULE, params: { reason: "INVALID_CURRENCY" } }),
+    ),
     source: optional(z.enum(["PROVIDER", "HOST", "ESTIMATE"])),
     cost_basis: optional(label),
     attribution: optional(z.enum(["PROJECT", "SHARED", "UNATTRIBUTED"])),
@@ -124,7 +144,12 @@ export const costSchema = z
   })
   .superRefine((cost, ctx) => {
     if ((cost.call_id === undefined) === (cost.delivery_id === undefined)) {
-      ctx.addIssue({ code: "custom", path: ["call_id"], message: "a cost links by exactly one of call_id and delivery_id", params: { reason: "COST_LINK_NOT_EXACTLY_ONE" } });
+      ctx.addIssue({
+        code: "custom",
+        path: ["call_id"],
+        message: "a cost links by exactly one of call_id and delivery_id",
+        params: { reason: "COST_LINK_NOT_EXACTLY_ONE" },
+      });
     }
   });
 
@@ -143,10 +168,20 @@ export const deliverySummarySchema = z
   })
   .superRefine((summary, ctx) => {
     if (summary.status === "TERMINAL" && summary.outcome === undefined) {
-      ctx.addIssue({ code: "custom", path: ["outcome"], message: "a TERMINAL summary must record its outcome", params: { reason: "OUTCOME_REQUIRED" } });
+      ctx.addIssue({
+        code: "custom",
+        path: ["outcome"],
+        message: "a TERMINAL summary must record its outcome",
+        params: { reason: "OUTCOME_REQUIRED" },
+      });
     }
     if (summary.status === "OPEN" && summary.outcome !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["outcome"], message: "an OPEN summary has no outcome yet", params: { reason: "OUTCOME_NOT_ALLOWED" } });
+      ctx.addIssue({
+        code: "custom",
+        path: ["outcome"],
+        message: "an OPEN summary has no outcome yet",
+        params: { reason: "OUTCOME_NOT_ALLOWED" },
+      });
     }
   });
 

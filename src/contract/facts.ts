@@ -1,5 +1,14 @@
 import type { z } from "zod";
-import type { agentStepSchema, costSchema, deliverySummarySchema, modelCallSchema, packetSchema, repairSchema, sandboxEventSchema, taskSnapshotSchema } from "./fact-schema.ts";
+import type {
+  agentStepSchema,
+  costSchema,
+  deliverySummarySchema,
+  modelCallSchema,
+  packetSchema,
+  repairSchema,
+  sandboxEventSchema,
+  taskSnapshotSchema,
+} from "./fact-schema.ts";
 
 /**
  * Measure fields a fact was accepted without (contract revision 2 §1): field → the JSON of the

@@ -1,4 +1,15 @@
-import { MEASURE_RANGES, agentStepSchema, hasValue, costSchema, deliverySummarySchema, modelCallSchema, packetSchema, repairSchema, sandboxEventSchema, taskSnapshotSchema } from "./fact-schema.ts";
+import {
+  MEASURE_RANGES,
+  agentStepSchema,
+  hasValue,
+  costSchema,
+  deliverySummarySchema,
+  modelCallSchema,
+  packetSchema,
+  repairSchema,
+  sandboxEventSchema,
+  taskSnapshotSchema,
+} from "./fact-schema.ts";
 import { toEpochMillis } from "./timestamp.ts";
 
 /**
@@ -50,7 +61,9 @@ export const ENUMS = {
   deliveryStatus: new Set<unknown>(deliverySummarySchema.shape.status.options),
   deliveryOutcome: new Set<unknown>(deliverySummarySchema.shape.outcome.in.unwrap().unwrap().options),
   repairAttribution: new Set<unknown>(packetSchema.shape.repair_attribution.in.unwrap().unwrap().options),
-  templateAssignment: new Set<unknown>(taskSnapshotSchema.shape.tasks.element.shape.template_assignment.in.unwrap().unwrap().options),
+  templateAssignment: new Set<unknown>(
+    taskSnapshotSchema.shape.tasks.element.shape.template_assignment.in.unwrap().unwrap().options,
+  ),
   stepKind: new Set<unknown>(agentStepSchema.shape.kind.options),
   stepStatus: new Set<unknown>(agentStepSchema.shape.status.in.unwrap().unwrap().options),
   sandboxKind: new Set<unknown>(sandboxEventSchema.shape.kind.options),

@@ -123,7 +123,17 @@ function cost(r: Rec): Rec | undefined {
   const basis = r["cost_basis"];
   const attribution = r["attribution"];
   const estimated = r["estimated"];
-  if (typeof amount !== "number" || optBoundedCount(amount, MEASURE_RANGES.amountMinor) === BAD || typeof currency !== "string" || !isIso4217Code(currency) || !ENUMS.costSource.has(source) || !isLabel(basis) || !ENUMS.attribution.has(attribution) || typeof estimated !== "boolean") return undefined;
+  if (
+    typeof amount !== "number" ||
+    optBoundedCount(amount, MEASURE_RANGES.amountMinor) === BAD ||
+    typeof currency !== "string" ||
+    !isIso4217Code(currency) ||
+    !ENUMS.costSource.has(source) ||
+    !isLabel(basis) ||
+    !ENUMS.attribution.has(attribution) ||
+    typeof estimated !== "boolean"
+  )
+    return undefined;
   out["amount_minor"] = amount;
   out["currency"] = intern(currency);
   out["source"] = intern(source as string);
@@ -151,10 +161,12 @@ function deliverySummary(r: Rec): Rec | undefined {
   const requirementChanged = r["requirement_changed"];
   if (typeof requirementChanged !== "boolean") return undefined;
   out["requirement_changed"] = requirementChanged;
-  if (!copyOptional(r, out, "elapsed_ms", (value) => optBoundedCount(value, MEASURE_RANGES.elapsedMs))) return undefined;
+  if (!copyOptional(r, out, "elapsed_ms", (value) => optBoundedCount(value, MEASURE_RANGES.elapsedMs)))
+    return undefined;
   const stage = optNonBlank(r["stage_reached"]);
   if (stage === BAD) return undefined;
-  if (stage !== undefined || "stage_reached" in r) out["stage_reached"] = stage === undefined ? undefined : intern(stage);
+  if (stage !== undefined || "stage_reached" in r)
+    out["stage_reached"] = stage === undefined ? undefined : intern(stage);
   return out;
 }
 
@@ -223,7 +235,8 @@ function definedTask(value: unknown): Rec | undefined {
   if (!copyOptional(value, out, "task_id", optId)) return undefined;
   if (!copyOptional(value, out, "members", optIdArray)) return undefined;
   if (!copyOptional(value, out, "role_template", optNonBlank)) return undefined;
-  if (!copyOptional(value, out, "template_assignment", (value) => optEnum(value, ENUMS.templateAssignment))) return undefined;
+  if (!copyOptional(value, out, "template_assignment", (value) => optEnum(value, ENUMS.templateAssignment)))
+    return undefined;
   return out;
 }
 

@@ -13,9 +13,15 @@ export function rejectionOf(issue: z.core.$ZodIssue, record: Record<string, unkn
   if (declared !== undefined) return { reason: declared, field, detail };
   switch (issue.code) {
     case "unrecognized_keys":
-      return { reason: "UNKNOWN_FIELD", field: [field, issue.keys[0] ?? ""].filter((part) => part !== "").join("."), detail: `unknown field(s) ${issue.keys.join(", ")} (contract ${OBSERVATION_CONTRACT} records are closed)` };
+      return {
+        reason: "UNKNOWN_FIELD",
+        field: [field, issue.keys[0] ?? ""].filter((part) => part !== "").join("."),
+        detail: `unknown field(s) ${issue.keys.join(", ")} (contract ${OBSERVATION_CONTRACT} records are closed)`,
+      };
     case "invalid_type":
-      return valueAt(record, issue.path) === undefined ? { reason: "MISSING_FIELD", field, detail: `${field} is required` } : { reason: "WRONG_TYPE", field, detail };
+      return valueAt(record, issue.path) === undefined
+        ? { reason: "MISSING_FIELD", field, detail: `${field} is required` }
+        : { reason: "WRONG_TYPE", field, detail };
     case "too_small":
     case "too_big":
       return { reason: "OUT_OF_RANGE", field, detail };

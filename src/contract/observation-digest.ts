@@ -77,7 +77,10 @@ const compiled = new WeakMap<readonly MaskingRule[], readonly CompiledRule[]>();
 function compile(rules: readonly MaskingRule[]): readonly CompiledRule[] {
   let result = compiled.get(rules);
   if (result === undefined) {
-    result = rules.map((rule) => ({ regex: new RegExp(rule.pattern, `g${rule.flags ?? ""}`), replacement: rule.replacement }));
+    result = rules.map((rule) => ({
+      regex: new RegExp(rule.pattern, `g${rule.flags ?? ""}`),
+      replacement: rule.replacement,
+    }));
     compiled.set(rules, result);
   }
   return result;

@@ -1,6 +1,14 @@
 import { byUtf8 } from "./code-point-order.ts";
 import { firstDuplicateKey } from "./duplicate-keys.ts";
-import { FACT_TYPES, MEASURE_FIELDS, OBSERVATION_CONTRACT, REQUIRED_MEASURES, factSchemas, taskSnapshotSchema, type FactType } from "./fact-schema.ts";
+import {
+  FACT_TYPES,
+  MEASURE_FIELDS,
+  OBSERVATION_CONTRACT,
+  REQUIRED_MEASURES,
+  factSchemas,
+  taskSnapshotSchema,
+  type FactType,
+} from "./fact-schema.ts";
 import type { Fact, InvalidMeasures } from "./facts.ts";
 import { fastParseFact } from "./fast-parse.ts";
 import { rejectionOf } from "./issue-rejection.ts";
@@ -16,7 +24,9 @@ import { illFormedTextPath } from "./well-formed-text.ts";
  * (OUT_OF_RANGE, WRONG_TYPE, ...); the processor reports them on the dead-letter topic as
  * INVALID_MEASURE or INVALID_TASK_ENTRY, not rejecting the fact.
  */
-export type ParseResult = { readonly ok: true; readonly fact: Fact; readonly invalidMeasures: readonly Rejection[] } | { readonly ok: false; readonly rejection: Rejection };
+export type ParseResult =
+  | { readonly ok: true; readonly fact: Fact; readonly invalidMeasures: readonly Rejection[] }
+  | { readonly ok: false; readonly rejection: Rejection };
 
 const NONE: readonly Rejection[] = Object.freeze([]);
 
@@ -30,7 +40,11 @@ function reject(reason: RejectionReason, field: string, detail: string): ParseRe
 
 /** The contract is checked before anything else (parseFactWithSchemas), so a record of another one is never walked. */
 function isContractRecord(input: unknown): boolean {
-  return typeof input === "object" && input !== null && (input as Record<string, unknown>)["contract"] === OBSERVATION_CONTRACT;
+  return (
+    typeof input === "object" &&
+    input !== null &&
+    (input as Record<string, unknown>)["contract"] === OBSERVATION_CONTRACT
+  );
 }
 
 function isFactType(value: unknown): value is FactType {
@@ -45,7 +59,11 @@ function isFactType(value: unknown): value is FactType {
 export function parseFact(input: unknown): ParseResult {
   const illFormed = isContractRecord(input) ? illFormedTextPath(input) : undefined;
   if (illFormed !== undefined) {
-    return reject("ILL_FORMED_UNICODE", illFormed, `${illFormed}: a lone UTF-16 surrogate is not Unicode text; the record has no canonical form`);
+    return reject(
+      "ILL_FORMED_UNICODE",
+      illFormed,
+      `${illFormed}: a lone UTF-16 surrogate is not Unicode text; the record has no canonical form`,
+    );
   }
   const fast = fastParseFact(input);
   return fast !== undefined ? accept(fast) : parseFactWithSchemas(input);
@@ -74,12 +92,22 @@ export function parseNormalizedFact(record: unknown): ParseResult {
   const { invalid_measures: carried, ...rest } = record as Record<string, unknown>;
   const parsed = parseDecodedFact(rest);
   if (!parsed.ok || carried === undefined) return parsed;
-  if (!isInvalidMeasures(carried)) return reject("WRONG_TYPE", "invalid_measures", "invalid_measures maps a measure field to the JSON of its invalid value");
+  if (!isInvalidMeasures(carried))
+    return reject(
+      "WRONG_TYPE",
+      "invalid_measures",
+      "invalid_measures maps a measure field to the JSON of its invalid value",
+    );
   return accept({ ...parsed.fact, invalid_measures: carried } as Fact);
 }
 
 function isInvalidMeasures(value: unknown): value is InvalidMeasures {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((raw) => typeof raw === "string");
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((raw) => typeof raw === "string")
+  );
 }
 
 /**
@@ -88,13 +116,23 @@ function isInvalidMeasures(value: unknown): value is InvalidMeasures {
  * compare against it.
  */
 export function parseFactWithSchemas(input: unknown): ParseResult {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return reject("NOT_AN_OBJECT", "", "a fact is a JSON object");
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    return reject("NOT_AN_OBJECT", "", "a fact is a JSON object");
   const record = input as Record<string, unknown>;
   if (record["contract"] !== OBSERVATION_CONTRACT) {
-    return reject("UNSUPPORTED_CONTRACT", "contract", `contract must be "${OBSERVATION_CONTRACT}", got ${JSON.stringify(record["contract"] ?? null)}`);
+    return reject(
+      "UNSUPPORTED_CONTRACT",
+      "contract",
+      `contract must be "${OBSERVATION_CONTRACT}", got ${JSON.stringify(record["contract"] ?? null)}`,
+    );
   }
   const type = record["type"];
-  if (!isFactType(type)) return reject("UNKNOWN_TYPE", "type", `type must be one of ${FACT_TYPES.join(", ")}, got ${JSON.stringify(type ?? null)}`);
+  if (!isFactType(type))
+    return reject(
+      "UNKNOWN_TYPE",
+      "type",
+      `type must be one of ${FACT_TYPES.join(", ")}, got ${JSON.stringify(type ?? null)}`,
+    );
   if (type === "task_snapshot") return parseSnapshot(record);
   const schema = factSchemas[type];
   const parsed = schema.safeParse(record);
@@ -115,7 +153,9 @@ export function parseFactWithSchemas(input: unknown): ParseResult {
   const retried = schema.safeParse(rest);
   if (!retried.success) {
     const issue = retried.error.issues[0];
-    return issue === undefined ? reject("WRONG_TYPE", "", "invalid record") : { ok: false, rejection: rejectionOf(issue, rest) };
+    return issue === undefined
+      ? reject("WRONG_TYPE", "", "invalid record")
+      : { ok: false, rejection: rejectionOf(issue, rest) };
   }
   return withRequiredMeasures(type, record, retried.data, invalid);
 }
@@ -145,15 +185,24 @@ function parseSnapshot(record: Record<string, unknown>): ParseResult {
  * `invalid_measures`, the JSON of each invalid value: two records that differ there are two
  * different records (a conflict under one fact_id), not a redelivery.
  */
-function withRequiredMeasures(type: FactType, record: Record<string, unknown>, fact: Fact, invalid: Map<string, Rejection>): ParseResult {
+function withRequiredMeasures(
+  type: FactType,
+  record: Record<string, unknown>,
+  fact: Fact,
+  invalid: Map<string, Rejection>,
+): ParseResult {
   for (const field of REQUIRED_MEASURES[type] ?? []) {
-    if ((fact as Record<string, unknown>)[field] === undefined && !invalid.has(field)) invalid.set(field, { reason: "MISSING_FIELD", field, detail: `${field} is required` });
+    if ((fact as Record<string, unknown>)[field] === undefined && !invalid.has(field))
+      invalid.set(field, { reason: "MISSING_FIELD", field, detail: `${field} is required` });
   }
   if (invalid.size === 0) return accept(fact);
   const fields = [...invalid.keys()].sort(byUtf8);
   const invalidMeasures: Record<string, string> = {};
   for (const field of fields) invalidMeasures[field] = rawJson(record[field]);
-  return accept({ ...fact, invalid_measures: invalidMeasures } as Fact, fields.map((field) => invalid.get(field) as Rejection));
+  return accept(
+    { ...fact, invalid_measures: invalidMeasures } as Fact,
+    fields.map((field) => invalid.get(field) as Rejection),
+  );
 }
 
 function rawJson(value: unknown): string {
@@ -177,7 +226,12 @@ export function parseFactJson(line: string): ParseResult {
     return reject("MALFORMED_JSON", "", error instanceof Error ? error.message : "not JSON");
   }
   const duplicate = firstDuplicateKey(line, value);
-  if (duplicate !== undefined) return reject("DUPLICATE_FIELD", duplicate, `key "${duplicate}" appears twice in one object; which value was meant cannot be known`);
+  if (duplicate !== undefined)
+    return reject(
+      "DUPLICATE_FIELD",
+      duplicate,
+      `key "${duplicate}" appears twice in one object; which value was meant cannot be known`,
+    );
   return parseFact(value);
 }
 

@@ -9,8 +9,7 @@ export const RAW_VALUES_FIELD = "raw_values";
 export const MAX_RAW_DEPTH = 32;
 
 export type Restored =
-  | { readonly ok: true; readonly record: unknown }
-  | { readonly ok: false; readonly detail: string };
+  { readonly ok: true; readonly record: unknown } | { readonly ok: false; readonly detail: string };
 
 /**
  * A decoded fact record (avsc's plain data) as reported: each `raw_values` entry put back in its

@@ -29,8 +29,13 @@ function inRange(millis: number): number | undefined {
 export const timestampSchema = z.union([z.string(), z.date(), z.number()]).transform((input, ctx) => {
   const millis = typeof input === "number" ? undefined : toEpochMillis(input);
   if (millis === undefined) {
-    ctx.addIssue({ code: "custom", message: `"${String(input)}" is not a real calendar instant in 0001-01-01T00:00:00Z..9999-12-30T23:59:59.999Z (RFC ` +
-      `3339 with Z or ±hh:mm; a number is not a timestamp)`, params: { reason: "INVALID_TIMESTAMP" } });
+    ctx.addIssue({
+      code: "custom",
+      message:
+        `"${String(input)}" is not a real calendar instant in 0001-01-01T00:00:00Z..9999-12-30T23:59:59.999Z (RFC ` +
+        `3339 with Z or ±hh:mm; a number is not a timestamp)`,
+      params: { reason: "INVALID_TIMESTAMP" },
+    });
     return z.NEVER;
   }
   return millis;
@@ -49,7 +54,8 @@ export function toEpochMillis(input: string | Date): number | undefined {
   const seconds = input.charCodeAt(16) === COLON ? digitsAt(input, 17, 2) : 0;
   if (digitsAt(input, 11, 2) > 23 || digitsAt(input, 14, 2) > 59 || seconds > 59) return undefined;
   const end = input.length;
-  if (input.charCodeAt(end - 1) !== UPPER_Z && (digitsAt(input, end - 5, 2) > 23 || digitsAt(input, end - 2, 2) > 59)) return undefined;
+  if (input.charCodeAt(end - 1) !== UPPER_Z && (digitsAt(input, end - 5, 2) > 23 || digitsAt(input, end - 2, 2) > 59))
+    return undefined;
   const millis = Date.parse(input);
   return Number.isNaN(millis) ? undefined : inRange(millis);
 }

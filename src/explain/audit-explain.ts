@@ -21,7 +21,12 @@ export interface AuditExplainOptions {
  * rebuilt state as it closes. Its facts' origins are the facts-topic positions the engine-facts
  * records carry, as on a member.
  */
-export async function explainAudit(kafka: Kafka, engineFactsTopic: string, options: AuditExplainOptions, query: ExplainQuery): Promise<ExplainAnswer> {
+export async function explainAudit(
+  kafka: Kafka,
+  engineFactsTopic: string,
+  options: AuditExplainOptions,
+  query: ExplainQuery,
+): Promise<ExplainAnswer> {
   let answered: { value: ExplainAnswer } | { error: unknown } | undefined;
   const engineObserver = {
     opened: () => undefined,
@@ -36,7 +41,13 @@ export async function explainAudit(kafka: Kafka, engineFactsTopic: string, optio
   await withReplayState(options.state, options.stateDir, options.cacheMb, async (state) => {
     const keys = EngineFactKeys.open(state.directory, Math.floor(state.cacheBytes / 4));
     try {
-      await Effect.runPromise(rebuildFromEngineFacts(kafka, engineFactsTopic, options.engine, shippedCatalog(), { keys, engineState: state.engineState, engineObserver }));
+      await Effect.runPromise(
+        rebuildFromEngineFacts(kafka, engineFactsTopic, options.engine, shippedCatalog(), {
+          keys,
+          engineState: state.engineState,
+          engineObserver,
+        }),
+      );
     } finally {
       await keys.close();
     }

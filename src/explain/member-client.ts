@@ -16,13 +16,16 @@ export async function queryMember(base: string, query: ExplainQuery): Promise<Ex
     const response = await fetch(url, { redirect: "follow", signal: AbortSignal.timeout(60_000) });
     const body = await response.text();
     if (response.status === 200 || response.status === 404) return JSON.parse(body) as ExplainAnswer;
-    if (response.status !== 503 || attempt >= RETRIES) throw new Error(`${url.origin} answered ${response.status}: ${body}`);
+    if (response.status !== 503 || attempt >= RETRIES)
+      throw new Error(`${url.origin} answered ${response.status}: ${body}`);
     await new Promise((resolve) => setTimeout(resolve, RETRY_MILLIS));
   }
 }
 
 /** The live view's lineage route over a member: a figure's explanation by its result key, as JSON. */
-export function memberExplainer(member: string): (key: string) => Promise<{ readonly status: number; readonly body: string }> {
+export function memberExplainer(
+  member: string,
+): (key: string) => Promise<{ readonly status: number; readonly body: string }> {
   return async (key) => {
     const answered = await queryMember(member, { key });
     return { status: answered.kind === "explained" ? 200 : 404, body: JSON.stringify(answered) };

@@ -35,26 +35,52 @@ export async function explainReplay(options: ReplayExplainOptions, query: Explai
   };
   const outcome = await withReplayState(options.state, options.stateDir, options.cacheMb, (state) => {
     const onDisk = state.engineState === undefined ? {} : { engineState: state.engineState };
-    return Effect.runPromise(replayFile({ input: options.input }, { engine: options.engine, tripwires: {}, engineObserver, ...onDisk }, shippedCatalog()));
+    return Effect.runPromise(
+      replayFile(
+        { input: options.input },
+        { engine: options.engine, tripwires: {}, engineObserver, ...onDisk },
+        shippedCatalog(),
+      ),
+    );
   });
   if (answered === undefined) throw new Error("the replay closed no engine");
   if ("error" in answered) throw answered.error;
   const result = answered.value;
   if (result.kind !== "explained") return result;
-  return { kind: "explained", explanation: withRefusedRecords(result.explanation, outcome.sinks.deadLetterLines().map(deadLetterInput)) };
+  return {
+    kind: "explained",
+    explanation: withRefusedRecords(result.explanation, outcome.sinks.deadLetterLines().map(deadLetterInput)),
+  };
 }
 
 /** A line of the replay's dead-letter output (file-dead-letters.ts), with the rejected line's fields when it was an object. */
 function deadLetterInput(line: string): DeadLetterInput {
-  const letter = JSON.parse(line) as { reason: string; detail: string; source: { line?: number; topic?: string; partition?: number; offset?: string }; raw: string | null };
+  const letter = JSON.parse(line) as {
+    reason: string;
+    detail: string;
+    source: { line?: number; topic?: string; partition?: number; offset?: string };
+    raw: string | null;
+  };
   let record: Record<string, unknown> | null = null;
   try {
     const parsed = letter.raw === null ? null : (JSON.parse(letter.raw) as unknown);
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) record = parsed as Record<string, unknown>;
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+      record = parsed as Record<string, unknown>;
   } catch {
     record = null;
   }
   const { source } = letter;
-  const origin = source.line !== undefined ? { line: source.line } : source.topic !== undefined ? { topic: source.topic, partition: source.partition ?? 0, offset: source.offset ?? "" } : null;
-  return { reason: letter.reason, detail: letter.detail, fact_id: typeof record?.fact_id === "string" ? record.fact_id : null, record, origin };
+  const origin =
+    source.line !== undefined
+      ? { line: source.line }
+      : source.topic !== undefined
+        ? { topic: source.topic, partition: source.partition ?? 0, offset: source.offset ?? "" }
+        : null;
+  return {
+    reason: letter.reason,
+    detail: letter.detail,
+    fact_id: typeof record?.fact_id === "string" ? record.fact_id : null,
+    record,
+    origin,
+  };
 }

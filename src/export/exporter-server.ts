@@ -33,7 +33,10 @@ export async function startExporterServer(
     if (path === "/metrics") {
       let body: string;
       try {
-        body = renderOpenMetrics(snapshot.results.map((entry) => entry.result), limits);
+        body = renderOpenMetrics(
+          snapshot.results.map((entry) => entry.result),
+          limits,
+        );
       } catch (error) {
         // A record of a shape nobody foresaw must cost one scrape, never the process.
         response.writeHead(500, { "content-type": "text/plain; charset=utf-8" });

@@ -14,7 +14,15 @@ export const OPENMETRICS_CONTENT_TYPE = "application/openmetrics-text; version=1
 
 /** The cohort coordinates of contract §4, in label order; any other cohort key is not exported. */
 export const COHORT_LABELS = [
-  "provider", "model", "role", "runtime", "role_template", "direction", "currency", "source", "cost_basis",
+  "provider",
+  "model",
+  "role",
+  "runtime",
+  "role_template",
+  "direction",
+  "currency",
+  "source",
+  "cost_basis",
 ] as const;
 
 export interface ExportLimits {
@@ -193,7 +201,10 @@ function exportableText(value: string, limits: ExportLimits): boolean {
 
 /** The identifying labels of one result, or null when its cohort cannot be exported as labels. */
 function identityLabels(result: MetricResult, limits: ExportLimits): Labels | null {
-  const labels: [string, string][] = [["metric", result.metric_id], ["scope_kind", result.scope.kind]];
+  const labels: [string, string][] = [
+    ["metric", result.metric_id],
+    ["scope_kind", result.scope.kind],
+  ];
   if (result.scope.kind === "snapshot") {
     if (!exportableText(result.scope.snapshot_id, limits)) return null;
     labels.push(["snapshot", result.scope.snapshot_id]);
@@ -317,8 +328,7 @@ export function collectFamilies(
   for (const [metric, list] of latestScopeResults(results)) {
     const ranked = list
       .map((result) => ({ result, key: resultKey(result.metric_id, result.scope, result.cohort) }))
-      .sort((left, right) =>
-        rankUnits(right.result) - rankUnits(left.result) || byUtf8(left.key, right.key));
+      .sort((left, right) => rankUnits(right.result) - rankUnits(left.result) || byUtf8(left.key, right.key));
     let exported = 0;
     for (const { result } of ranked) {
       if (exported >= limits.maxCohortsPerMetric) break;
@@ -326,7 +336,10 @@ export function collectFamilies(
       if (labels !== null && addResult(sink, result, labels, limits)) exported += 1;
     }
     const scopeKind = list[0]?.scope.kind ?? "window";
-    const metricLabels: Labels = [["metric", metric], ["scope_kind", scopeKind]];
+    const metricLabels: Labels = [
+      ["metric", metric],
+      ["scope_kind", scopeKind],
+    ];
     sink.add(FAMILIES.cohorts, metricLabels, list.length);
     sink.add(FAMILIES.folded, metricLabels, list.length - exported);
   }

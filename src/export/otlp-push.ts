@@ -61,7 +61,10 @@ export function startOtlpPush(options: OtlpPushOptions): OtlpPush {
   const url = new URL("v1/metrics", endpoint.href.endsWith("/") ? endpoint : new URL(`${endpoint.href}/`));
   let running: Promise<boolean> | undefined;
   const push = async (): Promise<boolean> => {
-    const families = collectFamilies(state.snapshot().results.map((entry) => entry.result), limits);
+    const families = collectFamilies(
+      state.snapshot().results.map((entry) => entry.result),
+      limits,
+    );
     const body = JSON.stringify(otlpMetricsRequest(families, `${BigInt(Date.now()) * 1_000_000n}`));
     try {
       const response = await fetch(url, {

@@ -20,19 +20,31 @@ export interface FactPublisher {
   flush(): Promise<void>;
 }
 
-export function createFactPublisher(producer: Producer, serde: TopicSerde, topics: TopicNames, batchSize = 500): FactPublisher {
+export function createFactPublisher(
+  producer: Producer,
+  serde: TopicSerde,
+  topics: TopicNames,
+  batchSize = 500,
+): FactPublisher {
   const pending: { topic: string; key: string; value: Buffer }[] = [];
   const flush = async (): Promise<void> => {
     if (pending.length === 0) return;
     const byTopic = new Map<string, { key: string; value: Buffer }[]>();
-    for (const { topic, key, value } of pending.splice(0)) byTopic.set(topic, [...(byTopic.get(topic) ?? []), { key, value }]);
-    await producer.sendBatch({ topicMessages: [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages })) });
+    for (const { topic, key, value } of pending.splice(0))
+      byTopic.set(topic, [...(byTopic.get(topic) ?? []), { key, value }]);
+    await producer.sendBatch({
+      topicMessages: [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages })),
+    });
   };
   return {
     async add(fact) {
       const agentEvent = isAgentEvent(fact);
       const value = await serde.encodeFact(fact);
-      pending.push({ topic: agentEvent ? topics.agentEvents : topics.facts, key: agentEvent ? fact.run_id : fact.fact_id, value });
+      pending.push({
+        topic: agentEvent ? topics.agentEvents : topics.facts,
+        key: agentEvent ? fact.run_id : fact.fact_id,
+        value,
+      });
       if (pending.length >= batchSize) await flush();
     },
     flush,

@@ -14,7 +14,10 @@ import type { TopicNames } from "../stream/topic-names.ts";
  * write that fails rejects, so the caller can tell its client to retry.
  */
 export interface FactSink {
-  write(facts: readonly { readonly fact: Fact; readonly json: string }[], deadLetters: readonly DeadLetterRecord[]): Promise<void>;
+  write(
+    facts: readonly { readonly fact: Fact; readonly json: string }[],
+    deadLetters: readonly DeadLetterRecord[],
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -27,7 +30,11 @@ export function fileSink(factsPath: string, deadLettersPath: string | undefined)
   return {
     write(facts, deadLetters) {
       if (facts.length > 0) appendFileSync(factsPath, facts.map(({ json }) => `${json}\n`).join(""));
-      if (deadLetters.length > 0 && deadLettersPath !== undefined) appendFileSync(deadLettersPath, deadLetters.map((letter) => `${JSON.stringify(deadLetterJson(letter))}\n`).join(""));
+      if (deadLetters.length > 0 && deadLettersPath !== undefined)
+        appendFileSync(
+          deadLettersPath,
+          deadLetters.map((letter) => `${JSON.stringify(deadLetterJson(letter))}\n`).join(""),
+        );
       return Promise.resolve();
     },
     close: () => Promise.resolve(),
@@ -57,7 +64,9 @@ export function kafkaSink(producer: Producer, serde: TopicSerde, topics: TopicNa
       if (deadLetters.length === 0) return;
       const messages = await Promise.all(
         deadLetters.map(async (letter) => {
-          telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason: letter.reason });
+          telemetry.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", {
+            reason: letter.reason,
+          });
           return { key: deadLetterKey(letter), value: await serde.encodeDeadLetter(letter) };
         }),
       );
@@ -68,5 +77,12 @@ export function kafkaSink(producer: Producer, serde: TopicSerde, topics: TopicNa
 }
 
 function deadLetterJson(letter: DeadLetterRecord): Record<string, unknown> {
-  return { reason: letter.reason, field: letter.field, detail: letter.detail, source: letter.source, fact_id: letter.factId, value: letter.value?.toString("utf8") ?? null };
+  return {
+    reason: letter.reason,
+    field: letter.field,
+    detail: letter.detail,
+    source: letter.source,
+    fact_id: letter.factId,
+    value: letter.value?.toString("utf8") ?? null,
+  };
 }

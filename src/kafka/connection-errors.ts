@@ -1,5 +1,11 @@
 import { Cause, Runtime } from "effect";
-import { ENV, describeOrigin, type ConnectionSettings, type KafkaConnection, type RegistryConnection } from "./connection-settings.ts";
+import {
+  ENV,
+  describeOrigin,
+  type ConnectionSettings,
+  type KafkaConnection,
+  type RegistryConnection,
+} from "./connection-settings.ts";
 
 /**
  * What went wrong between us and the broker or the registry, in the terms an operator acts on:
@@ -10,7 +16,15 @@ import { ENV, describeOrigin, type ConnectionSettings, type KafkaConnection, typ
  * it without a stack trace. Only "unreachable" is worth retrying: a broker or registry may still be
  * starting, but a refused password or an untrusted certificate stays refused.
  */
-export type FailureKind = "unreachable" | "authentication" | "authorisation" | "tls-untrusted" | "tls-name" | "tls-refused" | "wrong-path" | "missing-topic";
+export type FailureKind =
+  | "unreachable"
+  | "authentication"
+  | "authorisation"
+  | "tls-untrusted"
+  | "tls-name"
+  | "tls-refused"
+  | "wrong-path"
+  | "missing-topic";
 
 const REASONS: Record<"kafka" | "registry", Partial<Record<FailureKind, string>>> = {
   kafka: {
@@ -51,7 +65,9 @@ export class ConnectionFailure extends Error {
   readonly lines: readonly (readonly [string, string])[];
   override readonly cause: unknown;
   constructor(detail: FailureDetail) {
-    const reason = REASONS[detail.service][detail.kind] ?? `${detail.service.toUpperCase()}_${detail.kind.toUpperCase().replace(/-/g, "_")}`;
+    const reason =
+      REASONS[detail.service][detail.kind] ??
+      `${detail.service.toUpperCase()}_${detail.kind.toUpperCase().replace(/-/g, "_")}`;
     super(`${detail.summary} [${reason}]`);
     this.name = "ConnectionFailure";
     this.service = detail.service;
@@ -90,13 +106,41 @@ export function isRetriableError(error: unknown): boolean {
   return symptom === undefined || symptom.kind === "unreachable";
 }
 
-const TLS_UNTRUSTED = new Set(["SELF_SIGNED_CERT_IN_CHAIN", "DEPTH_ZERO_SELF_SIGNED_CERT", "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "UNABLE_TO_GET_ISSUER_CERT", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID", "CERT_SIGNATURE_FAILURE", "CERT_UNTRUSTED", "CERT_REJECTED"]);
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "ECONNRESET", "EPIPE"]);
+const TLS_UNTRUSTED = new Set([
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_SIGNATURE_FAILURE",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+]);
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+  "ECONNRESET",
+  "EPIPE",
+]);
 
-type Symptom = { readonly kind: FailureKind; readonly code: string | undefined; readonly message: string; readonly broker?: string; readonly status?: number };
+type Symptom = {
+  readonly kind: FailureKind;
+  readonly code: string | undefined;
+  readonly message: string;
+  readonly broker?: string;
+  readonly status?: number;
+};
 
 /** The innermost error of a chain that carries a socket or TLS code, else the deepest one. */
-function errorsOf(error: unknown): Array<Error & { code?: unknown; type?: unknown; broker?: unknown; status?: unknown }> {
+function errorsOf(
+  error: unknown,
+): Array<Error & { code?: unknown; type?: unknown; broker?: unknown; status?: unknown }> {
   const chain: Array<Error & { code?: unknown }> = [];
   // An Effect program run with runPromise rejects with a FiberFailure: read the failure it carries.
   let current: unknown = Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error;
@@ -114,9 +158,19 @@ function codeOf(error: { code?: unknown }): string | undefined {
 /** TLS symptoms by the Node/OpenSSL code, or by message where a client library dropped the code. */
 function tlsSymptom(code: string | undefined, message: string): FailureKind | undefined {
   if (code !== undefined && TLS_UNTRUSTED.has(code)) return "tls-untrusted";
-  if (code === "ERR_TLS_CERT_ALTNAME_INVALID" || /does not match certificate's altnames/i.test(message)) return "tls-name";
-  if (/self[- ]signed certificate|unable to verify the first certificate|unable to get (local )?issuer certificate|certificate has expired/i.test(message)) return "tls-untrusted";
-  if ((code !== undefined && /^ERR_SSL_/.test(code)) || /SSL alert number|alert (bad|unknown|handshake|certificate)|certificate required/i.test(message)) return "tls-refused";
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID" || /does not match certificate's altnames/i.test(message))
+    return "tls-name";
+  if (
+    /self[- ]signed certificate|unable to verify the first certificate|unable to get (local )?issuer certificate|certificate has expired/i.test(
+      message,
+    )
+  )
+    return "tls-untrusted";
+  if (
+    (code !== undefined && /^ERR_SSL_/.test(code)) ||
+    /SSL alert number|alert (bad|unknown|handshake|certificate)|certificate required/i.test(message)
+  )
+    return "tls-refused";
   return undefined;
 }
 
@@ -129,17 +183,31 @@ function kafkaSymptom(error: unknown): Symptom | undefined {
   const base = broker === undefined ? {} : { broker };
   for (const link of chain) {
     const code = codeOf(link);
-    if (link.name === "KafkaJSSASLAuthenticationError" || /SASL .*(authentication failed|mechanism)/i.test(link.message)) return { kind: "authentication", code, message: link.message, ...base };
+    if (
+      link.name === "KafkaJSSASLAuthenticationError" ||
+      /SASL .*(authentication failed|mechanism)/i.test(link.message)
+    )
+      return { kind: "authentication", code, message: link.message, ...base };
     const type = typeof link.type === "string" ? link.type : undefined;
-    if (type !== undefined && /AUTHORIZATION_FAILED$/.test(type)) return { kind: "authorisation", code: type, message: link.message, ...base };
-    if (type === "UNKNOWN_TOPIC_OR_PARTITION") return { kind: "missing-topic", code: type, message: link.message, ...base };
-    if (type === "SASL_AUTHENTICATION_FAILED" || type === "ILLEGAL_SASL_STATE" || type === "UNSUPPORTED_SASL_MECHANISM") return { kind: "authentication", code: type, message: link.message, ...base };
+    if (type !== undefined && /AUTHORIZATION_FAILED$/.test(type))
+      return { kind: "authorisation", code: type, message: link.message, ...base };
+    if (type === "UNKNOWN_TOPIC_OR_PARTITION")
+      return { kind: "missing-topic", code: type, message: link.message, ...base };
+    if (type === "SASL_AUTHENTICATION_FAILED" || type === "ILLEGAL_SASL_STATE" || type === "UNSUPPORTED_SASL_MECHANISM")
+      return { kind: "authentication", code: type, message: link.message, ...base };
     const tls = tlsSymptom(code, link.message);
     if (tls !== undefined) return { kind: tls, code, message: link.message, ...base };
   }
   for (const link of chain) {
     const code = codeOf(link);
-    if ((code !== undefined && UNREACHABLE.has(code)) || link.name === "KafkaJSConnectionError" || link.name === "KafkaJSConnectionClosedError" || link.name === "KafkaJSBrokerNotFound" || link.name === "KafkaJSNoBrokerAvailableError" || /Connection (timeout|error)|Closed connection|ECONNREFUSED/.test(link.message)) {
+    if (
+      (code !== undefined && UNREACHABLE.has(code)) ||
+      link.name === "KafkaJSConnectionError" ||
+      link.name === "KafkaJSConnectionClosedError" ||
+      link.name === "KafkaJSBrokerNotFound" ||
+      link.name === "KafkaJSNoBrokerAvailableError" ||
+      /Connection (timeout|error)|Closed connection|ECONNREFUSED/.test(link.message)
+    ) {
       return { kind: "unreachable", code, message: (chain[chain.length - 1] ?? link).message, ...base };
     }
   }
@@ -159,8 +227,17 @@ function registrySymptom(error: unknown): Symptom | undefined {
     if (status === 403) return { kind: "authorisation", code, message, status };
     // A 5xx is a registry that is up but not serving (starting, or its storage is down): as unreachable;
     // so is a request past its bound ("Timeout (30000ms)", src/kafka/registry.ts).
-    if ((code !== undefined && UNREACHABLE.has(code)) || (status !== undefined && status >= 500) || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|socket hang up|Timeout \(\d+ms\)/.test(message)) return { kind: "unreachable", code, message };
-    if (link.name === "RegistryPathError" || (status === 404 && !/"?error_code"?/.test(message) && !/not found\.?$/i.test(message))) return { kind: "wrong-path", code, message, status: 404 };
+    if (
+      (code !== undefined && UNREACHABLE.has(code)) ||
+      (status !== undefined && status >= 500) ||
+      /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|socket hang up|Timeout \(\d+ms\)/.test(message)
+    )
+      return { kind: "unreachable", code, message };
+    if (
+      link.name === "RegistryPathError" ||
+      (status === 404 && !/"?error_code"?/.test(message) && !/not found\.?$/i.test(message))
+    )
+      return { kind: "wrong-path", code, message, status: 404 };
   }
   return undefined;
 }
@@ -185,78 +262,219 @@ function kafkaFailure(symptom: Symptom, kafka: KafkaConnection, cause: unknown):
           : `; the broker closed the connection: if this listener is plaintext, unset ${ENV.ssl}; if it uses SASL, ` +
             `set ${ENV.saslMechanism}, ${ENV.saslUsername}, ${ENV.saslPassword}`
         : "";
-      lines.push(["fix", `start the local services (${SERVICES_UP}), or set ${ENV.brokers} (or pass --brokers) to a reachable broker${hint}`]);
-      return new ConnectionFailure({ service: "kafka", kind: "unreachable", summary: `cannot reach Kafka at ${address}`, lines, cause });
+      lines.push([
+        "fix",
+        `start the local services (${SERVICES_UP}), or set ${ENV.brokers} (or pass --brokers) to a reachable broker${hint}`,
+      ]);
+      return new ConnectionFailure({
+        service: "kafka",
+        kind: "unreachable",
+        summary: `cannot reach Kafka at ${address}`,
+        lines,
+        cause,
+      });
     }
     case "authentication":
-      lines.push(["fix", sasl === undefined ? `set ${ENV.saslMechanism}, ${ENV.saslUsername} and ${ENV.saslPassword} for this listener` : `check ${ENV.saslUsername} and ${ENV.saslPassword}, and that ${ENV.saslMechanism}=${sasl.mechanism} is a mechanism this listener enables`]);
-      return new ConnectionFailure({ service: "kafka", kind: "authentication", summary: `Kafka at ${address} refused the ` +
-        `${sasl === undefined ? "connection's" : `${sasl.mechanism.toUpperCase()} login of user "${sasl.username}"`} ` +
-        `credentials`, lines, cause });
+      lines.push([
+        "fix",
+        sasl === undefined
+          ? `set ${ENV.saslMechanism}, ${ENV.saslUsername} and ${ENV.saslPassword} for this listener`
+          : `check ${ENV.saslUsername} and ${ENV.saslPassword}, and that ${ENV.saslMechanism}=${sasl.mechanism} is a mechanism this listener enables`,
+      ]);
+      return new ConnectionFailure({
+        service: "kafka",
+        kind: "authentication",
+        summary:
+          `Kafka at ${address} refused the ` +
+          `${sasl === undefined ? "connection's" : `${sasl.mechanism.toUpperCase()} login of user "${sasl.username}"`} ` +
+          `credentials`,
+        lines,
+        cause,
+      });
     case "authorisation":
-      lines.push(["fix", `grant the principal${sasl === undefined ? "" : ` User:${sasl.username}`} the ACLs this command needs ` +
-        `(${symptom.code ?? "an operation"} was denied: e.g. kafka-acls --add --allow-principal User:... --operation ` +
-        `All --topic 'agentops.' --resource-pattern-type prefixed, and --group for consumer groups), ` +
-        `or connect as a principal that has them`]);
-      return new ConnectionFailure({ service: "kafka", kind: "authorisation", summary: `Kafka at ${address} denied ${sasl === undefined ? "this client" : `user "${sasl.username}"`} an operation ` +
-        `(${symptom.code ?? "authorisation failed"})`, lines, cause });
+      lines.push([
+        "fix",
+        `grant the principal${sasl === undefined ? "" : ` User:${sasl.username}`} the ACLs this command needs ` +
+          `(${symptom.code ?? "an operation"} was denied: e.g. kafka-acls --add --allow-principal User:... --operation ` +
+          `All --topic 'agentops.' --resource-pattern-type prefixed, and --group for consumer groups), ` +
+          `or connect as a principal that has them`,
+      ]);
+      return new ConnectionFailure({
+        service: "kafka",
+        kind: "authorisation",
+        summary:
+          `Kafka at ${address} denied ${sasl === undefined ? "this client" : `user "${sasl.username}"`} an operation ` +
+          `(${symptom.code ?? "authorisation failed"})`,
+        lines,
+        cause,
+      });
     case "missing-topic":
-      lines.push(["fix", "create the project's topics: npx agentops topics apply (npx agentops run also creates missing ones); " +
-        "check --topic-prefix / AGENTOPS_TOPIC_PREFIX if you use one"]);
-      return new ConnectionFailure({ service: "kafka", kind: "missing-topic", summary: `a topic this command reads does not exist on Kafka at ${address}`, lines, cause });
+      lines.push([
+        "fix",
+        "create the project's topics: npx agentops topics apply (npx agentops run also creates missing ones); " +
+          "check --topic-prefix / AGENTOPS_TOPIC_PREFIX if you use one",
+      ]);
+      return new ConnectionFailure({
+        service: "kafka",
+        kind: "missing-topic",
+        summary: `a topic this command reads does not exist on Kafka at ${address}`,
+        lines,
+        cause,
+      });
     default:
-      return tlsFailure("kafka", symptom, address, lines, cause, { ca: ENV.sslCaFile, cert: ENV.sslCertFile, key: ENV.sslKeyFile, servername: ENV.sslServername });
+      return tlsFailure("kafka", symptom, address, lines, cause, {
+        ca: ENV.sslCaFile,
+        cert: ENV.sslCertFile,
+        key: ENV.sslKeyFile,
+        servername: ENV.sslServername,
+      });
   }
 }
 
 function kafkaSecurityLine(kafka: KafkaConnection): string | undefined {
   const parts: string[] = [];
-  if (kafka.tls !== undefined) parts.push(`TLS (${ENV.ssl}=true${Object.entries(kafka.tls.given).map(([name, value]) => `, ${name}=${value}`).join("")})`);
-  if (kafka.sasl !== undefined) parts.push(`SASL ${kafka.sasl.mechanism.toUpperCase()} as "${kafka.sasl.username}" (${ENV.saslMechanism}, ${ENV.saslUsername}, ${ENV.saslPassword})`);
+  if (kafka.tls !== undefined)
+    parts.push(
+      `TLS (${ENV.ssl}=true${Object.entries(kafka.tls.given)
+        .map(([name, value]) => `, ${name}=${value}`)
+        .join("")})`,
+    );
+  if (kafka.sasl !== undefined)
+    parts.push(
+      `SASL ${kafka.sasl.mechanism.toUpperCase()} as "${kafka.sasl.username}" (${ENV.saslMechanism}, ${ENV.saslUsername}, ${ENV.saslPassword})`,
+    );
   return parts.length === 0 ? undefined : parts.join("; ");
 }
 
-function tlsFailure(service: "kafka" | "registry", symptom: Symptom, address: string, lines: Array<[string, string]>, cause: unknown, names: { ca: string; cert: string; key: string; servername: string }): ConnectionFailure {
+function tlsFailure(
+  service: "kafka" | "registry",
+  symptom: Symptom,
+  address: string,
+  lines: Array<[string, string]>,
+  cause: unknown,
+  names: { ca: string; cert: string; key: string; servername: string },
+): ConnectionFailure {
   const what = service === "kafka" ? "Kafka" : "the schema registry";
   switch (symptom.kind) {
     case "tls-untrusted":
       lines.push(["fix", `set ${names.ca} to the PEM file of the CA that signed ${what}'s certificate`]);
-      return new ConnectionFailure({ service, kind: "tls-untrusted", summary: `the TLS certificate of ${what} at ${address} is not trusted`, lines, cause });
+      return new ConnectionFailure({
+        service,
+        kind: "tls-untrusted",
+        summary: `the TLS certificate of ${what} at ${address} is not trusted`,
+        lines,
+        cause,
+      });
     case "tls-name":
       lines.push(["fix", `connect by a name the certificate carries, or set ${names.servername} to one of them`]);
-      return new ConnectionFailure({ service, kind: "tls-name", summary: `the TLS certificate of ${what} at ${address} does not match the name connected to`, lines, cause });
+      return new ConnectionFailure({
+        service,
+        kind: "tls-name",
+        summary: `the TLS certificate of ${what} at ${address} does not match the name connected to`,
+        lines,
+        cause,
+      });
     default:
-      lines.push(["fix", `${what} refused the TLS handshake: if it requires a client certificate (mutual TLS), ` +
-        `set ${names.cert} and ${names.key} to the PEM files of one its CA trusts`]);
-      return new ConnectionFailure({ service, kind: "tls-refused", summary: `${what} at ${address} refused the TLS handshake`, lines, cause });
+      lines.push([
+        "fix",
+        `${what} refused the TLS handshake: if it requires a client certificate (mutual TLS), ` +
+          `set ${names.cert} and ${names.key} to the PEM files of one its CA trusts`,
+      ]);
+      return new ConnectionFailure({
+        service,
+        kind: "tls-refused",
+        summary: `${what} at ${address} refused the TLS handshake`,
+        lines,
+        cause,
+      });
   }
 }
 
 /** `suggestion`: a URL that does answer as a Confluent-compatible root, when one was found. */
-function registryFailure(symptom: Symptom, registry: RegistryConnection, cause: unknown, suggestion?: string): ConnectionFailure {
+function registryFailure(
+  symptom: Symptom,
+  registry: RegistryConnection,
+  cause: unknown,
+  suggestion?: string,
+): ConnectionFailure {
   const address = registry.url.value;
   const lines: Array<[string, string]> = [["address", `${address}, ${describeOrigin(registry.url.origin)}`]];
-  if (registry.auth !== undefined) lines.push(["security", `basic auth as "${registry.auth.username}" (${ENV.registryUsername}, ${ENV.registryPassword})`]);
-  if (registry.tls !== undefined && Object.keys(registry.tls.given).length > 0) lines.push(["tls", Object.entries(registry.tls.given).map(([name, value]) => `${name}=${value}`).join(", ")]);
+  if (registry.auth !== undefined)
+    lines.push([
+      "security",
+      `basic auth as "${registry.auth.username}" (${ENV.registryUsername}, ${ENV.registryPassword})`,
+    ]);
+  if (registry.tls !== undefined && Object.keys(registry.tls.given).length > 0)
+    lines.push([
+      "tls",
+      Object.entries(registry.tls.given)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(", "),
+    ]);
   lines.push(["cause", symptom.message]);
   switch (symptom.kind) {
     case "unreachable":
-      lines.push(["fix", `start the local services (${SERVICES_UP}), or set ${ENV.registryUrl} (or pass --schema-registry) to a reachable registry`]);
-      return new ConnectionFailure({ service: "registry", kind: "unreachable", summary: `cannot reach the schema registry at ${address}`, lines, cause });
+      lines.push([
+        "fix",
+        `start the local services (${SERVICES_UP}), or set ${ENV.registryUrl} (or pass --schema-registry) to a reachable registry`,
+      ]);
+      return new ConnectionFailure({
+        service: "registry",
+        kind: "unreachable",
+        summary: `cannot reach the schema registry at ${address}`,
+        lines,
+        cause,
+      });
     case "authentication":
-      lines.push(["fix", registry.auth === undefined ? `the registry wants credentials: set ${ENV.registryUsername} and ${ENV.registryPassword} (basic auth)` : `check ${ENV.registryUsername} and ${ENV.registryPassword}`]);
-      return new ConnectionFailure({ service: "registry", kind: "authentication", summary: `the schema registry at ${address} refused the credentials (HTTP 401)`, lines, cause });
+      lines.push([
+        "fix",
+        registry.auth === undefined
+          ? `the registry wants credentials: set ${ENV.registryUsername} and ${ENV.registryPassword} (basic auth)`
+          : `check ${ENV.registryUsername} and ${ENV.registryPassword}`,
+      ]);
+      return new ConnectionFailure({
+        service: "registry",
+        kind: "authentication",
+        summary: `the schema registry at ${address} refused the credentials (HTTP 401)`,
+        lines,
+        cause,
+      });
     case "authorisation":
-      lines.push(["fix", `give ${registry.auth === undefined ? "this client" : `user "${registry.auth.username}"`} read and write ` +
-        `rights on the registry's subjects, or set ${ENV.registryUsername} / ${ENV.registryPassword} to a user that ` +
-        `has them`]);
-      return new ConnectionFailure({ service: "registry", kind: "authorisation", summary: `the schema registry at ${address} denied access (HTTP 403)`, lines, cause });
+      lines.push([
+        "fix",
+        `give ${registry.auth === undefined ? "this client" : `user "${registry.auth.username}"`} read and write ` +
+          `rights on the registry's subjects, or set ${ENV.registryUsername} / ${ENV.registryPassword} to a user that ` +
+          `has them`,
+      ]);
+      return new ConnectionFailure({
+        service: "registry",
+        kind: "authorisation",
+        summary: `the schema registry at ${address} denied access (HTTP 403)`,
+        lines,
+        cause,
+      });
     case "wrong-path":
-      lines.push(["fix", suggestion === undefined ? `set ${ENV.registryUrl} (or --schema-registry) to the Confluent-compatible API root: ` +
-        `a Confluent registry's root URL, or Apicurio's .../apis/ccompat/v7` : `set ${ENV.registryUrl}=${suggestion} (Apicurio serves the Confluent-compatible API there)`]);
-      return new ConnectionFailure({ service: "registry", kind: "wrong-path", summary: `${address} is not a Confluent-compatible schema registry API root`, lines, cause });
+      lines.push([
+        "fix",
+        suggestion === undefined
+          ? `set ${ENV.registryUrl} (or --schema-registry) to the Confluent-compatible API root: ` +
+            `a Confluent registry's root URL, or Apicurio's .../apis/ccompat/v7`
+          : `set ${ENV.registryUrl}=${suggestion} (Apicurio serves the Confluent-compatible API there)`,
+      ]);
+      return new ConnectionFailure({
+        service: "registry",
+        kind: "wrong-path",
+        summary: `${address} is not a Confluent-compatible schema registry API root`,
+        lines,
+        cause,
+      });
     default:
-      return tlsFailure("registry", symptom, address, lines, cause, { ca: ENV.registryCaFile, cert: ENV.registryCertFile, key: ENV.registryKeyFile, servername: ENV.registryServername });
+      return tlsFailure("registry", symptom, address, lines, cause, {
+        ca: ENV.registryCaFile,
+        cert: ENV.registryCertFile,
+        key: ENV.registryKeyFile,
+        servername: ENV.registryServername,
+      });
   }
 }
 
@@ -268,7 +486,11 @@ export function classifyKafkaError(error: unknown, kafka: KafkaConnection): Conn
 }
 
 /** A registry client error as a ConnectionFailure, or undefined when it is not a connection problem. */
-export function classifyRegistryError(error: unknown, registry: RegistryConnection, suggestion?: string): ConnectionFailure | undefined {
+export function classifyRegistryError(
+  error: unknown,
+  registry: RegistryConnection,
+  suggestion?: string,
+): ConnectionFailure | undefined {
   if (error instanceof ConnectionFailure) return error;
   const symptom = registrySymptom(error);
   return symptom === undefined ? undefined : registryFailure(symptom, registry, error, suggestion);

@@ -35,7 +35,12 @@ const MAGIC_OFFSET = 16;
 const RECORD_BATCH_OVERHEAD = 49;
 
 /** kafkajs' decodeMessages (fetch v4 to v11), noting the last whole record batch's last offset. */
-function decodeMessagesNotingBatchEnds(Decoder: DecoderClass, decodeRecordBatch: (decoder: KafkajsDecoder) => Promise<DecodedRecordBatch>, decodeMessageSet: (decoder: KafkajsDecoder, size: number) => Promise<unknown[]>, recordBatchMagic: number) {
+function decodeMessagesNotingBatchEnds(
+  Decoder: DecoderClass,
+  decodeRecordBatch: (decoder: KafkajsDecoder) => Promise<DecodedRecordBatch>,
+  decodeMessageSet: (decoder: KafkajsDecoder, size: number) => Promise<unknown[]>,
+  recordBatchMagic: number,
+) {
   return async (decoder: KafkajsDecoder): Promise<unknown[]> => {
     const messagesSize = decoder.readInt32();
     if (messagesSize <= 0 || !decoder.canReadBytes(messagesSize)) return [];
@@ -72,17 +77,32 @@ export const compactedBatchesPatched = patchKafkajs();
 function patchKafkajs(): boolean {
   if (kafkajsModule(DECODE_MESSAGES_MODULE) === undefined) return false;
   const decoderClass = kafkajsLoaded<DecoderClass>("src/protocol/decoder.js");
-  const decodeRecordBatch = kafkajsLoaded<(decoder: KafkajsDecoder) => Promise<DecodedRecordBatch>>("src/protocol/recordBatch/v0/decoder.js");
-  const decodeMessageSet = kafkajsLoaded<(decoder: KafkajsDecoder, size: number) => Promise<unknown[]>>("src/protocol/messageSet/decoder.js");
+  const decodeRecordBatch = kafkajsLoaded<(decoder: KafkajsDecoder) => Promise<DecodedRecordBatch>>(
+    "src/protocol/recordBatch/v0/decoder.js",
+  );
+  const decodeMessageSet = kafkajsLoaded<(decoder: KafkajsDecoder, size: number) => Promise<unknown[]>>(
+    "src/protocol/messageSet/decoder.js",
+  );
   const { MAGIC_BYTE } = kafkajsLoaded<{ MAGIC_BYTE: number }>("src/protocol/recordBatch/v0/index.js");
-  const users = ["v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"].map((version) => `src/protocol/requests/fetch/${version}/response.js`);
-  if (!replaceKafkajsModule(DECODE_MESSAGES_MODULE, decodeMessagesNotingBatchEnds(decoderClass, decodeRecordBatch, decodeMessageSet, MAGIC_BYTE), users)) return false;
+  const users = ["v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"].map(
+    (version) => `src/protocol/requests/fetch/${version}/response.js`,
+  );
+  if (
+    !replaceKafkajsModule(
+      DECODE_MESSAGES_MODULE,
+      decodeMessagesNotingBatchEnds(decoderClass, decodeRecordBatch, decodeMessageSet, MAGIC_BYTE),
+      users,
+    )
+  )
+    return false;
   const { prototype } = kafkajsLoaded<{ prototype: FetchedBatch }>(BATCH_MODULE);
   const { lastOffset, isEmptyDueToFiltering, isEmptyDueToLogCompactedMessages } = prototype;
   /** The end of the record batches fetched, when none of their records is at or past the fetched offset. */
   const compactedEnd = (batch: FetchedBatch): bigint | undefined => {
     const end = recordBatchEnd(batch.rawMessages);
-    return end !== undefined && end >= BigInt(batch.fetchedOffset) && batch.isEmptyIncludingFiltered() ? end : undefined;
+    return end !== undefined && end >= BigInt(batch.fetchedOffset) && batch.isEmptyIncludingFiltered()
+      ? end
+      : undefined;
   };
   // A record batch compaction emptied entirely (the cleaner keeps a producer's last batch, empty)
   // decodes to no records at all: kafkajs would fetch it again for ever. It is "empty due to

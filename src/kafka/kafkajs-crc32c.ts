@@ -38,7 +38,12 @@ export function crc32c(bytes: Uint8Array): number {
   let index = 0;
   for (; index < whole; index += 8) {
     // The first four bytes fold into the running CRC; the last four stand alone.
-    const low = crc ^ ((bytes[index] as number) | ((bytes[index + 1] as number) << 8) | ((bytes[index + 2] as number) << 16) | ((bytes[index + 3] as number) << 24));
+    const low =
+      crc ^
+      ((bytes[index] as number) |
+        ((bytes[index + 1] as number) << 8) |
+        ((bytes[index + 2] as number) << 16) |
+        ((bytes[index + 3] as number) << 24));
     crc =
       (tables[1792 + (low & 0xff)] as number) ^
       (tables[1536 + ((low >>> 8) & 0xff)] as number) ^
@@ -57,4 +62,6 @@ export function crc32c(bytes: Uint8Array): number {
 export const CRC32C_MODULE = "src/protocol/recordBatch/crc32C/index.js";
 
 /** True when kafkajs' record batches use this function (the module that requires it was not loaded before). */
-export const crc32cPatched: boolean = replaceKafkajsModule(CRC32C_MODULE, crc32c, ["src/protocol/recordBatch/v0/index.js"]);
+export const crc32cPatched: boolean = replaceKafkajsModule(CRC32C_MODULE, crc32c, [
+  "src/protocol/recordBatch/v0/index.js",
+]);

@@ -17,7 +17,12 @@ interface GroupingInput<M> {
   readonly partitioner: (args: { topic: string; partitionMetadata: readonly unknown[]; message: M }) => number;
 }
 
-export function groupMessagesPerPartition<M>({ topic, partitionMetadata, messages, partitioner }: GroupingInput<M>): Record<number, M[]> {
+export function groupMessagesPerPartition<M>({
+  topic,
+  partitionMetadata,
+  messages,
+  partitioner,
+}: GroupingInput<M>): Record<number, M[]> {
   const grouped: Record<number, M[]> = {};
   if (partitionMetadata.length === 0) return grouped;
   for (const message of messages) {
@@ -36,4 +41,6 @@ export const GROUPING_MODULE = "src/producer/groupMessagesPerPartition.js";
  * True when kafkajs' producer will use this grouping: the installed kafkajs is the version it
  * replaces, and its producer was not loaded before (it keeps the function it required first).
  */
-export const groupingPatched: boolean = replaceKafkajsModule(GROUPING_MODULE, groupMessagesPerPartition, ["src/producer/sendMessages.js"]);
+export const groupingPatched: boolean = replaceKafkajsModule(GROUPING_MODULE, groupMessagesPerPartition, [
+  "src/producer/sendMessages.js",
+]);

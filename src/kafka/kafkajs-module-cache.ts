@@ -26,7 +26,12 @@ export function kafkajsModule(relativePath: string): string | undefined {
 /** The exports kafkajs' module `relativePath` has in this process (a replacement where one was put). Throws for another kafkajs version. */
 export function kafkajsLoaded<T>(relativePath: string): T {
   const modulePath = kafkajsModule(relativePath);
-  if (modulePath === undefined) throw new ConfigError({ field: "kafkajs", problem: `is not ${PATCHED_KAFKAJS_VERSION}, the version whose ${relativePath} this reads`, fix: "reinstall the version package.json pins (npm ci)" });
+  if (modulePath === undefined)
+    throw new ConfigError({
+      field: "kafkajs",
+      problem: `is not ${PATCHED_KAFKAJS_VERSION}, the version whose ${relativePath} this reads`,
+      fix: "reinstall the version package.json pins (npm ci)",
+    });
   return require(modulePath) as T;
 }
 
@@ -54,11 +59,17 @@ export function replaceKafkajsModule(relativePath: string, exports: unknown, use
  */
 export function kafkajsOriginal<T>(relativePath: string): T {
   const modulePath = kafkajsModule(relativePath);
-  if (modulePath === undefined) throw new ConfigError({ field: "kafkajs", problem: `is not ${PATCHED_KAFKAJS_VERSION}, the version whose ${relativePath} was replaced`, fix: "reinstall the version package.json pins (npm ci)" });
+  if (modulePath === undefined)
+    throw new ConfigError({
+      field: "kafkajs",
+      problem: `is not ${PATCHED_KAFKAJS_VERSION}, the version whose ${relativePath} was replaced`,
+      fix: "reinstall the version package.json pins (npm ci)",
+    });
   const compile = (file: string): unknown => {
     if (file.endsWith(".json")) return require(file);
     const module = { exports: {} as unknown };
-    const localRequire = (name: string): unknown => (name.startsWith(".") ? compile(require.resolve(resolve(dirname(file), name))) : require(name));
+    const localRequire = (name: string): unknown =>
+      name.startsWith(".") ? compile(require.resolve(resolve(dirname(file), name))) : require(name);
     new Function("module", "exports", "require", readFileSync(file, "utf8"))(module, module.exports, localRequire);
     return module.exports;
   };

@@ -6,8 +6,18 @@ import type { Kafka, KafkaMessage } from "kafkajs";
  * has no manual assignment, so this uses a throwaway consumer group that commits nothing and is
  * deleted afterwards. Used to rebuild state from changelogs, to reconcile results and to audit.
  */
-export async function readTopicToEnd(kafka: Kafka, topic: string, onMessage: (message: KafkaMessage, partition: number) => void | Promise<void>, options: { idleTimeoutMs?: number } = {}): Promise<number> {
-  return readTopicsFrom(kafka, new Map([[topic, new Map()]]), (message, _topic, partition) => onMessage(message, partition), options);
+export async function readTopicToEnd(
+  kafka: Kafka,
+  topic: string,
+  onMessage: (message: KafkaMessage, partition: number) => void | Promise<void>,
+  options: { idleTimeoutMs?: number } = {},
+): Promise<number> {
+  return readTopicsFrom(
+    kafka,
+    new Map([[topic, new Map()]]),
+    (message, _topic, partition) => onMessage(message, partition),
+    options,
+  );
 }
 
 /**
@@ -50,7 +60,8 @@ export async function readTopicsFrom(
     for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
       const idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
-      const noProgress = (): void => reject(new Error(`reading ${topics.join(", ")}: no progress for ${idleTimeoutMs} ms`));
+      const noProgress = (): void =>
+        reject(new Error(`reading ${topics.join(", ")}: no progress for ${idleTimeoutMs} ms`));
       let idle = setTimeout(noProgress, idleTimeoutMs);
       const progressed = (): void => {
         clearTimeout(idle);
@@ -94,7 +105,11 @@ export async function readTopicsFrom(
           for (const [name, range] of ranges) {
             if (range.start === 0n) continue;
             const separator = name.indexOf("\u0000");
-            consumer.seek({ topic: name.slice(0, separator), partition: Number(name.slice(separator + 1)), offset: range.start.toString() });
+            consumer.seek({
+              topic: name.slice(0, separator),
+              partition: Number(name.slice(separator + 1)),
+              offset: range.start.toString(),
+            });
           }
         })
         .catch(reject);
@@ -114,7 +129,10 @@ export async function topicRecordCount(kafka: Kafka, topic: string): Promise<num
   const admin = kafka.admin();
   await admin.connect();
   try {
-    return (await admin.fetchTopicOffsets(topic)).reduce((total, partition) => total + Number(partition.high) - Number(partition.low), 0);
+    return (await admin.fetchTopicOffsets(topic)).reduce(
+      (total, partition) => total + Number(partition.high) - Number(partition.low),
+      0,
+    );
   } finally {
     await admin.disconnect();
   }

@@ -34,19 +34,30 @@ interface Answer {
   readonly body: string;
 }
 
-function get(url: string, connection: RegistryConnection, agent: HttpsAgent | undefined, timeoutMs: number): Promise<Answer> {
+function get(
+  url: string,
+  connection: RegistryConnection,
+  agent: HttpsAgent | undefined,
+  timeoutMs: number,
+): Promise<Answer> {
   const headers: Record<string, string> = { accept: "application/vnd.schemaregistry.v1+json, application/json" };
-  if (connection.auth !== undefined) headers["authorization"] = `Basic ${Buffer.from(`${connection.auth.username}:${connection.auth.password}`).toString("base64")}`;
+  if (connection.auth !== undefined)
+    headers["authorization"] =
+      `Basic ${Buffer.from(`${connection.auth.username}:${connection.auth.password}`).toString("base64")}`;
   const https = url.startsWith("https:");
   return new Promise((resolve, reject) => {
     const options = { headers, timeout: timeoutMs, ...(https && agent !== undefined ? { agent } : {}) };
     const req = (https ? httpsRequest : httpRequest)(url, options, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+      );
       response.on("error", reject);
     });
-    req.on("timeout", () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: "ETIMEDOUT" })));
+    req.on("timeout", () =>
+      req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: "ETIMEDOUT" })),
+    );
     req.on("error", reject);
     req.end();
   });
@@ -65,7 +76,8 @@ function isSubjectList(answer: Answer): boolean {
 export async function checkRegistry(connection: RegistryConnection, timeoutMs = 10_000): Promise<void> {
   const url = connection.url.value;
   const agent = registryHttpsAgent(connection);
-  const fail = (error: unknown, suggestion?: string): ConnectionFailure => classifyRegistryError(error, connection, suggestion) ?? (error as ConnectionFailure);
+  const fail = (error: unknown, suggestion?: string): ConnectionFailure =>
+    classifyRegistryError(error, connection, suggestion) ?? (error as ConnectionFailure);
   let answer: Answer;
   try {
     answer = await get(`${url}/subjects`, connection, agent, timeoutMs);
@@ -75,11 +87,18 @@ export async function checkRegistry(connection: RegistryConnection, timeoutMs = 
   }
   try {
     if (isSubjectList(answer)) return;
-    if (answer.status === 401 || answer.status === 403) throw fail(new RegistryHttpError(url, answer.status, answer.body));
+    if (answer.status === 401 || answer.status === 403)
+      throw fail(new RegistryHttpError(url, answer.status, answer.body));
     if (answer.status === 200 || answer.status === 404) {
       // Apicurio's root (or any prefix of it) given: say exactly which URL does answer.
       const candidate = `${new URL(url).origin}/apis/ccompat/v7`;
-      const suggestion = candidate !== url && isSubjectList(await get(`${candidate}/subjects`, connection, agent, timeoutMs).catch(() => ({ status: 0, body: "" }))) ? candidate : undefined;
+      const suggestion =
+        candidate !== url &&
+        isSubjectList(
+          await get(`${candidate}/subjects`, connection, agent, timeoutMs).catch(() => ({ status: 0, body: "" })),
+        )
+          ? candidate
+          : undefined;
       throw fail(new RegistryPathError(url, answer.status, answer.body), suggestion);
     }
     const error = new RegistryHttpError(url, answer.status, answer.body);

@@ -27,8 +27,18 @@ function requestTimeout(timeoutMs: number): RegistryMiddleware {
  * SCHEMA_REGISTRY_PASSWORD and TLS from SCHEMA_REGISTRY_SSL_* (src/kafka/connection-settings.ts).
  * Given a URL only, the rest comes from the environment.
  */
-export function createSchemaRegistry(target: string | RegistryConnection, env: NodeJS.ProcessEnv = process.env, requestTimeoutMs = REGISTRY_REQUEST_TIMEOUT_MS): SchemaRegistry {
+export function createSchemaRegistry(
+  target: string | RegistryConnection,
+  env: NodeJS.ProcessEnv = process.env,
+  requestTimeoutMs = REGISTRY_REQUEST_TIMEOUT_MS,
+): SchemaRegistry {
   const connection = typeof target === "string" ? resolveRegistryConnection(target, env) : target;
   const agent = registryHttpsAgent(connection);
-  return new SchemaRegistry({ host: connection.url.value, clientId: "agentops-stream", middlewares: [requestTimeout(requestTimeoutMs)], ...(connection.auth === undefined ? {} : { auth: { ...connection.auth } }), ...(agent === undefined ? {} : { agent }) });
+  return new SchemaRegistry({
+    host: connection.url.value,
+    clientId: "agentops-stream",
+    middlewares: [requestTimeout(requestTimeoutMs)],
+    ...(connection.auth === undefined ? {} : { auth: { ...connection.auth } }),
+    ...(agent === undefined ? {} : { agent }),
+  });
 }

@@ -14,11 +14,16 @@ export const DEFAULT_MAX_REQUEST_BYTES = 512 * 1024;
 const RECORD_OVERHEAD_BYTES = 64;
 
 function sizeOf(message: Message): number {
-  const length = (value: Message["key"] | Message["value"]): number => (value === null || value === undefined ? 0 : typeof value === "string" ? Buffer.byteLength(value) : value.length);
+  const length = (value: Message["key"] | Message["value"]): number =>
+    value === null || value === undefined ? 0 : typeof value === "string" ? Buffer.byteLength(value) : value.length;
   return length(message.key) + length(message.value) + RECORD_OVERHEAD_BYTES;
 }
 
-export async function sendBounded(producer: Producer, topicMessages: readonly TopicMessages[], maxBytes = DEFAULT_MAX_REQUEST_BYTES): Promise<void> {
+export async function sendBounded(
+  producer: Producer,
+  topicMessages: readonly TopicMessages[],
+  maxBytes = DEFAULT_MAX_REQUEST_BYTES,
+): Promise<void> {
   let request: TopicMessages[] = [];
   let bytes = 0;
   const flush = async (): Promise<void> => {

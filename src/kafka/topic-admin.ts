@@ -13,13 +13,21 @@ export async function observeTopics(admin: Admin, specs: readonly TopicSpec[]): 
   const metadata = await admin.fetchTopicMetadata({ topics: present.map((spec) => spec.name) });
   const described = await admin.describeConfigs({
     includeSynonyms: false,
-    resources: present.map((spec) => ({ type: ConfigResourceTypes.TOPIC, name: spec.name, configNames: Object.keys(desiredConfigs(spec)) })),
+    resources: present.map((spec) => ({
+      type: ConfigResourceTypes.TOPIC,
+      name: spec.name,
+      configNames: Object.keys(desiredConfigs(spec)),
+    })),
   });
   for (const spec of present) {
     const topicMetadata = metadata.topics.find((topic) => topic.name === spec.name);
     const resource = described.resources.find((candidate) => candidate.resourceName === spec.name);
     if (topicMetadata === undefined || resource === undefined) continue;
-    if (resource.errorCode !== 0) throw new KafkaIoError({ operation: `describeConfigs ${spec.name}`, cause: resource.errorMessage ?? `error code ${resource.errorCode}` });
+    if (resource.errorCode !== 0)
+      throw new KafkaIoError({
+        operation: `describeConfigs ${spec.name}`,
+        cause: resource.errorMessage ?? `error code ${resource.errorCode}`,
+      });
     const configs: Record<string, string | null> = {};
     for (const entry of resource.configEntries) configs[entry.configName] = entry.configValue;
     observed.set(spec.name, {
@@ -61,7 +69,12 @@ export async function applyTopicActions(admin: Admin, actions: readonly TopicAct
   for (const action of actions) {
     if (action.kind !== "update") continue;
     if (action.changes.length > 0) {
-      await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: action.topic.name, configEntries: toEntries(action.configs) }] });
+      await admin.alterConfigs({
+        validateOnly: false,
+        resources: [
+          { type: ConfigResourceTypes.TOPIC, name: action.topic.name, configEntries: toEntries(action.configs) },
+        ],
+      });
     }
     if (action.addPartitions !== null) {
       await admin.createPartitions({ topicPartitions: [{ topic: action.topic.name, count: action.addPartitions }] });
@@ -74,9 +87,15 @@ export async function applyTopicActions(admin: Admin, actions: readonly TopicAct
  * gives up (rejecting with UNKNOWN_TOPIC_OR_PARTITION) when the broker does not know a topic yet,
  * which a loaded KRaft broker answers for a moment after the controller created it: we wait ourselves.
  */
-export async function createTopicsWithLeaders(admin: Pick<Admin, "createTopics" | "fetchTopicMetadata">, topics: ITopicConfig[]): Promise<void> {
+export async function createTopicsWithLeaders(
+  admin: Pick<Admin, "createTopics" | "fetchTopicMetadata">,
+  topics: ITopicConfig[],
+): Promise<void> {
   await admin.createTopics({ waitForLeaders: false, topics });
-  await waitForTopicLeaders(admin, topics.map((topic) => topic.topic));
+  await waitForTopicLeaders(
+    admin,
+    topics.map((topic) => topic.topic),
+  );
 }
 
 /** How long newly created topics may take to show a leader for every partition. */
@@ -88,7 +107,12 @@ export const TOPIC_LEADERS_TIMEOUT_MS = 30_000;
  * topic-partition" (UNKNOWN_TOPIC_OR_PARTITION) or LEADER_NOT_AVAILABLE: both mean "not yet", so
  * any failure is retried until the deadline, and the last one is thrown after it.
  */
-export async function waitForTopicLeaders(admin: Pick<Admin, "fetchTopicMetadata">, topics: readonly string[], timeoutMs = TOPIC_LEADERS_TIMEOUT_MS, intervalMs = 100): Promise<void> {
+export async function waitForTopicLeaders(
+  admin: Pick<Admin, "fetchTopicMetadata">,
+  topics: readonly string[],
+  timeoutMs = TOPIC_LEADERS_TIMEOUT_MS,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastProblem: unknown;
   for (;;) {

@@ -16,7 +16,14 @@ export interface ConfigChange {
 
 export type TopicAction =
   | { readonly kind: "create"; readonly topic: TopicSpec; readonly configs: Record<string, string> }
-  | { readonly kind: "update"; readonly topic: TopicSpec; readonly configs: Record<string, string>; readonly changes: readonly ConfigChange[]; readonly addPartitions: number | null; readonly warnings: readonly string[] }
+  | {
+      readonly kind: "update";
+      readonly topic: TopicSpec;
+      readonly configs: Record<string, string>;
+      readonly changes: readonly ConfigChange[];
+      readonly addPartitions: number | null;
+      readonly warnings: readonly string[];
+    }
   | { readonly kind: "unchanged"; readonly topic: TopicSpec; readonly warnings: readonly string[] }
   | { readonly kind: "error"; readonly topic: TopicSpec; readonly message: string };
 
@@ -29,18 +36,28 @@ export function planTopic(topic: TopicSpec, observed: ObservedTopic | undefined)
   const configs = desiredConfigs(topic);
   if (observed === undefined) return { kind: "create", topic, configs };
   if (topic.partitions < observed.partitions) {
-    return { kind: "error", topic, message: `${topic.name}: the spec asks for ${topic.partitions} partitions but the broker has ${observed.partitions}; ` +
-      `partitions are never decreased (create a new topic version instead)` };
+    return {
+      kind: "error",
+      topic,
+      message:
+        `${topic.name}: the spec asks for ${topic.partitions} partitions but the broker has ${observed.partitions}; ` +
+        `partitions are never decreased (create a new topic version instead)`,
+    };
   }
   const warnings: string[] = [];
   if (topic.replication !== observed.replication) {
-    warnings.push(`${topic.name}: replication is ${observed.replication} on the broker, ${topic.replication} in the spec; apply does not reassign replicas`);
+    warnings.push(
+      `${topic.name}: replication is ${observed.replication} on the broker, ${topic.replication} in the spec; apply does not reassign replicas`,
+    );
   }
   const changes = Object.entries(configs)
     .filter(([name, value]) => observed.configs[name] !== value)
     .map(([name, value]) => ({ name, from: observed.configs[name] ?? null, to: value }));
   const addPartitions = topic.partitions > observed.partitions ? topic.partitions : null;
   if (changes.length === 0 && addPartitions === null) return { kind: "unchanged", topic, warnings };
-  if (addPartitions !== null) warnings.push(`${topic.name}: partitions ${observed.partitions} → ${topic.partitions} moves keys to other partitions for new records`);
+  if (addPartitions !== null)
+    warnings.push(
+      `${topic.name}: partitions ${observed.partitions} → ${topic.partitions} moves keys to other partitions for new records`,
+    );
   return { kind: "update", topic, configs, changes, addPartitions, warnings };
 }

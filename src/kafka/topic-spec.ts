@@ -12,7 +12,10 @@ const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,249}$/, "must be 1..249 of
 export const TopicSpecSchema = z.strictObject({
   name: topicName,
   /** The topology's name for the topic (src/stream/topic-names.ts); topics without one are not read by the processors. */
-  role: z.string().regex(/^[a-z][A-Za-z]*$/, "must be a camelCase identifier, e.g. engineFacts").optional(),
+  role: z
+    .string()
+    .regex(/^[a-z][A-Za-z]*$/, "must be a camelCase identifier, e.g. engineFacts")
+    .optional(),
   description: z.string().min(1),
   partitions: z.int().min(1).max(10_000),
   replication: z.int().min(1).max(32),
@@ -22,7 +25,12 @@ export const TopicSpecSchema = z.strictObject({
   key: z.string().min(1),
   value: z.string().min(1),
   /** Further topic-level configs, by their Kafka names; values as Kafka spells them. */
-  configs: z.record(z.string().regex(/^[a-z][a-z0-9.]*$/, "must be a Kafka config name like min.cleanable.dirty.ratio"), z.string()).optional(),
+  configs: z
+    .record(
+      z.string().regex(/^[a-z][a-z0-9.]*$/, "must be a Kafka config name like min.cleanable.dirty.ratio"),
+      z.string(),
+    )
+    .optional(),
 });
 
 export const TopicSpecFileSchema = z
@@ -34,13 +42,27 @@ export const TopicSpecFileSchema = z
     const seen = new Set<string>();
     const roles = new Set<string>();
     file.topics.forEach((topic, index) => {
-      if (seen.has(topic.name)) context.addIssue({ code: "custom", path: ["topics", index, "name"], message: `duplicate topic "${topic.name}"` });
+      if (seen.has(topic.name))
+        context.addIssue({
+          code: "custom",
+          path: ["topics", index, "name"],
+          message: `duplicate topic "${topic.name}"`,
+        });
       seen.add(topic.name);
-      if (topic.role !== undefined && roles.has(topic.role)) context.addIssue({ code: "custom", path: ["topics", index, "role"], message: `duplicate role "${topic.role}"` });
+      if (topic.role !== undefined && roles.has(topic.role))
+        context.addIssue({
+          code: "custom",
+          path: ["topics", index, "role"],
+          message: `duplicate role "${topic.role}"`,
+        });
       if (topic.role !== undefined) roles.add(topic.role);
       for (const reserved of ["cleanup.policy", "retention.ms"]) {
         if (topic.configs?.[reserved] !== undefined) {
-          context.addIssue({ code: "custom", path: ["topics", index, "configs", reserved], message: "set it with cleanupPolicy / retentionMs instead" });
+          context.addIssue({
+            code: "custom",
+            path: ["topics", index, "configs", reserved],
+            message: "set it with cleanupPolicy / retentionMs instead",
+          });
         }
       }
     });
@@ -63,7 +85,9 @@ export function parseTopicSpecFile(text: string, source: string): TopicSpecFile 
   }
   const result = TopicSpecFileSchema.safeParse(json);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `  ${issue.path.map(String).join(".") || "(file)"}: ${issue.message}`);
+    const problems = result.error.issues.map(
+      (issue) => `  ${issue.path.map(String).join(".") || "(file)"}: ${issue.message}`,
+    );
     throw topicSpecError(source, `invalid topic spec:\n${problems.join("\n")}`);
   }
   return result.data;

@@ -20,7 +20,11 @@ export interface ExplainRouting {
   readonly partitioned: boolean;
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): RouteReply => ({ status, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): RouteReply => ({
+  status,
+  headers: { "content-type": "application/json", ...headers },
+  body: JSON.stringify(body),
+});
 
 /**
  * `GET /explain?metric=…&scope=…&cohort=k=v` (or `?key=…`): the explanation from this member's
@@ -30,16 +34,25 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
  * queries); 503 when no member owns it now (a rebalance).
  */
 export async function explainRoute(url: URL, routing: ExplainRouting): Promise<RouteReply> {
-  if (routing.partitioned) return json(501, { error: "explanations read the single engine's state; --engine stages keeps no unit contributions in one place" });
+  if (routing.partitioned)
+    return json(501, {
+      error: "explanations read the single engine's state; --engine stages keeps no unit contributions in one place",
+    });
   const query = queryOf(url.searchParams);
   if (typeof query === "string") return json(400, { error: query });
   const lineage = routing.directory.lineage(routing.partition);
   if (lineage !== undefined) {
-    if (!lineage.settled) return json(503, { error: "the engine has facts not yet flushed; ask again" }, { "retry-after": "1" });
+    if (!lineage.settled)
+      return json(503, { error: "the engine has facts not yet flushed; ask again" }, { "retry-after": "1" });
     const answered = answer(lineage, query);
     return json(answered.kind === "explained" ? 200 : 404, answered);
   }
   const owner = await routing.ownerAddress();
-  if (owner === undefined || owner === routing.selfAddress) return json(503, { error: "no member holds the engine's partition now (a rebalance, or no engine role running); ask again" }, { "retry-after": "1" });
+  if (owner === undefined || owner === routing.selfAddress)
+    return json(
+      503,
+      { error: "no member holds the engine's partition now (a rebalance, or no engine role running); ask again" },
+      { "retry-after": "1" },
+    );
   return { status: 307, headers: { location: `${owner}/explain${url.search}` }, body: "" };
 }

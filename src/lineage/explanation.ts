@@ -13,7 +13,8 @@ export type UnitStatus = "eligible" | "excluded" | "uncovered" | "not-candidate"
 export const UNIT_STATUSES: readonly UnitStatus[] = ["eligible", "excluded", "uncovered", "not-candidate"];
 
 /** Where a fact was read: a file's line, or a topic's partition and offset. */
-export type ExplainedOrigin = { readonly line: number } | { readonly topic: string; readonly partition: number; readonly offset: string };
+export type ExplainedOrigin =
+  { readonly line: number } | { readonly topic: string; readonly partition: number; readonly offset: string };
 
 export interface ExplainedFact {
   readonly fact_id: string;
@@ -45,7 +46,12 @@ export interface ExplainedUnit {
     readonly hit: boolean;
     readonly category: string | null;
     readonly amount: number;
-    readonly money: readonly { readonly currency: string; readonly source: string; readonly cost_basis: string; readonly amount_minor: number | string }[];
+    readonly money: readonly {
+      readonly currency: string;
+      readonly source: string;
+      readonly cost_basis: string;
+      readonly amount_minor: number | string;
+    }[];
   };
   /** The facts it read, by event time then fact_id (a task: its linked facts at the cutoff). */
   readonly facts: readonly ExplainedFact[];
@@ -61,7 +67,13 @@ export interface UnitTotals {
   readonly amount: string;
   readonly categories: Readonly<Record<string, number>>;
   readonly exclusions: Readonly<Record<string, number>>;
-  readonly money: readonly { readonly currency: string; readonly source: string; readonly cost_basis: string; readonly units: number; readonly amount_minor: string }[];
+  readonly money: readonly {
+    readonly currency: string;
+    readonly source: string;
+    readonly cost_basis: string;
+    readonly units: number;
+    readonly amount_minor: string;
+  }[];
 }
 
 /** A refused or quarantined record that may have counted in this figure. */

@@ -66,7 +66,8 @@ export function groupKeyOfResult(key: string): string {
   const parsed = JSON.parse(key) as { cohort: Record<string, string>; metric_id: MetricId; scope: unknown };
   if (FORMULA_SHAPES[parsed.metric_id] !== "money") return key;
   const cohort: Record<string, string> = {};
-  for (const name of Object.keys(parsed.cohort).sort(byUtf8)) if (!(MONEY_COORDINATES as readonly string[]).includes(name)) cohort[name] = parsed.cohort[name] as string;
+  for (const name of Object.keys(parsed.cohort).sort(byUtf8))
+    if (!(MONEY_COORDINATES as readonly string[]).includes(name)) cohort[name] = parsed.cohort[name] as string;
   return JSON.stringify({ cohort, metric_id: parsed.metric_id, scope: parsed.scope });
 }
 
@@ -78,7 +79,8 @@ export function groupKeyOfResult(key: string): string {
  * (flushed), or the contributions would not be what the published records sum.
  */
 export function explainGroup(lineage: EngineLineage, groupKey: string): Explanation {
-  if (!lineage.settled) throw new Error("the engine has facts not yet flushed: its figures and units differ until the next flush");
+  if (!lineage.settled)
+    throw new Error("the engine has facts not yet flushed: its figures and units differ until the next flush");
   const parsed = JSON.parse(groupKey) as { cohort: Cohort; metric_id: MetricId; scope: Scope };
   const metricId = parsed.metric_id;
   const units: ExplainedUnit[] = [];
@@ -127,13 +129,24 @@ export function withRefusedRecords(explanation: Explanation, letters: readonly D
   const refused: ExplainedDeadLetter[] = [];
   for (const letter of letters) {
     if (letter.record === null || !relevant(explanation, letter.record)) continue;
-    refused.push({ reason: letter.reason, detail: letter.detail, fact_id: letter.fact_id, type: typeof letter.record.type === "string" ? letter.record.type : null, origin: letter.origin });
+    refused.push({
+      reason: letter.reason,
+      detail: letter.detail,
+      fact_id: letter.fact_id,
+      type: typeof letter.record.type === "string" ? letter.record.type : null,
+      origin: letter.origin,
+    });
   }
   return { ...explanation, dead_letters: [...explanation.dead_letters, ...refused] };
 }
 
 /** The group keys of the published results matching a metric, a scope filter and cohort coordinates. */
-export function matchingGroups(lineage: EngineLineage, metricId: string, scope: string | undefined, cohort: Readonly<Record<string, string>>): string[] {
+export function matchingGroups(
+  lineage: EngineLineage,
+  metricId: string,
+  scope: string | undefined,
+  cohort: Readonly<Record<string, string>>,
+): string[] {
   const found = new Set<string>();
   for (const key of lineage.resultKeys()) {
     const result = lineage.result(key);
@@ -150,19 +163,42 @@ export function matchingGroups(lineage: EngineLineage, metricId: string, scope: 
  * `window:` or `snapshot:` in front says which.
  */
 export function scopeMatches(scope: Scope, filter: string): boolean {
-  const [kind, value] = filter.startsWith("window:") ? ["window", filter.slice(7)] : filter.startsWith("snapshot:") ? ["snapshot", filter.slice(9)] : [undefined, filter];
+  const [kind, value] = filter.startsWith("window:")
+    ? ["window", filter.slice(7)]
+    : filter.startsWith("snapshot:")
+      ? ["snapshot", filter.slice(9)]
+      : [undefined, filter];
   if (scope.kind === "window") return (kind === undefined || kind === "window") && scope.start.startsWith(value);
   return (kind === undefined || kind === "snapshot") && scope.snapshot_id === value;
 }
 
-function explainUnit(lineage: EngineLineage, kind: UnitKind, id: string, contribution: Contribution, evidenceFact: MetricFact | undefined): ExplainedUnit {
+function explainUnit(
+  lineage: EngineLineage,
+  kind: UnitKind,
+  id: string,
+  contribution: Contribution,
+  evidenceFact: MetricFact | undefined,
+): ExplainedUnit {
   const facts = evidenceFact === undefined ? unitFacts(lineage, kind, id) : [evidenceFact];
   const status = statusOf(contribution);
-  const missing = status === "uncovered" ? missingInputs(contribution, kind, evidenceFact ?? anchorOf(lineage, kind, id)) : [];
-  return explainedUnit(kind, kind === "task" ? id.replace("\u0000", "#") : id, contribution, facts.map((fact) => explainFact(lineage, fact)), missing);
+  const missing =
+    status === "uncovered" ? missingInputs(contribution, kind, evidenceFact ?? anchorOf(lineage, kind, id)) : [];
+  return explainedUnit(
+    kind,
+    kind === "task" ? id.replace("\u0000", "#") : id,
+    contribution,
+    facts.map((fact) => explainFact(lineage, fact)),
+    missing,
+  );
 }
 
-function explainedUnit(kind: ExplainedUnit["kind"], id: string, contribution: Contribution, facts: ExplainedFact[], missing: readonly string[]): ExplainedUnit {
+function explainedUnit(
+  kind: ExplainedUnit["kind"],
+  id: string,
+  contribution: Contribution,
+  facts: ExplainedFact[],
+  missing: readonly string[],
+): ExplainedUnit {
   return {
     kind,
     id,
@@ -176,7 +212,12 @@ function explainedUnit(kind: ExplainedUnit["kind"], id: string, contribution: Co
       hit: contribution.hit,
       category: contribution.category ?? null,
       amount: contribution.amount,
-      money: contribution.money.map((share: MoneyShare) => ({ currency: share.currency, source: share.source, cost_basis: share.costBasis, amount_minor: typeof share.amountMinor === "bigint" ? share.amountMinor.toString() : share.amountMinor })),
+      money: contribution.money.map((share: MoneyShare) => ({
+        currency: share.currency,
+        source: share.source,
+        cost_basis: share.costBasis,
+        amount_minor: typeof share.amountMinor === "bigint" ? share.amountMinor.toString() : share.amountMinor,
+      })),
     },
     facts: facts.sort((a, b) => a.event_time - b.event_time || byUtf8(a.fact_id, b.fact_id)),
   };
@@ -246,9 +287,15 @@ function unitFacts(lineage: EngineLineage, kind: UnitKind, id: string): MetricFa
       if (snapshot === undefined || task === undefined) break;
       add(snapshot);
       const linked: MetricFact[] = [];
-      if (task.task_id !== undefined) linked.push(...index.callsByTask.get(task.task_id), ...index.repairsByTask.get(task.task_id));
+      if (task.task_id !== undefined)
+        linked.push(...index.callsByTask.get(task.task_id), ...index.repairsByTask.get(task.task_id));
       for (const member of task.members ?? []) {
-        linked.push(...index.summariesByDelivery.get(member), ...index.callsByDelivery.get(member), ...index.repairsByDelivery.get(member), ...deliveryCosts(member, index).costs);
+        linked.push(
+          ...index.summariesByDelivery.get(member),
+          ...index.callsByDelivery.get(member),
+          ...index.repairsByDelivery.get(member),
+          ...deliveryCosts(member, index).costs,
+        );
       }
       for (const fact of linked) if (fact.event_time <= snapshot.cutoff) add(fact);
       break;
@@ -267,7 +314,13 @@ function* evidenceFacts(lineage: EngineLineage): Iterable<Cost | DeliverySummary
 }
 
 function explainFact(lineage: EngineLineage, fact: MetricFact): ExplainedFact {
-  return { fact_id: fact.fact_id, type: fact.type, basis: fact.provenance?.basis ?? null, event_time: fact.event_time, origin: originOf(lineage.origin(fact)) };
+  return {
+    fact_id: fact.fact_id,
+    type: fact.type,
+    basis: fact.provenance?.basis ?? null,
+    event_time: fact.event_time,
+    origin: originOf(lineage.origin(fact)),
+  };
 }
 
 /** A ledger origin in the explanation's terms (a file line, or `topic/partition/offset`). */
@@ -288,24 +341,36 @@ function totalsOf(units: readonly ExplainedUnit[]): UnitTotals {
   let amount = 0n;
   const categories = new Map<string, number>();
   const exclusions = new Map<string, number>();
-  const money = new Map<string, { currency: string; source: string; cost_basis: string; units: number; amount: bigint }>();
+  const money = new Map<
+    string,
+    { currency: string; source: string; cost_basis: string; units: number; amount: bigint }
+  >();
   for (const { contribution, reasons } of units) {
     if (contribution.candidate) candidates += 1;
     if (contribution.covered) covered += 1;
     if (contribution.eligible) eligible += 1;
     if (contribution.hit) hits += 1;
     amount += BigInt(contribution.amount);
-    if (contribution.category !== null) categories.set(contribution.category, (categories.get(contribution.category) ?? 0) + 1);
-    for (const [reason, count] of Object.entries(reasons)) exclusions.set(reason, (exclusions.get(reason) ?? 0) + count);
+    if (contribution.category !== null)
+      categories.set(contribution.category, (categories.get(contribution.category) ?? 0) + 1);
+    for (const [reason, count] of Object.entries(reasons))
+      exclusions.set(reason, (exclusions.get(reason) ?? 0) + count);
     for (const share of contribution.money) {
       const key = JSON.stringify([share.currency, share.source, share.cost_basis]);
-      const slice = money.get(key) ?? { currency: share.currency, source: share.source, cost_basis: share.cost_basis, units: 0, amount: 0n };
+      const slice = money.get(key) ?? {
+        currency: share.currency,
+        source: share.source,
+        cost_basis: share.cost_basis,
+        units: 0,
+        amount: 0n,
+      };
       slice.units += 1;
       slice.amount += BigInt(share.amount_minor);
       money.set(key, slice);
     }
   }
-  const sorted = (counts: Map<string, number>): Record<string, number> => Object.fromEntries([...counts.entries()].filter(([, count]) => count !== 0).sort(([a], [b]) => byUtf8(a, b)));
+  const sorted = (counts: Map<string, number>): Record<string, number> =>
+    Object.fromEntries([...counts.entries()].filter(([, count]) => count !== 0).sort(([a], [b]) => byUtf8(a, b)));
   return {
     candidates,
     covered,
@@ -315,8 +380,20 @@ function totalsOf(units: readonly ExplainedUnit[]): UnitTotals {
     categories: sorted(categories),
     exclusions: sorted(exclusions),
     money: [...money.keys()].sort(byUtf8).map((key) => {
-      const slice = money.get(key) as { currency: string; source: string; cost_basis: string; units: number; amount: bigint };
-      return { currency: slice.currency, source: slice.source, cost_basis: slice.cost_basis, units: slice.units, amount_minor: slice.amount.toString() };
+      const slice = money.get(key) as {
+        currency: string;
+        source: string;
+        cost_basis: string;
+        units: number;
+        amount: bigint;
+      };
+      return {
+        currency: slice.currency,
+        source: slice.source,
+        cost_basis: slice.cost_basis,
+        units: slice.units,
+        amount_minor: slice.amount.toString(),
+      };
     }),
   };
 }
@@ -325,13 +402,22 @@ function totalsOf(units: readonly ExplainedUnit[]): UnitTotals {
  * The quarantined versions (and later TERMINAL summaries) in the ledger that may have changed this
  * figure: see `relevant`.
  */
-function quarantinedVersions(lineage: EngineLineage, group: { cohort: Cohort; metric_id: MetricId; scope: Scope }): ExplainedDeadLetter[] {
+function quarantinedVersions(
+  lineage: EngineLineage,
+  group: { cohort: Cohort; metric_id: MetricId; scope: Scope },
+): ExplainedDeadLetter[] {
   const letters = new Map<string, ExplainedDeadLetter>();
   for (const conflict of lineage.conflicts()) {
     for (const factId of new Set(conflict.factIds)) {
       for (const stored of lineage.versions(factId)) {
         if (!relevant(group, stored.fact as unknown as Readonly<Record<string, unknown>>)) continue;
-        const letter = { reason: conflict.reason, detail: `identity ${conflict.identity.replace("\u0000", " ")} carried by ${conflict.factIds.join(", ")}`, fact_id: stored.fact.fact_id, type: stored.fact.type, origin: originOf(stored.origin) };
+        const letter = {
+          reason: conflict.reason,
+          detail: `identity ${conflict.identity.replace("\u0000", " ")} carried by ${conflict.factIds.join(", ")}`,
+          fact_id: stored.fact.fact_id,
+          type: stored.fact.type,
+          origin: originOf(stored.origin),
+        };
         letters.set(JSON.stringify(letter), letter);
       }
     }
@@ -345,13 +431,23 @@ function quarantinedVersions(lineage: EngineLineage, group: { cohort: Cohort; me
  * no attribution coordinate contradicting the cohort. A record refused before its fields were read
  * cannot be placed and is left out.
  */
-function relevant(group: { cohort: Cohort; metric_id: MetricId; scope: Scope }, record: Readonly<Record<string, unknown>>): boolean {
+function relevant(
+  group: { cohort: Cohort; metric_id: MetricId; scope: Scope },
+  record: Readonly<Record<string, unknown>>,
+): boolean {
   if (!(INPUT_TYPES[group.metric_id] as readonly unknown[]).includes(record.type)) return false;
-  const time = typeof record.event_time === "number" ? record.event_time : typeof record.event_time === "string" ? Date.parse(record.event_time) : Number.NaN;
+  const time =
+    typeof record.event_time === "number"
+      ? record.event_time
+      : typeof record.event_time === "string"
+        ? Date.parse(record.event_time)
+        : Number.NaN;
   const { scope } = group;
   if (scope.kind === "window") {
     if (!(time >= Date.parse(scope.start) && time < Date.parse(scope.end))) return false;
-  } else if (record.type === "task_snapshot" ? record.snapshot_id !== scope.snapshot_id : !(time <= Date.parse(scope.cutoff))) {
+  } else if (
+    record.type === "task_snapshot" ? record.snapshot_id !== scope.snapshot_id : !(time <= Date.parse(scope.cutoff))
+  ) {
     return false;
   }
   for (const [name, value] of Object.entries(group.cohort)) {

@@ -21,15 +21,22 @@ const LINKED_COST = "a linked eligible cost";
  * read from the unit's anchoring fact and its exclusion reasons; the unit's contribution itself is
  * the stored one.
  */
-export function missingInputs(contribution: Contribution, kind: UnitKind | "evidence", anchor: MetricFact | undefined): string[] {
+export function missingInputs(
+  contribution: Contribution,
+  kind: UnitKind | "evidence",
+  anchor: MetricFact | undefined,
+): string[] {
   const reasons = Object.keys(contribution.exclusions);
   if (kind === "task") {
     const gaps = reasons.map((reason) => TASK_GAPS[reason]).filter((gap) => gap !== undefined);
     if (gaps.length > 0) return gaps;
-    return contribution.metricId === "role-template-trajectory-partial-cost" ? [LINKED_COST] : ["the task's terminal reading"];
+    return contribution.metricId === "role-template-trajectory-partial-cost"
+      ? [LINKED_COST]
+      : ["the task's terminal reading"];
   }
   if (anchor === undefined) return [];
-  if (reasons.includes("INCOMPLETE_ATTRIBUTION")) return ["a complete attribution tuple (provider, model, role, runtime)"];
+  if (reasons.includes("INCOMPLETE_ATTRIBUTION"))
+    return ["a complete attribution tuple (provider, model, role, runtime)"];
   if (anchor.type !== "task_snapshot" && evidenceBasis(anchor) === "UNREADABLE") return [PROVENANCE];
   switch (contribution.metricId) {
     case "operational-latency-ms":

@@ -4,15 +4,20 @@ import type { Explanation } from "./explanation.ts";
 import { explainGroup, groupKeyOfResult, matchingGroups } from "./lineage.ts";
 
 /** What to explain: a result key as printed, or a metric with a scope filter and cohort coordinates. */
-export type ExplainQuery = { readonly key: string } | { readonly metric: string; readonly scope?: string; readonly cohort: Readonly<Record<string, string>> };
+export type ExplainQuery =
+  | { readonly key: string }
+  | { readonly metric: string; readonly scope?: string; readonly cohort: Readonly<Record<string, string>> };
 
 /** An explanation, or the groups a query matched when it matched none or several. */
-export type ExplainAnswer = { readonly kind: "explained"; readonly explanation: Explanation } | { readonly kind: "unmatched"; readonly matches: readonly string[] };
+export type ExplainAnswer =
+  | { readonly kind: "explained"; readonly explanation: Explanation }
+  | { readonly kind: "unmatched"; readonly matches: readonly string[] };
 
 /** Reads a query from its wire form (HTTP query parameters): `key`, or `metric`, `scope`, `cohort=k=v`... */
 export function queryOf(params: URLSearchParams): ExplainQuery | string {
   const key = params.get("key");
-  if (key !== null) return isResultKey(key) ? { key } : "key is not a result key (the canonical JSON of {cohort, metric_id, scope})";
+  if (key !== null)
+    return isResultKey(key) ? { key } : "key is not a result key (the canonical JSON of {cohort, metric_id, scope})";
   const metric = params.get("metric");
   if (metric === null) return "give key, or metric (with scope and cohort to narrow it)";
   const cohort = cohortOf(params.getAll("cohort"));
@@ -49,7 +54,8 @@ export function cohortOf(pairs: readonly string[]): Record<string, string> | str
 
 /** Answers a query from an engine's state (which must be settled: see explainGroup). */
 export function answer(lineage: EngineLineage, query: ExplainQuery): ExplainAnswer {
-  const groups = "key" in query ? [groupKeyOfResult(query.key)] : matchingGroups(lineage, query.metric, query.scope, query.cohort);
+  const groups =
+    "key" in query ? [groupKeyOfResult(query.key)] : matchingGroups(lineage, query.metric, query.scope, query.cohort);
   const [only] = groups;
   if (groups.length !== 1 || only === undefined) return { kind: "unmatched", matches: groups };
   const explanation = explainGroup(lineage, only);
@@ -65,7 +71,14 @@ export function isMetricId(metric: string): boolean {
 function isResultKey(key: string): boolean {
   try {
     const parsed = JSON.parse(key) as unknown;
-    return typeof parsed === "object" && parsed !== null && "metric_id" in parsed && "scope" in parsed && "cohort" in parsed && isMetricId(String(parsed.metric_id));
+    return (
+      typeof parsed === "object" &&
+      parsed !== null &&
+      "metric_id" in parsed &&
+      "scope" in parsed &&
+      "cohort" in parsed &&
+      isMetricId(String(parsed.metric_id))
+    );
   } catch {
     return false;
   }

@@ -42,5 +42,8 @@ export interface Contribution {
   readonly asOf: number;
 }
 
-export type ContributionDraft = Omit<Contribution, "groupKey" | "covered" | "eligible" | "hit" | "category" | "amount" | "money" | "exclusions"> &
+export type ContributionDraft = Omit<
+  Contribution,
+  "groupKey" | "covered" | "eligible" | "hit" | "category" | "amount" | "money" | "exclusions"
+> &
   Partial<Pick<Contribution, "covered" | "eligible" | "hit" | "category" | "amount" | "money" | "exclusions">>;

@@ -11,7 +11,9 @@ export const engineConfigSchema = z.strictObject({
     .number()
     .int()
     .positive()
-    .refine((size) => DAY_MILLIS % size === 0 || size % DAY_MILLIS === 0, { message: "window size must divide one day (e.g. 1h, 15m) or be whole days" }),
+    .refine((size) => DAY_MILLIS % size === 0 || size % DAY_MILLIS === 0, {
+      message: "window size must divide one day (e.g. 1h, 15m) or be whole days",
+    }),
   coverageThresholdHundredths: z.number().int().min(0).max(99),
 });
 

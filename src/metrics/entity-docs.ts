@@ -62,7 +62,12 @@ export interface SnapshotDoc {
   contributions: readonly Contribution[];
 }
 
-export const newCallDoc = (): CallDoc => ({ call: undefined, costs: undefined, contributions: NO_CONTRIBUTIONS, spilled: 0 });
+export const newCallDoc = (): CallDoc => ({
+  call: undefined,
+  costs: undefined,
+  contributions: NO_CONTRIBUTIONS,
+  spilled: 0,
+});
 export const newDeliveryDoc = (): DeliveryDoc => ({
   summaries: undefined,
   costs: undefined,
@@ -73,18 +78,32 @@ export const newDeliveryDoc = (): DeliveryDoc => ({
   spilled: 0,
 });
 export const newTaskIdDoc = (): TaskIdDoc => ({ calls: undefined, repairs: undefined, readers: undefined, spilled: 0 });
-export const newPacketDoc = (): PacketDoc => ({ packet: undefined, repairs: undefined, contributions: NO_CONTRIBUTIONS, spilled: 0 });
+export const newPacketDoc = (): PacketDoc => ({
+  packet: undefined,
+  repairs: undefined,
+  contributions: NO_CONTRIBUTIONS,
+  spilled: 0,
+});
 export const newSnapshotDoc = (): SnapshotDoc => ({ snapshot: undefined, contributions: NO_CONTRIBUTIONS });
 
 const none = (list: readonly unknown[] | undefined): boolean => list === undefined || list.length === 0;
 
-export const isEmptyCallDoc = (doc: CallDoc): boolean => doc.call === undefined && none(doc.costs) && doc.contributions.length === 0 && doc.spilled === 0;
+export const isEmptyCallDoc = (doc: CallDoc): boolean =>
+  doc.call === undefined && none(doc.costs) && doc.contributions.length === 0 && doc.spilled === 0;
 export const isEmptyDeliveryDoc = (doc: DeliveryDoc): boolean =>
-  none(doc.summaries) && none(doc.costs) && none(doc.calls) && none(doc.repairs) && none(doc.readers) && doc.contributions.length === 0 && doc.spilled === 0;
-export const isEmptyTaskIdDoc = (doc: TaskIdDoc): boolean => none(doc.calls) && none(doc.repairs) && none(doc.readers) && doc.spilled === 0;
+  none(doc.summaries) &&
+  none(doc.costs) &&
+  none(doc.calls) &&
+  none(doc.repairs) &&
+  none(doc.readers) &&
+  doc.contributions.length === 0 &&
+  doc.spilled === 0;
+export const isEmptyTaskIdDoc = (doc: TaskIdDoc): boolean =>
+  none(doc.calls) && none(doc.repairs) && none(doc.readers) && doc.spilled === 0;
 export const isEmptyPacketDoc = (doc: PacketDoc): boolean =>
   doc.packet === undefined && none(doc.repairs) && doc.contributions.length === 0 && doc.spilled === 0;
-export const isEmptySnapshotDoc = (doc: SnapshotDoc): boolean => doc.snapshot === undefined && doc.contributions.length === 0;
+export const isEmptySnapshotDoc = (doc: SnapshotDoc): boolean =>
+  doc.snapshot === undefined && doc.contributions.length === 0;
 
 /** About how many bytes a new document takes encoded, for the cache's count until its first commit measures it. */
 const NEW_DOC_BYTES = 48;

@@ -62,4 +62,5 @@ export function addExact(a: number | bigint, b: number | bigint): number | bigin
 }
 
 /** The na_reason of a result whose exact sum does not fit a JSON number without rounding. */
-export const SUM_PAST_SAFE_INTEGER = "N/A when the exact sum exceeds 2^53 − 1 (9007199254740991): it is never rounded or published as infinite";
+export const SUM_PAST_SAFE_INTEGER =
+  "N/A when the exact sum exceeds 2^53 − 1 (9007199254740991): it is never rounded or published as infinite";

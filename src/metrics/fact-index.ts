@@ -246,8 +246,13 @@ export class FactIndex {
   }
 
   /** Records (or forgets) that a task unit reads a Delivery as a member, or a task_id, at `cutoff`. */
-  listTask(link: { readonly deliveryId: string } | { readonly taskId: string }, reader: TaskReader, adding: boolean): void {
-    if ("deliveryId" in link) this.changeMember(this.deliveryDocs, this.deliveryReaders, link.deliveryId, reader, adding, REF_BYTES);
+  listTask(
+    link: { readonly deliveryId: string } | { readonly taskId: string },
+    reader: TaskReader,
+    adding: boolean,
+  ): void {
+    if ("deliveryId" in link)
+      this.changeMember(this.deliveryDocs, this.deliveryReaders, link.deliveryId, reader, adding, REF_BYTES);
     else this.changeMember(this.taskIdDocs, this.taskIdReaders, link.taskId, reader, adding, REF_BYTES);
   }
 
@@ -261,13 +266,16 @@ export class FactIndex {
         this.callDocs.settle(fact.call_id, callDoc);
         // Withdrawing a version that does not hold the call_id: the links are the other version's.
         if (!own) return;
-        if (fact.delivery_id !== undefined) this.changeMember(this.deliveryDocs, this.deliveryCalls, fact.delivery_id, fact.call_id, adding, REF_BYTES);
-        if (fact.task_id !== undefined) this.changeMember(this.taskIdDocs, this.taskIdCalls, fact.task_id, fact.call_id, adding, REF_BYTES);
+        if (fact.delivery_id !== undefined)
+          this.changeMember(this.deliveryDocs, this.deliveryCalls, fact.delivery_id, fact.call_id, adding, REF_BYTES);
+        if (fact.task_id !== undefined)
+          this.changeMember(this.taskIdDocs, this.taskIdCalls, fact.task_id, fact.call_id, adding, REF_BYTES);
         return;
       }
       case "cost":
         if (fact.call_id !== undefined) this.changeFact(this.callDocs, this.callCosts, fact.call_id, fact, adding);
-        if (fact.delivery_id !== undefined) this.changeFact(this.deliveryDocs, this.deliveryCosts, fact.delivery_id, fact, adding);
+        if (fact.delivery_id !== undefined)
+          this.changeFact(this.deliveryDocs, this.deliveryCosts, fact.delivery_id, fact, adding);
         return;
       case "delivery_summary":
         this.changeFact(this.deliveryDocs, this.deliverySummaryList, fact.delivery_id, fact, adding);
@@ -280,9 +288,12 @@ export class FactIndex {
         return;
       }
       case "repair":
-        if (fact.packet_id !== undefined) this.changeFact(this.packetDocs, this.packetRepairs, fact.packet_id, fact, adding);
-        if (fact.task_id !== undefined) this.changeFact(this.taskIdDocs, this.taskIdRepairs, fact.task_id, fact, adding);
-        if (fact.delivery_id !== undefined) this.changeFact(this.deliveryDocs, this.deliveryRepairs, fact.delivery_id, fact, adding);
+        if (fact.packet_id !== undefined)
+          this.changeFact(this.packetDocs, this.packetRepairs, fact.packet_id, fact, adding);
+        if (fact.task_id !== undefined)
+          this.changeFact(this.taskIdDocs, this.taskIdRepairs, fact.task_id, fact, adding);
+        if (fact.delivery_id !== undefined)
+          this.changeFact(this.deliveryDocs, this.deliveryRepairs, fact.delivery_id, fact, adding);
         return;
       case "task_snapshot": {
         const doc = this.snapshotDocs.edit(fact.snapshot_id, adding ? FACT_BYTES : 0);
@@ -295,11 +306,24 @@ export class FactIndex {
   }
 
   /** A fact added to (or removed from) one list of a document, by fact_id. */
-  private changeFact<D extends { spilled: number }, V extends MetricFact>(docs: DocTable<D>, list: DocList<D, V>, id: string, fact: V, adding: boolean): void {
+  private changeFact<D extends { spilled: number }, V extends MetricFact>(
+    docs: DocTable<D>,
+    list: DocList<D, V>,
+    id: string,
+    fact: V,
+    adding: boolean,
+  ): void {
     this.changeMember(docs, list, id, fact, adding, FACT_BYTES);
   }
 
-  private changeMember<D extends { spilled: number }, V>(docs: DocTable<D>, list: DocList<D, V>, id: string, member: V, adding: boolean, bytes: number): void {
+  private changeMember<D extends { spilled: number }, V>(
+    docs: DocTable<D>,
+    list: DocList<D, V>,
+    id: string,
+    member: V,
+    adding: boolean,
+    bytes: number,
+  ): void {
     const doc = docs.edit(id, adding ? bytes : 0);
     if (adding) list.put(doc, id, member, bytes);
     else list.drop(doc, id, list.keyOf(member));

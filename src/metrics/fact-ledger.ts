@@ -47,7 +47,12 @@ export interface Conflict {
  * is quarantined by a conflict of its own fact_id).
  */
 export type LedgerOutcome =
-  | { readonly kind: "accepted"; readonly fact: MetricFact; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
+  | {
+      readonly kind: "accepted";
+      readonly fact: MetricFact;
+      readonly admitted: readonly MetricFact[];
+      readonly retracted: readonly MetricFact[];
+    }
   | { readonly kind: "redelivery"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
   | { readonly kind: "re-report"; readonly admitted: readonly MetricFact[]; readonly retracted: readonly MetricFact[] }
   | {
@@ -119,7 +124,8 @@ export class FactLedger {
 
   record(fact: MetricFact, origin?: FactOrigin): LedgerOutcome {
     const own = this.byFact.get(fact.fact_id) ?? NO_VERSIONS;
-    if (own.some((known) => isRedelivery(known.fact, fact))) return { kind: "redelivery", admitted: NO_FACTS, retracted: NO_FACTS };
+    if (own.some((known) => isRedelivery(known.fact, fact)))
+      return { kind: "redelivery", admitted: NO_FACTS, retracted: NO_FACTS };
 
     const domain = domainIdentity(fact);
     const claimKey = domain === undefined ? undefined : domainKey(domain);
@@ -135,7 +141,10 @@ export class FactLedger {
     // Every version whose admission may change: the versions of both identities, and the versions of
     // the domain identities of facts sharing this fact_id (one of them may now stop counting and
     // let an identical re-report count instead).
-    const affected = new Set<string>([...own.map((_, position) => versionRef(fact.fact_id, position)), ...(knownDomain ?? NO_REFS)]);
+    const affected = new Set<string>([
+      ...own.map((_, position) => versionRef(fact.fact_id, position)),
+      ...(knownDomain ?? NO_REFS),
+    ]);
     for (const sibling of own) for (const other of this.domainRefs(sibling.fact)) affected.add(other);
     const before = new Set([...affected].filter((candidate) => this.isAdmitted(candidate)));
 
@@ -144,13 +153,18 @@ export class FactLedger {
     affected.add(ref);
     const after = new Set([...affected].filter((candidate) => this.isAdmitted(candidate)));
 
-    const admitted = [...after].filter((candidate) => !before.has(candidate)).map((candidate) => this.factOf(candidate));
-    const retracted = [...before].filter((candidate) => !after.has(candidate)).map((candidate) => this.factOf(candidate));
+    const admitted = [...after]
+      .filter((candidate) => !before.has(candidate))
+      .map((candidate) => this.factOf(candidate));
+    const retracted = [...before]
+      .filter((candidate) => !after.has(candidate))
+      .map((candidate) => this.factOf(candidate));
     // Both identities of the record may conflict (a fact_id re-sent with another cost id, and that
     // cost id already claimed): each is reported, as a report of the whole ledger would.
-    const conflicts = [this.factConflict(fact.fact_id), claimKey === undefined ? undefined : this.domainConflict(claimKey)].filter(
-      (found) => found !== undefined,
-    );
+    const conflicts = [
+      this.factConflict(fact.fact_id),
+      claimKey === undefined ? undefined : this.domainConflict(claimKey),
+    ].filter((found) => found !== undefined);
     const [conflict] = conflicts;
     if (conflict !== undefined) return { kind: "quarantined", admitted, retracted, conflict, conflicts };
     if (after.has(ref)) return { kind: "accepted", fact, admitted, retracted };
@@ -160,7 +174,8 @@ export class FactLedger {
   /** Every identity that currently carries more than one distinct record, sorted, for reports (a scan of the whole ledger). */
   conflicts(): Conflict[] {
     const found: Conflict[] = [];
-    for (const [factId, versions] of this.byFact.scan()) if (versions.length > 1) found.push(this.report("CONFLICT", `fact\u0000${factId}`, versions));
+    for (const [factId, versions] of this.byFact.scan())
+      if (versions.length > 1) found.push(this.report("CONFLICT", `fact\u0000${factId}`, versions));
     for (const [claim, refs] of this.byDomain.scan()) {
       if (refs.length < 2) continue;
       const conflict = this.domainConflict(claim);
@@ -207,7 +222,8 @@ export class FactLedger {
 
   private versionOf(ref: string): StoredVersion {
     const version = (this.byFact.get(refFactId(ref)) ?? NO_VERSIONS)[refPosition(ref)];
-    if (version === undefined) throw new InvariantError({ problem: `ledger reference ${JSON.stringify(ref)} names no version` });
+    if (version === undefined)
+      throw new InvariantError({ problem: `ledger reference ${JSON.stringify(ref)} names no version` });
     return version;
   }
 
@@ -295,7 +311,11 @@ export function hasDistinctContent(versions: readonly MetricFact[]): boolean {
 }
 
 /** A conflict's report: its versions sorted by fact_id (versions of one fact_id keep the order given). */
-export function conflictReport(reason: Conflict["reason"], identity: string, versions: readonly StoredVersion[]): Conflict {
+export function conflictReport(
+  reason: Conflict["reason"],
+  identity: string,
+  versions: readonly StoredVersion[],
+): Conflict {
   const sorted = [...versions].sort((a, b) => byUtf8(a.fact.fact_id, b.fact.fact_id));
   return {
     reason,

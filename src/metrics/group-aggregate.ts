@@ -68,7 +68,13 @@ export class GroupAggregate {
       const key = moneySliceKey(share.currency, share.source, share.costBasis);
       let total = this.money.get(key);
       if (total === undefined) {
-        total = { currency: share.currency, source: share.source, costBasis: share.costBasis, units: 0, amountMinor: new ExactSum() };
+        total = {
+          currency: share.currency,
+          source: share.source,
+          costBasis: share.costBasis,
+          units: 0,
+          amountMinor: new ExactSum(),
+        };
         this.money.set(key, total);
       }
       total.units += sign;
@@ -106,14 +112,21 @@ export class GroupAggregate {
       for (const [key, slice] of part.money) {
         let sum = total.money.get(key);
         if (sum === undefined) {
-          sum = { currency: slice.currency, source: slice.source, costBasis: slice.costBasis, units: 0, amountMinor: new ExactSum() };
+          sum = {
+            currency: slice.currency,
+            source: slice.source,
+            costBasis: slice.costBasis,
+            units: 0,
+            amountMinor: new ExactSum(),
+          };
           total.money.set(key, sum);
         }
         sum.units += slice.units;
         sum.amountMinor.add(slice.amountMinor.exact);
         if (sum.units === 0) total.money.delete(key);
       }
-      if (part.latest !== undefined && (total.latest === undefined || part.latest > total.latest)) total.latest = part.latest;
+      if (part.latest !== undefined && (total.latest === undefined || part.latest > total.latest))
+        total.latest = part.latest;
     }
     return total;
   }

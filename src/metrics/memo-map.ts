@@ -32,7 +32,8 @@ export class BoundedMemo<K, V> implements KeyedStore<K, V> {
   private previous = new Map<K, V>();
 
   constructor(capacity: number) {
-    if (!(capacity >= 1)) throw new InvariantError({ problem: `a bounded memo needs a capacity of at least 1, not ${String(capacity)}` });
+    if (!(capacity >= 1))
+      throw new InvariantError({ problem: `a bounded memo needs a capacity of at least 1, not ${String(capacity)}` });
     this.capacity = capacity;
   }
 

@@ -54,7 +54,12 @@ export class MetricEngine {
    * `tables` default to memory (a replay of a file); a Kafka member passes tables on disk (the state
    * room's `engineTables`). `layout.inlineMembers` is for tests: entity documents spill their lists sooner (FactIndex).
    */
-  constructor(config: EngineConfig, catalog: CatalogSummary, tables: EngineTables = memoryEngineTables(), layout: { readonly inlineMembers?: number } = {}) {
+  constructor(
+    config: EngineConfig,
+    catalog: CatalogSummary,
+    tables: EngineTables = memoryEngineTables(),
+    layout: { readonly inlineMembers?: number } = {},
+  ) {
     this.config = config;
     this.ledger = new FactLedger(tables.ledger);
     this.units = new UnitState(config, tables.units, layout);

@@ -29,7 +29,12 @@ export function costExclusion(cost: Cost): string | undefined {
 }
 
 /** A cost that passed costExclusion: its money fields are present. */
-type EligibleCost = Cost & { readonly amount_minor: number; readonly currency: string; readonly source: string; readonly cost_basis: string };
+type EligibleCost = Cost & {
+  readonly amount_minor: number;
+  readonly currency: string;
+  readonly source: string;
+  readonly cost_basis: string;
+};
 
 /** What a unit's linked costs add up to, per exact slice, plus the costs left out by reason. */
 export interface MoneyReading {
@@ -76,7 +81,11 @@ export function readMoney(costs: readonly Cost[]): MoneyReading {
     slices.set(key, { currency, source, costBasis, amountMinor: addExact(known?.amountMinor ?? 0, amount) });
   }
   const shares =
-    slices !== undefined ? [...slices.entries()].sort(([a], [b]) => byUtf8(a, b)).map(([, share]) => share) : single !== undefined ? [single] : NO_SHARES;
+    slices !== undefined
+      ? [...slices.entries()].sort(([a], [b]) => byUtf8(a, b)).map(([, share]) => share)
+      : single !== undefined
+        ? [single]
+        : NO_SHARES;
   return { shares, excluded: excluded ?? NO_EXCLUDED_COSTS, asOf };
 }
 

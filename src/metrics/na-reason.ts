@@ -34,7 +34,11 @@ export interface UnavailableCounts {
  * contradict them. It instantiates the catalog's "N/A when no eligible … exists" condition for this
  * scope and cohort; the catalog's text itself stays the metric's definition (docs/semantics.md).
  */
-export function unavailableReason(metricId: MetricId, counts: UnavailableCounts, exclusions: Readonly<Record<string, number>>): string {
+export function unavailableReason(
+  metricId: MetricId,
+  counts: UnavailableCounts,
+  exclusions: Readonly<Record<string, number>>,
+): string {
   const [singular, plural] = UNIT_NOUNS[metricId];
   const units = (count: number): string => `${count} candidate ${count === 1 ? singular : plural}`;
   const unitReasons = listed(exclusions, (reason) => !reason.endsWith(COST_REASON_SUFFIX));

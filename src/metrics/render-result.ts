@@ -5,7 +5,14 @@ import { SUM_PAST_SAFE_INTEGER } from "./exact-sum.ts";
 import type { GroupAggregate, MoneySliceTotal } from "./group-aggregate.ts";
 import { FORMULA_SHAPES } from "./metric-formula.ts";
 import { unavailableReason } from "./na-reason.ts";
-import type { Cohort, CoverageResult, Measures, MetricResult, ResultStatus, ResultValue } from "../contract/result-record.ts";
+import type {
+  Cohort,
+  CoverageResult,
+  Measures,
+  MetricResult,
+  ResultStatus,
+  ResultValue,
+} from "../contract/result-record.ts";
 import { cohortOf, resultKey } from "./scope.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 import { InvariantError } from "../errors.ts";
@@ -21,7 +28,11 @@ export interface RenderedResult {
  * for the cohort). Coverage is computed before and independently of the value and is always
  * published; the value is hidden (null, no measures) when not available or below minimum sample.
  */
-export function renderGroup(group: GroupAggregate, catalog: CatalogSummary, thresholdHundredths: number): RenderedResult[] {
+export function renderGroup(
+  group: GroupAggregate,
+  catalog: CatalogSummary,
+  thresholdHundredths: number,
+): RenderedResult[] {
   const { metricId, scope, cohort } = group.sample;
   const definition = catalog.metrics.get(metricId);
   if (definition === undefined) throw new InvariantError({ problem: `no catalog definition for ${metricId}` });
@@ -52,7 +63,12 @@ export function renderGroup(group: GroupAggregate, catalog: CatalogSummary, thre
     return [{ key: group.sample.groupKey, result: assemble(base, scope, cohort, 0, () => undefined) }];
   }
   return slices.map((slice) => {
-    const sliceCohort = cohortOf({ ...cohort, currency: slice.currency, source: slice.source, cost_basis: slice.costBasis });
+    const sliceCohort = cohortOf({
+      ...cohort,
+      currency: slice.currency,
+      source: slice.source,
+      cost_basis: slice.costBasis,
+    });
     const result = assemble(
       base,
       scope,
@@ -79,7 +95,12 @@ interface Shared {
  * NOT_AVAILABLE, since more units cannot make it publishable; fewer eligible units than
  * minimum_sample → BELOW_MINIMUM_SAMPLE; otherwise PUBLISHED.
  */
-export function resultStatus(coveredUnits: number, eligibleUnits: number, minimumSample: number, exact: boolean): ResultStatus {
+export function resultStatus(
+  coveredUnits: number,
+  eligibleUnits: number,
+  minimumSample: number,
+  exact: boolean,
+): ResultStatus {
   if (coveredUnits === 0 || eligibleUnits === 0 || !exact) return "NOT_AVAILABLE";
   if (eligibleUnits < minimumSample) return "BELOW_MINIMUM_SAMPLE";
   return "PUBLISHED";
@@ -102,7 +123,9 @@ function assemble(
   const computed = compute(status);
   const counts = { candidates: coverage.denominator, covered: coverage.numerator, eligible: eligibleUnits };
   const missing = coverage.numerator === 0 || eligibleUnits === 0;
-  const unavailable = missing ? unavailableReason(definition.metricId, counts, shared.exclusions) : SUM_PAST_SAFE_INTEGER;
+  const unavailable = missing
+    ? unavailableReason(definition.metricId, counts, shared.exclusions)
+    : SUM_PAST_SAFE_INTEGER;
   return {
     catalog: shared.catalog,
     metric_id: definition.metricId,
@@ -141,7 +164,10 @@ function valueAndMeasures(
   const eligible = group.eligible;
   switch (shape) {
     case "ratio":
-      return { value: group.hits / eligible, measures: measures(definition.unit, { numerator: group.hits, denominator: eligible }) };
+      return {
+        value: group.hits / eligible,
+        measures: measures(definition.unit, { numerator: group.hits, denominator: eligible }),
+      };
     case "per-category": {
       const counts = sortedRecord(group.categories);
       const quotients: Record<string, number> = {};
@@ -153,7 +179,10 @@ function valueAndMeasures(
       // mean: 600 µs over 3 → 0.2 ms, not 0.6 / 3 = 0.19999…, and 196,609 ms over 3 → 65536.33333333333,
       // not the 65536.33333333334 that dividing by the count and then by 1000 rounds to.
       const micros = group.amount.safe as number;
-      return { value: micros / (eligible * 1000), measures: measures(definition.unit, { sum: micros / 1000, contributing: eligible }) };
+      return {
+        value: micros / (eligible * 1000),
+        measures: measures(definition.unit, { sum: micros / 1000, contributing: eligible }),
+      };
     }
     case "sum": {
       const total = group.amount.safe as number;
@@ -164,7 +193,10 @@ function valueAndMeasures(
 
 function moneyValue(slice: MoneySliceTotal, definition: MetricDefinition): { value: ResultValue; measures: Measures } {
   const total = slice.amountMinor.safe as number;
-  return { value: total, measures: measures(definition.unit, { sum: total, contributing: slice.units, currency: slice.currency }) };
+  return {
+    value: total,
+    measures: measures(definition.unit, { sum: total, contributing: slice.units, currency: slice.currency }),
+  };
 }
 
 function sortedRecord(counts: ReadonlyMap<string, number>): Record<string, number> {

@@ -42,7 +42,8 @@ export class ResultPublisher {
     const changes: ResultChange[] = [];
     for (const groupKey of groupKeys) {
       const group = groupOf(groupKey);
-      const rendered = group === undefined || group.isEmpty ? [] : renderGroup(group, this.catalog, this.thresholdHundredths);
+      const rendered =
+        group === undefined || group.isEmpty ? [] : renderGroup(group, this.catalog, this.thresholdHundredths);
       const keys = rendered.map((entry) => entry.key);
       const previous = this.publishedKeys.get(groupKey) ?? [];
       for (const stale of previous) {
@@ -58,7 +59,8 @@ export class ResultPublisher {
       }
       if (keys.length === 0) {
         if (previous.length > 0) this.publishedKeys.delete(groupKey);
-      } else if (keys.length !== previous.length || keys.some((key, position) => previous[position] !== key)) this.publishedKeys.set(groupKey, keys);
+      } else if (keys.length !== previous.length || keys.some((key, position) => previous[position] !== key))
+        this.publishedKeys.set(groupKey, keys);
     }
     return changes.sort((a, b) => byUtf8(a.key, b.key));
   }
@@ -83,6 +85,8 @@ export class ResultPublisher {
 
   /** Every current result, sorted by key, as canonical JSON lines (a scan of the whole table). */
   results(): { key: string; json: string; result: MetricResult }[] {
-    return [...this.published.scan()].sort(([a], [b]) => byUtf8(a, b)).map(([key, json]) => ({ key, json, result: JSON.parse(json) as MetricResult }));
+    return [...this.published.scan()]
+      .sort(([a], [b]) => byUtf8(a, b))
+      .map(([key, json]) => ({ key, json, result: JSON.parse(json) as MetricResult }));
   }
 }

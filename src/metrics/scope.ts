@@ -51,7 +51,9 @@ const snapshotScopes = new BoundedMemo<string, Map<number, SnapshotScope>>(SNAPS
 
 export function snapshotScopeOf(snapshotId: string, cutoff: number): SnapshotScope {
   const byCutoff = memoized(snapshotScopes, snapshotId, () => new Map<number, SnapshotScope>());
-  return memoized(byCutoff, cutoff, () => Object.freeze({ kind: "snapshot", snapshot_id: snapshotId, cutoff: formatTimestamp(cutoff) }));
+  return memoized(byCutoff, cutoff, () =>
+    Object.freeze({ kind: "snapshot", snapshot_id: snapshotId, cutoff: formatTimestamp(cutoff) }),
+  );
 }
 
 const cohorts = new BoundedMemo<string, Cohort>(INTERNED);

@@ -124,7 +124,11 @@ export function indexTaskInputs(index: FactIndex): TaskInputs {
 }
 
 /** Appends the facts of `facts` at most `cutoff` to `into`, and returns it. */
-function upTo<V extends { readonly event_time: number }>(facts: readonly V[] | undefined, cutoff: number, into: V[]): V[] {
+function upTo<V extends { readonly event_time: number }>(
+  facts: readonly V[] | undefined,
+  cutoff: number,
+  into: V[],
+): V[] {
   if (facts === undefined) return into;
   for (let index = 0; index < facts.length; index++) {
     const fact = facts[index] as V;

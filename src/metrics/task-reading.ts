@@ -44,10 +44,19 @@ export function eventTimeTemplate(task: DefinedTask): string | undefined {
  * `slicesByTemplate` is false for role-model-task-outcome-rate, whose cohort is the attribution
  * tuple: there a missing role_template is not a missing coordinate.
  */
-export function readTask(task: DefinedTask, memberReadings: ReadonlyMap<string, MemberReading>, slicesByTemplate: boolean): TaskReading {
+export function readTask(
+  task: DefinedTask,
+  memberReadings: ReadonlyMap<string, MemberReading>,
+  slicesByTemplate: boolean,
+): TaskReading {
   const members = [...memberReadings.keys()];
   let asOf = Number.NEGATIVE_INFINITY;
-  const reading = (exclusion: TaskExclusion | undefined, outcome?: DeliveryOutcome): TaskReading => ({ exclusion, outcome, members, asOf });
+  const reading = (exclusion: TaskExclusion | undefined, outcome?: DeliveryOutcome): TaskReading => ({
+    exclusion,
+    outcome,
+    members,
+    asOf,
+  });
 
   if (task.task_id === undefined) return reading("MISSING_TASK_IDENTITY");
   if (members.length === 0) return reading("UNDEFINED_TASK_MEMBERSHIP");
@@ -62,7 +71,8 @@ export function readTask(task: DefinedTask, memberReadings: ReadonlyMap<string, 
     // later TERMINAL summaries are conflicts and never read. The member joins only when that
     // summary names this task and is direct evidence (contract §3); otherwise it stays open.
     const terminal = terminalSummary(readable);
-    const joins = (summary: DeliverySummary): boolean => summary.task_id === task.task_id && evidenceBasis(summary) === "DIRECT";
+    const joins = (summary: DeliverySummary): boolean =>
+      summary.task_id === task.task_id && evidenceBasis(summary) === "DIRECT";
     if (terminal?.outcome === undefined || !joins(terminal)) open = true;
     else outcomes.add(terminal.outcome);
     // Requirement changes are read from joined, direct summaries only: OPEN ones and the terminal one.
@@ -86,14 +96,24 @@ export function readTask(task: DefinedTask, memberReadings: ReadonlyMap<string, 
  * task's Deliveries are read once; an excluded coordinate means nothing after it was read.
  */
 export function withTemplateCoordinate(reading: TaskReading, task: DefinedTask): TaskReading {
-  if (reading.exclusion === "MISSING_TASK_IDENTITY" || reading.exclusion === "UNDEFINED_TASK_MEMBERSHIP") return reading;
+  if (reading.exclusion === "MISSING_TASK_IDENTITY" || reading.exclusion === "UNDEFINED_TASK_MEMBERSHIP")
+    return reading;
   if (eventTimeTemplate(task) !== undefined) return reading;
-  return { exclusion: "INCOMPLETE_COHORT_COORDINATES", outcome: undefined, members: reading.members, asOf: Number.NEGATIVE_INFINITY };
+  return {
+    exclusion: "INCOMPLETE_COHORT_COORDINATES",
+    outcome: undefined,
+    members: reading.members,
+    asOf: Number.NEGATIVE_INFINITY,
+  };
 }
 
 /** Reasons that mean a required direct input is missing (the task is not covered), per reading. */
 export function lacksIdentityOrMembership(exclusion: TaskExclusion | undefined): boolean {
-  return exclusion === "MISSING_TASK_IDENTITY" || exclusion === "UNDEFINED_TASK_MEMBERSHIP" || exclusion === "INCOMPLETE_COHORT_COORDINATES";
+  return (
+    exclusion === "MISSING_TASK_IDENTITY" ||
+    exclusion === "UNDEFINED_TASK_MEMBERSHIP" ||
+    exclusion === "INCOMPLETE_COHORT_COORDINATES"
+  );
 }
 
 export function lacksTerminalInputs(exclusion: TaskExclusion | undefined): boolean {

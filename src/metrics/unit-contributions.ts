@@ -18,15 +18,26 @@ export function sameContributions(a: readonly Contribution[], b: readonly Contri
       x.asOf !== y.asOf
     )
       return false;
-    if (x.money.length !== y.money.length || x.money.some((share, position) => !sameShare(share, y.money[position]))) return false;
+    if (x.money.length !== y.money.length || x.money.some((share, position) => !sameShare(share, y.money[position])))
+      return false;
     const reasons = Object.keys(x.exclusions);
-    if (reasons.length !== Object.keys(y.exclusions).length || reasons.some((reason) => x.exclusions[reason] !== y.exclusions[reason])) return false;
+    if (
+      reasons.length !== Object.keys(y.exclusions).length ||
+      reasons.some((reason) => x.exclusions[reason] !== y.exclusions[reason])
+    )
+      return false;
   }
   return true;
 }
 
 function sameShare(a: Contribution["money"][number], b: Contribution["money"][number] | undefined): boolean {
-  return b !== undefined && a.currency === b.currency && a.source === b.source && a.costBasis === b.costBasis && a.amountMinor === b.amountMinor;
+  return (
+    b !== undefined &&
+    a.currency === b.currency &&
+    a.source === b.source &&
+    a.costBasis === b.costBasis &&
+    a.amountMinor === b.amountMinor
+  );
 }
 
 /** Where one kind of unit keeps its contributions. */
@@ -39,7 +50,9 @@ export interface UnitContributions {
 }
 
 /** A unit's contributions in its entity's document (which exists while the unit has any, or the entity facts). */
-export function inDocuments<D extends { contributions: readonly Contribution[] }>(docs: DocTable<D>): UnitContributions {
+export function inDocuments<D extends { contributions: readonly Contribution[] }>(
+  docs: DocTable<D>,
+): UnitContributions {
   return {
     get: (id) => docs.get(id)?.contributions,
     scan: function* () {

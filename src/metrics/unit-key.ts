@@ -31,13 +31,18 @@ export interface UnitReaders {
  * is read under its call's Delivery): the links to the task units reading it, and to the task
  * readings (task-inputs.ts) it is part of.
  */
-export function taskLinksOf(fact: MetricFact, callOf: UnitReaders["callOf"]): { readonly taskId?: string; readonly deliveryId?: string } {
+export function taskLinksOf(
+  fact: MetricFact,
+  callOf: UnitReaders["callOf"],
+): { readonly taskId?: string; readonly deliveryId?: string } {
   switch (fact.type) {
     case "model_call":
     case "repair":
       return { taskId: fact.task_id, deliveryId: fact.delivery_id };
     case "cost":
-      return { deliveryId: fact.delivery_id ?? (fact.call_id === undefined ? undefined : callOf(fact.call_id)?.delivery_id) };
+      return {
+        deliveryId: fact.delivery_id ?? (fact.call_id === undefined ? undefined : callOf(fact.call_id)?.delivery_id),
+      };
     case "delivery_summary":
       return { deliveryId: fact.delivery_id };
     default:
@@ -51,7 +56,11 @@ export function taskLinksOf(fact: MetricFact, callOf: UnitReaders["callOf"]): { 
  * the cutoff; a cost is read through a call only when both are at most the cutoff), so a fact
  * later than the cutoff leaves it as it is and does not mark it.
  */
-export function markUnitsReading(fact: MetricFact, readers: UnitReaders, mark: (kind: UnitKind, id: string) => void): void {
+export function markUnitsReading(
+  fact: MetricFact,
+  readers: UnitReaders,
+  mark: (kind: UnitKind, id: string) => void,
+): void {
   const { taskId, deliveryId } = taskLinksOf(fact, readers.callOf);
   const time = fact.event_time;
   if (taskId !== undefined) markTasks(readers.tasksNaming(taskId), time, mark);

@@ -166,7 +166,8 @@ export class UnitState {
    * documents, for explanations (src/explain), which read the figures' units and never recompute them.
    */
   *unitsOf(kind: UnitKind): Iterable<[string, readonly Contribution[]]> {
-    for (const [id, contributions] of this.contributions[kind].scan()) if (contributions.length > 0) yield [id, contributions];
+    for (const [id, contributions] of this.contributions[kind].scan())
+      if (contributions.length > 0) yield [id, contributions];
   }
 
   /** Groups whose sums changed since they were last rendered. */
@@ -209,7 +210,10 @@ export class UnitState {
   restoreUnit(unitKey: string, contributions: readonly Contribution[]): void {
     const separator = unitKey.indexOf("\u0000");
     const kind = unitKey.slice(0, separator) as UnitKind;
-    if (!UNIT_KINDS.includes(kind)) throw new InvariantError({ problem: `contributions changelog key ${JSON.stringify(unitKey)} names no unit kind` });
+    if (!UNIT_KINDS.includes(kind))
+      throw new InvariantError({
+        problem: `contributions changelog key ${JSON.stringify(unitKey)} names no unit kind`,
+      });
     this.replaceContributions(kind, unitKey.slice(separator + 1), contributions, true);
   }
 
@@ -231,7 +235,11 @@ export class UnitState {
     const changes: [string, readonly Contribution[]][] = [];
     for (const unitKey of this.changedKeys) {
       const separator = unitKey.indexOf("\u0000");
-      changes.push([unitKey, this.contributions[unitKey.slice(0, separator) as UnitKind].get(unitKey.slice(separator + 1)) ?? NO_CONTRIBUTIONS]);
+      changes.push([
+        unitKey,
+        this.contributions[unitKey.slice(0, separator) as UnitKind].get(unitKey.slice(separator + 1)) ??
+          NO_CONTRIBUTIONS,
+      ]);
     }
     this.changedKeys.clear();
     return changes.sort(([a], [b]) => byUtf8(a, b));
@@ -252,8 +260,10 @@ export class UnitState {
 
   /** Marks the task units that list a Delivery as a member, or name a task_id (a join response about it changed). */
   markTasksReading(link: { readonly deliveryId?: string; readonly taskId?: string }): void {
-    if (link.deliveryId !== undefined) for (const { unit } of this.readers.tasksListing(link.deliveryId)) this.markDirty("task", unit);
-    if (link.taskId !== undefined) for (const { unit } of this.readers.tasksNaming(link.taskId)) this.markDirty("task", unit);
+    if (link.deliveryId !== undefined)
+      for (const { unit } of this.readers.tasksListing(link.deliveryId)) this.markDirty("task", unit);
+    if (link.taskId !== undefined)
+      for (const { unit } of this.readers.tasksNaming(link.taskId)) this.markDirty("task", unit);
   }
 
   /** Recomputes the marked units. */
@@ -290,7 +300,8 @@ export class UnitState {
   applyEvidence(fact: MetricFact, sign: 1 | -1): void {
     if (fact.type !== "cost" && fact.type !== "delivery_summary") return;
     const drafts = evidenceContributions(fact, this.config);
-    for (let index = 0; index < drafts.length; index++) this.applyToGroup(finalizeContribution(drafts[index] as ContributionDraft), sign);
+    for (let index = 0; index < drafts.length; index++)
+      this.applyToGroup(finalizeContribution(drafts[index] as ContributionDraft), sign);
   }
 
   private markReaders(fact: MetricFact): void {
@@ -309,7 +320,8 @@ export class UnitState {
   private recompute(kind: UnitKind, id: string): void {
     const drafts = this.evaluate(kind, id);
     const next: Contribution[] = [];
-    for (let index = 0; index < drafts.length; index++) next.push(finalizeContribution(drafts[index] as ContributionDraft));
+    for (let index = 0; index < drafts.length; index++)
+      next.push(finalizeContribution(drafts[index] as ContributionDraft));
     this.replaceContributions(kind, id, next);
   }
 
@@ -363,7 +375,8 @@ export class UnitState {
     max: () => {
       let latest: number | undefined;
       for (const counts of this.asOfTimes.get(this.timesGroup)) {
-        for (const time of counts.keys()) if (Number.isFinite(time) && (latest === undefined || time > latest)) latest = time;
+        for (const time of counts.keys())
+          if (Number.isFinite(time) && (latest === undefined || time > latest)) latest = time;
       }
       return latest;
     },

@@ -22,7 +22,10 @@ export function allowedHostNames(boundHost: string, configured: readonly string[
 
 /** The value of an --allowed-hosts flag: comma-separated names. */
 export function hostList(flag: string | undefined): string[] {
-  return (flag ?? "").split(",").map((name) => name.trim()).filter((name) => name !== "");
+  return (flag ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
 }
 
 /** The name of a Host header without its port, or undefined when it has none. */
@@ -36,5 +39,8 @@ export function hostName(header: string | undefined): string | undefined {
 }
 
 function normalized(name: string): string {
-  return name.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
+  return name
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/\.$/, "")
+    .toLowerCase();
 }

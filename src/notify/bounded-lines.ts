@@ -2,8 +2,7 @@ import { createReadStream } from "node:fs";
 
 /** One line of a file, or the number of a line that was longer than the bound (its text is not kept). */
 export type BoundedLine =
-  | { readonly line: number; readonly text: string }
-  | { readonly line: number; readonly tooLong: true };
+  { readonly line: number; readonly text: string } | { readonly line: number; readonly tooLong: true };
 
 /**
  * The lines of a UTF-8 file, each held in memory only up to `maxBytes`: a longer line is reported

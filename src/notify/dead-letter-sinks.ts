@@ -46,7 +46,8 @@ export function fileDeadLetters(path: string): DeadLetterSink {
 export function topicDeadLetters(producer: Producer, serde: TopicSerde, topic: string): DeadLetterSink {
   return {
     async write(failure) {
-      if (!("topic" in failure.source)) throw new InvariantError({ problem: "a topic dead letter needs topic coordinates" });
+      if (!("topic" in failure.source))
+        throw new InvariantError({ problem: "a topic dead letter needs topic coordinates" });
       const { topic: sourceTopic, partition, offset, key } = failure.source;
       const letter: DeadLetterRecord = {
         reason: REASON,

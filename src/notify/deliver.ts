@@ -53,8 +53,7 @@ function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 type AttemptResult =
-  | { ok: true; status: number }
-  | { ok: false; reason: FailureReason; detail: string; retryAfter: string | null };
+  { ok: true; status: number } | { ok: false; reason: FailureReason; detail: string; retryAfter: string | null };
 
 function failed(reason: FailureReason, detail: string, retryAfter: string | null = null): AttemptResult {
   return { ok: false, reason, detail, retryAfter };

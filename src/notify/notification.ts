@@ -28,7 +28,10 @@ export type AlertLike = { readonly alert_id: string; readonly run_id: string } &
 export const DELIVERY_KEY_HEADER = "idempotency-key";
 
 function deliveryKey(kind: NotificationKind, identity: unknown): string {
-  return createHash("sha256").update(canonicalJson(["agentops.notify/1", kind, identity])).digest("hex").slice(0, 32);
+  return createHash("sha256")
+    .update(canonicalJson(["agentops.notify/1", kind, identity]))
+    .digest("hex")
+    .slice(0, 32);
 }
 
 const text = (value: unknown, fallback: string): string => (typeof value === "string" ? value : fallback);

@@ -160,7 +160,15 @@ export async function notifyFromTopics(options: TopicNotifyOptions): Promise<Top
     const deadLetter = async (reason: DeadLetterRecord["reason"], detail: string): Promise<boolean> => {
       const coordinates = { topic, partition, offset: message.offset };
       logger.error({ ...coordinates, reason, detail }, "undecodable record dead-lettered");
-      await undecodable({ reason, field: "", detail, source: coordinates, factId: null, key: message.key, value: message.value });
+      await undecodable({
+        reason,
+        field: "",
+        detail,
+        source: coordinates,
+        factId: null,
+        key: message.key,
+        value: message.value,
+      });
       return true;
     };
     const { value } = message;

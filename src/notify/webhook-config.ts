@@ -23,7 +23,10 @@ const webhookSchema = z.strictObject({
   url: secretSource,
   /** Sent as `Authorization: Bearer <token>`. */
   token: secretSource.optional(),
-  events: z.array(z.enum(["alert", "coverage"])).min(1).default(["alert", "coverage"]),
+  events: z
+    .array(z.enum(["alert", "coverage"]))
+    .min(1)
+    .default(["alert", "coverage"]),
   /** Alerts below this severity are not sent to this webhook. */
   minSeverity: z.enum(["warning", "critical"]).default("warning"),
 });

@@ -47,7 +47,9 @@ export class AggregationPartition {
   flush(): ResultChange[] {
     const groups = [...this.dirty].sort(byUtf8);
     this.dirty.clear();
-    return this.publisher.publish(groups, (groupKey) => GroupAggregate.sum([...this.partials.get(groupKey)].map((bytes) => GROUPS.decode(bytes))));
+    return this.publisher.publish(groups, (groupKey) =>
+      GroupAggregate.sum([...this.partials.get(groupKey)].map((bytes) => GROUPS.decode(bytes))),
+    );
   }
 
   current(key: string): MetricResult | null {

@@ -69,7 +69,8 @@ export function bundlesOf(fact: MetricFact): string[] {
 }
 
 /** Where a task unit lives: its snapshot and position, hashed. */
-export const taskUnitBundle = (snapshotId: string, position: number): string => bundleKey("task unit", compositeKey(snapshotId, String(position)));
+export const taskUnitBundle = (snapshotId: string, position: number): string =>
+  bundleKey("task unit", compositeKey(snapshotId, String(position)));
 
 /**
  * Where an admitted fact goes in the entity stage: the owner of each bundle it belongs to, and for a
@@ -79,7 +80,9 @@ export const taskUnitBundle = (snapshotId: string, position: number): string => 
 export function destinationsOf(fact: MetricFact, partitions: number): { bundle: string; partition: number }[] {
   const destinations = bundlesOf(fact).map((bundle) => ({ bundle, partition: partitionOf(bundle, partitions) }));
   if (fact.type === "task_snapshot") {
-    const owners = new Set(fact.tasks.map((_, position) => partitionOf(taskUnitBundle(fact.snapshot_id, position), partitions)));
+    const owners = new Set(
+      fact.tasks.map((_, position) => partitionOf(taskUnitBundle(fact.snapshot_id, position), partitions)),
+    );
     for (const partition of [...owners].sort((a, b) => a - b))
       destinations.push({ bundle: bundleKey("tasks", compositeKey(fact.snapshot_id, String(partition))), partition });
   }

@@ -8,7 +8,14 @@ import { factCodec, originCodec, presenceCodec, stringCodec, type StoredOrigin }
 import { unitTables } from "../state/engine-tables.ts";
 import { StateStore } from "../state/state-store.ts";
 import { joinReadingCodec } from "./stage-codecs.ts";
-import { EMPTY_MEMBER, EMPTY_TASK_ID, indexTaskInputs, type MemberReading, type TaskIdReading, type TaskInputs } from "../metrics/task-inputs.ts";
+import {
+  EMPTY_MEMBER,
+  EMPTY_TASK_ID,
+  indexTaskInputs,
+  type MemberReading,
+  type TaskIdReading,
+  type TaskInputs,
+} from "../metrics/task-inputs.ts";
 import { taskLinksOf } from "../metrics/unit-key.ts";
 import { UnitState } from "../metrics/unit-state.ts";
 import { bundleId, bundleKey, bundleKind, evidenceHome, taskUnitBundle, unitBundle } from "./bundles.ts";
@@ -63,7 +70,12 @@ export class EntityPartition {
   /** Owned bundles with subscribers whose readings may have changed since the last flush (flushed before any commit). */
   private readonly changedBundles = new Set<string>();
 
-  constructor(partition: number, stages: StagePartitions, config: EngineConfig, state: StateStore = new StateStore(undefined)) {
+  constructor(
+    partition: number,
+    stages: StagePartitions,
+    config: EngineConfig,
+    state: StateStore = new StateStore(undefined),
+  ) {
     this.partition = partition;
     this.stages = stages;
     this.units = new UnitState(config, unitTables(state, { changelog: false }), {
@@ -112,7 +124,12 @@ export class EntityPartition {
       }
       case "subscriptions": {
         const [bundle, subscriber, cutoff] = parts as [string, string, string];
-        this.subscription(bundle, { subscriber: Number(subscriber), cutoff: Number(cutoff) }, record.value !== null, out);
+        this.subscription(
+          bundle,
+          { subscriber: Number(subscriber), cutoff: Number(cutoff) },
+          record.value !== null,
+          out,
+        );
         return;
       }
       case "responses": {
@@ -171,7 +188,13 @@ export class EntityPartition {
   }
 
   /** A member of an owned bundle changed: held, pushed on (call bundles), and its consequences. */
-  private changeMember(bundle: string, tag: string, admission: string, fact: MetricFact | undefined, out: StageRecord[]): void {
+  private changeMember(
+    bundle: string,
+    tag: string,
+    admission: string,
+    fact: MetricFact | undefined,
+    out: StageRecord[],
+  ): void {
     const members = tag === "" ? this.direct : this.pushed;
     const member = tag === "" ? admission : compositeKey(tag, admission);
     const previous = members.member(bundle, member);
@@ -189,17 +212,25 @@ export class EntityPartition {
       if (target !== undefined) out.push(this.push(target, bundle, admission, fact));
       if (admission === `call\u0000${bundleId(bundle)}`) this.retarget(bundle, fact, out);
     }
-    if (bundleKind(bundle) === "delivery" && tag === "" && (previous?.type === "delivery_summary" || fact?.type === "delivery_summary"))
+    if (
+      bundleKind(bundle) === "delivery" &&
+      tag === "" &&
+      (previous?.type === "delivery_summary" || fact?.type === "delivery_summary")
+    )
       this.reportLaterTerminal(bundle, out);
   }
 
   /** A call bundle's Delivery is its call's delivery_id: when that changes, its members move. */
   private retarget(bundle: string, call: MetricFact | undefined, out: StageRecord[]): void {
     const before = this.pushTargets.get(bundle);
-    const after = call?.type === "model_call" && call.delivery_id !== undefined ? bundleKey("delivery", call.delivery_id) : undefined;
+    const after =
+      call?.type === "model_call" && call.delivery_id !== undefined
+        ? bundleKey("delivery", call.delivery_id)
+        : undefined;
     if (before === after) return;
     const direct = this.direct.members(bundle);
-    if (before !== undefined) for (const admission of direct.keys()) out.push(this.push(before, bundle, admission, undefined));
+    if (before !== undefined)
+      for (const admission of direct.keys()) out.push(this.push(before, bundle, admission, undefined));
     if (after === undefined) this.pushTargets.delete(bundle);
     else {
       this.pushTargets.set(bundle, after);
@@ -208,7 +239,12 @@ export class EntityPartition {
   }
 
   private push(delivery: string, call: string, admission: string, fact: MetricFact | undefined): StageRecord {
-    return { topic: "pushes", partition: partitionOf(delivery, this.stages.entities), key: compositeKey(delivery, call, admission), value: fact ?? null };
+    return {
+      topic: "pushes",
+      partition: partitionOf(delivery, this.stages.entities),
+      key: compositeKey(delivery, call, admission),
+      value: fact ?? null,
+    };
   }
 
   private subscription(bundle: string, subscription: Subscription, subscribed: boolean, out: StageRecord[]): void {
@@ -234,7 +270,10 @@ export class EntityPartition {
       return;
     }
     const local = indexTaskInputs(this.units.index);
-    const reading: JoinReading = bundleKind(bundle) === "delivery" ? local.member(bundleId(bundle), cutoff) : local.taskId(bundleId(bundle), cutoff);
+    const reading: JoinReading =
+      bundleKind(bundle) === "delivery"
+        ? local.member(bundleId(bundle), cutoff)
+        : local.taskId(bundleId(bundle), cutoff);
     const form = canonical(reading);
     if (this.sentResponses.get(key) === form) return;
     this.sentResponses.set(key, form);
@@ -317,8 +356,16 @@ export class EntityPartition {
     const identity = bundle;
     if (terminal.length > 1) {
       this.laterTerminal.set(identity, true);
-      const versions = terminal.map((fact) => ({ fact, origin: this.origins.get(compositeKey(bundle, `summary\u0000${fact.fact_id}`)) }));
-      out.push({ topic: "conflicts", partition: 0, key: identity, value: conflictReport("LATER_TERMINAL_SUMMARY", identity, versions) });
+      const versions = terminal.map((fact) => ({
+        fact,
+        origin: this.origins.get(compositeKey(bundle, `summary\u0000${fact.fact_id}`)),
+      }));
+      out.push({
+        topic: "conflicts",
+        partition: 0,
+        key: identity,
+        value: conflictReport("LATER_TERMINAL_SUMMARY", identity, versions),
+      });
     } else if (this.laterTerminal.get(identity) !== undefined) {
       this.laterTerminal.delete(identity);
       out.push({ topic: "conflicts", partition: 0, key: identity, value: null });

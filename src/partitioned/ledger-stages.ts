@@ -1,5 +1,13 @@
 import type { MetricFact } from "../contract/facts.ts";
-import { conflictReport, domainIdentity, hasDistinctContent, isRedelivery, sameRecord, type FactOrigin, type StoredVersion } from "../metrics/fact-ledger.ts";
+import {
+  conflictReport,
+  domainIdentity,
+  hasDistinctContent,
+  isRedelivery,
+  sameRecord,
+  type FactOrigin,
+  type StoredVersion,
+} from "../metrics/fact-ledger.ts";
 import type { LinkTable, Table } from "../metrics/tables.ts";
 import { versionsCodec } from "../state/codecs/values.ts";
 import type { StateStore } from "../state/state-store.ts";
@@ -38,7 +46,12 @@ export class FactIdLedgerPartition {
     // The first version stops being live when a second one arrives; later versions change nothing more.
     if (own.length === 2) this.send(own, 0, out);
     if (own.length === 1) return "new";
-    out.push({ topic: "conflicts", partition: 0, key: `fact\u0000${fact.fact_id}`, value: conflictReport("CONFLICT", `fact\u0000${fact.fact_id}`, own) });
+    out.push({
+      topic: "conflicts",
+      partition: 0,
+      key: `fact\u0000${fact.fact_id}`,
+      value: conflictReport("CONFLICT", `fact\u0000${fact.fact_id}`, own),
+    });
     return "conflict";
   }
 
@@ -49,11 +62,22 @@ export class FactIdLedgerPartition {
     if (domain !== undefined) {
       const claim = admissionKey(fact);
       const value: ClaimVersion = { fact, origin: origin ?? null, live };
-      out.push({ topic: "claims", partition: partitionOf(claim, this.stages.domainLedger), key: compositeKey(claim, fact.fact_id, String(position)), value });
+      out.push({
+        topic: "claims",
+        partition: partitionOf(claim, this.stages.domainLedger),
+        key: compositeKey(claim, fact.fact_id, String(position)),
+        value,
+      });
       return;
     }
     // A summary is admitted here; a version that is not (or no longer) live is withdrawn from its bundles.
-    admit(this.stages, admissionKey(fact), live ? undefined : fact, live ? { fact, origin: origin ?? null } : undefined, out);
+    admit(
+      this.stages,
+      admissionKey(fact),
+      live ? undefined : fact,
+      live ? { fact, origin: origin ?? null } : undefined,
+      out,
+    );
   }
 }
 
@@ -89,10 +113,15 @@ export class DomainLedgerPartition {
     const distinct = hasDistinctContent(all.map((known) => known.fact));
     let next: ClaimVersion | undefined;
     if (!distinct)
-      for (const candidate of all) if (candidate.live && (next === undefined || byUtf8(candidate.fact.fact_id, next.fact.fact_id) < 0)) next = candidate;
+      for (const candidate of all)
+        if (candidate.live && (next === undefined || byUtf8(candidate.fact.fact_id, next.fact.fact_id) < 0))
+          next = candidate;
     const previous = this.admitted.get(claim);
     const admitted: Admission | undefined = next === undefined ? undefined : { fact: next.fact, origin: next.origin };
-    const changed = previous === undefined || admitted === undefined ? previous !== admitted : !sameRecord(previous.fact, admitted.fact);
+    const changed =
+      previous === undefined || admitted === undefined
+        ? previous !== admitted
+        : !sameRecord(previous.fact, admitted.fact);
     if (changed) {
       if (admitted === undefined) this.admitted.delete(claim);
       else this.admitted.set(claim, admitted);
@@ -122,9 +151,20 @@ export function samePartitions(partitions: number): StagePartitions {
  * Sends what is admitted under `claim` now (`next`; undefined: nothing) to the owner of every
  * bundle it belongs to, and a tombstone to every bundle only the previous fact belonged to.
  */
-function admit(stages: StagePartitions, claim: string, previous: MetricFact | undefined, next: Admission | undefined, out: StageRecord[]): void {
+function admit(
+  stages: StagePartitions,
+  claim: string,
+  previous: MetricFact | undefined,
+  next: Admission | undefined,
+  out: StageRecord[],
+): void {
   const now = next === undefined ? [] : destinationsOf(next.fact, stages.entities);
-  const gone = previous === undefined ? [] : destinationsOf(previous, stages.entities).filter(({ bundle }) => !now.some((kept) => kept.bundle === bundle));
-  for (const { bundle, partition } of now) out.push({ topic: "admissions", partition, key: compositeKey(bundle, claim), value: next ?? null });
-  for (const { bundle, partition } of gone) out.push({ topic: "admissions", partition, key: compositeKey(bundle, claim), value: null });
+  const gone =
+    previous === undefined
+      ? []
+      : destinationsOf(previous, stages.entities).filter(({ bundle }) => !now.some((kept) => kept.bundle === bundle));
+  for (const { bundle, partition } of now)
+    out.push({ topic: "admissions", partition, key: compositeKey(bundle, claim), value: next ?? null });
+  for (const { bundle, partition } of gone)
+    out.push({ topic: "admissions", partition, key: compositeKey(bundle, claim), value: null });
 }

@@ -56,11 +56,20 @@ export class PartitionedEngine {
   private readonly conflictReports = new Map<string, Conflict>();
   private readonly stores: readonly StateStore[];
   private readonly schedule: Schedule;
-  readonly traffic: StageTraffic = { claims: 0, admissions: 0, pushes: 0, subscriptions: 0, responses: 0, partials: 0, conflicts: 0 };
+  readonly traffic: StageTraffic = {
+    claims: 0,
+    admissions: 0,
+    pushes: 0,
+    subscriptions: 0,
+    responses: 0,
+    partials: 0,
+    conflicts: 0,
+  };
 
   constructor(config: EngineConfig, catalog: CatalogSummary, options: PartitionedEngineOptions) {
     const n = options.partitions;
-    if (!Number.isInteger(n) || n < 1) throw new InvariantError({ problem: `partitions must be a positive integer, got ${n}` });
+    if (!Number.isInteger(n) || n < 1)
+      throw new InvariantError({ problem: `partitions must be a positive integer, got ${n}` });
     this.stages = samePartitions(n);
     const state = options.state ?? (() => new StateStore(undefined));
     const stores: StateStore[] = [];

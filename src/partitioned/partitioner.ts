@@ -17,7 +17,11 @@ export function murmur2(data: Uint8Array): number {
   let h = SEED ^ length;
   const whole = length - (length % 4);
   for (let i = 0; i < whole; i += 4) {
-    let k = (data[i] as number) | ((data[i + 1] as number) << 8) | ((data[i + 2] as number) << 16) | ((data[i + 3] as number) << 24);
+    let k =
+      (data[i] as number) |
+      ((data[i + 1] as number) << 8) |
+      ((data[i + 2] as number) << 16) |
+      ((data[i + 3] as number) << 24);
     k = Math.imul(k, M);
     k ^= k >>> 24;
     k = Math.imul(k, M);

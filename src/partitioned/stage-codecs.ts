@@ -4,7 +4,16 @@ import { readFact, writeFact } from "../codec/fact-layout.ts";
 import type { MoneyReading } from "../metrics/money.ts";
 import { cohortOf } from "../metrics/scope.ts";
 import type { CallsReading, RepairsReading } from "../metrics/task-inputs.ts";
-import { decodeWith, encodeWith, readOrigin, readReasonCounts, readShares, writeOrigin, writeReasonCounts, writeShares } from "../state/codecs/values.ts";
+import {
+  decodeWith,
+  encodeWith,
+  readOrigin,
+  readReasonCounts,
+  readShares,
+  writeOrigin,
+  writeReasonCounts,
+  writeShares,
+} from "../state/codecs/values.ts";
 import type { ValueCodec } from "../state/value-codec.ts";
 import type { Admission, ClaimVersion, JoinReading } from "./stage-records.ts";
 
@@ -21,7 +30,12 @@ export const claimVersionCodec: ValueCodec<ClaimVersion> = {
       writeOrigin(out, origin ?? undefined);
       writeFact(out, fact);
     }),
-  decode: (bytes) => decodeWith(bytes, (input) => ({ live: input.boolean(), origin: readOrigin(input) ?? null, fact: readFact(input) as MetricFact })),
+  decode: (bytes) =>
+    decodeWith(bytes, (input) => ({
+      live: input.boolean(),
+      origin: readOrigin(input) ?? null,
+      fact: readFact(input) as MetricFact,
+    })),
 };
 
 /** An admitted fact with where it was read. */
@@ -31,7 +45,8 @@ export const admissionCodec: ValueCodec<Admission> = {
       writeOrigin(out, origin ?? undefined);
       writeFact(out, fact);
     }),
-  decode: (bytes) => decodeWith(bytes, (input) => ({ origin: readOrigin(input) ?? null, fact: readFact(input) as MetricFact })),
+  decode: (bytes) =>
+    decodeWith(bytes, (input) => ({ origin: readOrigin(input) ?? null, fact: readFact(input) as MetricFact })),
 };
 
 const MEMBER_READING = 1;
@@ -62,7 +77,8 @@ export const joinReadingCodec: ValueCodec<JoinReading> = {
   decode: (bytes) =>
     decodeWith(bytes, (input): JoinReading => {
       const tag = input.byte();
-      if (tag !== MEMBER_READING && tag !== TASK_ID_READING) throw new InternalRecordError(`join reading tag ${String(tag)}`);
+      if (tag !== MEMBER_READING && tag !== TASK_ID_READING)
+        throw new InternalRecordError(`join reading tag ${String(tag)}`);
       if (tag === TASK_ID_READING) return { calls: readCallsReading(input), repairs: readRepairsReading(input) };
       const summaries = Array.from({ length: input.unsigned() }, () => readFact(input) as DeliverySummary);
       const money = readMoneyReading(input);

@@ -26,7 +26,12 @@ export type StageRecord =
    */
   | { readonly topic: "subscriptions"; readonly partition: number; readonly key: string; readonly value: true | null }
   /** Entity → entity (the bundle's owner → a subscriber): the bundle's reading at the subscribed cutoff. */
-  | { readonly topic: "responses"; readonly partition: number; readonly key: string; readonly value: JoinReading | null }
+  | {
+      readonly topic: "responses";
+      readonly partition: number;
+      readonly key: string;
+      readonly value: JoinReading | null;
+    }
   /** Entity → aggregation (by result group): one partition's partial sums of a group (groupCodec bytes). */
   | { readonly topic: "partials"; readonly partition: number; readonly key: string; readonly value: Buffer | null }
   /** Any stage → the conflicts output: a conflict's current report (null: no longer a conflict). */
@@ -63,7 +68,8 @@ export function splitKey(key: string): string[] {
   while (at < key.length) {
     const colon = key.indexOf(":", at);
     const length = Number(key.slice(at, colon));
-    if (colon < 0 || !Number.isInteger(length)) throw new InvariantError({ problem: `not a composite key: ${JSON.stringify(key)}` });
+    if (colon < 0 || !Number.isInteger(length))
+      throw new InvariantError({ problem: `not a composite key: ${JSON.stringify(key)}` });
     parts.push(key.slice(colon + 1, colon + 1 + length));
     at = colon + 1 + length;
   }

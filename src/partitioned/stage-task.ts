@@ -9,7 +9,12 @@ import { bytesCodec } from "../state/codecs/values.ts";
 import { StateStore } from "../state/state-store.ts";
 import { AggregationPartition } from "./aggregation-stage.ts";
 import { EntityPartition } from "./entity-stage.ts";
-import { DomainLedgerPartition, FactIdLedgerPartition, type FactLedgerOutcome, type StagePartitions } from "./ledger-stages.ts";
+import {
+  DomainLedgerPartition,
+  FactIdLedgerPartition,
+  type FactLedgerOutcome,
+  type StagePartitions,
+} from "./ledger-stages.ts";
 import { compositeKey, splitKey, type StageRecord, type StageTopic } from "./stage-records.ts";
 import { decodeStageValue, encodeStageValue } from "./stage-wire.ts";
 import { InvariantError } from "../errors.ts";
@@ -33,7 +38,11 @@ export const STAGE_ROLE: Readonly<Record<Exclude<StageTopic, "conflicts">, Stage
 };
 
 /** The stage that reads each stage topic. */
-export const READER_OF: Readonly<Record<StageRole, StageName>> = { stageClaims: "domainLedger", stageEntities: "entities", stagePartials: "aggregation" };
+export const READER_OF: Readonly<Record<StageRole, StageName>> = {
+  stageClaims: "domainLedger",
+  stageEntities: "entities",
+  stagePartials: "aggregation",
+};
 
 /** Whether a topic role is one of the topics between the stages. */
 export function isStageRole(role: string): role is StageRole {
@@ -64,10 +73,18 @@ export function toWire(record: Exclude<StageRecord, { topic: "conflicts" }>): Wi
 }
 
 /** A topic record back as the stage record it carries; the partition is the reader's own. */
-export function fromWire(key: string, value: Buffer | null, partition: number): Exclude<StageRecord, { topic: "conflicts" }> {
+export function fromWire(
+  key: string,
+  value: Buffer | null,
+  partition: number,
+): Exclude<StageRecord, { topic: "conflicts" }> {
   const [topic, inner] = splitKey(key) as [string, string];
-  if (!(topic in STAGE_ROLE) || inner === undefined) throw new InvariantError({ problem: `not a stage record key: ${JSON.stringify(key)}` });
-  return decodeStageValue({ topic, partition, key: inner, value: null } as Exclude<StageRecord, { topic: "conflicts" }>, value);
+  if (!(topic in STAGE_ROLE) || inner === undefined)
+    throw new InvariantError({ problem: `not a stage record key: ${JSON.stringify(key)}` });
+  return decodeStageValue(
+    { topic, partition, key: inner, value: null } as Exclude<StageRecord, { topic: "conflicts" }>,
+    value,
+  );
 }
 
 /** What one flush sends on: stage records (coalesced, only where they change what the reader holds), results, conflict reports. */
@@ -121,16 +138,20 @@ export class StageTask {
 
   /** The fact ledger's input: one accepted fact with where it was read. */
   ingest(fact: MetricFact, origin: FactOrigin | undefined): FactLedgerOutcome {
-    if (this.factLedger === undefined) throw new InvariantError({ problem: `the ${this.stage} stage does not read facts` });
+    if (this.factLedger === undefined)
+      throw new InvariantError({ problem: `the ${this.stage} stage does not read facts` });
     return this.factLedger.record(fact, origin, this.pending);
   }
 
   /** One record of the stage's input topic (its key and value as the topic carries them). */
   receive(key: string, value: Buffer | null): void {
     const record = fromWire(key, value, this.partition);
-    if (this.domainLedger !== undefined && record.topic === "claims") this.domainLedger.receive(record.key, record.value, this.pending);
-    else if (this.entities !== undefined && record.topic !== "claims" && record.topic !== "partials") this.entities.receive(record, this.pending);
-    else if (this.aggregation !== undefined && record.topic === "partials") this.aggregation.receive(record.key, record.value);
+    if (this.domainLedger !== undefined && record.topic === "claims")
+      this.domainLedger.receive(record.key, record.value, this.pending);
+    else if (this.entities !== undefined && record.topic !== "claims" && record.topic !== "partials")
+      this.entities.receive(record, this.pending);
+    else if (this.aggregation !== undefined && record.topic === "partials")
+      this.aggregation.receive(record.key, record.value);
     else throw new InvariantError({ problem: `the ${this.stage} stage does not read ${record.topic}` });
   }
 
@@ -186,7 +207,8 @@ export class StageTask {
 
   /** The same for a result the aggregation stage published. */
   resultCorrection(key: string, rebuilt: boolean): { readonly result: MetricResult | null } | undefined {
-    if (this.aggregation === undefined) throw new InvariantError({ problem: `the ${this.stage} stage publishes no results` });
+    if (this.aggregation === undefined)
+      throw new InvariantError({ problem: `the ${this.stage} stage publishes no results` });
     const result = this.aggregation.current(key);
     return rebuilt && result !== null ? undefined : { result };
   }

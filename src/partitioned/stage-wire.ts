@@ -25,7 +25,10 @@ export function encodeStageValue(record: Exclude<StageRecord, { topic: "conflict
 }
 
 /** The record as a reader of its topic gets it: its value decoded from `bytes`. */
-export function decodeStageValue<R extends Exclude<StageRecord, { topic: "conflicts" }>>(record: R, bytes: Buffer | null): R {
+export function decodeStageValue<R extends Exclude<StageRecord, { topic: "conflicts" }>>(
+  record: R,
+  bytes: Buffer | null,
+): R {
   if (bytes === null) return { ...record, value: null };
   switch (record.topic) {
     case "claims":

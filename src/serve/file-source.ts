@@ -22,9 +22,16 @@ function parseLine<T>(line: string, where: string, check: (value: unknown) => va
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-const isResult = (value: unknown): value is ResultRecord => isObject(value) && typeof value["metric_id"] === "string" && isObject(value["scope"]) && isObject(value["cohort"]) && isObject(value["coverage"]);
-const isAlert = (value: unknown): value is AlertRecord => isObject(value) && typeof value["alert_id"] === "string" && typeof value["run_id"] === "string";
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isResult = (value: unknown): value is ResultRecord =>
+  isObject(value) &&
+  typeof value["metric_id"] === "string" &&
+  isObject(value["scope"]) &&
+  isObject(value["cohort"]) &&
+  isObject(value["coverage"]);
+const isAlert = (value: unknown): value is AlertRecord =>
+  isObject(value) && typeof value["alert_id"] === "string" && typeof value["run_id"] === "string";
 const isRun = (value: unknown): value is RunRecord => isObject(value) && typeof value["run_id"] === "string";
 
 /**
@@ -37,7 +44,10 @@ export function startFileSource(paths: FileSourcePaths, state: ViewState): { sto
   const report = (file: string, error: string | null): void => {
     if (error === null) problems.delete(file);
     else problems.set(file, error);
-    state.setStatus({ ...state.snapshot().status, error: problems.size === 0 ? null : [...problems.values()].join("; ") });
+    state.setStatus({
+      ...state.snapshot().status,
+      error: problems.size === 0 ? null : [...problems.values()].join("; "),
+    });
   };
   const lines = (text: string): string[] => text.split("\n").filter((line) => line.trim() !== "");
 

@@ -23,7 +23,10 @@ export async function startKafkaSource(
   const consumers: Consumer[] = [];
   const groupIds: string[] = [];
   const failed = (topic: string, error: unknown): void => {
-    state.setStatus({ ...state.snapshot().status, error: `${topic}: ${error instanceof Error ? error.message : String(error)}` });
+    state.setStatus({
+      ...state.snapshot().status,
+      error: `${topic}: ${error instanceof Error ? error.message : String(error)}`,
+    });
   };
   const follow = async (topic: string, onMessage: (message: KafkaMessage) => Promise<void>): Promise<void> => {
     const groupId = `agentops-serve-${randomUUID()}`;

@@ -15,28 +15,38 @@ const boolean: Check = (value) => (typeof value === "boolean" ? null : "expected
 /** Records carry instants as RFC 3339 text or as epoch milliseconds (see static/format.js). */
 const instant: Check = (value) =>
   isNumber(value) || (typeof value === "string" && !Number.isNaN(Date.parse(value))) ? null : "expected an instant";
-const orNull = (check: Check): Check => (value) => (value === null ? null : check(value));
-const optional = (check: Check): Check => (value) => (value === undefined || value === null ? null : check(value));
+const orNull =
+  (check: Check): Check =>
+  (value) =>
+    value === null ? null : check(value);
+const optional =
+  (check: Check): Check =>
+  (value) =>
+    value === undefined || value === null ? null : check(value);
 const oneOf =
   (...allowed: string[]): Check =>
   (value) =>
     typeof value === "string" && allowed.includes(value) ? null : `expected one of ${allowed.join(", ")}`;
-const mapOf = (check: Check): Check => (value) => {
-  if (!isObject(value)) return "expected an object";
-  for (const [key, field] of Object.entries(value)) {
-    const problem = check(field);
-    if (problem !== null) return `${key}: ${problem}`;
-  }
-  return null;
-};
-const fields = (shape: Readonly<Record<string, Check>>): Check => (value) => {
-  if (!isObject(value)) return "expected an object";
-  for (const [name, check] of Object.entries(shape)) {
-    const problem = check(value[name]);
-    if (problem !== null) return `${name}: ${problem}`;
-  }
-  return null;
-};
+const mapOf =
+  (check: Check): Check =>
+  (value) => {
+    if (!isObject(value)) return "expected an object";
+    for (const [key, field] of Object.entries(value)) {
+      const problem = check(field);
+      if (problem !== null) return `${key}: ${problem}`;
+    }
+    return null;
+  };
+const fields =
+  (shape: Readonly<Record<string, Check>>): Check =>
+  (value) => {
+    if (!isObject(value)) return "expected an object";
+    for (const [name, check] of Object.entries(shape)) {
+      const problem = check(value[name]);
+      if (problem !== null) return `${name}: ${problem}`;
+    }
+    return null;
+  };
 
 const scope: Check = (value) => {
   if (isObject(value) && value["kind"] === "window") return fields({ start: instant, end: instant })(value);

@@ -170,13 +170,19 @@ export async function startViewServer(
       const key = url.searchParams.get("key");
       const explain = options.explain;
       if (explain === undefined || key === null) {
-        const error = explain === undefined ? "lineage is off: start agentops serve with --explain-member http://host:port (a running member's --metrics-port)" : "give ?key=<result key>";
+        const error =
+          explain === undefined
+            ? "lineage is off: start agentops serve with --explain-member http://host:port (a running member's --metrics-port)"
+            : "give ?key=<result key>";
         response.writeHead(explain === undefined ? 404 : 400, json).end(JSON.stringify({ error }));
         return;
       }
       explain(key).then(
         (reply) => response.writeHead(reply.status, json).end(reply.body),
-        (error: unknown) => response.writeHead(502, json).end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) })),
+        (error: unknown) =>
+          response
+            .writeHead(502, json)
+            .end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) })),
       );
       return;
     }
@@ -186,7 +192,9 @@ export async function startViewServer(
       return;
     }
     serveFile(response, file).catch((error: unknown) => {
-      response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}\n`);
+      response
+        .writeHead(500, { "content-type": "text/plain; charset=utf-8" })
+        .end(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}\n`);
     });
   });
   await new Promise<void>((resolve, reject) => {

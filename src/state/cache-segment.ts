@@ -38,7 +38,10 @@ export function heapBytes(encodedBytes: number): number {
  * What both cached tables share: their entries by key, their share of the store's byte count,
  * and CLOCK eviction of clean entries (`isDirty` says which an entry is).
  */
-export abstract class CachedSegment<V, E extends { readonly key: string; bytes: number; referenced: boolean }> implements CacheShare {
+export abstract class CachedSegment<
+  V,
+  E extends { readonly key: string; bytes: number; referenced: boolean },
+> implements CacheShare {
   readonly name: string;
   /** Estimated heap bytes of this table's cached entries (its share of the store's count). */
   bytes = 0;

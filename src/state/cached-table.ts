@@ -39,7 +39,13 @@ export class CachedTable<V> extends CachedSegment<V, Entry<V>> implements Table<
   set(key: string, value: V, encodedBytesHint = 64): void {
     const entry = this.cached(key);
     if (entry === undefined) {
-      const created: Entry<V> = { key, value, bytes: heapBytes(encodedBytesHint + key.length), dirty: true, referenced: true };
+      const created: Entry<V> = {
+        key,
+        value,
+        bytes: heapBytes(encodedBytesHint + key.length),
+        dirty: true,
+        referenced: true,
+      };
       this.insert(created);
       this.dirtyEntries.push(created);
       this.store.dirtyEntries += 1;

@@ -5,8 +5,22 @@ import type { LedgerTables } from "../metrics/fact-ledger.ts";
 import type { PublishedTables } from "../metrics/result-publisher.ts";
 import type { UnitTables } from "../metrics/unit-state.ts";
 import { contributionsCodec, groupCodec } from "./codecs/contributions.ts";
-import { callDocCodec, deliveryDocCodec, packetDocCodec, snapshotDocCodec, taskIdDocCodec, taskReaderCodec } from "./codecs/entity-docs.ts";
-import { factCodec, presenceCodec, stringCodec, stringListCodec, timeCountsCodec, versionsCodec } from "./codecs/values.ts";
+import {
+  callDocCodec,
+  deliveryDocCodec,
+  packetDocCodec,
+  snapshotDocCodec,
+  taskIdDocCodec,
+  taskReaderCodec,
+} from "./codecs/entity-docs.ts";
+import {
+  factCodec,
+  presenceCodec,
+  stringCodec,
+  stringListCodec,
+  timeCountsCodec,
+  versionsCodec,
+} from "./codecs/values.ts";
 import { GroupKeyIds } from "./group-key-ids.ts";
 import type { StateStore } from "./state-store.ts";
 import type { ValueCodec } from "./value-codec.ts";

@@ -56,14 +56,17 @@ export class GroupKeyIds {
     if (known !== undefined) return known;
     const id = this.ids.get(groupKey);
     if (id === undefined)
-      throw new Error(`result key ${JSON.stringify(groupKey)} was stored without an id (assign it before setting the contributions that name it)`);
+      throw new Error(
+        `result key ${JSON.stringify(groupKey)} was stored without an id (assign it before setting the contributions that name it)`,
+      );
     this.recent.set(groupKey, id);
     return id;
   }
 
   keyOf(id: number): string {
     const key = this.keys.get(String(id));
-    if (key === undefined) throw new Error(`stored contributions name result key id ${String(id)}, which the state store does not hold`);
+    if (key === undefined)
+      throw new Error(`stored contributions name result key id ${String(id)}, which the state store does not hold`);
     return key;
   }
 }

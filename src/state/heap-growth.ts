@@ -21,7 +21,10 @@ const FLAG = /^--heap[-_]growing[-_]percent\b/;
  * Sets the engine's heap growth unless the operator chose one (`node --heap-growing-percent=N`, or
  * in NODE_OPTIONS); returns the percent in force, or undefined when the operator's is kept.
  */
-export function boundEngineHeapGrowth(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ""): number | undefined {
+export function boundEngineHeapGrowth(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? "",
+): number | undefined {
   if ([...execArgv, ...nodeOptions.split(/\s+/)].some((argument) => FLAG.test(argument))) return undefined;
   // A GC heuristic read at every full collection, so setting it after start takes effect.
   setFlagsFromString(`--heap-growing-percent=${String(ENGINE_HEAP_GROWING_PERCENT)}`);

@@ -36,7 +36,11 @@ export interface Checkpoint {
  * another identity is not resumed.
  */
 export function stateIdentity(config: EngineConfig, catalog: CatalogSummary): string {
-  const described = JSON.stringify({ layout: STATE_LAYOUT_VERSION, config, catalog: { ...catalog, metrics: [...catalog.metrics] } });
+  const described = JSON.stringify({
+    layout: STATE_LAYOUT_VERSION,
+    config,
+    catalog: { ...catalog, metrics: [...catalog.metrics] },
+  });
   return createHash("sha256").update(described).digest("hex").slice(0, 32);
 }
 
@@ -58,7 +62,9 @@ export class StateDirectoryLockedError extends Error {
   readonly holder: number;
 
   constructor(directory: string, holder: number) {
-    super(`state directory ${directory} is in use by process ${String(holder)}: give each instance on one machine its own --state-dir (or --instance-id)`);
+    super(
+      `state directory ${directory} is in use by process ${String(holder)}: give each instance on one machine its own --state-dir (or --instance-id)`,
+    );
     this.directory = directory;
     this.holder = holder;
   }
@@ -99,7 +105,10 @@ export function openLocalState(
  * partition's state, and its contents are kept across openings; the store itself decides whether
  * they can be trusted (OnDiskKeyValueStore reads its marker). `close` closes it and releases the lock.
  */
-export function openStoreDirectory(directory: string, cacheBytes: number): { readonly state: StateStore; close(): Promise<void> } {
+export function openStoreDirectory(
+  directory: string,
+  cacheBytes: number,
+): { readonly state: StateStore; close(): Promise<void> } {
   mkdirSync(directory, { recursive: true });
   const release = lockDirectory(directory);
   try {
@@ -132,7 +141,8 @@ function lockDirectory(directory: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const holder = Number(readFileSync(lock, "utf8").trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) throw new StateDirectoryLockedError(directory, holder);
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder))
+        throw new StateDirectoryLockedError(directory, holder);
       rmSync(lock, { force: true });
     }
   }

@@ -165,7 +165,8 @@ export class StateStore {
     if (this.cachedBytes <= this.budgetBytes) return;
     while (this.cachedBytes > target) {
       let largest: CacheShare | undefined;
-      for (const table of this.tables) if (!exhausted.has(table) && (largest === undefined || table.bytes > largest.bytes)) largest = table;
+      for (const table of this.tables)
+        if (!exhausted.has(table) && (largest === undefined || table.bytes > largest.bytes)) largest = table;
       if (largest === undefined) return;
       const excess = this.cachedBytes - target;
       const freed = largest.evict(Math.max(4096, Math.min(excess, Math.ceil(largest.bytes / 4))));

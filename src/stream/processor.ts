@@ -43,7 +43,8 @@ export function originOf(position: SourcePosition): string | number {
 }
 
 /** The record as read, kept for a dead letter: its key and value bytes, or a file's text. */
-export type OriginalRecord = { readonly key: Buffer | null; readonly value: Buffer | null } | { readonly text: string | null };
+export type OriginalRecord =
+  { readonly key: Buffer | null; readonly value: Buffer | null } | { readonly text: string | null };
 
 export interface SourceRecord<V> {
   readonly position: SourcePosition;
@@ -75,7 +76,12 @@ export type DeadLetter =
       /** The record's original form, for rejected records only (null for reports). */
       readonly original: OriginalRecord | null;
     }
-  | { readonly kind: "conflict"; readonly conflict: Conflict; readonly position: SourcePosition; readonly factId: string };
+  | {
+      readonly kind: "conflict";
+      readonly conflict: Conflict;
+      readonly position: SourcePosition;
+      readonly factId: string;
+    };
 
 /** An accepted metric fact on its way to the engine, with where ingest read it. */
 export interface EngineFact {
@@ -129,7 +135,12 @@ export interface StageWrite {
  * partitioned engine's records carry it as a header, so a restarted writer finds what it wrote).
  */
 export type SinkRecord = {
-  readonly [R in TopicRole]: { readonly topic: R; readonly key: string; readonly value: SinkValues[R]; readonly writer?: string };
+  readonly [R in TopicRole]: {
+    readonly topic: R;
+    readonly key: string;
+    readonly value: SinkValues[R];
+    readonly writer?: string;
+  };
 }[TopicRole];
 
 export interface ProcessResult {

@@ -27,14 +27,17 @@ export type TopicRole = keyof TopicNames;
 
 /** Base names by role from a spec file; a role the topology needs and the file lacks is an error. */
 export function topicNamesFrom(file: TopicSpecFile, prefix = ""): TopicNames {
-  const byRole = new Map(file.topics.flatMap((topic) => (topic.role === undefined ? [] : [[topic.role, topic.name] as const])));
+  const byRole = new Map(
+    file.topics.flatMap((topic) => (topic.role === undefined ? [] : [[topic.role, topic.name] as const])),
+  );
   const name = (role: TopicRole): string => {
     const base = byRole.get(role);
-    if (base === undefined) throw new ConfigError({
-      field: "topics/topics.json",
-      problem: `no topic has "role": "${role}"`,
-      fix: `give the topology's ${role} topic "role": "${role}"`,
-    });
+    if (base === undefined)
+      throw new ConfigError({
+        field: "topics/topics.json",
+        problem: `no topic has "role": "${role}"`,
+        fix: `give the topology's ${role} topic "role": "${role}"`,
+      });
     return prefixedTopicName(prefix, base);
   };
   return {
@@ -55,7 +58,12 @@ export function topicNamesFrom(file: TopicSpecFile, prefix = ""): TopicNames {
 }
 
 /** The roles of the partitioned engine's topics, which must all have the engine's partition count. */
-export const STAGE_TOPIC_ROLES = ["stageFacts", "stageClaims", "stageEntities", "stagePartials"] as const satisfies readonly TopicRole[];
+export const STAGE_TOPIC_ROLES = [
+  "stageFacts",
+  "stageClaims",
+  "stageEntities",
+  "stagePartials",
+] as const satisfies readonly TopicRole[];
 
 /**
  * The partitioned engine's partition count: the partitions of its topics in the spec file, which
@@ -63,7 +71,10 @@ export const STAGE_TOPIC_ROLES = ["stageFacts", "stageClaims", "stageEntities", 
  * with another count would send records where no task reads them).
  */
 export function enginePartitionsFrom(file: TopicSpecFile): number {
-  const counts = STAGE_TOPIC_ROLES.map((role) => ({ role, partitions: file.topics.find((topic) => topic.role === role)?.partitions }));
+  const counts = STAGE_TOPIC_ROLES.map((role) => ({
+    role,
+    partitions: file.topics.find((topic) => topic.role === role)?.partitions,
+  }));
   const first = counts[0]?.partitions;
   const odd = counts.find((entry) => entry.partitions !== first);
   if (first === undefined || odd !== undefined) {

@@ -69,7 +69,10 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     sinks: [
       { topic: "deadLetters", carries: "rejected records: reason, source coordinates, original bytes" },
       { topic: "agentEvents", carries: "agent_step and sandbox_event, keyed by run_id (internal binary layout)" },
-      { topic: "engineFacts", carries: "accepted metric facts, normalised, keyed by fact version (internal binary layout)" },
+      {
+        topic: "engineFacts",
+        carries: "accepted metric facts, normalised, keyed by fact version (internal binary layout)",
+      },
       { topic: "stageFacts", carries: "with --engine stages instead: the same, placed by fact_id" },
     ],
   },
@@ -98,8 +101,14 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
       },
     ],
     sinks: [
-      { topic: "results", carries: "the published-results store's changelog: latest result per key (upserts and tombstones)" },
-      { topic: "engineContributions", carries: "each unit's contributions after a flush, and the engine-facts offset they reflect" },
+      {
+        topic: "results",
+        carries: "the published-results store's changelog: latest result per key (upserts and tombstones)",
+      },
+      {
+        topic: "engineContributions",
+        carries: "each unit's contributions after a flush, and the engine-facts offset they reflect",
+      },
       { topic: "deadLetters", carries: "CONFLICT: every version of a conflicting identity" },
     ],
   },
@@ -107,12 +116,15 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     name: "fact-ledger",
     source: "stageFacts",
     does: "fact ledger by fact_id: redelivery · fact_id conflict → each version's claim on its identity",
-    stores: [{
-      name: "stage-state",
-      changelog: "stageFacts",
-      restore: "source",
-      holds: "the fact versions by fact_id, and the outbox (the value last sent per output key), on disk and checkpointed",
-    }],
+    stores: [
+      {
+        name: "stage-state",
+        changelog: "stageFacts",
+        restore: "source",
+        holds:
+          "the fact versions by fact_id, and the outbox (the value last sent per output key), on disk and checkpointed",
+      },
+    ],
     sinks: [
       { topic: "stageClaims", carries: "one record per version claiming a domain identity, with whether it is live" },
       { topic: "stageEntities", carries: "summaries (no domain identity) admitted to their bundles" },
@@ -123,9 +135,19 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     name: "domain-ledger",
     source: "stageClaims",
     does: "domain ledger by identity: content conflicts · the live version with the smallest fact_id is admitted",
-    stores: [{ name: "stage-state", changelog: "stageClaims", restore: "source", holds: "the claims and admitted version per identity, and the outbox" }],
+    stores: [
+      {
+        name: "stage-state",
+        changelog: "stageClaims",
+        restore: "source",
+        holds: "the claims and admitted version per identity, and the outbox",
+      },
+    ],
     sinks: [
-      { topic: "stageEntities", carries: "the admitted fact, to the owner of every bundle it belongs to (tombstones where it left)" },
+      {
+        topic: "stageEntities",
+        carries: "the admitted fact, to the owner of every bundle it belongs to (tombstones where it left)",
+      },
       { topic: "deadLetters", carries: "CONFLICT: every version of an identity with two contents" },
     ],
   },
@@ -135,12 +157,14 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     does:
       "entity stage by bundle: facts indexed · call bundles pushed to their Delivery · " +
       "foreign-key joins (subscription, response) · units → partial group sums",
-    stores: [{
-      name: "stage-state",
-      changelog: "stageEntities",
-      restore: "source",
-      holds: "the bundles' facts, subscriptions, join responses, units, partial groups, and the outbox",
-    }],
+    stores: [
+      {
+        name: "stage-state",
+        changelog: "stageEntities",
+        restore: "source",
+        holds: "the bundles' facts, subscriptions, join responses, units, partial groups, and the outbox",
+      },
+    ],
     sinks: [
       { topic: "stageEntities", carries: "pushes, subscriptions and responses to other entity partitions" },
       { topic: "stagePartials", carries: "this partition's partial sums of each changed result group" },
@@ -151,19 +175,33 @@ export const TOPOLOGY: Readonly<Record<ProcessorName, ProcessorNode>> = {
     name: "aggregation",
     source: "stagePartials",
     does: "aggregation by result group: partial sums added exactly · rendered · published on change",
-    stores: [{
-      name: "stage-state",
-      changelog: "stagePartials",
-      restore: "source",
-      holds: "each entity partition's partial sums per group, and the results as published",
-    }],
-    sinks: [{ topic: "results", carries: "latest result per key (upserts and tombstones), each naming its writer (header agentops-writer)" }],
+    stores: [
+      {
+        name: "stage-state",
+        changelog: "stagePartials",
+        restore: "source",
+        holds: "each entity partition's partial sums per group, and the results as published",
+      },
+    ],
+    sinks: [
+      {
+        topic: "results",
+        carries: "latest result per key (upserts and tombstones), each naming its writer (header agentops-writer)",
+      },
+    ],
   },
   "run-monitor": {
     name: "run-monitor",
     source: "agentEvents",
     does: "per-run loop · redundancy · destructive-action rules",
-    stores: [{ name: "run-states", changelog: "runMonitorChangelog", restore: "partition", holds: "one state per active run, on its events' partition" }],
+    stores: [
+      {
+        name: "run-states",
+        changelog: "runMonitorChangelog",
+        restore: "partition",
+        holds: "one state per active run, on its events' partition",
+      },
+    ],
     sinks: [
       { topic: "alerts", carries: "tripwire alerts (sent first)", first: true },
       { topic: "runState", carries: "per-run summary, compacted" },
@@ -180,9 +218,9 @@ export const PROCESSOR_NAMES = ["ingest", "engine", "run-monitor"] as const sati
 export const ENGINE_STAGES: readonly StageProcessorName[] = Object.values(STAGE_PROCESSORS);
 
 /** Which stage each stage processor runs. */
-export const STAGE_OF = Object.fromEntries(Object.entries(STAGE_PROCESSORS).map(([stage, name]) => [name, stage])) as Readonly<
-  Record<StageProcessorName, StageName>
->;
+export const STAGE_OF = Object.fromEntries(
+  Object.entries(STAGE_PROCESSORS).map(([stage, name]) => [name, stage]),
+) as Readonly<Record<StageProcessorName, StageName>>;
 
 /** Every processor of the topology, in the order records flow. */
 export const ALL_PROCESSORS: readonly ProcessorName[] = ["ingest", "engine", ...ENGINE_STAGES, "run-monitor"];
@@ -199,10 +237,9 @@ const RESTORED_FROM: Readonly<Record<StateStore["restore"], string>> = {
  */
 export function sendOrder(name: ProcessorName): readonly (readonly TopicRole[])[] {
   const sinks = TOPOLOGY[name].sinks;
-  return [
-    sinks.filter((sink) => sink.first === true),
-    sinks.filter((sink) => sink.first !== true),
-  ].map((group) => group.map((sink) => sink.topic)).filter((group) => group.length > 0);
+  return [sinks.filter((sink) => sink.first === true), sinks.filter((sink) => sink.first !== true)]
+    .map((group) => group.map((sink) => sink.topic))
+    .filter((group) => group.length > 0);
 }
 
 /** The topic roles a processor writes: its declared sinks (a write anywhere else is refused). */
@@ -220,8 +257,13 @@ export function describeTopology(topics: TopicNames): string {
     lines.push(`  Processor: [${node.name}] ${node.does}`);
     for (const store of node.stores) {
       const log = store.log === undefined ? "" : `, log ${topics[store.log]}`;
-      const from = store.restore === "source" && store.log === undefined ? "its local checkpoint, else its source from offset 0" : RESTORED_FROM[store.restore];
-      lines.push(`  Store:     ${store.name} = ${store.holds}; changelog ${topics[store.changelog]}${log} (restored from ${from})`);
+      const from =
+        store.restore === "source" && store.log === undefined
+          ? "its local checkpoint, else its source from offset 0"
+          : RESTORED_FROM[store.restore];
+      lines.push(
+        `  Store:     ${store.name} = ${store.holds}; changelog ${topics[store.changelog]}${log} (restored from ${from})`,
+      );
     }
     for (const sink of node.sinks) lines.push(`  Sink:      ${topics[sink.topic]}: ${sink.carries}`);
     lines.push("");

@@ -34,7 +34,10 @@ export interface AlertEvidence {
  * redelivery produces an alert the alerts topic (and any consumer) can recognise as the same.
  */
 export function alertId(runId: string, ruleId: string, seqFrom: number, seqTo: number): string {
-  return createHash("sha256").update(canonicalJson([runId, ruleId, seqFrom, seqTo])).digest("hex").slice(0, 32);
+  return createHash("sha256")
+    .update(canonicalJson([runId, ruleId, seqFrom, seqTo]))
+    .digest("hex")
+    .slice(0, 32);
 }
 
 /** What a detector knows about one alert; the rule supplies id, version, kind and severity. */
@@ -43,7 +46,8 @@ type AlertFields = Pick<TripwireAlert, "run_id" | "event_time" | "message"> & { 
 /** An alert raised by `rule`: destructive rules are DESTRUCTIVE, run rules carry their own kind. */
 export function makeAlert(rule: DestructiveRule | RunRule, fields: AlertFields): TripwireAlert {
   const evidence: Record<string, string | number> = {};
-  for (const [key, value] of Object.entries(fields.evidence)) if (value !== undefined) evidence[key] = value as string | number;
+  for (const [key, value] of Object.entries(fields.evidence))
+    if (value !== undefined) evidence[key] = value as string | number;
   return {
     alert_id: alertId(fields.run_id, rule.id, fields.evidence.seq_from, fields.evidence.seq_to),
     run_id: fields.run_id,
@@ -59,7 +63,12 @@ export function makeAlert(rule: DestructiveRule | RunRule, fields: AlertFields):
 
 /** Total order for replay output: event time, then run, then seq range, then rule. */
 export function compareAlerts(left: TripwireAlert, right: TripwireAlert): number {
-  return left.event_time - right.event_time || byUtf8(left.run_id, right.run_id) || left.evidence.seq_to - right.evidence.seq_to || left.evidence.seq_from - right.evidence.seq_from || byUtf8(left.rule_id, right.rule_id) || byUtf8(left.alert_id, right.alert_id);
+  return (
+    left.event_time - right.event_time ||
+    byUtf8(left.run_id, right.run_id) ||
+    left.evidence.seq_to - right.evidence.seq_to ||
+    left.evidence.seq_from - right.evidence.seq_from ||
+    byUtf8(left.rule_id, right.rule_id) ||
+    byUtf8(left.alert_id, right.alert_id)
+  );
 }
-
-

@@ -21,7 +21,26 @@ export const tripwireConfigSchema = z
          * `test -f` on a missing file, diff finding a difference): a shell tool call that ends in
          * error with one of them as its final command is not a failure for the loop rules.
          */
-        noMatchCommands: z.array(z.string().min(1)).default(["grep", "egrep", "fgrep", "rg", "ag", "ack", "git grep", "test", "[", "[[", "diff", "cmp", "git diff", "pgrep", "which", "command -v"]),
+        noMatchCommands: z
+          .array(z.string().min(1))
+          .default([
+            "grep",
+            "egrep",
+            "fgrep",
+            "rg",
+            "ag",
+            "ack",
+            "git grep",
+            "test",
+            "[",
+            "[[",
+            "diff",
+            "cmp",
+            "git diff",
+            "pgrep",
+            "which",
+            "command -v",
+          ]),
       })
       .prefault({}),
     messages: z
@@ -37,9 +56,41 @@ export const tripwireConfigSchema = z
     agentTools: z
       .strictObject({
         /** Tool names whose input's `command`/`cmd` is a shell command line, analysed like a sandbox exec. */
-        shell: z.array(z.string().min(1)).default(["Bash", "bash", "shell", "execute_bash", "run_command", "exec_command", "shell_command", "local_shell", "container.exec", "run_shell_command", "terminal"]),
+        shell: z
+          .array(z.string().min(1))
+          .default([
+            "Bash",
+            "bash",
+            "shell",
+            "execute_bash",
+            "run_command",
+            "exec_command",
+            "shell_command",
+            "local_shell",
+            "container.exec",
+            "run_shell_command",
+            "terminal",
+          ]),
         /** Tool names that change files (their `command: "view"` form excepted): a state change for the loop and redundancy rules. */
-        edit: z.array(z.string().min(1)).default(["Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_editor", "str_replace_based_edit_tool", "edit", "create", "insert", "append", "apply_patch", "write", "write_file", "edit_file", "replace"]),
+        edit: z
+          .array(z.string().min(1))
+          .default([
+            "Edit",
+            "MultiEdit",
+            "Write",
+            "NotebookEdit",
+            "str_replace_editor",
+            "str_replace_based_edit_tool",
+            "edit",
+            "create",
+            "insert",
+            "append",
+            "apply_patch",
+            "write",
+            "write_file",
+            "edit_file",
+            "replace",
+          ]),
         /**
          * A sandbox event mirrors a tool call (the same action reported twice: by the agent log and
          * by the sandbox) when its command (or path) equals the tool call's and their seqs differ
@@ -62,7 +113,9 @@ export const tripwireConfigSchema = z
       .prefault({}),
     destructive: z
       .strictObject({
-        protectedBranches: z.array(z.string().min(1)).default(["main", "master", "trunk", "develop", "production", "release/*"]),
+        protectedBranches: z
+          .array(z.string().min(1))
+          .default(["main", "master", "trunk", "develop", "production", "release/*"]),
         /** Home directory of every run, when the deployment knows it; otherwise inferred from workspace_root or symbolic. */
         home: z.string().startsWith("/").optional(),
         /**
@@ -81,9 +134,27 @@ export const tripwireConfigSchema = z
   })
   .check((context) => {
     const { loop } = context.value;
-    if (loop.minCycleLength > loop.maxCycleLength) context.issues.push({ code: "custom", input: loop, path: ["loop"], message: "minCycleLength must be ≤ maxCycleLength" });
-    if (loop.actionWindow < loop.maxCycleLength * loop.minRepetitions) context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message: "actionWindow must hold maxCycleLength × minRepetitions actions" });
-    if (loop.actionWindow < loop.failingStepRepeats) context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message: "actionWindow must hold failingStepRepeats actions" });
+    if (loop.minCycleLength > loop.maxCycleLength)
+      context.issues.push({
+        code: "custom",
+        input: loop,
+        path: ["loop"],
+        message: "minCycleLength must be ≤ maxCycleLength",
+      });
+    if (loop.actionWindow < loop.maxCycleLength * loop.minRepetitions)
+      context.issues.push({
+        code: "custom",
+        input: loop,
+        path: ["loop", "actionWindow"],
+        message: "actionWindow must hold maxCycleLength × minRepetitions actions",
+      });
+    if (loop.actionWindow < loop.failingStepRepeats)
+      context.issues.push({
+        code: "custom",
+        input: loop,
+        path: ["loop", "actionWindow"],
+        message: "actionWindow must hold failingStepRepeats actions",
+      });
     if (loop.actionWindow < loop.failingOperationRepeats) {
       const message = "actionWindow must hold failingOperationRepeats actions";
       context.issues.push({ code: "custom", input: loop, path: ["loop", "actionWindow"], message });

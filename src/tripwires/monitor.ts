@@ -52,9 +52,18 @@ export function inMemoryRunStates(): RunStateStore {
 
 const MINUTE_MS = 60_000;
 
-export function createRunMonitor(configInput: TripwireConfigInput = {}, runs: RunStateStore = inMemoryRunStates(), sharedAnalyser?: CommandAnalyser): RunMonitor {
+export function createRunMonitor(
+  configInput: TripwireConfigInput = {},
+  runs: RunStateStore = inMemoryRunStates(),
+  sharedAnalyser?: CommandAnalyser,
+): RunMonitor {
   const config = parseTripwireConfig(configInput);
-  const analyser = sharedAnalyser ?? createCommandAnalyser({ protectedBranches: config.destructive.protectedBranches, cacheSize: config.analysisCacheSize });
+  const analyser =
+    sharedAnalyser ??
+    createCommandAnalyser({
+      protectedBranches: config.destructive.protectedBranches,
+      cacheSize: config.analysisCacheSize,
+    });
   const idleMs = config.idleExpiryMinutes * MINUTE_MS;
   // Sweeping is O(runs), so it happens once per event-time minute of the watermark. The sweep
   // points depend only on the watermark, which is derived from the runs themselves, so a monitor

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { MAX_DELETION_EPISODES } from "./detectors/deletion-episodes.ts";
-import { emptyMirrorMemory, MAX_MIRROR_ENTRIES, MIRROR_CHANGED, MIRROR_MATCHED, MIRROR_SANDBOX_SIDE, type MirrorMemory } from "./detectors/action-mirror.ts";
+import {
+  emptyMirrorMemory,
+  MAX_MIRROR_ENTRIES,
+  MIRROR_CHANGED,
+  MIRROR_MATCHED,
+  MIRROR_SANDBOX_SIDE,
+  type MirrorMemory,
+} from "./detectors/action-mirror.ts";
 import { emptyMessageState } from "./detectors/message-repeat-detector.ts";
 import { DESTRUCTIVE_RULE_IDS } from "./rules/rule-definition.ts";
 import type { RunState } from "./run-state.ts";
@@ -156,8 +163,22 @@ export function serializeRunState(state: RunState): string {
       hashes.refs(loop.operations),
       operations,
     ],
-    [redundancy.epoch, hashes.refs(redundancy.observedActions), hashes.refs(redundancy.observedDigests), differences(redundancy.observedEpochs), differences(redundancy.windowSeqs), digits(redundancy.windowFlags), redundancy.toolCallsSeen, redundancy.redundantSteps, redundancy.episodeOpen ? 1 : 0],
-    [credential.pendingRead === null ? null : [credential.pendingRead.seq, credential.pendingRead.path], credential.lastEgress === null ? null : [credential.lastEgress.seq, credential.lastEgress.target], credential.alertedReadSeq],
+    [
+      redundancy.epoch,
+      hashes.refs(redundancy.observedActions),
+      hashes.refs(redundancy.observedDigests),
+      differences(redundancy.observedEpochs),
+      differences(redundancy.windowSeqs),
+      digits(redundancy.windowFlags),
+      redundancy.toolCallsSeen,
+      redundancy.redundantSteps,
+      redundancy.episodeOpen ? 1 : 0,
+    ],
+    [
+      credential.pendingRead === null ? null : [credential.pendingRead.seq, credential.pendingRead.path],
+      credential.lastEgress === null ? null : [credential.lastEgress.seq, credential.lastEgress.target],
+      credential.alertedReadSeq,
+    ],
     episodes,
     [hashes.refs(messages.digests), messages.counts, differences(messages.firstSeqs), hashes.ref(messages.alerted)],
     [differences(mirrors.seqs), hashes.refs(mirrors.subjects), digits(mirrors.flags), mirrors.rules],
@@ -200,8 +221,22 @@ const compactSchema = z.tuple([
     numbers.optional(), // operations
     numbers.optional(), // openOperations
   ]),
-  z.tuple([z.number(), numbers, numbers, numbers, numbers, flagDigits(1), count, count, z.union([z.literal(0), z.literal(1)])]), // redundancy
-  z.tuple([z.tuple([z.number(), z.string()]).nullable(), z.tuple([z.number(), z.string()]).nullable(), z.number().nullable()]), // credential
+  z.tuple([
+    z.number(),
+    numbers,
+    numbers,
+    numbers,
+    numbers,
+    flagDigits(1),
+    count,
+    count,
+    z.union([z.literal(0), z.literal(1)]),
+  ]), // redundancy
+  z.tuple([
+    z.tuple([z.number(), z.string()]).nullable(),
+    z.tuple([z.number(), z.string()]).nullable(),
+    z.number().nullable(),
+  ]), // credential
   z.array(z.union([z.string(), z.number()])), // deletion episodes: ruleId, root, lastEventTime, …
   z.tuple([numbers, numbers, numbers, z.number()]), // messages
   z.tuple([numbers, numbers, flagDigits(7), z.array(z.string())]), // mirrors
@@ -213,10 +248,35 @@ const compactSchema = z.tuple([
  * same one old object-form values go through).
  */
 function expandCompactRunState(value: unknown): unknown {
-  const [, runId, firstEventTime, lastEventTime, lastSeq, stepsSeen, sandboxEventsSeen, duplicatesIgnored, lateIgnored, alertsEmitted, deletionsGrouped, mirroredAlertsSuppressed, stepRanges, stepFloor, sandboxRanges, sandboxFloor, loop, redundancy, credential, episodes, messages, mirrors, table] = compactSchema.parse(value);
+  const [
+    ,
+    runId,
+    firstEventTime,
+    lastEventTime,
+    lastSeq,
+    stepsSeen,
+    sandboxEventsSeen,
+    duplicatesIgnored,
+    lateIgnored,
+    alertsEmitted,
+    deletionsGrouped,
+    mirroredAlertsSuppressed,
+    stepRanges,
+    stepFloor,
+    sandboxRanges,
+    sandboxFloor,
+    loop,
+    redundancy,
+    credential,
+    episodes,
+    messages,
+    mirrors,
+    table,
+  ] = compactSchema.parse(value);
   const hash = (index: number): number => {
     const found = table[index];
-    if (found === undefined || !Number.isInteger(index)) throw new Error(`changelog value refers to hash ${index} of ${table.length}`);
+    if (found === undefined || !Number.isInteger(index))
+      throw new Error(`changelog value refers to hash ${index} of ${table.length}`);
     return found;
   };
   const [loopSeqs, loopActions, loopDigests, loopEpochs, loopFlags, openCycle, failures] = loop;
@@ -230,8 +290,19 @@ function expandCompactRunState(value: unknown): unknown {
   };
   if (episodes.length % 3 !== 0) throw new Error("deletion episodes come in triples");
   const deletionEpisodes: unknown[] = [];
-  for (let index = 0; index < episodes.length; index += 3) deletionEpisodes.push({ ruleId: episodes[index], root: episodes[index + 1], lastEventTime: episodes[index + 2] });
-  const [epoch, observedActions, observedDigests, observedEpochs, windowSeqs, windowFlags, toolCallsSeen, redundantSteps, episodeOpen] = redundancy;
+  for (let index = 0; index < episodes.length; index += 3)
+    deletionEpisodes.push({ ruleId: episodes[index], root: episodes[index + 1], lastEventTime: episodes[index + 2] });
+  const [
+    epoch,
+    observedActions,
+    observedDigests,
+    observedEpochs,
+    windowSeqs,
+    windowFlags,
+    toolCallsSeen,
+    redundantSteps,
+    episodeOpen,
+  ] = redundancy;
   const [pendingRead, lastEgress, alertedReadSeq] = credential;
   const [messageDigests, messageCounts, messageFirstSeqs, messageAlerted] = messages;
   const [mirrorSeqs, mirrorSubjects, mirrorFlags, mirrorRules] = mirrors;
@@ -255,7 +326,8 @@ function expandCompactRunState(value: unknown): unknown {
       epochs: undoDifferences(loopEpochs),
       changed: loopMarks.map((mark) => mark >> 1),
       operations: loopOperations?.map(hash),
-      openCycle: openCycle === null ? null : { cycleLength: openCycle[0], seqFrom: openCycle[1], lastSeq: openCycle[2] },
+      openCycle:
+        openCycle === null ? null : { cycleLength: openCycle[0], seqFrom: openCycle[1], lastSeq: openCycle[2] },
       openFailures: pairs(failures),
       openOperations: pairs(operations ?? []),
     },
@@ -277,8 +349,18 @@ function expandCompactRunState(value: unknown): unknown {
     },
     deletionEpisodes,
     deletionsGrouped,
-    messages: { digests: messageDigests.map(hash), counts: messageCounts, firstSeqs: undoDifferences(messageFirstSeqs), alerted: hash(messageAlerted) },
-    mirrors: { seqs: undoDifferences(mirrorSeqs), subjects: mirrorSubjects.map(hash), flags: undoDigits(mirrorFlags), rules: mirrorRules },
+    messages: {
+      digests: messageDigests.map(hash),
+      counts: messageCounts,
+      firstSeqs: undoDifferences(messageFirstSeqs),
+      alerted: hash(messageAlerted),
+    },
+    mirrors: {
+      seqs: undoDifferences(mirrorSeqs),
+      subjects: mirrorSubjects.map(hash),
+      flags: undoDigits(mirrorFlags),
+      rules: mirrorRules,
+    },
     mirroredAlertsSuppressed,
   };
 }
@@ -287,88 +369,130 @@ function expandCompactRunState(value: unknown): unknown {
 const isCompactRunState = (value: unknown): boolean => Array.isArray(value);
 
 /** The object form of a run state: what a value of either form must be (the compact one once expanded). */
-const seenSeqsSchema = z.strictObject({ ranges: numbers.refine(wellFormedRanges, "seq ranges ascending, first ≤ last, apart"), floor: z.number() });
+const seenSeqsSchema = z.strictObject({
+  ranges: numbers.refine(wellFormedRanges, "seq ranges ascending, first ≤ last, apart"),
+  floor: z.number(),
+});
 const runStateSchema = z
   .strictObject({
-  runId: z.string(),
-  firstEventTime: z.number(),
-  lastEventTime: z.number(),
-  lastSeq: z.number(),
-  stepsSeen: z.number(),
-  sandboxEventsSeen: z.number(),
-  duplicatesIgnored: z.number(),
-  lateIgnored: z.number(),
-  alertsEmitted: z.number(),
-  seenSteps: seenSeqsSchema.optional(),
-  seenSandboxEvents: seenSeqsSchema.optional(),
-  // Object-form values written before the seen seqs became ranges: a sorted list and a floor each.
-  seenStepSeqs: numbers.optional(),
-  seenSandboxSeqs: numbers.optional(),
-  stepSeqFloor: z.number().optional(),
-  sandboxSeqFloor: z.number().optional(),
-  loop: z
-    .strictObject({
-      seqs: numbers,
-      actions: numbers,
-      errors: numbers,
-      // Changelog values written before progress-aware failing steps restore with no digests and
-      // one epoch: old failures then count as "nothing changed in between", as they did.
-      digests: numbers.optional(),
-      epochs: numbers.optional(),
-      changed: numbers.optional(),
-      // Values written before loop-failing-operation restore with no operations (none alerts).
-      operations: numbers.optional(),
-      openCycle: z.strictObject({ cycleLength: z.number(), seqFrom: z.number(), lastSeq: z.number() }).nullable(),
-      openFailures: z.array(z.tuple([z.number(), z.number()])),
-      openOperations: z.array(z.tuple([z.number(), z.number()])).default([]),
-    })
-    .transform((loop) => {
-      const none = (): number[] => loop.seqs.map(() => 0);
-      const { digests = none(), epochs = none(), changed = none(), operations = none() } = loop;
-      return { ...loop, digests, epochs, changed, operations };
+    runId: z.string(),
+    firstEventTime: z.number(),
+    lastEventTime: z.number(),
+    lastSeq: z.number(),
+    stepsSeen: z.number(),
+    sandboxEventsSeen: z.number(),
+    duplicatesIgnored: z.number(),
+    lateIgnored: z.number(),
+    alertsEmitted: z.number(),
+    seenSteps: seenSeqsSchema.optional(),
+    seenSandboxEvents: seenSeqsSchema.optional(),
+    // Object-form values written before the seen seqs became ranges: a sorted list and a floor each.
+    seenStepSeqs: numbers.optional(),
+    seenSandboxSeqs: numbers.optional(),
+    stepSeqFloor: z.number().optional(),
+    sandboxSeqFloor: z.number().optional(),
+    loop: z
+      .strictObject({
+        seqs: numbers,
+        actions: numbers,
+        errors: numbers,
+        // Changelog values written before progress-aware failing steps restore with no digests and
+        // one epoch: old failures then count as "nothing changed in between", as they did.
+        digests: numbers.optional(),
+        epochs: numbers.optional(),
+        changed: numbers.optional(),
+        // Values written before loop-failing-operation restore with no operations (none alerts).
+        operations: numbers.optional(),
+        openCycle: z.strictObject({ cycleLength: z.number(), seqFrom: z.number(), lastSeq: z.number() }).nullable(),
+        openFailures: z.array(z.tuple([z.number(), z.number()])),
+        openOperations: z.array(z.tuple([z.number(), z.number()])).default([]),
+      })
+      .transform((loop) => {
+        const none = (): number[] => loop.seqs.map(() => 0);
+        const { digests = none(), epochs = none(), changed = none(), operations = none() } = loop;
+        return { ...loop, digests, epochs, changed, operations };
+      }),
+    redundancy: z.strictObject({
+      epoch: z.number(),
+      observedActions: numbers,
+      observedDigests: numbers,
+      observedEpochs: numbers,
+      windowSeqs: numbers,
+      windowFlags: numbers,
+      toolCallsSeen: z.number(),
+      redundantSteps: z.number(),
+      episodeOpen: z.boolean(),
     }),
-  redundancy: z.strictObject({
-    epoch: z.number(),
-    observedActions: numbers,
-    observedDigests: numbers,
-    observedEpochs: numbers,
-    windowSeqs: numbers,
-    windowFlags: numbers,
-    toolCallsSeen: z.number(),
-    redundantSteps: z.number(),
-    episodeOpen: z.boolean(),
-  }),
-  credential: z.strictObject({
-    pendingRead: z.strictObject({ seq: z.number(), path: z.string() }).nullable(),
-    lastEgress: z.strictObject({ seq: z.number(), target: z.string() }).nullable(),
-    alertedReadSeq: z.number().nullable(),
-  }),
-  // Defaults: changelog values written before deletion grouping existed still restore.
-  deletionEpisodes: z.array(z.strictObject({ ruleId: z.enum(DESTRUCTIVE_RULE_IDS), root: z.string(), lastEventTime: z.number() })).max(MAX_DELETION_EPISODES).default([]),
-  deletionsGrouped: z.number().default(0),
-  messages: z.strictObject({ digests: numbers, counts: numbers, firstSeqs: numbers, alerted: z.number() }).default(emptyMessageState),
-  mirrors: z
-    .union([
-      z.strictObject({ seqs: numbers, subjects: numbers, flags: numbers, rules: z.array(z.string()) }).refine((memory) => memory.seqs.length <= MAX_MIRROR_ENTRIES && [memory.subjects, memory.flags, memory.rules].every((list) => list.length === memory.seqs.length), "mirror lists of one length, at most MAX_MIRROR_ENTRIES"),
-      // Object form values written before the mirrors became parallel lists: one object per entry.
-      z
-        .array(z.strictObject({ side: z.union([z.literal(0), z.literal(1)]), seq: z.number(), subject: z.number(), rules: z.array(z.string()), changed: z.union([z.literal(0), z.literal(1)]), matched: z.union([z.literal(0), z.literal(1)]) }))
-        .max(MAX_MIRROR_ENTRIES)
-        .transform((entries): MirrorMemory => ({
-          seqs: entries.map((entry) => entry.seq),
-          subjects: entries.map((entry) => entry.subject),
-          flags: entries.map((entry) => (entry.side === 1 ? MIRROR_SANDBOX_SIDE : 0) | (entry.changed === 1 ? MIRROR_CHANGED : 0) | (entry.matched === 1 ? MIRROR_MATCHED : 0)),
-          rules: entries.map((entry) => entry.rules.join(",")),
-        })),
-    ])
-    .default(emptyMirrorMemory),
-  mirroredAlertsSuppressed: z.number().default(0),
+    credential: z.strictObject({
+      pendingRead: z.strictObject({ seq: z.number(), path: z.string() }).nullable(),
+      lastEgress: z.strictObject({ seq: z.number(), target: z.string() }).nullable(),
+      alertedReadSeq: z.number().nullable(),
+    }),
+    // Defaults: changelog values written before deletion grouping existed still restore.
+    deletionEpisodes: z
+      .array(z.strictObject({ ruleId: z.enum(DESTRUCTIVE_RULE_IDS), root: z.string(), lastEventTime: z.number() }))
+      .max(MAX_DELETION_EPISODES)
+      .default([]),
+    deletionsGrouped: z.number().default(0),
+    messages: z
+      .strictObject({ digests: numbers, counts: numbers, firstSeqs: numbers, alerted: z.number() })
+      .default(emptyMessageState),
+    mirrors: z
+      .union([
+        z
+          .strictObject({ seqs: numbers, subjects: numbers, flags: numbers, rules: z.array(z.string()) })
+          .refine(
+            (memory) =>
+              memory.seqs.length <= MAX_MIRROR_ENTRIES &&
+              [memory.subjects, memory.flags, memory.rules].every((list) => list.length === memory.seqs.length),
+            "mirror lists of one length, at most MAX_MIRROR_ENTRIES",
+          ),
+        // Object form values written before the mirrors became parallel lists: one object per entry.
+        z
+          .array(
+            z.strictObject({
+              side: z.union([z.literal(0), z.literal(1)]),
+              seq: z.number(),
+              subject: z.number(),
+              rules: z.array(z.string()),
+              changed: z.union([z.literal(0), z.literal(1)]),
+              matched: z.union([z.literal(0), z.literal(1)]),
+            }),
+          )
+          .max(MAX_MIRROR_ENTRIES)
+          .transform((entries): MirrorMemory => ({
+            seqs: entries.map((entry) => entry.seq),
+            subjects: entries.map((entry) => entry.subject),
+            flags: entries.map(
+              (entry) =>
+                (entry.side === 1 ? MIRROR_SANDBOX_SIDE : 0) |
+                (entry.changed === 1 ? MIRROR_CHANGED : 0) |
+                (entry.matched === 1 ? MIRROR_MATCHED : 0),
+            ),
+            rules: entries.map((entry) => entry.rules.join(",")),
+          })),
+      ])
+      .default(emptyMirrorMemory),
+    mirroredAlertsSuppressed: z.number().default(0),
   })
-  .transform(({ seenStepSeqs, seenSandboxSeqs, stepSeqFloor, sandboxSeqFloor, seenSteps, seenSandboxEvents, ...state }): RunState => ({
-    ...state,
-    seenSteps: seenSteps ?? { ranges: rangesOfSeqs(seenStepSeqs ?? []), floor: stepSeqFloor ?? 0 },
-    seenSandboxEvents: seenSandboxEvents ?? { ranges: rangesOfSeqs(seenSandboxSeqs ?? []), floor: sandboxSeqFloor ?? 0 },
-  }));
+  .transform(
+    ({
+      seenStepSeqs,
+      seenSandboxSeqs,
+      stepSeqFloor,
+      sandboxSeqFloor,
+      seenSteps,
+      seenSandboxEvents,
+      ...state
+    }): RunState => ({
+      ...state,
+      seenSteps: seenSteps ?? { ranges: rangesOfSeqs(seenStepSeqs ?? []), floor: stepSeqFloor ?? 0 },
+      seenSandboxEvents: seenSandboxEvents ?? {
+        ranges: rangesOfSeqs(seenSandboxSeqs ?? []),
+        floor: sandboxSeqFloor ?? 0,
+      },
+    }),
+  );
 
 /**
  * Parses and validates a changelog value; throws on anything that is not a run state. Reads the

@@ -53,7 +53,8 @@ export function admitSeq(seen: SeenSeqs, seq: number, window: number): SeqVerdic
 
 export function seenCount(seen: SeenSeqs): number {
   let count = 0;
-  for (let index = 0; index < seen.ranges.length; index += 2) count += (seen.ranges[index + 1] ?? 0) - (seen.ranges[index] ?? 0) + 1;
+  for (let index = 0; index < seen.ranges.length; index += 2)
+    count += (seen.ranges[index + 1] ?? 0) - (seen.ranges[index] ?? 0) + 1;
   return count;
 }
 

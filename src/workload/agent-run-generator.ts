@@ -2,7 +2,15 @@ import { ANOMALY_MIX } from "./anomaly-mix.ts";
 import type { Rng } from "./prng.ts";
 import { absent, fact, HOUR, type BatchSink } from "./records.ts";
 import type { DeliveryPlan, TaskPlan } from "./task-plan.ts";
-import { BENIGN_EXEC, BENIGN_GIT, BENIGN_SQL, DESTRUCTIVE_ACTIONS, NETWORK_TARGETS, SEARCH_TERMS, SOURCE_FILES } from "./vocabulary.ts";
+import {
+  BENIGN_EXEC,
+  BENIGN_GIT,
+  BENIGN_SQL,
+  DESTRUCTIVE_ACTIONS,
+  NETWORK_TARGETS,
+  SEARCH_TERMS,
+  SOURCE_FILES,
+} from "./vocabulary.ts";
 
 type SandboxKind = "exec" | "file_read" | "file_write" | "file_delete" | "network" | "git" | "sql";
 
@@ -12,7 +20,12 @@ interface Action {
   readonly args: Readonly<Record<string, string>>;
   readonly digest: string;
   readonly failed: boolean;
-  readonly sandbox: { readonly kind: SandboxKind; readonly command?: string; readonly path?: string; readonly target?: string };
+  readonly sandbox: {
+    readonly kind: SandboxKind;
+    readonly command?: string;
+    readonly path?: string;
+    readonly target?: string;
+  };
 }
 
 /** Canonical JSON of flat string arguments: keys sorted, no whitespace. */
@@ -38,9 +51,21 @@ function benignAction(rng: Rng, root: string): Action {
   ] as const);
   switch (choice) {
     case "read":
-      return { tool: "read_file", args: { path: file }, digest, failed, sandbox: { kind: "file_read", path: `${root}/${file}` } };
+      return {
+        tool: "read_file",
+        args: { path: file },
+        digest,
+        failed,
+        sandbox: { kind: "file_read", path: `${root}/${file}` },
+      };
     case "edit":
-      return { tool: "edit_file", args: { path: file, patch: `sha256:${rng.hex(12)}` }, digest, failed, sandbox: { kind: "file_write", path: `${root}/${file}` } };
+      return {
+        tool: "edit_file",
+        args: { path: file, patch: `sha256:${rng.hex(12)}` },
+        digest,
+        failed,
+        sandbox: { kind: "file_write", path: `${root}/${file}` },
+      };
     case "exec": {
       const command = rng.pick(BENIGN_EXEC);
       return { tool: "run_command", args: { command }, digest, failed, sandbox: { kind: "exec", command } };
@@ -62,7 +87,13 @@ function benignAction(rng: Rng, root: string): Action {
       return { tool: "query_db", args: { sql: command }, digest, failed, sandbox: { kind: "sql", command } };
     }
     case "delete":
-      return { tool: "delete_file", args: { path: "tmp/scratch.log" }, digest, failed, sandbox: { kind: "file_delete", path: `${root}/tmp/scratch.log` } };
+      return {
+        tool: "delete_file",
+        args: { path: "tmp/scratch.log" },
+        digest,
+        failed,
+        sandbox: { kind: "file_delete", path: `${root}/tmp/scratch.log` },
+      };
   }
 }
 
@@ -78,7 +109,13 @@ export interface RunAnomalies {
  * some repeat a step redundantly, and a few run a destructive command among benign ones.
  * Returns the number of events written.
  */
-export function emitAgentRun(sink: BatchSink, rng: Rng, task: TaskPlan, delivery: DeliveryPlan, anomalies: RunAnomalies): number {
+export function emitAgentRun(
+  sink: BatchSink,
+  rng: Rng,
+  task: TaskPlan,
+  delivery: DeliveryPlan,
+  anomalies: RunAnomalies,
+): number {
   const root = `/work/repos/${task.repository}`;
   const actions: Action[] = [];
   for (let n = rng.int(2, 3); n > 0; n -= 1) actions.push(benignAction(rng, root));
@@ -94,8 +131,15 @@ export function emitAgentRun(sink: BatchSink, rng: Rng, task: TaskPlan, delivery
   const destructive = DESTRUCTIVE_ACTIONS[anomalies.destructive];
   if (destructive !== undefined) {
     const tool = destructive.kind === "sql" ? "query_db" : "run_command";
-    const args: Record<string, string> = destructive.kind === "sql" ? { sql: destructive.command } : { command: destructive.command };
-    actions.splice(rng.int(1, actions.length), 0, { tool, args, digest: `sha256:${rng.hex(16)}`, failed: false, sandbox: { kind: destructive.kind, command: destructive.command } });
+    const args: Record<string, string> =
+      destructive.kind === "sql" ? { sql: destructive.command } : { command: destructive.command };
+    actions.splice(rng.int(1, actions.length), 0, {
+      tool,
+      args,
+      digest: `sha256:${rng.hex(16)}`,
+      failed: false,
+      sandbox: { kind: destructive.kind, command: destructive.command },
+    });
   }
 
   const span = Math.max(60_000, Math.min(delivery.end - delivery.start, 6 * HOUR));
@@ -104,14 +148,28 @@ export function emitAgentRun(sink: BatchSink, rng: Rng, task: TaskPlan, delivery
   const timeOf = (position: number): number => delivery.start + Math.floor(((position + 0.5) / steps) * span);
   const provenance = { basis: "DIRECT_HOST", source: "agent-host" };
   const step = (time: number, fields: Readonly<Record<string, unknown>>): void => {
-    sink.emit(time, fact("agent_step", `st-${delivery.tag}-${seq}`, time, provenance, { run_id: delivery.runId, seq, actor: "writer", ...fields }));
+    sink.emit(
+      time,
+      fact("agent_step", `st-${delivery.tag}-${seq}`, time, provenance, {
+        run_id: delivery.runId,
+        seq,
+        actor: "writer",
+        ...fields,
+      }),
+    );
     seq += 1;
   };
 
   step(timeOf(0), { kind: "plan", input_tokens: rng.int(800, 4000), output_tokens: rng.int(100, 600) });
   actions.forEach((action, position) => {
     const time = timeOf(1 + position * 2);
-    step(time, { kind: "tool_call", tool: action.tool, input: canonicalArgs(action.args), observation_digest: action.digest, status: action.failed ? "error" : "ok" });
+    step(time, {
+      kind: "tool_call",
+      tool: action.tool,
+      input: canonicalArgs(action.args),
+      observation_digest: action.digest,
+      status: action.failed ? "error" : "ok",
+    });
     const sandboxTime = time + 200;
     const { kind, command, path, target } = action.sandbox;
     const usesShell = kind === "exec" || kind === "git";

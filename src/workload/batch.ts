@@ -32,7 +32,19 @@ export interface BatchStats {
 }
 
 export function emptyStats(): BatchStats {
-  return { lines: 0, malformed: 0, unsupportedContract: 0, redeliveries: 0, invalidMeasureFacts: 0, reReports: 0, conflictingVersions: 0, tasks: 0, deliveries: 0, agentEvents: 0, destructiveRuns: 0 };
+  return {
+    lines: 0,
+    malformed: 0,
+    unsupportedContract: 0,
+    redeliveries: 0,
+    invalidMeasureFacts: 0,
+    reReports: 0,
+    conflictingVersions: 0,
+    tasks: 0,
+    deliveries: 0,
+    agentEvents: 0,
+    destructiveRuns: 0,
+  };
 }
 
 export function addStats(total: BatchStats, batch: Readonly<BatchStats>): void {
@@ -68,7 +80,9 @@ export function generateBatch(seed: number, batch: number, taskCount: number): {
     for (const delivery of task.deliveries) {
       emitSummaries(sink, rng, task, delivery);
       emitCallsAndCosts(sink, rng, task, delivery);
-      const destructive = destructiveAt.get(deliveryIndex) ?? (rng.chance(ANOMALY_MIX.destructive) ? rng.int(0, DESTRUCTIVE_ACTIONS.length - 1) : -1);
+      const destructive =
+        destructiveAt.get(deliveryIndex) ??
+        (rng.chance(ANOMALY_MIX.destructive) ? rng.int(0, DESTRUCTIVE_ACTIONS.length - 1) : -1);
       if (destructive >= 0 || rng.chance(ANOMALY_MIX.monitoredRun)) {
         if (destructive >= 0) stats.destructiveRuns += 1;
         stats.agentEvents += emitAgentRun(sink, rng, task, delivery, { destructive });

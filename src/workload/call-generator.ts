@@ -32,14 +32,37 @@ export function emitCallsAndCosts(sink: BatchSink, rng: Rng, task: TaskPlan, del
     // Sandbox compute, metered by the host and linked to the Delivery itself (not to a call).
     const minutes = Math.max(1, Math.round(Math.min(span, 8 * HOUR) / MINUTE));
     const time = Math.min(delivery.end, delivery.start + 8 * HOUR) + MINUTE;
-    emitCost(sink, rng, `${delivery.tag}-sbx`, time, { delivery_id: delivery.id }, minutes * 2, "USD", "HOST", COST_BASES.sandbox);
+    emitCost(
+      sink,
+      rng,
+      `${delivery.tag}-sbx`,
+      time,
+      { delivery_id: delivery.id },
+      minutes * 2,
+      "USD",
+      "HOST",
+      COST_BASES.sandbox,
+    );
   }
 }
 
-function emitCall(sink: BatchSink, rng: Rng, task: TaskPlan, delivery: DeliveryPlan, spec: CallSpec, position: number, time: number): void {
+function emitCall(
+  sink: BatchSink,
+  rng: Rng,
+  task: TaskPlan,
+  delivery: DeliveryPlan,
+  spec: CallSpec,
+  position: number,
+  time: number,
+): void {
   const { tuple } = spec;
   const callId = `call-${delivery.tag}-${position}`;
-  const coordinates: Record<string, string | null | undefined> = { provider: tuple.provider, model: tuple.model, role: tuple.role, runtime: tuple.runtime };
+  const coordinates: Record<string, string | null | undefined> = {
+    provider: tuple.provider,
+    model: tuple.model,
+    role: tuple.role,
+    runtime: tuple.runtime,
+  };
   if (delivery.legacyRunner) coordinates["runtime"] = absent(rng);
   if (rng.chance(ANOMALY_MIX.incompleteTuple)) {
     // Missing, null or empty: none of them completes the tuple (and no alias may).
@@ -66,16 +89,53 @@ function emitCall(sink: BatchSink, rng: Rng, task: TaskPlan, delivery: DeliveryP
   sink.emit(time, record, true);
 
   if (!reportsTokens || rng.chance(ANOMALY_MIX.callWithoutCost)) return;
-  const amount = Math.max(1, Math.round((inputTokens * tuple.inputPrice + outputTokens * tuple.outputPrice) / 1_000_000));
+  const amount = Math.max(
+    1,
+    Math.round((inputTokens * tuple.inputPrice + outputTokens * tuple.outputPrice) / 1_000_000),
+  );
   const source = rng.weighted(ANOMALY_MIX.costSource);
-  const basis = source === "HOST" ? COST_BASES.hostMetered : tuple.provider === "anthropic" && tuple.role === "writer" && rng.chance(ANOMALY_MIX.contractBasis) ? COST_BASES.contract : COST_BASES.listPrice;
+  const basis =
+    source === "HOST"
+      ? COST_BASES.hostMetered
+      : tuple.provider === "anthropic" && tuple.role === "writer" && rng.chance(ANOMALY_MIX.contractBasis)
+        ? COST_BASES.contract
+        : COST_BASES.listPrice;
   const costTime = time + Math.ceil(duration) + rng.int(1, 30) * 1000;
-  emitCost(sink, rng, callId.slice(5), costTime, { call_id: callId }, amount, tuple.currency, source, basis, spec.operational ? undefined : "SHARED");
+  emitCost(
+    sink,
+    rng,
+    callId.slice(5),
+    costTime,
+    { call_id: callId },
+    amount,
+    tuple.currency,
+    source,
+    basis,
+    spec.operational ? undefined : "SHARED",
+  );
 }
 
-function emitCost(sink: BatchSink, rng: Rng, tag: string, time: number, link: Readonly<Record<string, string>>, amount: number, currency: string, source: "PROVIDER" | "HOST" | "ESTIMATE", basis: string, attribution?: "SHARED"): void {
+function emitCost(
+  sink: BatchSink,
+  rng: Rng,
+  tag: string,
+  time: number,
+  link: Readonly<Record<string, string>>,
+  amount: number,
+  currency: string,
+  source: "PROVIDER" | "HOST" | "ESTIMATE",
+  basis: string,
+  attribution?: "SHARED",
+): void {
   const estimated = source === "ESTIMATE" || rng.chance(ANOMALY_MIX.estimatedFlag);
-  const provenance = source === "ESTIMATE" ? { basis: "ESTIMATED", source: "cost-estimator" } : provenanceFor(rng, source === "HOST" ? "meter" : "billing", source === "HOST" ? "DIRECT_HOST" : "DIRECT_PROVIDER");
+  const provenance =
+    source === "ESTIMATE"
+      ? { basis: "ESTIMATED", source: "cost-estimator" }
+      : provenanceFor(
+          rng,
+          source === "HOST" ? "meter" : "billing",
+          source === "HOST" ? "DIRECT_HOST" : "DIRECT_PROVIDER",
+        );
   sink.emit(
     time,
     fact("cost", `cost-${tag}`, time, provenance, {

@@ -22,7 +22,15 @@ export function emitSummaries(sink: BatchSink, rng: Rng, task: TaskPlan, deliver
   const base = { delivery_id: delivery.id, task_id: task.id, run_id: delivery.runId };
   const openAt = delivery.start + rng.int(1, 20) * 1000;
   if (delivery.summaries === "OPEN_ONLY" || rng.chance(0.9)) {
-    sink.emit(openAt, fact("delivery_summary", `sum-${delivery.tag}-open`, openAt, provenanceFor(rng, "ci", "DIRECT_HOST"), { ...base, status: "OPEN", requirement_changed: false, stage_reached: STAGES[0] }));
+    sink.emit(
+      openAt,
+      fact("delivery_summary", `sum-${delivery.tag}-open`, openAt, provenanceFor(rng, "ci", "DIRECT_HOST"), {
+        ...base,
+        status: "OPEN",
+        requirement_changed: false,
+        stage_reached: STAGES[0],
+      }),
+    );
   }
   if (delivery.summaries === "OPEN_ONLY") return;
 

@@ -55,7 +55,10 @@ export class Rng {
   /** `count` hex digits. */
   hex(count: number): string {
     let text = "";
-    while (text.length < count) text += Math.floor(this.next() * 0x1_0000_0000).toString(16).padStart(8, "0");
+    while (text.length < count)
+      text += Math.floor(this.next() * 0x1_0000_0000)
+        .toString(16)
+        .padStart(8, "0");
     return text.slice(0, count);
   }
 }

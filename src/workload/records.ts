@@ -29,7 +29,13 @@ export class BatchSink {
   private order = 0;
 
   emit(time: number, record: Readonly<Record<string, unknown>>, keep = false): void {
-    this.lines.push({ time, order: this.order++, line: JSON.stringify(record), valid: true, ...(keep ? { record } : {}) });
+    this.lines.push({
+      time,
+      order: this.order++,
+      line: JSON.stringify(record),
+      valid: true,
+      ...(keep ? { record } : {}),
+    });
   }
 
   raw(time: number, line: string, valid: boolean): void {
@@ -42,7 +48,13 @@ export class BatchSink {
 }
 
 /** The envelope, in the contract's field order, followed by the type's own fields. */
-export function fact(type: string, factId: string, time: number, provenance: unknown, fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function fact(
+  type: string,
+  factId: string,
+  time: number,
+  provenance: unknown,
+  fields: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   return { contract: WORKLOAD_CONTRACT, type, fact_id: factId, event_time: iso(time), provenance, ...fields };
 }
 
@@ -50,11 +62,16 @@ export function fact(type: string, factId: string, time: number, provenance: unk
  * Provenance as hosts report it: mostly direct, a few derived/estimated/manual ones, and a few
  * unreadable ones (null, or a basis the contract does not know).
  */
-export function provenanceFor(rng: Rng, source: string, direct: "DIRECT_PROVIDER" | "DIRECT_HOST" | undefined = undefined): unknown {
+export function provenanceFor(
+  rng: Rng,
+  source: string,
+  direct: "DIRECT_PROVIDER" | "DIRECT_HOST" | undefined = undefined,
+): unknown {
   const basis = rng.weighted(ANOMALY_MIX.provenance);
   if (basis === "NULL") return null;
   if (basis === "UNKNOWN") return { basis: "SCRAPED", source };
-  if ((basis === "DIRECT_PROVIDER" || basis === "DIRECT_HOST") && direct !== undefined) return { basis: direct, source };
+  if ((basis === "DIRECT_PROVIDER" || basis === "DIRECT_HOST") && direct !== undefined)
+    return { basis: direct, source };
   return { basis, source };
 }
 

@@ -48,13 +48,21 @@ export function injectStreamAnomalies(sink: BatchSink, rng: Rng): StreamAnomalyC
     sink.emit(cost.time + HOUR, { ...costRecord, amount_minor: Number(costRecord["amount_minor"]) + 7 });
     const call = rng.pick(calls);
     const callRecord = call.record ?? {};
-    sink.emit(call.time + 30_000, { ...callRecord, fact_id: `${String(callRecord["fact_id"])}-dup`, output_tokens: Number(callRecord["output_tokens"] ?? 0) + 13 });
+    sink.emit(call.time + 30_000, {
+      ...callRecord,
+      fact_id: `${String(callRecord["fact_id"])}-dup`,
+      output_tokens: Number(callRecord["output_tokens"] ?? 0) + 13,
+    });
     conflictingVersions += 2;
 
     for (let n = 0; n < UNSUPPORTED_PER_BATCH; n += 1) {
       const old = rng.pick(n % 2 === 0 ? calls : costs);
       const record = old.record ?? {};
-      sink.raw(old.time + 1000, JSON.stringify({ ...record, contract: UNSUPPORTED_CONTRACT, fact_id: `${String(record["fact_id"])}-v09` }), false);
+      sink.raw(
+        old.time + 1000,
+        JSON.stringify({ ...record, contract: UNSUPPORTED_CONTRACT, fact_id: `${String(record["fact_id"])}-v09` }),
+        false,
+      );
       unsupportedContract += 1;
     }
 
@@ -76,17 +84,48 @@ export function injectStreamAnomalies(sink: BatchSink, rng: Rng): StreamAnomalyC
 }
 
 /** Contract revision 2 §1 rejections: a rolled-over date, an epoch number as event_time, a repeated key. */
-function rejectedTimesAndKeys(sink: BatchSink, rng: Rng, calls: readonly TimedLine[], costs: readonly TimedLine[]): number {
+function rejectedTimesAndKeys(
+  sink: BatchSink,
+  rng: Rng,
+  calls: readonly TimedLine[],
+  costs: readonly TimedLine[],
+): number {
   const rolled = rng.pick(calls);
   const rolledRecord = rolled.record ?? {};
-  sink.raw(rolled.time + 3000, JSON.stringify({ ...rolledRecord, fact_id: `${String(rolledRecord["fact_id"])}-0230`, call_id: `${String(rolledRecord["call_id"])}-0230`, event_time: "2026-02-30T10:00:00.000Z" }), false);
+  sink.raw(
+    rolled.time + 3000,
+    JSON.stringify({
+      ...rolledRecord,
+      fact_id: `${String(rolledRecord["fact_id"])}-0230`,
+      call_id: `${String(rolledRecord["call_id"])}-0230`,
+      event_time: "2026-02-30T10:00:00.000Z",
+    }),
+    false,
+  );
   const epoch = rng.pick(calls);
   const epochRecord = epoch.record ?? {};
-  sink.raw(epoch.time + 4000, JSON.stringify({ ...epochRecord, fact_id: `${String(epochRecord["fact_id"])}-epoch`, call_id: `${String(epochRecord["call_id"])}-epoch`, event_time: epoch.time }), false);
+  sink.raw(
+    epoch.time + 4000,
+    JSON.stringify({
+      ...epochRecord,
+      fact_id: `${String(epochRecord["fact_id"])}-epoch`,
+      call_id: `${String(epochRecord["call_id"])}-epoch`,
+      event_time: epoch.time,
+    }),
+    false,
+  );
   const repeated = rng.pick(costs);
   const repeatedRecord = repeated.record ?? {};
-  const text = JSON.stringify({ ...repeatedRecord, fact_id: `${String(repeatedRecord["fact_id"])}-dupkey`, cost_id: `${String(repeatedRecord["cost_id"])}-dupkey` });
-  sink.raw(repeated.time + 5000, text.replace('"amount_minor":', `"amount_minor":${Number(repeatedRecord["amount_minor"]) * 100},"amount_minor":`), false);
+  const text = JSON.stringify({
+    ...repeatedRecord,
+    fact_id: `${String(repeatedRecord["fact_id"])}-dupkey`,
+    cost_id: `${String(repeatedRecord["cost_id"])}-dupkey`,
+  });
+  sink.raw(
+    repeated.time + 5000,
+    text.replace('"amount_minor":', `"amount_minor":${Number(repeatedRecord["amount_minor"]) * 100},"amount_minor":`),
+    false,
+  );
   return 3;
 }
 
@@ -95,7 +134,13 @@ function rejectedTimesAndKeys(sink: BatchSink, rng: Rng, calls: readonly TimedLi
  * empty, unknown enum, bad currency), and values at and just past each range.
  * Each is a new call, cost or Delivery, so it conflicts with nothing.
  */
-function emitInvalidMeasures(sink: BatchSink, rng: Rng, calls: readonly TimedLine[], costs: readonly TimedLine[], summaries: readonly TimedLine[]): number {
+function emitInvalidMeasures(
+  sink: BatchSink,
+  rng: Rng,
+  calls: readonly TimedLine[],
+  costs: readonly TimedLine[],
+  summaries: readonly TimedLine[],
+): number {
   const callVariants: readonly [string, Readonly<Record<string, unknown>>][] = [
     ["neg-span", { span_duration_ms: -5 }],
     ["frac-tokens", { input_tokens: 1.5 }],
@@ -110,7 +155,12 @@ function emitInvalidMeasures(sink: BatchSink, rng: Rng, calls: readonly TimedLin
   for (const [tag, change] of callVariants) {
     const call = rng.pick(calls);
     const record = call.record ?? {};
-    sink.emit(call.time + 6000, { ...record, fact_id: `${String(record["fact_id"])}-${tag}`, call_id: `${String(record["call_id"])}-${tag}`, ...change });
+    sink.emit(call.time + 6000, {
+      ...record,
+      fact_id: `${String(record["fact_id"])}-${tag}`,
+      call_id: `${String(record["call_id"])}-${tag}`,
+      ...change,
+    });
     emitted += 1;
   }
   const costVariants: readonly [string, Readonly<Record<string, unknown>>][] = [
@@ -123,7 +173,12 @@ function emitInvalidMeasures(sink: BatchSink, rng: Rng, calls: readonly TimedLin
   for (const [tag, change] of costVariants) {
     const cost = rng.pick(costs);
     const record = cost.record ?? {};
-    sink.emit(cost.time + 7000, { ...record, fact_id: `${String(record["fact_id"])}-${tag}`, cost_id: `${String(record["cost_id"])}-${tag}`, ...change });
+    sink.emit(cost.time + 7000, {
+      ...record,
+      fact_id: `${String(record["fact_id"])}-${tag}`,
+      cost_id: `${String(record["cost_id"])}-${tag}`,
+      ...change,
+    });
     emitted += 1;
   }
   const summaryVariants: readonly [string, Readonly<Record<string, unknown>>][] = [
@@ -137,7 +192,13 @@ function emitInvalidMeasures(sink: BatchSink, rng: Rng, calls: readonly TimedLin
     const summary = rng.pick(summaries);
     const record = summary.record ?? {};
     // A Delivery of its own, so its only TERMINAL summary is this one.
-    sink.emit(summary.time + 8000, { ...record, fact_id: `${String(record["fact_id"])}-${tag}`, delivery_id: `${String(record["delivery_id"])}-${tag}`, task_id: null, ...change });
+    sink.emit(summary.time + 8000, {
+      ...record,
+      fact_id: `${String(record["fact_id"])}-${tag}`,
+      delivery_id: `${String(record["delivery_id"])}-${tag}`,
+      task_id: null,
+      ...change,
+    });
     emitted += 1;
   }
   return emitted;
@@ -145,12 +206,18 @@ function emitInvalidMeasures(sink: BatchSink, rng: Rng, calls: readonly TimedLin
 
 /** Contract §1 (revision 2): a cost reported again under a new fact_id and source, otherwise identical: counts once. */
 function emitReReport(sink: BatchSink, rng: Rng, costs: readonly TimedLine[], conflictedCostId: string): number {
-  const candidates = costs.filter((line) => line.record?.["cost_id"] !== conflictedCostId && line.record?.["provenance"] !== null);
+  const candidates = costs.filter(
+    (line) => line.record?.["cost_id"] !== conflictedCostId && line.record?.["provenance"] !== null,
+  );
   if (candidates.length === 0) return 0;
   const cost = rng.pick(candidates);
   const record = cost.record ?? {};
   const provenance = record["provenance"] as Readonly<Record<string, unknown>>;
-  sink.emit(cost.time + HOUR, { ...record, fact_id: `${String(record["fact_id"])}-rereport`, provenance: { ...provenance, source: "billing-replay" } });
+  sink.emit(cost.time + HOUR, {
+    ...record,
+    fact_id: `${String(record["fact_id"])}-rereport`,
+    provenance: { ...provenance, source: "billing-replay" },
+  });
   return 1;
 }
 
@@ -163,5 +230,14 @@ function emitUnjoinedSummary(sink: BatchSink, rng: Rng, summaries: readonly Time
   const summary = rng.pick(summaries);
   const record = summary.record ?? {};
   const time = summary.time - 1000;
-  sink.emit(time, { ...record, fact_id: `${String(record["fact_id"])}-notask`, event_time: iso(time), task_id: null, status: "OPEN", outcome: null, requirement_changed: true, elapsed_ms: null });
+  sink.emit(time, {
+    ...record,
+    fact_id: `${String(record["fact_id"])}-notask`,
+    event_time: iso(time),
+    task_id: null,
+    status: "OPEN",
+    outcome: null,
+    requirement_changed: true,
+    elapsed_ms: null,
+  });
 }

@@ -55,7 +55,10 @@ export function planTask(rng: Rng, batch: number, index: number, batchStart: num
   const start = batchStart + Math.floor(rng.next() * 20 * HOUR);
   const memberCount = rng.weighted(ANOMALY_MIX.taskMembers);
   const outcome = rng.weighted(ANOMALY_MIX.taskOutcome);
-  const mixedAt = memberCount > 1 && outcome !== "INFRASTRUCTURE_FAILURE" && rng.chance(ANOMALY_MIX.mixedOutcomes) ? rng.int(0, memberCount - 1) : -1;
+  const mixedAt =
+    memberCount > 1 && outcome !== "INFRASTRUCTURE_FAILURE" && rng.chance(ANOMALY_MIX.mixedOutcomes)
+      ? rng.int(0, memberCount - 1)
+      : -1;
   const requirementAt = rng.chance(ANOMALY_MIX.requirementChanged) ? rng.int(0, memberCount - 1) : -1;
 
   const deliveries: DeliveryPlan[] = [];
@@ -63,8 +66,16 @@ export function planTask(rng: Rng, batch: number, index: number, batchStart: num
   for (let member = 0; member < memberCount; member += 1) {
     if (member > 0) memberStart += rng.int(5, 90) * MINUTE;
     const longRunning = rng.chance(ANOMALY_MIX.longRunning);
-    const duration = longRunning ? rng.int(30, 50) * HOUR : Math.round(Math.min(8 * HOUR, Math.max(3 * MINUTE, rng.skewed(45 * MINUTE, 2.2))));
-    const summaries: SummaryMode = longRunning ? "OPEN_ONLY" : rng.chance(ANOMALY_MIX.openOnly) ? "OPEN_ONLY" : rng.chance(ANOMALY_MIX.noSummary) ? "NONE" : "FULL";
+    const duration = longRunning
+      ? rng.int(30, 50) * HOUR
+      : Math.round(Math.min(8 * HOUR, Math.max(3 * MINUTE, rng.skewed(45 * MINUTE, 2.2))));
+    const summaries: SummaryMode = longRunning
+      ? "OPEN_ONLY"
+      : rng.chance(ANOMALY_MIX.openOnly)
+        ? "OPEN_ONLY"
+        : rng.chance(ANOMALY_MIX.noSummary)
+          ? "NONE"
+          : "FULL";
     const memberTag = `${tag}-${member}`;
     deliveries.push({
       id: `dlv-${memberTag}`,
@@ -88,7 +99,11 @@ export function planTask(rng: Rng, batch: number, index: number, batchStart: num
     assignment: rng.chance(ANOMALY_MIX.backfilledTemplate) ? "BACKFILLED" : "EVENT_TIME",
     declaresTaskId: !rng.chance(ANOMALY_MIX.missingTaskId),
     declaresTemplate,
-    members: rng.chance(ANOMALY_MIX.missingMembers) ? "ABSENT" : rng.chance(ANOMALY_MIX.emptyMembers) ? "EMPTY" : "LISTED",
+    members: rng.chance(ANOMALY_MIX.missingMembers)
+      ? "ABSENT"
+      : rng.chance(ANOMALY_MIX.emptyMembers)
+        ? "EMPTY"
+        : "LISTED",
     writer: rng.weighted(WRITER_TUPLES),
     reviewer: rng.weighted(REVIEWER_TUPLES),
     repository: rng.pick(REPOSITORIES),

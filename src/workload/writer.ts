@@ -16,7 +16,11 @@ export interface WriteProgress {
  * Writes the workload as NDJSON, one batch at a time: only one batch is ever in memory, and a full
  * stream buffer pauses generation until it drains (backpressure). Returns the summed statistics.
  */
-export async function writeWorkload(path: string, options: WorkloadOptions, onProgress?: (progress: WriteProgress) => void): Promise<BatchStats & { bytes: number }> {
+export async function writeWorkload(
+  path: string,
+  options: WorkloadOptions,
+  onProgress?: (progress: WriteProgress) => void,
+): Promise<BatchStats & { bytes: number }> {
   const out = createWriteStream(path, { encoding: "utf8" });
   const failed = once(out, "error").then(([error]: unknown[]) => {
     throw error;

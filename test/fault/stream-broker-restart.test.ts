@@ -45,7 +45,11 @@ let kafka: Kafka;
 /** Runs a bash snippet in the repository with the ops helpers sourced; resolves its exit code. */
 function opsShell(script: string, timeoutMs = 240_000): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-c", `set -euo pipefail; source ops/lib/common.sh; source ops/lib/kafka.sh; ${script}`], { cwd: REPO_ROOT, stdio: ["ignore", "inherit", "inherit"] });
+    const child = spawn(
+      "bash",
+      ["-c", `set -euo pipefail; source ops/lib/common.sh; source ops/lib/kafka.sh; ${script}`],
+      { cwd: REPO_ROOT, stdio: ["ignore", "inherit", "inherit"] },
+    );
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.on("error", reject);
     child.on("exit", (code) => {
@@ -58,7 +62,12 @@ function opsShell(script: string, timeoutMs = 240_000): Promise<number> {
 /** Whatever happened, leave the broker running (with its data) and healthy for everyone else. */
 async function ensureBrokerUp(): Promise<void> {
   if ((await opsShell("kafka_is_running && kafka_health --quiet")) === 0) return;
-  const code = await new Promise<number>((resolve) => spawn("bash", ["ops/services.sh", "up", "--keep-data"], { cwd: REPO_ROOT, stdio: ["ignore", "inherit", "inherit"] }).on("exit", (exit) => resolve(exit ?? 1)));
+  const code = await new Promise<number>((resolve) =>
+    spawn("bash", ["ops/services.sh", "up", "--keep-data"], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "inherit", "inherit"],
+    }).on("exit", (exit) => resolve(exit ?? 1)),
+  );
   if (code !== 0) throw new Error(`ops/services.sh up --keep-data exited ${code}: the broker may be down`);
 }
 
@@ -79,40 +88,50 @@ afterAll(async () => {
 });
 
 describe("broker restart", () => {
-  it.skipIf(!usesOps)("mid-stream, with data kept: the processor recovers by itself and the results equal the embedded replay", async () => {
-    const prefix = uniqueName("broker");
-    const topics = topicNames(prefix);
-    const serde = topicSerde();
-    const [first, second] = chunks(lines, 2);
-    const instance = await startProcessor({ topicPrefix: prefix, name: "broker", dir });
+  it.skipIf(!usesOps)(
+    "mid-stream, with data kept: the processor recovers by itself and the results equal the embedded replay",
+    async () => {
+      const prefix = uniqueName("broker");
+      const topics = topicNames(prefix);
+      const serde = topicSerde();
+      const [first, second] = chunks(lines, 2);
+      const instance = await startProcessor({ topicPrefix: prefix, name: "broker", dir });
 
-    const before = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
-    await produceLines(before, serde, topics, first ?? []);
-    await before.disconnect();
-    await waitFor("results from the first half", async () => ((await readLatestResults(kafka, serde, topics.results)).size > 0 ? true : undefined), { timeoutMs: 60_000, intervalMs: 1_000 });
+      const before = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
+      await produceLines(before, serde, topics, first ?? []);
+      await before.disconnect();
+      await waitFor(
+        "results from the first half",
+        async () => ((await readLatestResults(kafka, serde, topics.results)).size > 0 ? true : undefined),
+        { timeoutMs: 60_000, intervalMs: 1_000 },
+      );
 
-    try {
-      expect(await opsShell("kafka_down && kafka_up 1")).toBe(0);
-    } finally {
-      await ensureBrokerUp();
-    }
+      try {
+        expect(await opsShell("kafka_down && kafka_up 1")).toBe(0);
+      } finally {
+        await ensureBrokerUp();
+      }
 
-    const after = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
-    await produceLines(after, serde, topics, second ?? []);
+      const after = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
+      await produceLines(after, serde, topics, second ?? []);
 
-    const quiet = await waitForResults(kafka, topics.results, expected.results, 240_000, serde);
-    expect(quiet.comparison.differingKeys, describeDifferences(expected.results, quiet.actual, quiet.comparison)).toEqual([]);
-    const alertIds = await waitFor(
-      "the embedded replay's alerts",
-      async () => {
-        const ids = await readAlertIds(kafka, topics.alerts, serde);
-        return ids.length >= expected.alertIds.length ? ids : undefined;
-      },
-      { timeoutMs: 60_000, intervalMs: 1_000 },
-    );
-    expect(alertIds).toEqual(expected.alertIds);
-    // Recovered by itself: the same process ran throughout, and its groups re-formed.
-    expect(isAlive(instance)).toBe(true);
-    expect(metricSum(await fetchMetrics(instance), "agentops_rebalances_total")).toBeGreaterThan(3);
-  });
+      const quiet = await waitForResults(kafka, topics.results, expected.results, 240_000, serde);
+      expect(
+        quiet.comparison.differingKeys,
+        describeDifferences(expected.results, quiet.actual, quiet.comparison),
+      ).toEqual([]);
+      const alertIds = await waitFor(
+        "the embedded replay's alerts",
+        async () => {
+          const ids = await readAlertIds(kafka, topics.alerts, serde);
+          return ids.length >= expected.alertIds.length ? ids : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 1_000 },
+      );
+      expect(alertIds).toEqual(expected.alertIds);
+      // Recovered by itself: the same process ran throughout, and its groups re-formed.
+      expect(isAlive(instance)).toBe(true);
+      expect(metricSum(await fetchMetrics(instance), "agentops_rebalances_total")).toBeGreaterThan(3);
+    },
+  );
 });

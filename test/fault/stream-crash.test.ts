@@ -59,7 +59,14 @@ function engineOwner(instances: readonly ProcessorInstance[]): ProcessorInstance
   for (const instance of instances.filter(isAlive)) {
     for (const line of logLines(instance)) {
       const partitions = line["partitions"];
-      if (line["msg"] === "partitions assigned" && line["processor"] === "engine" && Array.isArray(partitions) && partitions.includes(0) && typeof line["time"] === "number" && line["time"] > latest) {
+      if (
+        line["msg"] === "partitions assigned" &&
+        line["processor"] === "engine" &&
+        Array.isArray(partitions) &&
+        partitions.includes(0) &&
+        typeof line["time"] === "number" &&
+        line["time"] > latest
+      ) {
         latest = line["time"];
         owner = instance;
       }
@@ -100,7 +107,10 @@ describe("processor crashes and rebalances", () => {
 
     // 1. Killed immediately after it starts (it may or may not have joined its groups yet).
     const early = spawnProcessor({ topicPrefix: prefix, name: "crash-a", dir });
-    await waitFor("crash-a's first log line", () => (logLines(early).length > 0 ? true : undefined), { timeoutMs: 60_000, intervalMs: 50 });
+    await waitFor("crash-a's first log line", () => (logLines(early).length > 0 ? true : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+    });
     await stopProcessor(early, "SIGKILL");
     await Promise.all([start("crash-a"), start("crash-b")]);
     const producer = await newProducer();
@@ -114,7 +124,11 @@ describe("processor crashes and rebalances", () => {
     // 3. Killed during the engine restore: whichever member takes the engine over next (the
     //    survivor, which rebuilds from the log and the input, or the restarted instance, which
     //    resumes from its checkpoint) is killed as soon as it logs the start of its restore.
-    const killedInRebuild = waitFor("an engine restore after the crash", () => instances.filter(isAlive).find((instance) => hasRestoreAfter(instance, inFlight)), { timeoutMs: 90_000, intervalMs: 20 }).then(async (instance) => {
+    const killedInRebuild = waitFor(
+      "an engine restore after the crash",
+      () => instances.filter(isAlive).find((instance) => hasRestoreAfter(instance, inFlight)),
+      { timeoutMs: 90_000, intervalMs: 20 },
+    ).then(async (instance) => {
       await stopProcessor(instance, "SIGKILL");
       return instance;
     });
@@ -123,9 +137,13 @@ describe("processor crashes and rebalances", () => {
     const rebuilding = await killedInRebuild;
     // Timing-dependent, so reported rather than asserted (a rebuild of ~15k facts takes most of a
     // second here and the log is polled every 20 ms).
-    const engineStages = logLines(rebuilding).filter((line) => isEngineStateStage(line) || (line["processor"] === "engine" && line["stage"] === "live"));
+    const engineStages = logLines(rebuilding).filter(
+      (line) => isEngineStateStage(line) || (line["processor"] === "engine" && line["stage"] === "live"),
+    );
     const lastStage = engineStages.at(-1)?.["stage"];
-    console.info(`[crash test] killed ${rebuilding.name} ${lastStage === "live" ? "just after" : "during"} its engine restore (${engineStages.map((line) => String(line["stage"])).join(" → ")})`);
+    console.info(
+      `[crash test] killed ${rebuilding.name} ${lastStage === "live" ? "just after" : "during"} its engine restore (${engineStages.map((line) => String(line["stage"])).join(" → ")})`,
+    );
     if (rebuilding !== restarted) await waitForHealthy(restarted);
     await start(rebuilding.name);
 
@@ -152,7 +170,20 @@ describe("processor crashes and rebalances", () => {
     await produceLines(producer, serde, topics, parts[2] ?? []);
     await produceLines(producer, serde, topics, parts[3] ?? []);
     // The second member has its share before the first leaves (ingest has three partitions).
-    await waitFor("rebalance-b to own ingest partitions", () => (logLines(second).some((line) => line["msg"] === "partitions assigned" && line["processor"] === "ingest" && Array.isArray(line["partitions"]) && line["partitions"].length > 0) ? true : undefined), { timeoutMs: 90_000 });
+    await waitFor(
+      "rebalance-b to own ingest partitions",
+      () =>
+        logLines(second).some(
+          (line) =>
+            line["msg"] === "partitions assigned" &&
+            line["processor"] === "ingest" &&
+            Array.isArray(line["partitions"]) &&
+            line["partitions"].length > 0,
+        )
+          ? true
+          : undefined,
+      { timeoutMs: 90_000 },
+    );
 
     expect(await stopProcessor(first, "SIGTERM")).toBe(0);
     await produceLines(producer, serde, topics, parts[4] ?? []);
@@ -181,8 +212,13 @@ const ENGINE_RESTORE_STAGES: ReadonlySet<unknown> = new Set(["log-load-begin", "
  * it comes first on every takeover, so it is not the point this test means to kill at.
  */
 function hasRestoreAfter(instance: ProcessorInstance, killed: ProcessorInstance): boolean {
-  const killedAt = Math.max(0, ...logLines(killed).map((line) => (typeof line["time"] === "number" ? line["time"] : 0)));
-  return logLines(instance).some((line) => isEngineStateStage(line) && typeof line["time"] === "number" && line["time"] > killedAt);
+  const killedAt = Math.max(
+    0,
+    ...logLines(killed).map((line) => (typeof line["time"] === "number" ? line["time"] : 0)),
+  );
+  return logLines(instance).some(
+    (line) => isEngineStateStage(line) && typeof line["time"] === "number" && line["time"] > killedAt,
+  );
 }
 
 function isEngineStateStage(line: Readonly<Record<string, unknown>>): boolean {

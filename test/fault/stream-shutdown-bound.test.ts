@@ -5,7 +5,17 @@ import { topicRecordCount } from "../../src/kafka/read-topic.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { topicNames, type TopicNames } from "../../src/stream/topic-names.ts";
 import { closeAll, serviceEndpoints, testKafka, uniqueName } from "../support/kafka.ts";
-import { isAlive, killAllProcessors, logTail, REPO_ROOT, runAgentopsOk, startProcessor, testDir, waitFor, type ProcessorInstance } from "../support/processes.ts";
+import {
+  isAlive,
+  killAllProcessors,
+  logTail,
+  REPO_ROOT,
+  runAgentopsOk,
+  startProcessor,
+  testDir,
+  waitFor,
+  type ProcessorInstance,
+} from "../support/processes.ts";
 
 /**
  * Issue #12, item 8: SIGTERM finishes within a bound even when the broker is unreachable (before
@@ -54,9 +64,12 @@ function brokerProxy(target: { host: string; port: number }): Promise<Proxy> {
     upstream.on("close", () => client.destroy());
   });
   holder.server = server;
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(Object.assign(proxy, { port: (server.address() as { port: number }).port }))));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve(Object.assign(proxy, { port: (server.address() as { port: number }).port })),
+    ),
+  );
 }
-
 
 let dir: string;
 let facts: string;
@@ -78,36 +91,51 @@ afterAll(async () => {
 
 describe("bounded shutdown", () => {
   // Start-up, producing and processing take minutes on a loaded shared machine; the bound under test is measured separately below.
-  it("exits within --shutdown-timeout with the broker unreachable, non-zero when it could not commit", { timeout: 360_000 }, async () => {
-    const broker = serviceEndpoints().brokers[0] ?? "";
-    const [host, port] = broker.split(":");
-    const proxy = await brokerProxy({ host: host ?? "127.0.0.1", port: Number(port) });
-    const instance: ProcessorInstance = await startProcessor({
-      topicPrefix: prefix,
-      name: "bounded",
-      dir,
-      extraArgs: ["--shutdown-timeout", `${BOUND_MS / 1000}s`],
-      nodeFlags: ["--import", join(REPO_ROOT, "test/support/broker-redirect.ts")],
-      env: { AGENTOPS_TEST_BROKER_REDIRECT: `${broker}=127.0.0.1:${proxy.port}` },
-    });
-    // Real work through the proxy first: the instance is a working member when the broker goes.
-    await runAgentopsOk(["produce", "--input", facts, "--topic-prefix", prefix]);
-    const kafka = testKafka();
-    await waitFor("results written through the proxy", async () => ((await topicRecordCount(kafka, topics.results)) > 0 ? true : undefined), { timeoutMs: 180_000, intervalMs: 1_000 });
-    expect(proxy.connections, "the instance's broker connections went through the proxy").toBeGreaterThan(0);
+  it(
+    "exits within --shutdown-timeout with the broker unreachable, non-zero when it could not commit",
+    { timeout: 360_000 },
+    async () => {
+      const broker = serviceEndpoints().brokers[0] ?? "";
+      const [host, port] = broker.split(":");
+      const proxy = await brokerProxy({ host: host ?? "127.0.0.1", port: Number(port) });
+      const instance: ProcessorInstance = await startProcessor({
+        topicPrefix: prefix,
+        name: "bounded",
+        dir,
+        extraArgs: ["--shutdown-timeout", `${BOUND_MS / 1000}s`],
+        nodeFlags: ["--import", join(REPO_ROOT, "test/support/broker-redirect.ts")],
+        env: { AGENTOPS_TEST_BROKER_REDIRECT: `${broker}=127.0.0.1:${proxy.port}` },
+      });
+      // Real work through the proxy first: the instance is a working member when the broker goes.
+      await runAgentopsOk(["produce", "--input", facts, "--topic-prefix", prefix]);
+      const kafka = testKafka();
+      await waitFor(
+        "results written through the proxy",
+        async () => ((await topicRecordCount(kafka, topics.results)) > 0 ? true : undefined),
+        { timeoutMs: 180_000, intervalMs: 1_000 },
+      );
+      expect(proxy.connections, "the instance's broker connections went through the proxy").toBeGreaterThan(0);
 
-    await proxy.cut();
-    // Give the clients time to notice and start retrying, as after a real outage.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
-    expect(isAlive(instance)).toBe(true);
-    const signalled = Date.now();
-    instance.child.kill("SIGTERM");
-    const exitCode = await Promise.race([instance.exited, new Promise<string>((resolve) => setTimeout(() => resolve("still running"), BOUND_MS + SLACK_MS))]);
-    const seconds = (Date.now() - signalled) / 1000;
-    expect(exitCode, `exit after SIGTERM (${seconds.toFixed(1)} s)\n${logTail(instance)}`).not.toBe("still running");
-    expect(seconds).toBeLessThan((BOUND_MS + SLACK_MS) / 1000);
-    process.stdout.write(`shutdown with the broker unreachable: exit ${String(exitCode)} after ${seconds.toFixed(1)} s (bound ${BOUND_MS / 1000} s)\n`);
-    expect(exitCode).not.toBe(0);
-    expect(readFileSync(instance.stderrPath, "utf8")).toMatch(/shutdown did not finish within 5000 ms|could not commit processed offsets/);
-  });
+      await proxy.cut();
+      // Give the clients time to notice and start retrying, as after a real outage.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(isAlive(instance)).toBe(true);
+      const signalled = Date.now();
+      instance.child.kill("SIGTERM");
+      const exitCode = await Promise.race([
+        instance.exited,
+        new Promise<string>((resolve) => setTimeout(() => resolve("still running"), BOUND_MS + SLACK_MS)),
+      ]);
+      const seconds = (Date.now() - signalled) / 1000;
+      expect(exitCode, `exit after SIGTERM (${seconds.toFixed(1)} s)\n${logTail(instance)}`).not.toBe("still running");
+      expect(seconds).toBeLessThan((BOUND_MS + SLACK_MS) / 1000);
+      process.stdout.write(
+        `shutdown with the broker unreachable: exit ${String(exitCode)} after ${seconds.toFixed(1)} s (bound ${BOUND_MS / 1000} s)\n`,
+      );
+      expect(exitCode).not.toBe(0);
+      expect(readFileSync(instance.stderrPath, "utf8")).toMatch(
+        /shutdown did not finish within 5000 ms|could not commit processed offsets/,
+      );
+    },
+  );
 });

@@ -67,7 +67,13 @@ function assignedStages(instance: ProcessorInstance): Map<string, readonly numbe
   const owned = new Map<string, readonly number[]>();
   for (const line of logLines(instance)) {
     const processor = line["processor"];
-    if (line["msg"] === "partitions assigned" && typeof processor === "string" && STAGES.includes(processor) && Array.isArray(line["partitions"])) owned.set(processor, line["partitions"] as number[]);
+    if (
+      line["msg"] === "partitions assigned" &&
+      typeof processor === "string" &&
+      STAGES.includes(processor) &&
+      Array.isArray(line["partitions"])
+    )
+      owned.set(processor, line["partitions"] as number[]);
   }
   return owned;
 }
@@ -79,13 +85,23 @@ describe("the partitioned engine on Kafka (--engine stages)", () => {
     const topics = topicNames(prefix);
     const parts = chunks(lines, 6);
     const serde = topicSerde();
-    const start = (name: string): Promise<ProcessorInstance> => startProcessor({ topicPrefix: prefix, name, dir, extraArgs: ["--engine", "stages"] });
+    const start = (name: string): Promise<ProcessorInstance> =>
+      startProcessor({ topicPrefix: prefix, name, dir, extraArgs: ["--engine", "stages"] });
     const [first, second] = await Promise.all([start("stages-a"), start("stages-b")]);
     const producer = await newProducer();
     for (const part of parts.slice(0, 3)) await produceLines(producer, serde, topics, part);
 
     // Both instances own stage partitions (any number of instances share them).
-    await waitFor("both instances to own stage partitions", () => ([first, second].every((instance) => [...assignedStages(instance).values()].some((partitions) => partitions.length > 0)) ? true : undefined), { timeoutMs: 90_000 });
+    await waitFor(
+      "both instances to own stage partitions",
+      () =>
+        [first, second].every((instance) =>
+          [...assignedStages(instance).values()].some((partitions) => partitions.length > 0),
+        )
+          ? true
+          : undefined,
+      { timeoutMs: 90_000 },
+    );
 
     // Killed while it works through the burst: its outputs since its last checkpoint are on the
     // topics, its state on disk is behind them.
@@ -99,11 +115,25 @@ describe("the partitioned engine on Kafka (--engine stages)", () => {
     expect(isAlive(second)).toBe(true);
     expect(isAlive(restarted)).toBe(true);
     // The restarted instance read back what its stage partitions wrote and went live.
-    const reconciled = [second, restarted].flatMap((instance) => logLines(instance)).filter((line) => line["stage"] === "reconciled");
-    console.info(`[stages test] reconciled ${String(reconciled.length)} stage partitions after the crash: ${reconciled.map((line) => `${String(line["writer"])} read ${String(line["read"])} corrected ${String(line["corrections"])}`).join("; ")}`);
+    const reconciled = [second, restarted]
+      .flatMap((instance) => logLines(instance))
+      .filter((line) => line["stage"] === "reconciled");
+    console.info(
+      `[stages test] reconciled ${String(reconciled.length)} stage partitions after the crash: ${reconciled.map((line) => `${String(line["writer"])} read ${String(line["read"])} corrected ${String(line["corrections"])}`).join("; ")}`,
+    );
     expect(reconciled.length).toBeGreaterThan(0);
     // The audit rebuilds the partitioned engine's whole history from its stage facts topic through the same stages.
-    const audit = await runAgentops(["replay", "--from-topic", "--verify", "--engine", "stages", "--engine-partitions", "3", "--topic-prefix", prefix]);
+    const audit = await runAgentops([
+      "replay",
+      "--from-topic",
+      "--verify",
+      "--engine",
+      "stages",
+      "--engine-partitions",
+      "3",
+      "--topic-prefix",
+      prefix,
+    ]);
     expect(audit.code, audit.stdout).toBe(0);
     expect(audit.stdout).toContain(`rebuilt ${String(expected.results.size)} results from ${topics.stageFacts}`);
   }, 420_000);
@@ -113,10 +143,19 @@ describe("the partitioned engine on Kafka (--engine stages)", () => {
     const topics = topicNames(prefix);
     // The engine's partition count is its topics' on the cluster: created here with one.
     const admin = await connectedAdmin(kafka);
-    await createTopicsWithLeaders(admin, STAGE_TOPIC_ROLES.map((role) => ({ topic: topics[role], numPartitions: 1, replicationFactor: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] })));
+    await createTopicsWithLeaders(
+      admin,
+      STAGE_TOPIC_ROLES.map((role) => ({
+        topic: topics[role],
+        numPartitions: 1,
+        replicationFactor: 1,
+        configEntries: [{ name: "cleanup.policy", value: "compact" }],
+      })),
+    );
     const parts = chunks(lines, 6);
     const serde = topicSerde();
-    const start = (name: string): Promise<ProcessorInstance> => startProcessor({ topicPrefix: prefix, name, dir, extraArgs: ["--engine", "stages"] });
+    const start = (name: string): Promise<ProcessorInstance> =>
+      startProcessor({ topicPrefix: prefix, name, dir, extraArgs: ["--engine", "stages"] });
     const [first, second, third] = await Promise.all([start("one-a"), start("one-b"), start("one-c")]);
     const producer = await newProducer();
     await produceLines(producer, serde, topics, parts[0] ?? []);
@@ -136,6 +175,8 @@ describe("the partitioned engine on Kafka (--engine stages)", () => {
     expect(isAlive(third)).toBe(true);
     expect(isAlive(restarted)).toBe(true);
     // Every stage ran on partition 0 only.
-    for (const instance of [first, second, third, restarted]) for (const partitions of assignedStages(instance).values()) expect(partitions.every((partition) => partition === 0)).toBe(true);
+    for (const instance of [first, second, third, restarted])
+      for (const partitions of assignedStages(instance).values())
+        expect(partitions.every((partition) => partition === 0)).toBe(true);
   }, 420_000);
 });

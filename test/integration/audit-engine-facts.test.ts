@@ -5,7 +5,21 @@ import { isAgentEvent } from "../../src/contract/facts.ts";
 import { parseFactJson } from "../../src/contract/parse-fact.ts";
 import { topicNames, type TopicNames } from "../../src/stream/topic-names.ts";
 import { closeAll, connectedAdmin, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
-import { describeDifferences, embeddedReplay, killAllProcessors, produceLines, readLines, runAgentops, runAgentopsOk, startProcessor, stopProcessor, testDir, topicSerde, waitForResults, type EmbeddedReplay } from "../support/processes.ts";
+import {
+  describeDifferences,
+  embeddedReplay,
+  killAllProcessors,
+  produceLines,
+  readLines,
+  runAgentops,
+  runAgentopsOk,
+  startProcessor,
+  stopProcessor,
+  testDir,
+  topicSerde,
+  waitForResults,
+  type EmbeddedReplay,
+} from "../support/processes.ts";
 
 /**
  * Issue #13, the audit source (docs/engine-state.md §5): the facts topic keeps only its retention,
@@ -43,7 +57,9 @@ afterAll(async () => {
 /** Per partition of the facts topic: its first retained offset and its end. */
 async function factsOffsets(): Promise<Map<number, { low: bigint; high: bigint }>> {
   const offsets = await admin.fetchTopicOffsets(topics.facts);
-  return new Map(offsets.map(({ partition, low, high }) => [partition, { low: BigInt(low), high: BigInt(high) }] as const));
+  return new Map(
+    offsets.map(({ partition, low, high }) => [partition, { low: BigInt(low), high: BigInt(high) }] as const),
+  );
 }
 
 describe("audit replay over a facts topic whose early segments were deleted", () => {
@@ -52,13 +68,22 @@ describe("audit replay over a facts topic whose early segments were deleted", ()
     const instance = await startProcessor({ topicPrefix: prefix, name: "audit-a", dir });
     await runAgentopsOk(["produce", "--input", facts, "--topic-prefix", prefix]);
     const quiet = await waitForResults(kafka, topics.results, expected.results, 120_000);
-    expect(quiet.comparison.differingKeys, describeDifferences(expected.results, quiet.actual, quiet.comparison)).toEqual([]);
+    expect(
+      quiet.comparison.differingKeys,
+      describeDifferences(expected.results, quiet.actual, quiet.comparison),
+    ).toEqual([]);
     expect(await stopProcessor(instance, "SIGTERM")).toBe(0);
 
     // Retention, simulated: the first half of every facts partition is gone.
     const before = await factsOffsets();
     await admin.fetchTopicMetadata({ topics: [topics.facts] });
-    await admin.deleteTopicRecords({ topic: topics.facts, partitions: [...before].map(([partition, { low, high }]) => ({ partition, offset: String(low + (high - low) / 2n) })) });
+    await admin.deleteTopicRecords({
+      topic: topics.facts,
+      partitions: [...before].map(([partition, { low, high }]) => ({
+        partition,
+        offset: String(low + (high - low) / 2n),
+      })),
+    });
     const after = await factsOffsets();
     expect([...after.values()].some(({ low }) => low > 0n)).toBe(true);
     const window = [...after.keys()]

@@ -52,23 +52,34 @@ const keyOf = (message: KafkaMessage): string => message.key?.toString("utf8") ?
 
 /** Ten distinct fact versions, each sent twice (a redelivery), as ingest would after a retried batch. */
 function versions(round: number): { key: string; value: string }[] {
-  return Array.from({ length: 10 }, (_, index) => ({ key: `fact-${index}\u0000digest-${index}`, value: JSON.stringify({ fact: { fact_id: `fact-${index}` }, round }) }));
+  return Array.from({ length: 10 }, (_, index) => ({
+    key: `fact-${index}\u0000digest-${index}`,
+    value: JSON.stringify({ fact: { fact_id: `fact-${index}` }, round }),
+  }));
 }
 
 describe("audit source: what Kafka keeps", () => {
   it("a delete-policy topic loses its early records (what a 7-day facts topic does after a week)", async () => {
-    const topic = await createTestTopic(admin, "audit-source.facts", { configEntries: [{ name: "cleanup.policy", value: "delete" }] });
+    const topic = await createTestTopic(admin, "audit-source.facts", {
+      configEntries: [{ name: "cleanup.policy", value: "delete" }],
+    });
     await producer.send({ topic, messages: versions(0) });
     await deleteRecordsBefore(topic, "4");
 
     const offsets = await admin.fetchTopicOffsets(topic);
     expect(offsets[0]?.low).toBe("4");
     const kept = await readAll(topic);
-    expect(kept.map(keyOf)).toEqual(versions(0).slice(4).map((version) => version.key));
+    expect(kept.map(keyOf)).toEqual(
+      versions(0)
+        .slice(4)
+        .map((version) => version.key),
+    );
   });
 
   it("the broker refuses to delete records of a compact-only topic (the engine-facts topic keeps its history)", async () => {
-    const topic = await createTestTopic(admin, "audit-source.engine-facts", { configEntries: [{ name: "cleanup.policy", value: "compact" }] });
+    const topic = await createTestTopic(admin, "audit-source.engine-facts", {
+      configEntries: [{ name: "cleanup.policy", value: "compact" }],
+    });
     await producer.send({ topic, messages: versions(0) });
     const refused = await deleteRecordsBefore(topic, "4").then(
       () => undefined,
@@ -80,35 +91,31 @@ describe("audit source: what Kafka keeps", () => {
     expect((await readAll(topic)).map(keyOf)).toEqual(versions(0).map((version) => version.key));
   });
 
-  it(
-    "compaction drops redeliveries but keeps every distinct fact version",
-    async () => {
-      // Small segments and an eager cleaner, so that compaction runs within the test.
-      const topic = await createTestTopic(admin, "audit-source.compacted", {
-        configEntries: [
-          { name: "cleanup.policy", value: "compact" },
-          { name: "segment.ms", value: "500" },
-          { name: "min.cleanable.dirty.ratio", value: "0.001" },
-          { name: "min.compaction.lag.ms", value: "0" },
-          { name: "delete.retention.ms", value: "0" },
-        ],
-      });
-      await producer.send({ topic, messages: versions(0) });
-      await producer.send({ topic, messages: versions(1) });
-      const distinct = versions(1).map((version) => version.key);
-      const deadline = Date.now() + 100_000;
-      let kept: KafkaMessage[] = [];
-      // The active segment is never cleaned: a later record rolls it (segment.ms) so the cleaner can take the rest.
-      for (let roll = 0; Date.now() < deadline; roll += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 2_000));
-        await producer.send({ topic, messages: [{ key: `roll-${roll}`, value: "{}" }] });
-        kept = (await readAll(topic)).filter((message) => !keyOf(message).startsWith("roll-"));
-        if (kept.length === distinct.length) break;
-      }
-      // Compacted: one record per distinct key, the latest one, none lost.
-      expect(kept.map(keyOf).sort()).toEqual([...distinct].sort());
-      expect(kept.every((message) => JSON.parse(message.value?.toString("utf8") ?? "{}").round === 1)).toBe(true);
-    },
-    120_000,
-  );
+  it("compaction drops redeliveries but keeps every distinct fact version", async () => {
+    // Small segments and an eager cleaner, so that compaction runs within the test.
+    const topic = await createTestTopic(admin, "audit-source.compacted", {
+      configEntries: [
+        { name: "cleanup.policy", value: "compact" },
+        { name: "segment.ms", value: "500" },
+        { name: "min.cleanable.dirty.ratio", value: "0.001" },
+        { name: "min.compaction.lag.ms", value: "0" },
+        { name: "delete.retention.ms", value: "0" },
+      ],
+    });
+    await producer.send({ topic, messages: versions(0) });
+    await producer.send({ topic, messages: versions(1) });
+    const distinct = versions(1).map((version) => version.key);
+    const deadline = Date.now() + 100_000;
+    let kept: KafkaMessage[] = [];
+    // The active segment is never cleaned: a later record rolls it (segment.ms) so the cleaner can take the rest.
+    for (let roll = 0; Date.now() < deadline; roll += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await producer.send({ topic, messages: [{ key: `roll-${roll}`, value: "{}" }] });
+      kept = (await readAll(topic)).filter((message) => !keyOf(message).startsWith("roll-"));
+      if (kept.length === distinct.length) break;
+    }
+    // Compacted: one record per distinct key, the latest one, none lost.
+    expect(kept.map(keyOf).sort()).toEqual([...distinct].sort());
+    expect(kept.every((message) => JSON.parse(message.value?.toString("utf8") ?? "{}").round === 1)).toBe(true);
+  }, 120_000);
 });

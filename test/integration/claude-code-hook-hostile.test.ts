@@ -42,7 +42,9 @@ describe("agentops hook claude-code (command hook) on crafted input", () => {
     const run = await runHook(documentedInput(slow), freshSpool(), ["--deadline-ms", "1"]);
     expect(run.code).toBe(0);
     const reason = "the analysis did not finish within 1 ms and was stopped";
-    expect(JSON.parse(run.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: reason } });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: reason },
+    });
   });
 
   it("denies 20 nested `$(echo …)` around `rm -rf /` well within the deadline", async () => {
@@ -67,7 +69,10 @@ describe("agentops hook claude-code (command hook) on crafted input", () => {
 
   it("judges Write to /etc/passwd and an MCP shell tool", async () => {
     const env = withoutKafka(testDir("agentops-hook-spool-"));
-    const write = await runHook(documentedInput("", "s", "t1", "Write", { file_path: "/etc/passwd", content: "x" }), env);
+    const write = await runHook(
+      documentedInput("", "s", "t1", "Write", { file_path: "/etc/passwd", content: "x" }),
+      env,
+    );
     expect(write.code).toBe(2);
     expect(write.stderr).toMatch(/fs-write-system-file: write of system file \/etc\/passwd/);
     const mcp = await runHook(documentedInput("", "s", "t2", "mcp__shell__run", { command: "rm -rf /" }), env);
@@ -94,7 +99,10 @@ describe("agentops hook claude-code --listen on crafted input", () => {
     const decisions = join(server.spool, "hook-decisions.ndjson");
     const elapsed = await waitFor("the crafted calls recorded", () => {
       const text = existsSync(decisions) ? readFileSync(decisions, "utf8").trim() : "";
-      const lines = text === "" ? [] : text.split("\n").map((line) => JSON.parse(line) as { session_id: string; elapsed_ms: number });
+      const lines =
+        text === ""
+          ? []
+          : text.split("\n").map((line) => JSON.parse(line) as { session_id: string; elapsed_ms: number });
       const crafted_ = lines.filter((line) => line.session_id === "crafted");
       return crafted_.length === Object.keys(crafted).length ? crafted_.map((line) => line.elapsed_ms) : undefined;
     });
@@ -112,8 +120,12 @@ describe("agentops hook claude-code --listen on crafted input", () => {
       const slow = `rm -rf ./build${"; true".repeat(2_300)}`;
       const order: string[] = [];
       await Promise.all([
-        patient.call(documentedInput(slow, "s", "slow")).then((answer) => order.push(`slow:${decisionOf(answer).decision}`)),
-        patient.call(documentedInput("rm -rf /", "s", "quick")).then((answer) => order.push(`quick:${decisionOf(answer).decision}`)),
+        patient
+          .call(documentedInput(slow, "s", "slow"))
+          .then((answer) => order.push(`slow:${decisionOf(answer).decision}`)),
+        patient
+          .call(documentedInput("rm -rf /", "s", "quick"))
+          .then((answer) => order.push(`quick:${decisionOf(answer).decision}`)),
       ]);
       expect(order).toEqual(["quick:deny", "slow:allow"]);
     } finally {
@@ -126,14 +138,18 @@ describe("agentops hook claude-code --listen on crafted input", () => {
     const json = { "content-type": "application/json" };
     expect((await fetch(`${server.url}anything`, { method: "PUT", headers: json, body })).status).toBe(404);
     expect((await fetch(server.url, { method: "PUT", headers: json, body })).status).toBe(405);
-    expect((await fetch(server.url, { method: "POST", headers: { "content-type": "text/plain" }, body })).status).toBe(415);
+    expect((await fetch(server.url, { method: "POST", headers: { "content-type": "text/plain" }, body })).status).toBe(
+      415,
+    );
     const fromPage = { ...json, origin: "https://example.com" };
     expect((await fetch(server.url, { method: "POST", headers: fromPage, body })).status).toBe(403);
     expect(await statusWithHost(server.url, "rebound.example.com", body)).toBe(421);
     expect(await statusWithHost(server.url, "localhost", body)).toBe(200);
     const decisions = join(server.spool, "hook-decisions.ndjson");
     const recordedText = () => (existsSync(decisions) ? readFileSync(decisions, "utf8") : "");
-    const recorded = await waitFor("the loopback call recorded", () => (recordedText().includes('"session_id":"web"') ? recordedText() : undefined));
+    const recorded = await waitFor("the loopback call recorded", () =>
+      recordedText().includes('"session_id":"web"') ? recordedText() : undefined,
+    );
     expect(recorded.split("\n").filter((line) => line.includes('"session_id":"web"'))).toHaveLength(1);
   });
 

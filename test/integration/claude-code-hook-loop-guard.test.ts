@@ -41,22 +41,32 @@ function answerOf(run: HookRun): string {
 
 function expectStuckEditStopped(answers: readonly string[]): void {
   expect(answers.slice(0, -1).every((answer) => answer === "allow")).toBe(true);
-  expect(answers.at(-1)).toMatch(/^ask: agentops loop guard: this Edit call repeats an operation that failed 4 times in this session/);
+  expect(answers.at(-1)).toMatch(
+    /^ask: agentops loop guard: this Edit call repeats an operation that failed 4 times in this session/,
+  );
 }
 
 describe("agentops hook claude-code --loop-guard ask, judged in process", () => {
-  it("asks before the 5th attempt of an Edit rejected 4 times with varied input", async () => {
-    const spool = testDir("agentops-hook-loop-");
-    expectStuckEditStopped(await playSession(recorded("stuck-edit-session.ndjson"), spool));
-    const decisions = readFileSync(join(spool, "hook-decisions.ndjson"), "utf8").trim().split("\n");
-    const last = JSON.parse(decisions.at(-1) ?? "{}") as Record<string, unknown>;
-    expect([last["answer"], typeof last["loop_guard"]]).toEqual(["ask", "string"]);
-  }, SESSION_TIMEOUT_MS);
+  it(
+    "asks before the 5th attempt of an Edit rejected 4 times with varied input",
+    async () => {
+      const spool = testDir("agentops-hook-loop-");
+      expectStuckEditStopped(await playSession(recorded("stuck-edit-session.ndjson"), spool));
+      const decisions = readFileSync(join(spool, "hook-decisions.ndjson"), "utf8").trim().split("\n");
+      const last = JSON.parse(decisions.at(-1) ?? "{}") as Record<string, unknown>;
+      expect([last["answer"], typeof last["loop_guard"]]).toEqual(["ask", "string"]);
+    },
+    SESSION_TIMEOUT_MS,
+  );
 
-  it("leaves the normal debug loop alone: a test re-run after a successful edit is allowed", async () => {
-    const answers = await playSession(recorded("debug-loop-session.ndjson"), testDir("agentops-hook-loop-"));
-    expect(answers).toEqual(Array.from({ length: 9 }, () => "allow"));
-  }, SESSION_TIMEOUT_MS);
+  it(
+    "leaves the normal debug loop alone: a test re-run after a successful edit is allowed",
+    async () => {
+      const answers = await playSession(recorded("debug-loop-session.ndjson"), testDir("agentops-hook-loop-"));
+      expect(answers).toEqual(Array.from({ length: 9 }, () => "allow"));
+    },
+    SESSION_TIMEOUT_MS,
+  );
 
   it("without the flag a result input is an error of the hook's registration (exit 1), and nothing is stopped", async () => {
     const [, failure = ""] = recorded("stuck-edit-session.ndjson").slice(2);
@@ -67,18 +77,22 @@ describe("agentops hook claude-code --loop-guard ask, judged in process", () => 
 });
 
 describe("agentops hook claude-code --loop-guard ask, forwarded to a warm server", () => {
-  it("the server keeps the session's loop state: the same recorded sessions, the same answers", async () => {
-    const server = await startHookServer(GUARD);
-    try {
-      const stuck = recorded("stuck-edit-session.ndjson");
-      expectStuckEditStopped(await playSession(stuck, server.spool));
-      const debug = recorded("debug-loop-session.ndjson");
-      expect(await playSession(debug, server.spool)).toEqual(Array.from({ length: 9 }, () => "allow"));
-      // Every PreToolUse was judged by the server, not in the command's own process.
-      const preCalls = [...stuck, ...debug].filter((line) => line.includes('"hook_event_name": "PreToolUse"')).length;
-      expect((await server.health()).judged).toBe(preCalls);
-    } finally {
-      server.stop();
-    }
-  }, SESSION_TIMEOUT_MS);
+  it(
+    "the server keeps the session's loop state: the same recorded sessions, the same answers",
+    async () => {
+      const server = await startHookServer(GUARD);
+      try {
+        const stuck = recorded("stuck-edit-session.ndjson");
+        expectStuckEditStopped(await playSession(stuck, server.spool));
+        const debug = recorded("debug-loop-session.ndjson");
+        expect(await playSession(debug, server.spool)).toEqual(Array.from({ length: 9 }, () => "allow"));
+        // Every PreToolUse was judged by the server, not in the command's own process.
+        const preCalls = [...stuck, ...debug].filter((line) => line.includes('"hook_event_name": "PreToolUse"')).length;
+        expect((await server.health()).judged).toBe(preCalls);
+      } finally {
+        server.stop();
+      }
+    },
+    SESSION_TIMEOUT_MS,
+  );
 });

@@ -21,7 +21,10 @@ describe("agentops hook claude-code --warm-server auto", () => {
       const first = await runHook(documentedInput("rm -rf /", "auto", "toolu_auto1"), env, AUTO);
       expect(first.code).toBe(2);
       expect(first.stderr).toMatch(/fs-delete-critical-path/);
-      entry = await waitFor("the started server's file", () => readServerFile(spool), { timeoutMs: 120_000, intervalMs: 100 });
+      entry = await waitFor("the started server's file", () => readServerFile(spool), {
+        timeoutMs: 120_000,
+        intervalMs: 100,
+      });
       expect(entry.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
       expect(existsSync(join(spool, "hook-server.starting"))).toBe(false);
       const second = await runHook(documentedInput("ls", "auto", "toolu_auto2"), env, AUTO);
@@ -36,7 +39,12 @@ describe("agentops hook claude-code --warm-server auto", () => {
 
   it("--warm-server off starts nothing", async () => {
     const spool = testDir("agentops-hook-auto-");
-    const run = await runHook(documentedInput("ls", "off", "toolu_off"), withoutKafka(spool), ["--deadline-ms", "60000", "--warm-server", "off"]);
+    const run = await runHook(documentedInput("ls", "off", "toolu_off"), withoutKafka(spool), [
+      "--deadline-ms",
+      "60000",
+      "--warm-server",
+      "off",
+    ]);
     expect(run.code).toBe(0);
     expect(existsSync(join(spool, "hook-server.starting"))).toBe(false);
     expect(readServerFile(spool)).toBeUndefined();
@@ -48,7 +56,10 @@ describe("agentops hook claude-code --listen --idle-timeout", () => {
     const server = await startHookServer(["--idle-timeout", "2"]);
     try {
       expect(readServerFile(server.spool)?.url).toBe(server.url);
-      await waitFor("the idle server's exit", () => (server.child.exitCode === null ? undefined : true), { timeoutMs: 60_000, intervalMs: 200 });
+      await waitFor("the idle server's exit", () => (server.child.exitCode === null ? undefined : true), {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      });
       expect(server.child.exitCode).toBe(0);
       expect(readServerFile(server.spool)).toBeUndefined();
     } finally {

@@ -57,7 +57,10 @@ const hostileCommand = fc
     core: destructive,
     layers: fc.array(layer, { minLength: 1, maxLength: 4 }),
     comment: oddText,
-    filler: fc.oneof(fc.constant(""), fc.integer({ min: 1, max: 20_000 }).map((count) => " && true".repeat(count))),
+    filler: fc.oneof(
+      fc.constant(""),
+      fc.integer({ min: 1, max: 20_000 }).map((count) => " && true".repeat(count)),
+    ),
   })
   .map(({ core, layers, comment, filler }) => {
     let command: string = core;
@@ -97,7 +100,10 @@ describe("hook --listen on generated hostile commands", () => {
     const decisions = join(server.spool, "hook-decisions.ndjson");
     const elapsed = await waitFor("every generated call recorded", () => {
       const text = existsSync(decisions) ? readFileSync(decisions, "utf8").trim() : "";
-      const lines = text === "" ? [] : text.split("\n").map((line) => JSON.parse(line) as { session_id: string; elapsed_ms: number });
+      const lines =
+        text === ""
+          ? []
+          : text.split("\n").map((line) => JSON.parse(line) as { session_id: string; elapsed_ms: number });
       const generated = lines.filter((line) => line.session_id === "property");
       return generated.length >= call ? generated.map((line) => line.elapsed_ms) : undefined;
     });

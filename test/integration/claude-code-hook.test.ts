@@ -30,14 +30,30 @@ describe("agentops hook claude-code (command hook)", () => {
     const spool = testDir("agentops-hook-spool-");
     const blocked = await runHook(documentedInput("rm -rf /", "abc123", "toolu_block"), withoutKafka(spool));
     expect(blocked.code).toBe(2);
-    expect(blocked.stderr).toMatch(/^agentops blocked this as destructive \(fs-delete-critical-path: recursive delete of \/\)/);
+    expect(blocked.stderr).toMatch(
+      /^agentops blocked this as destructive \(fs-delete-critical-path: recursive delete of \/\)/,
+    );
     const allowed = await runHook(documentedInput("ls", "abc123", "toolu_allow"), withoutKafka(spool));
     expect(allowed).toEqual({ code: 0, stdout: "", stderr: "" });
 
-    const facts = readFileSync(join(spool, "facts.ndjson"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(facts.map((fact) => `${String(fact["type"])}:${String(fact["command"] ?? fact["tool"])}`)).toEqual(["agent_step:Bash", "sandbox_event:rm -rf /", "agent_step:Bash", "sandbox_event:ls"]);
-    const decisions = readFileSync(join(spool, "hook-decisions.ndjson"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(decisions.map((decision) => [decision["decision"], decision["rules"]])).toEqual([["block", ["fs-delete-critical-path"]], ["allow", []]]);
+    const facts = readFileSync(join(spool, "facts.ndjson"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(facts.map((fact) => `${String(fact["type"])}:${String(fact["command"] ?? fact["tool"])}`)).toEqual([
+      "agent_step:Bash",
+      "sandbox_event:rm -rf /",
+      "agent_step:Bash",
+      "sandbox_event:ls",
+    ]);
+    const decisions = readFileSync(join(spool, "hook-decisions.ndjson"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(decisions.map((decision) => [decision["decision"], decision["rules"]])).toEqual([
+      ["block", ["fs-delete-critical-path"]],
+      ["allow", []],
+    ]);
 
     // The spool is an ordinary facts file: `agentops produce` sends it.
     const prefix = uniqueName("hook-spool");
@@ -55,7 +71,15 @@ describe("agentops hook claude-code (command hook)", () => {
     const prefix = uniqueName("hook-kafka");
     const { brokers, registryUrl } = serviceEndpoints();
     const session = uniqueName("session");
-    const run = await runHook(documentedInput("rm -rf /", session), { ...withoutKafka(testDir("agentops-hook-spool-")), KAFKA_BROKERS: brokers.join(","), SCHEMA_REGISTRY_URL: registryUrl }, ["--deadline-ms", "60000", "--topic-prefix", prefix]);
+    const run = await runHook(
+      documentedInput("rm -rf /", session),
+      {
+        ...withoutKafka(testDir("agentops-hook-spool-")),
+        KAFKA_BROKERS: brokers.join(","),
+        SCHEMA_REGISTRY_URL: registryUrl,
+      },
+      ["--deadline-ms", "60000", "--topic-prefix", prefix],
+    );
     expect(run.code).toBe(2);
     const registry = testRegistry();
     const received = await waitFor("the hook's records on the agent-events topic", async () => {
@@ -79,11 +103,19 @@ describe("agentops hook claude-code --listen (HTTP hook)", () => {
     try {
       const deny = await server.call(documentedInput("rm -rf /"));
       expect(deny.status).toBe(200);
-      expect(JSON.parse(deny.text)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/fs-delete-critical-path/) as unknown } });
+      expect(JSON.parse(deny.text)).toEqual({
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: expect.stringMatching(/fs-delete-critical-path/) as unknown,
+        },
+      });
       expect(decisionOf(await server.call(documentedInput("ls")))).toEqual({ decision: "allow", reason: "" });
       const decisions = await waitFor("both decisions recorded", () => {
         const lines = readFileSync(join(server.spool, "hook-decisions.ndjson"), "utf8").trim().split("\n");
-        return lines.length >= 2 ? lines.map((line) => (JSON.parse(line) as Record<string, unknown>)["decision"]) : undefined;
+        return lines.length >= 2
+          ? lines.map((line) => (JSON.parse(line) as Record<string, unknown>)["decision"])
+          : undefined;
       });
       expect(decisions).toEqual(["block", "allow"]);
     } finally {

@@ -3,9 +3,27 @@ import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { byUtf8 } from "../../src/contract/code-point-order.ts";
 import { topicNames, type TopicNames } from "../../src/stream/topic-names.ts";
-import { buildJavaExample, expectedRows, parseTable, runJavaExample, runPythonExample, type ExampleTarget, type MavenBuild, type TableRow } from "../support/consumer-examples.ts";
+import {
+  buildJavaExample,
+  expectedRows,
+  parseTable,
+  runJavaExample,
+  runPythonExample,
+  type ExampleTarget,
+  type MavenBuild,
+  type TableRow,
+} from "../support/consumer-examples.ts";
 import { closeAll, connectedProducer, serviceEndpoints, testKafka, uniqueName } from "../support/kafka.ts";
-import { describeDifferences, embeddedReplay, killAllProcessors, runAgentopsOk, startProcessor, stopProcessor, testDir, waitForResults } from "../support/processes.ts";
+import {
+  describeDifferences,
+  embeddedReplay,
+  killAllProcessors,
+  runAgentopsOk,
+  startProcessor,
+  stopProcessor,
+  testDir,
+  waitForResults,
+} from "../support/processes.ts";
 
 /**
  * Issue #15 item 5: the downstream consumer examples of docs/consumers.md (Java with the Apicurio
@@ -40,7 +58,9 @@ beforeAll(async () => {
   const instance = await startProcessor({ topicPrefix: prefix, name: "consumers", dir });
   await runAgentopsOk(["produce", "--input", facts, "--topic-prefix", prefix]);
   const quiet = await waitForResults(kafka, topics.results, replay.results, 180_000);
-  expect(quiet.comparison.differingKeys, describeDifferences(replay.results, quiet.actual, quiet.comparison)).toEqual([]);
+  expect(quiet.comparison.differingKeys, describeDifferences(replay.results, quiet.actual, quiet.comparison)).toEqual(
+    [],
+  );
   // Stopped, so nothing rewrites the topic while the examples read it.
   expect(await stopProcessor(instance, "SIGTERM")).toBe(0);
 
@@ -64,7 +84,9 @@ describe("downstream consumer examples (examples/consumers/)", () => {
     expect(expected.has(tombstoned)).toBe(false);
     const scopeKinds = new Set(rows.map((row) => (row.scope as { kind: string }).kind));
     expect([...scopeKinds].sort()).toEqual(["snapshot", "window"]);
-    expect(new Set(rows.map((row) => row.status))).toEqual(new Set(["PUBLISHED", "NOT_AVAILABLE", "BELOW_MINIMUM_SAMPLE"]));
+    expect(new Set(rows.map((row) => row.status))).toEqual(
+      new Set(["PUBLISHED", "NOT_AVAILABLE", "BELOW_MINIMUM_SAMPLE"]),
+    );
     expect(rows.some((row) => typeof row.value === "number")).toBe(true);
     expect(rows.some((row) => typeof row.value === "object" && row.value !== null)).toBe(true);
     expect(rows.some((row) => row.value === null)).toBe(true);
@@ -73,7 +95,9 @@ describe("downstream consumer examples (examples/consumers/)", () => {
 
   it("Java (kafka-clients + Apicurio serde) prints the same table as `agentops results --json`", async () => {
     const build = await javaBuild;
-    process.stderr.write(`[consumer-examples] Maven build ${build.offline ? "offline" : "online"} in ${build.seconds.toFixed(1)} s\n`);
+    process.stderr.write(
+      `[consumer-examples] Maven build ${build.offline ? "offline" : "online"} in ${build.seconds.toFixed(1)} s\n`,
+    );
     const result = await runJavaExample(target);
     const table = parseTable(result.stdout);
     expect([...table.keys()].sort(byUtf8)).toEqual([...expected.keys()].sort(byUtf8));

@@ -172,7 +172,10 @@ const USER_LINES = USER_CASES.map((record) => JSON.stringify(record));
 const fileArb = fc
   .tuple(
     factsArb.filter((facts) => facts.some((fact) => fact.type === "model_call" && fact.operational)),
-    fc.array(fc.constantFrom(...FACT_TYPES).chain((type) => factOf(type)), { maxLength: 6 }),
+    fc.array(
+      fc.constantFrom(...FACT_TYPES).chain((type) => factOf(type)),
+      { maxLength: 6 },
+    ),
     fc.subarray([...USER_LINES]),
   )
   .map(([facts, noise, user]) => [...facts.map(factLine), ...noise.map((record) => JSON.stringify(record)), ...user]);

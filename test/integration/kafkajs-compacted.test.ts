@@ -1,7 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { readTopicToEnd } from "../../src/kafka/read-topic.ts";
 import { createTopicsWithLeaders } from "../../src/kafka/topic-admin.ts";
-import { closeAll, connectedAdmin, connectedConsumer, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
+import {
+  closeAll,
+  connectedAdmin,
+  connectedConsumer,
+  connectedProducer,
+  testKafka,
+  uniqueName,
+} from "../support/kafka.ts";
 
 afterAll(closeAll);
 
@@ -36,7 +43,8 @@ describe("reading a compacted topic", () => {
       },
     ]);
     const large = Buffer.alloc(4096, 1);
-    const keys = (prefix: string, from: number, to: number): string[] => Array.from({ length: to - from }, (_, index) => `${prefix}${String(from + index)}`);
+    const keys = (prefix: string, from: number, to: number): string[] =>
+      Array.from({ length: to - from }, (_, index) => `${prefix}${String(from + index)}`);
     const first = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
     // 600 records of 4 KiB in one record batch (2.4 MB, past the 1 MiB a fetch asks per partition).
     await first.send({ topic, messages: keys("k", 0, 600).map((key) => ({ key, value: large })) });

@@ -129,7 +129,10 @@ describe("agentops notify over the alerts and results topics", () => {
     const topics = await freshTopics("notify");
     const good: WebhookReceiver = await startReceiver(() => 200);
     const down: WebhookReceiver = await startReceiver(() => 500);
-    cleanups.push(() => good.close(), () => down.close());
+    cleanups.push(
+      () => good.close(),
+      () => down.close(),
+    );
     const config = parseNotifyConfig(
       {
         webhooks: [
@@ -151,7 +154,18 @@ describe("agentops notify over the alerts and results topics", () => {
         const value = await serde.encodeDeadLetter(letter);
         await producer.send({ topic: topics.deadLetters, messages: [{ key: deadLetterKey(letter), value }] });
       };
-      const options = { kafka, serde, registry, undecodable, topics, groupId, notifier, stopping, logger, fromBeginning: true };
+      const options = {
+        kafka,
+        serde,
+        registry,
+        undecodable,
+        topics,
+        groupId,
+        notifier,
+        stopping,
+        logger,
+        fromBeginning: true,
+      };
       const handle = await notifyFromTopics(options);
       return { handle, notifier, stop };
     };

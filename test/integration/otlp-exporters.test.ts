@@ -29,7 +29,13 @@ let dir: string;
 
 beforeAll(async () => {
   dir = testDir("agentops-otlp-");
-  receiver = await startOtlpReceiver({ host: "127.0.0.1", port: 0, sink: fileSink(join(dir, "facts.ndjson"), join(dir, "dead-letters.ndjson")), config: DEFAULT_OTLP_MAPPING, logger: pino({ level: "silent" }) });
+  receiver = await startOtlpReceiver({
+    host: "127.0.0.1",
+    port: 0,
+    sink: fileSink(join(dir, "facts.ndjson"), join(dir, "dead-letters.ndjson")),
+    config: DEFAULT_OTLP_MAPPING,
+    logger: pino({ level: "silent" }),
+  });
 });
 
 afterAll(async () => {
@@ -53,8 +59,21 @@ describe("OTLP/HTTP from the OpenTelemetry JS SDK exporters", () => {
       const runId = `genai-${wire}`;
       await emitGenAiSpans(exporter(`${receiver.url}/v1/traces`), runId);
       const facts = factsFile().filter((fact) => fact["run_id"] === runId);
-      expect(facts.find((fact) => fact["type"] === "model_call")).toMatchObject({ provider: "openai", model: "gpt-5-2026-08-07", role: "writer", runtime: "openai-agents@0.4", input_tokens: 120, output_tokens: 30, usage_source: "PROVIDER", operational: true });
-      expect(facts.find((fact) => fact["type"] === "agent_step")).toMatchObject({ kind: "tool_call", tool: "get_weather", input: '{"city":"Paris"}' });
+      expect(facts.find((fact) => fact["type"] === "model_call")).toMatchObject({
+        provider: "openai",
+        model: "gpt-5-2026-08-07",
+        role: "writer",
+        runtime: "openai-agents@0.4",
+        input_tokens: 120,
+        output_tokens: 30,
+        usage_source: "PROVIDER",
+        operational: true,
+      });
+      expect(facts.find((fact) => fact["type"] === "agent_step")).toMatchObject({
+        kind: "tool_call",
+        tool: "get_weather",
+        input: '{"city":"Paris"}',
+      });
       expect(facts).toHaveLength(2);
     });
   }
@@ -67,34 +86,101 @@ describe("OTLP/HTTP from the OpenTelemetry JS SDK exporters", () => {
     it(`a Claude Code session over ${wire} logs becomes calls, costs, tool steps and an exec`, async () => {
       const session = `cc-session-${wire}`;
       await emitClaudeCodeSession(exporter(`${receiver.url}/v1/logs`), session, ["ls -la", "rm -rf /"]);
-      const facts = factsFile().filter((fact) => fact["run_id"] === session || String(fact["call_id"] ?? "").includes(session));
+      const facts = factsFile().filter(
+        (fact) => fact["run_id"] === session || String(fact["call_id"] ?? "").includes(session),
+      );
       const types = facts.map((fact) => fact["type"]).sort();
-      expect(types).toEqual(["agent_step", "agent_step", "cost", "cost", "model_call", "model_call", "sandbox_event", "sandbox_event"]);
+      expect(types).toEqual([
+        "agent_step",
+        "agent_step",
+        "cost",
+        "cost",
+        "model_call",
+        "model_call",
+        "sandbox_event",
+        "sandbox_event",
+      ]);
       expect(facts.find((fact) => fact["type"] === "sandbox_event" && fact["command"] === "rm -rf /")).toBeDefined();
-      expect(facts.find((fact) => fact["type"] === "cost")).toMatchObject({ currency: "USD", source: "HOST", estimated: true });
+      expect(facts.find((fact) => fact["type"] === "cost")).toMatchObject({
+        currency: "USD",
+        source: "HOST",
+        estimated: true,
+      });
     });
   }
 
   it("what the exporters sent replays with no dead letter", async () => {
-    const outcome = await Effect.runPromise(replayFile({ input: join(dir, "facts.ndjson") }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {} }, shippedCatalog()));
+    const outcome = await Effect.runPromise(
+      replayFile(
+        { input: join(dir, "facts.ndjson") },
+        { engine: DEFAULT_ENGINE_CONFIG, tripwires: {} },
+        shippedCatalog(),
+      ),
+    );
     expect(outcome.sinks.deadLetterLines()).toEqual([]);
     expect(outcome.counts.records).toBeGreaterThanOrEqual(20);
   });
 
   it("an unmappable record is rejected in the partial success and dead-lettered; a malformed body is a 400", async () => {
-    const body = { resourceLogs: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "claude-code" } }] }, scopeLogs: [{ logRecords: [{ timeUnixNano: "1780000000000000000", body: { stringValue: "claude_code.tool_result" }, attributes: [{ key: "tool_name", value: { stringValue: "Bash" } }] }] }] }] };
-    const answer = await fetch(`${receiver.url}/v1/logs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const body = {
+      resourceLogs: [
+        {
+          resource: { attributes: [{ key: "service.name", value: { stringValue: "claude-code" } }] },
+          scopeLogs: [
+            {
+              logRecords: [
+                {
+                  timeUnixNano: "1780000000000000000",
+                  body: { stringValue: "claude_code.tool_result" },
+                  attributes: [{ key: "tool_name", value: { stringValue: "Bash" } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const answer = await fetch(`${receiver.url}/v1/logs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(answer.status).toBe(200);
-    expect(await answer.json()).toEqual({ partialSuccess: { rejectedLogRecords: "1", errorMessage: "1 × NO_RUN_ID (session.id)" } });
-    const letters = readFileSync(join(dir, "dead-letters.ndjson"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(letters.at(-1)).toMatchObject({ reason: "UNMAPPABLE_TELEMETRY", field: "session.id", source: { topic: "otlp/v1/logs", partition: 0 } });
+    expect(await answer.json()).toEqual({
+      partialSuccess: { rejectedLogRecords: "1", errorMessage: "1 × NO_RUN_ID (session.id)" },
+    });
+    const letters = readFileSync(join(dir, "dead-letters.ndjson"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(letters.at(-1)).toMatchObject({
+      reason: "UNMAPPABLE_TELEMETRY",
+      field: "session.id",
+      source: { topic: "otlp/v1/logs", partition: 0 },
+    });
 
-    const malformed = await fetch(`${receiver.url}/v1/traces`, { method: "POST", headers: { "content-type": "application/x-protobuf" }, body: Uint8Array.from([0x0a, 0xff, 0xff, 0xff, 0x0f]) });
+    const malformed = await fetch(`${receiver.url}/v1/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/x-protobuf" },
+      body: Uint8Array.from([0x0a, 0xff, 0xff, 0xff, 0x0f]),
+    });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { message: string }).message).toMatch(/not an OTLP traces protobuf request/);
-    const wrongType = await fetch(`${receiver.url}/v1/logs`, { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" });
+    const wrongType = await fetch(`${receiver.url}/v1/logs`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "hello",
+    });
     expect(wrongType.status).toBe(415);
     // The receiver is still serving.
-    expect((await fetch(`${receiver.url}/v1/logs`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${receiver.url}/v1/logs`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        })
+      ).status,
+    ).toBe(200);
   });
 });

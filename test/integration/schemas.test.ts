@@ -6,7 +6,15 @@ import { FACT_TYPES } from "../../src/contract/fact-schema.ts";
 import { AvroTopicSerde } from "../../src/kafka/serde/avro-serde.ts";
 import type { MetricResult } from "../../src/contract/result-record.ts";
 import { loadSchemas, type LoadedSchema } from "../../src/kafka/serde/schemas.ts";
-import { closeAll, connectedAdmin, connectedProducer, consumeMessages, createTestTopic, testRegistry, uniqueName } from "../support/kafka.ts";
+import {
+  closeAll,
+  connectedAdmin,
+  connectedProducer,
+  consumeMessages,
+  createTestTopic,
+  testRegistry,
+  uniqueName,
+} from "../support/kafka.ts";
 import { sampleFacts, sampleOutputs, sampleSnapshotResult } from "../support/sample-records.ts";
 
 const catalog = loadSchemas();
@@ -24,7 +32,8 @@ afterAll(closeAll);
  */
 function withDefaults(schema: LoadedSchema, record: Record<string, unknown>): Record<string, unknown> {
   const completed: Record<string, unknown> = {};
-  for (const field of (schema.type as avro.types.RecordType).fields) completed[field.name] = field.name in record ? record[field.name] : field.defaultValue();
+  for (const field of (schema.type as avro.types.RecordType).fields)
+    completed[field.name] = field.name in record ? record[field.name] : field.defaultValue();
   return completed;
 }
 
@@ -42,7 +51,9 @@ function cases(): Array<{ schema: LoadedSchema; record: Record<string, unknown> 
   ]);
 }
 
-function withSchemaDefaults(list: Array<{ schema: LoadedSchema; record: Record<string, unknown> }>): Array<{ schema: LoadedSchema; record: Record<string, unknown> }> {
+function withSchemaDefaults(
+  list: Array<{ schema: LoadedSchema; record: Record<string, unknown> }>,
+): Array<{ schema: LoadedSchema; record: Record<string, unknown> }> {
   return list.map(({ schema, record }) => ({ schema, record: withDefaults(schema, record) }));
 }
 
@@ -51,7 +62,8 @@ describe("Avro schemas", () => {
     expect([...catalog.facts.keys()].sort()).toEqual([...FACT_TYPES].sort());
     expect(catalog.facts.get("model_call")?.subject).toBe("agentops.v1.ModelCall");
     expect(new Set(catalog.all.map((schema) => schema.subject)).size).toBe(11);
-    for (const { schema, record } of cases()) expect(schema.type.isValid(record), `${schema.fullName} sample`).toBe(true);
+    for (const { schema, record } of cases())
+      expect(schema.type.isValid(record), `${schema.fullName} sample`).toBe(true);
   });
 
   it("every schema round-trips: register, encode, produce to the broker, consume, decode, equal", async () => {
@@ -61,7 +73,10 @@ describe("Avro schemas", () => {
     // "A rule named 'COMPATIBILITY' already exists" (a race in its rule bootstrap).
     const encoded: Array<{ key: string; value: Buffer }> = [];
     for (const [index, { schema, record }] of all.entries()) {
-      const { id } = await registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject: schema.subject });
+      const { id } = await registry.register(
+        { type: SchemaType.AVRO, schema: schema.text },
+        { subject: schema.subject },
+      );
       expect(await registry.getLatestSchemaId(schema.subject)).toBe(id);
       encoded.push({ key: String(index), value: await registry.encode(id, record) });
     }
@@ -72,7 +87,8 @@ describe("Avro schemas", () => {
     for (const message of messages) {
       const index = Number(message.key?.toString());
       const expected = all[index];
-      if (expected === undefined || message.value === null) throw new Error(`unexpected message ${String(message.key)}`);
+      if (expected === undefined || message.value === null)
+        throw new Error(`unexpected message ${String(message.key)}`);
       expect(message.value[0], "Confluent wire format magic byte").toBe(0);
       const decoded: unknown = await registry.decode(message.value);
       expect(decoded, expected.schema.fullName).toEqual(expected.record);
@@ -89,11 +105,19 @@ describe("Avro schemas", () => {
       cohort: {},
       status: "NOT_AVAILABLE",
       value: null,
-      na_reason: "N/A when no attributed operational model call with a valid native Span duration exists in the window; unavailable is never zero",
+      na_reason:
+        "N/A when no attributed operational model call with a valid native Span duration exists in the window; unavailable is never zero",
       measures: null,
       eligible_units: 0,
       minimum_sample: 1,
-      coverage: { numerator: 0, denominator: 0, raw_ratio: null, state: "NO_COVERAGE", alert: false, threshold_hundredths: 10 },
+      coverage: {
+        numerator: 0,
+        denominator: 0,
+        raw_ratio: null,
+        state: "NO_COVERAGE",
+        alert: false,
+        threshold_hundredths: 10,
+      },
       exclusions: {},
       as_of: null,
     };
@@ -109,11 +133,26 @@ describe("Avro schemas", () => {
     // BACKWARD: readers of the new schema must read data written with the old one. A required
     // field without a default cannot be filled from old data, so the registry must refuse it.
     const requiredField = { ...v1, fields: [...v1.fields, { name: "new_required", type: "string" }] };
-    await expect(registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(requiredField) }, { subject })).rejects.toThrow(/incompatib/i);
-    const changedType = { ...v1, fields: v1.fields.map((field) => ((field as { name: string }).name === "packet_id" ? { name: "packet_id", type: "long" } : field)) };
-    await expect(registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(changedType) }, { subject })).rejects.toThrow(/incompatib/i);
-    const optionalField = { ...v1, fields: [...v1.fields, { name: "new_optional", type: ["null", "string"], default: null }] };
-    const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(optionalField) }, { subject });
+    await expect(
+      registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(requiredField) }, { subject }),
+    ).rejects.toThrow(/incompatib/i);
+    const changedType = {
+      ...v1,
+      fields: v1.fields.map((field) =>
+        (field as { name: string }).name === "packet_id" ? { name: "packet_id", type: "long" } : field,
+      ),
+    };
+    await expect(
+      registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(changedType) }, { subject }),
+    ).rejects.toThrow(/incompatib/i);
+    const optionalField = {
+      ...v1,
+      fields: [...v1.fields, { name: "new_optional", type: ["null", "string"], default: null }],
+    };
+    const { id } = await registry.register(
+      { type: SchemaType.AVRO, schema: JSON.stringify(optionalField) },
+      { subject },
+    );
     expect(await registry.getLatestSchemaId(subject)).toBe(id);
   });
 });

@@ -41,11 +41,21 @@ function latency(cohort: Record<string, string>, value: number | null): MetricRe
     cohort,
     status: value === null ? "NOT_AVAILABLE" : "PUBLISHED",
     value,
-    na_reason: value === null ? "N/A when no attributed operational model call with a valid native Span duration exists in the window; unavailable is never zero" : null,
+    na_reason:
+      value === null
+        ? "N/A when no attributed operational model call with a valid native Span duration exists in the window; unavailable is never zero"
+        : null,
     measures: null,
     eligible_units: value === null ? 0 : 12,
     minimum_sample: 1,
-    coverage: { numerator: value === null ? 0 : 12, denominator: 15, raw_ratio: value === null ? 0 : 0.8, state: value === null ? "NO_COVERAGE" : "PARTIAL", alert: value === null, threshold_hundredths: 10 },
+    coverage: {
+      numerator: value === null ? 0 : 12,
+      denominator: 15,
+      raw_ratio: value === null ? 0 : 0.8,
+      state: value === null ? "NO_COVERAGE" : "PARTIAL",
+      alert: value === null,
+      threshold_hundredths: 10,
+    },
     exclusions: {},
     as_of: "2026-10-01T21:00:00.000Z",
   };
@@ -68,16 +78,25 @@ describe("agentops serve over the Kafka topics", () => {
     const published = latency({ model: "m1", provider: "p", role: "writer", runtime: "r" }, 10251.7269);
     const missing = latency({}, null);
     const key = (result: MetricResult): string => resultKey(result.metric_id, result.scope, result.cohort);
-    await producer.send({ topic: topics.results, messages: await Promise.all([published, missing].map(async (result) => ({ key: key(result), value: await serde.encodeResult(result) }))) });
+    await producer.send({
+      topic: topics.results,
+      messages: await Promise.all(
+        [published, missing].map(async (result) => ({ key: key(result), value: await serde.encodeResult(result) })),
+      ),
+    });
 
     const state = new ViewState({ mode: "kafka", description: `live from ${topics.results}`, error: null });
     source = await startKafkaSource(kafka, serde, topics, state);
     view = await startViewServer(state, "127.0.0.1", 0);
 
-    const first = await waitFor("both results in the view", async () => {
-      const current = await snapshot();
-      return current.results.length === 2 ? current : undefined;
-    }, { timeoutMs: 60_000 });
+    const first = await waitFor(
+      "both results in the view",
+      async () => {
+        const current = await snapshot();
+        return current.results.length === 2 ? current : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     const byKey = new Map(first.results.map((entry) => [entry.key, entry.result]));
     expect(byKey.get(key(published))).toEqual(published);
     expect(byKey.get(key(missing))).toEqual(missing);
@@ -89,29 +108,52 @@ describe("agentops serve over the Kafka topics", () => {
     const monitor = createRunMonitor();
     const outcome = monitor.process(exec("run-serve-kafka", 3, "sudo rm -rf /"));
     const [alert] = outcome.alerts;
-    await producer.send({ topic: topics.alerts, messages: [{ key: alert?.run_id ?? "", value: await serde.encodeAlert(alert) }] });
-    await producer.send({ topic: topics.runState, messages: [{ key: outcome.runState.run_id, value: JSON.stringify(outcome.runState) }] });
+    await producer.send({
+      topic: topics.alerts,
+      messages: [{ key: alert?.run_id ?? "", value: await serde.encodeAlert(alert) }],
+    });
+    await producer.send({
+      topic: topics.runState,
+      messages: [{ key: outcome.runState.run_id, value: JSON.stringify(outcome.runState) }],
+    });
     let streamed = "";
     const decoder = new TextDecoder();
-    await waitFor("the alert on the event stream", async () => {
-      const chunk = await reader?.read();
-      streamed += decoder.decode(chunk?.value ?? new Uint8Array());
-      return streamed.includes("event: alert") && streamed.includes(alert?.alert_id ?? "-") ? true : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 0 });
+    await waitFor(
+      "the alert on the event stream",
+      async () => {
+        const chunk = await reader?.read();
+        streamed += decoder.decode(chunk?.value ?? new Uint8Array());
+        return streamed.includes("event: alert") && streamed.includes(alert?.alert_id ?? "-") ? true : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 0 },
+    );
     await reader?.cancel();
 
-    const later = await waitFor("alert and run state in the snapshot", async () => {
-      const current = await snapshot();
-      return current.alerts.length === 1 && current.runs.length === 1 ? current : undefined;
-    }, { timeoutMs: 60_000 });
-    expect(later.alerts[0]).toMatchObject({ alert_id: alert?.alert_id, rule_id: "fs-delete-critical-path", kind: "DESTRUCTIVE", severity: "critical" });
+    const later = await waitFor(
+      "alert and run state in the snapshot",
+      async () => {
+        const current = await snapshot();
+        return current.alerts.length === 1 && current.runs.length === 1 ? current : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(later.alerts[0]).toMatchObject({
+      alert_id: alert?.alert_id,
+      rule_id: "fs-delete-critical-path",
+      kind: "DESTRUCTIVE",
+      severity: "critical",
+    });
     expect(later.runs[0]).toEqual(outcome.runState);
 
     await producer.send({ topic: topics.results, messages: [{ key: key(missing), value: null }] });
-    const afterTombstone = await waitFor("the tombstoned key gone", async () => {
-      const current = await snapshot();
-      return current.results.length === 1 ? current : undefined;
-    }, { timeoutMs: 60_000 });
+    const afterTombstone = await waitFor(
+      "the tombstoned key gone",
+      async () => {
+        const current = await snapshot();
+        return current.results.length === 1 ? current : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     expect(afterTombstone.results[0]?.key).toBe(key(published));
     expect(afterTombstone.status.error).toBeNull();
   });

@@ -16,39 +16,86 @@ import { exec } from "../unit/tripwires/events.ts";
  * results.ndjson; an alert the run monitor raises during the test must appear without a reload.
  */
 const browserPath = chromiumPath();
-if (browserPath === undefined && process.env["CI"] === "true") throw new Error(`browser test cannot run in CI: ${NO_BROWSER_REASON}`);
+if (browserPath === undefined && process.env["CI"] === "true")
+  throw new Error(`browser test cannot run in CI: ${NO_BROWSER_REASON}`);
 if (browserPath === undefined) console.warn(`serve-view browser test skipped: ${NO_BROWSER_REASON}`);
 
 const SAMPLE = join(REPO_ROOT, "samples/facts.ndjson");
 const dir = testDir("agentops-serve-");
-const files = { results: join(dir, "results.ndjson"), alerts: join(dir, "alerts.ndjson"), runs: join(dir, "runs.ndjson") };
+const files = {
+  results: join(dir, "results.ndjson"),
+  alerts: join(dir, "alerts.ndjson"),
+  runs: join(dir, "runs.ndjson"),
+};
 let server: ChildProcess | undefined;
 let url = "";
 let browser: Browser | undefined;
 let page: Page;
 
-const readLines = <T>(path: string): T[] => readFileSync(path, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as T);
+const readLines = <T>(path: string): T[] =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as T);
 
 function runCli(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [join(REPO_ROOT, "bin/agentops"), ...args], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(NODE, [join(REPO_ROOT, "bin/agentops"), ...args], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`agentops ${args[0]} exited ${code}: ${stderr}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`agentops ${args[0]} exited ${code}: ${stderr}`)),
+    );
   });
 }
 
 describe.skipIf(browserPath === undefined)("agentops serve in a headless browser", () => {
   beforeAll(async () => {
     // 6-hour windows give the window metrics a few points each, so the trends have something to draw.
-    await runCli(["replay", "--input", SAMPLE, "--window", "6h", "--output", files.results, "--alerts", files.alerts, "--runs", files.runs]);
-    const child = spawn(NODE, [join(REPO_ROOT, "bin/agentops"), "serve", "--results", files.results, "--alerts", files.alerts, "--runs", files.runs, "--port", "0"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    await runCli([
+      "replay",
+      "--input",
+      SAMPLE,
+      "--window",
+      "6h",
+      "--output",
+      files.results,
+      "--alerts",
+      files.alerts,
+      "--runs",
+      files.runs,
+    ]);
+    const child = spawn(
+      NODE,
+      [
+        join(REPO_ROOT, "bin/agentops"),
+        "serve",
+        "--results",
+        files.results,
+        "--alerts",
+        files.alerts,
+        "--runs",
+        files.runs,
+        "--port",
+        "0",
+      ],
+      { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
     server = child;
     let output = "";
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    url = await waitFor("the view's address on stdout", () => /view on (http:\/\/\S+)/.exec(output)?.[1], { timeoutMs: 90_000 });
-    browser = await puppeteer.launch({ executablePath: browserPath, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] });
+    url = await waitFor("the view's address on stdout", () => /view on (http:\/\/\S+)/.exec(output)?.[1], {
+      timeoutMs: 90_000,
+    });
+    browser = await puppeteer.launch({
+      executablePath: browserPath,
+      headless: true,
+      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+    });
     page = await browser.newPage();
     await page.setViewport({ width: 1440, height: 1400 });
     await page.goto(url, { waitUntil: "load" });
@@ -62,7 +109,9 @@ describe.skipIf(browserPath === undefined)("agentops serve in a headless browser
   it("shows every result record with the figures of results.ndjson, never a zero for N/A or minimum-sample", async () => {
     const results = readLines<MetricResult>(files.results);
     expect(results.length).toBeGreaterThan(200);
-    await page.waitForFunction(`document.querySelectorAll("#metrics tr[data-key]").length === ${results.length}`, { timeout: 60_000 });
+    await page.waitForFunction(`document.querySelectorAll("#metrics tr[data-key]").length === ${results.length}`, {
+      timeout: 60_000,
+    });
     const shown = await page.$$eval("#metrics tr[data-key]", (rows) =>
       rows.map((row) => {
         const cells = row.querySelectorAll("td");
@@ -74,13 +123,22 @@ describe.skipIf(browserPath === undefined)("agentops serve in a headless browser
           fraction: cells[4]?.querySelector(".fraction")?.textContent ?? "",
           state: cells[4]?.querySelector(".badge")?.textContent ?? "",
           low: cells[4]?.textContent?.includes("LOW_COVERAGE") ?? false,
-          bar: cells[4]?.querySelector(".bar > i")?.getAttribute("style")?.replace(/^width:\s*/, "").replace(/;$/, "") ?? null,
+          bar:
+            cells[4]
+              ?.querySelector(".bar > i")
+              ?.getAttribute("style")
+              ?.replace(/^width:\s*/, "")
+              .replace(/;$/, "") ?? null,
         };
       }),
     );
     const byKey = new Map(shown.map((row) => [row.key, row]));
     expect(byKey.size).toBe(results.length);
-    const statusText = { PUBLISHED: "published", BELOW_MINIMUM_SAMPLE: "below minimum sample", NOT_AVAILABLE: "N/A" } as const;
+    const statusText = {
+      PUBLISHED: "published",
+      BELOW_MINIMUM_SAMPLE: "below minimum sample",
+      NOT_AVAILABLE: "N/A",
+    } as const;
     const seen = { published: 0, belowMinimum: 0, notAvailable: 0, low: 0 };
     for (const result of results) {
       const row = byKey.get(resultKey(result.metric_id, result.scope, result.cohort));
@@ -102,7 +160,9 @@ describe.skipIf(browserPath === undefined)("agentops serve in a headless browser
         expect(row.valueText).not.toMatch(/^0(\.0+)?$/);
         if (result.status === "BELOW_MINIMUM_SAMPLE") {
           seen.belowMinimum += 1;
-          expect(row.valueText).toBe(`below minimum sample: ${result.eligible_units} of ${result.minimum_sample} eligible units`);
+          expect(row.valueText).toBe(
+            `below minimum sample: ${result.eligible_units} of ${result.minimum_sample} eligible units`,
+          );
         } else {
           seen.notAvailable += 1;
           expect(row.valueText).toBe(result.na_reason ?? "N/A");
@@ -119,8 +179,17 @@ describe.skipIf(browserPath === undefined)("agentops serve in a headless browser
 
   it("draws one trend chart per window metric and cohort, never joining cohorts", async () => {
     const results = readLines<MetricResult>(files.results).filter((result) => result.scope.kind === "window");
-    const expected = new Set(results.filter((result) => result.value !== null).map((result) => `${result.metric_id} ${JSON.stringify(result.cohort)}`));
-    const charts = await page.$$eval("#trends .chart", (nodes) => nodes.map((node) => ({ id: `${node.getAttribute("data-metric")} ${node.getAttribute("data-cohort")}`, canvas: node.querySelector("canvas") !== null })));
+    const expected = new Set(
+      results
+        .filter((result) => result.value !== null)
+        .map((result) => `${result.metric_id} ${JSON.stringify(result.cohort)}`),
+    );
+    const charts = await page.$$eval("#trends .chart", (nodes) =>
+      nodes.map((node) => ({
+        id: `${node.getAttribute("data-metric")} ${node.getAttribute("data-cohort")}`,
+        canvas: node.querySelector("canvas") !== null,
+      })),
+    );
     expect(new Set(charts.map((chart) => chart.id))).toEqual(expected);
     expect(charts.length).toBe(expected.size);
     expect(charts.every((chart) => chart.canvas)).toBe(true);
@@ -128,8 +197,14 @@ describe.skipIf(browserPath === undefined)("agentops serve in a headless browser
 
   it("shows the alerts per run with the run state, and an alert raised during the test appears live", async () => {
     const alerts = readLines<{ alert_id: string }>(files.alerts);
-    await page.waitForFunction(`document.querySelectorAll("#runs [data-alert]").length === ${alerts.length}`, { timeout: 30_000 });
-    expect(await page.$$eval("#runs .run .run-state", (nodes) => nodes.every((node) => /steps, .* tool calls/.test(node.textContent ?? "")))).toBe(true);
+    await page.waitForFunction(`document.querySelectorAll("#runs [data-alert]").length === ${alerts.length}`, {
+      timeout: 30_000,
+    });
+    expect(
+      await page.$$eval("#runs .run .run-state", (nodes) =>
+        nodes.every((node) => /steps, .* tool calls/.test(node.textContent ?? "")),
+      ),
+    ).toBe(true);
 
     // Mark this page load: a reload would lose the mark.
     await page.evaluate(() => ((globalThis as unknown as { loadMark: string }).loadMark = "first-load"));
@@ -143,13 +218,16 @@ describe.skipIf(browserPath === undefined)("agentops serve in a headless browser
 
     const selector = `#runs [data-alert="${alert?.alert_id}"]`;
     await page.waitForSelector(selector, { timeout: 30_000 });
-    const field = (name: string): Promise<string> => page.$eval(`${selector} [data-field="${name}"]`, (node) => node.textContent ?? "");
+    const field = (name: string): Promise<string> =>
+      page.$eval(`${selector} [data-field="${name}"]`, (node) => node.textContent ?? "");
     const rule = `fs-delete-critical-path@${alert?.rule_version ?? ""}`;
     const shown = [await field("kind"), await field("rule"), await field("severity")];
     expect(shown).toEqual(["DESTRUCTIVE", rule, "critical"]);
     expect(await field("evidence")).toContain("command: sudo rm -rf /");
     expect(await field("time")).toBe("2026-01-01 00:00:01Z");
-    expect(await page.$eval('[data-run="run-live-view-test"] .run-state', (node) => node.textContent ?? "")).toContain("alerts emitted 1");
+    expect(await page.$eval('[data-run="run-live-view-test"] .run-state', (node) => node.textContent ?? "")).toContain(
+      "alerts emitted 1",
+    );
     expect(await page.evaluate(() => (globalThis as unknown as { loadMark?: string }).loadMark)).toBe("first-load");
 
     mkdirSync(ARTIFACT_DIR, { recursive: true });

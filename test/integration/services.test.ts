@@ -1,5 +1,13 @@
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { closeAll, connectedAdmin, connectedProducer, consumeMessages, createTestTopic, serviceEndpoints, uniqueName } from "../support/kafka.ts";
+import {
+  closeAll,
+  connectedAdmin,
+  connectedProducer,
+  consumeMessages,
+  createTestTopic,
+  serviceEndpoints,
+  uniqueName,
+} from "../support/kafka.ts";
 import "../support/provided-context.ts";
 
 afterAll(closeAll);

@@ -6,7 +6,17 @@ import type { TripwireAlert } from "../../src/tripwires/index.ts";
 import { readTopicToEnd } from "../../src/kafka/read-topic.ts";
 import { AGENT_EVENT_MARKER } from "../../src/kafka/serde/agent-events-record.ts";
 import { closeAll, connectedConsumer, connectedProducer, testKafka, uniqueName } from "../support/kafka.ts";
-import { fetchMetrics, killAllProcessors, metricSum, readDeadLetters, sleep, startProcessor, testDir, topicSerde, waitFor } from "../support/processes.ts";
+import {
+  fetchMetrics,
+  killAllProcessors,
+  metricSum,
+  readDeadLetters,
+  sleep,
+  startProcessor,
+  testDir,
+  topicSerde,
+  waitFor,
+} from "../support/processes.ts";
 import { validFact } from "../support/valid-fact.ts";
 
 /**
@@ -35,9 +45,25 @@ describe("tripwire alerts on Kafka", () => {
     const serde = topicSerde();
     const runId = uniqueName("run");
     const start = Date.parse("2026-04-01T12:00:00.000Z");
-    const envelope = (seq: number) => ({ contract: "agentops.observation@1.0.0", fact_id: `${runId}-${seq}`, event_time: new Date(start + seq * 1_000).toISOString(), provenance: { basis: "DIRECT_HOST", source: "agent-host" }, run_id: runId, seq });
+    const envelope = (seq: number) => ({
+      contract: "agentops.observation@1.0.0",
+      fact_id: `${runId}-${seq}`,
+      event_time: new Date(start + seq * 1_000).toISOString(),
+      provenance: { basis: "DIRECT_HOST", source: "agent-host" },
+      run_id: runId,
+      seq,
+    });
     // Distinct, harmless steps: no loop or redundancy, so the only alert is the destructive one.
-    const step = (seq: number): Fact => validFact({ ...envelope(seq), type: "agent_step", actor: "writer", kind: "message", input: JSON.stringify({ text: `note ${seq}` }), observation_digest: `sha256:${seq}`, status: "ok" });
+    const step = (seq: number): Fact =>
+      validFact({
+        ...envelope(seq),
+        type: "agent_step",
+        actor: "writer",
+        kind: "message",
+        input: JSON.stringify({ text: `note ${seq}` }),
+        observation_digest: `sha256:${seq}`,
+        status: "ok",
+      });
 
     const received: Array<{ alert: TripwireAlert; eventsProduced: number }> = [];
     let eventsProduced = 0;
@@ -45,22 +71,37 @@ describe("tripwire alerts on Kafka", () => {
     await consumer.subscribe({ topic: topics.alerts, fromBeginning: true });
     await consumer.run({
       eachMessage: async ({ message }) => {
-        if (message.value !== null) received.push({ alert: (await serde.decodeAlert(message.value)) as TripwireAlert, eventsProduced });
+        if (message.value !== null)
+          received.push({ alert: (await serde.decodeAlert(message.value)) as TripwireAlert, eventsProduced });
       },
     });
 
     const producer = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
     const produce = async (event: Fact): Promise<void> => {
-      await producer.send({ topic: topics.agentEvents, messages: [{ key: runId, value: await serde.encodeFact(event) }] });
+      await producer.send({
+        topic: topics.agentEvents,
+        messages: [{ key: runId, value: await serde.encodeFact(event) }],
+      });
       eventsProduced += 1;
     };
     await produce(validFact({ ...envelope(0), type: "agent_step", actor: "writer", kind: "plan" }));
-    await produce(validFact({ ...envelope(1), type: "sandbox_event", kind: "exec", command: "rm -rf /", cwd: "/work/repo", workspace_root: "/work/repo", exit_code: 0 }));
+    await produce(
+      validFact({
+        ...envelope(1),
+        type: "sandbox_event",
+        kind: "exec",
+        command: "rm -rf /",
+        cwd: "/work/repo",
+        workspace_root: "/work/repo",
+        exit_code: 0,
+      }),
+    );
 
     // Keep the run going, one event at a time, until the alert shows up (or the run would end).
     const plannedEvents = 240;
     let seq = 2;
-    const destructive = (): (typeof received)[number] | undefined => received.find((entry) => entry.alert.kind === "DESTRUCTIVE" && entry.alert.run_id === runId);
+    const destructive = (): (typeof received)[number] | undefined =>
+      received.find((entry) => entry.alert.kind === "DESTRUCTIVE" && entry.alert.run_id === runId);
     while (destructive() === undefined && seq < plannedEvents - 1) {
       await produce(step(seq));
       seq += 1;
@@ -78,8 +119,18 @@ describe("tripwire alerts on Kafka", () => {
     expect(seen?.alert.evidence.command).toContain("rm -rf /");
 
     // The monitor keeps consuming the run after the alert, and raises no other alert for it.
-    await waitFor("the run monitor to process every event", async () => (metricSum(await fetchMetrics(instance), "agentops_records_processed_total", { processor: "run-monitor" }) >= eventsProduced ? true : undefined), { timeoutMs: 60_000, intervalMs: 500 });
-    expect(received.filter((entry) => entry.alert.run_id === runId).map((entry) => entry.alert.kind)).toEqual(["DESTRUCTIVE"]);
+    await waitFor(
+      "the run monitor to process every event",
+      async () =>
+        metricSum(await fetchMetrics(instance), "agentops_records_processed_total", { processor: "run-monitor" }) >=
+        eventsProduced
+          ? true
+          : undefined,
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(received.filter((entry) => entry.alert.run_id === runId).map((entry) => entry.alert.kind)).toEqual([
+      "DESTRUCTIVE",
+    ]);
     await consumer.stop();
   });
 
@@ -89,10 +140,30 @@ describe("tripwire alerts on Kafka", () => {
     await startProcessor({ topicPrefix: prefix, name: "alerts-ingest", dir: testDir("agentops-alerts-ingest-") });
     const serde = topicSerde();
     const runId = uniqueName("run");
-    const envelope = (seq: number) => ({ contract: "agentops.observation@1.0.0", fact_id: `${runId}-${seq}`, event_time: new Date(Date.parse("2026-04-01T12:00:00.000Z") + seq * 1_000).toISOString(), provenance: null, run_id: runId, seq });
+    const envelope = (seq: number) => ({
+      contract: "agentops.observation@1.0.0",
+      fact_id: `${runId}-${seq}`,
+      event_time: new Date(Date.parse("2026-04-01T12:00:00.000Z") + seq * 1_000).toISOString(),
+      provenance: null,
+      run_id: runId,
+      seq,
+    });
     const producer = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
-    for (const event of [validFact({ ...envelope(0), type: "agent_step", kind: "plan" }), validFact({ ...envelope(1), type: "sandbox_event", kind: "exec", command: "rm -rf /", cwd: "/work/repo", workspace_root: "/work/repo" })]) {
-      await producer.send({ topic: topics.facts, messages: [{ key: event.fact_id, value: await serde.encodeFact(event) }] });
+    for (const event of [
+      validFact({ ...envelope(0), type: "agent_step", kind: "plan" }),
+      validFact({
+        ...envelope(1),
+        type: "sandbox_event",
+        kind: "exec",
+        command: "rm -rf /",
+        cwd: "/work/repo",
+        workspace_root: "/work/repo",
+      }),
+    ]) {
+      await producer.send({
+        topic: topics.facts,
+        messages: [{ key: event.fact_id, value: await serde.encodeFact(event) }],
+      });
     }
     const garbled = Buffer.from([AGENT_EVENT_MARKER, 1, 6, 0xff]);
     await producer.send({ topic: topics.agentEvents, messages: [{ key: "garbled", value: garbled }] });
@@ -109,8 +180,17 @@ describe("tripwire alerts on Kafka", () => {
       { timeoutMs: 90_000, intervalMs: 1_000 },
     );
     expect(alert.evidence.command).toContain("rm -rf /");
-    const letter = await waitFor("the unreadable record's dead letter", async () => (await readDeadLetters(kafka, topics.deadLetters, serde)).find((entry) => entry.reason === "UNDECODABLE_BYTES"), { timeoutMs: 60_000, intervalMs: 1_000 });
-    expect(letter).toMatchObject({ source: { topic: topics.agentEvents }, key: Buffer.from("garbled"), value: garbled });
+    const letter = await waitFor(
+      "the unreadable record's dead letter",
+      async () =>
+        (await readDeadLetters(kafka, topics.deadLetters, serde)).find((entry) => entry.reason === "UNDECODABLE_BYTES"),
+      { timeoutMs: 60_000, intervalMs: 1_000 },
+    );
+    expect(letter).toMatchObject({
+      source: { topic: topics.agentEvents },
+      key: Buffer.from("garbled"),
+      value: garbled,
+    });
     expect(letter.detail).toContain("internal agent-event record");
     // What ingest forwarded is the internal layout, not the registry's bytes.
     const forwarded: Buffer[] = [];

@@ -75,7 +75,10 @@ describe("Kafka topology end to end (two instances, one group)", () => {
     expect(produced.stdout).toContain(`sent ${factsOnTopic + agentEvents} records`);
 
     const quiet = await waitForResults(kafka, topics.results, expected.results, 120_000);
-    expect(quiet.comparison.differingKeys, describeDifferences(expected.results, quiet.actual, quiet.comparison)).toEqual([]);
+    expect(
+      quiet.comparison.differingKeys,
+      describeDifferences(expected.results, quiet.actual, quiet.comparison),
+    ).toEqual([]);
     expect([...quiet.actual.keys()].sort(byUtf8)).toEqual([...expected.results.keys()].sort(byUtf8));
     expect(quiet.comparison.actualDigest).toBe(quiet.comparison.expectedDigest);
 
@@ -102,16 +105,25 @@ describe("Kafka topology end to end (two instances, one group)", () => {
     // Counters are per process; the group's work is their sum.
     const all = (await Promise.all(instances.map((instance) => fetchMetrics(instance)))).flat();
     for (const processor of ["ingest", "engine", "run-monitor"]) {
-      expect(all.some((sample) => sample.name === "agentops_consumer_lag" && sample.labels["processor"] === processor), `lag series for ${processor}`).toBe(true);
+      expect(
+        all.some((sample) => sample.name === "agentops_consumer_lag" && sample.labels["processor"] === processor),
+        `lag series for ${processor}`,
+      ).toBe(true);
       expect(metricSum(all, "agentops_rebalances_total", { processor })).toBeGreaterThanOrEqual(2);
     }
-    expect(metricSum(all, "agentops_records_processed_total", { processor: "ingest" })).toBeGreaterThanOrEqual(factsOnTopic);
-    expect(metricSum(all, "agentops_records_processed_total", { processor: "run-monitor" })).toBeGreaterThanOrEqual(agentEvents);
+    expect(metricSum(all, "agentops_records_processed_total", { processor: "ingest" })).toBeGreaterThanOrEqual(
+      factsOnTopic,
+    );
+    expect(metricSum(all, "agentops_records_processed_total", { processor: "run-monitor" })).toBeGreaterThanOrEqual(
+      agentEvents,
+    );
     expect(metricSum(all, "agentops_records_processed_total", { processor: "engine" })).toBeGreaterThan(0);
     // The workload holds conflicting versions: the engine dead-letters them.
     expect(metricSum(all, "agentops_dead_letters_total", { reason: "CONFLICT" })).toBeGreaterThan(0);
     // The engine member has caught up with its input: its lag gauge is 0.
-    const engineLag = all.filter((sample) => sample.name === "agentops_consumer_lag" && sample.labels["processor"] === "engine");
+    const engineLag = all.filter(
+      (sample) => sample.name === "agentops_consumer_lag" && sample.labels["processor"] === "engine",
+    );
     expect(engineLag.length).toBeGreaterThan(0);
     expect(engineLag.every((sample) => sample.value === 0)).toBe(true);
   });
@@ -129,7 +141,10 @@ describe("Kafka topology end to end (two instances, one group)", () => {
     if (original === undefined) throw new Error("no result to tamper with");
     const tampered = { ...original, eligible_units: original.eligible_units + 1 };
     const producer = await connectedProducer(kafka);
-    await producer.send({ topic: topics.results, messages: [{ key, value: await topicSerde().encodeResult(tampered) }] });
+    await producer.send({
+      topic: topics.results,
+      messages: [{ key, value: await topicSerde().encodeResult(tampered) }],
+    });
 
     const audit = await runAgentops(["replay", "--from-topic", "--verify", "--topic-prefix", prefix]);
     expect(audit.code, audit.stdout + audit.stderr).toBe(1);

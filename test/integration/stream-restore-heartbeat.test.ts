@@ -10,7 +10,14 @@ import { Telemetry } from "../../src/stream/runtime/telemetry.ts";
 import { topicNames } from "../../src/stream/topic-names.ts";
 import { kafkaMember, type MemberFailure } from "../../src/stream/transports/kafka/kafka-member.ts";
 import { memberClientLayer } from "../../src/stream/transports/kafka/member-client.ts";
-import { closeAll, connectedAdmin, connectedProducer, serviceEndpoints, testKafka, uniqueName } from "../support/kafka.ts";
+import {
+  closeAll,
+  connectedAdmin,
+  connectedProducer,
+  serviceEndpoints,
+  testKafka,
+  uniqueName,
+} from "../support/kafka.ts";
 
 /** The shortest session timeout the broker accepts by default (group.min.session.timeout.ms). */
 const SESSION_TIMEOUT = "6s";
@@ -37,8 +44,17 @@ describe("a member restoring for longer than its session timeout", () => {
     await ensureTopics(admin, prefix);
     const producer = await connectedProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
     // The log's records and one engine-facts record (its content is the processor's business: unreadable here).
-    await producer.send({ topic: topics.engineContributions, messages: Array.from({ length: LOG_RECORDS }, (_, index) => ({ key: `unit-${String(index)}`, value: Buffer.from([index]) })) });
-    await producer.send({ topic: topics.engineFacts, messages: [{ key: "before", value: Buffer.from("not an engine fact") }] });
+    await producer.send({
+      topic: topics.engineContributions,
+      messages: Array.from({ length: LOG_RECORDS }, (_, index) => ({
+        key: `unit-${String(index)}`,
+        value: Buffer.from([index]),
+      })),
+    });
+    await producer.send({
+      topic: topics.engineFacts,
+      messages: [{ key: "before", value: Buffer.from("not an engine fact") }],
+    });
 
     const seen = { loads: 0, restored: 0, live: 0, processed: 0, opened: 0 };
     const processor: Processor<never> = {
@@ -72,16 +88,39 @@ describe("a member restoring for longer than its session timeout", () => {
       },
     };
     const { brokers, registryUrl } = serviceEndpoints();
-    const config = Effect.runSync(resolveStreamConfig({ brokers: brokers.join(","), schemaRegistryUrl: registryUrl, topicPrefix: prefix, instanceId: "heartbeat", roles: "engine", sessionTimeoutMs: SESSION_TIMEOUT }, {}));
+    const config = Effect.runSync(
+      resolveStreamConfig(
+        {
+          brokers: brokers.join(","),
+          schemaRegistryUrl: registryUrl,
+          topicPrefix: prefix,
+          instanceId: "heartbeat",
+          roles: "engine",
+          sessionTimeoutMs: SESSION_TIMEOUT,
+        },
+        {},
+      ),
+    );
     const registry = createSchemaRegistry(registryUrl);
     const telemetry = new Telemetry();
     const failures: MemberFailure[] = [];
     const scope = Effect.runSync(Scope.make());
     await Effect.runPromise(
       Scope.extend(
-        kafkaMember({ kafka, registry, serde: new AvroTopicSerde(registry), topics, config, logger: pino({ level: "silent" }), telemetry, enginePartitions: 1, fail: (error) => failures.push(error) }, processor).pipe(
-          Effect.provide(Layer.extendScope(memberClientLayer(kafka, "engine"))),
-        ),
+        kafkaMember(
+          {
+            kafka,
+            registry,
+            serde: new AvroTopicSerde(registry),
+            topics,
+            config,
+            logger: pino({ level: "silent" }),
+            telemetry,
+            enginePartitions: 1,
+            fail: (error) => failures.push(error),
+          },
+          processor,
+        ).pipe(Effect.provide(Layer.extendScope(memberClientLayer(kafka, "engine")))),
         scope,
       ),
     );
@@ -92,9 +131,13 @@ describe("a member restoring for longer than its session timeout", () => {
       expect(seen.live, "went live").toBe(1);
       // The load really outlasted the session timeout, or this test proves nothing.
       expect(restoreSeconds).toBeGreaterThan(6);
-      await producer.send({ topic: topics.engineFacts, messages: [{ key: "after", value: Buffer.from("not an engine fact either") }] });
+      await producer.send({
+        topic: topics.engineFacts,
+        messages: [{ key: "after", value: Buffer.from("not an engine fact either") }],
+      });
       const waited = Date.now();
-      while (seen.processed === 0 && Date.now() - waited < 20_000) await new Promise((resolve) => setTimeout(resolve, 200));
+      while (seen.processed === 0 && Date.now() - waited < 20_000)
+        await new Promise((resolve) => setTimeout(resolve, 200));
       // Two more session timeouts: a member removed from its group would have rejoined and loaded again.
       await new Promise((resolve) => setTimeout(resolve, 12_000));
       expect(failures).toEqual([]);

@@ -3,7 +3,19 @@ import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { topicNames, type TopicNames } from "../../src/stream/topic-names.ts";
 import { closeAll, testKafka, uniqueName } from "../support/kafka.ts";
-import { describeDifferences, embeddedReplay, fetchMetrics, killAllProcessors, metricSum, runAgentopsOk, startProcessor, stopProcessor, testDir, waitForResults, type EmbeddedReplay } from "../support/processes.ts";
+import {
+  describeDifferences,
+  embeddedReplay,
+  fetchMetrics,
+  killAllProcessors,
+  metricSum,
+  runAgentopsOk,
+  startProcessor,
+  stopProcessor,
+  testDir,
+  waitForResults,
+  type EmbeddedReplay,
+} from "../support/processes.ts";
 
 /**
  * Roles are processes by configuration: the engine in an instance of its own (`--roles engine`,
@@ -34,12 +46,25 @@ describe("roles in separate processes", () => {
   it("--roles engine beside --roles ingest,run-monitor gives the embedded replay's results, each reporting its own roles, and both stop cleanly", async () => {
     const prefix = uniqueName("roles");
     const topics: TopicNames = topicNames(prefix);
-    const front = await startProcessor({ topicPrefix: prefix, name: "roles-front", dir, extraArgs: ["--roles", "ingest,run-monitor"] });
-    const engine = await startProcessor({ topicPrefix: prefix, name: "roles-engine", dir, extraArgs: ["--roles", "engine"] });
+    const front = await startProcessor({
+      topicPrefix: prefix,
+      name: "roles-front",
+      dir,
+      extraArgs: ["--roles", "ingest,run-monitor"],
+    });
+    const engine = await startProcessor({
+      topicPrefix: prefix,
+      name: "roles-engine",
+      dir,
+      extraArgs: ["--roles", "engine"],
+    });
 
     await runAgentopsOk(["produce", "--input", facts, "--topic-prefix", prefix]);
     const quiet = await waitForResults(kafka, topics.results, expected.results, 120_000);
-    expect(quiet.comparison.differingKeys, describeDifferences(expected.results, quiet.actual, quiet.comparison)).toEqual([]);
+    expect(
+      quiet.comparison.differingKeys,
+      describeDifferences(expected.results, quiet.actual, quiet.comparison),
+    ).toEqual([]);
     expect(quiet.comparison.actualDigest).toBe(quiet.comparison.expectedDigest);
 
     const frontSamples = await fetchMetrics(front);

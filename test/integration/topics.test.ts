@@ -20,7 +20,10 @@ afterAll(closeAll);
 
 /** Every config of a topic as the broker reports it (not as our file says). */
 async function brokerConfigs(topic: string): Promise<Record<string, string | null>> {
-  const described = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
+  const described = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
+  });
   const resource = described.resources[0];
   if (resource === undefined) throw new Error(`no config for ${topic}`);
   return Object.fromEntries(resource.configEntries.map((entry) => [entry.configName, entry.configValue]));
@@ -29,7 +32,14 @@ async function brokerConfigs(topic: string): Promise<Record<string, string | nul
 function testSpecs(): TopicSpec[] {
   const base = { description: "test", replication: 1, key: "k", value: "v" } as const;
   return [
-    { ...base, name: uniqueName("topics-test.results"), partitions: 2, cleanupPolicy: "compact", retentionMs: -1, configs: { "min.cleanable.dirty.ratio": "0.1" } },
+    {
+      ...base,
+      name: uniqueName("topics-test.results"),
+      partitions: 2,
+      cleanupPolicy: "compact",
+      retentionMs: -1,
+      configs: { "min.cleanable.dirty.ratio": "0.1" },
+    },
     { ...base, name: uniqueName("topics-test.facts"), partitions: 3, cleanupPolicy: "delete", retentionMs: 3_600_000 },
   ];
 }
@@ -64,7 +74,16 @@ describe("topics apply", () => {
     const [results] = testSpecs();
     if (results === undefined) throw new Error("no spec");
     await apply([results]);
-    await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: results.name, configEntries: [{ name: "retention.ms", value: "1000" }] }] });
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: results.name,
+          configEntries: [{ name: "retention.ms", value: "1000" }],
+        },
+      ],
+    });
     expect((await brokerConfigs(results.name))["cleanup.policy"]).toBe("delete"); // the drift wiped the policy
     const [action] = await planTopics(admin, [results]);
     expect(action?.kind).toBe("update");
@@ -101,11 +120,53 @@ describe("topics apply", () => {
   });
 
   it("a broken spec file is refused with the field named, before touching the broker", async () => {
-    expect(() => parseTopicSpecFile(JSON.stringify({ topics: [{ name: "x", description: "d", partitions: 0, replication: 1, cleanupPolicy: "compact", retentionMs: -1, key: "k", value: "v" }] }), "inline")).toThrow(/topics\.0\.partitions/);
+    expect(() =>
+      parseTopicSpecFile(
+        JSON.stringify({
+          topics: [
+            {
+              name: "x",
+              description: "d",
+              partitions: 0,
+              replication: 1,
+              cleanupPolicy: "compact",
+              retentionMs: -1,
+              key: "k",
+              value: "v",
+            },
+          ],
+        }),
+        "inline",
+      ),
+    ).toThrow(/topics\.0\.partitions/);
     const dir = await mkdtemp(join(tmpdir(), "agentops-topics-"));
     const file = join(dir, "bad.json");
-    await writeFile(file, JSON.stringify({ topics: [{ name: "x", description: "d", partitions: 1, replication: 1, cleanupPolicy: "forever", retentionMs: -1, key: "k", value: "v" }] }));
-    const failure = await run("node_modules/.bin/node", ["bin/agentops", "topics", "apply", "--file", file, "--brokers", "127.0.0.1:1"]).then(
+    await writeFile(
+      file,
+      JSON.stringify({
+        topics: [
+          {
+            name: "x",
+            description: "d",
+            partitions: 1,
+            replication: 1,
+            cleanupPolicy: "forever",
+            retentionMs: -1,
+            key: "k",
+            value: "v",
+          },
+        ],
+      }),
+    );
+    const failure = await run("node_modules/.bin/node", [
+      "bin/agentops",
+      "topics",
+      "apply",
+      "--file",
+      file,
+      "--brokers",
+      "127.0.0.1:1",
+    ]).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );

@@ -120,7 +120,9 @@ describe("raw_values on read", () => {
     const nested = (depth: number): string => "[".repeat(depth) + "]".repeat(depth);
     const tooDeep = nested(MAX_RAW_DEPTH + 1);
     expect(restoreRawValues({ fact_id: "x", raw_values: { tasks: tooDeep } })).toMatchObject({ ok: false });
-    expect(restoreRawValues({ fact_id: "x", raw_values: { tasks: nested(MAX_RAW_DEPTH) } })).toMatchObject({ ok: true });
+    expect(restoreRawValues({ fact_id: "x", raw_values: { tasks: nested(MAX_RAW_DEPTH) } })).toMatchObject({
+      ok: true,
+    });
     const rejected = parseDecodedFact({ fact_id: "x", raw_values: { amount_minor: "nope" } });
     expect(rejected).toMatchObject({ ok: false, rejection: { reason: "UNDECODABLE_BYTES", field: RAW_VALUES_FIELD } });
   });

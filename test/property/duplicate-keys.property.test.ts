@@ -29,14 +29,21 @@ const keySpellings: readonly (readonly [string, string])[] = [
 const stringValues = ['"x"', '"y\\":"', '"a\\\\"', '"\\"b\\":1"', '"{\\"a\\":1,\\"a\\":2}"', '""'];
 const space = fc.constantFrom("", " ", "\n", " \t ");
 
-type Tree = { readonly kind: "leaf"; readonly text: string } | { readonly kind: "array"; readonly items: readonly Tree[] } | { readonly kind: "object"; readonly entries: readonly (readonly [number, Tree])[] };
+type Tree =
+  | { readonly kind: "leaf"; readonly text: string }
+  | { readonly kind: "array"; readonly items: readonly Tree[] }
+  | { readonly kind: "object"; readonly entries: readonly (readonly [number, Tree])[] };
 
 const { tree } = fc.letrec<{ tree: Tree }>((self) => ({
   tree: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
-    fc.oneof(fc.constantFrom(...stringValues), fc.constantFrom("1", "-2.5e3", "true", "null")).map((text): Tree => ({ kind: "leaf", text })),
+    fc
+      .oneof(fc.constantFrom(...stringValues), fc.constantFrom("1", "-2.5e3", "true", "null"))
+      .map((text): Tree => ({ kind: "leaf", text })),
     fc.array(self("tree"), { maxLength: 3 }).map((items): Tree => ({ kind: "array", items })),
-    fc.array(fc.tuple(fc.nat({ max: keySpellings.length - 1 }), self("tree")), { maxLength: 4 }).map((entries): Tree => ({ kind: "object", entries })),
+    fc
+      .array(fc.tuple(fc.nat({ max: keySpellings.length - 1 }), self("tree")), { maxLength: 4 })
+      .map((entries): Tree => ({ kind: "object", entries })),
   ),
 }));
 

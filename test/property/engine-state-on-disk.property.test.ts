@@ -33,11 +33,20 @@ const CHECKPOINT = "checkpoint";
 
 /** An engine over a store on disk in `directory`, resuming from its checkpoint (the next input position). */
 /** `inlineMembers`: how many members an entity document's list holds before the rest spill (1 or 2 make the random fact sets spill). */
-function openEngine(directory: string, budgetBytes: number, inlineMembers: number): { engine: MetricEngine; state: StateStore; resumeAt: number; close: () => Promise<void> } {
+function openEngine(
+  directory: string,
+  budgetBytes: number,
+  inlineMembers: number,
+): { engine: MetricEngine; state: StateStore; resumeAt: number; close: () => Promise<void> } {
   const backend = openLmdbBackend(directory);
   const state = new StateStore(backend, budgetBytes);
   const checkpoint = backend.get(CHECKPOINT);
-  return { engine: new MetricEngine(DEFAULT_ENGINE_CONFIG, CATALOG, engineTables(state), { inlineMembers }), state, resumeAt: checkpoint === undefined ? 0 : checkpoint.readUInt32BE(0), close: () => backend.close() };
+  return {
+    engine: new MetricEngine(DEFAULT_ENGINE_CONFIG, CATALOG, engineTables(state), { inlineMembers }),
+    state,
+    resumeAt: checkpoint === undefined ? 0 : checkpoint.readUInt32BE(0),
+    close: () => backend.close(),
+  };
 }
 
 function checkpointAt(position: number): readonly [string, Buffer] {
@@ -61,7 +70,17 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
         factsArb,
         fc.constantFrom(0, 2_000, 1 << 30),
         fc.constantFrom(1, 2, 64),
-        fc.array(fc.record({ take: fc.integer({ min: 1, max: 6 }), commit: fc.boolean(), wait: fc.boolean(), crash: fc.boolean(), loseDisk: fc.boolean(), markerLost: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+        fc.array(
+          fc.record({
+            take: fc.integer({ min: 1, max: 6 }),
+            commit: fc.boolean(),
+            wait: fc.boolean(),
+            crash: fc.boolean(),
+            loseDisk: fc.boolean(),
+            markerLost: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
         async (facts, budgetBytes, inlineMembers, schedule) => {
           const expected = inMemory(facts);
           const directory = join(root, `run-${String((runs += 1))}`);
@@ -80,7 +99,8 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
             for (const fact of facts.slice(position, position + take)) member.engine.ingest(fact, (position += 1));
             applyChanges(published, member.engine);
             if (position < writesFrom) return;
-            for (const [unit, contributions] of member.engine.unitChanges()) changelog.set(unit, encodeUnitRecord(IDENTITY, contributions));
+            for (const [unit, contributions] of member.engine.unitChanges())
+              changelog.set(unit, encodeUnitRecord(IDENTITY, contributions));
             // Past the input's end at its takeover: live again (the engine processor's goLive).
             member.engine.replaying = false;
             // A crash between the records and the marker leaves the records ahead of the marker.
@@ -98,7 +118,8 @@ describe("engine state on disk", { timeout: 600_000 }, () => {
               rmSync(directory, { recursive: true, force: true });
               member = openEngine(directory, budgetBytes, inlineMembers);
               member.engine.replaying = true;
-              for (const [unit, record] of changelog) member.engine.restoreUnit(unit, decodeUnitRecord(record, IDENTITY) ?? []);
+              for (const [unit, record] of changelog)
+                member.engine.restoreUnit(unit, decodeUnitRecord(record, IDENTITY) ?? []);
               facts.slice(0, settledAt).forEach((fact, index) => member.engine.load(fact, index + 1));
               writesFrom = facts.length;
               position = settledAt;

@@ -24,7 +24,10 @@ import { parsed, rawCost, rawModelCall } from "../unit/metrics/fact-builders.ts"
  * PUBLISHED records of every metric.
  */
 const SHIPPED = shippedCatalog();
-const MINIMUM_ONE: CatalogSummary = { ...SHIPPED, metrics: new Map([...SHIPPED.metrics].map(([id, definition]) => [id, { ...definition, minimumSample: 1 }])) };
+const MINIMUM_ONE: CatalogSummary = {
+  ...SHIPPED,
+  metrics: new Map([...SHIPPED.metrics].map(([id, definition]) => [id, { ...definition, minimumSample: 1 }])),
+};
 const CATALOGS = [SHIPPED, MINIMUM_ONE];
 
 function lines(facts: readonly MetricFact[], catalog: CatalogSummary = SHIPPED): readonly string[] {
@@ -65,7 +68,8 @@ describe("engine properties (contract §3 order independence)", { timeout: 300_0
       fc.property(factsArb, fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 10 }), (facts, copies) => {
         if (facts.length === 0) return;
         const redelivered = [...facts];
-        for (const [which, where] of copies) redelivered.splice(where % (redelivered.length + 1), 0, facts[which % facts.length] as MetricFact);
+        for (const [which, where] of copies)
+          redelivered.splice(where % (redelivered.length + 1), 0, facts[which % facts.length] as MetricFact);
         expect(lines(redelivered)).toEqual(lines(facts));
       }),
       { numRuns: RUNS },
@@ -74,24 +78,29 @@ describe("engine properties (contract §3 order independence)", { timeout: 300_0
 
   it("(c) k partitions (by hash of the fact's key) as interleaved batches with flush() between batches give identical output", () => {
     fc.assert(
-      fc.property(factsArb, fc.integer({ min: 1, max: 4 }), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 3 })), { maxLength: 60 }), (facts, k, schedule) => {
-        const partitions: MetricFact[][] = Array.from({ length: k }, () => []);
-        // The Kafka key: the fact's primary identity, so all versions of one identity share a partition.
-        for (const fact of facts) partitions[hash(identitiesOf(fact).at(-1) as string) % k]?.push(fact);
-        const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog());
-        const cursors = partitions.map(() => 0);
-        const take = (p: number, n: number): void => {
-          const partition = partitions[p] as MetricFact[];
-          for (let i = 0; i < n && (cursors[p] as number) < partition.length; i += 1) {
-            engine.ingest(partition[cursors[p] as number] as MetricFact);
-            cursors[p] = (cursors[p] as number) + 1;
-          }
-          engine.flush();
-        };
-        for (const [p, n] of schedule) take(p % k, n);
-        for (let p = 0; p < k; p += 1) take(p, Number.MAX_SAFE_INTEGER);
-        expect(engine.results().map((entry) => entry.json)).toEqual(lines(facts));
-      }),
+      fc.property(
+        factsArb,
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 3 })), { maxLength: 60 }),
+        (facts, k, schedule) => {
+          const partitions: MetricFact[][] = Array.from({ length: k }, () => []);
+          // The Kafka key: the fact's primary identity, so all versions of one identity share a partition.
+          for (const fact of facts) partitions[hash(identitiesOf(fact).at(-1) as string) % k]?.push(fact);
+          const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog());
+          const cursors = partitions.map(() => 0);
+          const take = (p: number, n: number): void => {
+            const partition = partitions[p] as MetricFact[];
+            for (let i = 0; i < n && (cursors[p] as number) < partition.length; i += 1) {
+              engine.ingest(partition[cursors[p] as number] as MetricFact);
+              cursors[p] = (cursors[p] as number) + 1;
+            }
+            engine.flush();
+          };
+          for (const [p, n] of schedule) take(p % k, n);
+          for (let p = 0; p < k; p += 1) take(p, Number.MAX_SAFE_INTEGER);
+          expect(engine.results().map((entry) => entry.json)).toEqual(lines(facts));
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -133,7 +142,14 @@ describe("engine properties (seed §6.4, §7, contract §4)", { timeout: 300_000
           expect(coverage.numerator).toBeLessThanOrEqual(coverage.denominator);
           expect(coverage.raw_ratio === null).toBe(coverage.denominator === 0);
           if (coverage.raw_ratio !== null) expect(coverage.raw_ratio).toBe(coverage.numerator / coverage.denominator);
-          const state = coverage.denominator === 0 ? "NO_POPULATION" : coverage.numerator === 0 ? "NO_COVERAGE" : coverage.numerator < coverage.denominator ? "PARTIAL" : "FULL";
+          const state =
+            coverage.denominator === 0
+              ? "NO_POPULATION"
+              : coverage.numerator === 0
+                ? "NO_COVERAGE"
+                : coverage.numerator < coverage.denominator
+                  ? "PARTIAL"
+                  : "FULL";
           expect(coverage.state).toBe(state);
           expect(coverage.alert).toBe(coverage.denominator > 0 && 100 * coverage.numerator < 10 * coverage.denominator);
         }
@@ -146,8 +162,12 @@ describe("engine properties (seed §6.4, §7, contract §4)", { timeout: 300_000
     fc.assert(
       fc.property(factsArb, (facts) => {
         const { expected } = expectedEligibility(facts);
-        const records = CATALOGS.flatMap((catalog) => results(facts, catalog)).filter((result) => result.metric_id === "task-cohort-comparison-eligibility");
-        expect(records.map((result) => recordKey(result)).sort()).toEqual([...expected.keys(), ...expected.keys()].sort());
+        const records = CATALOGS.flatMap((catalog) => results(facts, catalog)).filter(
+          (result) => result.metric_id === "task-cohort-comparison-eligibility",
+        );
+        expect(records.map((result) => recordKey(result)).sort()).toEqual(
+          [...expected.keys(), ...expected.keys()].sort(),
+        );
         for (const result of records) {
           const oracle = expected.get(recordKey(result));
           const excluded = Object.values(result.exclusions).reduce((a, b) => a + b, 0);
@@ -173,7 +193,8 @@ describe("engine properties (seed §6.4, §7, contract §4)", { timeout: 300_000
           expect(result.value).toBeNull();
           expect(result.measures).toBeNull();
           expect(result.na_reason === null).toBe(result.status === "BELOW_MINIMUM_SAMPLE");
-          if (result.status === "BELOW_MINIMUM_SAMPLE") expect(result.eligible_units).toBeLessThan(result.minimum_sample);
+          if (result.status === "BELOW_MINIMUM_SAMPLE")
+            expect(result.eligible_units).toBeLessThan(result.minimum_sample);
         }
       }),
       { numRuns: RUNS },
@@ -181,7 +202,9 @@ describe("engine properties (seed §6.4, §7, contract §4)", { timeout: 300_000
   });
 
   it("(g) PUBLISHED values are never null, and a rate's value equals numerator / denominator (per category too)", () => {
-    const kinds = new Map([...shippedCatalog().metrics.values()].map((definition) => [definition.metricId, definition.kind]));
+    const kinds = new Map(
+      [...shippedCatalog().metrics.values()].map((definition) => [definition.metricId, definition.kind]),
+    );
     fc.assert(
       fc.property(factsArb, (facts) => {
         for (const result of CATALOGS.flatMap((catalog) => results(facts, catalog))) {
@@ -198,14 +221,21 @@ describe("engine properties (seed §6.4, §7, contract §4)", { timeout: 300_000
               } else {
                 const categories = measures.categories ?? {};
                 expect(Object.keys(result.value ?? {}).sort()).toEqual(Object.keys(categories).sort());
-                for (const [category, count] of Object.entries(categories)) expect((result.value as Record<string, number>)[category]).toBe(count / (measures.denominator as number));
-                expect(Object.values(categories).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(measures.denominator as number);
+                for (const [category, count] of Object.entries(categories))
+                  expect((result.value as Record<string, number>)[category]).toBe(
+                    count / (measures.denominator as number),
+                  );
+                expect(Object.values(categories).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(
+                  measures.denominator as number,
+                );
               }
               expect(measures.denominator).toBe(result.eligible_units);
               break;
             case "duration":
               // The sum is published in ms; the engine keeps it in integer µs and divides once (semantics §25).
-              expect(result.value).toBe(Math.round((measures.sum as number) * 1000) / ((measures.contributing as number) * 1000));
+              expect(result.value).toBe(
+                Math.round((measures.sum as number) * 1000) / ((measures.contributing as number) * 1000),
+              );
               expect(measures.contributing).toBe(result.eligible_units);
               break;
             default:
@@ -229,7 +259,11 @@ function recordKey(result: { scope: MetricResult["scope"]; cohort: MetricResult[
 
 /** A report's content apart from fact_id and provenance.source (contract §1, revision 2). */
 function reportContent(fact: MetricFact): string {
-  return JSON.stringify({ ...fact, fact_id: undefined, provenance: fact.provenance === null ? null : { ...fact.provenance, source: undefined } });
+  return JSON.stringify({
+    ...fact,
+    fact_id: undefined,
+    provenance: fact.provenance === null ? null : { ...fact.provenance, source: undefined },
+  });
 }
 
 /**
@@ -248,7 +282,9 @@ function acceptedFacts(facts: readonly MetricFact[]): MetricFact[] {
     const domain = identitiesOf(fact)[1];
     if (domain !== undefined) contents.set(domain, (contents.get(domain) ?? new Set()).add(reportContent(fact)));
   }
-  const live = [...distinct.values()].filter((fact) => byFactId.get(fact.fact_id) === 1 && (contents.get(identitiesOf(fact)[1] ?? "")?.size ?? 1) === 1);
+  const live = [...distinct.values()].filter(
+    (fact) => byFactId.get(fact.fact_id) === 1 && (contents.get(identitiesOf(fact)[1] ?? "")?.size ?? 1) === 1,
+  );
   const counted = new Set<string>();
   return live
     .sort((a, b) => (a.fact_id < b.fact_id ? -1 : a.fact_id > b.fact_id ? 1 : 0))
@@ -261,13 +297,16 @@ function acceptedFacts(facts: readonly MetricFact[]): MetricFact[] {
     });
 }
 
-function expectedEligibility(facts: readonly MetricFact[]): { expected: Map<string, { defined: number; comparable: number; reasons: Record<string, number> }> } {
+function expectedEligibility(facts: readonly MetricFact[]): {
+  expected: Map<string, { defined: number; comparable: number; reasons: Record<string, number> }>;
+} {
   const accepted = acceptedFacts(facts);
   const summaries = accepted.filter((fact): fact is DeliverySummary => fact.type === "delivery_summary");
   const expected = new Map<string, { defined: number; comparable: number; reasons: Record<string, number> }>();
   for (const snap of accepted.filter((fact): fact is TaskSnapshot => fact.type === "task_snapshot")) {
     // One record per snapshot (revision 2 change 6), also for a snapshot declaring no task.
-    if (!expected.has(`${snap.snapshot_id}|`)) expected.set(`${snap.snapshot_id}|`, { defined: 0, comparable: 0, reasons: {} });
+    if (!expected.has(`${snap.snapshot_id}|`))
+      expected.set(`${snap.snapshot_id}|`, { defined: 0, comparable: 0, reasons: {} });
     for (const task of snap.tasks) {
       const eventTime = task.role_template !== undefined && task.template_assignment === "EVENT_TIME";
       const key = `${snap.snapshot_id}|`;
@@ -279,12 +318,15 @@ function expectedEligibility(facts: readonly MetricFact[]): { expected: Map<stri
       else entry.reasons[reason] = (entry.reasons[reason] ?? 0) + 1;
     }
   }
-  for (const entry of expected.values()) entry.reasons = Object.fromEntries(Object.entries(entry.reasons).sort(([a], [b]) => (a < b ? -1 : 1)));
+  for (const entry of expected.values())
+    entry.reasons = Object.fromEntries(Object.entries(entry.reasons).sort(([a], [b]) => (a < b ? -1 : 1)));
   return { expected };
 }
 
 function earliestTerminal(summaries: readonly DeliverySummary[]): DeliverySummary | undefined {
-  return summaries.filter((s) => s.status === "TERMINAL").sort((x, y) => x.event_time - y.event_time || (x.fact_id < y.fact_id ? -1 : x.fact_id > y.fact_id ? 1 : 0))[0];
+  return summaries
+    .filter((s) => s.status === "TERMINAL")
+    .sort((x, y) => x.event_time - y.event_time || (x.fact_id < y.fact_id ? -1 : x.fact_id > y.fact_id ? 1 : 0))[0];
 }
 
 /**
@@ -292,24 +334,40 @@ function earliestTerminal(summaries: readonly DeliverySummary[]): DeliverySummar
  * summary up to the cutoff (contract §2); it joins the task only when it names the task and is
  * direct evidence (contract §3), else the member is open.
  */
-function reasonFor(task: TaskSnapshot["tasks"][number], snap: TaskSnapshot, summaries: readonly DeliverySummary[], eventTime: boolean): string | undefined {
+function reasonFor(
+  task: TaskSnapshot["tasks"][number],
+  snap: TaskSnapshot,
+  summaries: readonly DeliverySummary[],
+  eventTime: boolean,
+): string | undefined {
   if (task.task_id === undefined) return "MISSING_TASK_IDENTITY";
   if (task.members === undefined || task.members.length === 0) return "UNDEFINED_TASK_MEMBERSHIP";
   if (!eventTime) return "INCOMPLETE_COHORT_COORDINATES";
   let open = false;
   let changed = false;
   const outcomes = new Set<string>();
-  const direct = (s: DeliverySummary): boolean => s.provenance?.basis === "DIRECT_HOST" || s.provenance?.basis === "DIRECT_PROVIDER";
+  const direct = (s: DeliverySummary): boolean =>
+    s.provenance?.basis === "DIRECT_HOST" || s.provenance?.basis === "DIRECT_PROVIDER";
   for (const member of new Set(task.members)) {
     const read = summaries.filter((s) => s.delivery_id === member && s.event_time <= snap.cutoff);
     const terminal = earliestTerminal(read);
     // Joined (revision 2 change 4) and direct (change 7) summaries only; later TERMINAL ones are never read.
-    const joined = read.filter((s) => s.task_id === task.task_id && direct(s) && (s.status === "OPEN" || s === terminal));
+    const joined = read.filter(
+      (s) => s.task_id === task.task_id && direct(s) && (s.status === "OPEN" || s === terminal),
+    );
     if (joined.some((s) => s.requirement_changed)) changed = true;
     if (terminal?.outcome === undefined || terminal.task_id !== task.task_id || !direct(terminal)) open = true;
     else outcomes.add(terminal.outcome);
   }
-  return open ? "OPEN_DELIVERY" : outcomes.size > 1 ? "MIXED_DELIVERY_OUTCOMES" : changed ? "REQUIREMENT_CHANGED" : outcomes.has("INFRASTRUCTURE_FAILURE") ? "INFRASTRUCTURE_FAILURE" : undefined;
+  return open
+    ? "OPEN_DELIVERY"
+    : outcomes.size > 1
+      ? "MIXED_DELIVERY_OUTCOMES"
+      : changed
+        ? "REQUIREMENT_CHANGED"
+        : outcomes.has("INFRASTRUCTURE_FAILURE")
+          ? "INFRASTRUCTURE_FAILURE"
+          : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -320,11 +378,24 @@ describe("engine properties (revision 2 change 2: extreme values, exact sums)", 
   const extremeCostArb = fc
     .record({
       cost_id: fc.integer({ min: 0, max: 29 }).map((n) => `k${n}`),
-      amount_minor: fc.oneof({ arbitrary: fc.constantFrom(1e15, 1e15 - 1), weight: 4 }, { arbitrary: fc.constantFrom(0, 1, 999, 500_000_000_000_001), weight: 1 }),
+      amount_minor: fc.oneof(
+        { arbitrary: fc.constantFrom(1e15, 1e15 - 1), weight: 4 },
+        { arbitrary: fc.constantFrom(0, 1, 999, 500_000_000_000_001), weight: 1 },
+      ),
       event_time: fc.constantFrom(...TIMES.slice(1, 4)),
     })
-    .map((fields) => parsed(rawCost({ ...fields, call_id: "big", provenance: { basis: "DIRECT_PROVIDER", source: "billing" } })));
-  const theCall = parsed(rawModelCall({ call_id: "big", span_duration_ms: 1e10, input_tokens: 1e12, output_tokens: 1e12, event_time: TIMES[1] }));
+    .map((fields) =>
+      parsed(rawCost({ ...fields, call_id: "big", provenance: { basis: "DIRECT_PROVIDER", source: "billing" } })),
+    );
+  const theCall = parsed(
+    rawModelCall({
+      call_id: "big",
+      span_duration_ms: 1e10,
+      input_tokens: 1e12,
+      output_tokens: 1e12,
+      event_time: TIMES[1],
+    }),
+  );
 
   /** The exact sum of the accepted costs (distinct content per cost_id, else quarantined), as a bigint. */
   function exactSum(costs: readonly MetricFact[]): bigint {
@@ -355,7 +426,9 @@ describe("engine properties (revision 2 change 2: extreme values, exact sums)", 
         expect(lines([...facts].reverse())).toEqual(single);
 
         const expected = exactSum(costs);
-        const money = single.map((line) => JSON.parse(line) as MetricResult).filter((result) => result.metric_id === "operational-attributable-cost");
+        const money = single
+          .map((line) => JSON.parse(line) as MetricResult)
+          .filter((result) => result.metric_id === "operational-attributable-cost");
         expect(money).toHaveLength(1);
         const [result] = money as [MetricResult];
         if (expected === 0n && !costs.some((fact) => fact.type === "cost")) return;
@@ -371,9 +444,13 @@ describe("engine properties (revision 2 change 2: extreme values, exact sums)", 
           expect(result.value).toBeNull();
         }
         // Tokens and durations at their ranges stay exact too.
-        const tokens = single.map((line) => JSON.parse(line) as MetricResult).find((entry) => entry.metric_id === "operational-token-usage");
+        const tokens = single
+          .map((line) => JSON.parse(line) as MetricResult)
+          .find((entry) => entry.metric_id === "operational-token-usage");
         expect(tokens?.value).toBe(1e12);
-        const latency = single.map((line) => JSON.parse(line) as MetricResult).find((entry) => entry.metric_id === "operational-latency-ms");
+        const latency = single
+          .map((line) => JSON.parse(line) as MetricResult)
+          .find((entry) => entry.metric_id === "operational-latency-ms");
         expect(latency?.value).toBe(1e10);
       }),
       { numRuns: RUNS },

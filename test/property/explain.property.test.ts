@@ -9,7 +9,10 @@ import { RUNS, factsArb } from "../support/fact-arbitraries.ts";
 
 /** Every minimum_sample lowered to 1, so small fact sets publish measures for every metric. */
 const SHIPPED = shippedCatalog();
-const MINIMUM_ONE: CatalogSummary = { ...SHIPPED, metrics: new Map([...SHIPPED.metrics].map(([id, definition]) => [id, { ...definition, minimumSample: 1 }])) };
+const MINIMUM_ONE: CatalogSummary = {
+  ...SHIPPED,
+  metrics: new Map([...SHIPPED.metrics].map(([id, definition]) => [id, { ...definition, minimumSample: 1 }])),
+};
 
 describe("explain: the explained units add up to the published figure", { timeout: 300_000 }, () => {
   it("for every group of every metric over generated fact sets (coverage, exclusions, numerator, denominator, sums)", () => {
@@ -26,7 +29,8 @@ describe("explain: the explained units add up to the published figure", { timeou
           const explanation = explainGroup(lineage, group);
           expectUnitsAddUp(explanation);
           explainedRecords += explanation.results.length;
-          for (const unit of explanation.units) if (unit.status === "uncovered") expect(unit.missing.length).toBeGreaterThan(0);
+          for (const unit of explanation.units)
+            if (unit.status === "uncovered") expect(unit.missing.length).toBeGreaterThan(0);
         }
         // Every published record belongs to exactly one explained group.
         expect(explainedRecords).toBe(keys.length);

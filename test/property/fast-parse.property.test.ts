@@ -19,7 +19,10 @@ const RUNS_PER_TYPE = 1_500;
 const zodParse = parseFactWithSchemas;
 
 /** The comparison: undefined = agreement, otherwise what differs. */
-function disagreement(record: unknown, tally: { zodAccepted: number; fastAccepted: number; rejected: number; withInvalidMeasures: number }): string | undefined {
+function disagreement(
+  record: unknown,
+  tally: { zodAccepted: number; fastAccepted: number; rejected: number; withInvalidMeasures: number },
+): string | undefined {
   const zod = zodParse(record);
   const fast = fastParseFact(record);
   if (!zod.ok) {
@@ -29,13 +32,17 @@ function disagreement(record: unknown, tally: { zodAccepted: number; fastAccepte
   // Revision 2: a record with invalid measures is accepted by zod alone (the fast path leaves it to zod).
   if (zod.invalidMeasures.length > 0) {
     tally.withInvalidMeasures++;
-    return fast === undefined ? undefined : `the fast path accepted a record with invalid measures: ${JSON.stringify(fast)}`;
+    return fast === undefined
+      ? undefined
+      : `the fast path accepted a record with invalid measures: ${JSON.stringify(fast)}`;
   }
   tally.zodAccepted++;
   if (fast === undefined) return undefined;
   tally.fastAccepted++;
-  if (JSON.stringify(fast) !== JSON.stringify(zod.fact)) return `JSON differs:\n fast ${JSON.stringify(fast)}\n zod  ${JSON.stringify(zod.fact)}`;
-  if (Object.keys(fast).join(",") !== Object.keys(zod.fact as object).join(",")) return `keys differ: fast ${Object.keys(fast).join(",")} / zod ${Object.keys(zod.fact as object).join(",")}`;
+  if (JSON.stringify(fast) !== JSON.stringify(zod.fact))
+    return `JSON differs:\n fast ${JSON.stringify(fast)}\n zod  ${JSON.stringify(zod.fact)}`;
+  if (Object.keys(fast).join(",") !== Object.keys(zod.fact as object).join(","))
+    return `keys differ: fast ${Object.keys(fast).join(",")} / zod ${Object.keys(zod.fact as object).join(",")}`;
   try {
     expect(fast).toStrictEqual(zod.fact);
   } catch (error) {
@@ -59,16 +66,29 @@ describe("fastParseFact never disagrees with zod (property)", { timeout: 300_000
     expect(tally.zodAccepted).toBeGreaterThan(RUNS_PER_TYPE / 10);
     expect(tally.rejected).toBeGreaterThan(RUNS_PER_TYPE / 10);
     expect(tally.fastAccepted).toBe(tally.zodAccepted);
-    if (type === "model_call" || type === "cost" || type === "delivery_summary" || type === "packet" || type === "task_snapshot") expect(tally.withInvalidMeasures).toBeGreaterThan(0);
+    if (
+      type === "model_call" ||
+      type === "cost" ||
+      type === "delivery_summary" ||
+      type === "packet" ||
+      type === "task_snapshot"
+    )
+      expect(tally.withInvalidMeasures).toBeGreaterThan(0);
   });
 
   it("anything at all (not a fact): the fast path declines whenever zod does", () => {
     const tally = { zodAccepted: 0, fastAccepted: 0, rejected: 0, withInvalidMeasures: 0 };
     fc.assert(
-      fc.property(fc.oneof(fc.anything(), fc.dictionary(fc.constantFrom("contract", "type", "fact_id", "event_time", "tasks"), fc.anything())), (record) => {
-        const problem = disagreement(record, tally);
-        if (problem !== undefined) throw new Error(problem);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.anything(),
+          fc.dictionary(fc.constantFrom("contract", "type", "fact_id", "event_time", "tasks"), fc.anything()),
+        ),
+        (record) => {
+          const problem = disagreement(record, tally);
+          if (problem !== undefined) throw new Error(problem);
+        },
+      ),
       { numRuns: 1_000 },
     );
   });

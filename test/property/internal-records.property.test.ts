@@ -31,10 +31,16 @@ function withoutUndefined(value: unknown): unknown {
 /** Every key path in order, so key order is compared at every depth. */
 function keyPaths(value: unknown, prefix = ""): string[] {
   if (typeof value !== "object" || value === null) return [];
-  return Object.entries(value).flatMap(([key, inner]) => (inner === undefined ? [] : [`${prefix}${key}`, ...keyPaths(inner, `${prefix}${key}.`)]));
+  return Object.entries(value).flatMap(([key, inner]) =>
+    inner === undefined ? [] : [`${prefix}${key}`, ...keyPaths(inner, `${prefix}${key}.`)],
+  );
 }
 
-const source = fc.record({ topic: fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" }), partition: fc.nat({ max: 10_000 }), offset: fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }).map(String) });
+const source = fc.record({
+  topic: fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" }),
+  partition: fc.nat({ max: 10_000 }),
+  offset: fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }).map(String),
+});
 
 function expectExact(decoded: Fact, fact: Fact): void {
   expect(decoded).toStrictEqual(withoutUndefined(fact));
@@ -42,39 +48,45 @@ function expectExact(decoded: Fact, fact: Fact): void {
   expect(JSON.stringify(decoded)).toBe(JSON.stringify(fact));
 }
 
-describe("internal records: decode ∘ encode is the identity on every accepted fact (property)", { timeout: 300_000 }, () => {
-  it.each(FACT_TYPES)("%s", (type) => {
-    const tally = { accepted: 0, withInvalidMeasures: 0 };
-    fc.assert(
-      fc.property(factOf(type), source, (record, coordinates) => {
-        const parsed = parseFact(record);
-        if (!parsed.ok) return;
-        tally.accepted++;
-        const fact = parsed.fact;
-        if ("invalid_measures" in fact && fact.invalid_measures !== undefined) tally.withInvalidMeasures++;
-        if (isAgentEvent(fact)) {
-          expectExact(decodeAgentEvent(encodeAgentEvent(fact)), fact);
-          return;
-        }
-        const encoded = encodeEngineFact(fact, coordinates);
-        const decoded = decodeEngineFact(encoded.value);
-        if (decoded === undefined) throw new Error(`not decoded: ${JSON.stringify(readEngineFact(encoded.value))}`);
-        expectExact(decoded.fact, fact);
-        expect(decoded.source).toStrictEqual({ ...coordinates });
-        // The key depends only on the fact version: re-encoding what was read gives the same key.
-        expect(encodeEngineFact(decoded.fact, { topic: "elsewhere", partition: 0, offset: "0" }).key).toBe(encoded.key);
-        // What the engine used to get from the JSON form, parsed and validated again.
-        const before = parseNormalizedFact(JSON.parse(JSON.stringify(fact)) as unknown);
-        if (!before.ok) throw new Error(`the JSON form did not re-validate: ${before.rejection.detail}`);
-        expect(JSON.stringify(decoded.fact)).toBe(JSON.stringify(before.fact));
-        expect(keyPaths(decoded.fact)).toEqual(keyPaths(before.fact));
-      }),
-      { numRuns: RUNS_PER_TYPE },
-    );
-    expect(tally.accepted).toBeGreaterThan(RUNS_PER_TYPE / 10);
-    if (MEASURE_FIELDS[type] !== undefined) expect(tally.withInvalidMeasures).toBeGreaterThan(0);
-  });
-});
+describe(
+  "internal records: decode ∘ encode is the identity on every accepted fact (property)",
+  { timeout: 300_000 },
+  () => {
+    it.each(FACT_TYPES)("%s", (type) => {
+      const tally = { accepted: 0, withInvalidMeasures: 0 };
+      fc.assert(
+        fc.property(factOf(type), source, (record, coordinates) => {
+          const parsed = parseFact(record);
+          if (!parsed.ok) return;
+          tally.accepted++;
+          const fact = parsed.fact;
+          if ("invalid_measures" in fact && fact.invalid_measures !== undefined) tally.withInvalidMeasures++;
+          if (isAgentEvent(fact)) {
+            expectExact(decodeAgentEvent(encodeAgentEvent(fact)), fact);
+            return;
+          }
+          const encoded = encodeEngineFact(fact, coordinates);
+          const decoded = decodeEngineFact(encoded.value);
+          if (decoded === undefined) throw new Error(`not decoded: ${JSON.stringify(readEngineFact(encoded.value))}`);
+          expectExact(decoded.fact, fact);
+          expect(decoded.source).toStrictEqual({ ...coordinates });
+          // The key depends only on the fact version: re-encoding what was read gives the same key.
+          expect(encodeEngineFact(decoded.fact, { topic: "elsewhere", partition: 0, offset: "0" }).key).toBe(
+            encoded.key,
+          );
+          // What the engine used to get from the JSON form, parsed and validated again.
+          const before = parseNormalizedFact(JSON.parse(JSON.stringify(fact)) as unknown);
+          if (!before.ok) throw new Error(`the JSON form did not re-validate: ${before.rejection.detail}`);
+          expect(JSON.stringify(decoded.fact)).toBe(JSON.stringify(before.fact));
+          expect(keyPaths(decoded.fact)).toEqual(keyPaths(before.fact));
+        }),
+        { numRuns: RUNS_PER_TYPE },
+      );
+      expect(tally.accepted).toBeGreaterThan(RUNS_PER_TYPE / 10);
+      if (MEASURE_FIELDS[type] !== undefined) expect(tally.withInvalidMeasures).toBeGreaterThan(0);
+    });
+  },
+);
 
 describe("internal records: unreadable bytes are reported, never thrown past the reader (property)", () => {
   it("any bytes after an agent-event header: an agent event or InternalRecordError", () => {
@@ -107,7 +119,8 @@ describe("internal records: unreadable bytes are reported, never thrown past the
         const parsed = parseFact(record);
         if (!parsed.ok || !isAgentEvent(parsed.fact)) return;
         const bytes = encodeAgentEvent(parsed.fact);
-        for (let length = 0; length < bytes.length; length++) expect(() => decodeAgentEvent(bytes.subarray(0, length))).toThrow(InternalRecordError);
+        for (let length = 0; length < bytes.length; length++)
+          expect(() => decodeAgentEvent(bytes.subarray(0, length))).toThrow(InternalRecordError);
       }),
       { numRuns: 300 },
     );

@@ -18,7 +18,10 @@ import { factsArb, RUNS } from "../support/fact-arbitraries.ts";
 
 const SHIPPED = shippedCatalog();
 /** Every minimum_sample lowered to 1, so small fact sets publish values (and not only coverage). */
-const MINIMUM_ONE: CatalogSummary = { ...SHIPPED, metrics: new Map([...SHIPPED.metrics].map(([id, definition]) => [id, { ...definition, minimumSample: 1 }])) };
+const MINIMUM_ONE: CatalogSummary = {
+  ...SHIPPED,
+  metrics: new Map([...SHIPPED.metrics].map(([id, definition]) => [id, { ...definition, minimumSample: 1 }])),
+};
 
 /** A seeded schedule: which open channel goes next, how much of it, and whether its reader flushes after it, drawn from mulberry32. */
 function seededSchedule(seed: number): Schedule {
@@ -30,19 +33,31 @@ function seededSchedule(seed: number): Schedule {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { channel: (count) => Math.floor(next() * count), batch: (available) => 1 + Math.floor(next() * available), flushAfterBatch: () => next() < 0.5 };
+  return {
+    channel: (count) => Math.floor(next() * count),
+    batch: (available) => 1 + Math.floor(next() * available),
+    flushAfterBatch: () => next() < 0.5,
+  };
 }
 
 /** Conflicts compared as reports: versions of one fact_id are listed in arrival order by both engines, so they are sorted here. */
 function normalized(conflicts: readonly Conflict[]): Conflict[] {
-  return conflicts.map((conflict) => ({ ...conflict, versions: [...conflict.versions].sort((a, b) => (a.factId === b.factId ? String(a.origin).localeCompare(String(b.origin)) : a.factId < b.factId ? -1 : 1)) }));
+  return conflicts.map((conflict) => ({
+    ...conflict,
+    versions: [...conflict.versions].sort((a, b) =>
+      a.factId === b.factId ? String(a.origin).localeCompare(String(b.origin)) : a.factId < b.factId ? -1 : 1,
+    ),
+  }));
 }
 
 /**
  * The single engine over the same arrivals. (Which line a redelivered version is reported at is the
  * first one read, in both engines; the results do not depend on order: engine.property.test.ts.)
  */
-function single(arrivals: readonly { fact: MetricFact; line: number }[], catalog: CatalogSummary): { lines: string[]; conflicts: Conflict[] } {
+function single(
+  arrivals: readonly { fact: MetricFact; line: number }[],
+  catalog: CatalogSummary,
+): { lines: string[]; conflicts: Conflict[] } {
   const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, catalog);
   for (const { fact, line } of arrivals) engine.ingest(fact, line);
   return { lines: engine.results().map((entry) => entry.json), conflicts: normalized(engine.conflicts()) };
@@ -65,9 +80,14 @@ describe("partitioned engine (issue #13 Part 2)", { timeout: 300_000 }, () => {
       fc.property(caseArb, ({ facts, order, partitions, seed, flushEvery, minimumOne }) => {
         const catalog = minimumOne ? MINIMUM_ONE : SHIPPED;
         // Origins are the facts' lines in the original list, whatever order they arrive in.
-        const arrival = facts.map((fact, index) => ({ fact, line: index + 1, rank: order[index] ?? 0 })).sort((a, b) => a.rank - b.rank || a.line - b.line);
+        const arrival = facts
+          .map((fact, index) => ({ fact, line: index + 1, rank: order[index] ?? 0 }))
+          .sort((a, b) => a.rank - b.rank || a.line - b.line);
         const expected = single(arrival, catalog);
-        const engine = new PartitionedEngine(DEFAULT_ENGINE_CONFIG, catalog, { partitions, schedule: seededSchedule(seed) });
+        const engine = new PartitionedEngine(DEFAULT_ENGINE_CONFIG, catalog, {
+          partitions,
+          schedule: seededSchedule(seed),
+        });
         arrival.forEach(({ fact, line }, index) => {
           engine.ingest(fact, line);
           if ((index + 1) % flushEvery === 0) engine.run();

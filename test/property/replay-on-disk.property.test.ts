@@ -1,5 +1,14 @@
 import { execFileSync, spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Effect } from "effect";
@@ -33,9 +42,18 @@ function writeInput(lines: readonly string[]): string {
 /** What a replay leaves in the output files, each as the file's text. */
 function outputs({ sinks }: ReplayOutcome): Record<string, string> {
   return {
-    results: sinks.results().map(({ json }) => `${json}\n`).join(""),
-    alerts: sinks.alerts().map((alert) => `${JSON.stringify(alert)}\n`).join(""),
-    runs: sinks.runStates().map((run) => `${JSON.stringify(run)}\n`).join(""),
+    results: sinks
+      .results()
+      .map(({ json }) => `${json}\n`)
+      .join(""),
+    alerts: sinks
+      .alerts()
+      .map((alert) => `${JSON.stringify(alert)}\n`)
+      .join(""),
+    runs: sinks
+      .runStates()
+      .map((run) => `${JSON.stringify(run)}\n`)
+      .join(""),
     deadLetters: sinks.deadLetterLines().join("\n"),
   };
 }
@@ -45,12 +63,19 @@ async function replay(input: string, state: "disk" | "memory", stages?: number):
   let directory: string | undefined;
   const outcome = await withReplayState(state, root, 1, async (where) => {
     directory = where.directory;
-    const engineTopology = stages === undefined ? {} : { engineTopology: { kind: "stages", partitions: stages } as const };
-    const config = { engine: DEFAULT_ENGINE_CONFIG, tripwires: {}, ...engineTopology, ...(where.engineState === undefined ? {} : { engineState: where.engineState }) };
+    const engineTopology =
+      stages === undefined ? {} : { engineTopology: { kind: "stages", partitions: stages } as const };
+    const config = {
+      engine: DEFAULT_ENGINE_CONFIG,
+      tripwires: {},
+      ...engineTopology,
+      ...(where.engineState === undefined ? {} : { engineState: where.engineState }),
+    };
     const replayed = await Effect.runPromise(replayFile({ input }, config, CATALOG));
     // The engine's state (and the single engine's published results) were on disk.
     if (directory !== undefined) expect(readdirSync(directory).length).toBeGreaterThan(0);
-    if (directory !== undefined && stages === undefined) expect(readdirSync(join(directory, "engine-0"))).toEqual(expect.arrayContaining(["lmdb", "published-results"]));
+    if (directory !== undefined && stages === undefined)
+      expect(readdirSync(join(directory, "engine-0"))).toEqual(expect.arrayContaining(["lmdb", "published-results"]));
     return replayed;
   });
   if (directory !== undefined) expect(existsSync(directory)).toBe(false);
@@ -60,15 +85,23 @@ async function replay(input: string, state: "disk" | "memory", stages?: number):
 describe("replay with the engine state on disk", { timeout: 600_000 }, () => {
   it("writes the in-memory replay's results, alerts, run states and dead letters for any order", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 1_000 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed, shuffleSeed) => {
-        const lines = generateWorkloadLines({ seed, tasks: 120 }).lines;
-        const shuffled = fc.sample(fc.shuffledSubarray(lines, { minLength: lines.length, maxLength: lines.length }), { seed: shuffleSeed, numRuns: 1 })[0] ?? lines;
-        const input = writeInput(shuffled);
-        const memory = outputs(await replay(input, "memory"));
-        const disk = outputs(await replay(input, "disk"));
-        expect(memory.results.split("\n").length).toBeGreaterThan(50);
-        expect(disk).toEqual(memory);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 1_000 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        async (seed, shuffleSeed) => {
+          const lines = generateWorkloadLines({ seed, tasks: 120 }).lines;
+          const shuffled =
+            fc.sample(fc.shuffledSubarray(lines, { minLength: lines.length, maxLength: lines.length }), {
+              seed: shuffleSeed,
+              numRuns: 1,
+            })[0] ?? lines;
+          const input = writeInput(shuffled);
+          const memory = outputs(await replay(input, "memory"));
+          const disk = outputs(await replay(input, "disk"));
+          expect(memory.results.split("\n").length).toBeGreaterThan(50);
+          expect(disk).toEqual(memory);
+        },
+      ),
       { numRuns: 4 },
     );
   });
@@ -81,15 +114,21 @@ describe("replay with the engine state on disk", { timeout: 600_000 }, () => {
 
   it("agentops replay writes the same files on disk (the default) as with --state memory", async () => {
     const input = writeInput(generateWorkloadLines({ seed: 11, tasks: 120 }).lines);
-    const files = (state: string): string[] => ["results", "alerts", "dlq"].map((name) => join(root, `cli-${state}-${name}.ndjson`));
+    const files = (state: string): string[] =>
+      ["results", "alerts", "dlq"].map((name) => join(root, `cli-${state}-${name}.ndjson`));
     for (const state of ["disk", "memory"]) {
       const [results, alerts, dlq] = files(state) as [string, string, string];
       const stateFlags = state === "disk" ? ["--state-dir", root, "--state-cache-mb", "1"] : ["--state", "memory"];
-      const run = await agentopsWithEnv(["replay", "--input", input, "--output", results, "--alerts", alerts, "--dlq", dlq, ...stateFlags], {});
+      const run = await agentopsWithEnv(
+        ["replay", "--input", input, "--output", results, "--alerts", alerts, "--dlq", dlq, ...stateFlags],
+        {},
+      );
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);
     }
-    const [disk, memory] = [files("disk"), files("memory")].map((paths) => paths.map((path) => readFileSync(path, "utf8")));
+    const [disk, memory] = [files("disk"), files("memory")].map((paths) =>
+      paths.map((path) => readFileSync(path, "utf8")),
+    );
     expect(disk?.[0]?.length).toBeGreaterThan(1_000);
     expect(disk).toEqual(memory);
     // The temporary state directory was removed.
@@ -102,12 +141,32 @@ describe("replay with the engine state on disk", { timeout: 600_000 }, () => {
     // A named pipe that is never closed: the replay waits on its input until it is interrupted.
     const input = join(root, "facts.fifo");
     execFileSync("mkfifo", [input]);
-    const child = spawn(NODE, [...NODE_FLAGS, join(REPO_ROOT, "bin/agentops"), "replay", "--input", input, "--output", join(root, "never.ndjson"), "--state-dir", parent], { stdio: "ignore" });
+    const child = spawn(
+      NODE,
+      [
+        ...NODE_FLAGS,
+        join(REPO_ROOT, "bin/agentops"),
+        "replay",
+        "--input",
+        input,
+        "--output",
+        join(root, "never.ndjson"),
+        "--state-dir",
+        parent,
+      ],
+      { stdio: "ignore" },
+    );
     // The pipe breaks when the replay ends (EPIPE): expected here.
     const writer = createWriteStream(input).on("error", () => undefined);
     writer.write(`${generateWorkloadLines({ seed: 3, tasks: 20 }).lines.join("\n")}\n`);
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : null))));
-    await waitFor("the replay's state directory", () => (readdirSync(parent).some((name) => name.startsWith("agentops-replay-state-")) ? true : undefined), { timeoutMs: 60_000 });
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : null))),
+    );
+    await waitFor(
+      "the replay's state directory",
+      () => (readdirSync(parent).some((name) => name.startsWith("agentops-replay-state-")) ? true : undefined),
+      { timeoutMs: 60_000 },
+    );
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     writer.destroy();

@@ -85,7 +85,9 @@ class Cluster {
   }
 
   async start(): Promise<void> {
-    for (const stage of STAGE_NAMES) for (let partition = 0; partition < this.partitions; partition++) this.members.push(await this.open(stage, partition));
+    for (const stage of STAGE_NAMES)
+      for (let partition = 0; partition < this.partitions; partition++)
+        this.members.push(await this.open(stage, partition));
   }
 
   ingest(fact: MetricFact, origin: number): void {
@@ -99,7 +101,9 @@ class Cluster {
   }
 
   private inputLength(member: Member): number {
-    return member.stage === "factLedger" ? (this.facts[member.partition]?.length ?? 0) : this.log(`${inputRole(member.stage)}/${String(member.partition)}`).length;
+    return member.stage === "factLedger"
+      ? (this.facts[member.partition]?.length ?? 0)
+      : this.log(`${inputRole(member.stage)}/${String(member.partition)}`).length;
   }
 
   private async open(stage: StageName, partition: number, readBack = false): Promise<Member> {
@@ -110,21 +114,42 @@ class Cluster {
     const checkpoint = stored === undefined ? undefined : (JSON.parse(stored.toString("utf8")) as Checkpoint);
     if (checkpoint === undefined) store.clear();
     const task = new StageTask(stage, partition, this.stages, DEFAULT_ENGINE_CONFIG, CATALOG, store);
-    return { stage, partition, writer, backend, store, task, position: checkpoint?.offset ?? 0, rebuilt: checkpoint === undefined, readBackFrom: readBack ? (checkpoint?.ends ?? {}) : undefined };
+    return {
+      stage,
+      partition,
+      writer,
+      backend,
+      store,
+      task,
+      position: checkpoint?.offset ?? 0,
+      rebuilt: checkpoint === undefined,
+      readBackFrom: readBack ? (checkpoint?.ends ?? {}) : undefined,
+    };
   }
 
   /** Applies up to `count` input records and sends what the flush emits. */
   process(member: Member, count: number): void {
     const end = Math.min(this.inputLength(member), member.position + count);
     if (member.stage === "factLedger") {
-      for (const { fact, origin } of (this.facts[member.partition] ?? []).slice(member.position, end)) member.task.ingest(fact, origin);
+      for (const { fact, origin } of (this.facts[member.partition] ?? []).slice(member.position, end))
+        member.task.ingest(fact, origin);
     } else {
-      for (const entry of this.log(`${inputRole(member.stage)}/${String(member.partition)}`).slice(member.position, end)) member.task.receive(entry.key, entry.value);
+      for (const entry of this.log(`${inputRole(member.stage)}/${String(member.partition)}`).slice(
+        member.position,
+        end,
+      ))
+        member.task.receive(entry.key, entry.value);
     }
     member.position = end;
     const flushed = member.task.flush();
-    for (const record of flushed.records) this.log(`${record.role}/${String(record.partition)}`).push({ key: record.key, value: record.value, writer: member.writer });
-    for (const change of flushed.results) this.results.push({ key: change.key, result: change.result, writer: member.writer });
+    for (const record of flushed.records)
+      this.log(`${record.role}/${String(record.partition)}`).push({
+        key: record.key,
+        value: record.value,
+        writer: member.writer,
+      });
+    for (const change of flushed.results)
+      this.results.push({ key: change.key, result: change.result, writer: member.writer });
   }
 
   /** Commits the state with the offset it reflects and the ends of every log (what it writes next lies beyond). */
@@ -133,7 +158,9 @@ class Cluster {
     const ends: Record<string, number> = { results: this.results.length };
     for (const [name, log] of this.logs) ends[name] = log.length;
     const store = member.store;
-    await store.commit([[CHECKPOINT, Buffer.from(JSON.stringify({ offset: member.position, ends } satisfies Checkpoint))]]);
+    await store.commit([
+      [CHECKPOINT, Buffer.from(JSON.stringify({ offset: member.position, ends } satisfies Checkpoint))],
+    ]);
     await store.landed();
   }
 
@@ -200,7 +227,10 @@ class Cluster {
 }
 
 function secondVersion(fact: MetricFact): MetricFact {
-  const provenance = fact.provenance === null ? { basis: "DIRECT_HOST", source: "again" } : { ...fact.provenance, source: `${fact.provenance.source}-again` };
+  const provenance =
+    fact.provenance === null
+      ? { basis: "DIRECT_HOST", source: "again" }
+      : { ...fact.provenance, source: `${fact.provenance.source}-again` };
   return { ...fact, provenance } as MetricFact;
 }
 
@@ -219,40 +249,56 @@ function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
   return a === null || b === null ? a === b : a.equals(b);
 }
 
-const stepArb = fc.record({ kind: fc.constantFrom("process", "process", "process", "checkpoint", "crash", "readBack"), member: fc.nat(), count: fc.integer({ min: 1, max: 12 }), ingest: fc.integer({ min: 0, max: 6 }) });
+const stepArb = fc.record({
+  kind: fc.constantFrom("process", "process", "process", "checkpoint", "crash", "readBack"),
+  member: fc.nat(),
+  count: fc.integer({ min: 1, max: 12 }),
+  ingest: fc.integer({ min: 0, max: 6 }),
+});
 
 describe("partitioned engine stages killed and restarted", { timeout: 600_000 }, () => {
   it("end with the single engine's results, whatever stage partition was killed when", async () => {
     const seen = { crashes: 0, effectiveCorrections: 0 };
     await fc.assert(
-      fc.asyncProperty(factsArb, fc.array(fc.nat(), { maxLength: 4 }), fc.constantFrom(1, 2, 3), fc.array(stepArb, { minLength: 1, maxLength: 60 }), async (generated, redone, partitions, steps) => {
-        // A second version of some facts, later in the stream: their fact_id becomes a conflict and
-        // what they contributed is withdrawn, so an output can change and change back between two
-        // flushes, the case a restarted writer cannot re-derive from its input alone.
-        const facts = [...generated, ...redone.flatMap((index) => (generated.length === 0 ? [] : [secondVersion(generated[index % generated.length] as MetricFact)]))];
-        const single = new MetricEngine(DEFAULT_ENGINE_CONFIG, CATALOG);
-        facts.forEach((fact, index) => single.ingest(fact, index + 1));
-        const cluster = new Cluster(join(root, `run-${String((runs += 1))}`), partitions);
-        await cluster.start();
-        try {
-          let ingested = 0;
-          for (const step of steps) {
-            for (const fact of facts.slice(ingested, ingested + step.ingest)) cluster.ingest(fact, (ingested += 1));
-            const member = cluster.members[step.member % cluster.members.length] as Member;
-            if (step.kind === "process") cluster.process(member, step.count);
-            else if (step.kind === "checkpoint") await cluster.checkpoint(member);
-            else if (step.kind === "crash") await cluster.crash(member);
-            else cluster.readBack(member);
+      fc.asyncProperty(
+        factsArb,
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.constantFrom(1, 2, 3),
+        fc.array(stepArb, { minLength: 1, maxLength: 60 }),
+        async (generated, redone, partitions, steps) => {
+          // A second version of some facts, later in the stream: their fact_id becomes a conflict and
+          // what they contributed is withdrawn, so an output can change and change back between two
+          // flushes, the case a restarted writer cannot re-derive from its input alone.
+          const facts = [
+            ...generated,
+            ...redone.flatMap((index) =>
+              generated.length === 0 ? [] : [secondVersion(generated[index % generated.length] as MetricFact)],
+            ),
+          ];
+          const single = new MetricEngine(DEFAULT_ENGINE_CONFIG, CATALOG);
+          facts.forEach((fact, index) => single.ingest(fact, index + 1));
+          const cluster = new Cluster(join(root, `run-${String((runs += 1))}`), partitions);
+          await cluster.start();
+          try {
+            let ingested = 0;
+            for (const step of steps) {
+              for (const fact of facts.slice(ingested, ingested + step.ingest)) cluster.ingest(fact, (ingested += 1));
+              const member = cluster.members[step.member % cluster.members.length] as Member;
+              if (step.kind === "process") cluster.process(member, step.count);
+              else if (step.kind === "checkpoint") await cluster.checkpoint(member);
+              else if (step.kind === "crash") await cluster.crash(member);
+              else cluster.readBack(member);
+            }
+            for (const fact of facts.slice(ingested)) cluster.ingest(fact, (ingested += 1));
+            cluster.drain();
+            expect(cluster.publishedResults()).toEqual(single.results().map((entry) => entry.json));
+            seen.crashes += cluster.crashes;
+            seen.effectiveCorrections += cluster.effectiveCorrections;
+          } finally {
+            await cluster.close();
           }
-          for (const fact of facts.slice(ingested)) cluster.ingest(fact, (ingested += 1));
-          cluster.drain();
-          expect(cluster.publishedResults()).toEqual(single.results().map((entry) => entry.json));
-          seen.crashes += cluster.crashes;
-          seen.effectiveCorrections += cluster.effectiveCorrections;
-        } finally {
-          await cluster.close();
-        }
-      }),
+        },
+      ),
       { numRuns: Math.max(20, Math.round(RUNS / 2)) },
     );
     // The property is about crashes whose readers held values the restarted writer had to correct.

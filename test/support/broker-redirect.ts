@@ -16,7 +16,12 @@ if (rule !== undefined && rule !== "") {
   const original = net.connect;
   const redirected = function (this: unknown, ...args: unknown[]): net.Socket {
     const options = args[0];
-    if (typeof options === "object" && options !== null && (options as net.TcpNetConnectOpts).host === fromHost && String((options as net.TcpNetConnectOpts).port) === fromPort) {
+    if (
+      typeof options === "object" &&
+      options !== null &&
+      (options as net.TcpNetConnectOpts).host === fromHost &&
+      String((options as net.TcpNetConnectOpts).port) === fromPort
+    ) {
       args[0] = { ...(options as net.TcpNetConnectOpts), host: toHost, port: Number(toPort) };
     }
     return (original as (...inner: unknown[]) => net.Socket).apply(this, args);

@@ -11,7 +11,11 @@ export interface Evaluation {
 }
 
 /** Runs a whole fact set through a fresh engine and returns the final results (the tests' expected answer; nothing in src/ needs it). */
-export function evaluateFacts(facts: Iterable<MetricFact>, config: EngineConfig = DEFAULT_ENGINE_CONFIG, catalog: CatalogSummary = shippedCatalog()): Evaluation {
+export function evaluateFacts(
+  facts: Iterable<MetricFact>,
+  config: EngineConfig = DEFAULT_ENGINE_CONFIG,
+  catalog: CatalogSummary = shippedCatalog(),
+): Evaluation {
   const engine = new MetricEngine(config, catalog);
   for (const fact of facts) engine.ingest(fact);
   return { lines: engine.results().map((entry) => entry.json), conflicts: engine.conflicts() };

@@ -22,7 +22,11 @@ export function expectUnitsAddUp(explanation: Explanation): void {
       expect(results[0]?.result.eligible_units).toBe(0);
       return;
     }
-    const sliceKey = (slice: { currency?: string | undefined; source?: string | undefined; cost_basis?: string | undefined }): string => JSON.stringify([slice.currency, slice.source, slice.cost_basis]);
+    const sliceKey = (slice: {
+      currency?: string | undefined;
+      source?: string | undefined;
+      cost_basis?: string | undefined;
+    }): string => JSON.stringify([slice.currency, slice.source, slice.cost_basis]);
     const published = new Map(results.map(({ result }) => [sliceKey(result.cohort), result]));
     expect([...published.keys()].sort()).toEqual(totals.money.map(sliceKey).sort());
     for (const slice of totals.money) {

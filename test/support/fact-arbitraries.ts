@@ -2,7 +2,20 @@ import fc from "fast-check";
 import type { MetricFact } from "../../src/contract/facts.ts";
 import { parseFact } from "../../src/contract/parse-fact.ts";
 import { domainIdentity } from "../../src/metrics/fact-ledger.ts";
-import { DAY, HOUR, at, definedTask, parsed, raw, rawCost, rawModelCall, rawPacket, rawRepair, rawSummary, type Raw } from "../unit/metrics/fact-builders.ts";
+import {
+  DAY,
+  HOUR,
+  at,
+  definedTask,
+  parsed,
+  raw,
+  rawCost,
+  rawModelCall,
+  rawPacket,
+  rawRepair,
+  rawSummary,
+  type Raw,
+} from "../unit/metrics/fact-builders.ts";
 
 /**
  * Arbitraries of metric fact sets for the engine's property tests (engine.property.test.ts, and the
@@ -26,21 +39,48 @@ export const CUTOFFS = [10 * HOUR, 23 * HOUR, DAY + 6 * HOUR].map(at);
 export const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 3 });
 /** A measure: usually a valid value, sometimes one at its range, sometimes invalid (revision 2: read as unavailable, the fact still counts). */
 export const measure = <T>(valid: fc.Arbitrary<T>, atRange: readonly unknown[], invalid: readonly unknown[]) =>
-  opt(fc.oneof({ arbitrary: valid as fc.Arbitrary<unknown>, weight: 8 }, { arbitrary: fc.constantFrom(...atRange), weight: 1 }, { arbitrary: fc.constantFrom(...invalid), weight: 1 }));
+  opt(
+    fc.oneof(
+      { arbitrary: valid as fc.Arbitrary<unknown>, weight: 8 },
+      { arbitrary: fc.constantFrom(...atRange), weight: 1 },
+      { arbitrary: fc.constantFrom(...invalid), weight: 1 },
+    ),
+  );
 
 /** parseFact as production runs it: an accepted fact, with or without invalid measures. */
 export function accepted(record: Raw): MetricFact {
   const result = parseFact(record);
-  if (!result.ok || result.fact.type === "agent_step" || result.fact.type === "sandbox_event") throw new Error(`generator produced a rejected record: ${JSON.stringify(record)}`);
+  if (!result.ok || result.fact.type === "agent_step" || result.fact.type === "sandbox_event")
+    throw new Error(`generator produced a rejected record: ${JSON.stringify(record)}`);
   return result.fact;
 }
 export const time = fc.constantFrom(...TIMES);
-export const provenance = fc.constantFrom<unknown>({ basis: "DIRECT_HOST", source: "h" }, { basis: "DIRECT_PROVIDER" }, { basis: "DERIVED" }, { basis: "MANUAL" }, null, { basis: "WEIRD" });
+export const provenance = fc.constantFrom<unknown>(
+  { basis: "DIRECT_HOST", source: "h" },
+  { basis: "DIRECT_PROVIDER" },
+  { basis: "DERIVED" },
+  { basis: "MANUAL" },
+  null,
+  { basis: "WEIRD" },
+);
 /** Mostly content-derived fact ids; rarely a shared one, so records of different types collide. (fc.option's freq is 1/freq for nil.) */
-export const factId = fc.oneof({ arbitrary: fc.constant(undefined), weight: 25 }, { arbitrary: fc.constantFrom("X", "Y"), weight: 1 });
+export const factId = fc.oneof(
+  { arbitrary: fc.constant(undefined), weight: 25 },
+  { arbitrary: fc.constantFrom("X", "Y"), weight: 1 },
+);
 /** A Delivery and, usually, its owning task; sometimes another task or none. */
 export const deliveryAndTask = fc.constantFrom(...DELIVERIES).chain((delivery) =>
-  fc.record({ delivery_id: fc.constant(delivery), task_id: fc.constantFrom<string | undefined>(OWNER[delivery], OWNER[delivery], OWNER[delivery], OWNER[delivery], "t3", undefined) }),
+  fc.record({
+    delivery_id: fc.constant(delivery),
+    task_id: fc.constantFrom<string | undefined>(
+      OWNER[delivery],
+      OWNER[delivery],
+      OWNER[delivery],
+      OWNER[delivery],
+      "t3",
+      undefined,
+    ),
+  }),
 );
 
 export function withFactId(overrides: Record<string, unknown>, id: string | undefined): Record<string, unknown> {
@@ -63,13 +103,23 @@ export const modelCallArb = fc
     provenance,
     event_time: time,
   })
-  .chain(({ link, ...fields }) => factId.map((id) => accepted(rawModelCall(withFactId({ ...fields, delivery_id: link?.delivery_id, task_id: link?.task_id }, id)))));
+  .chain(({ link, ...fields }) =>
+    factId.map((id) =>
+      accepted(rawModelCall(withFactId({ ...fields, delivery_id: link?.delivery_id, task_id: link?.task_id }, id))),
+    ),
+  );
 
 export const costArb = fc
   .record({
     cost_id: fc.constantFrom("k1", "k2", "k3", "k4", "k5"),
-    link: fc.oneof(fc.record({ call_id: fc.constantFrom(...CALLS) }), fc.record({ delivery_id: fc.constantFrom(...DELIVERIES) })),
-    amount_minor: fc.oneof({ arbitrary: fc.nat({ max: 1000 }), weight: 8 }, { arbitrary: fc.constantFrom<unknown>(1e15, -5, 1e15 + 1, "12"), weight: 1 }),
+    link: fc.oneof(
+      fc.record({ call_id: fc.constantFrom(...CALLS) }),
+      fc.record({ delivery_id: fc.constantFrom(...DELIVERIES) }),
+    ),
+    amount_minor: fc.oneof(
+      { arbitrary: fc.nat({ max: 1000 }), weight: 8 },
+      { arbitrary: fc.constantFrom<unknown>(1e15, -5, 1e15 + 1, "12"), weight: 1 },
+    ),
     currency: fc.constantFrom("USD", "USD", "EUR", "usd"),
     source: fc.constantFrom("PROVIDER", "PROVIDER", "PROVIDER", "HOST", "ESTIMATE"),
     cost_basis: fc.constantFrom("list", "list", "negotiated"),
@@ -91,7 +141,18 @@ export const summaryArb = fc
     provenance,
     event_time: time,
   })
-  .chain(({ link, terminal, outcome, ...fields }) => factId.map((id) => accepted(rawSummary(withFactId({ ...fields, ...link, status: terminal ? "TERMINAL" : "OPEN", outcome: terminal ? outcome : undefined }, id)))));
+  .chain(({ link, terminal, outcome, ...fields }) =>
+    factId.map((id) =>
+      accepted(
+        rawSummary(
+          withFactId(
+            { ...fields, ...link, status: terminal ? "TERMINAL" : "OPEN", outcome: terminal ? outcome : undefined },
+            id,
+          ),
+        ),
+      ),
+    ),
+  );
 
 export const packetArb = fc
   .record({
@@ -118,9 +179,22 @@ export const repairArb = fc
 export const definedTaskArb = fc.constantFrom<string | undefined>(...TASKS, ...TASKS, undefined).chain((taskId) =>
   fc.record({
     task_id: fc.constant(taskId),
-    members: fc.option(fc.oneof({ arbitrary: fc.subarray(OWNED[taskId ?? "t1"] ?? [], { minLength: 1 }), weight: 4 }, { arbitrary: fc.subarray(DELIVERIES), weight: 1 }), { nil: undefined, freq: 8 }),
+    members: fc.option(
+      fc.oneof(
+        { arbitrary: fc.subarray(OWNED[taskId ?? "t1"] ?? [], { minLength: 1 }), weight: 4 },
+        { arbitrary: fc.subarray(DELIVERIES), weight: 1 },
+      ),
+      { nil: undefined, freq: 8 },
+    ),
     role_template: fc.constantFrom<string | undefined>("tpl-a", "tpl-a", "tpl-b", undefined),
-    template_assignment: fc.constantFrom<string | undefined>("EVENT_TIME", "EVENT_TIME", "EVENT_TIME", "EVENT_TIME", "BACKFILLED", undefined),
+    template_assignment: fc.constantFrom<string | undefined>(
+      "EVENT_TIME",
+      "EVENT_TIME",
+      "EVENT_TIME",
+      "EVENT_TIME",
+      "BACKFILLED",
+      undefined,
+    ),
   }),
 );
 
@@ -134,7 +208,9 @@ export const snapshotArb = fc
   .map(({ tasks, ...fields }) => {
     // A snapshot defining a task twice is rejected whole (DUPLICATE_TASK_IN_SNAPSHOT): keep the first.
     const seen = new Set<string>();
-    const unique = tasks.filter((task) => task.task_id === undefined || (!seen.has(task.task_id) && seen.add(task.task_id) !== undefined));
+    const unique = tasks.filter(
+      (task) => task.task_id === undefined || (!seen.has(task.task_id) && seen.add(task.task_id) !== undefined),
+    );
     return parsed(raw("task_snapshot", {}, { ...fields, tasks: unique.map((task) => definedTask(task)) }));
   });
 
@@ -157,7 +233,11 @@ export const key = (fact: MetricFact): string => identitiesOf(fact).at(-1) as st
 
 /** Contract §1 (revision 2): the same report again under a new fact_id and provenance.source: it counts once. */
 export function reReport(fact: MetricFact): MetricFact {
-  return { ...fact, fact_id: `rr-${fact.fact_id}`, provenance: fact.provenance === null ? null : { ...fact.provenance, source: "again" } } as MetricFact;
+  return {
+    ...fact,
+    fact_id: `rr-${fact.fact_id}`,
+    provenance: fact.provenance === null ? null : { ...fact.provenance, source: "again" },
+  } as MetricFact;
 }
 
 /**
@@ -176,8 +256,20 @@ export const factsArb: fc.Arbitrary<MetricFact[]> = fc
     reReports: fc.array(fc.nat(), { maxLength: 2 }),
   })
   .map(({ reReports, ...parts }) => {
-    const facts = [...parts.snapshots, ...parts.summaries, ...parts.calls, ...parts.costs, ...parts.packets, ...parts.repairs, ...parts.noise];
+    const facts = [
+      ...parts.snapshots,
+      ...parts.summaries,
+      ...parts.calls,
+      ...parts.costs,
+      ...parts.packets,
+      ...parts.repairs,
+      ...parts.noise,
+    ];
     const reportable = facts.filter((fact) => fact.type !== "delivery_summary");
-    return [...facts, ...(reportable.length === 0 ? [] : reReports.map((which) => reReport(reportable[which % reportable.length] as MetricFact)))];
+    return [
+      ...facts,
+      ...(reportable.length === 0
+        ? []
+        : reReports.map((which) => reReport(reportable[which % reportable.length] as MetricFact))),
+    ];
   });
-

@@ -37,45 +37,121 @@ interface FieldKind {
 }
 
 const wrongType = fc.constantFrom<unknown>(true, 1, 0, -1, 1.5, Number.NaN, [], {}, "x", ["x"]);
-const kind = (valid: fc.Arbitrary<unknown>, invalid: fc.Arbitrary<unknown>): FieldKind => ({ valid, invalid: fc.oneof(invalid, wrongType) });
+const kind = (valid: fc.Arbitrary<unknown>, invalid: fc.Arbitrary<unknown>): FieldKind => ({
+  valid,
+  invalid: fc.oneof(invalid, wrongType),
+});
 
-const identifier = kind(fc.oneof({ arbitrary: fc.constantFrom("a", "b", "c", "x".repeat(256)), weight: 1 }, { arbitrary: anyString({ minLength: 1, maxLength: 10 }), weight: 3 }), fc.constantFrom("", " ", "\u3000\t", "x".repeat(257), 7));
+const identifier = kind(
+  fc.oneof(
+    { arbitrary: fc.constantFrom("a", "b", "c", "x".repeat(256)), weight: 1 },
+    { arbitrary: anyString({ minLength: 1, maxLength: 10 }), weight: 3 },
+  ),
+  fc.constantFrom("", " ", "\u3000\t", "x".repeat(257), 7),
+);
 const text = kind(anyString({ maxLength: 12 }), fc.constantFrom(42, false, { s: "x" }));
 const nonEmpty = kind(anyString({ minLength: 1, maxLength: 12 }), fc.constantFrom("", " ", "\u00a0\n"));
 const bool = kind(fc.boolean(), fc.constantFrom("true", 0, 1, "false"));
 const count = kind(
   fc.oneof(fc.nat(), fc.constantFrom(0, -0, Number.MAX_SAFE_INTEGER)),
-  fc.constantFrom(-1, 1.5, 2 ** 53, Number.MAX_SAFE_INTEGER + 2, Number.POSITIVE_INFINITY, Number.NaN, "3", -Number.MAX_SAFE_INTEGER),
+  fc.constantFrom(
+    -1,
+    1.5,
+    2 ** 53,
+    Number.MAX_SAFE_INTEGER + 2,
+    Number.POSITIVE_INFINITY,
+    Number.NaN,
+    "3",
+    -Number.MAX_SAFE_INTEGER,
+  ),
 );
-const duration = kind(fc.oneof(fc.double({ min: 0, max: 1e9, noNaN: true }), fc.constantFrom(0, -0, 1e308)), fc.constantFrom(-1, -0.001, Number.POSITIVE_INFINITY, Number.NaN, "12.5"));
-const integer = kind(fc.oneof(fc.integer(), fc.constantFrom(-0, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)), fc.constantFrom(0.5, 2 ** 53, -(2 ** 53), Number.NEGATIVE_INFINITY, "0"));
-const oneOf = (values: readonly string[], invalid: readonly unknown[]) => kind(fc.constantFrom(...values), fc.constantFrom(...invalid, ...values.map((value) => value.toLowerCase()), ""));
+const duration = kind(
+  fc.oneof(fc.double({ min: 0, max: 1e9, noNaN: true }), fc.constantFrom(0, -0, 1e308)),
+  fc.constantFrom(-1, -0.001, Number.POSITIVE_INFINITY, Number.NaN, "12.5"),
+);
+const integer = kind(
+  fc.oneof(fc.integer(), fc.constantFrom(-0, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)),
+  fc.constantFrom(0.5, 2 ** 53, -(2 ** 53), Number.NEGATIVE_INFINITY, "0"),
+);
+const oneOf = (values: readonly string[], invalid: readonly unknown[]) =>
+  kind(fc.constantFrom(...values), fc.constantFrom(...invalid, ...values.map((value) => value.toLowerCase()), ""));
 
 const instant = fc.integer({ min: -62_000_000_000_000, max: 250_000_000_000_000 });
 const timestamp = kind(
   fc.oneof(
     instant.map((millis) => new Date(millis).toISOString()),
     instant.map((millis) => new Date(millis)),
-    fc.constantFrom("2026-10-01T10:00:00Z", "2026-10-01T10:00Z", "2026-10-01T10:00:00.1+02:00", "2026-10-01T10:00:00.123456789-05:30", "2024-02-29T00:00:00Z", "2026-10-01T23:59:59.999Z", "0000-01-01T00:00:00Z"),
+    fc.constantFrom(
+      "2026-10-01T10:00:00Z",
+      "2026-10-01T10:00Z",
+      "2026-10-01T10:00:00.1+02:00",
+      "2026-10-01T10:00:00.123456789-05:30",
+      "2024-02-29T00:00:00Z",
+      "2026-10-01T23:59:59.999Z",
+      "0000-01-01T00:00:00Z",
+    ),
   ),
   // Revision 2: a number is not a timestamp in JSON, and a rolled-over date is no date.
   fc.oneof(
-    fc.constantFrom("2026-10-01T10:00:00", "2026-10-01", "yesterday", "2026-13-01T00:00:00Z", "2026-10-01T10:00:00+0200", " 2026-10-01T10:00:00Z", 1.5, 2 ** 53, Number.NaN, new Date(Number.NaN), null),
-    fc.constantFrom("2026-02-30T00:00:00Z", "2026-11-31T00:00:00Z", "2026-10-01T24:00:00Z", "2026-10-01T10:00:60Z", "2026-10-01T10:00:00+24:00", -1, 0),
+    fc.constantFrom(
+      "2026-10-01T10:00:00",
+      "2026-10-01",
+      "yesterday",
+      "2026-13-01T00:00:00Z",
+      "2026-10-01T10:00:00+0200",
+      " 2026-10-01T10:00:00Z",
+      1.5,
+      2 ** 53,
+      Number.NaN,
+      new Date(Number.NaN),
+      null,
+    ),
+    fc.constantFrom(
+      "2026-02-30T00:00:00Z",
+      "2026-11-31T00:00:00Z",
+      "2026-10-01T24:00:00Z",
+      "2026-10-01T10:00:60Z",
+      "2026-10-01T10:00:00+24:00",
+      -1,
+      0,
+    ),
     instant,
     anyString({ maxLength: 25 }),
   ),
 );
-const currency = kind(fc.constantFrom("USD", "EUR", "JPY", "GBP", "CHF", "XAU", "XXX"), fc.constantFrom("usd", "ABC", "US", "USDX", "ZZZ", "EU R", 840));
+const currency = kind(
+  fc.constantFrom("USD", "EUR", "JPY", "GBP", "CHF", "XAU", "XXX"),
+  fc.constantFrom("usd", "ABC", "US", "USDX", "ZZZ", "EU R", 840),
+);
 const provenance = kind(
   fc.record(
-    { basis: fc.oneof(fc.constantFrom("DIRECT_HOST", "DIRECT_PROVIDER", "DERIVED", "ESTIMATED", "MANUAL", "HEARSAY", ""), anyString({ maxLength: 6 })), source: fc.constantFrom<unknown>("host", "", null, undefined) },
+    {
+      basis: fc.oneof(
+        fc.constantFrom("DIRECT_HOST", "DIRECT_PROVIDER", "DERIVED", "ESTIMATED", "MANUAL", "HEARSAY", ""),
+        anyString({ maxLength: 6 }),
+      ),
+      source: fc.constantFrom<unknown>("host", "", null, undefined),
+    },
     { requiredKeys: ["basis"] },
   ),
-  fc.constantFrom<unknown>({ source: "x" }, { basis: 1 }, { basis: null }, { basis: "DIRECT_HOST", via: "x" }, { basis: "DIRECT_HOST", source: 3 }, "DIRECT_HOST", []),
+  fc.constantFrom<unknown>(
+    { source: "x" },
+    { basis: 1 },
+    { basis: null },
+    { basis: "DIRECT_HOST", via: "x" },
+    { basis: "DIRECT_HOST", source: 3 },
+    "DIRECT_HOST",
+    [],
+  ),
 );
-const stringList = kind(fc.array(anyString({ maxLength: 6 }), { maxLength: 4 }), fc.constantFrom<unknown>("ls -la", ["ls", 1], [null], { 0: "ls" }));
-const idList = kind(fc.array(fc.constantFrom("d1", "d2", "dlv-0-1-0"), { maxLength: 3 }), fc.constantFrom<unknown>("d1", [""], ["d1", 2], [null]));
+const stringList = kind(
+  fc.array(anyString({ maxLength: 6 }), { maxLength: 4 }),
+  fc.constantFrom<unknown>("ls -la", ["ls", 1], [null], { 0: "ls" }),
+);
+const idList = kind(
+  fc.array(fc.constantFrom("d1", "d2", "dlv-0-1-0"), { maxLength: 3 }),
+  fc.constantFrom<unknown>("d1", [""], ["d1", 2], [null]),
+);
 
 /** A field of a record: how often each form is drawn. */
 type Presence = "valid" | "absent" | "null" | "undefined" | "invalid";
@@ -89,8 +165,15 @@ const opt = (key: string, fieldKind: FieldKind): Field => ({ key, kind: fieldKin
 
 function presence(required: boolean): fc.Arbitrary<Presence> {
   return required
-    ? fc.oneof({ arbitrary: fc.constant<Presence>("valid"), weight: 40 }, { arbitrary: fc.constantFrom<Presence>("absent", "null", "undefined", "invalid"), weight: 2 })
-    : fc.oneof({ arbitrary: fc.constant<Presence>("valid"), weight: 10 }, { arbitrary: fc.constantFrom<Presence>("absent", "absent", "null", "undefined"), weight: 6 }, { arbitrary: fc.constant<Presence>("invalid"), weight: 1 });
+    ? fc.oneof(
+        { arbitrary: fc.constant<Presence>("valid"), weight: 40 },
+        { arbitrary: fc.constantFrom<Presence>("absent", "null", "undefined", "invalid"), weight: 2 },
+      )
+    : fc.oneof(
+        { arbitrary: fc.constant<Presence>("valid"), weight: 10 },
+        { arbitrary: fc.constantFrom<Presence>("absent", "absent", "null", "undefined"), weight: 6 },
+        { arbitrary: fc.constant<Presence>("invalid"), weight: 1 },
+      );
 }
 
 /** A record's fields as key/value pairs (absent fields left out), in a shuffled order. */
@@ -118,11 +201,26 @@ function recordOf(fields: readonly Field[]): fc.Arbitrary<Record<string, unknown
     .map((pairs) => Object.fromEntries(pairs));
 }
 
-const envelopeFields: readonly Field[] = [req("fact_id", identifier), req("event_time", timestamp), opt("provenance", provenance)];
+const envelopeFields: readonly Field[] = [
+  req("fact_id", identifier),
+  req("event_time", timestamp),
+  opt("provenance", provenance),
+];
 
-const task = recordOf([opt("task_id", kind(fc.constantFrom("t1", "t2", "t3"), fc.constantFrom("", " ", 3))), opt("members", idList), opt("role_template", nonEmpty), opt("template_assignment", oneOf(["EVENT_TIME", "BACKFILLED"], ["LATER"]))]);
+const task = recordOf([
+  opt("task_id", kind(fc.constantFrom("t1", "t2", "t3"), fc.constantFrom("", " ", 3))),
+  opt("members", idList),
+  opt("role_template", nonEmpty),
+  opt("template_assignment", oneOf(["EVENT_TIME", "BACKFILLED"], ["LATER"])),
+]);
 const tasks = kind(
-  fc.array(fc.oneof({ arbitrary: task, weight: 8 }, { arbitrary: task.map((value) => ({ ...value, owner: "me" })), weight: 1 }), { maxLength: 4 }),
+  fc.array(
+    fc.oneof(
+      { arbitrary: task, weight: 8 },
+      { arbitrary: task.map((value) => ({ ...value, owner: "me" })), weight: 1 },
+    ),
+    { maxLength: 4 },
+  ),
   fc.constantFrom<unknown>({}, "t1", [null], [["t1"]]),
 );
 
@@ -165,8 +263,20 @@ const typeFields: Record<FactType, readonly Field[]> = {
     opt("elapsed_ms", count),
     opt("stage_reached", nonEmpty),
   ],
-  packet: [req("packet_id", identifier), opt("task_id", identifier), req("governance_revision", kind(fc.constantFrom("0.2", "0.3", "1"), fc.constant(""))), req("repair_attribution", oneOf(["AVAILABLE", "UNAVAILABLE"], ["MAYBE"]))],
-  repair: [req("repair_id", identifier), req("finding_id", identifier), opt("packet_id", identifier), opt("task_id", identifier), opt("delivery_id", identifier), req("attributable", bool)],
+  packet: [
+    req("packet_id", identifier),
+    opt("task_id", identifier),
+    req("governance_revision", kind(fc.constantFrom("0.2", "0.3", "1"), fc.constant(""))),
+    req("repair_attribution", oneOf(["AVAILABLE", "UNAVAILABLE"], ["MAYBE"])),
+  ],
+  repair: [
+    req("repair_id", identifier),
+    req("finding_id", identifier),
+    opt("packet_id", identifier),
+    opt("task_id", identifier),
+    opt("delivery_id", identifier),
+    req("attributable", bool),
+  ],
   task_snapshot: [req("snapshot_id", identifier), req("cutoff", timestamp), req("tasks", tasks)],
   agent_step: [
     req("run_id", identifier),
@@ -195,13 +305,38 @@ const typeFields: Record<FactType, readonly Field[]> = {
 };
 
 /** Whole-record mutations: most records are left alone. */
-type Mutation = { readonly kind: "none" } | { readonly kind: "extra"; readonly key: string; readonly value: unknown } | { readonly kind: "contract"; readonly value: unknown } | { readonly kind: "type"; readonly value: unknown } | { readonly kind: "replace"; readonly value: unknown; readonly index: number } | { readonly kind: "delete"; readonly index: number };
+type Mutation =
+  | { readonly kind: "none" }
+  | { readonly kind: "extra"; readonly key: string; readonly value: unknown }
+  | { readonly kind: "contract"; readonly value: unknown }
+  | { readonly kind: "type"; readonly value: unknown }
+  | { readonly kind: "replace"; readonly value: unknown; readonly index: number }
+  | { readonly kind: "delete"; readonly index: number };
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { arbitrary: fc.constant<Mutation>({ kind: "none" }), weight: 30 },
-  { arbitrary: fc.record({ kind: fc.constant("extra" as const), key: fc.constantFrom("colour", "extra", "__proto__", "toString", "Type", "fact_id "), value: fc.constantFrom<unknown>(1, null, undefined, "x") }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant("contract" as const), value: fc.constantFrom<unknown>("agentops.observation@0.9.0", undefined, null, "agentops.observation@1.0.0 ") }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant("type" as const), value: fc.constantFrom<unknown>(...FACT_TYPES, "invoice", undefined) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("extra" as const),
+      key: fc.constantFrom("colour", "extra", "__proto__", "toString", "Type", "fact_id "),
+      value: fc.constantFrom<unknown>(1, null, undefined, "x"),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("contract" as const),
+      value: fc.constantFrom<unknown>("agentops.observation@0.9.0", undefined, null, "agentops.observation@1.0.0 "),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("type" as const),
+      value: fc.constantFrom<unknown>(...FACT_TYPES, "invoice", undefined),
+    }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ kind: fc.constant("replace" as const), value: fc.anything(), index: fc.nat() }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant("delete" as const), index: fc.nat() }), weight: 1 },
 );
@@ -213,7 +348,12 @@ function mutate(record: Record<string, unknown>, change: Mutation): Record<strin
       return record;
     case "extra":
       // defineProperty, so that "__proto__" becomes an own key as JSON.parse makes it.
-      return Object.defineProperty({ ...record }, change.key, { value: change.value, enumerable: true, writable: true, configurable: true });
+      return Object.defineProperty({ ...record }, change.key, {
+        value: change.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     case "contract":
       return { ...record, contract: change.value };
     case "type":
@@ -231,5 +371,7 @@ function mutate(record: Record<string, unknown>, change: Mutation): Record<strin
 }
 
 export function factOf(type: FactType): fc.Arbitrary<Record<string, unknown>> {
-  return fc.tuple(recordOf([...envelopeFields, ...typeFields[type]]), mutation).map(([fields, change]) => mutate({ contract: OBSERVATION_CONTRACT, type, ...fields }, change));
+  return fc
+    .tuple(recordOf([...envelopeFields, ...typeFields[type]]), mutation)
+    .map(([fields, change]) => mutate({ contract: OBSERVATION_CONTRACT, type, ...fields }, change));
 }

@@ -24,7 +24,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   if (envBrokers !== undefined && envBrokers !== "" && envRegistry !== undefined && envRegistry !== "") {
     provideAll(project, envBrokers, envRegistry, "env");
-    provideSecurity(project, process.env["AGENTOPS_SERVICES_DIR"] === undefined ? undefined : opsSecurity(), "KAFKA_BROKERS/SCHEMA_REGISTRY_URL name services of your own and AGENTOPS_SERVICES_DIR does not name their ops/ state directory");
+    provideSecurity(
+      project,
+      process.env["AGENTOPS_SERVICES_DIR"] === undefined ? undefined : opsSecurity(),
+      "KAFKA_BROKERS/SCHEMA_REGISTRY_URL name services of your own and AGENTOPS_SERVICES_DIR does not name their ops/ state directory",
+    );
     return async () => {};
   }
 
@@ -42,11 +46,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (!alreadyRunning) {
     process.stderr.write("[global-setup] no Docker engine: starting Kafka and Apicurio with ops/services.sh\n");
     const code = await runOpsServices("up");
-    if (code !== 0) throw new Error(`ops/services.sh up failed with exit code ${code}; see the lines above and .services/*/logs/`);
+    if (code !== 0)
+      throw new Error(`ops/services.sh up failed with exit code ${code}; see the lines above and .services/*/logs/`);
   }
   const ports = opsPorts();
   provideAll(project, `127.0.0.1:${ports.kafka}`, `http://127.0.0.1:${ports.registry}/apis/ccompat/v7`, "ops");
-  provideSecurity(project, opsSecurity(), "ops/ runs services started before the secured listeners existed (restart them: npm run services:down && npm run services:up)");
+  provideSecurity(
+    project,
+    opsSecurity(),
+    "ops/ runs services started before the secured listeners existed (restart them: npm run services:down && npm run services:up)",
+  );
   return async () => {
     if (!alreadyRunning && !keep) await runOpsServices("down");
   };

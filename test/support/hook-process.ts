@@ -16,7 +16,12 @@ export function documentedInput(
   sessionId = "abc123",
   toolUseId = "toolu_01ABC123",
   toolName = "Bash",
-  toolInput: Record<string, unknown> = { command, description: "Run test suite", timeout: 120000, run_in_background: false },
+  toolInput: Record<string, unknown> = {
+    command,
+    description: "Run test suite",
+    timeout: 120000,
+    run_in_background: false,
+  },
 ): string {
   return JSON.stringify({
     session_id: sessionId,
@@ -50,7 +55,11 @@ export function withoutKafka(spool: string): NodeJS.ProcessEnv {
  * No warm server is started in the background (`--warm-server off`) unless `args` say `auto`:
  * each test's spool would otherwise keep one running until it idles out.
  */
-export function runHook(stdin: string, env: NodeJS.ProcessEnv, args: readonly string[] = ["--deadline-ms", "60000"]): Promise<HookRun> {
+export function runHook(
+  stdin: string,
+  env: NodeJS.ProcessEnv,
+  args: readonly string[] = ["--deadline-ms", "60000"],
+): Promise<HookRun> {
   return new Promise((resolve) => {
     const argv = [...HOOK_ARGV, "--warm-server", "off", ...args];
     const options = { cwd: REPO_ROOT, env, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 };

@@ -12,7 +12,9 @@ export function serviceEndpoints(): { brokers: string[]; registryUrl: string } {
   const brokers = inject("kafkaBrokers");
   const registryUrl = inject("schemaRegistryUrl");
   if (brokers === undefined || registryUrl === undefined) {
-    throw new Error("no services provided: run this file in the `integration` vitest project (its globalSetup starts Kafka and the registry)");
+    throw new Error(
+      "no services provided: run this file in the `integration` vitest project (its globalSetup starts Kafka and the registry)",
+    );
   }
   return { brokers: brokers.split(","), registryUrl };
 }
@@ -46,7 +48,10 @@ export async function connectedProducer(kafka: Kafka = testKafka(), config: Prod
   return producer;
 }
 
-export async function connectedConsumer(kafka: Kafka = testKafka(), groupId = uniqueName("test-group")): Promise<Consumer> {
+export async function connectedConsumer(
+  kafka: Kafka = testKafka(),
+  groupId = uniqueName("test-group"),
+): Promise<Consumer> {
   const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false });
   await consumer.connect();
   openClients.push(consumer);
@@ -63,7 +68,11 @@ export function testRegistry(): SchemaRegistry {
 }
 
 /** Creates a fresh topic and waits for its leaders; returns its name. */
-export async function createTestTopic(admin: Admin, prefix = "test", options: Partial<Omit<ITopicConfig, "topic">> = {}): Promise<string> {
+export async function createTestTopic(
+  admin: Admin,
+  prefix = "test",
+  options: Partial<Omit<ITopicConfig, "topic">> = {},
+): Promise<string> {
   const topic = uniqueName(prefix);
   await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1, ...options }]);
   return topic;
@@ -76,7 +85,11 @@ export async function consumeMessages(topic: string, count: number, timeoutMs = 
   const received: KafkaMessage[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`received ${received.length} of ${count} messages from ${topic} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`received ${received.length} of ${count} messages from ${topic} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       consumer
         .run({
           eachMessage: async ({ message }) => {

@@ -9,7 +9,10 @@ const script = fileURLToPath(new URL("../../ops/services.sh", import.meta.url));
 /** Runs `ops/services.sh <command>`, its progress streamed to our stderr; resolves the exit code. */
 export function runOpsServices(command: "up" | "down" | "status", quiet = false): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn("bash", [script, command], { cwd: repoRoot, stdio: ["ignore", quiet ? "ignore" : "inherit", quiet ? "ignore" : "inherit"] });
+    const child = spawn("bash", [script, command], {
+      cwd: repoRoot,
+      stdio: ["ignore", quiet ? "ignore" : "inherit", quiet ? "ignore" : "inherit"],
+    });
     child.on("error", reject);
     child.on("exit", (code) => resolve(code ?? 1));
   });
@@ -22,7 +25,10 @@ export async function opsServicesRunning(): Promise<boolean> {
 
 /** The ports ops/ uses, honouring the same AGENTOPS_*_PORT overrides as ops/lib/*.sh. */
 export function opsPorts(env: NodeJS.ProcessEnv = process.env): { kafka: number; registry: number } {
-  return { kafka: Number(env["AGENTOPS_KAFKA_PORT"] ?? 19092), registry: Number(env["AGENTOPS_REGISTRY_PORT"] ?? 18081) };
+  return {
+    kafka: Number(env["AGENTOPS_KAFKA_PORT"] ?? 19092),
+    registry: Number(env["AGENTOPS_REGISTRY_PORT"] ?? 18081),
+  };
 }
 
 /** ops/'s state directory (AGENTOPS_SERVICES_DIR, else .services). */

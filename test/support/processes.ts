@@ -47,7 +47,11 @@ export function testDir(prefix = "agentops-stream-"): string {
  * Polls `probe` until it returns something other than undefined, or fails after `timeoutMs`
  * naming what it waited for. Never a fixed sleep standing in for an assertion.
  */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const intervalMs = options.intervalMs ?? 250;
   const deadline = Date.now() + timeoutMs;
@@ -59,7 +63,10 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError === undefined ? "" : ` (last error: ${String(lastError)})`}`);
+    if (Date.now() >= deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError === undefined ? "" : ` (last error: ${String(lastError)})`}`,
+      );
     await sleep(intervalMs);
   }
 }
@@ -101,13 +108,46 @@ export function spawnProcessor(options: StartOptions): ProcessorInstance {
   const stderrPath = join(options.dir, `${stamp}.err.log`);
   const out = openSync(stdoutPath, "a");
   const err = openSync(stderrPath, "a");
-  const args = [...NODE_FLAGS, ...(options.nodeFlags ?? []), AGENTOPS, "run", "--topic-prefix", options.topicPrefix, "--instance-id", options.name, "--state-dir", join(options.dir, "state", options.name), "--metrics-port", "0", "--brokers", brokers.join(","), "--schema-registry", registryUrl, ...(options.roles === undefined ? [] : ["--roles", options.roles.join(",")]), ...(options.extraArgs ?? [])];
-  const child = spawn(NODE, args, { cwd: REPO_ROOT, stdio: ["ignore", out, err], env: { ...process.env, ...options.env } });
+  const args = [
+    ...NODE_FLAGS,
+    ...(options.nodeFlags ?? []),
+    AGENTOPS,
+    "run",
+    "--topic-prefix",
+    options.topicPrefix,
+    "--instance-id",
+    options.name,
+    "--state-dir",
+    join(options.dir, "state", options.name),
+    "--metrics-port",
+    "0",
+    "--brokers",
+    brokers.join(","),
+    "--schema-registry",
+    registryUrl,
+    ...(options.roles === undefined ? [] : ["--roles", options.roles.join(",")]),
+    ...(options.extraArgs ?? []),
+  ];
+  const child = spawn(NODE, args, {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", out, err],
+    env: { ...process.env, ...options.env },
+  });
   closeSync(out);
   closeSync(err);
   if (child.pid === undefined) throw new Error(`could not spawn agentops run for ${options.name}`);
-  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
-  const instance: ProcessorInstance = { name: options.name, child, pid: child.pid, stdoutPath, stderrPath, exited, metricsPort: undefined };
+  const exited = new Promise<number | string>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
+  const instance: ProcessorInstance = {
+    name: options.name,
+    child,
+    pid: child.pid,
+    stdoutPath,
+    stderrPath,
+    exited,
+    metricsPort: undefined,
+  };
   running.add(instance);
   void exited.then(() => running.delete(instance));
   return instance;
@@ -145,7 +185,8 @@ export function countLogs(instance: ProcessorInstance, message: string): number 
 
 /** The last lines of an instance's logs, for failure messages. */
 export function logTail(instance: ProcessorInstance, lines = 15): string {
-  const tail = (path: string): string => (existsSync(path) ? readFileSync(path, "utf8").split("\n").slice(-lines).join("\n") : "");
+  const tail = (path: string): string =>
+    existsSync(path) ? readFileSync(path, "utf8").split("\n").slice(-lines).join("\n") : "";
   return `--- ${instance.name} stdout (${instance.stdoutPath})\n${tail(instance.stdoutPath)}\n--- ${instance.name} stderr\n${tail(instance.stderrPath)}`;
 }
 
@@ -166,7 +207,8 @@ export function startupProgress(instance: ProcessorInstance, now = Date.now()): 
       done += 1;
     } else if (line["msg"] === "start-up stage retrying") retries.set(key, line);
   }
-  if (pending.size === 0) return `start-up: ${done} stage(s) finished, none pending (no stage logs at all means it stopped before the first)`;
+  if (pending.size === 0)
+    return `start-up: ${done} stage(s) finished, none pending (no stage logs at all means it stopped before the first)`;
   const lines = [...pending].map(([key, line]) => {
     const retry = retries.get(key);
     return `  ${key}, begun ${((now - Number(line["time"])) / 1000).toFixed(1)} s ago${retry === undefined ? "" : `; last retry after attempt ${String(retry["attempt"])}: ${String(retry["error"])}`}`;
@@ -177,23 +219,39 @@ export function startupProgress(instance: ProcessorInstance, now = Date.now()): 
 export async function waitForHealthy(instance: ProcessorInstance, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (instance.metricsPort === undefined) {
-    if (!isAlive(instance)) throw new Error(`${instance.name} exited (${String(instance.child.exitCode ?? instance.child.signalCode)}) before it was running\n${startupProgress(instance)}\n${logTail(instance, 40)}`);
+    if (!isAlive(instance))
+      throw new Error(
+        `${instance.name} exited (${String(instance.child.exitCode ?? instance.child.signalCode)}) before it was running\n${startupProgress(instance)}\n${logTail(instance, 40)}`,
+      );
     const runningLine = logLines(instance).find((line) => line["msg"] === "processor instance running");
     if (typeof runningLine?.["metricsPort"] === "number") instance.metricsPort = runningLine["metricsPort"];
-    else if (Date.now() > deadline) throw new Error(`${instance.name} not running after ${timeoutMs} ms\n${startupProgress(instance)}\n${logTail(instance, 40)}`);
+    else if (Date.now() > deadline)
+      throw new Error(
+        `${instance.name} not running after ${timeoutMs} ms\n${startupProgress(instance)}\n${logTail(instance, 40)}`,
+      );
     else await sleep(200);
   }
-  await waitFor(`${instance.name} /healthz 200`, async () => ((await httpGet(instance, "/healthz")).status === 200 ? true : undefined), { timeoutMs: Math.max(5_000, deadline - Date.now()) });
+  await waitFor(
+    `${instance.name} /healthz 200`,
+    async () => ((await httpGet(instance, "/healthz")).status === 200 ? true : undefined),
+    { timeoutMs: Math.max(5_000, deadline - Date.now()) },
+  );
 }
 
 export async function httpGet(instance: ProcessorInstance, path: string): Promise<{ status: number; body: string }> {
   if (instance.metricsPort === undefined) throw new Error(`${instance.name} has no metrics port yet`);
-  const response = await fetch(`http://127.0.0.1:${instance.metricsPort}${path}`, { signal: AbortSignal.timeout(5_000) });
+  const response = await fetch(`http://127.0.0.1:${instance.metricsPort}${path}`, {
+    signal: AbortSignal.timeout(5_000),
+  });
   return { status: response.status, body: await response.text() };
 }
 
 /** Sends a signal and waits for the process to end (SIGKILL after `graceMs` for a SIGTERM). */
-export async function stopProcessor(instance: ProcessorInstance, signal: "SIGKILL" | "SIGTERM" = "SIGTERM", graceMs = 60_000): Promise<number | string> {
+export async function stopProcessor(
+  instance: ProcessorInstance,
+  signal: "SIGKILL" | "SIGTERM" = "SIGTERM",
+  graceMs = 60_000,
+): Promise<number | string> {
   if (!isAlive(instance)) return instance.exited;
   instance.child.kill(signal);
   if (signal === "SIGTERM") {
@@ -223,7 +281,10 @@ export function parseMetrics(text: string): MetricSample[] {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (match === null) continue;
     const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1] as string] = (pair[2] as string).replace(/\\(.)/g, (_, char: string) => (char === "n" ? "\n" : char));
+    for (const pair of (match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[pair[1] as string] = (pair[2] as string).replace(/\\(.)/g, (_, char: string) =>
+        char === "n" ? "\n" : char,
+      );
     samples.push({ name: match[1] as string, labels, value: Number(match[3]) });
   }
   return samples;
@@ -236,8 +297,16 @@ export async function fetchMetrics(instance: ProcessorInstance): Promise<MetricS
 }
 
 /** Sum of the samples of `name` whose labels include `labels`. */
-export function metricSum(samples: readonly MetricSample[], name: string, labels: Readonly<Record<string, string>> = {}): number {
-  return samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value)).reduce((sum, sample) => sum + sample.value, 0);
+export function metricSum(
+  samples: readonly MetricSample[],
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): number {
+  return samples
+    .filter(
+      (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+    )
+    .reduce((sum, sample) => sum + sample.value, 0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,16 +321,27 @@ export interface CliRun {
 export function runAgentops(args: readonly string[], timeoutMs = 120_000): Promise<CliRun> {
   const { brokers, registryUrl } = serviceEndpoints();
   return new Promise((resolve) => {
-    execFile(NODE, [...NODE_FLAGS, AGENTOPS, ...args], { cwd: REPO_ROOT, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, KAFKA_BROKERS: brokers.join(","), SCHEMA_REGISTRY_URL: registryUrl } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      NODE,
+      [...NODE_FLAGS, AGENTOPS, ...args],
+      {
+        cwd: REPO_ROOT,
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, KAFKA_BROKERS: brokers.join(","), SCHEMA_REGISTRY_URL: registryUrl },
+      },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
 export async function runAgentopsOk(args: readonly string[], timeoutMs = 120_000): Promise<CliRun> {
   const result = await runAgentops(args, timeoutMs);
-  if (result.code !== 0) throw new Error(`agentops ${args.join(" ")} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
+  if (result.code !== 0)
+    throw new Error(`agentops ${args.join(" ")} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
   return result;
 }
 
@@ -292,7 +372,10 @@ export async function embeddedReplay(input: string, dir: string): Promise<Embedd
       .split("\n")
       .filter((line) => line !== "")
       .map((line) => JSON.parse(line) as unknown);
-  return { results: resultsByKey(parse(output) as MetricResult[]), alertIds: sortedUnique((parse(alerts) as { alert_id: string }[]).map((alert) => alert.alert_id)) };
+  return {
+    results: resultsByKey(parse(output) as MetricResult[]),
+    alertIds: sortedUnique((parse(alerts) as { alert_id: string }[]).map((alert) => alert.alert_id)),
+  };
 }
 
 export function sortedUnique(values: Iterable<string>): string[] {
@@ -304,13 +387,24 @@ export function topicSerde(): AvroTopicSerde {
 }
 
 /** A readable account of the differing keys: expected and actual canonical values side by side. */
-export function describeDifferences(expected: ReadonlyMap<string, MetricResult>, actual: ReadonlyMap<string, MetricResult>, comparison: ResultComparison, limit = 5): string {
+export function describeDifferences(
+  expected: ReadonlyMap<string, MetricResult>,
+  actual: ReadonlyMap<string, MetricResult>,
+  comparison: ResultComparison,
+  limit = 5,
+): string {
   if (comparison.differingKeys.length === 0) return "no differences";
-  const lines = [`${comparison.differingKeys.length} differing key(s) (expected ${expected.size} keys, results topic ${actual.size}); first ${Math.min(limit, comparison.differingKeys.length)}:`];
+  const lines = [
+    `${comparison.differingKeys.length} differing key(s) (expected ${expected.size} keys, results topic ${actual.size}); first ${Math.min(limit, comparison.differingKeys.length)}:`,
+  ];
   for (const key of comparison.differingKeys.slice(0, limit)) {
     const left = expected.get(key);
     const right = actual.get(key);
-    lines.push(`key ${key}`, `  expected ${left === undefined ? "(absent)" : canonicalJson(left)}`, `  actual   ${right === undefined ? "(absent)" : canonicalJson(right)}`);
+    lines.push(
+      `key ${key}`,
+      `  expected ${left === undefined ? "(absent)" : canonicalJson(left)}`,
+      `  actual   ${right === undefined ? "(absent)" : canonicalJson(right)}`,
+    );
   }
   return lines.join("\n");
 }
@@ -326,7 +420,13 @@ export interface Quiescence {
  * Waits until the results topic is quiet and asserts it holds exactly `expected` (the embedded
  * replay's results), byte for byte: no differing key, the same digest.
  */
-export async function expectResultsTopic(kafka: Kafka, topic: string, expected: ReadonlyMap<string, MetricResult>, timeoutMs: number, serde = topicSerde()): Promise<void> {
+export async function expectResultsTopic(
+  kafka: Kafka,
+  topic: string,
+  expected: ReadonlyMap<string, MetricResult>,
+  timeoutMs: number,
+  serde = topicSerde(),
+): Promise<void> {
   const quiet = await waitForResults(kafka, topic, expected, timeoutMs, serde);
   expect(quiet.comparison.differingKeys, describeDifferences(expected, quiet.actual, quiet.comparison)).toEqual([]);
   expect(quiet.comparison.actualDigest).toBe(quiet.comparison.expectedDigest);
@@ -336,7 +436,13 @@ export async function expectResultsTopic(kafka: Kafka, topic: string, expected: 
  * Polls the compacted results topic until its latest values equal `expected` or `timeoutMs`
  * passes; returns the last comparison either way so the test asserts (and prints) it.
  */
-export async function waitForResults(kafka: Kafka, topic: string, expected: ReadonlyMap<string, MetricResult>, timeoutMs = 120_000, serde = topicSerde()): Promise<Quiescence> {
+export async function waitForResults(
+  kafka: Kafka,
+  topic: string,
+  expected: ReadonlyMap<string, MetricResult>,
+  timeoutMs = 120_000,
+  serde = topicSerde(),
+): Promise<Quiescence> {
   const started = Date.now();
   let polls = 0;
   for (;;) {
@@ -348,7 +454,8 @@ export async function waitForResults(kafka: Kafka, topic: string, expected: Read
       // broker restarting, topic not created yet: poll again
     }
     const comparison = compareResults(expected, actual);
-    if (comparison.differingKeys.length === 0 || Date.now() - started > timeoutMs) return { actual, comparison, seconds: (Date.now() - started) / 1000, polls };
+    if (comparison.differingKeys.length === 0 || Date.now() - started > timeoutMs)
+      return { actual, comparison, seconds: (Date.now() - started) / 1000, polls };
     await sleep(1_500);
   }
 }
@@ -381,7 +488,12 @@ export function readLines(path: string): string[] {
  * registry; metric facts keyed by fact_id on the facts topic, agent events keyed by run_id on
  * the agent-events topic), in process, so a test can produce in chunks between other steps.
  */
-export async function produceLines(producer: Producer, serde: AvroTopicSerde, topics: TopicNames, lines: readonly string[]): Promise<number> {
+export async function produceLines(
+  producer: Producer,
+  serde: AvroTopicSerde,
+  topics: TopicNames,
+  lines: readonly string[],
+): Promise<number> {
   // The same publishing path as `agentops produce` (invalid measures travel as reported).
   const publisher = createFactPublisher(producer, serde, topics, Number.MAX_SAFE_INTEGER);
   let sent = 0;

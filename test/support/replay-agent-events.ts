@@ -1,5 +1,10 @@
 import type { AgentEvent } from "../../src/contract/facts.ts";
-import { compareAlerts, createRunMonitor, type TripwireAlert, type TripwireConfigInput } from "../../src/tripwires/index.ts";
+import {
+  compareAlerts,
+  createRunMonitor,
+  type TripwireAlert,
+  type TripwireConfigInput,
+} from "../../src/tripwires/index.ts";
 
 /**
  * The alerts of a fresh run monitor over events in the given order, sorted as the embedded replay

@@ -61,7 +61,11 @@ export interface RegistryProxyOptions {
  * (localhost / 127.0.0.1): it terminates TLS, optionally demands a client certificate, optionally
  * checks basic-auth credentials, and forwards everything else to the registry unchanged.
  */
-export async function startRegistryProxy(secure: SecureServices, registryUrl: string, options: RegistryProxyOptions = {}): Promise<RegistryProxy> {
+export async function startRegistryProxy(
+  secure: SecureServices,
+  registryUrl: string,
+  options: RegistryProxyOptions = {},
+): Promise<RegistryProxy> {
   const upstream = new URL(registryUrl);
   const server: Server = createServer(
     {
@@ -74,21 +78,36 @@ export async function startRegistryProxy(secure: SecureServices, registryUrl: st
     (request, response) => {
       if (options.users !== undefined) {
         const header = request.headers.authorization ?? "";
-        const [user = "", password = ""] = Buffer.from(header.replace(/^Basic /, ""), "base64").toString("utf8").split(":");
+        const [user = "", password = ""] = Buffer.from(header.replace(/^Basic /, ""), "base64")
+          .toString("utf8")
+          .split(":");
         const entry = options.users[user];
         if (entry === undefined || entry.password !== password) {
-          response.writeHead(401, { "content-type": "application/json", "www-authenticate": 'Basic realm="registry"' }).end('{"error_code":401,"message":"Unauthorized"}');
+          response
+            .writeHead(401, { "content-type": "application/json", "www-authenticate": 'Basic realm="registry"' })
+            .end('{"error_code":401,"message":"Unauthorized"}');
           return;
         }
         if (entry.access === "deny") {
-          response.writeHead(403, { "content-type": "application/json" }).end('{"error_code":403,"message":"Forbidden"}');
+          response
+            .writeHead(403, { "content-type": "application/json" })
+            .end('{"error_code":403,"message":"Forbidden"}');
           return;
         }
       }
-      const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: request.method, path: `${upstream.pathname.replace(/\/$/, "")}${request.url ?? ""}`, headers: { ...request.headers, host: upstream.host } }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      });
+      const forward = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: request.method,
+          path: `${upstream.pathname.replace(/\/$/, "")}${request.url ?? ""}`,
+          headers: { ...request.headers, host: upstream.host },
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
       forward.on("error", () => response.writeHead(502).end());
       request.pipe(forward);
     },
@@ -104,4 +123,3 @@ export async function startRegistryProxy(secure: SecureServices, registryUrl: st
       }),
   };
 }
-

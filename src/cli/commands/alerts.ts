@@ -14,12 +14,16 @@ Prints tripwire alerts from the alerts topic: time, run, rule, severity, evidenc
 export function describeAlert(alert: TripwireAlert): string {
   const evidence = alert.evidence;
   const parts = [`seq ${evidence.seq_from}..${evidence.seq_to}`];
-  if (evidence.cycle_length !== undefined && evidence.cycle_length !== null) parts.push(`cycle ${evidence.cycle_length}`);
+  if (evidence.cycle_length !== undefined && evidence.cycle_length !== null)
+    parts.push(`cycle ${evidence.cycle_length}`);
   if (evidence.repetitions !== undefined && evidence.repetitions !== null) parts.push(`x${evidence.repetitions}`);
-  if (evidence.command !== undefined && evidence.command !== null) parts.push(`command ${JSON.stringify(evidence.command)}`);
+  if (evidence.command !== undefined && evidence.command !== null)
+    parts.push(`command ${JSON.stringify(evidence.command)}`);
   if (evidence.path !== undefined && evidence.path !== null) parts.push(`path ${evidence.path}`);
-  return `${new Date(alert.event_time).toISOString()}  ${alert.severity.toUpperCase().padEnd(8)}  run ${alert.run_id}  ` +
-    `${alert.rule_id}@${alert.rule_version}  ${parts.join(", ")}  ${alert.message}`;
+  return (
+    `${new Date(alert.event_time).toISOString()}  ${alert.severity.toUpperCase().padEnd(8)}  run ${alert.run_id}  ` +
+    `${alert.rule_id}@${alert.rule_version}  ${parts.join(", ")}  ${alert.message}`
+  );
 }
 
 export const alertsCommand: CliCommand = {
@@ -27,18 +31,22 @@ export const alertsCommand: CliCommand = {
   summary: "print tripwire alerts from the alerts topic",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { follow: { type: "boolean" }, json: { type: "boolean" }, ...CLUSTER_FLAGS }, "alerts");
+    const flags = parseFlags(
+      argv,
+      { follow: { type: "boolean" }, json: { type: "boolean" }, ...CLUSTER_FLAGS },
+      "alerts",
+    );
     return withCluster(flags, "agentops-alerts", async ({ kafka, serde, topics }) => {
-    const topic = topics.alerts;
-    const json = booleanFlag(flags, "json");
-    const print = async (value: Buffer | null): Promise<void> => {
-      if (value === null) return;
-      const alert = (await serde.decodeAlert(value)) as TripwireAlert;
-      process.stdout.write(json ? `${jsonLine(alert)}\n` : `${describeAlert(alert)}\n`);
-    };
-    if (booleanFlag(flags, "follow")) await followTopic(kafka, topic, (message) => print(message.value));
-    else await readTopicToEnd(kafka, topic, (message) => print(message.value));
-    return 0;
+      const topic = topics.alerts;
+      const json = booleanFlag(flags, "json");
+      const print = async (value: Buffer | null): Promise<void> => {
+        if (value === null) return;
+        const alert = (await serde.decodeAlert(value)) as TripwireAlert;
+        process.stdout.write(json ? `${jsonLine(alert)}\n` : `${describeAlert(alert)}\n`);
+      };
+      if (booleanFlag(flags, "follow")) await followTopic(kafka, topic, (message) => print(message.value));
+      else await readTopicToEnd(kafka, topic, (message) => print(message.value));
+      return 0;
     });
   },
 };

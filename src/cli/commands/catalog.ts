@@ -33,14 +33,18 @@ function validate(path: string, publicationPath: string | undefined): number {
   const publicationProblemsFound: Problem[] = [];
   if (loaded.ok && publicationPath !== undefined) {
     const publication = loadJsonFile(publicationPath, "publication");
-    publicationProblemsFound.push(...(publication.ok ? publicationProblems(publication.document, loaded.document) : publication.problems));
+    publicationProblemsFound.push(
+      ...(publication.ok ? publicationProblems(publication.document, loaded.document) : publication.problems),
+    );
   }
   if (problems.length > 0 || publicationProblemsFound.length > 0) {
     write(process.stdout, [
       ...problems.map(formatProblem),
       ...publicationProblemsFound.map((p) => `${basename(publicationPath ?? "publication.json")}#${formatProblem(p)}`),
     ]);
-    process.stderr.write(`agentops catalog: ${path} is invalid: ${problems.length + publicationProblemsFound.length} problem(s)\n`);
+    process.stderr.write(
+      `agentops catalog: ${path} is invalid: ${problems.length + publicationProblemsFound.length} problem(s)\n`,
+    );
     return 1;
   }
   const document = asRecord(loaded.ok ? loaded.document : undefined);
@@ -50,7 +54,8 @@ function validate(path: string, publicationPath: string | undefined): number {
     `  ${metricCount} metrics, ${asArray(document?.["input_definitions"])?.length ?? 0} input definitions`,
     `  semantic digest ${catalogDigest(loaded.ok ? loaded.document : null)}`,
   ];
-  if (publicationPath !== undefined) summary.push(`  publication record ${publicationPath} matches (VALIDATOR_ONLY claim)`);
+  if (publicationPath !== undefined)
+    summary.push(`  publication record ${publicationPath} matches (VALIDATOR_ONLY claim)`);
   write(process.stdout, summary);
   return 0;
 }
@@ -73,13 +78,32 @@ export const catalogCommand: CliCommand = {
     const flags = parseFlags(argv, { publication: { type: "string" } }, "catalog");
     const [action, pathArgument, ...extra] = flags.positionals;
     if (action !== "validate" && action !== "digest") {
-      throw new UsageError("action", action === undefined ? "is missing" : `"${action}" is not an action`, "run `agentops catalog validate [path]` or `agentops catalog digest [path]`");
+      throw new UsageError(
+        "action",
+        action === undefined ? "is missing" : `"${action}" is not an action`,
+        "run `agentops catalog validate [path]` or `agentops catalog digest [path]`",
+      );
     }
-    if (extra.length > 0) throw new UsageError("path", `only one catalog path is accepted, got ${extra.length + 1}`, "give a single catalog file path, or none for the shipped catalog");
+    if (extra.length > 0)
+      throw new UsageError(
+        "path",
+        `only one catalog path is accepted, got ${extra.length + 1}`,
+        "give a single catalog file path, or none for the shipped catalog",
+      );
     const path = pathArgument === undefined ? SHIPPED_CATALOG_PATH : resolve(pathArgument);
     const publicationFlag = flags.values["publication"];
-    if (typeof publicationFlag === "string" && action === "digest") throw new UsageError("--publication", "applies only to validate", "drop --publication or run `agentops catalog validate`");
-    const publicationPath = typeof publicationFlag === "string" ? resolve(publicationFlag) : path === SHIPPED_CATALOG_PATH ? SHIPPED_PUBLICATION_PATH : undefined;
+    if (typeof publicationFlag === "string" && action === "digest")
+      throw new UsageError(
+        "--publication",
+        "applies only to validate",
+        "drop --publication or run `agentops catalog validate`",
+      );
+    const publicationPath =
+      typeof publicationFlag === "string"
+        ? resolve(publicationFlag)
+        : path === SHIPPED_CATALOG_PATH
+          ? SHIPPED_PUBLICATION_PATH
+          : undefined;
     return action === "validate" ? validate(path, publicationPath) : digest(path);
   },
 };

@@ -1,4 +1,9 @@
-import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
+import {
+  DEFAULT_ENGINE_CONFIG,
+  DEFAULT_WINDOW,
+  engineConfigSchema,
+  parseWindowSize,
+} from "../../metrics/engine-config.ts";
 import { REPLAY_STATE_CACHE_MB } from "../../stream/transports/embedded/replay-state.ts";
 import { explainReplay } from "../../explain/replay-explain.ts";
 import { cohortOf, isMetricId, type ExplainAnswer, type ExplainQuery } from "../../lineage/query.ts";
@@ -69,28 +74,49 @@ export const explainCommand: CliCommand = {
     const member = stringFlag(flags, "member");
     const fromTopic = booleanFlag(flags, "from-topic");
     if ([input !== undefined, member !== undefined, fromTopic].filter(Boolean).length !== 1) {
-      throw new UsageError("--input", "give exactly one place to explain from", "add --input facts.ndjson (a replay), --member http://host:port (a running member) or --from-topic (the audit rebuild)");
+      throw new UsageError(
+        "--input",
+        "give exactly one place to explain from",
+        "add --input facts.ndjson (a replay), --member http://host:port (a running member) or --from-topic (the audit rebuild)",
+      );
     }
-    const perStatus = booleanFlag(flags, "all") ? Number.POSITIVE_INFINITY : integerFlag(flags, "first", 10, 1, 1_000_000);
+    const perStatus = booleanFlag(flags, "all")
+      ? Number.POSITIVE_INFINITY
+      : integerFlag(flags, "first", 10, 1, 1_000_000);
     let result: ExplainAnswer;
     if (member !== undefined) result = await queryMember(member, query);
     else if (input !== undefined) result = await explainReplay({ input, ...replayOptions(flags) }, query);
-    else result = await withCluster(flags, "agentops-explain", ({ kafka, topics }) => explainAudit(kafka, topics.engineFacts, replayOptions(flags), query));
+    else
+      result = await withCluster(flags, "agentops-explain", ({ kafka, topics }) =>
+        explainAudit(kafka, topics.engineFacts, replayOptions(flags), query),
+      );
     return print(result, perStatus, booleanFlag(flags, "json"), input);
   },
 };
 
 function queryFrom(flags: ParsedFlags): ExplainQuery {
   const [target, ...rest] = flags.positionals;
-  if (target === undefined || rest.length > 0) throw new UsageError("<metric>", target === undefined ? "no metric was named" : `one metric or result key, not ${flags.positionals.length}`, "name a metric, e.g. agentops explain operational-latency-ms --input samples/facts.ndjson");
+  if (target === undefined || rest.length > 0)
+    throw new UsageError(
+      "<metric>",
+      target === undefined ? "no metric was named" : `one metric or result key, not ${flags.positionals.length}`,
+      "name a metric, e.g. agentops explain operational-latency-ms --input samples/facts.ndjson",
+    );
   const cohortPairs = (flags.values.cohort as string[] | undefined) ?? [];
   if (target.startsWith("{")) {
-    if (stringFlag(flags, "scope") !== undefined || cohortPairs.length > 0) throw new UsageError("--scope", "a result key names its scope and cohort", "give the result key alone, or a metric with --scope and --cohort");
+    if (stringFlag(flags, "scope") !== undefined || cohortPairs.length > 0)
+      throw new UsageError(
+        "--scope",
+        "a result key names its scope and cohort",
+        "give the result key alone, or a metric with --scope and --cohort",
+      );
     return { key: target };
   }
-  if (!isMetricId(target)) throw new UsageError("<metric>", `"${target}" is not a metric of the catalog`, "list them with `agentops catalog`");
+  if (!isMetricId(target))
+    throw new UsageError("<metric>", `"${target}" is not a metric of the catalog`, "list them with `agentops catalog`");
   const cohort = cohortOf(cohortPairs);
-  if (typeof cohort === "string") throw new UsageError("--cohort", cohort, "give --cohort name=value, e.g. --cohort role=reviewer");
+  if (typeof cohort === "string")
+    throw new UsageError("--cohort", cohort, "give --cohort name=value, e.g. --cohort role=reviewer");
   const scope = stringFlag(flags, "scope");
   return scope === undefined ? { metric: target, cohort } : { metric: target, scope, cohort };
 }
@@ -99,21 +125,50 @@ function queryFrom(flags: ParsedFlags): ExplainQuery {
 function replayOptions(flags: ParsedFlags): Omit<Parameters<typeof explainReplay>[0], "input"> {
   const windowText = stringFlag(flags, "window") ?? DEFAULT_WINDOW;
   const windowMillis = parseWindowSize(windowText);
-  if (windowMillis === undefined) throw new UsageError("--window", `"${windowText}" is not a duration`, "give a number and a unit (ms, s, m, h, d), e.g. --window 1d");
+  if (windowMillis === undefined)
+    throw new UsageError(
+      "--window",
+      `"${windowText}" is not a duration`,
+      "give a number and a unit (ms, s, m, h, d), e.g. --window 1d",
+    );
   const threshold = integerFlag(flags, "coverage-threshold", DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths, 0, 99);
   const config = engineConfigSchema.safeParse({ windowMillis, coverageThresholdHundredths: threshold });
-  if (!config.success) throw new UsageError("--window", config.error.issues[0]?.message ?? "invalid", "use a size that divides one day (1h, 15m, ...) or whole days (1d, 7d)");
+  if (!config.success)
+    throw new UsageError(
+      "--window",
+      config.error.issues[0]?.message ?? "invalid",
+      "use a size that divides one day (1h, 15m, ...) or whole days (1d, 7d)",
+    );
   const state = stringFlag(flags, "state") ?? "memory";
-  if (state !== "disk" && state !== "memory") throw new UsageError("--state", `"${state}" is not a place for state`, "give --state memory (the default) or --state disk");
-  return { engine: config.data, state, stateDir: stringFlag(flags, "state-dir"), cacheMb: integerFlag(flags, "state-cache-mb", REPLAY_STATE_CACHE_MB, 1, 4096) };
+  if (state !== "disk" && state !== "memory")
+    throw new UsageError(
+      "--state",
+      `"${state}" is not a place for state`,
+      "give --state memory (the default) or --state disk",
+    );
+  return {
+    engine: config.data,
+    state,
+    stateDir: stringFlag(flags, "state-dir"),
+    cacheMb: integerFlag(flags, "state-cache-mb", REPLAY_STATE_CACHE_MB, 1, 4096),
+  };
 }
 
 function print(result: ExplainAnswer, perStatus: number, json: boolean, file: string | undefined): number {
   if (result.kind === "unmatched") {
-    const said = result.matches.length === 0 ? "no published figure matches" : `${result.matches.length} figures match; narrow with --scope and --cohort, or give one of these keys:`;
-    process.stdout.write(json ? `${JSON.stringify({ matches: result.matches })}\n` : `${[said, ...result.matches.map((key) => `  ${key}`)].join("\n")}\n`);
+    const said =
+      result.matches.length === 0
+        ? "no published figure matches"
+        : `${result.matches.length} figures match; narrow with --scope and --cohort, or give one of these keys:`;
+    process.stdout.write(
+      json
+        ? `${JSON.stringify({ matches: result.matches })}\n`
+        : `${[said, ...result.matches.map((key) => `  ${key}`)].join("\n")}\n`,
+    );
     return 2;
   }
-  process.stdout.write(json ? `${JSON.stringify(result.explanation)}\n` : `${formatExplanation(result.explanation, perStatus, file)}\n`);
+  process.stdout.write(
+    json ? `${JSON.stringify(result.explanation)}\n` : `${formatExplanation(result.explanation, perStatus, file)}\n`,
+  );
   return 0;
 }

@@ -48,8 +48,9 @@ const FLAGS = {
 } as const;
 
 function existingResultsFile(path: string | undefined): string {
-  const fix = "give --results out/results.ndjson (written by `agentops replay --input samples/facts.ndjson"
-    + " --output out/results.ndjson`) or --from-topics";
+  const fix =
+    "give --results out/results.ndjson (written by `agentops replay --input samples/facts.ndjson" +
+    " --output out/results.ndjson`) or --from-topics";
   if (path === undefined) throw new UsageError("--results", "no source was named", fix);
   try {
     if (statSync(path).isFile()) return path;
@@ -69,7 +70,11 @@ function httpUrl(flag: string, text: string | undefined): URL | undefined {
   }
   // Credentials in a flag end up in shell history and process lists; the push sends none.
   if (url.username !== "" || url.password !== "") {
-    throw new UsageError(`--${flag}`, "carries credentials", "push to a local collector without credentials in the URL");
+    throw new UsageError(
+      `--${flag}`,
+      "carries credentials",
+      "push to a local collector without credentials in the URL",
+    );
   }
   return url;
 }

@@ -32,11 +32,16 @@ export const generateCommand: CliCommand = {
   summary: "write a deterministic synthetic observation workload (NDJSON) for demos, tests and benchmarks",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { out: { type: "string" }, tasks: { type: "string" }, facts: { type: "string" }, seed: { type: "string" } }, "generate");
+    const flags = parseFlags(
+      argv,
+      { out: { type: "string" }, tasks: { type: "string" }, facts: { type: "string" }, seed: { type: "string" } },
+      "generate",
+    );
     const out = resolve(requiredStringFlag(flags, "out", "give the output file, e.g. --out samples/facts.ndjson"));
     const seed = integerFlag(flags, "seed", DEFAULT_SEED, 0, 4_294_967_295);
     const tasks = integerFlag(flags, "tasks", DEFAULT_TASKS, 1, 10_000_000);
-    const facts = stringFlag(flags, "facts") === undefined ? undefined : integerFlag(flags, "facts", 1_000_000, 1, 1_000_000_000);
+    const facts =
+      stringFlag(flags, "facts") === undefined ? undefined : integerFlag(flags, "facts", 1_000_000, 1, 1_000_000_000);
 
     mkdirSync(dirname(out), { recursive: true });
     const interactive = process.stderr.isTTY === true;

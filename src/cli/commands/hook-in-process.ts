@@ -91,11 +91,15 @@ export async function judgeInProcess(
 }
 
 function loopGuardOf(options: HookOptions): LoopGuard | undefined {
-  return options.loopGuard === "off" ? undefined : openLoopGuard(options.loopGuard, options.spoolDir, parseTripwireConfig().loop);
+  return options.loopGuard === "off"
+    ? undefined
+    : openLoopGuard(options.loopGuard, options.spoolDir, parseTripwireConfig().loop);
 }
 
 function guardFailed(error: unknown): void {
-  process.stderr.write(`agentops hook: the loop guard's state could not be used (${error instanceof Error ? error.message : String(error)})\n`);
+  process.stderr.write(
+    `agentops hook: the loop guard's state could not be used (${error instanceof Error ? error.message : String(error)})\n`,
+  );
 }
 
 /** Why the analyser is not there to judge the call, or undefined once it has loaded. */
@@ -153,7 +157,15 @@ export async function serve(flags: ParsedFlags, listen: string, options: HookOpt
   await pool.ready(LOAD_TIMEOUT_MS);
   const { deadlineMs, onUndecided, loopGuard, shellTools, maxBodyBytes, spoolDir } = options;
   // The command form of the same spool and settings forwards its calls here (hook-settings.ts).
-  writeServerFile(spoolDir, { url: server.url, pid: process.pid, deadlineMs, onUndecided, loopGuard, shellTools, maxBodyBytes });
+  writeServerFile(spoolDir, {
+    url: server.url,
+    pid: process.pid,
+    deadlineMs,
+    onUndecided,
+    loopGuard,
+    shellTools,
+    maxBodyBytes,
+  });
   // A command form that started this server (hook-autostart.ts) waits for this file; it is there now.
   rmSync(startLockPath(spoolDir), { force: true });
   process.stdout.write(`agentops hook claude-code listening on ${server.url}\n`);

@@ -72,7 +72,11 @@ export const hookCommand: CliCommand = {
     );
     const [agent, ...extra] = flags.positionals;
     if (agent !== "claude-code" || extra.length > 0) {
-      throw new UsageError("agent", `"${flags.positionals.join(" ")}" is not a supported agent`, "run `agentops hook claude-code`");
+      throw new UsageError(
+        "agent",
+        `"${flags.positionals.join(" ")}" is not a supported agent`,
+        "run `agentops hook claude-code`",
+      );
     }
     const onUndecided = stringFlag(flags, "on-undecided") ?? "ask";
     if (onUndecided !== "ask" && onUndecided !== "deny" && onUndecided !== "allow") {
@@ -107,7 +111,11 @@ export const hookCommand: CliCommand = {
  * `serverArgv` (--warm-server auto), a spool without a live server gets one for the next calls; a
  * server with other settings is left alone (it is someone's own `--listen`).
  */
-async function runOnce(flags: ParsedFlags, options: HookOptions, serverArgv: readonly string[] | undefined): Promise<number> {
+async function runOnce(
+  flags: ParsedFlags,
+  options: HookOptions,
+  serverArgv: readonly string[] | undefined,
+): Promise<number> {
   const text = await readStdin(options.maxBodyBytes);
   const server = text === undefined ? undefined : readServerFile(options.spoolDir);
   let serverGone = server === undefined || !alive(server.pid);
@@ -151,4 +159,3 @@ async function readStdin(maxBytes: number): Promise<string | undefined> {
   }
   return Buffer.concat(chunks).toString("utf8");
 }
-

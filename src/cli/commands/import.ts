@@ -34,12 +34,30 @@ export const importCommand: CliCommand = {
   summary: "convert Claude Code, Codex, SWE-agent, mini-swe-agent or OpenHands logs into facts",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { out: { type: "string" }, role: { type: "string" }, runtime: { type: "string" }, "base-time": { type: "string" } }, "import");
+    const flags = parseFlags(
+      argv,
+      {
+        out: { type: "string" },
+        role: { type: "string" },
+        runtime: { type: "string" },
+        "base-time": { type: "string" },
+      },
+      "import",
+    );
     const [format, ...paths] = flags.positionals;
     if (format === undefined || !isImportFormat(format)) {
-      throw new UsageError("<format>", format === undefined ? "no format was named" : `"${format}" is not a known format`, `name one of ${Object.keys(IMPORTERS).join(", ")}, e.g. agentops import claude-code ~/.claude/projects`);
+      throw new UsageError(
+        "<format>",
+        format === undefined ? "no format was named" : `"${format}" is not a known format`,
+        `name one of ${Object.keys(IMPORTERS).join(", ")}, e.g. agentops import claude-code ~/.claude/projects`,
+      );
     }
-    if (paths.length === 0) throw new UsageError("<path…>", "no log file or directory was named", `name at least one, e.g. agentops import ${format} path/to/logs`);
+    if (paths.length === 0)
+      throw new UsageError(
+        "<path…>",
+        "no log file or directory was named",
+        `name at least one, e.g. agentops import ${format} path/to/logs`,
+      );
     for (const path of paths) {
       try {
         statSync(path);
@@ -50,7 +68,11 @@ export const importCommand: CliCommand = {
     const baseTimeText = stringFlag(flags, "base-time");
     const baseTimeMs = baseTimeText === undefined ? undefined : Date.parse(baseTimeText);
     if (baseTimeMs !== undefined && (Number.isNaN(baseTimeMs) || !/(Z|[+-]\d{2}:\d{2})$/.test(baseTimeText ?? ""))) {
-      throw new UsageError("--base-time", `"${baseTimeText}" is not an RFC 3339 timestamp with a zone`, "give e.g. --base-time 2025-01-01T00:00:00Z");
+      throw new UsageError(
+        "--base-time",
+        `"${baseTimeText}" is not an RFC 3339 timestamp with a zone`,
+        "give e.g. --base-time 2025-01-01T00:00:00Z",
+      );
     }
     const files = logFiles(paths, IMPORTERS[format]);
     const totalBytes = files.reduce((sum, file) => sum + statSync(file).size, 0);
@@ -90,7 +112,9 @@ export const importCommand: CliCommand = {
         .map(([type, count]) => [`  ${type}`, String(count)]),
       ...Object.entries(summary.unmapped).map(([reason, count]) => [`not mapped: ${reason}`, String(count)]),
     ];
-    process.stderr.write(`${formatTable(["import", "count"], rows)}\n${outPath === undefined ? "" : `facts → ${outPath}\n`}`);
+    process.stderr.write(
+      `${formatTable(["import", "count"], rows)}\n${outPath === undefined ? "" : `facts → ${outPath}\n`}`,
+    );
     return summary.runs === 0 ? 1 : 0;
   },
 };

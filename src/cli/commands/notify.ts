@@ -52,8 +52,9 @@ function readableFile(flag: string, path: string | undefined): string | undefine
   } catch {
     // named below
   }
-  const fix = "write it first with `agentops replay --input samples/facts.ndjson --output out/results.ndjson"
-    + " --alerts out/alerts.ndjson`";
+  const fix =
+    "write it first with `agentops replay --input samples/facts.ndjson --output out/results.ndjson" +
+    " --alerts out/alerts.ndjson`";
   throw new UsageError(`--${flag}`, `cannot read ${path}`, fix);
 }
 
@@ -133,7 +134,19 @@ export const notifyCommand: CliCommand = {
         const value = await serde.encodeDeadLetter(letter);
         await producer.send({ topic: topics.deadLetters, messages: [{ key: deadLetterKey(letter), value }] });
       };
-      const options = { kafka, serde, registry, undecodable, topics, groupId, notifier, stopping, logger: log, fromBeginning, onFatal };
+      const options = {
+        kafka,
+        serde,
+        registry,
+        undecodable,
+        topics,
+        groupId,
+        notifier,
+        stopping,
+        logger: log,
+        fromBeginning,
+        onFatal,
+      };
       const running = await notifyFromTopics(options);
       const webhooks = config.webhooks.map((hook) => hook.name);
       log.info({ group: groupId, topics: [topics.alerts, topics.results], webhooks }, "notify running");

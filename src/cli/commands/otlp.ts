@@ -59,7 +59,12 @@ export const otlpCommand: CliCommand = {
     const port = integerFlag(flags, "port", 4318, 0, 65_535);
     const out = stringFlag(flags, "out");
     const dlq = stringFlag(flags, "dlq");
-    if (dlq !== undefined && out === undefined) throw new UsageError("--dlq", "only applies with --out", "add --out facts.ndjson, or drop --dlq to use the dead-letter topic");
+    if (dlq !== undefined && out === undefined)
+      throw new UsageError(
+        "--dlq",
+        "only applies with --out",
+        "add --out facts.ndjson, or drop --dlq to use the dead-letter topic",
+      );
     const config = mappingConfig(stringFlag(flags, "mapping"));
     const authToken = tokenFromFile(stringFlag(flags, "auth-token-file"));
     const allowedHosts = hostList(stringFlag(flags, "allowed-hosts"));
@@ -84,8 +89,10 @@ export const otlpCommand: CliCommand = {
     await receiver.close();
     await sink.close();
     const { requests, records, facts, unmapped, ignored, malformed, refused, callsMissing } = receiver.totals;
-    process.stdout.write(`received ${requests} requests, ${records} records: ${facts} facts, ${unmapped} unmappable (dead-lettered), ` +
-      `${ignored} ignored, ${malformed} malformed requests\n`);
+    process.stdout.write(
+      `received ${requests} requests, ${records} records: ${facts} facts, ${unmapped} unmappable (dead-lettered), ` +
+        `${ignored} ignored, ${malformed} malformed requests\n`,
+    );
     const gaps = TUPLE_COORDINATES.filter((coordinate) => callsMissing[coordinate] > 0);
     if (gaps.length > 0) {
       process.stdout.write(`model calls left out of the operational metrics for want of an attribution coordinate:\n`);
@@ -128,11 +135,25 @@ function mappingConfig(path: string | undefined): OtlpMappingConfig {
   try {
     overrides = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new UsageError("--mapping", `cannot read ${path} as JSON (${error instanceof Error ? error.message : String(error)})`, "give a JSON object with fields of the default mapping, see docs/ingest.md");
+    throw new UsageError(
+      "--mapping",
+      `cannot read ${path} as JSON (${error instanceof Error ? error.message : String(error)})`,
+      "give a JSON object with fields of the default mapping, see docs/ingest.md",
+    );
   }
-  if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides)) throw new UsageError("--mapping", "is not a JSON object", "give a JSON object with fields of the default mapping, see docs/ingest.md");
+  if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides))
+    throw new UsageError(
+      "--mapping",
+      "is not a JSON object",
+      "give a JSON object with fields of the default mapping, see docs/ingest.md",
+    );
   for (const key of Object.keys(overrides)) {
-    if (!(key in DEFAULT_OTLP_MAPPING)) throw new UsageError("--mapping", `unknown field "${key}"`, `use only ${Object.keys(DEFAULT_OTLP_MAPPING).join(", ")}`);
+    if (!(key in DEFAULT_OTLP_MAPPING))
+      throw new UsageError(
+        "--mapping",
+        `unknown field "${key}"`,
+        `use only ${Object.keys(DEFAULT_OTLP_MAPPING).join(", ")}`,
+      );
   }
   return { ...DEFAULT_OTLP_MAPPING, ...(overrides as Partial<OtlpMappingConfig>) };
 }

@@ -23,61 +23,70 @@ export const produceCommand: CliCommand = {
   summary: "publish a facts file to Kafka (Avro through the schema registry)",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, { input: { type: "string" }, ...CLUSTER_FLAGS, batch: { type: "string" } }, "produce");
+    const flags = parseFlags(
+      argv,
+      { input: { type: "string" }, ...CLUSTER_FLAGS, batch: { type: "string" } },
+      "produce",
+    );
     const input = requiredStringFlag(flags, "input", "name the facts file, e.g. --input samples/facts.ndjson");
     const batchSize = integerFlag(flags, "batch", 500, 1, 100_000);
     let size: number;
     try {
       size = statSync(input).size;
     } catch {
-      throw new UsageError("--input", `cannot read ${input}`, "check the path; generate a file with `agentops generate --out facts.ndjson`");
+      throw new UsageError(
+        "--input",
+        `cannot read ${input}`,
+        "check the path; generate a file with `agentops generate --out facts.ndjson`",
+      );
     }
     return withCluster(flags, "agentops-produce", async ({ kafka, serde, topics }) => {
-    // The broker first: a broker that is down is named at once, not after the schemas were
-    // registered (on a cold or loaded registry that took up to the 30 s request bound, and the
-    // failure then named the registry instead of the broker).
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
-    const progress = progressReporter("produce", size);
-    let sent = 0;
-    let skipped = 0;
-    const publisher = createFactPublisher(producer, serde, topics, batchSize);
-    const letters: { key: string; value: Buffer }[] = [];
-    const deadLetter = async (record: SourcedRecord, rejection: Rejection, factId: string | null): Promise<void> => {
-      skipped += 1;
-      process.stderr.write(`line ${record.position}: not sent: ${rejection.reason} ${rejection.detail}\n`);
-      const letter = inputDeadLetter(input, record, rejection, factId);
-      letters.push({ key: deadLetterKey(letter), value: await serde.encodeDeadLetter(letter) });
-      if (letters.length >= batchSize) await producer.send({ topic: topics.deadLetters, messages: letters.splice(0) });
-    };
-    try {
-      await serde.registerAll();
-      for await (const record of readRecords(input, (bytes) => progress.update(bytes))) {
-        if (!record.parsed.ok) {
-          await deadLetter(record, record.parsed.rejection, null);
-          continue;
+      // The broker first: a broker that is down is named at once, not after the schemas were
+      // registered (on a cold or loaded registry that took up to the 30 s request bound, and the
+      // failure then named the registry instead of the broker).
+      const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      const progress = progressReporter("produce", size);
+      let sent = 0;
+      let skipped = 0;
+      const publisher = createFactPublisher(producer, serde, topics, batchSize);
+      const letters: { key: string; value: Buffer }[] = [];
+      const deadLetter = async (record: SourcedRecord, rejection: Rejection, factId: string | null): Promise<void> => {
+        skipped += 1;
+        process.stderr.write(`line ${record.position}: not sent: ${rejection.reason} ${rejection.detail}\n`);
+        const letter = inputDeadLetter(input, record, rejection, factId);
+        letters.push({ key: deadLetterKey(letter), value: await serde.encodeDeadLetter(letter) });
+        if (letters.length >= batchSize)
+          await producer.send({ topic: topics.deadLetters, messages: letters.splice(0) });
+      };
+      try {
+        await serde.registerAll();
+        for await (const record of readRecords(input, (bytes) => progress.update(bytes))) {
+          if (!record.parsed.ok) {
+            await deadLetter(record, record.parsed.rejection, null);
+            continue;
+          }
+          const fact = record.parsed.fact;
+          try {
+            await publisher.add(fact);
+          } catch (error) {
+            if (!(error instanceof FactNotCarriableError)) throw error;
+            const detail = `${fact.fact_id} cannot be written in Avro: ${error.message}`;
+            await deadLetter(record, { reason: "UNENCODABLE_FACT", field: "", detail }, fact.fact_id);
+            continue;
+          }
+          sent += 1;
         }
-        const fact = record.parsed.fact;
-        try {
-          await publisher.add(fact);
-        } catch (error) {
-          if (!(error instanceof FactNotCarriableError)) throw error;
-          const detail = `${fact.fact_id} cannot be written in Avro: ${error.message}`;
-          await deadLetter(record, { reason: "UNENCODABLE_FACT", field: "", detail }, fact.fact_id);
-          continue;
-        }
-        sent += 1;
+        await publisher.flush();
+        if (letters.length > 0) await producer.send({ topic: topics.deadLetters, messages: letters.splice(0) });
+      } finally {
+        progress.done();
+        await producer.disconnect();
       }
-      await publisher.flush();
-      if (letters.length > 0) await producer.send({ topic: topics.deadLetters, messages: letters.splice(0) });
-    } finally {
-      progress.done();
-      await producer.disconnect();
-    }
-    const deadLettered = skipped === 0 ? "" : ` (each on ${topics.deadLetters} with its line and reason)`;
-    const notSent = `${skipped} invalid records not sent${deadLettered}`;
-    process.stdout.write(`sent ${sent} records to ${topics.facts} / ${topics.agentEvents}; ${notSent}\n`);
-    return 0;
+      const deadLettered = skipped === 0 ? "" : ` (each on ${topics.deadLetters} with its line and reason)`;
+      const notSent = `${skipped} invalid records not sent${deadLettered}`;
+      process.stdout.write(`sent ${sent} records to ${topics.facts} / ${topics.agentEvents}; ${notSent}\n`);
+      return 0;
     });
   },
 };

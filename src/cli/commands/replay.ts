@@ -2,10 +2,19 @@ import { createWriteStream, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { once } from "node:events";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
-import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
+import {
+  DEFAULT_ENGINE_CONFIG,
+  DEFAULT_WINDOW,
+  engineConfigSchema,
+  parseWindowSize,
+} from "../../metrics/engine-config.ts";
 import { Effect } from "effect";
 import { replayFile, type ReplayOutcome } from "../../stream/transports/embedded/embedded-transport.ts";
-import { REPLAY_STATE_CACHE_MB, withReplayState, type ReplayState } from "../../stream/transports/embedded/replay-state.ts";
+import {
+  REPLAY_STATE_CACHE_MB,
+  withReplayState,
+  type ReplayState,
+} from "../../stream/transports/embedded/replay-state.ts";
 import { EngineFactKeys } from "../../stream/audit/engine-fact-keys.ts";
 import type { EngineStateOptions } from "../../stream/processors/engine.ts";
 import { formatMetricTable, metricRows } from "../replay-summary.ts";
@@ -113,15 +122,42 @@ export const replayCommand: CliCommand = {
     );
     const windowText = stringFlag(flags, "window") ?? DEFAULT_WINDOW;
     const windowMillis = parseWindowSize(windowText);
-    if (windowMillis === undefined) throw new UsageError("--window", `"${windowText}" is not a duration`, "give a number and a unit (ms, s, m, h, d), e.g. --window 1d or --window 6h");
-    const threshold = integerFlag(flags, "coverage-threshold", DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths, 0, 99);
+    if (windowMillis === undefined)
+      throw new UsageError(
+        "--window",
+        `"${windowText}" is not a duration`,
+        "give a number and a unit (ms, s, m, h, d), e.g. --window 1d or --window 6h",
+      );
+    const threshold = integerFlag(
+      flags,
+      "coverage-threshold",
+      DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths,
+      0,
+      99,
+    );
     const config = engineConfigSchema.safeParse({ windowMillis, coverageThresholdHundredths: threshold });
-    if (!config.success) throw new UsageError("--window", config.error.issues[0]?.message ?? "invalid", "use a size that divides one day (1h, 15m, ...) or whole days (1d, 7d)");
+    if (!config.success)
+      throw new UsageError(
+        "--window",
+        config.error.issues[0]?.message ?? "invalid",
+        "use a size that divides one day (1h, 15m, ...) or whole days (1d, 7d)",
+      );
     const engine = stringFlag(flags, "engine") ?? "single";
-    if (engine !== "single" && engine !== "stages") throw new UsageError("--engine", `"${engine}" is not an engine topology`, "give --engine single (the default) or --engine stages");
+    if (engine !== "single" && engine !== "stages")
+      throw new UsageError(
+        "--engine",
+        `"${engine}" is not an engine topology`,
+        "give --engine single (the default) or --engine stages",
+      );
     const partitions = integerFlag(flags, "engine-partitions", 1, 1, 64);
-    if (engine === "single" && stringFlag(flags, "engine-partitions") !== undefined) throw new UsageError("--engine-partitions", "only applies to --engine stages", "add --engine stages, or drop --engine-partitions");
-    const engineTopology = engine === "stages" ? ({ kind: "stages", partitions } as const) : ({ kind: "single" } as const);
+    if (engine === "single" && stringFlag(flags, "engine-partitions") !== undefined)
+      throw new UsageError(
+        "--engine-partitions",
+        "only applies to --engine stages",
+        "add --engine stages, or drop --engine-partitions",
+      );
+    const engineTopology =
+      engine === "stages" ? ({ kind: "stages", partitions } as const) : ({ kind: "single" } as const);
     const stateKind = stringFlag(flags, "state") ?? "disk";
     if (stateKind !== "disk" && stateKind !== "memory") {
       const fix = "give --state disk (the default) or --state memory";
@@ -133,20 +169,44 @@ export const replayCommand: CliCommand = {
       const audit = (state: ReplayState): Promise<number> => auditReplay(flags, config.data, engineTopology, state);
       return withReplayState(stateKind, stateDir, cacheMb, audit);
     }
-    if (booleanFlag(flags, "verify")) throw new UsageError("--verify", "only applies to --from-topic", "add --from-topic to audit the results topic, or drop --verify");
+    if (booleanFlag(flags, "verify"))
+      throw new UsageError(
+        "--verify",
+        "only applies to --from-topic",
+        "add --from-topic to audit the results topic, or drop --verify",
+      );
     const table = stringFlag(flags, "table") ?? "summary";
-    if (table !== "summary" && table !== "grouped" && table !== "full") throw new UsageError("--table", `"${table}" is not a table kind`, "give --table summary, --table grouped or --table full");
-    const width = integerFlag(flags, "width", process.stdout.isTTY === true ? (process.stdout.columns ?? DEFAULT_WIDTH) : DEFAULT_WIDTH, 40, 1000);
+    if (table !== "summary" && table !== "grouped" && table !== "full")
+      throw new UsageError(
+        "--table",
+        `"${table}" is not a table kind`,
+        "give --table summary, --table grouped or --table full",
+      );
+    const width = integerFlag(
+      flags,
+      "width",
+      process.stdout.isTTY === true ? (process.stdout.columns ?? DEFAULT_WIDTH) : DEFAULT_WIDTH,
+      40,
+      1000,
+    );
     const input = requiredStringFlag(flags, "input", "name the facts file, e.g. --input samples/facts.ndjson");
     const output = stringFlag(flags, "output");
     if (output === undefined && stringFlag(flags, "alerts") === undefined && stringFlag(flags, "dlq") === undefined) {
-      throw new UsageError("--output", "no output was named", "name at least one of --output results.ndjson, --alerts alerts.ndjson, --dlq dlq.ndjson");
+      throw new UsageError(
+        "--output",
+        "no output was named",
+        "name at least one of --output results.ndjson, --alerts alerts.ndjson, --dlq dlq.ndjson",
+      );
     }
     let size: number;
     try {
       size = statSync(input).size;
     } catch {
-      throw new UsageError("--input", `cannot read ${input}`, "check the path; generate a file with `agentops generate --out facts.ndjson`");
+      throw new UsageError(
+        "--input",
+        `cannot read ${input}`,
+        "check the path; generate a file with `agentops generate --out facts.ndjson`",
+      );
     }
 
     const progress = progressReporter("replay", size);
@@ -154,7 +214,9 @@ export const replayCommand: CliCommand = {
     const replayed = (state: ReplayState): Promise<ReplayOutcome> => {
       const onDisk = state.engineState === undefined ? {} : { engineState: state.engineState };
       const options = { input, onBytes: (bytes: number) => progress.update(bytes) };
-      return Effect.runPromise(replayFile(options, { engine: config.data, engineTopology, tripwires: {}, ...onDisk }, shippedCatalog()));
+      return Effect.runPromise(
+        replayFile(options, { engine: config.data, engineTopology, tripwires: {}, ...onDisk }, shippedCatalog()),
+      );
     };
     const { sinks, counts } = await withReplayState(stateKind, stateDir, cacheMb, replayed);
     progress.done();
@@ -162,16 +224,29 @@ export const replayCommand: CliCommand = {
 
     const resultLines = sinks.results();
     const alerts = sinks.alerts();
-    if (output !== undefined) await writeLines(output, resultLines.map((entry) => entry.json));
+    if (output !== undefined)
+      await writeLines(
+        output,
+        resultLines.map((entry) => entry.json),
+      );
     const alertsPath = stringFlag(flags, "alerts");
-    if (alertsPath !== undefined) await writeLines(alertsPath, alerts.map((alert) => jsonLine(alert)));
+    if (alertsPath !== undefined)
+      await writeLines(
+        alertsPath,
+        alerts.map((alert) => jsonLine(alert)),
+      );
     const runsPath = stringFlag(flags, "runs");
-    if (runsPath !== undefined) await writeLines(runsPath, sinks.runStates().map((summary) => JSON.stringify(summary)));
+    if (runsPath !== undefined)
+      await writeLines(
+        runsPath,
+        sinks.runStates().map((summary) => JSON.stringify(summary)),
+      );
     const dlqPath = stringFlag(flags, "dlq");
     if (dlqPath !== undefined) await writeLines(dlqPath, sinks.deadLetterLines());
 
     const results = resultLines.map((entry) => JSON.parse(entry.json) as MetricResult);
-    if (table === "full") process.stdout.write(`${formatTable(RESULT_HEADERS, [...results].sort(byMetricScopeCohort).map(resultRow))}\n\n`);
+    if (table === "full")
+      process.stdout.write(`${formatTable(RESULT_HEADERS, [...results].sort(byMetricScopeCohort).map(resultRow))}\n\n`);
     if (table === "grouped") process.stdout.write(`${formatGroupedResults(results, width)}\n\n`);
     const rejected = [...counts.rejected.values()].reduce((sum, count) => sum + count, 0);
     process.stdout.write(`${formatMetricTable(metricRows(results), width)}\n\n`);
@@ -187,15 +262,15 @@ export const replayCommand: CliCommand = {
           ["conflicting identities", String(sinks.conflicts())],
           ["agent events", String(counts.agentEvents)],
           ["tripwire alerts", String(alerts.length)],
-          ...[...counts.rejected.entries()]
-            .sort()
-            .map(([reason, count]) => [`rejected ${reason}`, String(count)]),
+          ...[...counts.rejected.entries()].sort().map(([reason, count]) => [`rejected ${reason}`, String(count)]),
           ["rejected (total)", String(rejected)],
         ],
       )}\n`,
     );
-    process.stdout.write(`\n${resultLines.length} results${output === undefined ? "" : ` → ${output}`} in ${seconds.toFixed(2)} s ` +
-      `(${Math.round(counts.records / Math.max(seconds, 0.001)).toLocaleString("en-US")} records/s)\n`);
+    process.stdout.write(
+      `\n${resultLines.length} results${output === undefined ? "" : ` → ${output}`} in ${seconds.toFixed(2)} s ` +
+        `(${Math.round(counts.records / Math.max(seconds, 0.001)).toLocaleString("en-US")} records/s)\n`,
+    );
     return 0;
   },
 };
@@ -230,14 +305,19 @@ async function auditAgainstTopics(
   // The partitioned engine's whole history is its stage facts topic (the same records, placed by fact_id).
   const history = engineTopology.kind === "stages" ? topics.stageFacts : topics.engineFacts;
   const onRecord = (count: number): void => {
-    if (process.stderr.isTTY === true && count % 10_000 === 0) process.stderr.write(`\rrebuilding from ${history}: ${count.toLocaleString("en-US")} records`);
+    if (process.stderr.isTTY === true && count % 10_000 === 0)
+      process.stderr.write(`\rrebuilding from ${history}: ${count.toLocaleString("en-US")} records`);
   };
   const rebuilding = rebuildFromEngineFacts(kafka, history, config, shippedCatalog(), where, onRecord, engineTopology);
   const rebuild = await Effect.runPromise(rebuilding);
   if (process.stderr.isTTY === true) process.stderr.write("\r\u001b[K");
   const rebuilt = rebuild.results;
   const output = stringFlag(flags, "output");
-  if (output !== undefined) await writeLines(output, [...rebuilt.keys()].sort(byUtf8).map((key) => JSON.stringify(rebuilt.get(key))));
+  if (output !== undefined)
+    await writeLines(
+      output,
+      [...rebuilt.keys()].sort(byUtf8).map((key) => JSON.stringify(rebuilt.get(key))),
+    );
   process.stdout.write(`rebuilt ${rebuilt.size} results from ${history}\n`);
   if (!booleanFlag(flags, "verify")) return 0;
   const ingest = await checkIngestWindow(kafka, registry, topics.facts, rebuild.keys);
@@ -248,7 +328,9 @@ async function auditAgainstTopics(
   );
   const onTopic = await readLatestResults(kafka, serde, topics.results);
   const comparison = compareResults(rebuilt, onTopic);
-  process.stdout.write(`rebuilt digest       ${comparison.expectedDigest}\nresults topic digest ${comparison.actualDigest}\n`);
+  process.stdout.write(
+    `rebuilt digest       ${comparison.expectedDigest}\nresults topic digest ${comparison.actualDigest}\n`,
+  );
   const sourceMismatches = [...rebuild.mismatches, ...ingest.mismatches];
   if (comparison.differingKeys.length === 0 && sourceMismatches.length === 0) {
     process.stdout.write(`verified: ${onTopic.size} results on ${topics.results} equal the rebuild\n`);
@@ -256,11 +338,15 @@ async function auditAgainstTopics(
   }
   if (sourceMismatches.length > 0) {
     process.stdout.write(`MISMATCH: ${sourceMismatches.length} record(s) of the audit source:\n`);
-    for (const mismatch of sourceMismatches) process.stdout.write(`  ${describePosition(mismatch)}  ${mismatch.detail}\n`);
+    for (const mismatch of sourceMismatches)
+      process.stdout.write(`  ${describePosition(mismatch)}  ${mismatch.detail}\n`);
   }
   if (comparison.differingKeys.length > 0) {
     process.stdout.write(`MISMATCH: ${comparison.differingKeys.length} key(s) differ:\n`);
-    for (const key of comparison.differingKeys) process.stdout.write(`  ${key}  (rebuild: ${rebuilt.has(key) ? "present" : "absent"}, topic: ${onTopic.has(key) ? "present" : "absent"})\n`);
+    for (const key of comparison.differingKeys)
+      process.stdout.write(
+        `  ${key}  (rebuild: ${rebuilt.has(key) ? "present" : "absent"}, topic: ${onTopic.has(key) ? "present" : "absent"})\n`,
+      );
   }
   return 1;
 }

@@ -64,7 +64,11 @@ export const runCommand: CliCommand = {
   summary: "start a processor instance on Kafka (ingest, engine, run monitor)",
   usage: USAGE,
   async run(argv) {
-    const flags = parseFlags(argv, Object.fromEntries(Object.keys(FLAG_FIELDS).map((flag) => [flag, { type: "string" as const }])), "run");
+    const flags = parseFlags(
+      argv,
+      Object.fromEntries(Object.keys(FLAG_FIELDS).map((flag) => [flag, { type: "string" as const }])),
+      "run",
+    );
     const raw: RawStreamConfig = {};
     for (const [flag, field] of Object.entries(FLAG_FIELDS)) raw[field] = stringFlag(flags, flag);
     const config = await Effect.runPromise(Effect.either(resolveStreamConfig(raw, process.env)));
@@ -90,8 +94,10 @@ export const runCommand: CliCommand = {
       // Closing the scope waits on the broker (the batch in flight, leaving the group); an
       // unreachable broker must not keep the process alive past the bound a supervisor expects.
       setTimeout(() => {
-        process.stderr.write(`agentops run: shutdown did not finish within ${shutdownTimeoutMs} ms; ` +
-          `processed offsets may not be committed (the next member re-processes them). Exiting with 1.\n`);
+        process.stderr.write(
+          `agentops run: shutdown did not finish within ${shutdownTimeoutMs} ms; ` +
+            `processed offsets may not be committed (the next member re-processes them). Exiting with 1.\n`,
+        );
         process.exit(1);
       }, shutdownTimeoutMs).unref();
       void Effect.runPromise(Fiber.interrupt(fiber));
@@ -102,7 +108,9 @@ export const runCommand: CliCommand = {
     if (Exit.isInterrupted(exit)) {
       const uncommitted = instance?.uncommittedRoles() ?? [];
       if (uncommitted.length === 0) return 0;
-      process.stderr.write(`agentops run: stopped, but ${uncommitted.join(", ")} could not commit processed offsets (the next member re-processes them)\n`);
+      process.stderr.write(
+        `agentops run: stopped, but ${uncommitted.join(", ")} could not commit processed offsets (the next member re-processes them)\n`,
+      );
       return 1;
     }
     if (Exit.isFailure(exit)) {

@@ -42,14 +42,23 @@ function existingFile(flag: string, path: string | undefined): string | undefine
   } catch {
     // named below
   }
-  throw new UsageError(`--${flag}`, `cannot read ${path}`, "write it first with `agentops replay --input samples/facts.ndjson --output out/results.ndjson --alerts " +
-    "out/alerts.ndjson --runs out/runs.ndjson`, or run `npm run view`");
+  throw new UsageError(
+    `--${flag}`,
+    `cannot read ${path}`,
+    "write it first with `agentops replay --input samples/facts.ndjson --output out/results.ndjson --alerts " +
+      "out/alerts.ndjson --runs out/runs.ndjson`, or run `npm run view`",
+  );
 }
 
 /** `--explain-member`: a figure's lineage is asked of that member (agentops explain --member). */
 function explainOption(member: string | undefined): Pick<ViewServerOptions, "explain"> {
   if (member === undefined) return {};
-  if (!URL.canParse(member)) throw new UsageError("--explain-member", `"${member}" is not a URL`, "give a running member's address, e.g. --explain-member http://127.0.0.1:9464");
+  if (!URL.canParse(member))
+    throw new UsageError(
+      "--explain-member",
+      `"${member}" is not a URL`,
+      "give a running member's address, e.g. --explain-member http://127.0.0.1:9464",
+    );
   return { explain: memberExplainer(member) };
 }
 
@@ -77,36 +86,69 @@ export const serveCommand: CliCommand = {
     const allowedHosts = hostList(stringFlag(flags, "allowed-hosts"));
     const port = integerFlag(flags, "port", 8080, 0, 65_535);
     const fromTopics = booleanFlag(flags, "from-topics");
-    if (fromTopics && (stringFlag(flags, "results") ?? stringFlag(flags, "alerts") ?? stringFlag(flags, "runs")) !== undefined) {
-      throw new UsageError("--from-topics", "cannot be combined with --results/--alerts/--runs", "serve either the replay's files or the Kafka topics");
+    if (
+      fromTopics &&
+      (stringFlag(flags, "results") ?? stringFlag(flags, "alerts") ?? stringFlag(flags, "runs")) !== undefined
+    ) {
+      throw new UsageError(
+        "--from-topics",
+        "cannot be combined with --results/--alerts/--runs",
+        "serve either the replay's files or the Kafka topics",
+      );
     }
     let stopSource: () => Promise<void> | void;
     let state: ViewState;
     if (fromTopics) {
       // A broker or registry that cannot be used ends `serve` at start with the same message as the other commands.
       const started = await withCluster(flags, "agentops-serve", async ({ kafka, serde, topics }) => {
-        const view = new ViewState({ mode: "kafka", description: `live from ${topics.results}, ${topics.alerts}, ${topics.runState}`, error: null });
+        const view = new ViewState({
+          mode: "kafka",
+          description: `live from ${topics.results}, ${topics.alerts}, ${topics.runState}`,
+          error: null,
+        });
         return { view, source: await startKafkaSource(kafka, serde, topics, view) };
       });
       state = started.view;
       stopSource = () => started.source.stop();
     } else {
       const results = existingFile("results", stringFlag(flags, "results"));
-      if (results === undefined) throw new UsageError("--results", "no source was named", "give --results out/results.ndjson (an embedded replay's output) or --from-topics; `npm run view` serves the bundled sample");
+      if (results === undefined)
+        throw new UsageError(
+          "--results",
+          "no source was named",
+          "give --results out/results.ndjson (an embedded replay's output) or --from-topics; `npm run view` serves the bundled sample",
+        );
       const alerts = stringFlag(flags, "alerts");
       const runs = stringFlag(flags, "runs");
-      state = new ViewState({ mode: "files", description: `from ${[results, alerts, runs].filter((path) => path !== undefined).join(", ")}`, error: null });
+      state = new ViewState({
+        mode: "files",
+        description: `from ${[results, alerts, runs].filter((path) => path !== undefined).join(", ")}`,
+        error: null,
+      });
       const source = startFileSource({ results, alerts, runs }, state);
       stopSource = () => source.stop();
     }
     let server;
     try {
-      server = await startViewServer(state, host, port, { allowedHosts, ...explainOption(stringFlag(flags, "explain-member")) });
+      server = await startViewServer(state, host, port, {
+        allowedHosts,
+        ...explainOption(stringFlag(flags, "explain-member")),
+      });
     } catch (error) {
       await stopSource();
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "EADDRINUSE") throw new UsageError("--port", `${host}:${port} is already in use`, "choose another port, e.g. --port 8081, or --port 0 for any free port");
-      if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new UsageError("--host", `cannot listen on ${host}`, "give an address of this machine, e.g. --host 127.0.0.1");
+      if (code === "EADDRINUSE")
+        throw new UsageError(
+          "--port",
+          `${host}:${port} is already in use`,
+          "choose another port, e.g. --port 8081, or --port 0 for any free port",
+        );
+      if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+        throw new UsageError(
+          "--host",
+          `cannot listen on ${host}`,
+          "give an address of this machine, e.g. --host 127.0.0.1",
+        );
       throw error;
     }
     process.stdout.write(`agentops view on ${server.url} (${state.snapshot().status.description}); Ctrl-C stops it\n`);

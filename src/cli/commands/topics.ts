@@ -25,7 +25,13 @@ the stack trace.`;
 function describeAction(action: TopicAction): string[] {
   switch (action.kind) {
     case "create":
-      return [`created   ${action.topic.name} (${action.topic.partitions} partitions, replication ${action.topic.replication}, ${Object.entries(action.configs).map(([name, value]) => `${name}=${value}`).join(", ")})`];
+      return [
+        `created   ${action.topic.name} (${action.topic.partitions} partitions, replication ${action.topic.replication}, ${Object.entries(
+          action.configs,
+        )
+          .map(([name, value]) => `${name}=${value}`)
+          .join(", ")})`,
+      ];
     case "update":
       return [
         `updated   ${action.topic.name}: ${[
@@ -42,12 +48,21 @@ function describeAction(action: TopicAction): string[] {
 }
 
 async function run(argv: readonly string[]): Promise<number> {
-  const flags = parseFlags(argv, { brokers: { type: "string" }, file: { type: "string" }, "log-level": { type: "string" } }, "topics");
+  const flags = parseFlags(
+    argv,
+    { brokers: { type: "string" }, file: { type: "string" }, "log-level": { type: "string" } },
+    "topics",
+  );
   const [subcommand, ...extra] = flags.positionals;
   if (subcommand !== "apply" && subcommand !== "list") {
-    throw new UsageError("subcommand", subcommand === undefined ? "is missing" : `"${subcommand}" is not known`, "use `agentops topics apply` or `agentops topics list`");
+    throw new UsageError(
+      "subcommand",
+      subcommand === undefined ? "is missing" : `"${subcommand}" is not known`,
+      "use `agentops topics apply` or `agentops topics list`",
+    );
   }
-  if (extra.length > 0) throw new UsageError("arguments", `unexpected "${extra.join(" ")}"`, "run `agentops topics --help`");
+  if (extra.length > 0)
+    throw new UsageError("arguments", `unexpected "${extra.join(" ")}"`, "run `agentops topics --help`");
   const file = stringFlag(flags, "file") ?? DEFAULT_TOPICS_FILE;
   let spec;
   try {
@@ -72,7 +87,10 @@ async function applyOrList(admin: Admin, subcommand: "apply" | "list", topics: r
         const wanted = desiredConfigs(topic);
         const actual = observed.get(topic.name);
         const specText = `${topic.partitions}p r${topic.replication} ${wanted["cleanup.policy"]} ${wanted["retention.ms"]}`;
-        const brokerText = actual === undefined ? "(missing)" : `${actual.partitions}p r${actual.replication} ${actual.configs["cleanup.policy"] ?? "?"} ${actual.configs["retention.ms"] ?? "?"}`;
+        const brokerText =
+          actual === undefined
+            ? "(missing)"
+            : `${actual.partitions}p r${actual.replication} ${actual.configs["cleanup.policy"] ?? "?"} ${actual.configs["retention.ms"] ?? "?"}`;
         process.stdout.write(`${topic.name.padEnd(34)} ${specText.padEnd(44)} ${brokerText}\n`);
       }
       return 0;
@@ -87,4 +105,9 @@ async function applyOrList(admin: Admin, subcommand: "apply" | "list", topics: r
   }
 }
 
-export const topicsCommand: CliCommand = { name: "topics", summary: "create and align the project's Kafka topics from topics/topics.json", usage, run };
+export const topicsCommand: CliCommand = {
+  name: "topics",
+  summary: "create and align the project's Kafka topics from topics/topics.json",
+  usage,
+  run,
+};

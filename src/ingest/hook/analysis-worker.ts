@@ -36,7 +36,9 @@ function judge(request: AnalysisRequest): HookVerdict {
       return verdictOf(fileWriteFindings(subject.path, context), undefined, severityOf);
     case "shell": {
       const analysis = analyser.analyseShell(subject.command, context);
-      const unparsed = analysis.unparsed ? (analysis.unparsedReason ?? "the command was not fully analysed") : undefined;
+      const unparsed = analysis.unparsed
+        ? (analysis.unparsedReason ?? "the command was not fully analysed")
+        : undefined;
       return { ...verdictOf(analysis.findings, unparsed, severityOf), changesState: analysis.changesState };
     }
   }

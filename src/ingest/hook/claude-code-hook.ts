@@ -57,28 +57,40 @@ export function parseHookInput(text: string, results: boolean): HookInput {
   } catch (error) {
     throw new HookInputError(`hook input is not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new HookInputError("hook input is not a JSON object");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new HookInputError("hook input is not a JSON object");
   const input = value as Record<string, unknown>;
-  const text_ = (key: string): string | undefined => (typeof input[key] === "string" && input[key] !== "" ? input[key] : undefined);
+  const text_ = (key: string): string | undefined =>
+    typeof input[key] === "string" && input[key] !== "" ? input[key] : undefined;
   const event = input["hook_event_name"];
   const isResult = event === "PostToolUse" || event === "PostToolUseFailure";
   if (event !== "PreToolUse" && !(results && isResult)) {
-    const registered = results ? "PreToolUse, PostToolUse and PostToolUseFailure" : "PreToolUse only (PostToolUse too with --loop-guard)";
-    throw new HookInputError(`hook_event_name is ${JSON.stringify(event ?? null)}; register this command for ${registered}`);
+    const registered = results
+      ? "PreToolUse, PostToolUse and PostToolUseFailure"
+      : "PreToolUse only (PostToolUse too with --loop-guard)";
+    throw new HookInputError(
+      `hook_event_name is ${JSON.stringify(event ?? null)}; register this command for ${registered}`,
+    );
   }
   const sessionId = text_("session_id");
   if (sessionId === undefined) throw new HookInputError("session_id is missing");
   const toolName = text_("tool_name");
   if (toolName === undefined) throw new HookInputError("tool_name is missing");
   const toolInput = input["tool_input"];
-  if (typeof toolInput !== "object" || toolInput === null || Array.isArray(toolInput)) throw new HookInputError("tool_input is not an object");
-  const common = { sessionId, toolName, toolInput: toolInput as Record<string, unknown>, toolUseId: text_("tool_use_id"), cwd: text_("cwd") };
+  if (typeof toolInput !== "object" || toolInput === null || Array.isArray(toolInput))
+    throw new HookInputError("tool_input is not an object");
+  const common = {
+    sessionId,
+    toolName,
+    toolInput: toolInput as Record<string, unknown>,
+    toolUseId: text_("tool_use_id"),
+    cwd: text_("cwd"),
+  };
   if (event === "PreToolUse") return { event, ...common };
   if (event === "PostToolUse") return { event, ...common, error: undefined, interrupted: false };
   const error = (text_("error") ?? "").slice(0, MAX_ERROR_CHARS);
   return { event: "PostToolUseFailure", ...common, error, interrupted: input["is_interrupt"] === true };
 }
-
 
 /** Claude Code's file-writing tools and the input field naming the file each one writes. */
 const FILE_TOOLS: Readonly<Record<string, string>> = {
@@ -97,7 +109,10 @@ export type HookSubject =
   | { readonly kind: "unreadable"; readonly reason: string };
 
 export function matchesToolGlob(toolName: string, glob: string): boolean {
-  const pattern = glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
+  const pattern = glob
+    .split("*")
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*");
   return new RegExp(`^${pattern}$`).test(toolName);
 }
 
@@ -147,7 +162,11 @@ export function verdictOf(
   if (critical.length > 0) {
     const lines = critical.map((finding) => `${finding.ruleId}: ${finding.detail}`);
     const advice = "Do not run it; choose an action that cannot destroy data outside the task, or ask the user.";
-    return { decision: "block", findings, reason: `agentops blocked this as destructive (${lines.join("; ")}). ${advice}` };
+    return {
+      decision: "block",
+      findings,
+      reason: `agentops blocked this as destructive (${lines.join("; ")}). ${advice}`,
+    };
   }
   if (unparsedReason !== undefined) {
     return undecided(`agentops could not judge this command: ${unparsedReason}`, findings);
@@ -155,11 +174,9 @@ export function verdictOf(
   return { decision: "allow", findings };
 }
 
-
 /** The answer given to Claude Code: deny blocks, ask prompts the user, allow leaves the normal permission flow. */
 export type HookAnswer =
-  | { readonly permission: "deny" | "ask"; readonly reason: string }
-  | { readonly permission: "allow" };
+  { readonly permission: "deny" | "ask"; readonly reason: string } | { readonly permission: "allow" };
 
 export function answerOf(verdict: HookVerdict, onUndecided: UndecidedPolicy): HookAnswer {
   if (verdict.decision === "block") return { permission: "deny", reason: verdict.reason };
@@ -170,7 +187,11 @@ export function answerOf(verdict: HookVerdict, onUndecided: UndecidedPolicy): Ho
 /** Claude Code's JSON decision, or undefined for allow (never auto-approve: the permission flow goes on). */
 export function answerJson(answer: HookAnswer): string | undefined {
   if (answer.permission === "allow") return undefined;
-  const output = { hookEventName: "PreToolUse", permissionDecision: answer.permission, permissionDecisionReason: answer.reason };
+  const output = {
+    hookEventName: "PreToolUse",
+    permissionDecision: answer.permission,
+    permissionDecisionReason: answer.reason,
+  };
   return JSON.stringify({ hookSpecificOutput: output });
 }
 
@@ -183,11 +204,31 @@ export type RawFact = { fact_id: string; [key: string]: unknown };
  * hook's clock in microseconds, which orders a session's calls; ids come from tool_use_id, so a
  * repeated hook call is a redelivery.
  */
-export function hookFacts(input: PreToolUseInput, subject: HookSubject, context: PathContext, nowMicros: number): RawFact[] {
+export function hookFacts(
+  input: PreToolUseInput,
+  subject: HookSubject,
+  context: PathContext,
+  nowMicros: number,
+): RawFact[] {
   const eventTime = new Date(Math.floor(nowMicros / 1000)).toISOString();
   const identity = `${input.sessionId}:${input.toolUseId ?? String(nowMicros)}`;
-  const base = (type: string, factId: string) => ({ contract: OBSERVATION_CONTRACT, type, fact_id: factId, event_time: eventTime, provenance: { basis: "DIRECT_HOST", source: "claude-code-hook" }, run_id: input.sessionId, seq: nowMicros });
-  const facts: RawFact[] = [{ ...base("agent_step", `claude-code-hook:agent_step:${identity}`), kind: "tool_call", tool: input.toolName, input: canonicalJson(input.toolInput) }];
+  const base = (type: string, factId: string) => ({
+    contract: OBSERVATION_CONTRACT,
+    type,
+    fact_id: factId,
+    event_time: eventTime,
+    provenance: { basis: "DIRECT_HOST", source: "claude-code-hook" },
+    run_id: input.sessionId,
+    seq: nowMicros,
+  });
+  const facts: RawFact[] = [
+    {
+      ...base("agent_step", `claude-code-hook:agent_step:${identity}`),
+      kind: "tool_call",
+      tool: input.toolName,
+      input: canonicalJson(input.toolInput),
+    },
+  ];
   const where = {
     ...(context.cwd === undefined ? {} : { cwd: context.cwd }),
     ...(context.workspaceRoot === undefined ? {} : { workspace_root: context.workspaceRoot }),

@@ -26,8 +26,19 @@ export function startWarmServer(spoolDir: string, argv: readonly string[]): void
   const { spawn } = process.getBuiltinModule("node:child_process");
   const script = process.argv[1];
   if (script === undefined) return;
-  const serverArgv = [...argv, "--spool", spoolDir, "--listen", "127.0.0.1:0", "--idle-timeout", String(AUTOSTART_IDLE_SECONDS)];
-  const child = spawn(process.execPath, [...process.execArgv, script, ...serverArgv], { detached: true, stdio: "ignore" });
+  const serverArgv = [
+    ...argv,
+    "--spool",
+    spoolDir,
+    "--listen",
+    "127.0.0.1:0",
+    "--idle-timeout",
+    String(AUTOSTART_IDLE_SECONDS),
+  ];
+  const child = spawn(process.execPath, [...process.execArgv, script, ...serverArgv], {
+    detached: true,
+    stdio: "ignore",
+  });
   // A failed spawn leaves the lock to go stale; this call is judged in process either way.
   child.on("error", () => undefined);
   child.unref();

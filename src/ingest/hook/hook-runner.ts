@@ -11,7 +11,8 @@ import type { LoopGuard } from "./loop-guard-store.ts";
 
 /** Path context of a hook call: Claude Code's project dir is the workspace; home is the hook's own user's. */
 export function hookContext(input: PreToolUseInput, env: NodeJS.ProcessEnv = process.env): PathContext {
-  const workspaceRoot = env["CLAUDE_PROJECT_DIR"] !== undefined && env["CLAUDE_PROJECT_DIR"] !== "" ? env["CLAUDE_PROJECT_DIR"] : input.cwd;
+  const workspaceRoot =
+    env["CLAUDE_PROJECT_DIR"] !== undefined && env["CLAUDE_PROJECT_DIR"] !== "" ? env["CLAUDE_PROJECT_DIR"] : input.cwd;
   return { cwd: input.cwd ?? workspaceRoot, workspaceRoot, home: env["HOME"] ?? homedir() };
 }
 

@@ -82,7 +82,8 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
           return;
         }
         const subject = subjectOf(input, options.shellTools);
-        const onGuardError = (error: unknown) => options.logger.error({ err: error }, "the loop guard's state could not be used");
+        const onGuardError = (error: unknown) =>
+          options.logger.error({ err: error }, "the loop guard's state could not be used");
         if (input.event !== "PreToolUse") {
           // Before the reply: the call that follows must see this result.
           try {
@@ -95,7 +96,14 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
         }
         const context = hookContext(input);
         const verdict = await options.pool.judge(subject, context, options.deadlineMs);
-        const { answer, loopReason } = answerCall(input, subject, verdict, options.onUndecided, options.loopGuard, onGuardError);
+        const { answer, loopReason } = answerCall(
+          input,
+          subject,
+          verdict,
+          options.onUndecided,
+          options.loopGuard,
+          onGuardError,
+        );
         const json = answerJson(answer);
         if (json === undefined) response.writeHead(200).end();
         else response.writeHead(200, { "content-type": "application/json" }).end(json);
@@ -103,7 +111,9 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
         const call = { input, subject, context, verdict, answer, loopReason, elapsedMs, nowMicros: nowMicros() };
         recording = recording
           .then(() => recordHookCall(call, options.sink, options.spoolDir))
-          .catch((error: unknown) => options.logger.error({ err: error, toolUseId: input.toolUseId }, "could not record a hook call"));
+          .catch((error: unknown) =>
+            options.logger.error({ err: error, toolUseId: input.toolUseId }, "could not record a hook call"),
+          );
       },
       (error: unknown) => {
         options.logger.error({ err: error }, "hook request failed");
@@ -141,9 +151,14 @@ interface Refusal {
 const FROM_A_WEB_PAGE: Refusal = { status: 403, error: "requests from web pages are refused" };
 
 /** Which requests are not hook calls or health checks, and why. */
-function refusalOf(request: IncomingMessage, hosts: ReadonlySet<string>, origins: ReadonlySet<string>): Refusal | undefined {
+function refusalOf(
+  request: IncomingMessage,
+  hosts: ReadonlySet<string>,
+  origins: ReadonlySet<string>,
+): Refusal | undefined {
   const name = hostName(request.headers.host);
-  if (name === undefined || !hosts.has(name)) return { status: 421, error: "unknown Host; add it with --allowed-hosts" };
+  if (name === undefined || !hosts.has(name))
+    return { status: 421, error: "unknown Host; add it with --allowed-hosts" };
   const origin = request.headers.origin;
   if (origin !== undefined && !origins.has(origin)) return FROM_A_WEB_PAGE;
   const fetchSite = request.headers["sec-fetch-site"];

@@ -17,7 +17,11 @@ export interface LoopGuard {
   after(result: ToolResultInput, subject: HookSubject): void;
 }
 
-export function openLoopGuard(mode: Exclude<LoopGuardMode, "off">, spoolDir: string, config: TripwireConfig["loop"]): LoopGuard {
+export function openLoopGuard(
+  mode: Exclude<LoopGuardMode, "off">,
+  spoolDir: string,
+  config: TripwireConfig["loop"],
+): LoopGuard {
   const store = new LoopGuardStore(spoolDir, { maxSessions: MAX_SESSIONS, window: config.actionWindow });
   return {
     mode,
@@ -93,7 +97,8 @@ export class LoopGuardStore {
     const files = readdirSync(this.dir).filter((name) => name.endsWith(".json"));
     if (files.length <= this.maxSessions) return;
     const aged = files.map((name) => ({ name, at: mtimeOf(join(this.dir, name)) })).sort((a, b) => a.at - b.at);
-    for (const { name } of aged.slice(0, files.length - this.maxSessions)) rmSync(join(this.dir, name), { force: true });
+    for (const { name } of aged.slice(0, files.length - this.maxSessions))
+      rmSync(join(this.dir, name), { force: true });
   }
 
   private isSession(value: unknown): value is SessionLoop {
@@ -103,9 +108,14 @@ export class LoopGuardStore {
     if (typeof loop !== "object" || loop === null) return false;
     const rings = ["seqs", "actions", "errors", "digests", "epochs", "changed", "operations"].map((key) => loop[key]);
     const length = Array.isArray(rings[0]) ? rings[0].length : -1;
-    const ringsValid = length >= 0 && length <= this.window + 1 && rings.every((ring) => Array.isArray(ring) && ring.length === length && ring.every(Number.isFinite));
+    const ringsValid =
+      length >= 0 &&
+      length <= this.window + 1 &&
+      rings.every((ring) => Array.isArray(ring) && ring.length === length && ring.every(Number.isFinite));
     const open = loop["openCycle"] as Record<string, unknown> | null | undefined;
-    const openValid = open === null || (typeof open === "object" && ["cycleLength", "seqFrom", "lastSeq"].every((key) => Number.isFinite(open?.[key])));
+    const openValid =
+      open === null ||
+      (typeof open === "object" && ["cycleLength", "seqFrom", "lastSeq"].every((key) => Number.isFinite(open?.[key])));
     return (
       ringsValid &&
       openValid &&
@@ -119,7 +129,11 @@ export class LoopGuardStore {
 }
 
 function pairs(value: unknown): boolean {
-  return Array.isArray(value) && value.length <= MAX_PENDING && value.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every(Number.isFinite));
+  return (
+    Array.isArray(value) &&
+    value.length <= MAX_PENDING &&
+    value.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every(Number.isFinite))
+  );
 }
 
 function exists(file: string): boolean {

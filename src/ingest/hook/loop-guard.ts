@@ -2,8 +2,17 @@ import { canonicalJson } from "../../contract/canonical-json.ts";
 import { observationDigest } from "../../contract/observation-digest.ts";
 import { actionIdentity, hash53 } from "../../tripwires/action-identity.ts";
 import type { TripwireConfig } from "../../tripwires/config.ts";
-import { endsWithNoMatchCommand, operationIdentity, type AgentToolIntent } from "../../tripwires/detectors/agent-tool-intent.ts";
-import { emptyLoopState, failureStreak, observeToolCall, trimLoopWindow } from "../../tripwires/detectors/loop-detector.ts";
+import {
+  endsWithNoMatchCommand,
+  operationIdentity,
+  type AgentToolIntent,
+} from "../../tripwires/detectors/agent-tool-intent.ts";
+import {
+  emptyLoopState,
+  failureStreak,
+  observeToolCall,
+  trimLoopWindow,
+} from "../../tripwires/detectors/loop-detector.ts";
 import type { FailureStreak, LoopState } from "../../tripwires/detectors/loop-detector.ts";
 import type { HookAnswer, HookSubject, HookVerdict, PreToolUseInput, ToolResultInput } from "./claude-code-hook.ts";
 import type { LoopGuardMode } from "./hook-settings.ts";
@@ -59,7 +68,12 @@ function identityOf(input: PreToolUseInput, subject: HookSubject, changesState: 
   } else {
     return { action, operation: 0, edits: false, changes: false };
   }
-  return { action, operation: changes ? operationIdentity(input.toolName, intent) : 0, edits: subject.kind === "file-write", changes };
+  return {
+    action,
+    operation: changes ? operationIdentity(input.toolName, intent) : 0,
+    edits: subject.kind === "file-write",
+    changes,
+  };
 }
 
 /**
@@ -67,10 +81,16 @@ function identityOf(input: PreToolUseInput, subject: HookSubject, changesState: 
  * state successfully since its newest failure: first the operation's (varied inputs included),
  * then the action's (the very same input).
  */
-export function repeatedFailure(session: SessionLoop, call: CallIdentity, threshold: number): FailureStreak | undefined {
+export function repeatedFailure(
+  session: SessionLoop,
+  call: CallIdentity,
+  threshold: number,
+): FailureStreak | undefined {
   const streaks: FailureStreak[] = [];
   if (call.operation !== 0) {
-    streaks.push(failureStreak(session.loop, "operations", call.operation, call.edits ? "unchanged" : "unchanged-same-error"));
+    streaks.push(
+      failureStreak(session.loop, "operations", call.operation, call.edits ? "unchanged" : "unchanged-same-error"),
+    );
   }
   streaks.push(failureStreak(session.loop, "actions", call.action, "alike"));
   return streaks.find((streak) => streak.failures >= threshold && streak.epochTo === session.epoch);
@@ -123,7 +143,8 @@ export function observeResult(
   if (result.interrupted) return;
   const call = identityOf(result, subject, pending === undefined ? undefined : pending[1] === 1);
   const succeeded = result.event === "PostToolUse";
-  const noMatch = !succeeded && subject.kind === "shell" && endsWithNoMatchCommand(subject.command, config.noMatchCommands);
+  const noMatch =
+    !succeeded && subject.kind === "shell" && endsWithNoMatchCommand(subject.command, config.noMatchCommands);
   // Only a change that happened is progress: a rejected edit or a failed command changed nothing.
   if (call.changes && succeeded) session.epoch++;
   session.calls++;
@@ -148,7 +169,11 @@ export function observeResult(
 }
 
 /** The answer once the guard has spoken: a destructive deny stands; else the guard's mode decides. */
-export function guardedAnswer(answer: HookAnswer, reason: string | undefined, mode: Exclude<LoopGuardMode, "off">): HookAnswer {
+export function guardedAnswer(
+  answer: HookAnswer,
+  reason: string | undefined,
+  mode: Exclude<LoopGuardMode, "off">,
+): HookAnswer {
   if (reason === undefined || answer.permission === "deny") return answer;
   if (mode === "deny") return { permission: "deny", reason };
   return { permission: "ask", reason: answer.permission === "ask" ? `${answer.reason} ${reason}` : reason };

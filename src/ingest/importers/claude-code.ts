@@ -1,5 +1,14 @@
 import { parseJsonLine, type FormatImporter } from "./importer.ts";
-import { asCount, asRecord, asString, logTime, RunBuilder, textOf, type SandboxAction, type StepTime } from "./run-builder.ts";
+import {
+  asCount,
+  asRecord,
+  asString,
+  logTime,
+  RunBuilder,
+  textOf,
+  type SandboxAction,
+  type StepTime,
+} from "./run-builder.ts";
 import { shellCommandOf } from "../../tripwires/detectors/agent-tool-intent.ts";
 
 /**
@@ -43,7 +52,8 @@ export const claudeCodeImporter: FormatImporter = {
         const record = asRecord(block);
         if (record?.["type"] !== "tool_result") continue;
         const useId = asString(record["tool_use_id"]);
-        if (useId !== undefined) results.set(useId, { text: textOf(record["content"]), isError: record["is_error"] === true });
+        if (useId !== undefined)
+          results.set(useId, { text: textOf(record["content"]), isError: record["is_error"] === true });
       }
     }
     const runs = new Map<string, RunBuilder>();
@@ -73,7 +83,14 @@ export const claudeCodeImporter: FormatImporter = {
         if (id !== undefined && !calls.has(id)) {
           calls.add(id);
           const usage = usageByMessage.get(id);
-          run.modelCall({ time, callKey: id, provider: "anthropic", model: asString(message?.["model"]), inputTokens: asCount(usage?.["input_tokens"]), outputTokens: asCount(usage?.["output_tokens"]) });
+          run.modelCall({
+            time,
+            callKey: id,
+            provider: "anthropic",
+            model: asString(message?.["model"]),
+            inputTokens: asCount(usage?.["input_tokens"]),
+            outputTokens: asCount(usage?.["output_tokens"]),
+          });
         }
       }
       const content = message?.["content"];
@@ -91,7 +108,12 @@ export const claudeCodeImporter: FormatImporter = {
   },
 };
 
-function addBlock(run: RunBuilder, block: Record<string, unknown> | undefined, context: { time: StepTime; actor: string; cwd: string | undefined; results: Map<string, ToolResult> }, unmapped: { add(reason: string): void }): void {
+function addBlock(
+  run: RunBuilder,
+  block: Record<string, unknown> | undefined,
+  context: { time: StepTime; actor: string; cwd: string | undefined; results: Map<string, ToolResult> },
+  unmapped: { add(reason: string): void },
+): void {
   switch (block?.["type"]) {
     case "text": {
       const text = asString(block["text"]) ?? "";
@@ -102,7 +124,15 @@ function addBlock(run: RunBuilder, block: Record<string, unknown> | undefined, c
       const tool = asString(block["name"]) ?? "unknown";
       const args = block["input"] ?? {};
       const result = context.results.get(asString(block["id"]) ?? "");
-      run.toolCall({ time: context.time, actor: context.actor, tool, args, observation: result?.text, failed: result?.isError, sandbox: sandboxAction(tool, args, context.cwd) });
+      run.toolCall({
+        time: context.time,
+        actor: context.actor,
+        tool,
+        args,
+        observation: result?.text,
+        failed: result?.isError,
+        sandbox: sandboxAction(tool, args, context.cwd),
+      });
       return;
     }
     case "tool_result":

@@ -1,6 +1,16 @@
 import { basename } from "node:path";
 import { parseJsonLine, type FormatImporter, type Unmapped } from "./importer.ts";
-import { asCount, asRecord, asString, contentRunId, logTime, RunBuilder, textOf, type SandboxAction, type StepTime } from "./run-builder.ts";
+import {
+  asCount,
+  asRecord,
+  asString,
+  contentRunId,
+  logTime,
+  RunBuilder,
+  textOf,
+  type SandboxAction,
+  type StepTime,
+} from "./run-builder.ts";
 import { shellCommandOf } from "../../tripwires/detectors/agent-tool-intent.ts";
 
 /**
@@ -13,7 +23,15 @@ import { shellCommandOf } from "../../tripwires/detectors/agent-tool-intent.ts";
  * read too.
  */
 const SHELL_FUNCTIONS = new Set(["shell", "container.exec", "local_shell", "exec_command", "shell_command"]);
-const RESPONSE_ITEM_TYPES = new Set(["message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call", "reasoning"]);
+const RESPONSE_ITEM_TYPES = new Set([
+  "message",
+  "function_call",
+  "function_call_output",
+  "custom_tool_call",
+  "custom_tool_call_output",
+  "local_shell_call",
+  "reasoning",
+]);
 
 interface Line {
   readonly type: string;
@@ -33,9 +51,12 @@ export const codexImporter: FormatImporter = {
       if (record === undefined) continue;
       const payload = asRecord(record["payload"]);
       const type = asString(record["type"]);
-      if (payload !== undefined && type !== undefined) lines.push({ type, payload, time: logTime(record["timestamp"] ?? payload["timestamp"]) });
-      else if (type !== undefined && RESPONSE_ITEM_TYPES.has(type)) lines.push({ type: "response_item", payload: record, time: logTime(record["timestamp"]) });
-      else if (asString(record["id"]) !== undefined && lines.length === 0) lines.push({ type: "session_meta", payload: record, time: logTime(record["timestamp"]) });
+      if (payload !== undefined && type !== undefined)
+        lines.push({ type, payload, time: logTime(record["timestamp"] ?? payload["timestamp"]) });
+      else if (type !== undefined && RESPONSE_ITEM_TYPES.has(type))
+        lines.push({ type: "response_item", payload: record, time: logTime(record["timestamp"]) });
+      else if (asString(record["id"]) !== undefined && lines.length === 0)
+        lines.push({ type: "session_meta", payload: record, time: logTime(record["timestamp"]) });
       else unmapped.add(`line type "${type ?? "none"}"`);
     }
     const meta = lines.find((line) => line.type === "session_meta")?.payload;
@@ -44,7 +65,11 @@ export const codexImporter: FormatImporter = {
     const outputs = new Map<string, string>();
     for (const line of lines) {
       const callId = asString(line.payload["call_id"]);
-      if (callId !== undefined && (line.payload["type"] === "function_call_output" || line.payload["type"] === "custom_tool_call_output")) outputs.set(callId, outputText(line.payload["output"]));
+      if (
+        callId !== undefined &&
+        (line.payload["type"] === "function_call_output" || line.payload["type"] === "custom_tool_call_output")
+      )
+        outputs.set(callId, outputText(line.payload["output"]));
     }
     let cwd = asString(meta?.["cwd"]);
     let model: string | undefined;
@@ -64,7 +89,14 @@ export const codexImporter: FormatImporter = {
         if (payload["type"] === "token_count") {
           const usage = asRecord(asRecord(payload["info"])?.["last_token_usage"]);
           if (usage === undefined) continue;
-          run.modelCall({ time, callKey: `token_count-${tokenEvents++}`, provider: "openai", model, inputTokens: asCount(usage["input_tokens"]), outputTokens: asCount(usage["output_tokens"]) });
+          run.modelCall({
+            time,
+            callKey: `token_count-${tokenEvents++}`,
+            provider: "openai",
+            model,
+            inputTokens: asCount(usage["input_tokens"]),
+            outputTokens: asCount(usage["output_tokens"]),
+          });
         } else {
           unmapped.add(`event_msg "${String(payload["type"])}" (mirrors a response item)`);
         }
@@ -80,7 +112,12 @@ export const codexImporter: FormatImporter = {
   },
 };
 
-function addResponseItem(run: RunBuilder, item: Record<string, unknown>, context: { time: StepTime; cwd: string | undefined; outputs: Map<string, string> }, unmapped: Unmapped): void {
+function addResponseItem(
+  run: RunBuilder,
+  item: Record<string, unknown>,
+  context: { time: StepTime; cwd: string | undefined; outputs: Map<string, string> },
+  unmapped: Unmapped,
+): void {
   const { time } = context;
   switch (item["type"]) {
     case "message": {
@@ -113,7 +150,13 @@ function addResponseItem(run: RunBuilder, item: Record<string, unknown>, context
   }
 }
 
-function addCall(run: RunBuilder, tool: string, args: unknown, callId: string | undefined, context: { time: StepTime; cwd: string | undefined; outputs: Map<string, string> }): void {
+function addCall(
+  run: RunBuilder,
+  tool: string,
+  args: unknown,
+  callId: string | undefined,
+  context: { time: StepTime; cwd: string | undefined; outputs: Map<string, string> },
+): void {
   const output = callId === undefined ? undefined : context.outputs.get(callId);
   const exitCode = output === undefined ? undefined : exitCodeOf(output);
   const record = asRecord(args);
@@ -123,12 +166,27 @@ function addCall(run: RunBuilder, tool: string, args: unknown, callId: string | 
     const command = shellCommandOf(args);
     if (command !== undefined) sandbox = { kind: "exec", command, cwd: workdir, exitCode };
   } else if (tool === "apply_patch") {
-    const patch = typeof args === "string" ? args : asString(record?.["input"]) ?? asString(record?.["patch"]) ?? "";
+    const patch = typeof args === "string" ? args : (asString(record?.["input"]) ?? asString(record?.["patch"]) ?? "");
     const path = /^\*\*\* (?:Update|Add|Delete) File: (.+)$/m.exec(patch)?.[1];
     if (path !== undefined) sandbox = { kind: "file_write", path: path.trim(), cwd: workdir };
   }
-  const failed = exitCode !== undefined ? exitCode !== 0 : output === undefined ? undefined : /^(error|apply_patch verification failed)/i.test(output.trim()) ? true : undefined;
-  run.toolCall({ time: context.time, actor: "assistant", tool, args: typeof args === "string" ? { input: args } : args, observation: output === undefined ? undefined : stripOutputHeader(output), failed, sandbox });
+  const failed =
+    exitCode !== undefined
+      ? exitCode !== 0
+      : output === undefined
+        ? undefined
+        : /^(error|apply_patch verification failed)/i.test(output.trim())
+          ? true
+          : undefined;
+  run.toolCall({
+    time: context.time,
+    actor: "assistant",
+    tool,
+    args: typeof args === "string" ? { input: args } : args,
+    observation: output === undefined ? undefined : stripOutputHeader(output),
+    failed,
+    sandbox,
+  });
 }
 
 function parseArguments(raw: unknown): unknown {

@@ -43,7 +43,9 @@ export function logFiles(paths: readonly string[], importer: FormatImporter): st
       files.push(path);
       return;
     }
-    for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )) {
       const child = join(path, entry.name);
       if (entry.isDirectory()) walk(child);
       else if (importer.filePattern.test(entry.name)) files.push(child);
@@ -58,7 +60,13 @@ export function logFiles(paths: readonly string[], importer: FormatImporter): st
  * Every fact is checked against the observation contract before it is emitted: one that fails
  * is an importer bug, counted under its reason and never written.
  */
-export function importLogs(format: ImportFormat, files: readonly string[], options: ImportOptions, emit: (fact: Fact) => void, onFile?: (done: number, bytes: number) => void): ImportSummary {
+export function importLogs(
+  format: ImportFormat,
+  files: readonly string[],
+  options: ImportOptions,
+  emit: (fact: Fact) => void,
+  onFile?: (done: number, bytes: number) => void,
+): ImportSummary {
   const importer = IMPORTERS[format];
   const unmapped = new Unmapped();
   const summary: ImportSummary = { files: 0, runs: 0, steps: 0, facts: 0, factsByType: {}, unmapped: {} };
@@ -85,6 +93,8 @@ export function importLogs(format: ImportFormat, files: readonly string[], optio
     bytes += Buffer.byteLength(text);
     onFile?.(summary.files, bytes);
   }
-  summary.unmapped = Object.fromEntries([...unmapped.counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  summary.unmapped = Object.fromEntries(
+    [...unmapped.counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
   return summary;
 }

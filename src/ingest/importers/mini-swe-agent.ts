@@ -20,7 +20,11 @@ import { shellCommandOf } from "../../tripwires/detectors/agent-tool-intent.ts";
  * The harness's own action patterns (its `action_regex`: ```bash (v1), ```mswea_bash_command,
  * and the XML forms): a block in another language (```python) is prose, not an action.
  */
-const ACTION_BLOCKS: readonly RegExp[] = [/```(?:bash|mswea_bash_command)\s*\n([\s\S]*?)\n```/g, /<mswea_bash_command>([\s\S]*?)<\/mswea_bash_command>/g, /<bash_code>([\s\S]*?)<\/bash_code>/g];
+const ACTION_BLOCKS: readonly RegExp[] = [
+  /```(?:bash|mswea_bash_command)\s*\n([\s\S]*?)\n```/g,
+  /<mswea_bash_command>([\s\S]*?)<\/mswea_bash_command>/g,
+  /<bash_code>([\s\S]*?)<\/bash_code>/g,
+];
 
 export const miniSweAgentImporter: FormatImporter = {
   format: "mini-swe-agent",
@@ -41,7 +45,10 @@ export const miniSweAgentImporter: FormatImporter = {
     const timeOf = (message: Record<string, unknown>): StepTime => {
       const extra = asRecord(message["extra"]);
       const seconds = extra?.["timestamp"] ?? asRecord(extra?.["response"])?.["created"];
-      last = typeof seconds === "number" && Number.isFinite(seconds) ? { millis: Math.round(seconds * 1000), direct: true } : { millis: last.millis + 1, direct: false };
+      last =
+        typeof seconds === "number" && Number.isFinite(seconds)
+          ? { millis: Math.round(seconds * 1000), direct: true }
+          : { millis: last.millis + 1, direct: false };
       return last;
     };
     let taskSeen = false; // the first user message is the task; later ones are the harness's replies
@@ -67,7 +74,13 @@ export const miniSweAgentImporter: FormatImporter = {
       const response = asRecord(asRecord(message["extra"])?.["response"]);
       const usage = asRecord(response?.["usage"]);
       if (response !== undefined) {
-        run.modelCall({ time, callKey: asString(response["id"]) ?? `message-${index}`, model: asString(response["model"]), inputTokens: asCount(usage?.["prompt_tokens"]), outputTokens: asCount(usage?.["completion_tokens"]) });
+        run.modelCall({
+          time,
+          callKey: asString(response["id"]) ?? `message-${index}`,
+          model: asString(response["model"]),
+          inputTokens: asCount(usage?.["prompt_tokens"]),
+          outputTokens: asCount(usage?.["completion_tokens"]),
+        });
       }
       const commands = actionsOf(message, text);
       if (commands.length !== 1) {
@@ -78,7 +91,15 @@ export const miniSweAgentImporter: FormatImporter = {
       const reply = asRecord(messages[index + 1]);
       const replyText = reply === undefined || reply["role"] === "assistant" ? undefined : textOf(reply["content"]);
       const exitCode = replyText === undefined ? undefined : returnCodeOf(reply, replyText);
-      run.toolCall({ time, actor: "assistant", tool: "bash", args: { command }, observation: replyText === undefined ? undefined : outputOf(replyText), failed: exitCode === undefined ? undefined : exitCode !== 0, sandbox: { kind: "exec", command, exitCode } });
+      run.toolCall({
+        time,
+        actor: "assistant",
+        tool: "bash",
+        args: { command },
+        observation: replyText === undefined ? undefined : outputOf(replyText),
+        failed: exitCode === undefined ? undefined : exitCode !== 0,
+        sandbox: { kind: "exec", command, exitCode },
+      });
       if (replyText !== undefined) {
         timeOf(reply ?? {});
         index++;

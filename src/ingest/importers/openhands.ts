@@ -1,6 +1,17 @@
 import { basename, dirname } from "node:path";
 import { parseJsonFile, type FormatImporter, type LogFile, type Unmapped } from "./importer.ts";
-import { asCount, asRecord, asString, contentRunId, logTime, RunBuilder, textOf, type ImportOptions, type SandboxAction, type StepTime } from "./run-builder.ts";
+import {
+  asCount,
+  asRecord,
+  asString,
+  contentRunId,
+  logTime,
+  RunBuilder,
+  textOf,
+  type ImportOptions,
+  type SandboxAction,
+  type StepTime,
+} from "./run-builder.ts";
 
 /**
  * OpenHands event streams (a saved trajectory: a JSON array of events, as in
@@ -19,7 +30,23 @@ import { asCount, asRecord, asString, contentRunId, logTime, RunBuilder, textOf,
  * output (`[The command completed with exit code N.]`), and an editor answer starting `ERROR:` is
  * a failure. The log has no time per message: times are derived (file time + index, DERIVED).
  */
-const ARG_KEYS = ["command", "code", "path", "url", "content", "old_str", "new_str", "file_text", "insert_line", "view_range", "start", "end", "is_input", "outputs", "task_list"];
+const ARG_KEYS = [
+  "command",
+  "code",
+  "path",
+  "url",
+  "content",
+  "old_str",
+  "new_str",
+  "file_text",
+  "insert_line",
+  "view_range",
+  "start",
+  "end",
+  "is_input",
+  "outputs",
+  "task_list",
+];
 const NOT_STEPS = new Set(["change_agent_state", "system", "recall", "condensation", "null"]);
 
 interface Observation {
@@ -37,7 +64,8 @@ export const openHandsImporter: FormatImporter = {
     if (parsed === undefined) return [];
     const root = asRecord(parsed);
     const events = Array.isArray(parsed) ? (parsed as unknown[]) : (root?.["history"] ?? root?.["events"]);
-    if (!Array.isArray(events) && root !== undefined && completionMessages(root) !== undefined) return [importCompletionLog(file, root, options, unmapped)];
+    if (!Array.isArray(events) && root !== undefined && completionMessages(root) !== undefined)
+      return [importCompletionLog(file, root, options, unmapped)];
     if (!Array.isArray(events)) {
       unmapped.add("file without an event list");
       return [];
@@ -49,7 +77,11 @@ export const openHandsImporter: FormatImporter = {
       if (event === undefined || typeof cause !== "number" || event["observation"] === undefined) continue;
       const extras = asRecord(event["extras"]);
       const exitCode = asRecord(extras?.["metadata"])?.["exit_code"] ?? extras?.["exit_code"];
-      observations.set(cause, { text: textOf(event["content"]), exitCode: typeof exitCode === "number" && exitCode >= 0 ? exitCode : undefined, error: event["observation"] === "error" });
+      observations.set(cause, {
+        text: textOf(event["content"]),
+        exitCode: typeof exitCode === "number" && exitCode >= 0 ? exitCode : undefined,
+        error: event["observation"] === "error",
+      });
     }
     const run = new RunBuilder("openhands", contentRunId(basename(file.path, ".json"), file.text), options);
     const responses = new Set<string>();
@@ -75,7 +107,13 @@ export const openHandsImporter: FormatImporter = {
       if (response !== undefined && responseId !== undefined && !responses.has(responseId)) {
         responses.add(responseId);
         const usage = asRecord(response["usage"]);
-        run.modelCall({ time, callKey: responseId, model: asString(response["model"]), inputTokens: asCount(usage?.["prompt_tokens"]), outputTokens: asCount(usage?.["completion_tokens"]) });
+        run.modelCall({
+          time,
+          callKey: responseId,
+          model: asString(response["model"]),
+          inputTokens: asCount(usage?.["prompt_tokens"]),
+          outputTokens: asCount(usage?.["completion_tokens"]),
+        });
       }
       const args = asRecord(event["args"]) ?? {};
       const actor = asString(event["source"]) === "user" ? "user" : "assistant";
@@ -88,14 +126,29 @@ export const openHandsImporter: FormatImporter = {
       for (const key of ARG_KEYS) if (args[key] !== undefined && args[key] !== null) input[key] = args[key];
       const id = event["id"];
       const observation = typeof id === "number" ? observations.get(id) : undefined;
-      const failed = observation === undefined ? undefined : observation.error || (observation.exitCode !== undefined && observation.exitCode !== 0);
-      run.toolCall({ time, actor, tool, args: input, observation: observation?.text, failed, sandbox: sandboxAction(action, args, observation?.exitCode) });
+      const failed =
+        observation === undefined
+          ? undefined
+          : observation.error || (observation.exitCode !== undefined && observation.exitCode !== 0);
+      run.toolCall({
+        time,
+        actor,
+        tool,
+        args: input,
+        observation: observation?.text,
+        failed,
+        sandbox: sandboxAction(action, args, observation?.exitCode),
+      });
     }
     return [run];
   },
 };
 
-function sandboxAction(action: string, args: Record<string, unknown>, exitCode: number | undefined): SandboxAction | undefined {
+function sandboxAction(
+  action: string,
+  args: Record<string, unknown>,
+  exitCode: number | undefined,
+): SandboxAction | undefined {
   const command = asString(args["command"]);
   const path = asString(args["path"]);
   if (action === "run" && command !== undefined) return { kind: "exec", command, exitCode };
@@ -107,13 +160,20 @@ function sandboxAction(action: string, args: Record<string, unknown>, exitCode: 
 /** The conversation of an LLM completion log: its function-calling form when the log has one. */
 function completionMessages(root: Record<string, unknown>): unknown[] | undefined {
   const messages = Array.isArray(root["fncall_messages"]) ? root["fncall_messages"] : root["messages"];
-  return Array.isArray(messages) && (root["fncall_response"] !== undefined || root["response"] !== undefined) ? (messages as unknown[]) : undefined;
+  return Array.isArray(messages) && (root["fncall_response"] !== undefined || root["response"] !== undefined)
+    ? (messages as unknown[])
+    : undefined;
 }
 
 /** OpenHands' own exit-code footer on a command's output (two wordings across versions). */
 const EXIT_CODE_FOOTER = /\[(?:The command completed|Command finished) with exit code (-?\d+)\.?\]/g;
 
-function importCompletionLog(file: LogFile, root: Record<string, unknown>, options: ImportOptions, unmapped: Unmapped): RunBuilder {
+function importCompletionLog(
+  file: LogFile,
+  root: Record<string, unknown>,
+  options: ImportOptions,
+  unmapped: Unmapped,
+): RunBuilder {
   // The file is named after the model and a time; the instance is its folder.
   const run = new RunBuilder("openhands", contentRunId(basename(dirname(file.path)), file.text), options);
   const messages = completionMessages(root) ?? [];
@@ -158,15 +218,30 @@ function importCompletionLog(file: LogFile, root: Record<string, unknown>, optio
       const id = asString(call?.["id"]);
       const answer = id === undefined ? undefined : answers.get(id);
       const exitCode = answer === undefined ? undefined : lastExitCode(answer);
-      const failed = answer === undefined ? undefined : exitCode !== undefined ? exitCode !== 0 : answer.startsWith("ERROR:");
-      run.toolCall({ time: nextTime(), actor: "assistant", tool, args, observation: answer, failed, sandbox: completionSandboxAction(tool, args, exitCode) });
+      const failed =
+        answer === undefined ? undefined : exitCode !== undefined ? exitCode !== 0 : answer.startsWith("ERROR:");
+      run.toolCall({
+        time: nextTime(),
+        actor: "assistant",
+        tool,
+        args,
+        observation: answer,
+        failed,
+        sandbox: completionSandboxAction(tool, args, exitCode),
+      });
     }
   }
   const usage = asRecord(response?.["usage"]);
   const created = response?.["created"];
   if (response !== undefined) {
     const time: StepTime = typeof created === "number" ? { millis: created * 1000, direct: true } : nextTime();
-    run.modelCall({ time, callKey: asString(response["id"]) ?? "response", model: asString(response["model"]), inputTokens: asCount(usage?.["prompt_tokens"]), outputTokens: asCount(usage?.["completion_tokens"]) });
+    run.modelCall({
+      time,
+      callKey: asString(response["id"]) ?? "response",
+      model: asString(response["model"]),
+      inputTokens: asCount(usage?.["prompt_tokens"]),
+      outputTokens: asCount(usage?.["completion_tokens"]),
+    });
   }
   return run;
 }
@@ -178,11 +253,17 @@ function lastExitCode(output: string): number | undefined {
 }
 
 /** The sandbox action of a function call (execute_bash, str_replace_editor, and their older names). */
-function completionSandboxAction(tool: string, args: Record<string, unknown>, exitCode: number | undefined): SandboxAction | undefined {
+function completionSandboxAction(
+  tool: string,
+  args: Record<string, unknown>,
+  exitCode: number | undefined,
+): SandboxAction | undefined {
   const command = asString(args["command"]);
   const path = asString(args["path"]);
   if ((tool === "execute_bash" || tool === "bash") && command !== undefined) return { kind: "exec", command, exitCode };
   if (tool !== "str_replace_editor" || path === undefined) return undefined;
   if (command === "view") return { kind: "file_read", path };
-  return command === "create" || command === "str_replace" || command === "insert" || command === "undo_edit" ? { kind: "file_write", path } : undefined;
+  return command === "create" || command === "str_replace" || command === "insert" || command === "undo_edit"
+    ? { kind: "file_write", path }
+    : undefined;
 }

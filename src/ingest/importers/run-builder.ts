@@ -4,7 +4,6 @@ import { OBSERVATION_CONTRACT } from "../../contract/fact-schema.ts";
 import { observationDigest } from "../../contract/observation-digest.ts";
 import { formatTimestamp } from "../../contract/timestamp.ts";
 
-
 /**
  * Builds the facts of one imported run: every importer reads its own format and says what
  * happened, in log order; this is where identity, sequence, time and provenance are decided, once
@@ -41,7 +40,12 @@ export interface ToolCallInput {
 }
 
 export type SandboxAction =
-  | { readonly kind: "exec"; readonly command: string; readonly cwd?: string | undefined; readonly exitCode?: number | undefined }
+  | {
+      readonly kind: "exec";
+      readonly command: string;
+      readonly cwd?: string | undefined;
+      readonly exitCode?: number | undefined;
+    }
   | { readonly kind: "file_read" | "file_write"; readonly path: string; readonly cwd?: string | undefined };
 
 export interface MessageInput {
@@ -100,13 +104,28 @@ export class RunBuilder {
   message(input: MessageInput): void {
     const seq = this.nextSeq++;
     this.steps++;
-    this.facts.push({ ...this.envelope("agent_step", String(seq), input.time), run_id: this.runId, seq, actor: input.actor, kind: "message", observation_digest: observationDigest(input.text) });
+    this.facts.push({
+      ...this.envelope("agent_step", String(seq), input.time),
+      run_id: this.runId,
+      seq,
+      actor: input.actor,
+      kind: "message",
+      observation_digest: observationDigest(input.text),
+    });
   }
 
   toolCall(input: ToolCallInput): void {
     const seq = this.nextSeq++;
     this.steps++;
-    const step: Fact = { ...this.envelope("agent_step", String(seq), input.time), run_id: this.runId, seq, actor: input.actor, kind: "tool_call", tool: input.tool, input: canonicalJson(input.args ?? {}) };
+    const step: Fact = {
+      ...this.envelope("agent_step", String(seq), input.time),
+      run_id: this.runId,
+      seq,
+      actor: input.actor,
+      kind: "tool_call",
+      tool: input.tool,
+      input: canonicalJson(input.args ?? {}),
+    };
     if (input.observation !== undefined) step["observation_digest"] = observationDigest(input.observation);
     if (input.failed !== undefined) step["status"] = input.failed ? "error" : "ok";
     if (input.inputTokens !== undefined) step["input_tokens"] = input.inputTokens;
@@ -115,7 +134,12 @@ export class RunBuilder {
     const action = input.sandbox;
     // A failed file tool call (a rejected edit) wrote or deleted nothing: no file event for it.
     if (action === undefined || (input.failed === true && action.kind !== "exec")) return;
-    const event: Fact = { ...this.envelope("sandbox_event", String(seq), input.time), run_id: this.runId, seq, kind: action.kind };
+    const event: Fact = {
+      ...this.envelope("sandbox_event", String(seq), input.time),
+      run_id: this.runId,
+      seq,
+      kind: action.kind,
+    };
     if (action.kind === "exec") {
       event["command"] = action.command;
       if (action.exitCode !== undefined) event["exit_code"] = action.exitCode;
@@ -130,7 +154,12 @@ export class RunBuilder {
     let key = input.callKey;
     for (let suffix = 2; this.callKeys.has(key); suffix++) key = `${input.callKey}#${suffix}`;
     this.callKeys.add(key);
-    const call: Fact = { ...this.envelope("model_call", key, input.time), call_id: `${this.runId}/${key}`, run_id: this.runId, operational: true };
+    const call: Fact = {
+      ...this.envelope("model_call", key, input.time),
+      call_id: `${this.runId}/${key}`,
+      run_id: this.runId,
+      operational: true,
+    };
     if (input.provider !== undefined) call["provider"] = input.provider;
     if (input.model !== undefined) call["model"] = input.model;
     if (this.options.role !== undefined) call["role"] = this.options.role;
@@ -174,7 +203,9 @@ export function logTime(text: unknown): StepTime | undefined {
 }
 
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 export function asString(value: unknown): string | undefined {
@@ -193,7 +224,11 @@ export function textOf(content: unknown): string {
     .map((block) => {
       const record = asRecord(block);
       if (record === undefined) return typeof block === "string" ? block : "";
-      return asString(record["text"]) ?? asString(record["content"]) ?? (Array.isArray(record["content"]) ? textOf(record["content"]) : "");
+      return (
+        asString(record["text"]) ??
+        asString(record["content"]) ??
+        (Array.isArray(record["content"]) ? textOf(record["content"]) : "")
+      );
     })
     .join("\n");
 }

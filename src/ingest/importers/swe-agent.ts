@@ -12,7 +12,25 @@ import { asRecord, asString, contentRunId, derivedTime, RunBuilder, type Sandbox
  *   (ERROR_OBSERVATIONS below, data); otherwise absent (unknown), never guessed to be ok.
  * Token usage exists only as run totals (`info.model_stats`): no model_call is made from it.
  */
-const TOOLS = new Set(["open", "goto", "scroll_up", "scroll_down", "create", "edit", "insert", "append", "search_dir", "search_file", "find_file", "submit", "str_replace_editor", "filemap", "view_image", "exit_forfeit", "skip"]);
+const TOOLS = new Set([
+  "open",
+  "goto",
+  "scroll_up",
+  "scroll_down",
+  "create",
+  "edit",
+  "insert",
+  "append",
+  "search_dir",
+  "search_file",
+  "find_file",
+  "submit",
+  "str_replace_editor",
+  "filemap",
+  "view_image",
+  "exit_forfeit",
+  "skip",
+]);
 const FILE_WRITE_TOOLS = new Set(["create", "edit", "insert", "append"]);
 const FILE_READ_TOOLS = new Set(["open", "goto"]);
 
@@ -52,10 +70,22 @@ export const sweAgentImporter: FormatImporter = {
       const firstWord = /^\S+/.exec(action)?.[0] ?? "";
       const tool = TOOLS.has(firstWord) ? firstWord : "bash";
       const observation = asString(step["observation"]);
-      const failed = observation !== undefined && SWE_AGENT_ERROR_OBSERVATIONS.some((pattern) => pattern.test(observation)) ? true : undefined;
-      run.toolCall({ time, actor: "assistant", tool, args: { command: action }, observation, failed, sandbox: sandboxAction(tool, action, state) });
+      const failed =
+        observation !== undefined && SWE_AGENT_ERROR_OBSERVATIONS.some((pattern) => pattern.test(observation))
+          ? true
+          : undefined;
+      run.toolCall({
+        time,
+        actor: "assistant",
+        tool,
+        args: { command: action },
+        observation,
+        failed,
+        sandbox: sandboxAction(tool, action, state),
+      });
     });
-    if (asRecord(asRecord(parsed)?.["info"])?.["model_stats"] !== undefined) unmapped.add("token usage only as run totals (info.model_stats), no model_call");
+    if (asRecord(asRecord(parsed)?.["info"])?.["model_stats"] !== undefined)
+      unmapped.add("token usage only as run totals (info.model_stats), no model_call");
     return [run];
   },
 };
@@ -73,7 +103,11 @@ function parseState(state: unknown): { openFile: string | undefined; workingDir:
   return { openFile: openFile === "n/a" ? undefined : openFile, workingDir: asString(record?.["working_dir"]) };
 }
 
-function sandboxAction(tool: string, action: string, state: { openFile: string | undefined; workingDir: string | undefined }): SandboxAction | undefined {
+function sandboxAction(
+  tool: string,
+  action: string,
+  state: { openFile: string | undefined; workingDir: string | undefined },
+): SandboxAction | undefined {
   if (tool === "bash") return { kind: "exec", command: action, cwd: state.workingDir };
   const argument = /^\S+\s+(\S+)/.exec(action)?.[1];
   if (tool === "str_replace_editor") {

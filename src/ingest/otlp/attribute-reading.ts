@@ -41,7 +41,12 @@ export function readCount(scope: AttributeScope, keys: readonly string[]): numbe
 export function readNonNegative(scope: AttributeScope, keys: readonly string[]): number | undefined {
   for (const key of keys) {
     const value = scope.record.get(key) ?? scope.resource.get(key);
-    const number = typeof value === "number" ? value : typeof value === "string" && /^\d+(\.\d+)?$/.test(value) ? Number(value) : undefined;
+    const number =
+      typeof value === "number"
+        ? value
+        : typeof value === "string" && /^\d+(\.\d+)?$/.test(value)
+          ? Number(value)
+          : undefined;
     if (number !== undefined && Number.isFinite(number) && number >= 0) return number;
   }
   return undefined;

@@ -28,13 +28,27 @@ function runtimeOf(scope: AttributeScope, config: OtlpMappingConfig): string | u
   if (explicit !== undefined) return explicit;
   const service = readString({ record: new Map(), resource: scope.resource }, ["service.name"]);
   const version = readString({ record: new Map(), resource: scope.resource }, ["service.version"]);
-  return service !== undefined && version !== undefined && config.runtimeFromService.includes(service) ? `${service}@${version}` : undefined;
+  return service !== undefined && version !== undefined && config.runtimeFromService.includes(service)
+    ? `${service}@${version}`
+    : undefined;
 }
 
 /** The envelope every produced fact carries; `source` names the host that reported it. */
-export function envelope(type: string, factId: string, eventTime: string, basis: "DIRECT_HOST" | "ESTIMATED", scope: AttributeScope): RawFact {
+export function envelope(
+  type: string,
+  factId: string,
+  eventTime: string,
+  basis: "DIRECT_HOST" | "ESTIMATED",
+  scope: AttributeScope,
+): RawFact {
   const service = readString({ record: new Map(), resource: scope.resource }, ["service.name"]) ?? "unknown-service";
-  return { contract: OBSERVATION_CONTRACT, type, fact_id: factId, event_time: eventTime, provenance: { basis, source: `otlp:${service}` } };
+  return {
+    contract: OBSERVATION_CONTRACT,
+    type,
+    fact_id: factId,
+    event_time: eventTime,
+    provenance: { basis, source: `otlp:${service}` },
+  };
 }
 
 export function dropUndefined(fields: Record<string, unknown>): RawFact {

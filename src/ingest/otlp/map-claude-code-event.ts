@@ -18,19 +18,37 @@ export function claudeCodeEventName(record: OtlpLogRecord, config: OtlpMappingCo
   // Older exports name the event only in the `event.name` attribute, without the prefix.
   const attribute = record.attributes.get("event.name");
   const service = record.resource.get("service.name");
-  return typeof attribute === "string" && typeof service === "string" && service.startsWith("claude-code") ? attribute : undefined;
+  return typeof attribute === "string" && typeof service === "string" && service.startsWith("claude-code")
+    ? attribute
+    : undefined;
 }
 
 export function mapClaudeCodeEvent(record: OtlpLogRecord, event: string, config: OtlpMappingConfig): MappingOutcome {
   const scope: AttributeScope = { record: record.attributes, resource: record.resource };
-  if (event !== "api_request" && event !== "tool_result" && event !== "tool_decision") return ignored(`Claude Code event "${event}" carries no call or step`);
+  if (event !== "api_request" && event !== "tool_result" && event !== "tool_decision")
+    return ignored(`Claude Code event "${event}" carries no call or step`);
   const runId = readString(scope, ["session.id"]);
-  if (runId === undefined) return unmappable("NO_RUN_ID", "session.id", `a Claude Code ${event} event without session.id belongs to no run (OTEL_METRICS_INCLUDE_SESSION_ID must stay on)`);
+  if (runId === undefined)
+    return unmappable(
+      "NO_RUN_ID",
+      "session.id",
+      `a Claude Code ${event} event without session.id belongs to no run (OTEL_METRICS_INCLUDE_SESSION_ID must stay on)`,
+    );
   const eventTime = eventTimeOf(record, scope);
-  if (eventTime === undefined) return unmappable("NO_EVENT_TIME", "timeUnixNano", `the ${event} event has no time (timeUnixNano, event.timestamp, observedTimeUnixNano)`);
+  if (eventTime === undefined)
+    return unmappable(
+      "NO_EVENT_TIME",
+      "timeUnixNano",
+      `the ${event} event has no time (timeUnixNano, event.timestamp, observedTimeUnixNano)`,
+    );
   const sequence = readCount(scope, ["event.sequence"]);
   if (event === "api_request") return apiRequest(scope, config, runId, eventTime, sequence);
-  if (sequence === undefined) return unmappable("NO_SEQUENCE", "event.sequence", `a ${event} event without event.sequence cannot be placed in its run`);
+  if (sequence === undefined)
+    return unmappable(
+      "NO_SEQUENCE",
+      "event.sequence",
+      `a ${event} event without event.sequence cannot be placed in its run`,
+    );
   if (event === "tool_decision") {
     const decision = readString(scope, ["decision"]);
     // An accepted call is reported again, with its outcome, by its tool_result event.
@@ -38,17 +56,30 @@ export function mapClaudeCodeEvent(record: OtlpLogRecord, event: string, config:
     return { kind: "facts", facts: [toolStep(scope, runId, eventTime, sequence, "error")] };
   }
   const success = readString(scope, ["success"]);
-  const facts: RawFact[] = [toolStep(scope, runId, eventTime, sequence, success === "true" ? "ok" : success === "false" ? "error" : undefined)];
+  const facts: RawFact[] = [
+    toolStep(scope, runId, eventTime, sequence, success === "true" ? "ok" : success === "false" ? "error" : undefined),
+  ];
   const exec = bashExec(scope, runId, eventTime, sequence);
   if (exec !== undefined) facts.push(exec);
   return { kind: "facts", facts };
 }
 
-function apiRequest(scope: AttributeScope, config: OtlpMappingConfig, runId: string, eventTime: string, sequence: number | undefined): MappingOutcome {
+function apiRequest(
+  scope: AttributeScope,
+  config: OtlpMappingConfig,
+  runId: string,
+  eventTime: string,
+  sequence: number | undefined,
+): MappingOutcome {
   // The API's request id is the call's identity; without it, the session's event counter is.
   const requestId = readString(scope, ["request_id"]);
   const identity = requestId ?? (sequence === undefined ? undefined : `${runId}/${sequence}`);
-  if (identity === undefined) return unmappable("NO_STABLE_IDENTITY", "request_id", "an api_request event with neither request_id nor event.sequence has no stable identity");
+  if (identity === undefined)
+    return unmappable(
+      "NO_STABLE_IDENTITY",
+      "request_id",
+      "an api_request event with neither request_id nor event.sequence has no stable identity",
+    );
   const callId = `claude-code:${identity}`;
   const call: RawFact = {
     ...envelope("model_call", `claude-code:model_call:${identity}`, eventTime, "DIRECT_HOST", scope),
@@ -83,14 +114,25 @@ function costCents(scope: AttributeScope): number | undefined {
   return usd === undefined ? undefined : Math.floor((Math.round(usd * 1e6) + 5_000) / 10_000);
 }
 
-function toolStep(scope: AttributeScope, runId: string, eventTime: string, seq: number, status: "ok" | "error" | undefined): RawFact {
+function toolStep(
+  scope: AttributeScope,
+  runId: string,
+  eventTime: string,
+  seq: number,
+  status: "ok" | "error" | undefined,
+): RawFact {
   const input = readString(scope, ["tool_input"]) ?? readString(scope, ["tool_parameters"]);
   return {
     ...envelope("agent_step", `claude-code:agent_step:${runId}:${seq}`, eventTime, "DIRECT_HOST", scope),
     run_id: runId,
     seq,
     kind: "tool_call",
-    ...dropUndefined({ actor: readString(scope, ["agent_id"]), tool: readString(scope, ["tool_name"]), input: input === undefined ? undefined : argumentsJson(input), status }),
+    ...dropUndefined({
+      actor: readString(scope, ["agent_id"]),
+      tool: readString(scope, ["tool_name"]),
+      input: input === undefined ? undefined : argumentsJson(input),
+      status,
+    }),
   };
 }
 
@@ -107,9 +149,20 @@ function bashExec(scope: AttributeScope, runId: string, eventTime: string, seq: 
   }
   if (typeof parsed !== "object" || parsed === null) return undefined;
   const fields = parsed as Record<string, unknown>;
-  const command = typeof fields["full_command"] === "string" ? fields["full_command"] : typeof fields["bash_command"] === "string" ? fields["bash_command"] : undefined;
+  const command =
+    typeof fields["full_command"] === "string"
+      ? fields["full_command"]
+      : typeof fields["bash_command"] === "string"
+        ? fields["bash_command"]
+        : undefined;
   if (command === undefined || command === "") return undefined;
-  return { ...envelope("sandbox_event", `claude-code:sandbox_event:${runId}:${seq}`, eventTime, "DIRECT_HOST", scope), run_id: runId, seq, kind: "exec", command };
+  return {
+    ...envelope("sandbox_event", `claude-code:sandbox_event:${runId}:${seq}`, eventTime, "DIRECT_HOST", scope),
+    run_id: runId,
+    seq,
+    kind: "exec",
+    command,
+  };
 }
 
 function eventTimeOf(record: OtlpLogRecord, scope: AttributeScope): string | undefined {

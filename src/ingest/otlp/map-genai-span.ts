@@ -21,17 +21,31 @@ export function mapGenAiSpan(span: OtlpSpan, config: OtlpMappingConfig): Mapping
     const detail = "a GenAI span needs its trace and span ids: they are the call's identity";
     return unmappable("NO_STABLE_IDENTITY", missingId, detail);
   }
-  if (span.startTimeUnixNano === undefined) return unmappable("NO_EVENT_TIME", "startTimeUnixNano", "the span has no start time");
+  if (span.startTimeUnixNano === undefined)
+    return unmappable("NO_EVENT_TIME", "startTimeUnixNano", "the span has no start time");
   const eventTime = instantFromNanos(span.startTimeUnixNano);
-  if (eventTime === undefined) return unmappable("NO_EVENT_TIME", "startTimeUnixNano", "the span's start time is not a representable instant");
+  if (eventTime === undefined)
+    return unmappable("NO_EVENT_TIME", "startTimeUnixNano", "the span's start time is not a representable instant");
   const runId = readString(scope, config.runId) ?? (config.runIdFromTraceId ? span.traceId : undefined);
-  if (runId === undefined) return unmappable("NO_RUN_ID", config.runId.join("|"), "no run attribute and runIdFromTraceId is off");
+  if (runId === undefined)
+    return unmappable("NO_RUN_ID", config.runId.join("|"), "no run attribute and runIdFromTraceId is off");
   const identity = `${span.traceId}:${span.spanId}`;
   if (isCall) {
-    const duration = span.endTimeUnixNano !== undefined && span.endTimeUnixNano >= span.startTimeUnixNano ? Number(span.endTimeUnixNano - span.startTimeUnixNano) / 1e6 : undefined;
+    const duration =
+      span.endTimeUnixNano !== undefined && span.endTimeUnixNano >= span.startTimeUnixNano
+        ? Number(span.endTimeUnixNano - span.startTimeUnixNano) / 1e6
+        : undefined;
     return {
       kind: "facts",
-      facts: [{ ...envelope("model_call", `otlp:model_call:${identity}`, eventTime, "DIRECT_HOST", scope), call_id: `otlp:${identity}`, run_id: runId, ...callMeasures(scope, config), ...dropUndefined({ span_duration_ms: duration }) }],
+      facts: [
+        {
+          ...envelope("model_call", `otlp:model_call:${identity}`, eventTime, "DIRECT_HOST", scope),
+          call_id: `otlp:${identity}`,
+          run_id: runId,
+          ...callMeasures(scope, config),
+          ...dropUndefined({ span_duration_ms: duration }),
+        },
+      ],
     };
   }
   const args = readString(scope, config.genAi.toolArguments);
@@ -44,7 +58,11 @@ export function mapGenAiSpan(span: OtlpSpan, config: OtlpMappingConfig): Mapping
         // Spans carry no step counter: the start time in microseconds orders the run's tool calls.
         seq: Number(span.startTimeUnixNano / 1000n),
         kind: "tool_call",
-        ...dropUndefined({ tool: readString(scope, config.genAi.toolName), input: args === undefined ? undefined : argumentsJson(args), status: span.statusCode === 2 ? "error" : span.statusCode === 1 ? "ok" : undefined }),
+        ...dropUndefined({
+          tool: readString(scope, config.genAi.toolName),
+          input: args === undefined ? undefined : argumentsJson(args),
+          status: span.statusCode === 2 ? "error" : span.statusCode === 1 ? "ok" : undefined,
+        }),
       },
     ],
   };

@@ -34,7 +34,14 @@ export function mapOtlpRecords(records: readonly OtlpRecord[], config: OtlpMappi
   for (const record of records) {
     const outcome = validated(mapRecord(record, config));
     if (outcome.kind === "ignored") ignoredCounts[outcome.reason] = (ignoredCounts[outcome.reason] ?? 0) + 1;
-    else if (outcome.kind === "unmappable") unmapped.push({ index: record.index, reason: outcome.reason, field: outcome.field, detail: outcome.detail, record: describe(record) });
+    else if (outcome.kind === "unmappable")
+      unmapped.push({
+        index: record.index,
+        reason: outcome.reason,
+        field: outcome.field,
+        detail: outcome.detail,
+        record: describe(record),
+      });
     else facts.push(...outcome.facts);
   }
   return { facts, unmapped, ignored: ignoredCounts, records: records.length };
@@ -46,7 +53,9 @@ export function mapRecord(record: OtlpRecord, config: OtlpMappingConfig): Mappin
       return mapGenAiSpan(record, config);
     case "logs": {
       const event = claudeCodeEventName(record, config);
-      return event === undefined ? ignored("log record that is not a Claude Code event") : mapClaudeCodeEvent(record, event, config);
+      return event === undefined
+        ? ignored("log record that is not a Claude Code event")
+        : mapClaudeCodeEvent(record, event, config);
     }
     case "metrics":
       // Metric points are aggregates without a call's identity; the events carry the same usage per call.
@@ -54,7 +63,9 @@ export function mapRecord(record: OtlpRecord, config: OtlpMappingConfig): Mappin
   }
 }
 
-type ValidatedOutcome = Exclude<MappingOutcome, { kind: "facts" }> | { readonly kind: "facts"; readonly facts: readonly { fact: Fact; json: string }[] };
+type ValidatedOutcome =
+  | Exclude<MappingOutcome, { kind: "facts" }>
+  | { readonly kind: "facts"; readonly facts: readonly { fact: Fact; json: string }[] };
 
 // A mapping that produces a fact the contract rejects is a mapping gap: the whole record is
 // reported, never half of it published.
@@ -63,7 +74,12 @@ function validated(outcome: MappingOutcome): ValidatedOutcome {
   const facts: { fact: Fact; json: string }[] = [];
   for (const raw of outcome.facts) {
     const parsed = parseFact(raw);
-    if (!parsed.ok) return unmappable("INVALID_FACT", parsed.rejection.field, `${parsed.rejection.reason}: ${parsed.rejection.detail}`);
+    if (!parsed.ok)
+      return unmappable(
+        "INVALID_FACT",
+        parsed.rejection.field,
+        `${parsed.rejection.reason}: ${parsed.rejection.detail}`,
+      );
     // Canonical JSON (the fact's identity bytes) has no form for a lone UTF-16 surrogate.
     const illFormed = illFormedString(raw, "");
     if (illFormed !== undefined) {
@@ -92,5 +108,8 @@ function illFormedString(value: unknown, path: string): string | undefined {
 
 function describe(record: OtlpRecord): string {
   const { resource, attributes, ...rest } = record;
-  return JSON.stringify({ ...rest, resource: Object.fromEntries(resource), attributes: Object.fromEntries(attributes) }, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
+  return JSON.stringify(
+    { ...rest, resource: Object.fromEntries(resource), attributes: Object.fromEntries(attributes) },
+    (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value),
+  );
 }

@@ -55,7 +55,12 @@ export const DEFAULT_OTLP_MAPPING: OtlpMappingConfig = {
   provider: ["gen_ai.provider.name", "gen_ai.system", "agentops.provider"],
   model: ["gen_ai.response.model", "gen_ai.request.model", "model"],
   inputTokens: ["gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.usage.prompt_tokens", "input_tokens"],
-  outputTokens: ["gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.usage.completion_tokens", "output_tokens"],
+  outputTokens: [
+    "gen_ai.usage.output_tokens",
+    "gen_ai.usage.completion_tokens",
+    "llm.usage.completion_tokens",
+    "output_tokens",
+  ],
   usageSource: "PROVIDER",
   nonOperational: [{ attribute: "agentops.operational", equals: false }],
   genAi: {
@@ -67,6 +72,12 @@ export const DEFAULT_OTLP_MAPPING: OtlpMappingConfig = {
   },
   claudeCode: {
     eventPrefix: "claude_code.",
-    cost: { currency: "USD", source: "HOST", costBasis: "claude-code cost_usd: client estimate at list price", attribution: "PROJECT", estimated: true },
+    cost: {
+      currency: "USD",
+      source: "HOST",
+      costBasis: "claude-code cost_usd: client estimate at list price",
+      attribution: "PROJECT",
+      estimated: true,
+    },
   },
 };

@@ -14,7 +14,11 @@ export type MappingOutcome =
   | { readonly kind: "ignored"; readonly reason: string }
   | { readonly kind: "unmappable"; readonly reason: UnmappableReason; readonly field: string; readonly detail: string };
 
-export function unmappable(reason: UnmappableReason, field: string, detail: string): Extract<MappingOutcome, { kind: "unmappable" }> {
+export function unmappable(
+  reason: UnmappableReason,
+  field: string,
+  detail: string,
+): Extract<MappingOutcome, { kind: "unmappable" }> {
   return { kind: "unmappable", reason, field, detail };
 }
 

@@ -1,5 +1,13 @@
 import { createRequire } from "node:module";
-import type { AttributeValue, Attributes, OtlpDataPoint, OtlpLogRecord, OtlpRecord, OtlpSignal, OtlpSpan } from "./otlp-records.ts";
+import type {
+  AttributeValue,
+  Attributes,
+  OtlpDataPoint,
+  OtlpLogRecord,
+  OtlpRecord,
+  OtlpSignal,
+  OtlpSpan,
+} from "./otlp-records.ts";
 import { ConfigError } from "../../errors.ts";
 
 /**
@@ -22,7 +30,9 @@ interface GeneratedService {
   readonly [name: string]: GeneratedMessage;
 }
 interface GeneratedRoot {
-  readonly opentelemetry: { readonly proto: { readonly collector: Record<"trace" | "logs" | "metrics", { readonly v1: GeneratedService }> } };
+  readonly opentelemetry: {
+    readonly proto: { readonly collector: Record<"trace" | "logs" | "metrics", { readonly v1: GeneratedService }> };
+  };
 }
 
 const require = createRequire(import.meta.url);
@@ -30,13 +40,27 @@ const root = require("@opentelemetry/otlp-transformer/build/src/generated/root.j
 const collector = root.opentelemetry.proto.collector;
 
 const MESSAGES: Record<OtlpSignal, { request: GeneratedMessage; response: GeneratedMessage }> = {
-  traces: { request: must(collector.trace.v1["ExportTraceServiceRequest"]), response: must(collector.trace.v1["ExportTraceServiceResponse"]) },
-  logs: { request: must(collector.logs.v1["ExportLogsServiceRequest"]), response: must(collector.logs.v1["ExportLogsServiceResponse"]) },
-  metrics: { request: must(collector.metrics.v1["ExportMetricsServiceRequest"]), response: must(collector.metrics.v1["ExportMetricsServiceResponse"]) },
+  traces: {
+    request: must(collector.trace.v1["ExportTraceServiceRequest"]),
+    response: must(collector.trace.v1["ExportTraceServiceResponse"]),
+  },
+  logs: {
+    request: must(collector.logs.v1["ExportLogsServiceRequest"]),
+    response: must(collector.logs.v1["ExportLogsServiceResponse"]),
+  },
+  metrics: {
+    request: must(collector.metrics.v1["ExportMetricsServiceRequest"]),
+    response: must(collector.metrics.v1["ExportMetricsServiceResponse"]),
+  },
 };
 
 function must(message: GeneratedMessage | undefined): GeneratedMessage {
-  if (message === undefined) throw new ConfigError({ field: "@opentelemetry/otlp-transformer", problem: "the installed version lacks a generated OTLP message", fix: "reinstall the version package.json pins (npm ci)" });
+  if (message === undefined)
+    throw new ConfigError({
+      field: "@opentelemetry/otlp-transformer",
+      problem: "the installed version lacks a generated OTLP message",
+      fix: "reinstall the version package.json pins (npm ci)",
+    });
   return message;
 }
 
@@ -74,23 +98,36 @@ function decode(signal: OtlpSignal, format: WireFormat, body: Uint8Array): OtlpR
       message = request.decode(body);
     } catch (error) {
       if (isStackOverflow(error)) throw error;
-      throw new MalformedOtlpError(`not an OTLP ${signal} protobuf request: ${error instanceof Error ? error.message : String(error)}`);
+      throw new MalformedOtlpError(
+        `not an OTLP ${signal} protobuf request: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
-    plain = hexIds(request.toObject(message, { longs: String, bytes: String, enums: Number, defaults: false, arrays: true }));
+    plain = hexIds(
+      request.toObject(message, { longs: String, bytes: String, enums: Number, defaults: false, arrays: true }),
+    );
   } else {
     try {
       plain = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
     } catch (error) {
-      throw new MalformedOtlpError(`not an OTLP/JSON ${signal} request: ${error instanceof Error ? error.message : String(error)}`);
+      throw new MalformedOtlpError(
+        `not an OTLP/JSON ${signal} request: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   return walk(signal, plain);
 }
 
 /** The export response: empty when everything was accepted, else the partial-success counts. */
-export function encodeOtlpResponse(signal: OtlpSignal, format: WireFormat, rejected: number, errorMessage: string): Uint8Array {
-  const countField = signal === "traces" ? "rejectedSpans" : signal === "logs" ? "rejectedLogRecords" : "rejectedDataPoints";
-  const response = rejected === 0 && errorMessage === "" ? {} : { partialSuccess: { [countField]: String(rejected), errorMessage } };
+export function encodeOtlpResponse(
+  signal: OtlpSignal,
+  format: WireFormat,
+  rejected: number,
+  errorMessage: string,
+): Uint8Array {
+  const countField =
+    signal === "traces" ? "rejectedSpans" : signal === "logs" ? "rejectedLogRecords" : "rejectedDataPoints";
+  const response =
+    rejected === 0 && errorMessage === "" ? {} : { partialSuccess: { [countField]: String(rejected), errorMessage } };
   if (format === "json") return new TextEncoder().encode(JSON.stringify(response));
   const { response: message } = MESSAGES[signal];
   return message.encode(message.fromObject(response)).finish();
@@ -102,7 +139,10 @@ function hexIds(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    out[key] = (key === "traceId" || key === "spanId" || key === "parentSpanId") && typeof field === "string" ? Buffer.from(field, "base64").toString("hex") : hexIds(field);
+    out[key] =
+      (key === "traceId" || key === "spanId" || key === "parentSpanId") && typeof field === "string"
+        ? Buffer.from(field, "base64").toString("hex")
+        : hexIds(field);
   }
   return out;
 }
@@ -119,16 +159,34 @@ function walk(signal: OtlpSignal, plain: unknown): OtlpRecord[] {
   list(request[resourceKey], resourceKey).forEach((resourceEntry, r) => {
     const path = `${resourceKey}[${r}]`;
     const entry = object(resourceEntry, path);
-    const resource = attributes(entry["resource"] === undefined ? undefined : object(entry["resource"], `${path}.resource`)["attributes"], `${path}.resource.attributes`);
+    const resource = attributes(
+      entry["resource"] === undefined ? undefined : object(entry["resource"], `${path}.resource`)["attributes"],
+      `${path}.resource.attributes`,
+    );
     list(entry[scopeKey], `${path}.${scopeKey}`).forEach((scopeEntry, s) => {
       const scopePath = `${path}.${scopeKey}[${s}]`;
       const scope = object(scopeEntry, scopePath);
-      const scopeName = scope["scope"] === undefined ? "" : (optionalString(object(scope["scope"], `${scopePath}.scope`)["name"], `${scopePath}.scope.name`) ?? "");
+      const scopeName =
+        scope["scope"] === undefined
+          ? ""
+          : (optionalString(object(scope["scope"], `${scopePath}.scope`)["name"], `${scopePath}.scope.name`) ?? "");
       const origin = (index: number) => ({ index, resource, scopeName });
       if (signal === "traces") {
-        list(scope["spans"], `${scopePath}.spans`).forEach((item, i) => records.push(span(object(item, `${scopePath}.spans[${i}]`), `${scopePath}.spans[${i}]`, origin(records.length))));
+        list(scope["spans"], `${scopePath}.spans`).forEach((item, i) =>
+          records.push(
+            span(object(item, `${scopePath}.spans[${i}]`), `${scopePath}.spans[${i}]`, origin(records.length)),
+          ),
+        );
       } else if (signal === "logs") {
-        list(scope["logRecords"], `${scopePath}.logRecords`).forEach((item, i) => records.push(logRecord(object(item, `${scopePath}.logRecords[${i}]`), `${scopePath}.logRecords[${i}]`, origin(records.length))));
+        list(scope["logRecords"], `${scopePath}.logRecords`).forEach((item, i) =>
+          records.push(
+            logRecord(
+              object(item, `${scopePath}.logRecords[${i}]`),
+              `${scopePath}.logRecords[${i}]`,
+              origin(records.length),
+            ),
+          ),
+        );
       } else {
         list(scope["metrics"], `${scopePath}.metrics`).forEach((item, i) => {
           const metricPath = `${scopePath}.metrics[${i}]`;
@@ -136,9 +194,17 @@ function walk(signal: OtlpSignal, plain: unknown): OtlpRecord[] {
           const metricName = optionalString(metric["name"], `${metricPath}.name`) ?? "";
           for (const kind of ["sum", "gauge", "histogram", "exponentialHistogram", "summary"]) {
             if (metric[kind] === undefined) continue;
-            list(object(metric[kind], `${metricPath}.${kind}`)["dataPoints"], `${metricPath}.${kind}.dataPoints`).forEach((point, p) => {
+            list(
+              object(metric[kind], `${metricPath}.${kind}`)["dataPoints"],
+              `${metricPath}.${kind}.dataPoints`,
+            ).forEach((point, p) => {
               const pointPath = `${metricPath}.${kind}.dataPoints[${p}]`;
-              const dataPoint: OtlpDataPoint = { signal: "metrics", ...origin(records.length), metricName, attributes: attributes(object(point, pointPath)["attributes"], `${pointPath}.attributes`) };
+              const dataPoint: OtlpDataPoint = {
+                signal: "metrics",
+                ...origin(records.length),
+                metricName,
+                attributes: attributes(object(point, pointPath)["attributes"], `${pointPath}.attributes`),
+              };
               records.push(dataPoint);
             });
           }
@@ -149,7 +215,11 @@ function walk(signal: OtlpSignal, plain: unknown): OtlpRecord[] {
   return records;
 }
 
-function span(item: Record<string, unknown>, path: string, origin: { index: number; resource: Attributes; scopeName: string }): OtlpSpan {
+function span(
+  item: Record<string, unknown>,
+  path: string,
+  origin: { index: number; resource: Attributes; scopeName: string },
+): OtlpSpan {
   const status = item["status"] === undefined ? {} : object(item["status"], `${path}.status`);
   return {
     signal: "traces",
@@ -164,7 +234,11 @@ function span(item: Record<string, unknown>, path: string, origin: { index: numb
   };
 }
 
-function logRecord(item: Record<string, unknown>, path: string, origin: { index: number; resource: Attributes; scopeName: string }): OtlpLogRecord {
+function logRecord(
+  item: Record<string, unknown>,
+  path: string,
+  origin: { index: number; resource: Attributes; scopeName: string },
+): OtlpLogRecord {
   return {
     signal: "logs",
     ...origin,
@@ -177,7 +251,8 @@ function logRecord(item: Record<string, unknown>, path: string, origin: { index:
 }
 
 function object(value: unknown, path: string): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new MalformedOtlpError(`${path}: expected an object`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new MalformedOtlpError(`${path}: expected an object`);
   return value as Record<string, unknown>;
 }
 
@@ -237,7 +312,8 @@ function anyValue(value: unknown, path: string, depth = 0): AttributeValue | und
   const variant = object(value, path);
   if ("stringValue" in variant) return optionalString(variant["stringValue"], `${path}.stringValue`) ?? "";
   if ("boolValue" in variant) {
-    if (typeof variant["boolValue"] !== "boolean") throw new MalformedOtlpError(`${path}.boolValue: expected a boolean`);
+    if (typeof variant["boolValue"] !== "boolean")
+      throw new MalformedOtlpError(`${path}.boolValue: expected a boolean`);
     return variant["boolValue"];
   }
   if ("intValue" in variant) {

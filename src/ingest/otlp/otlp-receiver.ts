@@ -259,7 +259,10 @@ async function receive(
   try {
     await receiving.writeFacts(mapped, deadLetters);
   } catch (error) {
-    options.logger.error({ signal, err: error instanceof Error ? error.message : String(error) }, "could not write facts; the exporter will retry");
+    options.logger.error(
+      { signal, err: error instanceof Error ? error.message : String(error) },
+      "could not write facts; the exporter will retry",
+    );
     return respondStatus(response, 503, "facts could not be written; retry later", false);
   }
   const ignoredCount = Object.values(mapped.ignored).reduce((sum, count) => sum + count, 0);
@@ -268,9 +271,19 @@ async function receive(
   totals.unmapped += mapped.unmapped.length;
   totals.ignored += ignoredCount;
   countAttributionGaps(mapped, receiving);
-  options.logger.info({ signal, records: mapped.records, facts: mapped.facts.length, unmapped: mapped.unmapped.length, ignored: ignoredCount }, "otlp request");
+  options.logger.info(
+    {
+      signal,
+      records: mapped.records,
+      facts: mapped.facts.length,
+      unmapped: mapped.unmapped.length,
+      ignored: ignoredCount,
+    },
+    "otlp request",
+  );
   const reasons = new Map<string, number>();
-  for (const entry of mapped.unmapped) reasons.set(`${entry.reason} (${entry.field})`, (reasons.get(`${entry.reason} (${entry.field})`) ?? 0) + 1);
+  for (const entry of mapped.unmapped)
+    reasons.set(`${entry.reason} (${entry.field})`, (reasons.get(`${entry.reason} (${entry.field})`) ?? 0) + 1);
   const message = [...reasons].map(([reason, count]) => `${count} × ${reason}`).join("; ");
   response.writeHead(200, { "content-type": format === "json" ? "application/json" : "application/x-protobuf" });
   response.end(encodeOtlpResponse(signal, format, mapped.unmapped.length, message));

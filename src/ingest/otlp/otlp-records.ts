@@ -2,7 +2,8 @@
  * The OTLP records the receiver reads, after decoding, in one shape whatever the wire form
  * (protobuf or JSON). Only what the mappings need is kept; every value keeps its OTLP type.
  */
-export type AttributeValue = string | number | boolean | readonly AttributeValue[] | { readonly [key: string]: AttributeValue };
+export type AttributeValue =
+  string | number | boolean | readonly AttributeValue[] | { readonly [key: string]: AttributeValue };
 
 /** Attributes by key. An OTLP int64 is a number when it is a safe integer, else its decimal string. */
 export type Attributes = ReadonlyMap<string, AttributeValue>;

@@ -30,12 +30,17 @@ export function encodeAgentEvent(event: AgentEvent): Buffer {
 
 /** Reads an internal agent-event record; throws InternalRecordError (with the reason) when it cannot. */
 export function decodeAgentEvent(bytes: Buffer): AgentEvent {
-  if (bytes[0] !== AGENT_EVENT_MARKER) throw new InternalRecordError(`not an internal agent-event record (first byte ${String(bytes[0])})`);
-  if (bytes[1] !== FACT_LAYOUT_VERSION) throw new InternalRecordError(`agent-event layout version ${String(bytes[1])}; this build reads version ${FACT_LAYOUT_VERSION}`);
+  if (bytes[0] !== AGENT_EVENT_MARKER)
+    throw new InternalRecordError(`not an internal agent-event record (first byte ${String(bytes[0])})`);
+  if (bytes[1] !== FACT_LAYOUT_VERSION)
+    throw new InternalRecordError(
+      `agent-event layout version ${String(bytes[1])}; this build reads version ${FACT_LAYOUT_VERSION}`,
+    );
   const reader = new BinaryReader(bytes, 2);
   const fact = readFact(reader);
   reader.end();
-  if (!isAgentEvent(fact)) throw new InternalRecordError(`a ${fact.type} record does not belong on the agent-events topic`);
+  if (!isAgentEvent(fact))
+    throw new InternalRecordError(`a ${fact.type} record does not belong on the agent-events topic`);
   return fact;
 }
 
@@ -51,6 +56,10 @@ export async function decodeAgentEventRecord(registry: SchemaRegistry, bytes: Bu
     return { ok: true, fact: event, invalidMeasures: [], factId: event.fact_id };
   } catch (error) {
     if (!(error instanceof InternalRecordError)) throw error;
-    return { ok: false, rejection: { reason: "UNDECODABLE_BYTES", field: "", detail: `internal agent-event record: ${error.message}` }, factId: null };
+    return {
+      ok: false,
+      rejection: { reason: "UNDECODABLE_BYTES", field: "", detail: `internal agent-event record: ${error.message}` },
+      factId: null,
+    };
   }
 }

@@ -48,7 +48,22 @@ export class AvroTopicSerde implements TopicSerde {
   }
 
   async encodeResult(result: MetricResult): Promise<Buffer> {
-    const scope = result.scope.kind === "window" ? { "agentops.v1.WindowScope": { kind: "window", start: Date.parse(result.scope.start), end: Date.parse(result.scope.end) } } : { "agentops.v1.SnapshotScope": { kind: "snapshot", snapshot_id: result.scope.snapshot_id, cutoff: Date.parse(result.scope.cutoff) } };
+    const scope =
+      result.scope.kind === "window"
+        ? {
+            "agentops.v1.WindowScope": {
+              kind: "window",
+              start: Date.parse(result.scope.start),
+              end: Date.parse(result.scope.end),
+            },
+          }
+        : {
+            "agentops.v1.SnapshotScope": {
+              kind: "snapshot",
+              snapshot_id: result.scope.snapshot_id,
+              cutoff: Date.parse(result.scope.cutoff),
+            },
+          };
     const record = { ...result, scope, as_of: result.as_of === null ? null : Date.parse(result.as_of) };
     return this.registry.encode(await this.idOf(this.schemas.outputs.metricResult), record);
   }
@@ -58,10 +73,24 @@ export class AvroTopicSerde implements TopicSerde {
   }
 
   async decodeResult(bytes: Buffer): Promise<MetricResult> {
-    const record = plainData(await this.registry.decode(bytes)) as Omit<MetricResult, "scope" | "as_of"> & { scope: Record<string, Record<string, unknown>>; as_of: number | null };
+    const record = plainData(await this.registry.decode(bytes)) as Omit<MetricResult, "scope" | "as_of"> & {
+      scope: Record<string, Record<string, unknown>>;
+      as_of: number | null;
+    };
     const [branch] = Object.values(record.scope);
     if (branch === undefined) throw new InvariantError({ problem: "metric result without a scope" });
-    const scope: Scope = branch["kind"] === "window" ? { kind: "window", start: formatTimestamp(Number(branch["start"])), end: formatTimestamp(Number(branch["end"])) } : { kind: "snapshot", snapshot_id: String(branch["snapshot_id"]), cutoff: formatTimestamp(Number(branch["cutoff"])) };
+    const scope: Scope =
+      branch["kind"] === "window"
+        ? {
+            kind: "window",
+            start: formatTimestamp(Number(branch["start"])),
+            end: formatTimestamp(Number(branch["end"])),
+          }
+        : {
+            kind: "snapshot",
+            snapshot_id: String(branch["snapshot_id"]),
+            cutoff: formatTimestamp(Number(branch["cutoff"])),
+          };
     return { ...record, scope, as_of: record.as_of === null ? null : formatTimestamp(record.as_of) };
   }
 
@@ -74,13 +103,41 @@ export class AvroTopicSerde implements TopicSerde {
   }
 
   async encodeDeadLetter(letter: DeadLetterRecord): Promise<Buffer> {
-    const record = { reason: letter.reason, detail: letter.detail, field: letter.field === "" ? null : letter.field, source: letter.source, key: letter.key, value: letter.value, fact_id: letter.factId, record_rejected: letter.recordRejected ?? true, rejected_at: Date.now() };
+    const record = {
+      reason: letter.reason,
+      detail: letter.detail,
+      field: letter.field === "" ? null : letter.field,
+      source: letter.source,
+      key: letter.key,
+      value: letter.value,
+      fact_id: letter.factId,
+      record_rejected: letter.recordRejected ?? true,
+      rejected_at: Date.now(),
+    };
     return this.encode(this.schemas.outputs.deadLetter, record);
   }
 
   async decodeDeadLetter(bytes: Buffer): Promise<DeadLetterRecord> {
-    const record = plainData(await this.registry.decode(bytes)) as { reason: DeadLetterRecord["reason"]; detail: string; field: string | null; source: DeadLetterRecord["source"]; key: Buffer | null; value: Buffer | null; fact_id: string | null; record_rejected: boolean };
-    return { reason: record.reason, field: record.field ?? "", detail: record.detail, source: record.source, factId: record.fact_id, key: record.key, value: record.value, recordRejected: record.record_rejected };
+    const record = plainData(await this.registry.decode(bytes)) as {
+      reason: DeadLetterRecord["reason"];
+      detail: string;
+      field: string | null;
+      source: DeadLetterRecord["source"];
+      key: Buffer | null;
+      value: Buffer | null;
+      fact_id: string | null;
+      record_rejected: boolean;
+    };
+    return {
+      reason: record.reason,
+      field: record.field ?? "",
+      detail: record.detail,
+      source: record.source,
+      factId: record.fact_id,
+      key: record.key,
+      value: record.value,
+      recordRejected: record.record_rejected,
+    };
   }
 
   private async encode(schema: LoadedSchema, value: unknown): Promise<Buffer> {
@@ -90,7 +147,9 @@ export class AvroTopicSerde implements TopicSerde {
   private idOf(schema: LoadedSchema): Promise<number> {
     let id = this.ids.get(schema.subject);
     if (id === undefined) {
-      id = this.registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject: schema.subject }).then((registered) => registered.id);
+      id = this.registry
+        .register({ type: SchemaType.AVRO, schema: schema.text }, { subject: schema.subject })
+        .then((registered) => registered.id);
       // A failed registration is not cached: the next record tries again.
       id.catch(() => this.ids.delete(schema.subject));
       this.ids.set(schema.subject, id);

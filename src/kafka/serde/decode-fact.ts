@@ -11,7 +11,8 @@ export type DecodedFact = ParseResult & { readonly factId: string | null };
  */
 export async function decodeFact(registry: SchemaRegistry, bytes: Buffer | null): Promise<DecodedFact> {
   const decoded = await decodeWireRecord(registry, bytes);
-  if (!decoded.ok) return { ok: false, rejection: { reason: decoded.reason, field: "", detail: decoded.detail }, factId: null };
+  if (!decoded.ok)
+    return { ok: false, rejection: { reason: decoded.reason, field: "", detail: decoded.detail }, factId: null };
   const parsed = parseDecodedFact(decoded.value);
   return { ...parsed, factId: parsed.ok ? parsed.fact.fact_id : factIdOf(decoded.value) };
 }

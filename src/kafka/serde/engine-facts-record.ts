@@ -45,19 +45,26 @@ export function encodeEngineFact(fact: MetricFact, source: SourceCoordinates): {
   return { key: engineFactKey(fact, JSON.stringify(fact)), value: writer.finish() };
 }
 
-export type EngineFactReading = { readonly ok: true; readonly fact: MetricFact; readonly source: SourceCoordinates } | { readonly ok: false; readonly detail: string };
+export type EngineFactReading =
+  | { readonly ok: true; readonly fact: MetricFact; readonly source: SourceCoordinates }
+  | { readonly ok: false; readonly detail: string };
 
 /** Reads a record of the engine-facts topic, or says why it cannot be read (never throws). */
 export function readEngineFact(value: Buffer): EngineFactReading {
   if (value[0] === LEGACY_JSON_MARKER) return readLegacyJson(value);
   try {
-    if (value[0] !== ENGINE_FACT_MARKER) throw new InternalRecordError(`not an engine-facts record (first byte ${String(value[0])})`);
-    if (value[1] !== FACT_LAYOUT_VERSION) throw new InternalRecordError(`engine-facts layout version ${String(value[1])}; this build reads version ${FACT_LAYOUT_VERSION}`);
+    if (value[0] !== ENGINE_FACT_MARKER)
+      throw new InternalRecordError(`not an engine-facts record (first byte ${String(value[0])})`);
+    if (value[1] !== FACT_LAYOUT_VERSION)
+      throw new InternalRecordError(
+        `engine-facts layout version ${String(value[1])}; this build reads version ${FACT_LAYOUT_VERSION}`,
+      );
     const reader = new BinaryReader(value, 2);
     const source = { topic: intern(reader.string()), partition: reader.unsigned(), offset: reader.string() };
     const fact = readFact(reader);
     reader.end();
-    if (isAgentEvent(fact)) throw new InternalRecordError(`a ${fact.type} record does not belong on the engine-facts topic`);
+    if (isAgentEvent(fact))
+      throw new InternalRecordError(`a ${fact.type} record does not belong on the engine-facts topic`);
     return { ok: true, fact, source };
   } catch (error) {
     if (error instanceof InternalRecordError) return { ok: false, detail: error.message };
@@ -77,10 +84,14 @@ function readLegacyJson(value: Buffer): EngineFactReading {
   try {
     record = JSON.parse(value.toString("utf8")) as { fact?: unknown; source?: SourceCoordinates };
   } catch (error) {
-    return { ok: false, detail: `legacy JSON record does not parse: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      detail: `legacy JSON record does not parse: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   const parsed = parseNormalizedFact(record.fact);
   if (!parsed.ok) return { ok: false, detail: `legacy JSON record no longer validates: ${parsed.rejection.detail}` };
-  if (isAgentEvent(parsed.fact) || record.source === undefined) return { ok: false, detail: "legacy JSON record without a metric fact and its source" };
+  if (isAgentEvent(parsed.fact) || record.source === undefined)
+    return { ok: false, detail: "legacy JSON record without a metric fact and its source" };
   return { ok: true, fact: parsed.fact, source: record.source };
 }

@@ -61,7 +61,12 @@ export function subjectFor(fullName: string): string {
 }
 
 function isRecordSchema(value: unknown): value is { type: "record"; name: string; namespace?: string } {
-  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "record" && typeof (value as { name?: unknown }).name === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { type?: unknown }).type === "record" &&
+    typeof (value as { name?: unknown }).name === "string"
+  );
 }
 
 export function loadSchemaFile(file: string, dir: string = SCHEMAS_DIR): LoadedSchema {
@@ -75,12 +80,16 @@ export function loadSchemaFile(file: string, dir: string = SCHEMAS_DIR): LoadedS
     throw schemaFileError(path, `cannot be read or parsed: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (!isRecordSchema(json)) throw schemaFileError(path, "the top level is not an Avro record with a name");
-  if (json.namespace !== NAMESPACE) throw schemaFileError(path, `namespace is ${String(json.namespace)}, not ${NAMESPACE}`);
+  if (json.namespace !== NAMESPACE)
+    throw schemaFileError(path, `namespace is ${String(json.namespace)}, not ${NAMESPACE}`);
   let type: avro.Type;
   try {
     type = avro.Type.forSchema(json as avro.Schema);
   } catch (error) {
-    throw schemaFileError(path, `is not a valid Avro schema: ${error instanceof Error ? error.message : String(error)}`);
+    throw schemaFileError(
+      path,
+      `is not a valid Avro schema: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const fullName = `${json.namespace}.${json.name}`;
   return { file, fullName, subject: subjectFor(fullName), text, type };
@@ -88,7 +97,11 @@ export function loadSchemaFile(file: string, dir: string = SCHEMAS_DIR): LoadedS
 
 /** A schema file the program ships is missing or broken: the installation needs repair. */
 function schemaFileError(path: string, problem: string): ConfigError {
-  return new ConfigError({ field: path, problem, fix: "restore the file as the release ships it (git checkout -- schemas/)" });
+  return new ConfigError({
+    field: path,
+    problem,
+    fix: "restore the file as the release ships it (git checkout -- schemas/)",
+  });
 }
 
 /** Loads every schema; fails naming the file when one is missing or invalid. */

@@ -1,7 +1,13 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
 import type { RejectionReason } from "../../contract/rejection.ts";
 
-export type WireDecoding = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: Extract<RejectionReason, "UNDECODABLE_BYTES" | "UNKNOWN_SCHEMA_ID">; readonly detail: string };
+export type WireDecoding =
+  | { readonly ok: true; readonly value: unknown }
+  | {
+      readonly ok: false;
+      readonly reason: Extract<RejectionReason, "UNDECODABLE_BYTES" | "UNKNOWN_SCHEMA_ID">;
+      readonly detail: string;
+    };
 
 /**
  * Decodes a Confluent wire-format record (magic byte 0, 4-byte schema id, Avro body) and says
@@ -10,7 +16,11 @@ export type WireDecoding = { readonly ok: true; readonly value: unknown } | { re
  */
 export async function decodeWireRecord(registry: SchemaRegistry, bytes: Buffer | null): Promise<WireDecoding> {
   if (bytes === null || bytes.length < 5 || bytes[0] !== 0) {
-    return { ok: false, reason: "UNDECODABLE_BYTES", detail: "not in the Confluent wire format (magic byte 0 + 4-byte schema id + Avro body)" };
+    return {
+      ok: false,
+      reason: "UNDECODABLE_BYTES",
+      detail: "not in the Confluent wire format (magic byte 0 + 4-byte schema id + Avro body)",
+    };
   }
   const schemaId = bytes.readInt32BE(1);
   try {
@@ -19,12 +29,20 @@ export async function decodeWireRecord(registry: SchemaRegistry, bytes: Buffer |
     // Only the registry's own "not found" means the id is unknown; an unreachable registry is an
     // outage, thrown so the batch is retried rather than dead-lettering valid records.
     if (!isNotFound(error)) throw error;
-    return { ok: false, reason: "UNKNOWN_SCHEMA_ID", detail: `schema id ${schemaId} is unknown to the registry: ${messageOf(error)}` };
+    return {
+      ok: false,
+      reason: "UNKNOWN_SCHEMA_ID",
+      detail: `schema id ${schemaId} is unknown to the registry: ${messageOf(error)}`,
+    };
   }
   try {
     return { ok: true, value: plainData(await registry.decode(bytes)) };
   } catch (error) {
-    return { ok: false, reason: "UNDECODABLE_BYTES", detail: `Avro body does not match schema ${schemaId}: ${messageOf(error)}` };
+    return {
+      ok: false,
+      reason: "UNDECODABLE_BYTES",
+      detail: `Avro body does not match schema ${schemaId}: ${messageOf(error)}`,
+    };
   }
 }
 

@@ -108,7 +108,10 @@ export function deliveryContributions(deliveryId: string, index: FactIndex, conf
  * it, without the task join (a Delivery unit belongs to no task). Later TERMINAL summaries are
  * conflicts and never read.
  */
-function readRequirement(summaries: readonly DeliverySummary[], terminal: DeliverySummary): { changed: boolean; asOf: number } {
+function readRequirement(
+  summaries: readonly DeliverySummary[],
+  terminal: DeliverySummary,
+): { changed: boolean; asOf: number } {
   let changed = false;
   let asOf = Number.NEGATIVE_INFINITY;
   for (let position = 0; position < summaries.length; position++) {

@@ -10,7 +10,10 @@ import { NO_COHORT, windowScopeOf } from "../scope.ts";
  * its own event_time. Unreadable provenance (null or an unknown basis) is uncovered, never
  * "nondirect"; readable nondirect provenance stays in the denominator and contributes 0.
  */
-export function evidenceContribution(fact: ModelCall | Cost | DeliverySummary, config: EngineConfig): ContributionDraft {
+export function evidenceContribution(
+  fact: ModelCall | Cost | DeliverySummary,
+  config: EngineConfig,
+): ContributionDraft {
   const basis = evidenceBasis(fact);
   const readable = basis !== "UNREADABLE";
   return {
@@ -43,9 +46,14 @@ export function evidenceContributions(fact: Cost | DeliverySummary, config: Engi
  * operational = false, and their costs are not units). Whether a cost counts depends on its call,
  * so these are part of the call's unit and recomputed with it.
  */
-export function callEvidenceContributions(call: ModelCall, index: FactIndex, config: EngineConfig): ContributionDraft[] {
+export function callEvidenceContributions(
+  call: ModelCall,
+  index: FactIndex,
+  config: EngineConfig,
+): ContributionDraft[] {
   const drafts = [evidenceContribution(call, config)];
   const costs = index.costsByCall.get(call.call_id);
-  for (let position = 0; position < costs.length; position++) drafts.push(evidenceContribution(costs[position] as Cost, config));
+  for (let position = 0; position < costs.length; position++)
+    drafts.push(evidenceContribution(costs[position] as Cost, config));
   return drafts;
 }

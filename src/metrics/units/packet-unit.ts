@@ -35,5 +35,16 @@ export function packetContributions(packet: Packet, index: FactIndex, config: En
     asOf = Math.max(asOf, repair.event_time);
     if (repair.attributable) repaired = true;
   }
-  return [{ metricId: "packet-rework-rate", scope, cohort: NO_COHORT, candidate: true, covered, eligible: covered, hit: covered && repaired, asOf }];
+  return [
+    {
+      metricId: "packet-rework-rate",
+      scope,
+      cohort: NO_COHORT,
+      candidate: true,
+      covered,
+      eligible: covered,
+      hit: covered && repaired,
+      asOf,
+    },
+  ];
 }

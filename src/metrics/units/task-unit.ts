@@ -14,7 +14,14 @@ import {
   type MemberReading,
   type TaskInputs,
 } from "../task-inputs.ts";
-import { eventTimeTemplate, lacksIdentityOrMembership, lacksTerminalInputs, readTask, withTemplateCoordinate, type TaskReading } from "../task-reading.ts";
+import {
+  eventTimeTemplate,
+  lacksIdentityOrMembership,
+  lacksTerminalInputs,
+  readTask,
+  withTemplateCoordinate,
+  type TaskReading,
+} from "../task-reading.ts";
 import { excludedFor } from "./finalize.ts";
 
 /**
@@ -26,7 +33,8 @@ import { excludedFor } from "./finalize.ts";
 export function taskContributions(snapshot: TaskSnapshot, task: DefinedTask, inputs: TaskInputs): ContributionDraft[] {
   const scope = snapshotScopeOf(snapshot.snapshot_id, snapshot.cutoff);
   const memberReadings = new Map<string, MemberReading>();
-  for (const member of task.members ?? []) if (!memberReadings.has(member)) memberReadings.set(member, inputs.member(member, snapshot.cutoff));
+  for (const member of task.members ?? [])
+    if (!memberReadings.has(member)) memberReadings.set(member, inputs.member(member, snapshot.cutoff));
   const taskIdReading = task.task_id === undefined ? EMPTY_TASK_ID : inputs.taskId(task.task_id, snapshot.cutoff);
   const tupleReading = readTask(task, memberReadings, false);
   const reading = withTemplateCoordinate(tupleReading, task);

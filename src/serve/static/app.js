@@ -7,7 +7,15 @@ import { openLineage } from "./lineage.js";
 import { cohortNode, coverageNode, scopeNode, STATUS_TEXT, valueNode } from "./result-cells.js";
 
 // `rejected`: records the server could not show (its record checks), by kind and key, each with why.
-const view = { results: new Map(), alerts: new Map(), runs: new Map(), rejected: new Map(), fresh: new Set(), limits: { maxAlerts: 5000, maxRuns: 5000 }, folded: { alerts: 0, runs: 0 } };
+const view = {
+  results: new Map(),
+  alerts: new Map(),
+  runs: new Map(),
+  rejected: new Map(),
+  fresh: new Set(),
+  limits: { maxAlerts: 5000, maxRuns: 5000 },
+  folded: { alerts: 0, runs: 0 },
+};
 
 /** Keeps a map within its bound as the server does (view-state.ts): the first entries are the oldest. */
 function trimOldest(map, max, onDrop = () => {}) {
@@ -25,7 +33,6 @@ function errorRow(attributes, columns, message, key) {
   const cell = el("td", { colspan: columns, class: "error" }, reason, el("br"), el("span", { class: "muted" }, key));
   return el("tr", { class: "rejected", ...attributes }, cell);
 }
-
 
 // ---------- metrics ----------
 
@@ -84,27 +91,54 @@ function renderMetrics() {
   const counts = `${view.results.size} results, ${groups.size} metrics${notShown}`;
   document.getElementById("result-count").textContent = counts;
   container.replaceChildren(
-    ...[...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([metricId, entries]) => {
-      entries.sort(([, a], [, b]) => compareResults(a, b));
-      const statuses = new Map();
-      for (const [, result] of entries) statuses.set(result.status, (statuses.get(result.status) ?? 0) + 1);
-      const errors = (rejected.get(metricId) ?? []).map((record) =>
-        errorRow(
-          { "data-rejected": record.key, "data-metric": metricId },
-          5,
-          `record not shown: ${record.reason}`,
-          record.key,
-        ),
-      );
-      if (errors.length > 0) statuses.set("not shown", errors.length);
-      const rows = [...entries.map(([key, result]) => resultRow(key, metricId, result)), ...errors];
-      return el(
-        "details",
-        { open: "", "data-metric": metricId },
-        el("summary", {}, el("h3", {}, metricId), " ", el("span", { class: "muted" }, [...statuses].map(([status, count]) => `${count} ${STATUS_TEXT[status] ?? status}`).join(", "))),
-        el("table", {}, el("thead", {}, el("tr", {}, ["scope", "cohort", "status", "value, or why there is none", "coverage"].map((title) => el("th", {}, title)))), el("tbody", {}, rows)),
-      );
-    }),
+    ...[...groups.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([metricId, entries]) => {
+        entries.sort(([, a], [, b]) => compareResults(a, b));
+        const statuses = new Map();
+        for (const [, result] of entries) statuses.set(result.status, (statuses.get(result.status) ?? 0) + 1);
+        const errors = (rejected.get(metricId) ?? []).map((record) =>
+          errorRow(
+            { "data-rejected": record.key, "data-metric": metricId },
+            5,
+            `record not shown: ${record.reason}`,
+            record.key,
+          ),
+        );
+        if (errors.length > 0) statuses.set("not shown", errors.length);
+        const rows = [...entries.map(([key, result]) => resultRow(key, metricId, result)), ...errors];
+        return el(
+          "details",
+          { open: "", "data-metric": metricId },
+          el(
+            "summary",
+            {},
+            el("h3", {}, metricId),
+            " ",
+            el(
+              "span",
+              { class: "muted" },
+              [...statuses].map(([status, count]) => `${count} ${STATUS_TEXT[status] ?? status}`).join(", "),
+            ),
+          ),
+          el(
+            "table",
+            {},
+            el(
+              "thead",
+              {},
+              el(
+                "tr",
+                {},
+                ["scope", "cohort", "status", "value, or why there is none", "coverage"].map((title) =>
+                  el("th", {}, title),
+                ),
+              ),
+            ),
+            el("tbody", {}, rows),
+          ),
+        );
+      }),
   );
 }
 
@@ -141,7 +175,10 @@ function renderTrends() {
         boxes.push(el("div", where, `trend not drawn: ${error.message}`));
       }
     }
-    if (boxes.length > 0) sections.push(el("details", { open: "" }, el("summary", {}, el("h3", {}, metricId)), el("div", { class: "charts" }, boxes)));
+    if (boxes.length > 0)
+      sections.push(
+        el("details", { open: "" }, el("summary", {}, el("h3", {}, metricId)), el("div", { class: "charts" }, boxes)),
+      );
   }
   container.replaceChildren(...sections);
 }
@@ -218,9 +255,11 @@ function runStateText(run) {
   if (run === undefined) return "run state not seen yet";
   const redundant = run.redundant_share;
   const share = typeof redundant !== "number" ? "no tool call yet" : `${(redundant * 100).toFixed(1)}% redundant`;
-  return `${run.steps_seen} steps, ${run.tool_calls_seen} tool calls (${share}), ` +
+  return (
+    `${run.steps_seen} steps, ${run.tool_calls_seen} tool calls (${share}), ` +
     `${run.sandbox_events_seen} sandbox events · open alerts ${run.open_alerts}, ` +
-    `alerts emitted ${run.alerts_emitted} · last event ${formatInstant(run.last_event_time)}`;
+    `alerts emitted ${run.alerts_emitted} · last event ${formatInstant(run.last_event_time)}`
+  );
 }
 
 /** Runs with alerts, the run whose alert arrived last first; alerts of a run newest first. */
@@ -235,8 +274,12 @@ function renderAlerts() {
     lastArrival.set(alert.run_id, arrival);
   }
   const runs = [...byRun].sort(([a], [b]) => lastArrival.get(b) - lastArrival.get(a));
-  const older = view.folded.alerts + view.folded.runs === 0 ? "" : ` · not shown: ${view.folded.alerts} older alerts, ${view.folded.runs} older runs`;
-  document.getElementById("alert-count").textContent = `${view.alerts.size} alerts in ${byRun.size} runs · ${view.runs.size} runs monitored${older}`;
+  const older =
+    view.folded.alerts + view.folded.runs === 0
+      ? ""
+      : ` · not shown: ${view.folded.alerts} older alerts, ${view.folded.runs} older runs`;
+  document.getElementById("alert-count").textContent =
+    `${view.alerts.size} alerts in ${byRun.size} runs · ${view.runs.size} runs monitored${older}`;
   document.getElementById("runs").replaceChildren(
     ...[rejectedEventsNode()].filter((node) => node !== null),
     ...runs.map(([runId, alerts]) => {

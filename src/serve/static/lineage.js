@@ -11,14 +11,31 @@ function originText(origin) {
 
 function unitNode(unit) {
   const c = unit.contribution;
-  const parts = [c.hit ? "hit" : null, c.category, c.amount !== 0 ? `amount ${c.amount}` : null, ...c.money.map((m) => `${m.amount_minor} ${m.currency} ${m.source} ${m.cost_basis}`), ...Object.keys(unit.reasons), ...unit.missing.map((input) => `missing ${input}`)];
+  const parts = [
+    c.hit ? "hit" : null,
+    c.category,
+    c.amount !== 0 ? `amount ${c.amount}` : null,
+    ...c.money.map((m) => `${m.amount_minor} ${m.currency} ${m.source} ${m.cost_basis}`),
+    ...Object.keys(unit.reasons),
+    ...unit.missing.map((input) => `missing ${input}`),
+  ];
   return el(
     "li",
     {},
     el("b", {}, `${unit.kind} ${unit.id}`),
     " ",
     el("span", { class: "muted" }, parts.filter((part) => part !== null && part !== undefined).join(" · ")),
-    el("ul", {}, unit.facts.map((fact) => el("li", { class: "muted" }, `${fact.fact_id} ${fact.type} ${fact.basis ?? "no provenance"} ${originText(fact.origin)}`))),
+    el(
+      "ul",
+      {},
+      unit.facts.map((fact) =>
+        el(
+          "li",
+          { class: "muted" },
+          `${fact.fact_id} ${fact.type} ${fact.basis ?? "no provenance"} ${originText(fact.origin)}`,
+        ),
+      ),
+    ),
   );
 }
 
@@ -27,11 +44,36 @@ function lineageNode(explanation) {
   const byStatus = new Map();
   for (const unit of explanation.units) byStatus.set(unit.status, [...(byStatus.get(unit.status) ?? []), unit]);
   return [
-    el("p", {}, `units add up to: covered ${t.covered} of ${t.candidates} candidates, eligible ${t.eligible}, hits ${t.hits}, sum ${t.amount}`),
-    ...[...byStatus].map(([status, units]) =>
-      el("details", { open: status === "uncovered" || status === "excluded" ? "" : undefined }, el("summary", {}, `${status} (${units.length})`), el("ul", {}, units.slice(0, UNITS_SHOWN).map(unitNode)), units.length > UNITS_SHOWN ? el("p", { class: "muted" }, `first ${UNITS_SHOWN}; agentops explain --all lists every one`) : null),
+    el(
+      "p",
+      {},
+      `units add up to: covered ${t.covered} of ${t.candidates} candidates, eligible ${t.eligible}, hits ${t.hits}, sum ${t.amount}`,
     ),
-    explanation.dead_letters.length === 0 ? null : el("details", {}, el("summary", {}, `dead letters that may have changed it (${explanation.dead_letters.length})`), el("ul", {}, explanation.dead_letters.map((letter) => el("li", {}, `${letter.reason} ${letter.fact_id ?? ""} ${originText(letter.origin)}`)))),
+    ...[...byStatus].map(([status, units]) =>
+      el(
+        "details",
+        { open: status === "uncovered" || status === "excluded" ? "" : undefined },
+        el("summary", {}, `${status} (${units.length})`),
+        el("ul", {}, units.slice(0, UNITS_SHOWN).map(unitNode)),
+        units.length > UNITS_SHOWN
+          ? el("p", { class: "muted" }, `first ${UNITS_SHOWN}; agentops explain --all lists every one`)
+          : null,
+      ),
+    ),
+    explanation.dead_letters.length === 0
+      ? null
+      : el(
+          "details",
+          {},
+          el("summary", {}, `dead letters that may have changed it (${explanation.dead_letters.length})`),
+          el(
+            "ul",
+            {},
+            explanation.dead_letters.map((letter) =>
+              el("li", {}, `${letter.reason} ${letter.fact_id ?? ""} ${originText(letter.origin)}`),
+            ),
+          ),
+        ),
   ];
 }
 
@@ -43,8 +85,12 @@ export async function openLineage(key) {
   try {
     const response = await fetch(`/api/explain?key=${encodeURIComponent(key)}`);
     const answer = await response.json();
-    if (answer.kind === "explained") body.replaceChildren(el("p", { class: "muted" }, key), ...lineageNode(answer.explanation));
-    else body.replaceChildren(el("p", { class: "error" }, answer.error ?? "the engine holds no figure under this key now"));
+    if (answer.kind === "explained")
+      body.replaceChildren(el("p", { class: "muted" }, key), ...lineageNode(answer.explanation));
+    else
+      body.replaceChildren(
+        el("p", { class: "error" }, answer.error ?? "the engine holds no figure under this key now"),
+      );
   } catch (error) {
     body.replaceChildren(el("p", { class: "error" }, `lineage not available: ${error.message}`));
   }

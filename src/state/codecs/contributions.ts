@@ -44,7 +44,11 @@ const identities = new BoundedMemo<string, GroupIdentity>(16_384);
 function identityOf(groupKey: string): GroupIdentity {
   let identity = identities.get(groupKey);
   if (identity !== undefined) return identity;
-  const parsed = JSON.parse(groupKey) as { cohort: Record<string, string>; metric_id: MetricId; scope: Record<string, string> };
+  const parsed = JSON.parse(groupKey) as {
+    cohort: Record<string, string>;
+    metric_id: MetricId;
+    scope: Record<string, string>;
+  };
   // The scope's own field order (scope.ts), not the key's canonical order: rendered results show it.
   const scope = (
     parsed.scope.kind === "window"
@@ -78,7 +82,13 @@ function writeContributionBody(out: BinaryWriter, contribution: Contribution): v
 }
 
 /** A contribution of a known group: built in one object, in finalizeContribution's field order (one shape for every contribution). */
-function readContribution(input: BinaryReader, metricId: MetricId, scope: Scope, cohort: Cohort, groupKey: string): Contribution {
+function readContribution(
+  input: BinaryReader,
+  metricId: MetricId,
+  scope: Scope,
+  cohort: Cohort,
+  groupKey: string,
+): Contribution {
   const flags = input.byte();
   const category = (flags & FLAG_CATEGORY) === 0 ? undefined : input.string();
   const amount = input.double();
@@ -141,7 +151,8 @@ export function groupCodec(): ValueCodec<GroupAggregate> {
     encode: (group) =>
       encodeWith((out) => {
         out.string(group.sample.groupKey);
-        for (const count of [group.units, group.candidates, group.covered, group.eligible, group.hits]) out.integer(count);
+        for (const count of [group.units, group.candidates, group.covered, group.eligible, group.hits])
+          out.integer(count);
         writeExact(out, group.amount.exact);
         writeCounts(out, group.categories, group.categories.size);
         writeCounts(out, group.exclusions, group.exclusions.size);
@@ -293,7 +304,8 @@ export function decodeUnitRecord(bytes: Buffer, identity: string): readonly Cont
   }
   const partsKey = bytes.toString("latin1", partsStart, input.offset);
   let parts = unitRecordParts.get(partsKey);
-  if (parts === undefined) unitRecordParts.set(partsKey, (parts = readUnitRecordParts(new BinaryReader(bytes, partsStart))));
+  if (parts === undefined)
+    unitRecordParts.set(partsKey, (parts = readUnitRecordParts(new BinaryReader(bytes, partsStart))));
   const { scopes, cohorts } = parts;
   const part = <T>(found: readonly T[], position: number, what: string): T => {
     const value = found[position];
@@ -337,12 +349,16 @@ function internedWindow(start: string, end: string): Scope {
   const startMillis = Date.parse(start);
   const size = Date.parse(end) - startMillis;
   const interned = Number.isFinite(startMillis) && size > 0 ? windowScopeOf(startMillis, size) : undefined;
-  return interned !== undefined && interned.start === start && interned.end === end ? interned : Object.freeze({ kind: "window", start, end });
+  return interned !== undefined && interned.start === start && interned.end === end
+    ? interned
+    : Object.freeze({ kind: "window", start, end });
 }
 
 /** The engine's interned snapshot scope; the one read when its cutoff is not in the engine's form. */
 function internedSnapshot(snapshotId: string, cutoff: string): Scope {
   const cutoffMillis = Date.parse(cutoff);
   const interned = Number.isFinite(cutoffMillis) ? snapshotScopeOf(snapshotId, cutoffMillis) : undefined;
-  return interned !== undefined && interned.cutoff === cutoff ? interned : Object.freeze({ kind: "snapshot", snapshot_id: snapshotId, cutoff });
+  return interned !== undefined && interned.cutoff === cutoff
+    ? interned
+    : Object.freeze({ kind: "snapshot", snapshot_id: snapshotId, cutoff });
 }

@@ -1,4 +1,12 @@
-import type { Cost, DeliverySummary, MetricFact, ModelCall, Packet, Repair, TaskSnapshot } from "../../contract/facts.ts";
+import type {
+  Cost,
+  DeliverySummary,
+  MetricFact,
+  ModelCall,
+  Packet,
+  Repair,
+  TaskSnapshot,
+} from "../../contract/facts.ts";
 import { InternalRecordError, type BinaryReader, type BinaryWriter } from "../../codec/binary-form.ts";
 import { readFact } from "../../codec/fact-layout.ts";
 import type { CallDoc, DeliveryDoc, PacketDoc, SnapshotDoc, TaskIdDoc, TaskReader } from "../../metrics/entity-docs.ts";

@@ -131,7 +131,12 @@ export const versionsCodec: ValueCodec<readonly StoredVersion[]> = {
     return out.finish();
   },
   decode: (bytes) =>
-    decodeWith(bytes, (input) => Array.from({ length: input.unsigned() }, () => ({ origin: readOrigin(input), fact: readFact(input) as MetricFact }))),
+    decodeWith(bytes, (input) =>
+      Array.from({ length: input.unsigned() }, () => ({
+        origin: readOrigin(input),
+        fact: readFact(input) as MetricFact,
+      })),
+    ),
   committed: forgetEncodedFacts,
 };
 
@@ -212,7 +217,12 @@ export function readShares(input: BinaryReader): readonly MoneyShare[] {
   if (size === 0) return NO_SHARES;
   const shares: MoneyShare[] = [];
   for (let index = 0; index < size; index++)
-    shares.push({ currency: input.string(), source: input.string(), costBasis: input.string(), amountMinor: readExact(input) });
+    shares.push({
+      currency: input.string(),
+      source: input.string(),
+      costBasis: input.string(),
+      amountMinor: readExact(input),
+    });
   return shares;
 }
 
@@ -233,6 +243,11 @@ export function readReasonCounts(input: BinaryReader): Readonly<Record<string, n
   const counts: Record<string, number> = {};
   // Defined, not assigned: a reason named "__proto__" stays a count (as Object.fromEntries kept it).
   for (let index = 0; index < size; index++)
-    Object.defineProperty(counts, input.string(), { value: input.integer(), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(counts, input.string(), {
+      value: input.integer(),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return counts;
 }

@@ -49,7 +49,11 @@ export function rebuildFromEngineFacts(
   topic: string,
   config: EngineConfig,
   catalog: CatalogSummary,
-  where: { readonly keys: EngineFactKeys; readonly engineState?: EngineStateOptions | undefined; readonly engineObserver?: EngineObserver },
+  where: {
+    readonly keys: EngineFactKeys;
+    readonly engineState?: EngineStateOptions | undefined;
+    readonly engineObserver?: EngineObserver;
+  },
   onRecord?: (count: number) => void,
   engineTopology?: TopologyConfig["engineTopology"],
 ): Effect.Effect<EngineRebuild, TransportError> {
@@ -65,7 +69,12 @@ export function rebuildFromEngineFacts(
       if (key !== undefined) await keys.add(key);
       const checked = checkEngineFactRecord(message, key);
       if (!checked.ok) mismatches.push({ position, detail: checked.detail });
-      else await emit({ position, value: { fact: checked.fact, source: checked.source }, original: { key: message.key, value: message.value } });
+      else
+        await emit({
+          position,
+          value: { fact: checked.fact, source: checked.source },
+          original: { key: message.key, value: message.value },
+        });
     }).then(() => undefined);
   const topology = {
     roles: ["engine"] as const,
@@ -85,21 +94,38 @@ export function rebuildFromEngineFacts(
   );
 }
 
-type CheckedRecord = { readonly ok: true; readonly fact: MetricFact; readonly source: TopicPosition } | { readonly ok: false; readonly detail: string };
+type CheckedRecord =
+  | { readonly ok: true; readonly fact: MetricFact; readonly source: TopicPosition }
+  | { readonly ok: false; readonly detail: string };
 
 /** One engine-facts record as the audit accepts it: readable, valid by the contract, under its own key. */
 function checkEngineFactRecord(message: KafkaMessage, key: string | undefined): CheckedRecord {
-  if (message.value === null) return { ok: false, detail: "engine-facts record without a value (a tombstone on a topic that never deletes)" };
+  if (message.value === null)
+    return { ok: false, detail: "engine-facts record without a value (a tombstone on a topic that never deletes)" };
   const reading = readEngineFact(message.value);
   if (!reading.ok) return { ok: false, detail: `engine-facts record does not read: ${reading.detail}` };
   // The layout reader does not validate; the contract parser does, on the fact's normalised JSON form.
   const written = JSON.stringify(reading.fact);
   const parsed = parseNormalizedFact(JSON.parse(written) as unknown);
-  if (!parsed.ok) return { ok: false, detail: `fact ${reading.fact.fact_id} does not validate: ${parsed.rejection.reason} ${parsed.rejection.field} ${parsed.rejection.detail}`.trimEnd() };
-  if (isAgentEvent(parsed.fact)) return { ok: false, detail: `fact ${parsed.fact.fact_id} is a ${parsed.fact.type}, not a metric fact` };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      detail:
+        `fact ${reading.fact.fact_id} does not validate: ${parsed.rejection.reason} ${parsed.rejection.field} ${parsed.rejection.detail}`.trimEnd(),
+    };
+  if (isAgentEvent(parsed.fact))
+    return { ok: false, detail: `fact ${parsed.fact.fact_id} is a ${parsed.fact.type}, not a metric fact` };
   const normalised = JSON.stringify(parsed.fact);
-  if (normalised !== written) return { ok: false, detail: `fact ${parsed.fact.fact_id} is not in normalised form (the parser reads it as another fact)` };
+  if (normalised !== written)
+    return {
+      ok: false,
+      detail: `fact ${parsed.fact.fact_id} is not in normalised form (the parser reads it as another fact)`,
+    };
   const expectedKey = engineFactKey(parsed.fact, normalised);
-  if (key !== expectedKey) return { ok: false, detail: `fact ${parsed.fact.fact_id} is under key ${JSON.stringify(key ?? null)}, its content gives ${JSON.stringify(expectedKey)}` };
+  if (key !== expectedKey)
+    return {
+      ok: false,
+      detail: `fact ${parsed.fact.fact_id} is under key ${JSON.stringify(key ?? null)}, its content gives ${JSON.stringify(expectedKey)}`,
+    };
   return { ok: true, fact: parsed.fact, source: reading.source };
 }

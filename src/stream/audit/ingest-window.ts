@@ -40,7 +40,9 @@ export async function checkIngestWindow(
   await admin.connect();
   let window: RetainedPartition[];
   try {
-    window = (await admin.fetchTopicOffsets(topic)).map(({ partition, low, high }) => ({ partition, firstOffset: low, endOffset: high })).sort((a, b) => a.partition - b.partition);
+    window = (await admin.fetchTopicOffsets(topic))
+      .map(({ partition, low, high }) => ({ partition, firstOffset: low, endOffset: high }))
+      .sort((a, b) => a.partition - b.partition);
   } finally {
     await admin.disconnect();
   }
@@ -53,7 +55,11 @@ export async function checkIngestWindow(
     if (route.to !== "engine") return;
     metricFacts += 1;
     const key = engineFactKey(route.fact, JSON.stringify(route.fact));
-    if (!engineFactKeys.has(key)) mismatches.push({ position: { topic, partition, offset: message.offset }, detail: `accepted fact ${route.fact.fact_id} has no engine-facts record (key ${JSON.stringify(key)})` });
+    if (!engineFactKeys.has(key))
+      mismatches.push({
+        position: { topic, partition, offset: message.offset },
+        detail: `accepted fact ${route.fact.fact_id} has no engine-facts record (key ${JSON.stringify(key)})`,
+      });
   });
   return { window, records, metricFacts, mismatches };
 }

@@ -7,7 +7,11 @@ import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import type { TopicSerde } from "../../kafka/serde/topic-serde.ts";
 
 /** The latest value of every live key of the compacted results topic (tombstoned keys are gone). */
-export async function readLatestResults(kafka: Kafka, serde: TopicSerde, topic: string): Promise<Map<string, MetricResult>> {
+export async function readLatestResults(
+  kafka: Kafka,
+  serde: TopicSerde,
+  topic: string,
+): Promise<Map<string, MetricResult>> {
   const latest = new Map<string, Buffer | null>();
   await readTopicToEnd(kafka, topic, (message) => {
     const key = message.key?.toString("utf8");
@@ -35,13 +39,21 @@ export function resultsDigest(results: ReadonlyMap<string, MetricResult>): strin
   return `sha256:${hash.digest("hex")}`;
 }
 
-export function compareResults(expected: ReadonlyMap<string, MetricResult>, actual: ReadonlyMap<string, MetricResult>): ResultComparison {
+export function compareResults(
+  expected: ReadonlyMap<string, MetricResult>,
+  actual: ReadonlyMap<string, MetricResult>,
+): ResultComparison {
   const keys = new Set([...expected.keys(), ...actual.keys()]);
   const differingKeys: string[] = [];
   for (const key of keys) {
     const left = expected.get(key);
     const right = actual.get(key);
-    if (left === undefined || right === undefined || canonicalJson(left) !== canonicalJson(right)) differingKeys.push(key);
+    if (left === undefined || right === undefined || canonicalJson(left) !== canonicalJson(right))
+      differingKeys.push(key);
   }
-  return { expectedDigest: resultsDigest(expected), actualDigest: resultsDigest(actual), differingKeys: differingKeys.sort(byUtf8) };
+  return {
+    expectedDigest: resultsDigest(expected),
+    actualDigest: resultsDigest(actual),
+    differingKeys: differingKeys.sort(byUtf8),
+  };
 }

@@ -53,7 +53,8 @@ export class TaskCheckpoints {
     try {
       await this.inFlight?.catch(() => undefined);
       // Stopping cleanly: the last acknowledged state is checkpointed, so a restart reads nothing again.
-      if (this.lastAcknowledged !== undefined && !this.unacknowledged) await this.checkpoint(local, this.lastAcknowledged);
+      if (this.lastAcknowledged !== undefined && !this.unacknowledged)
+        await this.checkpoint(local, this.lastAcknowledged);
       await local.state.landed();
     } finally {
       await local.state.backend?.close();

@@ -12,7 +12,9 @@ const TERMINAL_RULE = "the earliest by (event_time, fact_id) is read, the later 
 
 export function conflictRejection(conflict: Conflict): Rejection & { readonly recordRejected: boolean } {
   const [kind = "", id = ""] = conflict.identity.split("\u0000");
-  const versions = conflict.versions.map((version) => `${version.factId} at ${version.origin ?? "unknown position"}`).join(", ");
+  const versions = conflict.versions
+    .map((version) => `${version.factId} at ${version.origin ?? "unknown position"}`)
+    .join(", ");
   const detail =
     conflict.reason === "CONFLICT"
       ? `${conflict.factIds.length} distinct records share ${kind} ${id} (versions: ${versions}); all are quarantined and none contributes`

@@ -55,11 +55,17 @@ export function stageProcessor(
     name,
     open: (partition, _stores, metrics, context) => {
       // The four stage tasks of one partition number share the budget one engine partition has.
-      const local = stateOptions === undefined ? undefined : openLocalState(
-        { directory: (index) => `${stateOptions.directory(index)}-${name}`, cacheBytes: Math.floor(stateOptions.cacheBytes / ENGINE_STAGES.length) },
-        partition,
-        identity,
-      );
+      const local =
+        stateOptions === undefined
+          ? undefined
+          : openLocalState(
+              {
+                directory: (index) => `${stateOptions.directory(index)}-${name}`,
+                cacheBytes: Math.floor(stateOptions.cacheBytes / ENGINE_STAGES.length),
+              },
+              partition,
+              identity,
+            );
       const task = new StageTask(stage, partition, stages, config, catalog, local?.state);
       const writer = `${name}/${String(partition)}`;
       let checkpoint: Checkpoint | undefined = local?.checkpoint;
@@ -70,20 +76,29 @@ export function stageProcessor(
         for (const record of records) {
           const { value } = record;
           if ("unreadable" in value) {
-            const rejection = { reason: "UNDECODABLE_BYTES", field: "", detail: `${name} input record: ${value.unreadable}` } as const;
+            const rejection = {
+              reason: "UNDECODABLE_BYTES",
+              field: "",
+              detail: `${name} input record: ${value.unreadable}`,
+            } as const;
             outputs.push({
               topic: "deadLetters",
               key: String(originOf(record.position)),
-              value: { kind: "record", rejection, recordRejected: true, position: record.position, factId: null, original: record.original },
+              value: {
+                kind: "record",
+                rejection,
+                recordRejected: true,
+                position: record.position,
+                factId: null,
+                original: record.original,
+              },
             });
           } else if ("fact" in value) {
             const outcome = task.ingest(value.fact, originOf(value.source));
             // The single engine's names: a version that makes its fact_id a conflict is quarantined.
-            metrics.count(
-              "agentops_engine_facts_total",
-              "Metric facts the engine read, by ledger outcome",
-              { outcome: outcome === "new" ? "accepted" : outcome === "conflict" ? "quarantined" : "redelivery" },
-            );
+            metrics.count("agentops_engine_facts_total", "Metric facts the engine read, by ledger outcome", {
+              outcome: outcome === "new" ? "accepted" : outcome === "conflict" ? "quarantined" : "redelivery",
+            });
           } else task.receive(value.key, value.value);
         }
       };
@@ -91,19 +106,26 @@ export function stageProcessor(
       let lastRead: SourcePosition | undefined;
       const flushed = (flush: StageFlush): SinkRecord[] => {
         const outputs: SinkRecord[] = [];
-        for (const record of flush.records) outputs.push({
-          topic: record.role,
-          key: record.key,
-          value: { value: record.value, partition: record.partition },
-          writer,
-        });
-        for (const change of flush.results) outputs.push({ topic: "results", key: change.key, value: change.result, writer });
+        for (const record of flush.records)
+          outputs.push({
+            topic: record.role,
+            key: record.key,
+            value: { value: record.value, partition: record.partition },
+            writer,
+          });
+        for (const change of flush.results)
+          outputs.push({ topic: "results", key: change.key, value: change.result, writer });
         for (const { key, conflict } of flush.conflicts) {
           if (conflict === null) continue;
           // A conflict is found while reading a record, so the task has read one.
           const position = conflictPosition(conflict) ?? lastRead;
-          if (position === undefined) throw new InvariantError({ problem: `${name} found conflict ${key} before reading any record` });
-          outputs.push({ topic: "deadLetters", key, value: { kind: "conflict", conflict, position, factId: conflict.factIds.at(-1) ?? "" } });
+          if (position === undefined)
+            throw new InvariantError({ problem: `${name} found conflict ${key} before reading any record` });
+          outputs.push({
+            topic: "deadLetters",
+            key,
+            value: { kind: "conflict", conflict, position, factId: conflict.factIds.at(-1) ?? "" },
+          });
         }
         return outputs;
       };
@@ -118,7 +140,11 @@ export function stageProcessor(
       const checkpoints = new TaskCheckpoints(local, async (store, offset) => {
         if (!task.settled || context === undefined) return false;
         const ends = await context.topicEnds(sinks);
-        checkpoint = { offset, identity, sinkEnds: Object.fromEntries([...ends].map(([role, byPartition]) => [role, Object.fromEntries(byPartition)])) };
+        checkpoint = {
+          offset,
+          identity,
+          sinkEnds: Object.fromEntries([...ends].map(([role, byPartition]) => [role, Object.fromEntries(byPartition)])),
+        };
         await store.state.commit([checkpointWrite(checkpoint)]);
         return true;
       });
@@ -143,10 +169,17 @@ export function stageProcessor(
         reconciliation: {
           writtenSince: () => ({
             writer,
-            from: new Map(sinks.map((role) => [
-              role,
-              new Map(Object.entries(checkpoint?.sinkEnds?.[role] ?? {}).map(([partition, offset]) => [Number(partition), offset])),
-            ])),
+            from: new Map(
+              sinks.map((role) => [
+                role,
+                new Map(
+                  Object.entries(checkpoint?.sinkEnds?.[role] ?? {}).map(([partition, offset]) => [
+                    Number(partition),
+                    offset,
+                  ]),
+                ),
+              ]),
+            ),
           }),
           reconcile: (role, key, partition) => {
             if (role === "results") {
@@ -155,7 +188,9 @@ export function stageProcessor(
             }
             if (!sinks.includes(role) || !isStageRole(role)) return undefined;
             const correction = task.correction(role, key, rebuilt);
-            return correction === undefined ? undefined : { topic: role, key, value: { value: correction.value, partition }, writer };
+            return correction === undefined
+              ? undefined
+              : { topic: role, key, value: { value: correction.value, partition }, writer };
           },
         },
         sourceRestore: { restore: (records) => batch(records), goLive: () => [{ outputs: flushed(task.flush()) }] },
@@ -170,5 +205,7 @@ function conflictPosition(conflict: Conflict): TopicPosition | undefined {
   const origin = conflict.versions.at(-1)?.origin;
   if (typeof origin !== "string") return undefined;
   const match = /^(.*)\/(\d+)\/(\d+)$/.exec(origin);
-  return match === null ? undefined : { topic: match[1] as string, partition: Number(match[2]), offset: match[3] as string };
+  return match === null
+    ? undefined
+    : { topic: match[1] as string, partition: Number(match[2]), offset: match[3] as string };
 }

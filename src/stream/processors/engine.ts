@@ -7,11 +7,26 @@ import { MetricEngine } from "../../metrics/metric-engine.ts";
 import type { EngineObserver } from "../../lineage/engine-directory.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../state/codecs/contributions.ts";
 import { engineTables } from "../../state/engine-tables.ts";
-import { checkpointWrite, openLocalState, openStoreDirectory, stateIdentity, type LocalState } from "../../state/local-state.ts";
+import {
+  checkpointWrite,
+  openLocalState,
+  openStoreDirectory,
+  stateIdentity,
+  type LocalState,
+} from "../../state/local-state.ts";
 import type { ResultChange } from "../../contract/result-record.ts";
 import { OnDiskKeyValueStore } from "../stores/on-disk-key-value-store.ts";
 import { TaskCheckpoints } from "./checkpoints.ts";
-import { originOf, type EngineFact, type Metrics, type Processor, type SinkRecord, type SourceRecord, type Task, type UnreadableRecord } from "../processor.ts";
+import {
+  originOf,
+  type EngineFact,
+  type Metrics,
+  type Processor,
+  type SinkRecord,
+  type SourceRecord,
+  type Task,
+  type UnreadableRecord,
+} from "../processor.ts";
 
 /** Backlog (records behind the source's head) above which a batch's flush may be deferred. */
 export const FLUSH_BACKLOG_THRESHOLD = 20_000;
@@ -58,10 +73,15 @@ export function engineProcessor(
       ? {}
       : {
           openStore: (store: string, partition: number) =>
-            store === PUBLISHED_RESULTS ? new OnDiskKeyValueStore(
-              store,
-              openStoreDirectory(join(stateOptions.directory(partition), PUBLISHED_RESULTS), publishedCacheBytes(stateOptions.cacheBytes)),
-            ) : undefined,
+            store === PUBLISHED_RESULTS
+              ? new OnDiskKeyValueStore(
+                  store,
+                  openStoreDirectory(
+                    join(stateOptions.directory(partition), PUBLISHED_RESULTS),
+                    publishedCacheBytes(stateOptions.cacheBytes),
+                  ),
+                )
+              : undefined,
         }),
     open: (partition, stores, metrics) => {
       const local = stateOptions === undefined ? undefined : openLocalState(stateOptions, partition, identity);
@@ -154,7 +174,8 @@ export function engineProcessor(
       };
       const loadChangelog = async (store: LocalState, key: string, value: Buffer | null): Promise<void> => {
         if (key === SETTLED_MARKER) {
-          const marker = value === null ? undefined : (JSON.parse(value.toString("utf8")) as { offset?: string; identity?: string });
+          const marker =
+            value === null ? undefined : (JSON.parse(value.toString("utf8")) as { offset?: string; identity?: string });
           // A marker of another identity (window, threshold, catalog, layout) restores nothing.
           loadUntil = marker?.identity === identity && marker.offset !== undefined ? BigInt(marker.offset) : 0n;
           changelogFrom = loadUntil;
@@ -191,8 +212,9 @@ export function engineProcessor(
         },
       });
       /** In memory there is nothing to resume from or checkpoint; an observer still sees the close. */
-      const observedInMemory: Pick<Task<unknown>, "localState"> =
-        observer === undefined ? {} : { localState: { resumeFrom: () => "0", committed: () => Promise.resolve(), close } };
+      const observedInMemory: Pick<Task<unknown>, "localState"> = observer === undefined
+        ? {}
+        : { localState: { resumeFrom: () => "0", committed: () => Promise.resolve(), close } };
       return {
         ...(local === undefined ? observedInMemory : onDisk(local)),
         sourceRestore: {
@@ -204,7 +226,8 @@ export function engineProcessor(
             for (const record of records) {
               const { value, position } = record;
               if ("unreadable" in value) continue;
-              if (BigInt((position as { offset?: string }).offset ?? "0") < loadUntil) engine.load(value.fact, originOf(value.source));
+              if (BigInt((position as { offset?: string }).offset ?? "0") < loadUntil)
+                engine.load(value.fact, originOf(value.source));
               else {
                 engine.ingest(value.fact, originOf(value.source));
                 unflushed += 1;
@@ -222,7 +245,8 @@ export function engineProcessor(
             unflushed = 0;
             let keys: string[];
             const stale: string[] = [];
-            const sinceCheckpoint = changedSinceCheckpoint === undefined ? undefined : published?.takeKeysSinceCheckpoint?.();
+            const sinceCheckpoint =
+              changedSinceCheckpoint === undefined ? undefined : published?.takeKeysSinceCheckpoint?.();
             if (changedSinceCheckpoint !== undefined && sinceCheckpoint !== undefined) {
               // Both resumed from their checkpoints: only keys changed since either can differ, so a
               // restart's cost does not grow with the result table.
@@ -238,7 +262,11 @@ export function engineProcessor(
             // A page of results at a time: each one rendered, settled and written before the next; then
             // the tombstones, a page at a time too (a changed window makes every earlier key stale).
             for (let start = 0; start < keys.length; start += goLivePage) {
-              yield { outputs: keys.slice(start, start + goLivePage).map((key): SinkRecord => ({ topic: "results", key, value: engine.result(key) })) };
+              yield {
+                outputs: keys
+                  .slice(start, start + goLivePage)
+                  .map((key): SinkRecord => ({ topic: "results", key, value: engine.result(key) })),
+              };
             }
             let outputs: SinkRecord[] = [];
             for (let start = 0; start < stale.length; start += goLivePage) {
@@ -263,7 +291,8 @@ export function engineProcessor(
           unflushed += batch.records.length;
           const last = batch.records.at(-1);
           if (last !== undefined) nextOffset = nextOffsetAfter(last);
-          if (batch.backlog > FLUSH_BACKLOG_THRESHOLD && unflushed < FLUSH_EVERY_FACTS && !overBudget()) return { outputs };
+          if (batch.backlog > FLUSH_BACKLOG_THRESHOLD && unflushed < FLUSH_EVERY_FACTS && !overBudget())
+            return { outputs };
           return { outputs: [...outputs, ...flushed(nextOffset)] };
         },
       };
@@ -299,13 +328,29 @@ function nextOffsetAfter(record: SourceRecord<unknown>): bigint {
   return position.offset === undefined ? 0n : BigInt(position.offset) + 1n;
 }
 
-function ingestLive(engine: MetricEngine, record: SourceRecord<EngineFact | UnreadableRecord>, outputs: SinkRecord[], metrics: Metrics): void {
+function ingestLive(
+  engine: MetricEngine,
+  record: SourceRecord<EngineFact | UnreadableRecord>,
+  outputs: SinkRecord[],
+  metrics: Metrics,
+): void {
   if ("unreadable" in record.value) {
-    const rejection = { reason: "UNDECODABLE_BYTES", field: "", detail: `engine-facts record: ${record.value.unreadable}` } as const;
+    const rejection = {
+      reason: "UNDECODABLE_BYTES",
+      field: "",
+      detail: `engine-facts record: ${record.value.unreadable}`,
+    } as const;
     outputs.push({
       topic: "deadLetters",
       key: originKey(record.position),
-      value: { kind: "record", rejection, recordRejected: true, position: record.position, factId: null, original: record.original },
+      value: {
+        kind: "record",
+        rejection,
+        recordRejected: true,
+        position: record.position,
+        factId: null,
+        original: record.original,
+      },
     });
     return;
   }
@@ -313,12 +358,14 @@ function ingestLive(engine: MetricEngine, record: SourceRecord<EngineFact | Unre
   const outcome = engine.ingest(fact, originOf(source));
   countOutcome(metrics, outcome);
   const later = outcome.kind === "quarantined" ? undefined : engine.laterTerminalConflict(fact);
-  const conflicts: readonly Conflict[] = outcome.kind === "quarantined" ? outcome.conflicts : later === undefined ? [] : [later];
-  for (const conflict of conflicts) outputs.push({
-    topic: "deadLetters",
-    key: conflict.identity,
-    value: { kind: "conflict", conflict, position: source, factId: fact.fact_id },
-  });
+  const conflicts: readonly Conflict[] =
+    outcome.kind === "quarantined" ? outcome.conflicts : later === undefined ? [] : [later];
+  for (const conflict of conflicts)
+    outputs.push({
+      topic: "deadLetters",
+      key: conflict.identity,
+      value: { kind: "conflict", conflict, position: source, factId: fact.fact_id },
+    });
 }
 
 function countOutcome(metrics: Metrics, outcome: LedgerOutcome): void {

@@ -17,9 +17,11 @@ export type Route =
  */
 export function routeRecord(parsed: ParseResult): Route {
   if (!parsed.ok) return { to: "dead-letters", rejection: parsed.rejection };
-  return isAgentEvent(parsed.fact) ? {
-    to: "run-monitor",
-    event: parsed.fact,
-    invalidMeasures: parsed.invalidMeasures,
-  } : { to: "engine", fact: parsed.fact, invalidMeasures: parsed.invalidMeasures };
+  return isAgentEvent(parsed.fact)
+    ? {
+        to: "run-monitor",
+        event: parsed.fact,
+        invalidMeasures: parsed.invalidMeasures,
+      }
+    : { to: "engine", fact: parsed.fact, invalidMeasures: parsed.invalidMeasures };
 }

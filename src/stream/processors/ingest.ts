@@ -49,7 +49,14 @@ function routeInto(outputs: SinkRecord[], record: SourceRecord<DecodedFact>, eng
     outputs.push({
       topic: "deadLetters",
       key: "",
-      value: { kind: "record", rejection: invalidFieldLetter(fact, measure), recordRejected: false, position, factId: fact.fact_id, original: null },
+      value: {
+        kind: "record",
+        rejection: invalidFieldLetter(fact, measure),
+        recordRejected: false,
+        position,
+        factId: fact.fact_id,
+        original: null,
+      },
     });
   }
   if (route.to === "run-monitor") {

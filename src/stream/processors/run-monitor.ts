@@ -19,7 +19,10 @@ import { InvariantError } from "../../errors.ts";
 export const RUN_STATES = "run-states";
 
 /** A run state in the run-states changelog: its serialised form (serializeRunState). */
-export const RUN_STATE_CODEC: StoreCodec<RunState> = { encode: serializeRunState, decode: (bytes) => restoreRunState(bytes.toString()) };
+export const RUN_STATE_CODEC: StoreCodec<RunState> = {
+  encode: serializeRunState,
+  decode: (bytes) => restoreRunState(bytes.toString()),
+};
 
 /**
  * The run monitor as a processor: agent events (keyed by run_id) → one monitor per source
@@ -32,13 +35,17 @@ export const RUN_STATE_CODEC: StoreCodec<RunState> = { encode: serializeRunState
 export function runMonitorProcessor(configInput: TripwireConfigInput = {}): Processor<DecodedFact> {
   const config = parseTripwireConfig(configInput);
   // Command analysis is pure and cached by command text: one analyser serves every partition.
-  const analyser = createCommandAnalyser({ protectedBranches: config.destructive.protectedBranches, cacheSize: config.analysisCacheSize });
+  const analyser = createCommandAnalyser({
+    protectedBranches: config.destructive.protectedBranches,
+    cacheSize: config.analysisCacheSize,
+  });
   return {
     name: "run-monitor",
     storeCodecs: { [RUN_STATES]: RUN_STATE_CODEC as StoreCodec<unknown> },
     open: (partition, stores, metrics) => {
       const runStates = stores.get(RUN_STATES) as KeyValueStore<RunState> | undefined;
-      if (runStates === undefined) throw new InvariantError({ problem: `run-monitor: the runtime gave no "${RUN_STATES}" store` });
+      if (runStates === undefined)
+        throw new InvariantError({ problem: `run-monitor: the runtime gave no "${RUN_STATES}" store` });
       // The monitor keeps its runs in the store (one copy of each state); the store logs what it touches.
       const monitor = createRunMonitor(config, runStates, analyser);
       return {
@@ -50,11 +57,13 @@ export function runMonitorProcessor(configInput: TripwireConfigInput = {}): Proc
               events.push(parsed.fact);
               continue;
             }
-            const rejection = parsed.ok ? {
-              reason: "UNKNOWN_TYPE" as const,
-              field: "type",
-              detail: "only agent_step and sandbox_event records belong on the agent-events topic",
-            } : parsed.rejection;
+            const rejection = parsed.ok
+              ? {
+                  reason: "UNKNOWN_TYPE" as const,
+                  field: "type",
+                  detail: "only agent_step and sandbox_event records belong on the agent-events topic",
+                }
+              : parsed.rejection;
             outputs.push({
               topic: "deadLetters",
               key: "",
@@ -63,9 +72,16 @@ export function runMonitorProcessor(configInput: TripwireConfigInput = {}): Proc
           }
           const result = processAgentEvents(monitor, events);
           for (const alert of result.alerts) outputs.push({ topic: "alerts", key: alert.run_id, value: alert });
-          for (const [runId, summary] of result.runStates) outputs.push({ topic: "runState", key: runId, value: summary });
-          if (result.alerts.length > 0) metrics.count("agentops_alerts_total", "Tripwire alerts written", {}, result.alerts.length);
-          metrics.gauge("agentops_active_runs", "Runs held by this member's run monitors", { partition: String(partition) }, monitor.activeRuns());
+          for (const [runId, summary] of result.runStates)
+            outputs.push({ topic: "runState", key: runId, value: summary });
+          if (result.alerts.length > 0)
+            metrics.count("agentops_alerts_total", "Tripwire alerts written", {}, result.alerts.length);
+          metrics.gauge(
+            "agentops_active_runs",
+            "Runs held by this member's run monitors",
+            { partition: String(partition) },
+            monitor.activeRuns(),
+          );
           return { outputs };
         },
       };

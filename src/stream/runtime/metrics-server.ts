@@ -4,7 +4,9 @@ import { TelemetryServerError } from "../../errors.ts";
 import type { Telemetry } from "./telemetry.ts";
 
 /** A further GET route of the port (by path): its status, headers and body. */
-export type TelemetryRoute = (url: URL) => Promise<{ readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string }>;
+export type TelemetryRoute = (
+  url: URL,
+) => Promise<{ readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string }>;
 
 /**
  * Serves `/metrics` (Prometheus text format), `/healthz` and any further `routes` on 127.0.0.1 by
@@ -39,7 +41,10 @@ export function serveTelemetry(
               }
               route(url).then(
                 (reply) => response.writeHead(reply.status, reply.headers).end(reply.body),
-                (error: unknown) => response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) })),
+                (error: unknown) =>
+                  response
+                    .writeHead(500, { "content-type": "application/json" })
+                    .end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) })),
               );
             }
           });

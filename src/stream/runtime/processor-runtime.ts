@@ -10,7 +10,12 @@ import { createSchemaRegistry } from "../../kafka/registry.ts";
 import { AvroTopicSerde } from "../../kafka/serde/avro-serde.ts";
 import type { Processor } from "../processor.ts";
 import { enginePartitions, STAGE_TOPIC_ROLES, topicNames, type TopicNames } from "../topic-names.ts";
-import { kafkaMember, type KafkaEnvironment, type MemberCommits, type MemberFailure } from "../transports/kafka/kafka-member.ts";
+import {
+  kafkaMember,
+  type KafkaEnvironment,
+  type MemberCommits,
+  type MemberFailure,
+} from "../transports/kafka/kafka-member.ts";
 import { memberClientLayer } from "../transports/kafka/member-client.ts";
 import { boundEngineHeapGrowth } from "../../state/heap-growth.ts";
 import { serveTelemetry, type TelemetryRoute } from "./metrics-server.ts";
@@ -18,7 +23,15 @@ import { EngineDirectory } from "../../lineage/engine-directory.ts";
 import { explainRoute } from "../../lineage/explain-route.ts";
 import { partitionOwnerAddress } from "../transports/kafka/advertised-address.ts";
 import { startupStage } from "./startup-stage.ts";
-import { Catalog, Config, runTopology, Telemetry as TelemetryTag, TopicSerde, Transport, type TransportShape } from "./services.ts";
+import {
+  Catalog,
+  Config,
+  runTopology,
+  Telemetry as TelemetryTag,
+  TopicSerde,
+  Transport,
+  type TransportShape,
+} from "./services.ts";
 import type { StreamConfig } from "./stream-config.ts";
 import { Telemetry } from "./telemetry.ts";
 
@@ -58,7 +71,10 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
     const topics = topicNames(config.topicPrefix);
     if (config.roles.includes("engine")) {
       const heapGrowingPercent = boundEngineHeapGrowth();
-      logger.info({ heapGrowingPercent: heapGrowingPercent ?? "as set by the operator" }, "engine heap growth bounded (docs/operations.md, Memory)");
+      logger.info(
+        { heapGrowingPercent: heapGrowingPercent ?? "as set by the operator" },
+        "engine heap growth bounded (docs/operations.md, Memory)",
+      );
     }
 
     const created = yield* startupStage(
@@ -80,14 +96,20 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
       // the broker hosts the partitions another just created. That heals by waiting.
       { retry: true, retryAlso: isUnknownTopicPartition },
     );
-    logger.info({ created, stage: "create missing topics" }, created.length > 0 ? "created missing topics" : "every topic exists");
+    logger.info(
+      { created, stage: "create missing topics" },
+      created.length > 0 ? "created missing topics" : "every topic exists",
+    );
 
     const registry = createSchemaRegistry(config.schemaRegistryUrl);
     const serde = new AvroTopicSerde(registry);
     yield* startupStage(
       logger,
       "register schemas",
-      Effect.tryPromise({ try: () => serde.registerAll(), catch: (cause) => new RegistryError({ operation: "register schemas", cause }) }),
+      Effect.tryPromise({
+        try: () => serde.registerAll(),
+        catch: (cause) => new RegistryError({ operation: "register schemas", cause }),
+      }),
       { retry: true },
     );
 
@@ -110,22 +132,46 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
         await admin.disconnect();
       }
     };
-    const explain: TelemetryRoute = (url) => explainRoute(url, { directory, partition: 0, ownerAddress, selfAddress: address.self, partitioned: config.engineTopology === "stages" });
-    const server = yield* serveTelemetry(telemetry, config.metricsPort, () => started && !Effect.runSync(Deferred.isDone(failure)), undefined, new Map([["/explain", explain]]));
+    const explain: TelemetryRoute = (url) =>
+      explainRoute(url, {
+        directory,
+        partition: 0,
+        ownerAddress,
+        selfAddress: address.self,
+        partitioned: config.engineTopology === "stages",
+      });
+    const server = yield* serveTelemetry(
+      telemetry,
+      config.metricsPort,
+      () => started && !Effect.runSync(Deferred.isDone(failure)),
+      undefined,
+      new Map([["/explain", explain]]),
+    );
     address.self = config.advertisedUrl ?? `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
     // The partitioned engine places records by key modulo its topics' partition count: the count
     // the cluster has (topics.json's when this instance created them), the same on all four.
-    const partitions = config.engineTopology === "stages" ? yield* startupStage(
-      logger,
-      "read the engine's partition count",
-      stagePartitionCount(kafka, topics),
-      { retry: true, retryAlso: isUnknownTopicPartition },
-    ) : enginePartitions();
+    const partitions =
+      config.engineTopology === "stages"
+        ? yield* startupStage(logger, "read the engine's partition count", stagePartitionCount(kafka, topics), {
+            retry: true,
+            retryAlso: isUnknownTopicPartition,
+          })
+        : enginePartitions();
     const environment: KafkaEnvironment = {
-      kafka, registry, serde, topics, config, logger, telemetry, fail, enginePartitions: partitions, advertisedUrl: address.self,
+      kafka,
+      registry,
+      serde,
+      topics,
+      config,
+      logger,
+      telemetry,
+      fail,
+      enginePartitions: partitions,
+      advertisedUrl: address.self,
     };
     const members = new Map<string, MemberCommits>();
-    const uncommittedRoles = (): string[] => [...members].filter(([, member]) => member.uncommitted()).map(([role]) => role);
+    const uncommittedRoles = (): string[] =>
+      [...members].filter(([, member]) => member.uncommitted()).map(([role]) => role);
 
     const transport: TransportShape = {
       member: (processor: Processor<never>) =>
@@ -136,7 +182,10 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
           // A topic another instance has just created may not be hosted yet: that heals by waiting.
           const join = kafkaMember(environment, processor).pipe(Effect.provide(client));
           const retries = { retry: true, retryAlso: isUnknownTopicPartition };
-          members.set(processor.name, yield* startupStage(logger, `join ${processor.name} consumer group`, join, retries));
+          members.set(
+            processor.name,
+            yield* startupStage(logger, `join ${processor.name} consumer group`, join, retries),
+          );
         }),
       run: Effect.void,
     };
@@ -147,7 +196,10 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
       Layer.succeed(Config, {
         roles: config.roles,
         engine: { windowMillis: config.windowMillis, coverageThresholdHundredths: config.coverageThresholdHundredths },
-        engineState: { directory: (partition) => join(config.stateDir, `engine-${String(partition)}`), cacheBytes: config.stateCacheMb * 1024 * 1024 },
+        engineState: {
+          directory: (partition) => join(config.stateDir, `engine-${String(partition)}`),
+          cacheBytes: config.stateCacheMb * 1024 * 1024,
+        },
         engineTopology: config.engineTopology === "stages" ? { kind: "stages", partitions } : { kind: "single" },
         engineObserver: directory,
         tripwires: {},
@@ -167,7 +219,10 @@ export function runInstance(config: StreamConfig): Effect.Effect<RunningInstance
  * record's partition is its key's hash modulo this count, so a stage topic with another count
  * would hold records no task of its stage reads.
  */
-function stagePartitionCount(kafka: ReturnType<typeof createKafka>, topics: TopicNames): Effect.Effect<number, KafkaIoError | ConfigError> {
+function stagePartitionCount(
+  kafka: ReturnType<typeof createKafka>,
+  topics: TopicNames,
+): Effect.Effect<number, KafkaIoError | ConfigError> {
   return Effect.gen(function* () {
     const counts = yield* Effect.tryPromise({
       try: async () => {
@@ -178,7 +233,10 @@ function stagePartitionCount(kafka: ReturnType<typeof createKafka>, topics: Topi
           // Topics created a moment ago may list no partitions yet: that heals by waiting.
           for (let attempt = 0; ; attempt++) {
             const metadata = await admin.fetchTopicMetadata({ topics: names });
-            const counts = names.map((name) => ({ name, partitions: metadata.topics.find((topic) => topic.name === name)?.partitions.length ?? 0 }));
+            const counts = names.map((name) => ({
+              name,
+              partitions: metadata.topics.find((topic) => topic.name === name)?.partitions.length ?? 0,
+            }));
             if (attempt >= 20 || counts.every((entry) => entry.partitions > 0)) return counts;
             await new Promise((resolve) => setTimeout(resolve, 500));
           }
@@ -186,12 +244,19 @@ function stagePartitionCount(kafka: ReturnType<typeof createKafka>, topics: Topi
           await admin.disconnect();
         }
       },
-      catch: (cause) => new KafkaIoError({ operation: "read the partitioned engine's topics' partition counts", cause }),
+      catch: (cause) =>
+        new KafkaIoError({ operation: "read the partitioned engine's topics' partition counts", cause }),
     });
     const first = counts[0]?.partitions ?? 0;
     if (first > 0 && counts.every((entry) => entry.partitions === first)) return first;
     const found = counts.map((entry) => `${entry.name}=${String(entry.partitions)}`).join(", ");
     const problem = `the partitioned engine's topics must have one partition count; the cluster has ${found}`;
-    return yield* Effect.fail(new ConfigError({ field: "--engine stages", problem, fix: "recreate them with one count, or run under a new --topic-prefix" }));
+    return yield* Effect.fail(
+      new ConfigError({
+        field: "--engine stages",
+        problem,
+        fix: "recreate them with one count, or run under a new --topic-prefix",
+      }),
+    );
   });
 }

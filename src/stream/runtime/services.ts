@@ -57,20 +57,24 @@ export class Transport extends Context.Tag("agentops/Transport")<Transport, Tran
  * The processors of a role, configured: one, but the partitioned engine's role runs its four stages.
  * The run monitor's module is loaded only for its role, since its WebAssembly shell parser costs memory.
  */
-export async function processorsFor(role: RoleName, config: TopologyConfig, catalog: CatalogSummary): Promise<Processor<never>[]> {
+export async function processorsFor(
+  role: RoleName,
+  config: TopologyConfig,
+  catalog: CatalogSummary,
+): Promise<Processor<never>[]> {
   const topology = config.engineTopology ?? { kind: "single" };
   switch (role) {
     case "ingest":
       return [ingestTo(topology.kind === "stages" ? "stageFacts" : "engineFacts") as Processor<never>];
     case "engine":
-      if (topology.kind === "stages") return ENGINE_STAGES.map((name) => stageProcessor(
-        name,
-        config.engine,
-        catalog,
-        topology.partitions,
-        config.engineState,
-      ) as Processor<never>);
-      return [engineProcessor(config.engine, catalog, config.engineState, {}, config.engineObserver) as Processor<never>];
+      if (topology.kind === "stages")
+        return ENGINE_STAGES.map(
+          (name) =>
+            stageProcessor(name, config.engine, catalog, topology.partitions, config.engineState) as Processor<never>,
+        );
+      return [
+        engineProcessor(config.engine, catalog, config.engineState, {}, config.engineObserver) as Processor<never>,
+      ];
     case "run-monitor": {
       const { runMonitorProcessor } = await import("../processors/run-monitor.ts");
       return [runMonitorProcessor(config.tripwires) as Processor<never>];
@@ -79,12 +83,15 @@ export async function processorsFor(role: RoleName, config: TopologyConfig, cata
 }
 
 /** The topology: one member per configured role, on whatever transport is provided. */
-export const runTopology: Effect.Effect<void, TransportError, Config | Catalog | Transport | Scope.Scope> = Effect.gen(function* () {
-  const config = yield* Config;
-  const catalog = yield* Catalog;
-  const transport = yield* Transport;
-  for (const role of config.roles) {
-    for (const processor of yield* Effect.promise(() => processorsFor(role, config, catalog))) yield* transport.member(processor);
-  }
-  yield* transport.run;
-});
+export const runTopology: Effect.Effect<void, TransportError, Config | Catalog | Transport | Scope.Scope> = Effect.gen(
+  function* () {
+    const config = yield* Config;
+    const catalog = yield* Catalog;
+    const transport = yield* Transport;
+    for (const role of config.roles) {
+      for (const processor of yield* Effect.promise(() => processorsFor(role, config, catalog)))
+        yield* transport.member(processor);
+    }
+    yield* transport.run;
+  },
+);

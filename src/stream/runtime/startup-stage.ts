@@ -53,17 +53,29 @@ export function startupStage<A, E extends TransportError, R>(
       Schedule.intersect(Schedule.recurs(STARTUP_RETRY.recurs)),
       Schedule.whileInput((error: E) => isRetriableError(error.cause) || options.retryAlso?.(error.cause) === true),
       // Logged only when another attempt follows, so the line can name the wait before it.
-      Schedule.onDecision(([delay], decision) => Effect.sync(() => ScheduleDecision.isContinue(decision) && logger.warn(
-        { stage, attempt: attempts, error: lastError, retryInMs: Duration.toMillis(delay) },
-        "start-up stage retrying",
-      ))),
+      Schedule.onDecision(([delay], decision) =>
+        Effect.sync(
+          () =>
+            ScheduleDecision.isContinue(decision) &&
+            logger.warn(
+              { stage, attempt: attempts, error: lastError, retryInMs: Duration.toMillis(delay) },
+              "start-up stage retrying",
+            ),
+        ),
+      ),
     );
     return (options.retry === true ? Effect.retry(attempt, schedule) : attempt).pipe(
-      Effect.tapError((error) => Effect.sync(() => logger.error(
-        { stage, attempts, durationMs: Date.now() - startedAt, error: error.message },
-        "start-up stage failed",
-      ))),
-      Effect.tap(() => Effect.sync(() => logger.info({ stage, attempts, durationMs: Date.now() - startedAt }, "start-up stage done"))),
+      Effect.tapError((error) =>
+        Effect.sync(() =>
+          logger.error(
+            { stage, attempts, durationMs: Date.now() - startedAt, error: error.message },
+            "start-up stage failed",
+          ),
+        ),
+      ),
+      Effect.tap(() =>
+        Effect.sync(() => logger.info({ stage, attempts, durationMs: Date.now() - startedAt }, "start-up stage done")),
+      ),
       Effect.ensuring(Effect.sync(() => clearInterval(stillWaiting))),
     );
   });

@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { Effect } from "effect";
 import { z } from "zod";
 import { DEFAULT_BROKERS, DEFAULT_SCHEMA_REGISTRY_URL } from "../../kafka/connection-settings.ts";
-import { DEFAULT_ENGINE_CONFIG, DEFAULT_WINDOW, engineConfigSchema, parseWindowSize } from "../../metrics/engine-config.ts";
+import {
+  DEFAULT_ENGINE_CONFIG,
+  DEFAULT_WINDOW,
+  engineConfigSchema,
+  parseWindowSize,
+} from "../../metrics/engine-config.ts";
 import { PROCESSOR_NAMES } from "../topology.ts";
 import { ConfigError } from "../../errors.ts";
 
@@ -45,10 +50,11 @@ export const streamConfigSchema = z.strictObject({
    * moves a dead member's partitions sooner. The broker accepts 6s to 30m by default
    * (group.min/max.session.timeout.ms).
    */
-  sessionTimeoutMs: z.number().int().min(
-    6_000,
-    "must be at least 6s (the broker's group.min.session.timeout.ms default)",
-  ).max(1_800_000, "must be at most 30m (the broker's group.max.session.timeout.ms default)"),
+  sessionTimeoutMs: z
+    .number()
+    .int()
+    .min(6_000, "must be at least 6s (the broker's group.min.session.timeout.ms default)")
+    .max(1_800_000, "must be at most 30m (the broker's group.max.session.timeout.ms default)"),
   /**
    * Where the engine keeps its state on disk, one store per engine partition. Default: under the
    * system's temporary directory, by group prefix and instance id, so a restarted instance with
@@ -75,7 +81,6 @@ export const DEFAULT_SESSION_TIMEOUT = "30s";
  */
 export const DEFAULT_STATE_CACHE_MB = 16;
 
-
 /** Flag name and environment variable for each field, so an error can name both. */
 const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: string }> = {
   brokers: { flag: "--brokers", env: "KAFKA_BROKERS", fix: `give host:port[,host:port], e.g. ${DEFAULT_BROKERS}` },
@@ -84,33 +89,75 @@ const SOURCES: Record<keyof StreamConfig, { flag: string; env: string; fix: stri
     env: "SCHEMA_REGISTRY_URL",
     fix: `give the registry's Confluent-compatible URL, e.g. ${DEFAULT_SCHEMA_REGISTRY_URL}`,
   },
-  instanceId: { flag: "--instance-id", env: "AGENTOPS_INSTANCE_ID", fix: "give a short name for this instance, e.g. worker-1" },
+  instanceId: {
+    flag: "--instance-id",
+    env: "AGENTOPS_INSTANCE_ID",
+    fix: "give a short name for this instance, e.g. worker-1",
+  },
   groupPrefix: { flag: "--group", env: "AGENTOPS_GROUP", fix: "give a consumer group prefix, e.g. agentops" },
-  topicPrefix: { flag: "--topic-prefix", env: "AGENTOPS_TOPIC_PREFIX", fix: "give letters, digits, '.', '_' or '-' (or nothing for the standard topic names)" },
+  topicPrefix: {
+    flag: "--topic-prefix",
+    env: "AGENTOPS_TOPIC_PREFIX",
+    fix: "give letters, digits, '.', '_' or '-' (or nothing for the standard topic names)",
+  },
   roles: { flag: "--roles", env: "AGENTOPS_ROLES", fix: "give a comma-separated subset of ingest,engine,run-monitor" },
-  windowMillis: { flag: "--window", env: "AGENTOPS_WINDOW", fix: "give a size dividing one day (1h, 15m) or whole days (1d)" },
+  windowMillis: {
+    flag: "--window",
+    env: "AGENTOPS_WINDOW",
+    fix: "give a size dividing one day (1h, 15m) or whole days (1d)",
+  },
   coverageThresholdHundredths: {
     flag: "--coverage-threshold",
     env: "AGENTOPS_COVERAGE_THRESHOLD",
     fix: "give a whole number from 0 to 99 (hundredths; 0 turns the alert off)",
   },
   metricsPort: { flag: "--metrics-port", env: "AGENTOPS_METRICS_PORT", fix: "give a free TCP port, or 0 to pick one" },
-  advertisedUrl: { flag: "--advertised-url", env: "AGENTOPS_ADVERTISED_URL", fix: "give the http://host:port other members reach this one's --metrics-port at" },
-  logLevel: { flag: "--log-level", env: "AGENTOPS_LOG_LEVEL", fix: "give one of fatal, error, warn, info, debug, trace, silent" },
-  shutdownTimeoutMs: { flag: "--shutdown-timeout", env: "AGENTOPS_SHUTDOWN_TIMEOUT", fix: "give a duration from 1s to 10m, e.g. 30s" },
-  sessionTimeoutMs: { flag: "--session-timeout", env: "AGENTOPS_SESSION_TIMEOUT", fix: "give a duration from 6s to 30m, e.g. 45s" },
-  stateDir: { flag: "--state-dir", env: "AGENTOPS_STATE_DIR", fix: "give a writable directory for the engine's local state, e.g. /var/lib/agentops" },
-  engineTopology: { flag: "--engine", env: "AGENTOPS_ENGINE", fix: "give single (one partition, the default) or stages (the partitioned engine)" },
-  stateCacheMb: { flag: "--state-cache-mb", env: "AGENTOPS_STATE_CACHE_MB", fix: `give whole MiB from 1 to 65536 (default ${String(DEFAULT_STATE_CACHE_MB)})` },
+  advertisedUrl: {
+    flag: "--advertised-url",
+    env: "AGENTOPS_ADVERTISED_URL",
+    fix: "give the http://host:port other members reach this one's --metrics-port at",
+  },
+  logLevel: {
+    flag: "--log-level",
+    env: "AGENTOPS_LOG_LEVEL",
+    fix: "give one of fatal, error, warn, info, debug, trace, silent",
+  },
+  shutdownTimeoutMs: {
+    flag: "--shutdown-timeout",
+    env: "AGENTOPS_SHUTDOWN_TIMEOUT",
+    fix: "give a duration from 1s to 10m, e.g. 30s",
+  },
+  sessionTimeoutMs: {
+    flag: "--session-timeout",
+    env: "AGENTOPS_SESSION_TIMEOUT",
+    fix: "give a duration from 6s to 30m, e.g. 45s",
+  },
+  stateDir: {
+    flag: "--state-dir",
+    env: "AGENTOPS_STATE_DIR",
+    fix: "give a writable directory for the engine's local state, e.g. /var/lib/agentops",
+  },
+  engineTopology: {
+    flag: "--engine",
+    env: "AGENTOPS_ENGINE",
+    fix: "give single (one partition, the default) or stages (the partitioned engine)",
+  },
+  stateCacheMb: {
+    flag: "--state-cache-mb",
+    env: "AGENTOPS_STATE_CACHE_MB",
+    fix: `give whole MiB from 1 to 65536 (default ${String(DEFAULT_STATE_CACHE_MB)})`,
+  },
 };
-
 
 export type RawStreamConfig = Partial<Record<keyof StreamConfig, string | undefined>>;
 
 /** Reads the environment's part of the configuration. */
 export function configFromEnv(env: NodeJS.ProcessEnv): RawStreamConfig {
   const raw: RawStreamConfig = {};
-  for (const [field, source] of Object.entries(SOURCES) as [keyof StreamConfig, (typeof SOURCES)[keyof StreamConfig]][]) {
+  for (const [field, source] of Object.entries(SOURCES) as [
+    keyof StreamConfig,
+    (typeof SOURCES)[keyof StreamConfig],
+  ][]) {
     const value = env[source.env];
     if (value !== undefined && value !== "") raw[field] = value;
   }
@@ -121,26 +168,41 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RawStreamConfig {
  * (whose id is its pid) uses `default`, so that it too finds its state after a restart.
  */
 function defaultStateDir(merged: RawStreamConfig): string {
-  const group = merged.groupPrefix ?? (merged.topicPrefix === undefined || merged.topicPrefix === "" ? "agentops" : `${merged.topicPrefix}.agentops`);
+  const group =
+    merged.groupPrefix ??
+    (merged.topicPrefix === undefined || merged.topicPrefix === "" ? "agentops" : `${merged.topicPrefix}.agentops`);
   return join(tmpdir(), "agentops-state", group, merged.instanceId ?? "default");
 }
 
 /** Flags override environment, which overrides defaults; then everything is validated. */
-export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessEnv): Effect.Effect<StreamConfig, ConfigError> {
-  const merged: RawStreamConfig = { ...configFromEnv(env), ...Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) };
+export function resolveStreamConfig(
+  flags: RawStreamConfig,
+  env: NodeJS.ProcessEnv,
+): Effect.Effect<StreamConfig, ConfigError> {
+  const merged: RawStreamConfig = {
+    ...configFromEnv(env),
+    ...Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)),
+  };
   const window = merged.windowMillis ?? DEFAULT_WINDOW;
   const windowMillis = parseWindowSize(window);
   const candidate = {
-    brokers: (merged.brokers ?? DEFAULT_BROKERS).split(",").map((broker) => broker.trim()).filter((broker) => broker !== ""),
+    brokers: (merged.brokers ?? DEFAULT_BROKERS)
+      .split(",")
+      .map((broker) => broker.trim())
+      .filter((broker) => broker !== ""),
     schemaRegistryUrl: (merged.schemaRegistryUrl ?? DEFAULT_SCHEMA_REGISTRY_URL).replace(/\/+$/, ""),
     instanceId: merged.instanceId ?? `agentops-${process.pid}`,
     // Deployments sharing a cluster under different topic prefixes must not share consumer groups.
-    groupPrefix: merged.groupPrefix ?? (merged.topicPrefix === undefined || merged.topicPrefix === "" ? "agentops" : `${merged.topicPrefix}.agentops`),
+    groupPrefix:
+      merged.groupPrefix ??
+      (merged.topicPrefix === undefined || merged.topicPrefix === "" ? "agentops" : `${merged.topicPrefix}.agentops`),
     topicPrefix: merged.topicPrefix ?? "",
     roles: (merged.roles ?? PROCESSOR_NAMES.join(",")).split(",").map((role) => role.trim()),
     windowMillis: windowMillis ?? Number.NaN,
     coverageThresholdHundredths:
-      merged.coverageThresholdHundredths === undefined ? DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths : Number(merged.coverageThresholdHundredths),
+      merged.coverageThresholdHundredths === undefined
+        ? DEFAULT_ENGINE_CONFIG.coverageThresholdHundredths
+        : Number(merged.coverageThresholdHundredths),
     metricsPort: merged.metricsPort === undefined ? 9464 : Number(merged.metricsPort),
     ...(merged.advertisedUrl === undefined ? {} : { advertisedUrl: merged.advertisedUrl.replace(/\/+$/, "") }),
     logLevel: merged.logLevel ?? "info",
@@ -156,5 +218,11 @@ export function resolveStreamConfig(flags: RawStreamConfig, env: NodeJS.ProcessE
   const issue = parsed.error.issues[0];
   const field = (issue?.path[0] ?? "brokers") as keyof StreamConfig;
   const source = SOURCES[field];
-  return Effect.fail(new ConfigError({ field: `${source.flag} / ${source.env}`, problem: issue?.message ?? "invalid value", fix: source.fix }));
+  return Effect.fail(
+    new ConfigError({
+      field: `${source.flag} / ${source.env}`,
+      problem: issue?.message ?? "invalid value",
+      fix: source.fix,
+    }),
+  );
 }

@@ -1,5 +1,10 @@
 import type { DeadLetter, Metrics, Processor, ProcessResult, SinkRecord } from "../processor.ts";
-import { BYTES_CODEC, ChangeLoggingKeyValueStore, writeChanged, type StoreCodec } from "../stores/changelogging-store.ts";
+import {
+  BYTES_CODEC,
+  ChangeLoggingKeyValueStore,
+  writeChanged,
+  type StoreCodec,
+} from "../stores/changelogging-store.ts";
 import { InMemoryKeyValueStore, type KeyValueStore } from "../stores/key-value-store.ts";
 import { sinkRoles, TOPOLOGY, type ProcessorName, type StateStore } from "../topology.ts";
 import type { TopicRole } from "../topic-names.ts";
@@ -29,8 +34,12 @@ export interface TaskStores {
 }
 
 /** The stores of the task of `partition`: in memory, unless the processor keeps one itself (openStore). */
-export function createTaskStores(processor: Pick<Processor<unknown>, "name" | "storeCodecs" | "openStore">, partition: number): TaskStores {
-  const codecOf = (store: string): StoreCodec<unknown> => processor.storeCodecs?.[store] ?? (BYTES_CODEC as StoreCodec<unknown>);
+export function createTaskStores(
+  processor: Pick<Processor<unknown>, "name" | "storeCodecs" | "openStore">,
+  partition: number,
+): TaskStores {
+  const codecOf = (store: string): StoreCodec<unknown> =>
+    processor.storeCodecs?.[store] ?? (BYTES_CODEC as StoreCodec<unknown>);
   const declared: { spec: StateStore; store: ChangeLoggingKeyValueStore<unknown> }[] = [];
   try {
     for (const spec of TOPOLOGY[processor.name].stores) {
@@ -79,7 +88,9 @@ export async function settleBatch(
   const declared = sinkRoles(processor);
   const undeclared = result.outputs.find((output) => !declared.has(output.topic));
   if (undeclared !== undefined) {
-    throw new InvariantError({ problem: `${processor} writes ${undeclared.topic}, which src/stream/topology.ts does not declare as its sink` });
+    throw new InvariantError({
+      problem: `${processor} writes ${undeclared.topic}, which src/stream/topology.ts does not declare as its sink`,
+    });
   }
   let outputs = result.outputs;
   for (const { spec, store } of stores.declared) {
@@ -96,7 +107,8 @@ export async function settleBatch(
   }
   const changelog: ChangelogWrite[] = [];
   for (const { spec, store } of stores.declared) {
-    for (const [key, value] of store.drain()) changelog.push({ topic: spec.changelog, key, value, ...(spec.restore === "partition" ? { partition } : {}) });
+    for (const [key, value] of store.drain())
+      changelog.push({ topic: spec.changelog, key, value, ...(spec.restore === "partition" ? { partition } : {}) });
   }
   return { outputs, changelog };
 }
@@ -106,10 +118,12 @@ export function countDeadLetter(metrics: Metrics, letter: DeadLetter): void {
   const reason = letter.kind === "conflict" ? letter.conflict.reason : letter.rejection.reason;
   metrics.count("agentops_dead_letters_total", "Records sent to the dead-letter topic, by reason", { reason });
   if (letter.kind !== "record") return;
-  if (letter.recordRejected) metrics.count("agentops_records_rejected_total", "Records rejected (not processed further), by reason", { reason });
-  else if (reason === "INVALID_MEASURE") metrics.count(
-    "agentops_invalid_measures_total",
-    "Invalid measure fields of accepted facts (read as unavailable), by field",
-    { field: letter.rejection.field },
-  );
+  if (letter.recordRejected)
+    metrics.count("agentops_records_rejected_total", "Records rejected (not processed further), by reason", { reason });
+  else if (reason === "INVALID_MEASURE")
+    metrics.count(
+      "agentops_invalid_measures_total",
+      "Invalid measure fields of accepted facts (read as unavailable), by field",
+      { field: letter.rejection.field },
+    );
 }

@@ -50,7 +50,12 @@ export class Telemetry implements Metrics {
     this.gauge("agentops_process_resident_memory_bytes", "Resident set size of the process", {}, memory.rss);
     this.gauge("agentops_process_heap_used_bytes", "V8 heap in use", {}, memory.heapUsed);
     this.gauge("agentops_process_heap_total_bytes", "V8 heap reserved", {}, memory.heapTotal);
-    this.gauge("agentops_process_external_bytes", "Memory of Buffers and other objects outside the V8 heap (array buffers included)", {}, memory.external);
+    this.gauge(
+      "agentops_process_external_bytes",
+      "Memory of Buffers and other objects outside the V8 heap (array buffers included)",
+      {},
+      memory.external,
+    );
     // Linux splits resident memory in two, and only the first is what a container must hold: the
     // engine's mapped store pages are page cache the kernel reclaims under a memory limit.
     const status = readProcStatus("self");

@@ -61,7 +61,9 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
    */
   restoreStart(ends: ChangelogOffsets, format?: string): RestoreStart {
     const offsets = this.marker?.offsets;
-    const trusted = offsets !== undefined && Object.entries(offsets).every(([partition, offset]) => BigInt(offset) <= (ends.get(Number(partition)) ?? 0n));
+    const trusted =
+      offsets !== undefined &&
+      Object.entries(offsets).every(([partition, offset]) => BigInt(offset) <= (ends.get(Number(partition)) ?? 0n));
     if (!trusted) {
       if (this.count > 0 || offsets !== undefined) {
         this.state.clear();
@@ -73,7 +75,9 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
     // Values checkpointed in another form (a new schema version) are still what the topic holds up
     // to the marker, so it is read from there; but the writer must compare them all.
     return {
-      from: new Map([...ends.keys()].map((partition) => [partition, BigInt(offsets[String(partition)] ?? "0")] as const)),
+      from: new Map(
+        [...ends.keys()].map((partition) => [partition, BigInt(offsets[String(partition)] ?? "0")] as const),
+      ),
       resumed: this.marker?.format === format,
     };
   }
@@ -85,7 +89,7 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
       layout: LAYOUT,
       offsets: Object.fromEntries([...ends].map(([partition, offset]) => [String(partition), offset.toString()])),
       size: this.count,
-      ...(format === undefined ? {} : { format })
+      ...(format === undefined ? {} : { format }),
     };
     this.written = false;
     await this.state.commit([[MARKER_KEY, Buffer.from(JSON.stringify(marker), "utf8")]]);
@@ -161,7 +165,8 @@ export class OnDiskKeyValueStore implements KeyValueStore<Buffer> {
   }
 
   private rethrow(): void {
-    if (this.failure !== undefined) throw new FileIoError({ path: `the ${this.name} store on disk`, operation: "write", cause: this.failure });
+    if (this.failure !== undefined)
+      throw new FileIoError({ path: `the ${this.name} store on disk`, operation: "write", cause: this.failure });
   }
 }
 

@@ -71,7 +71,8 @@ function notAnOutput(role: TopicRole): SinkRole<SinkRecord> {
 const STAGE_ROLE: SinkRole<SinkOf<"stageClaims" | "stageEntities" | "stagePartials">> = {
   partition: (record) => record.value.partition,
   toKafka: (record) => ({ key: record.key, value: record.value.value, headers: writerHeader(record.writer) }),
-  toEmbedded: (record, targets, partition) => targets.stageLog(record.topic, partition, { key: record.key, value: record.value.value }),
+  toEmbedded: (record, targets, partition) =>
+    targets.stageLog(record.topic, partition, { key: record.key, value: record.value.value }),
 };
 
 const SINK_ROLES: { readonly [R in TopicRole]: SinkRole<SinkOf<R>> } = {
@@ -122,7 +123,11 @@ const SINK_ROLES: { readonly [R in TopicRole]: SinkRole<SinkOf<R>> } = {
   results: {
     toKafka: async (record, context) => {
       const headers = writerHeader(record.writer);
-      return { key: record.key, value: record.value === null ? null : await context.serde.encodeResult(record.value), headers };
+      return {
+        key: record.key,
+        value: record.value === null ? null : await context.serde.encodeResult(record.value),
+        headers,
+      };
     },
     toEmbedded: (record, targets) => targets.result(record.key, record.value),
   },

@@ -25,7 +25,8 @@ export function withinDeadline<T>(at: number, analyse: () => T): T {
 }
 
 export function checkDeadline(): void {
-  if (deadlineAt !== undefined && performance.now() > deadlineAt) throw new AnalysisDeadlineError("the analysis ran past its deadline");
+  if (deadlineAt !== undefined && performance.now() > deadlineAt)
+    throw new AnalysisDeadlineError("the analysis ran past its deadline");
 }
 
 /** The `performance.now()` at which the running analysis gives up, or undefined (none set). */

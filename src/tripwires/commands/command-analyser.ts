@@ -55,8 +55,23 @@ export function createCommandAnalyser(options: CommandAnalyserOptions): CommandA
     return value;
   };
   return {
-    analyseShell: (command, context) => remember(`${context.cwd ?? ""}\u0000${context.workspaceRoot ?? ""}\u0000${context.home ?? ""}`, command, () => guarded(() => analyseShellCommand(command, context, options), options.onFailure)),
-    analyseSqlStatement: (sql) => remember("\u0000sql", sql, () => guarded(() => ({ findings: analyseSql(sql), credentialReads: [], egressTargets: [], changesState: sqlChangesState(sql), unparsed: false }), options.onFailure)),
+    analyseShell: (command, context) =>
+      remember(`${context.cwd ?? ""}\u0000${context.workspaceRoot ?? ""}\u0000${context.home ?? ""}`, command, () =>
+        guarded(() => analyseShellCommand(command, context, options), options.onFailure),
+      ),
+    analyseSqlStatement: (sql) =>
+      remember("\u0000sql", sql, () =>
+        guarded(
+          () => ({
+            findings: analyseSql(sql),
+            credentialReads: [],
+            egressTargets: [],
+            changesState: sqlChangesState(sql),
+            unparsed: false,
+          }),
+          options.onFailure,
+        ),
+      ),
   };
 }
 
@@ -72,6 +87,10 @@ function guarded(analyse: () => CommandAnalysis, onFailure: ((error: unknown) =>
     if (error instanceof AnalysisDeadlineError) throw error;
     onFailure?.(error);
     const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return { ...EMPTY_ANALYSIS, changesState: true, ...unparsedBecause(`the analyser failed on it (${why.slice(0, 200)})`) };
+    return {
+      ...EMPTY_ANALYSIS,
+      changesState: true,
+      ...unparsedBecause(`the analyser failed on it (${why.slice(0, 200)})`),
+    };
   }
 }

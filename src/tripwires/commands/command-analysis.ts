@@ -27,7 +27,13 @@ export interface CommandAnalysis {
   readonly unparsedReason?: string;
 }
 
-export const EMPTY_ANALYSIS: CommandAnalysis = { findings: [], credentialReads: [], egressTargets: [], changesState: false, unparsed: false };
+export const EMPTY_ANALYSIS: CommandAnalysis = {
+  findings: [],
+  credentialReads: [],
+  egressTargets: [],
+  changesState: false,
+  unparsed: false,
+};
 
 export function mergeAnalyses(parts: readonly CommandAnalysis[]): CommandAnalysis {
   const reason = parts.find((part) => part.unparsedReason !== undefined)?.unparsedReason;

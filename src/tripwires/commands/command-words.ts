@@ -20,7 +20,11 @@ export interface ParsedOptions {
  * `shortWithValue` / `longWithValue`, whose values are skipped). Options after positionals still
  * count (GNU style permutation).
  */
-export function parseOptions(args: readonly ShellWord[], shortWithValue = "", longWithValue: readonly string[] = []): ParsedOptions {
+export function parseOptions(
+  args: readonly ShellWord[],
+  shortWithValue = "",
+  longWithValue: readonly string[] = [],
+): ParsedOptions {
   const shortFlags = new Set<string>();
   const longFlags = new Set<string>();
   const positionals: ShellWord[] = [];
@@ -56,14 +60,19 @@ export function joinWords(words: readonly ShellWord[]): string {
 }
 
 /** Value of `--name=value`, `--name value`, `-x value` or `-xvalue`, the last one given. */
-export function optionValue(args: readonly ShellWord[], short: string | undefined, long: string | undefined): string | undefined {
+export function optionValue(
+  args: readonly ShellWord[],
+  short: string | undefined,
+  long: string | undefined,
+): string | undefined {
   let value: string | undefined;
   for (let index = 0; index < args.length; index++) {
     const text = args[index]?.text ?? "";
     if (long !== undefined && text === `--${long}`) value = args[index + 1]?.text;
     else if (long !== undefined && text.startsWith(`--${long}=`)) value = text.slice(long.length + 3);
     else if (short !== undefined && text === `-${short}`) value = args[index + 1]?.text;
-    else if (short !== undefined && text.startsWith(`-${short}`) && !text.startsWith("--") && text.length > 2) value = text.slice(2);
+    else if (short !== undefined && text.startsWith(`-${short}`) && !text.startsWith("--") && text.length > 2)
+      value = text.slice(2);
   }
   return value;
 }

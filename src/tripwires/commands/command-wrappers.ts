@@ -16,7 +16,23 @@ interface WrapperSyntax {
 }
 
 const WRAPPERS: Readonly<Record<string, WrapperSyntax>> = {
-  sudo: { shortWithValue: "ugpChDrtUT", longWithValue: ["user", "group", "host", "prompt", "close-from", "chdir", "role", "type", "other-user", "command-timeout"], operandsBeforeCommand: 0, inert: ["-l", "--list", "-v", "--validate", "-k", "-K", "-V", "--version", "-h", "--help"] },
+  sudo: {
+    shortWithValue: "ugpChDrtUT",
+    longWithValue: [
+      "user",
+      "group",
+      "host",
+      "prompt",
+      "close-from",
+      "chdir",
+      "role",
+      "type",
+      "other-user",
+      "command-timeout",
+    ],
+    operandsBeforeCommand: 0,
+    inert: ["-l", "--list", "-v", "--validate", "-k", "-K", "-V", "--version", "-h", "--help"],
+  },
   doas: { shortWithValue: "uC", longWithValue: [], operandsBeforeCommand: 0 },
   // -P is BSD env's search path (`env -P /usr/bin git …`); -S is handled below (its value is argv).
   env: { shortWithValue: "uCSP", longWithValue: ["unset", "chdir", "split-string"], operandsBeforeCommand: 0 },
@@ -31,16 +47,99 @@ const WRAPPERS: Readonly<Record<string, WrapperSyntax>> = {
   stdbuf: { shortWithValue: "ioe", longWithValue: ["input", "output", "error"], operandsBeforeCommand: 0 },
   chronic: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0 },
   unbuffer: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0 },
-  flock: { shortWithValue: "wEc", longWithValue: ["timeout", "conflict-exit-code", "command"], operandsBeforeCommand: 1 },
+  flock: {
+    shortWithValue: "wEc",
+    longWithValue: ["timeout", "conflict-exit-code", "command"],
+    operandsBeforeCommand: 1,
+  },
   setsid: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0 },
   caffeinate: { shortWithValue: "tw", longWithValue: [], operandsBeforeCommand: 0 },
   watch: { shortWithValue: "nd", longWithValue: ["interval", "differences"], operandsBeforeCommand: 0 },
-  "container-exec": { shortWithValue: "euw", longWithValue: ["env", "env-file", "user", "workdir", "detach-keys"], operandsBeforeCommand: 1 },
+  "container-exec": {
+    shortWithValue: "euw",
+    longWithValue: ["env", "env-file", "user", "workdir", "detach-keys"],
+    operandsBeforeCommand: 1,
+  },
   // `-e[eof]`, `-i[replace]`, `-l[lines]` take their value only inline, so they are not listed.
-  xargs: { shortWithValue: "aEILnPsd", longWithValue: ["arg-file", "eof", "max-lines", "max-args", "max-procs", "max-chars", "delimiter", "process-slot-var"], operandsBeforeCommand: 0, inert: ["--help", "--version"] },
-  parallel: { shortWithValue: "jSadEICnNLP", longWithValue: ["jobs", "sshlogin", "sshloginfile", "slf", "arg-file", "delimiter", "eof", "colsep", "max-args", "max-lines", "max-replace-args", "joblog", "results", "res", "tmpdir", "workdir", "wd", "tagstring", "tag-string", "retries", "timeout", "delay", "memfree", "load", "halt", "env", "basefile", "bf", "return", "transferfile", "tf", "sshdelay", "termseq", "limit", "resume-failed-from", "sqlmaster", "sqlworker", "sqlandworker"], operandsBeforeCommand: 0, inert: ["--dry-run", "--version", "--help", "--citation", "--number-of-cpus", "--number-of-cores", "--number-of-threads", "--max-line-length-allowed", "--minversion", "--record-env", "--embed"] },
+  xargs: {
+    shortWithValue: "aEILnPsd",
+    longWithValue: [
+      "arg-file",
+      "eof",
+      "max-lines",
+      "max-args",
+      "max-procs",
+      "max-chars",
+      "delimiter",
+      "process-slot-var",
+    ],
+    operandsBeforeCommand: 0,
+    inert: ["--help", "--version"],
+  },
+  parallel: {
+    shortWithValue: "jSadEICnNLP",
+    longWithValue: [
+      "jobs",
+      "sshlogin",
+      "sshloginfile",
+      "slf",
+      "arg-file",
+      "delimiter",
+      "eof",
+      "colsep",
+      "max-args",
+      "max-lines",
+      "max-replace-args",
+      "joblog",
+      "results",
+      "res",
+      "tmpdir",
+      "workdir",
+      "wd",
+      "tagstring",
+      "tag-string",
+      "retries",
+      "timeout",
+      "delay",
+      "memfree",
+      "load",
+      "halt",
+      "env",
+      "basefile",
+      "bf",
+      "return",
+      "transferfile",
+      "tf",
+      "sshdelay",
+      "termseq",
+      "limit",
+      "resume-failed-from",
+      "sqlmaster",
+      "sqlworker",
+      "sqlandworker",
+    ],
+    operandsBeforeCommand: 0,
+    inert: [
+      "--dry-run",
+      "--version",
+      "--help",
+      "--citation",
+      "--number-of-cpus",
+      "--number-of-cores",
+      "--number-of-threads",
+      "--max-line-length-allowed",
+      "--minversion",
+      "--record-env",
+      "--embed",
+    ],
+  },
   // `busybox rm -rf /`, `toybox rm -rf /`: the multi-call binary runs its applet.
-  busybox: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0, inert: ["--list", "--list-full", "--install", "--help"] },
+  busybox: {
+    shortWithValue: "",
+    longWithValue: [],
+    operandsBeforeCommand: 0,
+    inert: ["--list", "--list-full", "--install", "--help"],
+  },
   toybox: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0, inert: ["--long", "--help", "--version"] },
 };
 
@@ -118,13 +217,15 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         const valueFlag = [...text.slice(1)].findIndex((flag) => syntax.shortWithValue.includes(flag));
         const flag = valueFlag === -1 ? undefined : text.charAt(valueFlag + 1);
         const valueInline = valueFlag !== -1 && valueFlag + 2 < text.length;
-        const value = flag === undefined ? undefined : valueInline ? text.slice(valueFlag + 2) : current[index + 1]?.text;
+        const value =
+          flag === undefined ? undefined : valueInline ? text.slice(valueFlag + 2) : current[index + 1]?.text;
         if (flag === "C" || flag === "D") chdir = value;
         if ((name === "xargs" || name === "parallel") && flag === "I") replaceString = value;
         if ((name === "xargs" || name === "parallel") && flag === "a") itemsFromFile = true;
         if (name === "env" && flag === "S" && value !== undefined) splitString = splitWords(value);
         // `xargs -i` / `-iR`: the replace string is optional and inline only.
-        if (name === "xargs" && valueFlag === -1 && text.startsWith("-i")) replaceString = text.length > 2 ? text.slice(2) : "{}";
+        if (name === "xargs" && valueFlag === -1 && text.startsWith("-i"))
+          replaceString = text.length > 2 ? text.slice(2) : "{}";
         index += valueFlag !== -1 && !valueInline ? 2 : 1;
       } else if (operands < syntax.operandsBeforeCommand) {
         operands++;
@@ -144,11 +245,19 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
     }
   }
   const innermost = commandBaseName(current[0]);
-  const tooDeep = depth === MAX_WRAPPERS && innermost !== undefined && (WRAPPERS[innermost] !== undefined || ((innermost === "docker" || innermost === "podman" || innermost === "kubectl" || innermost === "oc") && current[1]?.text === "exec"));
+  const tooDeep =
+    depth === MAX_WRAPPERS &&
+    innermost !== undefined &&
+    (WRAPPERS[innermost] !== undefined ||
+      ((innermost === "docker" || innermost === "podman" || innermost === "kubectl" || innermost === "oc") &&
+        current[1]?.text === "exec"));
   return { words: current, argumentsFromStdin, fanOut, chdir, ...(tooDeep ? { tooDeep } : {}) };
 }
 
 /** `env -S 'rm -rf'`: the string is split at blanks into words (env's own quoting is not modelled). */
 function splitWords(value: string): ShellWord[] {
-  return value.split(/\s+/).filter((text) => text !== "").map((text) => ({ text, dynamic: false }));
+  return value
+    .split(/\s+/)
+    .filter((text) => text !== "")
+    .map((text) => ({ text, dynamic: false }));
 }

@@ -16,7 +16,12 @@ const GLOB = /[*?[]/;
 /** A component that matches every entry of its directory: the directory's contents go. */
 const MATCHES_EVERYTHING = new Set(["*", ".*", "*.*", "{*,.*}", ".[!.]*"]);
 
-export function judgeDelete(target: ShellWord, recursive: boolean, filtered: boolean, context: PathContext): DeleteVerdict | undefined {
+export function judgeDelete(
+  target: ShellWord,
+  recursive: boolean,
+  filtered: boolean,
+  context: PathContext,
+): DeleteVerdict | undefined {
   if (target.dynamic) return judgeDynamicDelete(target.text, recursive, context);
   const { pathClass, path } = classifyTarget(target.text, context);
   return verdictFor(pathClass, path, recursive, filtered);
@@ -34,11 +39,19 @@ function classifyTarget(text: string, context: PathContext): { pathClass: PathCl
   const directory = components.slice(0, globAt).join("/") || (text.startsWith("/") ? "/" : ".");
   const isLast = globAt === components.length - 1 || (globAt === components.length - 2 && components.at(-1) === "");
   // `dir/*` empties dir (judge as dir); `dir/*.log` or `dir/*/x` removes entries inside it.
-  const judged = isLast && MATCHES_EVERYTHING.has(components[globAt] ?? "") ? directory : `${directory}/${components[globAt] ?? "entry"}`;
+  const judged =
+    isLast && MATCHES_EVERYTHING.has(components[globAt] ?? "")
+      ? directory
+      : `${directory}/${components[globAt] ?? "entry"}`;
   return { pathClass: classifyPath(judged, context), path: resolvePath(judged, context) ?? judged };
 }
 
-function verdictFor(pathClass: PathClass, path: string, recursive: boolean, filtered: boolean): DeleteVerdict | undefined {
+function verdictFor(
+  pathClass: PathClass,
+  path: string,
+  recursive: boolean,
+  filtered: boolean,
+): DeleteVerdict | undefined {
   if (/\.lock$/.test(path) && !recursive) return undefined; // stale lock files are removed by hand routinely
   switch (pathClass) {
     case "root":
@@ -65,7 +78,8 @@ function verdictFor(pathClass: PathClass, path: string, recursive: boolean, filt
  * below /tmp. Their value is not known (on macOS $TMPDIR is /var/folders/…/T), so `..` that climbs
  * out of them leads somewhere unknown.
  */
-const SCRATCH_VARIABLE = /^\$(?:\{(TMPDIR|TMP|TEMP|RUNNER_TEMP)(?:(:?[-=?+])([^}]*))?\}|(TMPDIR|TMP|TEMP|RUNNER_TEMP)(?![A-Za-z0-9_]))/;
+const SCRATCH_VARIABLE =
+  /^\$(?:\{(TMPDIR|TMP|TEMP|RUNNER_TEMP)(?:(:?[-=?+])([^}]*))?\}|(TMPDIR|TMP|TEMP|RUNNER_TEMP)(?![A-Za-z0-9_]))/;
 /** Any parameter expansion or command substitution left in a dynamic word. */
 const EXPANSION = /\$(\{[^}]*\}|\([^)]*\)|[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])|`[^`]*`/g;
 /** What `rm -rf` of these deletes is the directory itself or everything in it. */
@@ -97,7 +111,8 @@ function judgeDynamicDelete(text: string, recursive: boolean, context: PathConte
 function judgeScratchVariableDelete(text: string, scratch: RegExpExecArray): DeleteVerdict | undefined {
   const rest = text.slice(scratch[0].length);
   const operator = scratch[2];
-  const guardedAgainstEmpty = (operator === ":?" || operator === "?") || ((operator === ":-" || operator === ":=") && (scratch[3] ?? "") !== "");
+  const guardedAgainstEmpty =
+    operator === ":?" || operator === "?" || ((operator === ":-" || operator === ":=") && (scratch[3] ?? "") !== "");
   const warning: DeleteVerdict = { ruleId: "fs-delete-dynamic-target", path: text };
   if (!guardedAgainstEmpty && ROOT_WHEN_EMPTY.has(posix.normalize(rest.replace(EXPANSION, "") || "."))) return warning;
   const inside = posix.normalize(`/scratch/${rest.replace(EXPANSION, "component")}`);

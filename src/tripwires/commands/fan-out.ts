@@ -31,10 +31,15 @@ const MAX_INVOCATIONS = 16;
 const PARALLEL_PLACEHOLDERS = /\{(\.|\/|\/\/|\/\.|#|%|\d+(\.|\/|\/\/|\/\.)?)?\}/g;
 const ARGUMENT_SEPARATORS = new Set([":::", "::::", ":::+", "::::+"]);
 
-export function expandFanOut(template: readonly ShellWord[], fanOut: FanOut, producer: SimpleCommand | undefined): FanOutExpansion {
+export function expandFanOut(
+  template: readonly ShellWord[],
+  fanOut: FanOut,
+  producer: SimpleCommand | undefined,
+): FanOutExpansion {
   let command = template;
   let items: string[][] | undefined;
-  const separator = fanOut.runner === "parallel" ? template.findIndex((word) => ARGUMENT_SEPARATORS.has(word.text)) : -1;
+  const separator =
+    fanOut.runner === "parallel" ? template.findIndex((word) => ARGUMENT_SEPARATORS.has(word.text)) : -1;
   if (separator !== -1) {
     command = template.slice(0, separator);
     items = parallelArgumentLists(template.slice(separator));
@@ -43,17 +48,27 @@ export function expandFanOut(template: readonly ShellWord[], fanOut: FanOut, pro
     const byLine = fanOut.runner === "parallel" || fanOut.replaceString !== undefined;
     items = fanOut.itemsFromFile ? undefined : producerItems(producer, byLine)?.map((item) => [item]);
   }
-  if (command.length === 0 && fanOut.runner === "parallel") return { invocations: [], unknownAppended: undefined, scripts: (items ?? []).map((item) => item.join(" ")) };
+  if (command.length === 0 && fanOut.runner === "parallel")
+    return { invocations: [], unknownAppended: undefined, scripts: (items ?? []).map((item) => item.join(" ")) };
   const placeholder = placeholderPattern(fanOut);
-  const contains = (word: ShellWord): boolean => placeholder !== undefined && new RegExp(placeholder.source).test(word.text);
+  const contains = (word: ShellWord): boolean =>
+    placeholder !== undefined && new RegExp(placeholder.source).test(word.text);
   const usesPlaceholder = placeholder !== undefined && command.some(contains);
   if (items === undefined) {
-    const wholeWordsOnly = placeholder === undefined || command.every((word) => !contains(word) || word.text.replace(placeholder, "") === "");
-    if (wholeWordsOnly) return { invocations: [], unknownAppended: command.filter((word) => !contains(word)), scripts: [] };
-    return { invocations: [command.map((word) => substitute(word, placeholder, UNKNOWN_ITEM, true))], unknownAppended: undefined, scripts: [] };
+    const wholeWordsOnly =
+      placeholder === undefined ||
+      command.every((word) => !contains(word) || word.text.replace(placeholder, "") === "");
+    if (wholeWordsOnly)
+      return { invocations: [], unknownAppended: command.filter((word) => !contains(word)), scripts: [] };
+    return {
+      invocations: [command.map((word) => substitute(word, placeholder, UNKNOWN_ITEM, true))],
+      unknownAppended: undefined,
+      scripts: [],
+    };
   }
   const invocations = items.slice(0, MAX_INVOCATIONS).map((item) => {
-    if (usesPlaceholder) return command.map((word) => (contains(word) ? substitute(word, placeholder, item.join(" "), false) : word));
+    if (usesPlaceholder)
+      return command.map((word) => (contains(word) ? substitute(word, placeholder, item.join(" "), false) : word));
     return [...command, ...item.map((text) => ({ text, dynamic: false }))];
   });
   return { invocations, unknownAppended: undefined, scripts: [] };
@@ -61,10 +76,15 @@ export function expandFanOut(template: readonly ShellWord[], fanOut: FanOut, pro
 
 function placeholderPattern(fanOut: FanOut): RegExp | undefined {
   if (fanOut.runner === "parallel") {
-    const custom = fanOut.replaceString === undefined || fanOut.replaceString === "{}" ? "" : `|${escapeRegExp(fanOut.replaceString)}`;
+    const custom =
+      fanOut.replaceString === undefined || fanOut.replaceString === "{}"
+        ? ""
+        : `|${escapeRegExp(fanOut.replaceString)}`;
     return new RegExp(`${PARALLEL_PLACEHOLDERS.source}${custom}`, "g");
   }
-  return fanOut.replaceString === undefined || fanOut.replaceString === "" ? undefined : new RegExp(escapeRegExp(fanOut.replaceString), "g");
+  return fanOut.replaceString === undefined || fanOut.replaceString === ""
+    ? undefined
+    : new RegExp(escapeRegExp(fanOut.replaceString), "g");
 }
 
 /** `placeholder` is global: every occurrence in the word is replaced. */
@@ -105,12 +125,19 @@ function producerItems(producer: SimpleCommand | undefined, byLine: boolean): st
   if (args.some((arg) => arg.dynamic)) return undefined;
   if (name === "echo" || name === "printf") {
     const written = args.filter((arg) => !/^-[neE]+$/.test(arg.text)).map((arg) => arg.text);
-    if (byLine) return written.join(" ").split(/\\n|\n/).map((line) => line.trim()).filter((line) => line !== "");
+    if (byLine)
+      return written
+        .join(" ")
+        .split(/\\n|\n/)
+        .map((line) => line.trim())
+        .filter((line) => line !== "");
     return written.flatMap((text) => text.split(/\\n|\s+/)).filter((text) => text !== "");
   }
   if (name === "ls") {
     const listed = parseOptions(args).positionals;
-    return (listed.length === 0 ? ["."] : listed.map((directory) => directory.text)).map((directory) => `${directory.replace(/\/$/, "")}/*`);
+    return (listed.length === 0 ? ["."] : listed.map((directory) => directory.text)).map(
+      (directory) => `${directory.replace(/\/$/, "")}/*`,
+    );
   }
   return undefined;
 }

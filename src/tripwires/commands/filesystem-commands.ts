@@ -7,11 +7,44 @@ import { redirectWriteFindings } from "./system-writes.ts";
 
 /** rm, find -delete, shred, mkfs, dd, chmod/chown and writes into block devices. */
 
-const BLOCK_DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|mapper\/|loop\d|root|sr\d)/;
+const BLOCK_DEVICE =
+  /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|mapper\/|loop\d|root|sr\d)/;
 /** Tests that narrow what find selects; all take one value except `-empty`. */
-const FIND_FILTERS = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-newer", "-newermt", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-empty", "-user", "-group", "-perm", "-links", "-inum", "-samefile", "-lname", "-ilname"]);
+const FIND_FILTERS = new Set([
+  "-name",
+  "-iname",
+  "-path",
+  "-ipath",
+  "-wholename",
+  "-iwholename",
+  "-regex",
+  "-iregex",
+  "-newer",
+  "-newermt",
+  "-mtime",
+  "-mmin",
+  "-atime",
+  "-amin",
+  "-ctime",
+  "-cmin",
+  "-size",
+  "-empty",
+  "-user",
+  "-group",
+  "-perm",
+  "-links",
+  "-inum",
+  "-samefile",
+  "-lname",
+  "-ilname",
+]);
 
-export function analyseFilesystemCommand(name: string, args: readonly ShellWord[], words: readonly ShellWord[], context: PathContext): DestructiveFinding[] {
+export function analyseFilesystemCommand(
+  name: string,
+  args: readonly ShellWord[],
+  words: readonly ShellWord[],
+  context: PathContext,
+): DestructiveFinding[] {
   const command = joinWords(words);
   switch (name) {
     case "rm":
@@ -19,7 +52,14 @@ export function analyseFilesystemCommand(name: string, args: readonly ShellWord[
     case "find":
       return []; // needs the exec'd commands analysed: see shell-analysis.ts
     case "shred":
-      return [{ ruleId: "fs-shred", command, path: args.find((arg) => !arg.text.startsWith("-"))?.text, detail: "shred destroys file contents beyond recovery" }];
+      return [
+        {
+          ruleId: "fs-shred",
+          command,
+          path: args.find((arg) => !arg.text.startsWith("-"))?.text,
+          detail: "shred destroys file contents beyond recovery",
+        },
+      ];
     case "mkswap":
     case "mke2fs":
     case "wipefs":
@@ -69,11 +109,22 @@ function analyseRm(args: readonly ShellWord[], command: string, context: PathCon
   return rmTargetsFindings(options.positionals, recursive, command, context);
 }
 
-export function rmTargetsFindings(targets: readonly ShellWord[], recursive: boolean, command: string, context: PathContext): DestructiveFinding[] {
+export function rmTargetsFindings(
+  targets: readonly ShellWord[],
+  recursive: boolean,
+  command: string,
+  context: PathContext,
+): DestructiveFinding[] {
   const findings: DestructiveFinding[] = [];
   for (const target of targets) {
     const verdict = judgeDelete(target, recursive, false, context);
-    if (verdict !== undefined) findings.push({ ruleId: verdict.ruleId, command, path: verdict.path, detail: `${recursive ? "recursive " : ""}delete of ${verdict.path}` });
+    if (verdict !== undefined)
+      findings.push({
+        ruleId: verdict.ruleId,
+        command,
+        path: verdict.path,
+        detail: `${recursive ? "recursive " : ""}delete of ${verdict.path}`,
+      });
   }
   return findings;
 }
@@ -109,7 +160,11 @@ export interface FindExpression {
 
 export function parseFindExpression(args: readonly ShellWord[]): FindExpression {
   const roots = findRoots(args);
-  const rest = args.slice(args.findIndex((arg) => !arg.dynamic && (arg.text.startsWith("-") || arg.text === "(" || arg.text === "!")) === -1 ? args.length : args.findIndex((arg) => !arg.dynamic && (arg.text.startsWith("-") || arg.text === "(" || arg.text === "!")));
+  const rest = args.slice(
+    args.findIndex((arg) => !arg.dynamic && (arg.text.startsWith("-") || arg.text === "(" || arg.text === "!")) === -1
+      ? args.length
+      : args.findIndex((arg) => !arg.dynamic && (arg.text.startsWith("-") || arg.text === "(" || arg.text === "!")),
+  );
   const tokens: ShellWord[] = [];
   const execs: FindExec[] = [];
   for (let index = 0; index < rest.length; index++) {
@@ -130,7 +185,8 @@ export function parseFindExpression(args: readonly ShellWord[]): FindExpression 
     }
     // The command runs up to `;`, or up to `+` right after `{}`.
     let end = index + 1;
-    while (end < rest.length && rest[end]?.text !== ";" && !(rest[end]?.text === "+" && rest[end - 1]?.text === "{}")) end++;
+    while (end < rest.length && rest[end]?.text !== ";" && !(rest[end]?.text === "+" && rest[end - 1]?.text === "{}"))
+      end++;
     execs.push({ words: rest.slice(index + 1, end) });
     tokens.push({ text: `-exec#${execs.length - 1}`, dynamic: false });
     index = end;
@@ -149,10 +205,14 @@ function globMatches(pattern: string, text: string, ignoreCase: boolean): boolea
       const close = pattern.indexOf("]", index + 2);
       if (close === -1) source += "\\[";
       else {
-        source += `[${pattern.slice(index + 1, close).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        source += `[${pattern
+          .slice(index + 1, close)
+          .replace(/^!/, "^")
+          .replace(/\\/g, "\\\\")}]`;
         index = close;
       }
-    } else if (char === "\\" && index + 1 < pattern.length) source += pattern.charAt(++index).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    } else if (char === "\\" && index + 1 < pattern.length)
+      source += pattern.charAt(++index).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     else source += char.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   }
   try {
@@ -176,7 +236,11 @@ interface BranchVerdict {
  * if it is not negated (`! -name x` deletes nearly everything) and its pattern does not match
  * everything (`-name '*'`).
  */
-function branchVerdict(tokens: readonly ShellWord[], isAction: (token: ShellWord) => boolean, root: string): BranchVerdict | undefined {
+function branchVerdict(
+  tokens: readonly ShellWord[],
+  isAction: (token: ShellWord) => boolean,
+  root: string,
+): BranchVerdict | undefined {
   let branchStart = 0;
   let depth = 0;
   for (let index = 0; index < tokens.length; index++) {
@@ -184,7 +248,8 @@ function branchVerdict(tokens: readonly ShellWord[], isAction: (token: ShellWord
     if (text === "(") depth++;
     else if (text === ")") depth = Math.max(0, depth - 1);
     else if ((text === "-o" || text === "-or") && depth === 0) branchStart = index + 1;
-    else if (tokens[index] !== undefined && isAction(tokens[index] as ShellWord)) return readFilters(tokens.slice(branchStart, index), root);
+    else if (tokens[index] !== undefined && isAction(tokens[index] as ShellWord))
+      return readFilters(tokens.slice(branchStart, index), root);
   }
   return undefined;
 }
@@ -206,7 +271,9 @@ function readFilters(tokens: readonly ShellWord[], root: string): BranchVerdict 
     const ignoreCase = text.startsWith("-i");
     const matches = (candidate: string): boolean => globMatches(pattern.text, candidate, ignoreCase);
     const isPath = PATH_FILTERS.has(text);
-    const everything = isPath ? matches(`${base}/entry`) && matches(`${base}/dir/entry.ext`) : matches("entry") && matches("entry.ext") && matches(".hidden");
+    const everything = isPath
+      ? matches(`${base}/entry`) && matches(`${base}/dir/entry.ext`)
+      : matches("entry") && matches("entry.ext") && matches(".hidden");
     const gitDir = isPath ? [`${base}/.git`, `${base}/.git/config`, `${base}/sub/.git`].some(matches) : matches(".git");
     if (!negated && !everything) restricted = true;
     if (!negated && gitDir) selectsGitDir = true;
@@ -219,9 +286,16 @@ function readFilters(tokens: readonly ShellWord[], root: string): BranchVerdict 
  * caller says which exec blocks delete the entries they are given (it unwraps `sudo`, `env`,
  * `busybox`, … and reads `sh -c` scripts).
  */
-export function analyseFind(args: readonly ShellWord[], command: string, context: PathContext, execDeletes: (exec: FindExec) => boolean): DestructiveFinding[] {
+export function analyseFind(
+  args: readonly ShellWord[],
+  command: string,
+  context: PathContext,
+  execDeletes: (exec: FindExec) => boolean,
+): DestructiveFinding[] {
   const expression = parseFindExpression(args);
-  const deletingExecs = new Set(expression.execs.flatMap((exec, index) => (execDeletes(exec) ? [`-exec#${index}`] : [])));
+  const deletingExecs = new Set(
+    expression.execs.flatMap((exec, index) => (execDeletes(exec) ? [`-exec#${index}`] : [])),
+  );
   const isAction = (token: ShellWord): boolean =>
     !token.dynamic && !FILTER_VALUES.has(token) && (token.text === "-delete" || deletingExecs.has(token.text));
   if (!expression.tokens.some(isAction)) return [];
@@ -230,10 +304,27 @@ export function analyseFind(args: readonly ShellWord[], command: string, context
     const verdict = branchVerdict(expression.tokens, isAction, root.text);
     if (verdict === undefined) continue;
     const deleted = judgeDelete(root, true, verdict.restricted, context);
-    if (deleted !== undefined) findings.push({ ruleId: deleted.ruleId, command, path: deleted.path, detail: `find deletes under ${deleted.path}` });
+    if (deleted !== undefined)
+      findings.push({
+        ruleId: deleted.ruleId,
+        command,
+        path: deleted.path,
+        detail: `find deletes under ${deleted.path}`,
+      });
     if (verdict.selectsGitDir && !root.dynamic) {
-      const gitDir = judgeDelete({ text: `${root.text.replace(/\/+$/, "")}/.git`, dynamic: false }, true, false, context);
-      if (gitDir !== undefined && gitDir.ruleId !== deleted?.ruleId) findings.push({ ruleId: gitDir.ruleId, command, path: gitDir.path, detail: `find selects and deletes .git under ${root.text}` });
+      const gitDir = judgeDelete(
+        { text: `${root.text.replace(/\/+$/, "")}/.git`, dynamic: false },
+        true,
+        false,
+        context,
+      );
+      if (gitDir !== undefined && gitDir.ruleId !== deleted?.ruleId)
+        findings.push({
+          ruleId: gitDir.ruleId,
+          command,
+          path: gitDir.path,
+          detail: `find selects and deletes .git under ${root.text}`,
+        });
     }
   }
   return findings;
@@ -248,10 +339,17 @@ function analyseDd(args: readonly ShellWord[], command: string, context: PathCon
   const output = args.find((arg) => arg.text.startsWith("of="))?.text.slice(3);
   if (output === undefined) return [];
   const path = resolvePath(output, context) ?? output;
-  return BLOCK_DEVICE.test(path) ? [{ ruleId: "disk-raw-write", command, path, detail: `dd writes raw blocks to ${path}` }] : [];
+  return BLOCK_DEVICE.test(path)
+    ? [{ ruleId: "disk-raw-write", command, path, detail: `dd writes raw blocks to ${path}` }]
+    : [];
 }
 
-function analysePermissions(name: string, args: readonly ShellWord[], command: string, context: PathContext): DestructiveFinding[] {
+function analysePermissions(
+  name: string,
+  args: readonly ShellWord[],
+  command: string,
+  context: PathContext,
+): DestructiveFinding[] {
   const options = parseOptions(args);
   if (!options.shortFlags.has("R") && !options.longFlags.has("recursive")) return [];
   const [first, ...targets] = options.positionals;
@@ -259,22 +357,38 @@ function analysePermissions(name: string, args: readonly ShellWord[], command: s
   if (name === "chmod" && !isWorldWritableMode(first.text)) return [];
   return targets
     .filter((target) => !target.dynamic && isSystemPath(target.text, context))
-    .map((target) => ({ ruleId: "perm-recursive-system" as const, command, path: resolvePath(target.text, context) ?? target.text, detail: `recursive ${name} ${first.text} on ${target.text}` }));
+    .map((target) => ({
+      ruleId: "perm-recursive-system" as const,
+      command,
+      path: resolvePath(target.text, context) ?? target.text,
+      detail: `recursive ${name} ${first.text} on ${target.text}`,
+    }));
 }
 
-export function analyseRedirects(redirects: readonly ShellRedirect[], command: string, context: PathContext): DestructiveFinding[] {
+export function analyseRedirects(
+  redirects: readonly ShellRedirect[],
+  command: string,
+  context: PathContext,
+): DestructiveFinding[] {
   const findings: DestructiveFinding[] = [];
   for (const redirect of redirects) {
     if (!redirect.operator.includes(">") || redirect.target.dynamic) continue;
     const path = resolvePath(redirect.target.text, context) ?? redirect.target.text;
-    if (BLOCK_DEVICE.test(path)) findings.push({ ruleId: "disk-raw-write", command, path, detail: `redirect writes into block device ${path}` });
+    if (BLOCK_DEVICE.test(path))
+      findings.push({ ruleId: "disk-raw-write", command, path, detail: `redirect writes into block device ${path}` });
   }
   return [...findings, ...redirectWriteFindings(redirects, command, context)];
 }
 
 /** A redirect that writes a real file changes state (unlike `> /dev/null` or `2>&1`). */
 export function redirectsWriteFiles(redirects: readonly ShellRedirect[]): boolean {
-  return redirects.some((redirect) => redirect.operator.includes(">") && !redirect.operator.includes("&") && !/^\/dev\/(null|stdout|stderr|tty)$/.test(redirect.target.text) && !/^\d$/.test(redirect.target.text));
+  return redirects.some(
+    (redirect) =>
+      redirect.operator.includes(">") &&
+      !redirect.operator.includes("&") &&
+      !/^\/dev\/(null|stdout|stderr|tty)$/.test(redirect.target.text) &&
+      !/^\d$/.test(redirect.target.text),
+  );
 }
 
 /** Octal mode whose "other" digit has the write bit, or a symbolic clause granting w to o/a/all. */

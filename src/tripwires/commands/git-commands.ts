@@ -14,10 +14,45 @@ export interface GitAnalysis {
   readonly workingDirectory: string | undefined;
 }
 
-const GLOBAL_OPTIONS_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"]);
-export const READ_ONLY_GIT = new Set(["status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "blame", "describe", "shortlog", "cat-file", "grep", "remote", "config", "help", "version", "reflog", "whatchanged", "show-ref", "for-each-ref", "rev-list", "merge-base"]);
+const GLOBAL_OPTIONS_WITH_VALUE = new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--exec-path",
+  "--config-env",
+]);
+export const READ_ONLY_GIT = new Set([
+  "status",
+  "log",
+  "diff",
+  "show",
+  "rev-parse",
+  "ls-files",
+  "ls-tree",
+  "blame",
+  "describe",
+  "shortlog",
+  "cat-file",
+  "grep",
+  "remote",
+  "config",
+  "help",
+  "version",
+  "reflog",
+  "whatchanged",
+  "show-ref",
+  "for-each-ref",
+  "rev-list",
+  "merge-base",
+]);
 
-export function splitGitArgs(args: readonly ShellWord[]): { subcommand: string | undefined; rest: readonly ShellWord[]; workingDirectory: string | undefined } {
+export function splitGitArgs(args: readonly ShellWord[]): {
+  subcommand: string | undefined;
+  rest: readonly ShellWord[];
+  workingDirectory: string | undefined;
+} {
   let workingDirectory: string | undefined;
   for (let index = 0; index < args.length; index++) {
     const text = args[index]?.text ?? "";
@@ -33,7 +68,11 @@ export function splitGitArgs(args: readonly ShellWord[]): { subcommand: string |
   return { subcommand: undefined, rest: [], workingDirectory };
 }
 
-export function analyseGit(args: readonly ShellWord[], words: readonly ShellWord[], protectedBranches: readonly string[]): GitAnalysis {
+export function analyseGit(
+  args: readonly ShellWord[],
+  words: readonly ShellWord[],
+  protectedBranches: readonly string[],
+): GitAnalysis {
   const command = joinWords(words);
   const { subcommand, rest, workingDirectory } = splitGitArgs(args);
   const findings: DestructiveFinding[] = [];
@@ -73,17 +112,29 @@ export function analyseGit(args: readonly ShellWord[], words: readonly ShellWord
     case "checkout":
     case "restore":
     case "switch": {
-      const discarded = discardsWorkingTree(subcommand === "checkout" || subcommand === "restore" ? subcommand : "switch", rest);
+      const discarded = discardsWorkingTree(
+        subcommand === "checkout" || subcommand === "restore" ? subcommand : "switch",
+        rest,
+      );
       if (discarded !== undefined) finding("git-discard-changes", discarded);
       break;
     }
     case "clean":
-      if (!options.shortFlags.has("n") && !options.longFlags.has("dry-run") && (options.shortFlags.has("f") || options.longFlags.has("force")) && (options.shortFlags.has("d") || options.shortFlags.has("x") || options.shortFlags.has("X"))) {
+      if (
+        !options.shortFlags.has("n") &&
+        !options.longFlags.has("dry-run") &&
+        (options.shortFlags.has("f") || options.longFlags.has("force")) &&
+        (options.shortFlags.has("d") || options.shortFlags.has("x") || options.shortFlags.has("X"))
+      ) {
         finding("git-clean-force", "git clean -f with -d/-x deletes untracked directories or ignored files");
       }
       break;
     case "branch":
-      if (options.shortFlags.has("D") || ((options.shortFlags.has("d") || options.longFlags.has("delete")) && (options.shortFlags.has("f") || options.longFlags.has("force")))) {
+      if (
+        options.shortFlags.has("D") ||
+        ((options.shortFlags.has("d") || options.longFlags.has("delete")) &&
+          (options.shortFlags.has("f") || options.longFlags.has("force")))
+      ) {
         finding("git-branch-force-delete", "branch deleted even if unmerged");
       }
       break;
@@ -103,13 +154,18 @@ export function analyseGit(args: readonly ShellWord[], words: readonly ShellWord
  * Pathspecs that name the whole tree (of the directory git runs in): `.`, `:/`, `*`, `:(top)`…
  * Named files are what agents restore routinely (`git checkout -- file.py` reverts their own edit).
  */
-const WHOLE_TREE_PATHSPECS = /^(\.\/?|\.\/\*|\*|\*\*|:\/?|:\/\.|:\/\*|:\(top\)\.?|:\(top\)\*|:\(glob\)\*\*|:\(glob\)\*\*\/\*|:\(top,glob\)\*\*)$/;
+const WHOLE_TREE_PATHSPECS =
+  /^(\.\/?|\.\/\*|\*|\*\*|:\/?|:\/\.|:\/\*|:\(top\)\.?|:\(top\)\*|:\(glob\)\*\*|:\(glob\)\*\*\/\*|:\(top,glob\)\*\*)$/;
 
 /** checkout / restore / switch that throw away uncommitted work in the whole tree: what they discard, or undefined. */
-function discardsWorkingTree(subcommand: "checkout" | "restore" | "switch", args: readonly ShellWord[]): string | undefined {
+function discardsWorkingTree(
+  subcommand: "checkout" | "restore" | "switch",
+  args: readonly ShellWord[],
+): string | undefined {
   if (subcommand === "switch") {
     const options = parseOptions(args, "cC", ["create", "force-create", "orphan", "conflict"]);
-    const discards = options.longFlags.has("discard-changes") || options.longFlags.has("force") || options.shortFlags.has("f");
+    const discards =
+      options.longFlags.has("discard-changes") || options.longFlags.has("force") || options.shortFlags.has("f");
     return discards ? "git switch --discard-changes/-f discards uncommitted changes in the whole tree" : undefined;
   }
   if (subcommand === "checkout") {
@@ -125,12 +181,18 @@ function discardsWorkingTree(subcommand: "checkout" | "restore" | "switch", args
   const options = parseOptions(args, "s", ["source", "pathspec-from-file"]);
   if (options.shortFlags.has("p") || options.longFlags.has("patch")) return undefined;
   // --staged alone only unstages; the working tree is restored by default or with --worktree.
-  const worktree = options.shortFlags.has("W") || options.longFlags.has("worktree") || !(options.shortFlags.has("S") || options.longFlags.has("staged"));
+  const worktree =
+    options.shortFlags.has("W") ||
+    options.longFlags.has("worktree") ||
+    !(options.shortFlags.has("S") || options.longFlags.has("staged"));
   const wholeTree = options.positionals.some((word) => !word.dynamic && WHOLE_TREE_PATHSPECS.test(word.text));
   return worktree && wholeTree ? "git restore of the whole tree discards uncommitted changes" : undefined;
 }
 
-function analysePush(args: readonly ShellWord[], protectedBranches: readonly string[]): { violation: string | undefined; foreignRemote: string | undefined } {
+function analysePush(
+  args: readonly ShellWord[],
+  protectedBranches: readonly string[],
+): { violation: string | undefined; foreignRemote: string | undefined } {
   const options = parseOptions(args, "o", ["repo", "push-option", "receive-pack", "exec"]);
   const [remote, ...refspecs] = options.positionals.map((word) => word.text);
   const foreignRemote = remote !== undefined && isUrlRemote(remote) ? remote : undefined;
@@ -143,14 +205,29 @@ function analysePush(args: readonly ShellWord[], protectedBranches: readonly str
     if (word.text === "--force-with-lease" || word.text.startsWith("--force-with-lease=")) lease = true;
     else if (word.text === "--no-force-with-lease") lease = false;
   }
-  const forced = options.longFlags.has("mirror") || (!lease && (options.shortFlags.has("f") || options.longFlags.has("force") || refspecs.some((refspec) => refspec.startsWith("+"))));
-  if (forced) return { violation: `forced push${destinations.length > 0 ? ` to ${destinations.join(", ")}` : ""}`, foreignRemote };
+  const forced =
+    options.longFlags.has("mirror") ||
+    (!lease &&
+      (options.shortFlags.has("f") ||
+        options.longFlags.has("force") ||
+        refspecs.some((refspec) => refspec.startsWith("+"))));
+  if (forced)
+    return {
+      violation: `forced push${destinations.length > 0 ? ` to ${destinations.join(", ")}` : ""}`,
+      foreignRemote,
+    };
   const protectedTargets = destinations.filter((branch) => isProtected(branch, protectedBranches));
-  const deleting = options.shortFlags.has("d") || options.longFlags.has("delete") || refspecs.some((refspec) => refspec.startsWith(":"));
+  const deleting =
+    options.shortFlags.has("d") ||
+    options.longFlags.has("delete") ||
+    refspecs.some((refspec) => refspec.startsWith(":"));
   // With a lease, overwriting only this run's own branch is the safe way to publish a rebase; a
   // lease on a protected branch still rewrites shared history.
   if ((lease || deleting) && protectedTargets.length > 0) {
-    return { violation: `${lease ? "force-with-lease push" : "remote branch deletion"} targeting protected ${protectedTargets.join(", ")}`, foreignRemote };
+    return {
+      violation: `${lease ? "force-with-lease push" : "remote branch deletion"} targeting protected ${protectedTargets.join(", ")}`,
+      foreignRemote,
+    };
   }
   return { violation: undefined, foreignRemote };
 }
@@ -162,10 +239,14 @@ function refspecDestination(refspec: string): string {
 }
 
 function isProtected(branch: string, protectedBranches: readonly string[]): boolean {
-  return protectedBranches.some((pattern) => (pattern.endsWith("/*") ? branch.startsWith(pattern.slice(0, -1)) : branch === pattern));
+  return protectedBranches.some((pattern) =>
+    pattern.endsWith("/*") ? branch.startsWith(pattern.slice(0, -1)) : branch === pattern,
+  );
 }
 
 /** `https://…`, `ssh://…`, `git@host:path`, `host:path`: a remote given inline, not a configured name. */
 export function isUrlRemote(remote: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(remote) || /^[^/\s:]+@[^/\s:]+:/.test(remote) || /^[^/\s:]+\.[^/\s:]+:/.test(remote);
+  return (
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(remote) || /^[^/\s:]+@[^/\s:]+:/.test(remote) || /^[^/\s:]+\.[^/\s:]+:/.test(remote)
+  );
 }

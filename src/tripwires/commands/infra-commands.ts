@@ -5,10 +5,30 @@ import type { ShellWord } from "./shell-parser.ts";
 
 /** terraform/tofu destroy, kubectl delete, helm uninstall; the cloud CLIs in cloud-commands.ts. */
 
-const KUBECTL_VALUE_FLAGS = new Set(["-n", "--namespace", "--context", "--kubeconfig", "-s", "--server", "--cluster", "--user", "--token", "-l", "--selector", "-f", "--filename", "-o", "--output", "--as"]);
+const KUBECTL_VALUE_FLAGS = new Set([
+  "-n",
+  "--namespace",
+  "--context",
+  "--kubeconfig",
+  "-s",
+  "--server",
+  "--cluster",
+  "--user",
+  "--token",
+  "-l",
+  "--selector",
+  "-f",
+  "--filename",
+  "-o",
+  "--output",
+  "--as",
+]);
 const HELM_VALUE_FLAGS = new Set(["-n", "--namespace", "--kube-context", "--kubeconfig"]);
 
-function firstPositional(args: readonly ShellWord[], valueFlags: ReadonlySet<string>): { index: number; text: string } | undefined {
+function firstPositional(
+  args: readonly ShellWord[],
+  valueFlags: ReadonlySet<string>,
+): { index: number; text: string } | undefined {
   for (let index = 0; index < args.length; index++) {
     const text = args[index]?.text ?? "";
     if (valueFlags.has(text)) index++;
@@ -18,10 +38,16 @@ function firstPositional(args: readonly ShellWord[], valueFlags: ReadonlySet<str
 }
 
 function hasDryRun(args: readonly ShellWord[]): boolean {
-  return args.some((arg) => arg.text === "--dry-run" || (arg.text.startsWith("--dry-run=") && arg.text !== "--dry-run=none"));
+  return args.some(
+    (arg) => arg.text === "--dry-run" || (arg.text.startsWith("--dry-run=") && arg.text !== "--dry-run=none"),
+  );
 }
 
-export function analyseInfraCommand(name: string, args: readonly ShellWord[], words: readonly ShellWord[]): DestructiveFinding[] {
+export function analyseInfraCommand(
+  name: string,
+  args: readonly ShellWord[],
+  words: readonly ShellWord[],
+): DestructiveFinding[] {
   const command = joinWords(words);
   switch (name) {
     case "terraform":
@@ -29,8 +55,19 @@ export function analyseInfraCommand(name: string, args: readonly ShellWord[], wo
     case "terragrunt": {
       const subcommand = firstPositional(args, new Set());
       const rest = subcommand === undefined ? [] : args.slice(subcommand.index + 1).map((arg) => arg.text);
-      const destroys = subcommand?.text === "destroy" || (subcommand?.text === "apply" && (rest.includes("-destroy") || rest.includes("--destroy")));
-      return destroys ? [{ ruleId: "infra-terraform-destroy", command, path: undefined, detail: `${name} ${subcommand?.text ?? ""} destroys managed infrastructure` }] : [];
+      const destroys =
+        subcommand?.text === "destroy" ||
+        (subcommand?.text === "apply" && (rest.includes("-destroy") || rest.includes("--destroy")));
+      return destroys
+        ? [
+            {
+              ruleId: "infra-terraform-destroy",
+              command,
+              path: undefined,
+              detail: `${name} ${subcommand?.text ?? ""} destroys managed infrastructure`,
+            },
+          ]
+        : [];
     }
     case "kubectl":
     case "oc": {
@@ -41,8 +78,20 @@ export function analyseInfraCommand(name: string, args: readonly ShellWord[], wo
     }
     case "helm": {
       const subcommand = firstPositional(args, HELM_VALUE_FLAGS);
-      if (subcommand === undefined || !["uninstall", "delete", "del", "un"].includes(subcommand.text) || hasDryRun(args)) return [];
-      return [{ ruleId: "infra-helm-uninstall", command, path: undefined, detail: `helm ${subcommand.text} removes a release` }];
+      if (
+        subcommand === undefined ||
+        !["uninstall", "delete", "del", "un"].includes(subcommand.text) ||
+        hasDryRun(args)
+      )
+        return [];
+      return [
+        {
+          ruleId: "infra-helm-uninstall",
+          command,
+          path: undefined,
+          detail: `helm ${subcommand.text} removes a release`,
+        },
+      ];
     }
     default:
       return analyseCloudCommand(name, args, words);

@@ -24,7 +24,31 @@ export type PathClass =
   | "unknown"; // relative path with no cwd, or no workspace to compare with
 
 const SYMBOLIC_HOME = "~";
-const SYSTEM_DIRECTORIES = ["/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/sbin", "/srv", "/sys", "/usr", "/var", "/root", "/home", "/Users", "/System", "/Library", "/Applications", "/snap", "/mnt", "/media"];
+const SYSTEM_DIRECTORIES = [
+  "/bin",
+  "/boot",
+  "/dev",
+  "/etc",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/opt",
+  "/proc",
+  "/sbin",
+  "/srv",
+  "/sys",
+  "/usr",
+  "/var",
+  "/root",
+  "/home",
+  "/Users",
+  "/System",
+  "/Library",
+  "/Applications",
+  "/snap",
+  "/mnt",
+  "/media",
+];
 const SCRATCH_DIRECTORIES = ["/tmp", "/var/tmp", "/dev/shm"];
 /** Home directories known by their place, whoever the run's user is. */
 const HOME_DIRECTORY = /^(?:\/home\/[^/]+|\/Users\/[^/]+|\/root|\/var\/root)(?=\/|$)/;
@@ -64,7 +88,8 @@ function normaliseSymbolic(path: string): string {
   // Normalise as if home were a directory one level below a sentinel, so `~/..` stays above home.
   const normalised = posix.normalize(`/__home__${path.slice(1)}`);
   if (normalised === "/__home__" || normalised === "/__home__/") return SYMBOLIC_HOME;
-  if (normalised.startsWith("/__home__/")) return SYMBOLIC_HOME + normalised.slice("/__home__".length).replace(/\/$/, "");
+  if (normalised.startsWith("/__home__/"))
+    return SYMBOLIC_HOME + normalised.slice("/__home__".length).replace(/\/$/, "");
   return normalised.replace(/\/$/, "") || "/";
 }
 
@@ -75,7 +100,10 @@ function isUnder(path: string, directory: string): boolean {
 export function classifyPath(raw: string, context: PathContext): PathClass {
   const path = resolvePath(raw, context);
   if (path === undefined) return "unknown";
-  const workspace = context.workspaceRoot === undefined ? undefined : resolvePath(context.workspaceRoot, { ...context, cwd: undefined });
+  const workspace =
+    context.workspaceRoot === undefined
+      ? undefined
+      : resolvePath(context.workspaceRoot, { ...context, cwd: undefined });
   if (path === "/") return "root";
   if (/(^|\/)\.git(\/|$)/.test(path)) return "git-dir";
   if (workspace !== undefined && path === workspace) return "workspace-root";

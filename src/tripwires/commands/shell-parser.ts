@@ -69,7 +69,10 @@ export function parseShell(source: string): ParsedShell {
   const outOfBounds = exceededBound(source);
   if (outOfBounds !== undefined) return { commands: [], unparsed: outOfBounds };
   const at = currentDeadline();
-  const tree = at === undefined ? parser.parse(source) : parser.parse(source, null, { progressCallback: () => performance.now() > at });
+  const tree =
+    at === undefined
+      ? parser.parse(source)
+      : parser.parse(source, null, { progressCallback: () => performance.now() > at });
   if (tree === null) {
     // A cancelled parse resumes on the next call unless the parser is reset.
     parser.reset();
@@ -93,7 +96,8 @@ export function parseShell(source: string): ParsedShell {
  */
 function exceededBound(source: string): string | undefined {
   const bytes = Buffer.byteLength(source, "utf8");
-  if (bytes > SHELL_BOUNDS.maxBytes) return `the command is ${bytes} bytes, over the ${SHELL_BOUNDS.maxBytes}-byte bound`;
+  if (bytes > SHELL_BOUNDS.maxBytes)
+    return `the command is ${bytes} bytes, over the ${SHELL_BOUNDS.maxBytes}-byte bound`;
   let depth = 0;
   let deepest = 0;
   let pipes = 0;
@@ -112,12 +116,18 @@ function exceededBound(source: string): string | undefined {
       pipes++;
     }
   }
-  if (deepest > SHELL_BOUNDS.maxNesting) return `the command nests ${deepest} brackets deep, over the bound of ${SHELL_BOUNDS.maxNesting}`;
-  if (pipes > SHELL_BOUNDS.maxPipes) return `the command has ${pipes} pipes, over the bound of ${SHELL_BOUNDS.maxPipes}`;
+  if (deepest > SHELL_BOUNDS.maxNesting)
+    return `the command nests ${deepest} brackets deep, over the bound of ${SHELL_BOUNDS.maxNesting}`;
+  if (pipes > SHELL_BOUNDS.maxPipes)
+    return `the command has ${pipes} pipes, over the bound of ${SHELL_BOUNDS.maxPipes}`;
   return undefined;
 }
 
-function collectCommands(node: Node, into: SimpleCommand[], pipedFrom: SimpleCommand | undefined): SimpleCommand | undefined {
+function collectCommands(
+  node: Node,
+  into: SimpleCommand[],
+  pipedFrom: SimpleCommand | undefined,
+): SimpleCommand | undefined {
   checkDeadline();
   switch (node.type) {
     case "command":
@@ -137,11 +147,16 @@ function collectCommands(node: Node, into: SimpleCommand[], pipedFrom: SimpleCom
   }
 }
 
-function collectRedirected(node: Node, into: SimpleCommand[], pipedFrom: SimpleCommand | undefined): SimpleCommand | undefined {
+function collectRedirected(
+  node: Node,
+  into: SimpleCommand[],
+  pipedFrom: SimpleCommand | undefined,
+): SimpleCommand | undefined {
   const body = node.childForFieldName("body");
   const redirects = new RedirectReader(into);
   for (const redirect of node.childrenForFieldName("redirect")) redirects.read(redirect);
-  for (const child of node.namedChildren) if (child.type === "herestring_redirect" && !redirects.seen(child)) redirects.read(child);
+  for (const child of node.namedChildren)
+    if (child.type === "herestring_redirect" && !redirects.seen(child)) redirects.read(child);
   let command: SimpleCommand | undefined;
   if (body !== null && body.type === "command") {
     command = addCommand(body, redirects, into, pipedFrom);
@@ -149,8 +164,14 @@ function collectRedirected(node: Node, into: SimpleCommand[], pipedFrom: SimpleC
     // A redirected compound statement (`{ ...; } > /dev/sda`): the redirect still happens. With
     // no body at all (`2>/dev/null 2>/dev/null rm -rf /` parses so), the words after the
     // redirect targets are the command.
-    const words = body === null && redirects.extraWords.length > 0 ? redirects.extraWords : [{ text: ":", dynamic: false }];
-    const standalone: SimpleCommand = { words, redirects: redirects.redirects, stdinText: redirects.stdinText, pipedFrom };
+    const words =
+      body === null && redirects.extraWords.length > 0 ? redirects.extraWords : [{ text: ":", dynamic: false }];
+    const standalone: SimpleCommand = {
+      words,
+      redirects: redirects.redirects,
+      stdinText: redirects.stdinText,
+      pipedFrom,
+    };
     if (redirects.redirects.length > 0 || redirects.extraWords.length > 0) into.push(standalone);
     command = body === null ? standalone : collectCommands(body, into, pipedFrom);
   }
@@ -241,7 +262,12 @@ class RedirectReader {
   }
 }
 
-function addCommand(node: Node, outer: RedirectReader | undefined, into: SimpleCommand[], pipedFrom: SimpleCommand | undefined): SimpleCommand {
+function addCommand(
+  node: Node,
+  outer: RedirectReader | undefined,
+  into: SimpleCommand[],
+  pipedFrom: SimpleCommand | undefined,
+): SimpleCommand {
   const words: ShellWord[] = [];
   const redirects = new RedirectReader(into);
   for (const child of node.namedChildren) {
@@ -253,7 +279,7 @@ function addCommand(node: Node, outer: RedirectReader | undefined, into: SimpleC
       collectSubstitutions(child, into);
       continue;
     }
-    const target = child.type === "command_name" ? child.firstNamedChild ?? child : child;
+    const target = child.type === "command_name" ? (child.firstNamedChild ?? child) : child;
     words.push(...splitFields(resolveWord(target)));
     // Commands nested in arguments (`$(...)`, `<(...)`) run too.
     collectSubstitutions(child, into);
@@ -264,7 +290,12 @@ function addCommand(node: Node, outer: RedirectReader | undefined, into: SimpleC
     words.push(...outer.extraWords);
     allRedirects.push(...outer.redirects);
   }
-  const command: SimpleCommand = { words, redirects: allRedirects, stdinText: redirects.stdinText ?? outer?.stdinText, pipedFrom };
+  const command: SimpleCommand = {
+    words,
+    redirects: allRedirects,
+    stdinText: redirects.stdinText ?? outer?.stdinText,
+    pipedFrom,
+  };
   into.push(command);
   return command;
 }
@@ -354,7 +385,13 @@ function foldCommandSubstitution(node: Node, quoted: boolean): Resolved {
   const inner = commandsOfSubstitution(node);
   const only = inner.length === 1 ? inner[0] : undefined;
   const name = only?.words[0];
-  if (only !== undefined && name !== undefined && !name.dynamic && (name.text === "echo" || name.text === "printf") && only.words.every((word) => !word.dynamic)) {
+  if (
+    only !== undefined &&
+    name !== undefined &&
+    !name.dynamic &&
+    (name.text === "echo" || name.text === "printf") &&
+    only.words.every((word) => !word.dynamic)
+  ) {
     const args = only.words.slice(1).filter((word) => !(name.text === "echo" && /^-[neE]+$/.test(word.text)));
     const value = args.map((word) => word.text).join(" ");
     return { text: quoted ? value : value.split(/\s+/).join(FIELD_BREAK), dynamic: false };
@@ -374,7 +411,16 @@ function unescapeAnsiC(text: string): string {
   return text.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_match, escape: string) => {
     if (escape.startsWith("x")) return String.fromCharCode(parseInt(escape.slice(1), 16));
     if (/^[0-7]+$/.test(escape)) return String.fromCharCode(parseInt(escape, 8));
-    const named: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\u0007", b: "\b", e: "\u001b", f: "\f", v: "\v" };
+    const named: Record<string, string> = {
+      n: "\n",
+      t: "\t",
+      r: "\r",
+      a: "\u0007",
+      b: "\b",
+      e: "\u001b",
+      f: "\f",
+      v: "\v",
+    };
     return named[escape] ?? escape;
   });
 }

@@ -48,13 +48,20 @@ export function emptyMirrorMemory(): MirrorMemory {
 const sideBit = (side: MirrorSide): number => (side === "sandbox_event" ? MIRROR_SANDBOX_SIDE : 0);
 
 /** The unmatched entry of the other side that mirrors (side, seq, subject), if any; it is claimed. */
-export function claimMirror(memory: MirrorMemory, side: MirrorSide, seq: number, subject: number, window: number): ClaimedMirror | undefined {
+export function claimMirror(
+  memory: MirrorMemory,
+  side: MirrorSide,
+  seq: number,
+  subject: number,
+  window: number,
+): ClaimedMirror | undefined {
   const own = sideBit(side);
   let best = -1;
   let bestDistance = 0;
   for (let index = 0; index < memory.seqs.length; index++) {
     const flags = memory.flags[index] ?? 0;
-    if ((flags & MIRROR_SANDBOX_SIDE) === own || (flags & MIRROR_MATCHED) !== 0 || memory.subjects[index] !== subject) continue;
+    if ((flags & MIRROR_SANDBOX_SIDE) === own || (flags & MIRROR_MATCHED) !== 0 || memory.subjects[index] !== subject)
+      continue;
     const entrySeq = memory.seqs[index] ?? 0;
     const distance = Math.abs(entrySeq - seq);
     if (distance > window) continue;
@@ -70,7 +77,17 @@ export function claimMirror(memory: MirrorMemory, side: MirrorSide, seq: number,
   return { rules: rules === "" ? [] : rules.split(","), changed: (flags & MIRROR_CHANGED) !== 0 };
 }
 
-export function rememberMirror(memory: MirrorMemory, entry: { side: MirrorSide; seq: number; subject: number; rules: readonly string[]; changed: boolean; matched: boolean }): void {
+export function rememberMirror(
+  memory: MirrorMemory,
+  entry: {
+    side: MirrorSide;
+    seq: number;
+    subject: number;
+    rules: readonly string[];
+    changed: boolean;
+    matched: boolean;
+  },
+): void {
   memory.seqs.push(entry.seq);
   memory.subjects.push(entry.subject);
   memory.flags.push(sideBit(entry.side) | (entry.changed ? MIRROR_CHANGED : 0) | (entry.matched ? MIRROR_MATCHED : 0));

@@ -15,7 +15,11 @@ export interface AgentToolIntent {
 
 const NONE: AgentToolIntent = { command: undefined, path: undefined, editsFiles: false };
 
-export function agentToolIntent(tool: string, input: string | undefined, config: TripwireConfig["agentTools"]): AgentToolIntent {
+export function agentToolIntent(
+  tool: string,
+  input: string | undefined,
+  config: TripwireConfig["agentTools"],
+): AgentToolIntent {
   const shell = config.shell.includes(tool);
   const edit = config.edit.includes(tool);
   if ((!shell && !edit) || input === undefined) return edit ? { ...NONE, editsFiles: true } : NONE;
@@ -25,9 +29,12 @@ export function agentToolIntent(tool: string, input: string | undefined, config:
   } catch {
     return { ...NONE, editsFiles: edit };
   }
-  const record = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  const record =
+    typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   if (shell) return { command: shellCommandOf(record), path: undefined, editsFiles: false };
-  const path = [record["file_path"], record["path"], record["notebook_path"]].find((value): value is string => typeof value === "string");
+  const path = [record["file_path"], record["path"], record["notebook_path"]].find(
+    (value): value is string => typeof value === "string",
+  );
   return { command: undefined, path, editsFiles: record["command"] !== "view" };
 }
 

@@ -29,7 +29,12 @@ export interface DataFlowObservation {
 export function observeDataFlow(state: CredentialState, observation: DataFlowObservation): TripwireAlert[] {
   const alerts: TripwireAlert[] = [];
   const firstRead = observation.credentialReads[0];
-  if (firstRead !== undefined && (state.pendingRead === null || state.pendingRead.seq === state.alertedReadSeq || observation.seq < state.pendingRead.seq)) {
+  if (
+    firstRead !== undefined &&
+    (state.pendingRead === null ||
+      state.pendingRead.seq === state.alertedReadSeq ||
+      observation.seq < state.pendingRead.seq)
+  ) {
     state.pendingRead = { seq: observation.seq, path: firstRead };
   }
   const firstEgress = observation.egressTargets[0];
@@ -46,7 +51,13 @@ export function observeDataFlow(state: CredentialState, observation: DataFlowObs
       makeAlert(rule, {
         run_id: observation.runId,
         event_time: observation.eventTime,
-        evidence: { seq_from: read.seq, seq_to: egress.seq, path: read.path, command: observation.command, detail: `egress to ${egress.target}` },
+        evidence: {
+          seq_from: read.seq,
+          seq_to: egress.seq,
+          path: read.path,
+          command: observation.command,
+          detail: `egress to ${egress.target}`,
+        },
         message: `credential ${read.path} was read (seq ${read.seq}) and data then left the sandbox to ${egress.target} (seq ${egress.seq})`,
       }),
     );

@@ -32,16 +32,28 @@ export function episodeRoot(path: string, deletedByCommand: boolean): string {
   return slash <= 0 ? "/" : path.slice(0, slash);
 }
 
-const covers = (root: string, path: string): boolean => path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
+const covers = (root: string, path: string): boolean =>
+  path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
 
 /**
  * Records one observed deletion (a `file_delete` finding). Returns true when it belongs to an
  * open episode (grouped: no new alert), false when it must alert (and opens an episode).
  */
-export function groupObservedDeletion(episodes: DeletionEpisode[], ruleId: DestructiveRuleId, path: string, eventTime: number, quietMs: number): boolean {
+export function groupObservedDeletion(
+  episodes: DeletionEpisode[],
+  ruleId: DestructiveRuleId,
+  path: string,
+  eventTime: number,
+  quietMs: number,
+): boolean {
   if (quietMs > 0) {
     for (const episode of episodes) {
-      if (episode.ruleId !== ruleId || !covers(episode.root, path) || Math.abs(eventTime - episode.lastEventTime) > quietMs) continue;
+      if (
+        episode.ruleId !== ruleId ||
+        !covers(episode.root, path) ||
+        Math.abs(eventTime - episode.lastEventTime) > quietMs
+      )
+        continue;
       episode.lastEventTime = Math.max(episode.lastEventTime, eventTime);
       return true;
     }
@@ -51,7 +63,12 @@ export function groupObservedDeletion(episodes: DeletionEpisode[], ruleId: Destr
 }
 
 /** An alerted command's deletion opens (or refreshes) the episode its aftermath is grouped into. */
-export function openEpisode(episodes: DeletionEpisode[], ruleId: DestructiveRuleId, root: string, eventTime: number): void {
+export function openEpisode(
+  episodes: DeletionEpisode[],
+  ruleId: DestructiveRuleId,
+  root: string,
+  eventTime: number,
+): void {
   const known = episodes.find((episode) => episode.ruleId === ruleId && episode.root === root);
   if (known !== undefined) {
     known.lastEventTime = Math.max(known.lastEventTime, eventTime);
@@ -60,6 +77,7 @@ export function openEpisode(episodes: DeletionEpisode[], ruleId: DestructiveRule
   episodes.push({ ruleId, root, lastEventTime: eventTime });
   if (episodes.length <= MAX_DELETION_EPISODES) return;
   let oldest = 0;
-  for (let index = 1; index < episodes.length; index++) if ((episodes[index]?.lastEventTime ?? 0) < (episodes[oldest]?.lastEventTime ?? 0)) oldest = index;
+  for (let index = 1; index < episodes.length; index++)
+    if ((episodes[index]?.lastEventTime ?? 0) < (episodes[oldest]?.lastEventTime ?? 0)) oldest = index;
   episodes.splice(oldest, 1);
 }

@@ -51,7 +51,11 @@ export interface ToolCallObservation {
   readonly operationEdits: boolean;
 }
 
-export function observeToolCall(state: LoopState, call: ToolCallObservation, config: TripwireConfig["loop"]): TripwireAlert[] {
+export function observeToolCall(
+  state: LoopState,
+  call: ToolCallObservation,
+  config: TripwireConfig["loop"],
+): TripwireAlert[] {
   insertSorted(state, call);
   const alerts: TripwireAlert[] = [];
   const cycle = detectCycle(state, config);
@@ -69,7 +73,12 @@ export function observeToolCall(state: LoopState, call: ToolCallObservation, con
         makeAlert(rule, {
           run_id: call.runId,
           event_time: call.eventTime,
-          evidence: { seq_from: cycle.seqFrom, seq_to: cycle.seqTo, repetitions: cycle.repetitions, cycle_length: cycle.cycleLength },
+          evidence: {
+            seq_from: cycle.seqFrom,
+            seq_to: cycle.seqTo,
+            repetitions: cycle.repetitions,
+            cycle_length: cycle.cycleLength,
+          },
           message: `agent is looping: a cycle of ${cycle.cycleLength} action(s) repeated ${cycle.repetitions} times (seq ${cycle.seqFrom}..${cycle.seqTo})`,
         }),
       );
@@ -146,10 +155,22 @@ function detectCycle(state: LoopState, config: TripwireConfig["loop"]): Cycle | 
     if (count < length * config.minRepetitions) break;
     // Length of the periodic tail beyond its first period: a[j] == a[j - length], answered alike.
     let matched = 0;
-    for (let index = count - 1; index - length >= 0 && actions[index] === actions[index - length] && sameAnswer(digests[index] ?? 0, digests[index - length] ?? 0); index--) matched++;
+    for (
+      let index = count - 1;
+      index - length >= 0 &&
+      actions[index] === actions[index - length] &&
+      sameAnswer(digests[index] ?? 0, digests[index - length] ?? 0);
+      index--
+    )
+      matched++;
     const repetitions = Math.floor((matched + length) / length);
     if (repetitions >= config.minRepetitions) {
-      return { cycleLength: length, repetitions, seqFrom: state.seqs[count - matched - length] ?? 0, seqTo: state.seqs[count - 1] ?? 0 };
+      return {
+        cycleLength: length,
+        repetitions,
+        seqFrom: state.seqs[count - matched - length] ?? 0,
+        seqTo: state.seqs[count - 1] ?? 0,
+      };
     }
   }
   return undefined;
@@ -232,7 +253,12 @@ function observeFailure(state: LoopState, call: ToolCallObservation, config: Tri
     makeAlert(rule, {
       run_id: call.runId,
       event_time: call.eventTime,
-      evidence: { seq_from: streak.seqFrom, seq_to: streak.seqTo, repetitions: streak.failures, detail: `tool ${call.tool}` },
+      evidence: {
+        seq_from: streak.seqFrom,
+        seq_to: streak.seqTo,
+        repetitions: streak.failures,
+        detail: `tool ${call.tool}`,
+      },
       message:
         `the same ${call.tool} call failed ${streak.failures} times (seq ${streak.seqFrom}..${streak.seqTo}) ` +
         "without progress: the same error, or nothing changed in between",

@@ -37,7 +37,11 @@ export interface MessageObservation {
   readonly digest: number;
 }
 
-export function observeMessage(state: MessageState, message: MessageObservation, config: TripwireConfig["messages"]): TripwireAlert[] {
+export function observeMessage(
+  state: MessageState,
+  message: MessageObservation,
+  config: TripwireConfig["messages"],
+): TripwireAlert[] {
   if (message.actor !== undefined && config.ignoredActors.includes(message.actor)) return [];
   let index = state.digests.indexOf(message.digest);
   if (index === -1) {
@@ -62,7 +66,12 @@ export function observeMessage(state: MessageState, message: MessageObservation,
     makeAlert(rule, {
       run_id: message.runId,
       event_time: message.eventTime,
-      evidence: { seq_from: seqFrom, seq_to: message.seq, repetitions: count, detail: `${message.actor ?? "agent"} message` },
+      evidence: {
+        seq_from: seqFrom,
+        seq_to: message.seq,
+        repetitions: count,
+        detail: `${message.actor ?? "agent"} message`,
+      },
       message: `the same ${message.actor ?? "agent"} message was repeated ${count} times (seq ${seqFrom}..${message.seq}) with no tool call in between`,
     }),
   ];

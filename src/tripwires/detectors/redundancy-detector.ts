@@ -24,7 +24,17 @@ export interface RedundancyState {
 }
 
 export function emptyRedundancyState(): RedundancyState {
-  return { epoch: 0, observedActions: [], observedDigests: [], observedEpochs: [], windowSeqs: [], windowFlags: [], toolCallsSeen: 0, redundantSteps: 0, episodeOpen: false };
+  return {
+    epoch: 0,
+    observedActions: [],
+    observedDigests: [],
+    observedEpochs: [],
+    windowSeqs: [],
+    windowFlags: [],
+    toolCallsSeen: 0,
+    redundantSteps: 0,
+    episodeOpen: false,
+  };
 }
 
 export function observeStateChange(state: RedundancyState): void {
@@ -40,8 +50,13 @@ export interface RedundancyObservation {
   readonly digest: number | undefined;
 }
 
-export function observeToolResult(state: RedundancyState, step: RedundancyObservation, config: TripwireConfig["redundancy"]): TripwireAlert[] {
-  const redundant = step.digest !== undefined && rememberObservation(state, step.action, step.digest, config.observationMemory);
+export function observeToolResult(
+  state: RedundancyState,
+  step: RedundancyObservation,
+  config: TripwireConfig["redundancy"],
+): TripwireAlert[] {
+  const redundant =
+    step.digest !== undefined && rememberObservation(state, step.action, step.digest, config.observationMemory);
   state.toolCallsSeen++;
   if (redundant) state.redundantSteps++;
   state.windowSeqs.push(step.seq);
@@ -69,7 +84,12 @@ export function observeToolResult(state: RedundancyState, step: RedundancyObserv
     makeAlert(rule, {
       run_id: step.runId,
       event_time: step.eventTime,
-      evidence: { seq_from: seqFrom, seq_to: step.seq, repetitions: count, detail: `${count} of the last ${steps} tool calls redundant (${percent}%)` },
+      evidence: {
+        seq_from: seqFrom,
+        seq_to: step.seq,
+        repetitions: count,
+        detail: `${count} of the last ${steps} tool calls redundant (${percent}%)`,
+      },
       message: `agent is repeating itself: ${count} of its last ${steps} tool calls returned an observation it already had (${percent}%)`,
     }),
   ];

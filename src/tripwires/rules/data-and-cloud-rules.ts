@@ -6,9 +6,15 @@ export const DATA_AND_CLOUD_RULES: readonly DestructiveRule[] = [
     id: "sql-drop",
     version: 1,
     severity: "critical",
-    description: "SQL `DROP` (table, database, schema, view, index), in a `sql` event or in a psql/mysql/sqlite3 command; also `dropdb`.",
-    alerting: ["DROP TABLE users", "psql -c 'DROP DATABASE prod'", "mysql -e \"DROP TABLE orders\"", "sqlite3 app.db \"DROP TABLE t\""],
-    benign: ["grep -r \"DROP TABLE\" .", "SELECT 'DROP TABLE x'", "psql -c 'SELECT 1'"],
+    description:
+      "SQL `DROP` (table, database, schema, view, index), in a `sql` event or in a psql/mysql/sqlite3 command; also `dropdb`.",
+    alerting: [
+      "DROP TABLE users",
+      "psql -c 'DROP DATABASE prod'",
+      'mysql -e "DROP TABLE orders"',
+      'sqlite3 app.db "DROP TABLE t"',
+    ],
+    benign: ['grep -r "DROP TABLE" .', "SELECT 'DROP TABLE x'", "psql -c 'SELECT 1'"],
   },
   {
     id: "sql-truncate",

@@ -5,7 +5,9 @@ import { GIT_RULES } from "./git-rules.ts";
 
 import { DESTRUCTIVE_RULE_IDS, type DestructiveRule, type DestructiveRuleId } from "./rule-definition.ts";
 
-const byId = new Map([...FILESYSTEM_RULES, ...GIT_RULES, ...DATA_AND_CLOUD_RULES, ...EXECUTION_RULES].map((rule) => [rule.id, rule]));
+const byId = new Map(
+  [...FILESYSTEM_RULES, ...GIT_RULES, ...DATA_AND_CLOUD_RULES, ...EXECUTION_RULES].map((rule) => [rule.id, rule]),
+);
 
 /** Every rule, in the order of DESTRUCTIVE_RULE_IDS. */
 export const DESTRUCTIVE_RULES: ReadonlyMap<DestructiveRuleId, DestructiveRule> = new Map(

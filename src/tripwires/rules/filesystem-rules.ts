@@ -29,7 +29,8 @@ export const FILESYSTEM_RULES: readonly DestructiveRule[] = [
     id: "fs-delete-workspace-root",
     version: 1,
     severity: "critical",
-    description: "Recursive delete of the workspace root itself or all of its contents (`rm -rf *` / `rm -rf .` in the root, `find . -delete` with no filter).",
+    description:
+      "Recursive delete of the workspace root itself or all of its contents (`rm -rf *` / `rm -rf .` in the root, `find . -delete` with no filter).",
     alerting: ["rm -rf /work/repo", "rm -rf *", "rm -rf .", "find . -delete"],
     benign: ["rm -rf node_modules", "rm -rf dist", "find . -name '*.pyc' -delete", "rm -rf ./build/*"],
   },
@@ -37,7 +38,8 @@ export const FILESYSTEM_RULES: readonly DestructiveRule[] = [
     id: "fs-delete-git-dir",
     version: 1,
     severity: "critical",
-    description: "Recursive delete of a `.git` directory or a subtree of it (history loss); a single `*.lock` file is not.",
+    description:
+      "Recursive delete of a `.git` directory or a subtree of it (history loss); a single `*.lock` file is not.",
     alerting: ["rm -rf .git", "rm -rf .git/objects", "rm -r -f ./.git"],
     benign: ["rm -f .git/index.lock", "rm -rf .github/tmp", "rm .gitignore"],
   },
@@ -45,7 +47,8 @@ export const FILESYSTEM_RULES: readonly DestructiveRule[] = [
     id: "fs-delete-outside-workspace",
     version: 1,
     severity: "critical",
-    description: "Any `rm` (or `find -delete`) of a path outside the workspace that is not a scratch dir (/tmp, /var/tmp): the run has no business there.",
+    description:
+      "Any `rm` (or `find -delete`) of a path outside the workspace that is not a scratch dir (/tmp, /var/tmp): the run has no business there.",
     alerting: ["rm -rf ../other-project", "rm ~/notes.txt", "rm -rf ~/projects"],
     benign: ["rm -rf /tmp/build-123", "rm -f /tmp/out.txt"],
   },
@@ -53,7 +56,8 @@ export const FILESYSTEM_RULES: readonly DestructiveRule[] = [
     id: "fs-delete-dynamic-target",
     version: 1,
     severity: "warning",
-    description: "Recursive delete whose target cannot be known statically (unset-variable risk: `rm -rf \"$DIR/\"` with DIR empty is `rm -rf /`), including `xargs rm -r` fed from an unknown source.",
+    description:
+      'Recursive delete whose target cannot be known statically (unset-variable risk: `rm -rf "$DIR/"` with DIR empty is `rm -rf /`), including `xargs rm -r` fed from an unknown source.',
     alerting: ['rm -rf "$DIR/"', "cat list.txt | xargs rm -rf"],
     benign: ["rm -rf node_modules/$pkg", "find . -name node_modules -type d | xargs rm -rf"],
   },
@@ -73,7 +77,7 @@ export const FILESYSTEM_RULES: readonly DestructiveRule[] = [
       "Creating a filesystem or wiping signatures on a device (`/dev/…`, or a target that cannot be " +
       "resolved): `mkfs`, `mkfs.*`, `mke2fs`, `mkswap`, `wipefs`. A filesystem made inside a regular " +
       "file (a disk image) erases only that file.",
-    alerting: ["mkfs.ext4 /dev/sdb1", "sudo wipefs -a /dev/sda", "mkfs.ext4 \"$DEV\""],
+    alerting: ["mkfs.ext4 /dev/sdb1", "sudo wipefs -a /dev/sda", 'mkfs.ext4 "$DEV"'],
     benign: ["man mkfs", "mkfs.ext4 disk.img", "mkswap /swapfile"],
   },
   {
@@ -82,13 +86,18 @@ export const FILESYSTEM_RULES: readonly DestructiveRule[] = [
     severity: "critical",
     description: "Writing to a block device: `dd of=/dev/<disk>` or a shell redirect into one.",
     alerting: ["dd if=/dev/zero of=/dev/sda bs=1M", "echo x > /dev/sda", "cat image.iso > /dev/nvme0n1"],
-    benign: ["dd if=/dev/zero of=/dev/null count=1", "echo hi > /dev/null", "dd if=/dev/urandom of=./blob bs=1k count=1"],
+    benign: [
+      "dd if=/dev/zero of=/dev/null count=1",
+      "echo hi > /dev/null",
+      "dd if=/dev/urandom of=./blob bs=1k count=1",
+    ],
   },
   {
     id: "perm-recursive-system",
     version: 1,
     severity: "critical",
-    description: "Recursive world-writable chmod (777, a+w, o+w, ...) or recursive chown of `/`, home or a system directory.",
+    description:
+      "Recursive world-writable chmod (777, a+w, o+w, ...) or recursive chown of `/`, home or a system directory.",
     alerting: ["chmod -R 777 /", "sudo chmod -R a+rwx /etc", "chown -R nobody /usr"],
     benign: ["chmod -R 777 ./build", "chmod 644 README.md", "chmod -R 755 /work/repo/scripts"],
   },

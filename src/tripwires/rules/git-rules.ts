@@ -6,7 +6,8 @@ export const GIT_RULES: readonly DestructiveRule[] = [
     id: "git-history-rewrite",
     version: 1,
     severity: "critical",
-    description: "Rewriting repository history: `git filter-branch`, `git filter-repo`. (`git rebase` is not matched: it is local and recoverable from the reflog; publishing it needs a force push, which is.)",
+    description:
+      "Rewriting repository history: `git filter-branch`, `git filter-repo`. (`git rebase` is not matched: it is local and recoverable from the reflog; publishing it needs a force push, which is.)",
     alerting: ["git filter-branch --tree-filter 'rm -f x' HEAD", "git filter-repo --path secrets --invert-paths"],
     benign: ["git rebase main", "git log --oneline"],
   },
@@ -14,9 +15,24 @@ export const GIT_RULES: readonly DestructiveRule[] = [
     id: "git-force-push",
     version: 1,
     severity: "critical",
-    description: "Forced push (`--force`, `-f`, `+refspec`, `--mirror`), or `--force-with-lease`/`--delete` aimed at a protected branch (main, master, trunk, develop, production, release/*; configurable).",
-    alerting: ["git push --force origin main", "git push -f", "git push origin +feature", "git push --force-with-lease origin main", "git push origin --delete master", "git push --mirror backup"],
-    benign: ["git push --force-with-lease", "git push --force-with-lease origin feature/x", "git push --force --force-with-lease", "git push -f --force-with-lease origin feature/x", "git push origin feature/x", "git push --dry-run --force origin main"],
+    description:
+      "Forced push (`--force`, `-f`, `+refspec`, `--mirror`), or `--force-with-lease`/`--delete` aimed at a protected branch (main, master, trunk, develop, production, release/*; configurable).",
+    alerting: [
+      "git push --force origin main",
+      "git push -f",
+      "git push origin +feature",
+      "git push --force-with-lease origin main",
+      "git push origin --delete master",
+      "git push --mirror backup",
+    ],
+    benign: [
+      "git push --force-with-lease",
+      "git push --force-with-lease origin feature/x",
+      "git push --force --force-with-lease",
+      "git push -f --force-with-lease origin feature/x",
+      "git push origin feature/x",
+      "git push --dry-run --force origin main",
+    ],
   },
   {
     id: "git-reset-hard",

@@ -10,11 +10,7 @@ export interface RunRule {
 }
 
 export type RunRuleId =
-  | "loop-cycle"
-  | "loop-failing-step"
-  | "loop-failing-operation"
-  | "loop-repeated-message"
-  | "redundant-steps";
+  "loop-cycle" | "loop-failing-step" | "loop-failing-operation" | "loop-repeated-message" | "redundant-steps";
 
 export const RUN_RULES: Readonly<Record<RunRuleId, RunRule>> = {
   "loop-cycle": {
@@ -22,7 +18,8 @@ export const RUN_RULES: Readonly<Record<RunRuleId, RunRule>> = {
     version: 1,
     kind: "LOOP",
     severity: "warning",
-    description: "The last tool calls (by seq) are a cycle of 1..8 actions (tool + canonical input) repeated at least 3 times back to back. One alert per loop episode.",
+    description:
+      "The last tool calls (by seq) are a cycle of 1..8 actions (tool + canonical input) repeated at least 3 times back to back. One alert per loop episode.",
   },
   "loop-failing-step": {
     id: "loop-failing-step",
@@ -52,13 +49,15 @@ export const RUN_RULES: Readonly<Record<RunRuleId, RunRule>> = {
     version: 1,
     kind: "LOOP",
     severity: "warning",
-    description: "The same message (observation digest), from the agent or the harness, at least 4 times with no tool call in between: stuck answering instead of acting (e.g. repeated format errors). One alert per streak; a tool call ends it.",
+    description:
+      "The same message (observation digest), from the agent or the harness, at least 4 times with no tool call in between: stuck answering instead of acting (e.g. repeated format errors). One alert per streak; a tool call ends it.",
   },
   "redundant-steps": {
     id: "redundant-steps",
     version: 1,
     kind: "REDUNDANCY",
     severity: "warning",
-    description: "Redundant tool calls (same action, same observation digest, no state-changing sandbox event since) reach 5 in the last 20 tool calls, or 40% of them once 10 are there. One alert per episode; the episode ends when both fall to half the thresholds.",
+    description:
+      "Redundant tool calls (same action, same observation digest, no state-changing sandbox event since) reach 5 in the last 20 tool calls, or 40% of them once 10 are there. One alert per episode; the episode ends when both fall to half the thresholds.",
   },
 };

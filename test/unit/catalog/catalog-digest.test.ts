@@ -6,7 +6,11 @@ import { applyPatch, shippedCatalogJson, shippedPublicationJson } from "./fixtur
 function reorderKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reorderKeys);
   if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).reverse().map(([key, child]) => [key, reorderKeys(child)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([key, child]) => [key, reorderKeys(child)]),
+    );
   }
   return value;
 }
@@ -31,11 +35,19 @@ describe("catalogDigest", () => {
 
   it("changes when any field changes", () => {
     const base = catalogDigest(catalog);
-    expect(catalogDigest(applyPatch(catalog, [{ op: "replace", path: "/metrics/9/minimum_sample", value: 2 }]))).not.toBe(base);
+    expect(
+      catalogDigest(applyPatch(catalog, [{ op: "replace", path: "/metrics/9/minimum_sample", value: 2 }])),
+    ).not.toBe(base);
     expect(catalogDigest(applyPatch(catalog, [{ op: "replace", path: "/version", value: "1.0.1" }]))).not.toBe(base);
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 13 }), fc.string({ minLength: 1 }), (index, suffix) => {
-        const edited = applyPatch(catalog, [{ op: "replace", path: `/metrics/${index}/name`, value: `${(catalog as { metrics: { name: string }[] }).metrics[index]?.name ?? ""}${suffix}` }]);
+        const edited = applyPatch(catalog, [
+          {
+            op: "replace",
+            path: `/metrics/${index}/name`,
+            value: `${(catalog as { metrics: { name: string }[] }).metrics[index]?.name ?? ""}${suffix}`,
+          },
+        ]);
         return catalogDigest(edited) !== base;
       }),
       { numRuns: 50 },

@@ -7,7 +7,10 @@ import { catalogDigest } from "../../../src/catalog/catalog-digest.ts";
 import { applyPatch, REPO_ROOT, shippedCatalogJson } from "./fixture-support.ts";
 
 function agentops(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(join(REPO_ROOT, "node_modules/.bin/node"), [join(REPO_ROOT, "bin/agentops"), ...args], { cwd: REPO_ROOT, encoding: "utf8" });
+  const result = spawnSync(join(REPO_ROOT, "node_modules/.bin/node"), [join(REPO_ROOT, "bin/agentops"), ...args], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -36,11 +39,13 @@ describe("agentops catalog", () => {
     expect(result.status).toBe(1);
     const lines = result.stdout.trim().split("\n");
     for (const line of lines) expect(line).toMatch(/^\/\S*: [A-Z_]+: .+/);
-    expect(lines).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^\/metrics\/3\/minimum_sample: MINIMUM_SAMPLE_INVALID: /),
-      expect.stringMatching(/^\/dependencies\/0\/version: DEPENDENCY_VERSION_RANGE: /),
-      expect.stringMatching(/^\/metrics\/10\/value_semantics\/missing: MISSING_STATES_ZERO: /),
-    ]));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^\/metrics\/3\/minimum_sample: MINIMUM_SAMPLE_INVALID: /),
+        expect.stringMatching(/^\/dependencies\/0\/version: DEPENDENCY_VERSION_RANGE: /),
+        expect.stringMatching(/^\/metrics\/10\/value_semantics\/missing: MISSING_STATES_ZERO: /),
+      ]),
+    );
   });
 
   it("validate a file that is not JSON: exit 1, CATALOG_NOT_JSON", () => {
@@ -50,8 +55,16 @@ describe("agentops catalog", () => {
   });
 
   it("validate --publication reports a stale digest", () => {
-    const catalog = applyPatch(shippedCatalogJson(), [{ op: "replace", path: "/metrics/0/name", value: "Role-template rework rate (edited)" }]);
-    const result = agentops("catalog", "validate", writeTemp("c.json", JSON.stringify(catalog)), "--publication", join(REPO_ROOT, "system-contracts/evaluation/publication.json"));
+    const catalog = applyPatch(shippedCatalogJson(), [
+      { op: "replace", path: "/metrics/0/name", value: "Role-template rework rate (edited)" },
+    ]);
+    const result = agentops(
+      "catalog",
+      "validate",
+      writeTemp("c.json", JSON.stringify(catalog)),
+      "--publication",
+      join(REPO_ROOT, "system-contracts/evaluation/publication.json"),
+    );
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/publication\.json#\/semantic_digest: PUBLICATION_DIGEST_MISMATCH: /);
   });

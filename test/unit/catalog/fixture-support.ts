@@ -38,14 +38,20 @@ export function loadFixtures(kind: "valid" | "invalid"): MutationFixture[] {
   return readdirSync(dir)
     .filter((file) => file.endsWith(".json"))
     .sort()
-    .map((file) => ({ name: file.replace(/\.json$/, ""), ...(readJson(`${dir}${file}`) as Omit<MutationFixture, "name">) }));
+    .map((file) => ({
+      name: file.replace(/\.json$/, ""),
+      ...(readJson(`${dir}${file}`) as Omit<MutationFixture, "name">),
+    }));
 }
 
 type Container = Record<string, unknown> | unknown[];
 
 function tokens(pointer: string): string[] {
   if (pointer === "") return [];
-  return pointer.slice(1).split("/").map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 function resolveParent(document: unknown, pointer: string): { parent: Container; key: string } {

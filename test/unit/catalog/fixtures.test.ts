@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { PROBLEM_CODES } from "../../../src/catalog/catalog-types.ts";
 import { publicationProblems } from "../../../src/catalog/publication-checks.ts";
 import { validateCatalog } from "../../../src/catalog/validate-catalog.ts";
-import { applyPatch, loadFixtures, shippedCatalogJson, shippedPublicationJson, type MutationFixture } from "./fixture-support.ts";
+import {
+  applyPatch,
+  loadFixtures,
+  shippedCatalogJson,
+  shippedPublicationJson,
+  type MutationFixture,
+} from "./fixture-support.ts";
 
 const invalid = loadFixtures("invalid");
 const valid = loadFixtures("valid");
@@ -29,7 +35,20 @@ describe("invalid catalog fixtures", () => {
 
   it("cover every semantic code the validator defines (schema codes beyond the closed-record ones need no fixture)", () => {
     const covered = new Set(invalid.map((fixture) => fixture.expected_code));
-    const untested = Object.keys(PROBLEM_CODES).filter((code) => !covered.has(code) && !["CATALOG_UNREADABLE", "CATALOG_NOT_JSON", "PUBLICATION_UNREADABLE", "SCHEMA_VALUE", "SCHEMA_PATTERN", "SCHEMA_RANGE", "SCHEMA_DUPLICATE", "SCHEMA_INVALID"].includes(code));
+    const untested = Object.keys(PROBLEM_CODES).filter(
+      (code) =>
+        !covered.has(code) &&
+        ![
+          "CATALOG_UNREADABLE",
+          "CATALOG_NOT_JSON",
+          "PUBLICATION_UNREADABLE",
+          "SCHEMA_VALUE",
+          "SCHEMA_PATTERN",
+          "SCHEMA_RANGE",
+          "SCHEMA_DUPLICATE",
+          "SCHEMA_INVALID",
+        ].includes(code),
+    );
     expect(untested).toEqual([]);
   });
 });

@@ -18,7 +18,14 @@ describe("the never-zero missing rule", () => {
     expect(statesZero(text)).toBe(false);
   });
 
-  it.each(["N/A when x; reported as 0", "N/A when x = 0", "N/A when x, the value is 0.", "N/A when none; the cost is zero", "N/A when none; 0 tokens", "N/A when absent (treated as zero)"])("rejects %s", (text) => {
+  it.each([
+    "N/A when x; reported as 0",
+    "N/A when x = 0",
+    "N/A when x, the value is 0.",
+    "N/A when none; the cost is zero",
+    "N/A when none; 0 tokens",
+    "N/A when absent (treated as zero)",
+  ])("rejects %s", (text) => {
     expect(statesZero(text)).toBe(true);
   });
 
@@ -45,8 +52,12 @@ describe("removed metrics", () => {
   it("flags a removed metric wherever a text names it", () => {
     fc.assert(
       fc.property(fc.constantFrom(...REMOVED_METRIC_IDS), fc.integer({ min: 0, max: 13 }), (id, index) => {
-        const mutated = applyPatch(shippedCatalogJson(), [{ op: "add", path: `/metrics/${index}/forbidden_inference/-`, value: `never preserve ${id}` }]);
-        return validateCatalog(mutated).some((p) => p.code === "REMOVED_METRIC" && p.path.startsWith(`/metrics/${index}/forbidden_inference/`));
+        const mutated = applyPatch(shippedCatalogJson(), [
+          { op: "add", path: `/metrics/${index}/forbidden_inference/-`, value: `never preserve ${id}` },
+        ]);
+        return validateCatalog(mutated).some(
+          (p) => p.code === "REMOVED_METRIC" && p.path.startsWith(`/metrics/${index}/forbidden_inference/`),
+        );
       }),
       { numRuns: 30 },
     );
@@ -59,16 +70,24 @@ describe("validator robustness", () => {
   });
 
   it("reports a kind outside the enum once, with the specific code", () => {
-    const problems = validateCatalog(applyPatch(shippedCatalogJson(), [{ op: "replace", path: "/metrics/5/value_semantics/kind", value: "score" }]));
+    const problems = validateCatalog(
+      applyPatch(shippedCatalogJson(), [{ op: "replace", path: "/metrics/5/value_semantics/kind", value: "score" }]),
+    );
     expect(problems.map((p) => `${p.path} ${p.code}`)).toEqual(["/metrics/5/value_semantics/kind VALUE_KIND_INVALID"]);
   });
 
   it("reports every problem, not only the first", () => {
-    const problems = validateCatalog(applyPatch(shippedCatalogJson(), [
-      { op: "replace", path: "/metrics/0/minimum_sample", value: 3 },
-      { op: "replace", path: "/coverage_policy/gates_publication", value: true },
-      { op: "add", path: "/metrics/1/alias", value: "x" },
-    ]));
-    expect(problems.map((p) => p.code).sort()).toEqual(["COVERAGE_GATES_PUBLICATION", "MINIMUM_SAMPLE_MISMATCH", "SCHEMA_UNKNOWN_FIELD"]);
+    const problems = validateCatalog(
+      applyPatch(shippedCatalogJson(), [
+        { op: "replace", path: "/metrics/0/minimum_sample", value: 3 },
+        { op: "replace", path: "/coverage_policy/gates_publication", value: true },
+        { op: "add", path: "/metrics/1/alias", value: "x" },
+      ]),
+    );
+    expect(problems.map((p) => p.code).sort()).toEqual([
+      "COVERAGE_GATES_PUBLICATION",
+      "MINIMUM_SAMPLE_MISMATCH",
+      "SCHEMA_UNKNOWN_FIELD",
+    ]);
   });
 });

@@ -81,7 +81,13 @@ describe("shippedCatalog() reads its metadata from the JSON file", () => {
   });
 
   it("has the seed's minimum samples (20 for the five small-sample metrics, 1 otherwise)", () => {
-    const twenty = ["role-template-rework-rate", "role-template-trajectory-partial-cost", "role-model-task-outcome-rate", "trajectory-partial-cost", "task-cohort-comparison-eligibility"];
+    const twenty = [
+      "role-template-rework-rate",
+      "role-template-trajectory-partial-cost",
+      "role-model-task-outcome-rate",
+      "trajectory-partial-cost",
+      "task-cohort-comparison-eligibility",
+    ];
     for (const id of METRIC_IDS) expect(metricDefinition(id).minimumSample, id).toBe(twenty.includes(id) ? 20 : 1);
   });
 });

@@ -32,9 +32,21 @@ describe("agentops commands", () => {
     for (const entry of commands) expect((await entry.load()).name).toBe(entry.name);
   });
 
-  it("an engine-only `run` loads neither the run monitor's shell parser nor the other commands' modules", { timeout: 60_000 }, () => {
-    const loaded = modulesLoadedForEngineRun();
-    expect(loaded).toContain("src/stream/processors/engine.ts");
-    expect(loaded.filter((path) => path.startsWith("src/tripwires/") || path.startsWith("src/ingest/otlp/") || path.startsWith("src/ingest/importers/") || /web-tree-sitter/.test(path))).toEqual([]);
-  });
+  it(
+    "an engine-only `run` loads neither the run monitor's shell parser nor the other commands' modules",
+    { timeout: 60_000 },
+    () => {
+      const loaded = modulesLoadedForEngineRun();
+      expect(loaded).toContain("src/stream/processors/engine.ts");
+      expect(
+        loaded.filter(
+          (path) =>
+            path.startsWith("src/tripwires/") ||
+            path.startsWith("src/ingest/otlp/") ||
+            path.startsWith("src/ingest/importers/") ||
+            /web-tree-sitter/.test(path),
+        ),
+      ).toEqual([]);
+    },
+  );
 });

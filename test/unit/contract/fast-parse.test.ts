@@ -28,18 +28,102 @@ function expectAgreement(record: unknown): void {
   else if (fast !== undefined) expectSameFact(fast, zod.fact);
 }
 
-const envelope = (type: string) => ({ contract: OBSERVATION_CONTRACT, type, fact_id: `f-${type}`, event_time: "2026-10-01T10:00:00Z", provenance: { basis: "DIRECT_HOST", source: "host" } });
+const envelope = (type: string) => ({
+  contract: OBSERVATION_CONTRACT,
+  type,
+  fact_id: `f-${type}`,
+  event_time: "2026-10-01T10:00:00Z",
+  provenance: { basis: "DIRECT_HOST", source: "host" },
+});
 
 /** One record per type with every optional field present. */
 const full: Record<FactType, Record<string, unknown>> = {
-  model_call: { ...envelope("model_call"), call_id: "c1", run_id: "r1", delivery_id: "d1", task_id: "t1", operational: true, provider: "p", model: "m", role: "writer", runtime: "rt", span_duration_ms: 12.5, input_tokens: 10, output_tokens: 2, usage_source: "PROVIDER" },
-  cost: { ...envelope("cost"), cost_id: "k1", call_id: "c1", amount_minor: 120, currency: "USD", source: "PROVIDER", cost_basis: "list", attribution: "PROJECT", estimated: false },
-  delivery_summary: { ...envelope("delivery_summary"), delivery_id: "d1", task_id: "t1", run_id: "r1", status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false, elapsed_ms: 1000, stage_reached: "merge" },
-  packet: { ...envelope("packet"), packet_id: "p1", task_id: "t1", governance_revision: "0.2", repair_attribution: "AVAILABLE" },
-  repair: { ...envelope("repair"), repair_id: "rp1", finding_id: "fd1", packet_id: "p1", task_id: "t1", delivery_id: "d1", attributable: true },
-  task_snapshot: { ...envelope("task_snapshot"), snapshot_id: "s1", cutoff: "2026-10-02T00:00:00Z", tasks: [{ task_id: "t1", members: ["d1"], role_template: "tpl", template_assignment: "EVENT_TIME" }, {}] },
-  agent_step: { ...envelope("agent_step"), run_id: "r1", seq: 0, actor: "a", kind: "tool_call", tool: "bash", input: "{}", observation_digest: "sha256:00", status: "ok", input_tokens: 1, output_tokens: 2 },
-  sandbox_event: { ...envelope("sandbox_event"), run_id: "r1", seq: 1, kind: "exec", command: "ls -la", argv: ["ls", "-la"], path: "/w/a", cwd: "/w", workspace_root: "/w", target: "h", exit_code: -1 },
+  model_call: {
+    ...envelope("model_call"),
+    call_id: "c1",
+    run_id: "r1",
+    delivery_id: "d1",
+    task_id: "t1",
+    operational: true,
+    provider: "p",
+    model: "m",
+    role: "writer",
+    runtime: "rt",
+    span_duration_ms: 12.5,
+    input_tokens: 10,
+    output_tokens: 2,
+    usage_source: "PROVIDER",
+  },
+  cost: {
+    ...envelope("cost"),
+    cost_id: "k1",
+    call_id: "c1",
+    amount_minor: 120,
+    currency: "USD",
+    source: "PROVIDER",
+    cost_basis: "list",
+    attribution: "PROJECT",
+    estimated: false,
+  },
+  delivery_summary: {
+    ...envelope("delivery_summary"),
+    delivery_id: "d1",
+    task_id: "t1",
+    run_id: "r1",
+    status: "TERMINAL",
+    outcome: "SUCCEEDED",
+    requirement_changed: false,
+    elapsed_ms: 1000,
+    stage_reached: "merge",
+  },
+  packet: {
+    ...envelope("packet"),
+    packet_id: "p1",
+    task_id: "t1",
+    governance_revision: "0.2",
+    repair_attribution: "AVAILABLE",
+  },
+  repair: {
+    ...envelope("repair"),
+    repair_id: "rp1",
+    finding_id: "fd1",
+    packet_id: "p1",
+    task_id: "t1",
+    delivery_id: "d1",
+    attributable: true,
+  },
+  task_snapshot: {
+    ...envelope("task_snapshot"),
+    snapshot_id: "s1",
+    cutoff: "2026-10-02T00:00:00Z",
+    tasks: [{ task_id: "t1", members: ["d1"], role_template: "tpl", template_assignment: "EVENT_TIME" }, {}],
+  },
+  agent_step: {
+    ...envelope("agent_step"),
+    run_id: "r1",
+    seq: 0,
+    actor: "a",
+    kind: "tool_call",
+    tool: "bash",
+    input: "{}",
+    observation_digest: "sha256:00",
+    status: "ok",
+    input_tokens: 1,
+    output_tokens: 2,
+  },
+  sandbox_event: {
+    ...envelope("sandbox_event"),
+    run_id: "r1",
+    seq: 1,
+    kind: "exec",
+    command: "ls -la",
+    argv: ["ls", "-la"],
+    path: "/w/a",
+    cwd: "/w",
+    workspace_root: "/w",
+    target: "h",
+    exit_code: -1,
+  },
 };
 
 /** Required fields of a type: the shape keys whose schema rejects undefined. */
@@ -62,7 +146,9 @@ function without(record: Record<string, unknown>, keys: readonly string[]): Reco
 }
 
 describe("fastParseFact on samples/facts.ndjson", () => {
-  const lines = readFileSync(new URL("../../../samples/facts.ndjson", import.meta.url), "utf8").split("\n").filter((line) => line.length > 0);
+  const lines = readFileSync(new URL("../../../samples/facts.ndjson", import.meta.url), "utf8")
+    .split("\n")
+    .filter((line) => line.length > 0);
 
   it("agrees with zod on every line and takes ≥ 99% of the valid records", () => {
     let valid = 0;
@@ -108,37 +194,49 @@ describe("fastParseFact on samples/facts.ndjson", () => {
 });
 
 describe("fastParseFact edge cases (each must agree with zod)", () => {
-  it.each(FACT_TYPES)("%s with every optional field present: fast path taken, same fact and key order as zod", (type) => {
-    const fast = fastParseFact(full[type]);
-    const zod = zodParse(full[type]);
-    expect(zod.ok).toBe(true);
-    expect(fast).toBeDefined();
-    if (zod.ok) expectSameFact(fast, zod.fact);
-    // Output keys follow the schema's shape, whatever the input order.
-    expect(Object.keys(fast as object)).toEqual(Object.keys(factSchemas[type].shape).filter((key) => key in full[type]));
-    const reversed = Object.fromEntries(Object.entries(full[type]).reverse());
-    expect(JSON.stringify(fastParseFact(reversed))).toBe(JSON.stringify(fast));
-  });
+  it.each(FACT_TYPES)(
+    "%s with every optional field present: fast path taken, same fact and key order as zod",
+    (type) => {
+      const fast = fastParseFact(full[type]);
+      const zod = zodParse(full[type]);
+      expect(zod.ok).toBe(true);
+      expect(fast).toBeDefined();
+      if (zod.ok) expectSameFact(fast, zod.fact);
+      // Output keys follow the schema's shape, whatever the input order.
+      expect(Object.keys(fast as object)).toEqual(
+        Object.keys(factSchemas[type].shape).filter((key) => key in full[type]),
+      );
+      const reversed = Object.fromEntries(Object.entries(full[type]).reverse());
+      expect(JSON.stringify(fastParseFact(reversed))).toBe(JSON.stringify(fast));
+    },
+  );
 
-  it.each(FACT_TYPES)("%s with optionals null, undefined-valued or absent: same keys as zod (null kept as an undefined key, absent left out)", (type) => {
-    const required = new Set(requiredKeys(type));
-    const optional = Object.keys(full[type]).filter((key) => !required.has(key) && key !== "provenance");
-    const asNull = { ...full[type], ...Object.fromEntries(optional.map((key) => [key, null])), provenance: null };
-    const asUndefined = { ...full[type], ...Object.fromEntries(optional.map((key) => [key, undefined])), provenance: undefined };
-    const absent = without(full[type], [...optional, "provenance"]);
-    for (const record of [asNull, asUndefined, absent]) {
-      const zod = zodParse(record);
-      const fast = fastParseFact(record);
-      // delivery_summary TERMINAL without outcome and cost without a link are rejected by both.
-      // A packet without repair_attribution is accepted by zod with that measure reported invalid
-      // (revision 2): the fast path leaves such records to zod.
-      if (!zod.ok || zod.invalidMeasures.length > 0) expect(fast).toBeUndefined();
-      else {
-        expect(fast).toBeDefined();
-        expectSameFact(fast, zod.fact);
+  it.each(FACT_TYPES)(
+    "%s with optionals null, undefined-valued or absent: same keys as zod (null kept as an undefined key, absent left out)",
+    (type) => {
+      const required = new Set(requiredKeys(type));
+      const optional = Object.keys(full[type]).filter((key) => !required.has(key) && key !== "provenance");
+      const asNull = { ...full[type], ...Object.fromEntries(optional.map((key) => [key, null])), provenance: null };
+      const asUndefined = {
+        ...full[type],
+        ...Object.fromEntries(optional.map((key) => [key, undefined])),
+        provenance: undefined,
+      };
+      const absent = without(full[type], [...optional, "provenance"]);
+      for (const record of [asNull, asUndefined, absent]) {
+        const zod = zodParse(record);
+        const fast = fastParseFact(record);
+        // delivery_summary TERMINAL without outcome and cost without a link are rejected by both.
+        // A packet without repair_attribution is accepted by zod with that measure reported invalid
+        // (revision 2): the fast path leaves such records to zod.
+        if (!zod.ok || zod.invalidMeasures.length > 0) expect(fast).toBeUndefined();
+        else {
+          expect(fast).toBeDefined();
+          expectSameFact(fast, zod.fact);
+        }
       }
-    }
-  });
+    },
+  );
 
   it.each(FACT_TYPES)("%s without each required field: declined", (type) => {
     for (const key of requiredKeys(type)) {
@@ -210,7 +308,10 @@ describe("fastParseFact edge cases (each must agree with zod)", () => {
     ["task with unknown field", { ...full.task_snapshot, tasks: [{ task_id: "t1", owner: "me" }] }],
     ["member not an identifier", { ...full.task_snapshot, tasks: [{ task_id: "t1", members: [""] }] }],
     ["sparse members", { ...full.task_snapshot, tasks: [{ task_id: "t1", members: sparseMembers() }] }],
-    ["template_assignment unknown", { ...full.task_snapshot, tasks: [{ task_id: "t1", template_assignment: "LATER" }] }],
+    [
+      "template_assignment unknown",
+      { ...full.task_snapshot, tasks: [{ task_id: "t1", template_assignment: "LATER" }] },
+    ],
     ["cutoff invalid", { ...full.task_snapshot, cutoff: "soon" }],
     ["agent_step seq -1", { ...full.agent_step, seq: -1 }],
     ["agent_step kind unknown", { ...full.agent_step, kind: "thought" }],
@@ -241,7 +342,13 @@ describe("fastParseFact edge cases (each must agree with zod)", () => {
   it("parseFact answers the fast path's fact for valid records and zod's rejection for invalid ones", () => {
     const accepted = parseFact(full.cost);
     expect(accepted.ok && JSON.stringify(accepted.fact)).toBe(JSON.stringify(fastParseFact(full.cost)));
-    expect(parseFact({ ...full.cost, currency: "ABC" })).toMatchObject({ ok: true, invalidMeasures: [{ reason: "INVALID_CURRENCY", field: "currency" }] });
-    expect(parseFact({ ...full.cost, cost_id: "" })).toMatchObject({ ok: false, rejection: { reason: "OUT_OF_RANGE", field: "cost_id" } });
+    expect(parseFact({ ...full.cost, currency: "ABC" })).toMatchObject({
+      ok: true,
+      invalidMeasures: [{ reason: "INVALID_CURRENCY", field: "currency" }],
+    });
+    expect(parseFact({ ...full.cost, cost_id: "" })).toMatchObject({
+      ok: false,
+      rejection: { reason: "OUT_OF_RANGE", field: "cost_id" },
+    });
   });
 });

@@ -3,7 +3,12 @@ import { jsonLine } from "../../../src/contract/json-form.ts";
 
 describe("NDJSON time form: alerts carry RFC 3339 times like facts and results (Avro keeps timestamp-millis)", () => {
   it("an alert's epoch-millisecond event_time is written as RFC 3339 UTC text; nothing else changes", () => {
-    const alert = { alert_id: "a1", run_id: "r1", event_time: Date.parse("2026-10-01T10:00:01.500Z"), evidence: { seq_from: 1, seq_to: 3 } };
+    const alert = {
+      alert_id: "a1",
+      run_id: "r1",
+      event_time: Date.parse("2026-10-01T10:00:01.500Z"),
+      evidence: { seq_from: 1, seq_to: 3 },
+    };
     expect(JSON.parse(jsonLine(alert))).toEqual({ ...alert, event_time: "2026-10-01T10:00:01.500Z" });
   });
 

@@ -38,7 +38,8 @@ import {
 const SNAP = { snapshot: "snap-1" } as const;
 
 /** A terminal summary of Delivery `deliveryId` joined to task `taskId`. */
-const joined = (taskId: string, deliveryId: string): MetricFact => summary({ task_id: taskId, delivery_id: deliveryId });
+const joined = (taskId: string, deliveryId: string): MetricFact =>
+  summary({ task_id: taskId, delivery_id: deliveryId });
 
 /** The partitioned engine (three partitions) reads the facts as the single engine does: same lines, same conflicts. */
 function expectPartitionedSame(facts: readonly MetricFact[]): void {
@@ -46,7 +47,9 @@ function expectPartitionedSame(facts: readonly MetricFact[]): void {
   facts.forEach((fact, index) => engine.ingest(fact, index + 1));
   const expected = evaluate(facts);
   expect(engine.results().map((entry) => entry.json)).toEqual(expected.lines);
-  expect(engine.conflicts().map((conflict) => conflict.factIds)).toEqual(expected.conflicts.map((conflict) => conflict.factIds));
+  expect(engine.conflicts().map((conflict) => conflict.factIds)).toEqual(
+    expected.conflicts.map((conflict) => conflict.factIds),
+  );
 }
 
 /** The Avro path: the record encoded with its schema and decoded again, as the facts topic carries it. */
@@ -90,17 +93,28 @@ describe("contract revision 3, the inputs", () => {
     const eligibility = evaluate([parsed.fact, ...summaries]).get("task-cohort-comparison-eligibility", {}, SNAP);
     // Seven defined tasks: t-dup and t-same are one task each. Only t-ok and t-same are comparable.
     expect(eligibility).toMatchObject({ eligible_units: 7, coverage: { numerator: 2, denominator: 7 } });
-    expect(eligibility.exclusions).toEqual({ INCOMPLETE_COHORT_COORDINATES: 2, MISSING_TASK_IDENTITY: 1, UNDEFINED_TASK_MEMBERSHIP: 2 });
+    expect(eligibility.exclusions).toEqual({
+      INCOMPLETE_COHORT_COORDINATES: 2,
+      MISSING_TASK_IDENTITY: 1,
+      UNDEFINED_TASK_MEMBERSHIP: 2,
+    });
 
     // End to end: the snapshot is accepted, each left-out field is a non-rejecting INVALID_TASK_ENTRY letter.
     const dir = mkdtempSync(join(tmpdir(), "revision-3-"));
     const input = join(dir, "facts.ndjson");
-    writeFileSync(input, `${JSON.stringify(raw)}\n${JSON.stringify(rawSnapshot({ snapshot_id: "snap-2", cutoff: "soon" }))}\n`);
-    const outcome = await Effect.runPromise(replayFile({ input }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {} }, shippedCatalog()));
+    writeFileSync(
+      input,
+      `${JSON.stringify(raw)}\n${JSON.stringify(rawSnapshot({ snapshot_id: "snap-2", cutoff: "soon" }))}\n`,
+    );
+    const outcome = await Effect.runPromise(
+      replayFile({ input }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {} }, shippedCatalog()),
+    );
     type Letter = { reason: RejectionReason; field: string; record_rejected: boolean };
     const letters = outcome.sinks.deadLetterLines().map((line) => JSON.parse(line) as Letter);
     expect(letters.filter((letter) => letter.reason === "INVALID_TASK_ENTRY")).toHaveLength(6);
-    expect(letters.filter((letter) => letter.reason === "INVALID_TASK_ENTRY").every((letter) => !letter.record_rejected)).toBe(true);
+    expect(
+      letters.filter((letter) => letter.reason === "INVALID_TASK_ENTRY").every((letter) => !letter.record_rejected),
+    ).toBe(true);
     // On the dead-letter topic each letter of one record has its own key (the field is part of it).
     const source = { topic: "facts", partition: 0, offset: "7" };
     const keys = letters.map(({ reason, field }) => {
@@ -108,7 +122,9 @@ describe("contract revision 3, the inputs", () => {
     });
     expect(new Set(keys).size).toBe(letters.length);
     // Only an unusable snapshot_id or cutoff rejects a snapshot.
-    expect(letters.filter((letter) => letter.record_rejected)).toMatchObject([{ reason: "INVALID_TIMESTAMP", field: "cutoff" }]);
+    expect(letters.filter((letter) => letter.record_rejected)).toMatchObject([
+      { reason: "INVALID_TIMESTAMP", field: "cutoff" },
+    ]);
     expect(outcome.counts.accepted).toBe(1);
 
     // A hole in the list (no JSON has one, a decoded object may) is an entry that declares nothing.
@@ -118,8 +134,13 @@ describe("contract revision 3, the inputs", () => {
     expect(holed).toMatchObject({ ok: true, invalidMeasures: [{ field: "tasks.1", reason: "WRONG_TYPE" }] });
 
     // The Avro path reads the same snapshot the same way.
-    const avro = throughAvro(rawSnapshot({ tasks: [definedTask({ task_id: "t-ok" }), definedTask({ task_id: "t-tpl", role_template: " " })] }));
-    expect(avro).toMatchObject({ ok: true, invalidMeasures: [{ field: "tasks.1.role_template", reason: "BLANK_VALUE" }] });
+    const avro = throughAvro(
+      rawSnapshot({ tasks: [definedTask({ task_id: "t-ok" }), definedTask({ task_id: "t-tpl", role_template: " " })] }),
+    );
+    expect(avro).toMatchObject({
+      ok: true,
+      invalidMeasures: [{ field: "tasks.1.role_template", reason: "BLANK_VALUE" }],
+    });
   });
 
   it("revision 3 change 8: ISO 4217 is the project's list (current and historic), not the runtime's Intl", () => {
@@ -129,30 +150,57 @@ describe("contract revision 3, the inputs", () => {
       expect(currency(code), code).toMatchObject({ ok: true, invalidMeasures: [] });
     }
     for (const code of ["ABC", "XXY", "usd", "Usd", "US", "USDX", " USD"]) {
-      expect(currency(code), code).toMatchObject({ ok: true, invalidMeasures: [{ field: "currency", reason: "INVALID_CURRENCY" }] });
+      expect(currency(code), code).toMatchObject({
+        ok: true,
+        invalidMeasures: [{ field: "currency", reason: "INVALID_CURRENCY" }],
+      });
     }
     // The Avro path applies the same list.
     expect(throughAvro(rawCost({ currency: "VED" }))).toMatchObject({ ok: true, invalidMeasures: [] });
-    expect(throughAvro(rawCost({ currency: "XXY" }))).toMatchObject({ ok: true, invalidMeasures: [{ field: "currency" }] });
+    expect(throughAvro(rawCost({ currency: "XXY" }))).toMatchObject({
+      ok: true,
+      invalidMeasures: [{ field: "currency" }],
+    });
   });
 
   it("revision 3 change 9: whitespace is not a value; other strings compare exactly (NFC and NFD are two cohorts)", () => {
     // A blank identifier rejects its record like an empty one.
-    expect(parseFact(rawModelCall({ fact_id: " " }))).toMatchObject({ ok: false, rejection: { reason: "BLANK_VALUE", field: "fact_id" } });
-    expect(parseFact(rawModelCall({ delivery_id: "\u3000" }))).toMatchObject({ ok: false, rejection: { reason: "BLANK_VALUE", field: "delivery_id" } });
+    expect(parseFact(rawModelCall({ fact_id: " " }))).toMatchObject({
+      ok: false,
+      rejection: { reason: "BLANK_VALUE", field: "fact_id" },
+    });
+    expect(parseFact(rawModelCall({ delivery_id: "\u3000" }))).toMatchObject({
+      ok: false,
+      rejection: { reason: "BLANK_VALUE", field: "delivery_id" },
+    });
     // A blank coordinate never completes a tuple: the call is counted as INCOMPLETE_ATTRIBUTION.
     const blankRole = parsedWithInvalidMeasures(rawModelCall({ call_id: "c-blank", role: " \u00a0" }));
     expect(blankRole).not.toHaveProperty("role", " \u00a0");
     const nfc = "caf\u00e9";
     const nfd = "cafe\u0301";
-    const evaluated = evaluate([blankRole, modelCall({ call_id: "c-nfc", model: nfc }), modelCall({ call_id: "c-nfd", model: nfd })]);
+    const evaluated = evaluate([
+      blankRole,
+      modelCall({ call_id: "c-nfc", model: nfc }),
+      modelCall({ call_id: "c-nfd", model: nfd }),
+    ]);
     expect(evaluated.get("operational-latency-ms", {}, WINDOW0).exclusions).toEqual({ INCOMPLETE_ATTRIBUTION: 1 });
-    expect(evaluated.get("operational-latency-ms", { ...TUPLE, model: nfc }, WINDOW0).measures).toMatchObject({ contributing: 1 });
-    expect(evaluated.get("operational-latency-ms", { ...TUPLE, model: nfd }, WINDOW0).measures).toMatchObject({ contributing: 1 });
+    expect(evaluated.get("operational-latency-ms", { ...TUPLE, model: nfc }, WINDOW0).measures).toMatchObject({
+      contributing: 1,
+    });
+    expect(evaluated.get("operational-latency-ms", { ...TUPLE, model: nfd }, WINDOW0).measures).toMatchObject({
+      contributing: 1,
+    });
     // A blank cost basis is no money slice; a blank role_template names no cohort.
-    expect(parseFact(rawCost({ cost_basis: "\t" }))).toMatchObject({ ok: true, invalidMeasures: [{ field: "cost_basis", reason: "BLANK_VALUE" }] });
+    expect(parseFact(rawCost({ cost_basis: "\t" }))).toMatchObject({
+      ok: true,
+      invalidMeasures: [{ field: "cost_basis", reason: "BLANK_VALUE" }],
+    });
     const blankTemplate = parsedWithInvalidMeasures(rawSnapshot({ tasks: [definedTask({ role_template: "\u2003" })] }));
-    const eligibility = evaluate([blankTemplate, joined("t-1", "d-1")]).get("task-cohort-comparison-eligibility", {}, SNAP);
+    const eligibility = evaluate([blankTemplate, joined("t-1", "d-1")]).get(
+      "task-cohort-comparison-eligibility",
+      {},
+      SNAP,
+    );
     expect(eligibility.exclusions).toEqual({ INCOMPLETE_COHORT_COORDINATES: 1 });
   });
 
@@ -161,7 +209,10 @@ describe("contract revision 3, the inputs", () => {
     const fullwidth = "s-\uff01";
     const astral = "s-\u{1f600}";
     expect(fullwidth < astral).toBe(false);
-    const facts = [summary({ fact_id: astral, task_id: undefined, outcome: "SUCCEEDED" }), summary({ fact_id: fullwidth, task_id: undefined, outcome: "FAILED" })];
+    const facts = [
+      summary({ fact_id: astral, task_id: undefined, outcome: "SUCCEEDED" }),
+      summary({ fact_id: fullwidth, task_id: undefined, outcome: "FAILED" }),
+    ];
     // Same Delivery, same event_time: the earliest TERMINAL summary by (event_time, fact_id) decides.
     for (const order of [facts, [...facts].reverse()]) {
       const evaluated = evaluate(order);
@@ -178,13 +229,17 @@ describe("contract revision 3, the inputs", () => {
   });
 
   it("revision 3 change 11: a re-send that differs only in provenance source is a redelivery; a snapshot's provenance gates nothing", () => {
-    const call = (source: string): MetricFact => modelCall({ fact_id: "f-call", provenance: { basis: "DIRECT_HOST", source } });
+    const call = (source: string): MetricFact =>
+      modelCall({ fact_id: "f-call", provenance: { basis: "DIRECT_HOST", source } });
     const calls = evaluate([call("host-a"), call("host-b")]);
     expectPartitionedSame([call("host-a"), call("host-b")]);
     expect(calls.conflicts).toEqual([]);
     expect(calls.get("operational-latency-ms", TUPLE, WINDOW0).measures).toMatchObject({ contributing: 1 });
     // A different basis is a different report: still a conflict, of the fact_id and of the call_id.
-    const basis = evaluate([call("host-a"), modelCall({ fact_id: "f-call", provenance: { basis: "DERIVED", source: "host-a" } })]);
+    const basis = evaluate([
+      call("host-a"),
+      modelCall({ fact_id: "f-call", provenance: { basis: "DERIVED", source: "host-a" } }),
+    ]);
     expect(basis.conflicts.map((conflict) => conflict.identity.split("\u0000")[0])).toEqual(["call", "fact"]);
 
     const tasks = [definedTask()];
@@ -196,13 +251,27 @@ describe("contract revision 3, the inputs", () => {
     const snapshots = evaluate([...resent, joined("t-1", "d-1")]);
     expect(snapshots.conflicts).toEqual([]);
     expectPartitionedSame([...resent, joined("t-1", "d-1")]);
-    expect(snapshots.get("task-cohort-comparison-eligibility", {}, SNAP)).toMatchObject({ eligible_units: 1, exclusions: {} });
+    expect(snapshots.get("task-cohort-comparison-eligibility", {}, SNAP)).toMatchObject({
+      eligible_units: 1,
+      exclusions: {},
+    });
   });
 
   it("revision 3 change 12: event_time and cutoff lie in 0001-01-01T00:00:00Z..9999-12-30T23:59:59.999Z after the offset", () => {
-    for (const outside of ["9999-12-31T23:00:00-05:00", "9999-12-31T00:00:00Z", "0001-01-01T00:59:59+01:00", "0000-12-31T23:59:59Z"]) {
-      expect(parseFact(rawModelCall({ event_time: outside })), outside).toMatchObject({ ok: false, rejection: { reason: "INVALID_TIMESTAMP", field: "event_time" } });
-      expect(parseFact(rawSnapshot({ cutoff: outside })), outside).toMatchObject({ ok: false, rejection: { reason: "INVALID_TIMESTAMP", field: "cutoff" } });
+    for (const outside of [
+      "9999-12-31T23:00:00-05:00",
+      "9999-12-31T00:00:00Z",
+      "0001-01-01T00:59:59+01:00",
+      "0000-12-31T23:59:59Z",
+    ]) {
+      expect(parseFact(rawModelCall({ event_time: outside })), outside).toMatchObject({
+        ok: false,
+        rejection: { reason: "INVALID_TIMESTAMP", field: "event_time" },
+      });
+      expect(parseFact(rawSnapshot({ cutoff: outside })), outside).toMatchObject({
+        ok: false,
+        rejection: { reason: "INVALID_TIMESTAMP", field: "cutoff" },
+      });
     }
     // Avro's timestamp-millis is held to the same range.
     expect(throughAvro(rawModelCall({ event_time: "9999-12-30T23:59:59.999Z" }))).toMatchObject({ ok: true });

@@ -17,14 +17,21 @@ const url = (query: string): URL => new URL(`http://localhost/explain?${query}`)
 
 describe("the /explain route", () => {
   it("redirects to the owner's address when this process holds no engine partition, and keeps the query", async () => {
-    const reply = await explainRoute(url("metric=operational-latency-ms&cohort=role=r"), routing(new EngineDirectory(), OWNER));
+    const reply = await explainRoute(
+      url("metric=operational-latency-ms&cohort=role=r"),
+      routing(new EngineDirectory(), OWNER),
+    );
     expect(reply.status).toBe(307);
     expect(reply.headers.location).toBe(`${OWNER}/explain?metric=operational-latency-ms&cohort=role=r`);
   });
 
   it("answers 503 when no member owns the partition, or only this one says it does (a rebalance)", async () => {
-    expect((await explainRoute(url("metric=operational-latency-ms"), routing(new EngineDirectory(), undefined))).status).toBe(503);
-    expect((await explainRoute(url("metric=operational-latency-ms"), routing(new EngineDirectory(), SELF))).status).toBe(503);
+    expect(
+      (await explainRoute(url("metric=operational-latency-ms"), routing(new EngineDirectory(), undefined))).status,
+    ).toBe(503);
+    expect(
+      (await explainRoute(url("metric=operational-latency-ms"), routing(new EngineDirectory(), SELF))).status,
+    ).toBe(503);
   });
 
   it("answers from the local engine once flushed: 503 before, then the explanation", async () => {
@@ -36,9 +43,14 @@ describe("the /explain route", () => {
     engine.flush();
     const reply = await explainRoute(url("metric=operational-latency-ms"), routing(directory, OWNER));
     expect(reply.status).toBe(200);
-    const body = JSON.parse(reply.body) as { kind: string; explanation: { units: { kind: string; status: string; contribution: { amount: number } }[] } };
+    const body = JSON.parse(reply.body) as {
+      kind: string;
+      explanation: { units: { kind: string; status: string; contribution: { amount: number } }[] };
+    };
     expect(body.kind).toBe("explained");
-    expect(body.explanation.units).toMatchObject([{ kind: "call", status: "eligible", contribution: { amount: 5000 } }]);
+    expect(body.explanation.units).toMatchObject([
+      { kind: "call", status: "eligible", contribution: { amount: 5000 } },
+    ]);
     directory.closing(0, engine.lineage());
     expect((await explainRoute(url("metric=operational-latency-ms"), routing(directory, OWNER))).status).toBe(200);
   });
@@ -46,6 +58,8 @@ describe("the /explain route", () => {
   it("refuses a malformed query (400), and the partitioned engine (501)", async () => {
     expect((await explainRoute(url("scope=2026"), routing(new EngineDirectory(), OWNER))).status).toBe(400);
     expect((await explainRoute(url("key=notjson"), routing(new EngineDirectory(), OWNER))).status).toBe(400);
-    expect((await explainRoute(url("metric=operational-latency-ms"), routing(new EngineDirectory(), OWNER, true))).status).toBe(501);
+    expect(
+      (await explainRoute(url("metric=operational-latency-ms"), routing(new EngineDirectory(), OWNER, true))).status,
+    ).toBe(501);
   });
 });

@@ -23,7 +23,9 @@ async function explainEverything(): Promise<{ explanations: Explanation[]; publi
       for (const group of new Set(published.map(groupKeyOfResult))) explanations.push(explainGroup(lineage, group));
     },
   };
-  const outcome = await Effect.runPromise(replayFile({ input: SAMPLE }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {}, engineObserver }, shippedCatalog()));
+  const outcome = await Effect.runPromise(
+    replayFile({ input: SAMPLE }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {}, engineObserver }, shippedCatalog()),
+  );
   // The explained figures are the replay's output, byte for byte.
   expect(outcome.sinks.results().map((entry) => entry.key)).toEqual(published);
   return { explanations, published };
@@ -55,7 +57,13 @@ describe("explain over the bundled sample", { timeout: 120_000 }, () => {
   });
 
   it("explainReplay answers a result key with the figure, uncovered units with what they lack, and refuses an ambiguous metric", async () => {
-    const options = { input: SAMPLE, engine: DEFAULT_ENGINE_CONFIG, state: "disk", stateDir: undefined, cacheMb: 16 } as const;
+    const options = {
+      input: SAMPLE,
+      engine: DEFAULT_ENGINE_CONFIG,
+      state: "disk",
+      stateDir: undefined,
+      cacheMb: 16,
+    } as const;
     const ambiguous = await explainReplay(options, { metric: "operational-latency-ms", cohort: {} });
     expect(ambiguous.kind).toBe("unmatched");
     const keys = ambiguous.kind === "unmatched" ? ambiguous.matches : [];

@@ -55,9 +55,11 @@ describe("ops/grafana/agentops-dashboard.json", () => {
     const matches = (pattern: RegExp): string[] =>
       all.flatMap((expr) => [...expr.matchAll(pattern)].map((match) => match[1] ?? ""));
     const selected = matches(/\{([^}]*)\}/g).flatMap((body) =>
-      [...body.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(?:=~|!~|!=|=)/g)].map((match) => match[1] ?? ""));
-    const grouped = matches(/\b(?:by|without)\s*\(([^)]*)\)/g)
-      .flatMap((list) => list.split(",").map((name) => name.trim()));
+      [...body.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(?:=~|!~|!=|=)/g)].map((match) => match[1] ?? ""),
+    );
+    const grouped = matches(/\b(?:by|without)\s*\(([^)]*)\)/g).flatMap((list) =>
+      list.split(",").map((name) => name.trim()),
+    );
     const used = [...selected, ...grouped].filter((name) => name !== "");
     expect(used.length).toBeGreaterThan(0);
     expect(used.filter((name) => !LABELS.has(name))).toEqual([]);

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { isAgentEvent, type MetricFact } from "../../../src/contract/facts.ts";
 import {
-  DEFAULT_EXPORT_LIMITS, escapeLabelValue, renderOpenMetrics, sampleNames,
+  DEFAULT_EXPORT_LIMITS,
+  escapeLabelValue,
+  renderOpenMetrics,
+  sampleNames,
 } from "../../../src/export/openmetrics.ts";
 import type { MetricResult } from "../../../src/contract/result-record.ts";
 import { evaluateFacts } from "../../support/evaluate-facts.ts";
@@ -9,7 +12,11 @@ import { parseOpenMetrics, type ParsedFamily, type ParsedSample } from "../../su
 import { parseAll, readSampleText } from "../workload/workload-support.ts";
 
 const sampleResults: MetricResult[] = (() => {
-  const { facts } = parseAll(readSampleText().split("\n").filter((line) => line.length > 0));
+  const { facts } = parseAll(
+    readSampleText()
+      .split("\n")
+      .filter((line) => line.length > 0),
+  );
   const metricFacts = facts.filter((fact): fact is MetricFact => !isAgentEvent(fact));
   return evaluateFacts(metricFacts).lines.map((line) => JSON.parse(line) as MetricResult);
 })();
@@ -38,8 +45,13 @@ function latency(cohort: Record<string, string>, options: Partial<MetricResult> 
     value: 812.5,
     na_reason: null,
     measures: {
-      numerator: null, denominator: null, categories: null, sum: 1625, contributing: 2,
-      unit: "milliseconds", currency: null,
+      numerator: null,
+      denominator: null,
+      categories: null,
+      sum: 1625,
+      contributing: 2,
+      unit: "milliseconds",
+      currency: null,
     },
     eligible_units: 2,
     minimum_sample: 1,
@@ -59,8 +71,9 @@ function family(families: ParsedFamily[], name: string): ParsedSample[] {
 /** The cohort a sample's labels name, as the record's sorted-key JSON. */
 const cohortOf = (sample: ParsedSample): string => {
   const notCohort = new Set(["metric", "scope_kind", "snapshot", "category", "reason"]);
-  const coordinates = Object.entries(sample.labels)
-    .filter(([name]) => !notCohort.has(name) && !name.startsWith("agentops_"));
+  const coordinates = Object.entries(sample.labels).filter(
+    ([name]) => !notCohort.has(name) && !name.startsWith("agentops_"),
+  );
   return JSON.stringify(Object.fromEntries(coordinates.sort(([left], [right]) => (left < right ? -1 : 1))));
 };
 
@@ -69,7 +82,7 @@ describe("renderOpenMetrics on the bundled sample's results", () => {
   const families = parseOpenMetrics(text);
 
   it("parses strictly and serves every documented family", () => {
-    expect(families.map((entry) => entry.type === "info" ? `${entry.name}_info` : entry.name)).toEqual(sampleNames());
+    expect(families.map((entry) => (entry.type === "info" ? `${entry.name}_info` : entry.name))).toEqual(sampleNames());
     expect(family(families, "agentops_metric_status").length).toBeGreaterThan(0);
   });
 
@@ -84,11 +97,15 @@ describe("renderOpenMetrics on the bundled sample's results", () => {
     for (const status of statuses) {
       const own = values.filter((sample) => identity(sample) === identity(status));
       const record = sampleResults
-        .filter((result) => identity(status) === JSON.stringify([
-          result.metric_id,
-          result.scope.kind === "snapshot" ? result.scope.snapshot_id : null,
-          JSON.stringify(result.cohort),
-        ]))
+        .filter(
+          (result) =>
+            identity(status) ===
+            JSON.stringify([
+              result.metric_id,
+              result.scope.kind === "snapshot" ? result.scope.snapshot_id : null,
+              JSON.stringify(result.cohort),
+            ]),
+        )
         .sort((left, right) => scopeEnd(right) - scopeEnd(left))[0];
       const stated = status.labels["agentops_metric_status"];
       expect(record?.status).toBe(stated);
@@ -105,8 +122,9 @@ describe("renderOpenMetrics on the bundled sample's results", () => {
 
   it("says why a NOT_AVAILABLE result has no value", () => {
     const reasons = family(families, "agentops_metric_na_reason");
-    const notAvailable = family(families, "agentops_metric_status")
-      .filter((sample) => sample.value === 1 && sample.labels["agentops_metric_status"] === "NOT_AVAILABLE");
+    const notAvailable = family(families, "agentops_metric_status").filter(
+      (sample) => sample.value === 1 && sample.labels["agentops_metric_status"] === "NOT_AVAILABLE",
+    );
     expect(reasons).toHaveLength(notAvailable.length);
     for (const reason of reasons) expect(reason.labels["reason"]).toMatch(/\S/);
   });
@@ -179,15 +197,18 @@ describe("renderOpenMetrics rules", () => {
   });
 
   it("writes no value, ratio or as_of sample for what the record does not have, and says the status", () => {
-    const missing = latency({}, {
-      status: "NOT_AVAILABLE",
-      value: null,
-      measures: null,
-      eligible_units: 0,
-      na_reason: "N/A when no call",
-      as_of: null,
-      coverage: coverage(0, 0),
-    });
+    const missing = latency(
+      {},
+      {
+        status: "NOT_AVAILABLE",
+        value: null,
+        measures: null,
+        eligible_units: 0,
+        na_reason: "N/A when no call",
+        as_of: null,
+        coverage: coverage(0, 0),
+      },
+    );
     const families = parseOpenMetrics(renderOpenMetrics([missing]));
     expect(family(families, "agentops_metric_value")).toEqual([]);
     expect(family(families, "agentops_metric_coverage_ratio")).toEqual([]);
@@ -233,7 +254,7 @@ describe("renderOpenMetrics on records of the wrong shape (a results file is inp
 });
 
 describe("the strict parser used above", () => {
-  const good = "# TYPE a gauge\n# HELP a h\na{x=\"1\"} 1\n# EOF\n";
+  const good = '# TYPE a gauge\n# HELP a h\na{x="1"} 1\n# EOF\n';
   it("accepts a minimal exposition", () => {
     expect(parseOpenMetrics(good)[0]?.samples).toEqual([{ name: "a", labels: { x: "1" }, value: 1 }]);
   });

@@ -43,7 +43,12 @@ function latency(model: string, value: number | null): MetricResult {
     eligible_units: value === null ? 0 : 4,
     minimum_sample: 1,
     coverage: {
-      numerator: 4, denominator: 5, raw_ratio: 0.8, state: "PARTIAL", alert: false, threshold_hundredths: 10,
+      numerator: 4,
+      denominator: 5,
+      raw_ratio: 0.8,
+      state: "PARTIAL",
+      alert: false,
+      threshold_hundredths: 10,
     },
     exclusions: {},
     as_of: null,

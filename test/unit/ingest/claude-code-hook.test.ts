@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseFact } from "../../../src/contract/parse-fact.ts";
 import { AnalysisPool } from "../../../src/ingest/hook/analysis-pool.ts";
-import { answerJson, answerOf, DEFAULT_SHELL_TOOLS, HookInputError, hookFacts, parsePreToolUseInput, subjectOf, undecided, type HookVerdict } from "../../../src/ingest/hook/claude-code-hook.ts";
+import {
+  answerJson,
+  answerOf,
+  DEFAULT_SHELL_TOOLS,
+  HookInputError,
+  hookFacts,
+  parsePreToolUseInput,
+  subjectOf,
+  undecided,
+  type HookVerdict,
+} from "../../../src/ingest/hook/claude-code-hook.ts";
 import { hookContext } from "../../../src/ingest/hook/hook-runner.ts";
 
 /**
@@ -52,7 +62,9 @@ describe("agentops hook claude-code: the verdict", () => {
     const verdict = await verdictFor(documentedBashInput("rm -rf /"));
     expect(verdict.decision).toBe("block");
     expect(verdict.findings.map((finding) => finding.ruleId)).toEqual(["fs-delete-critical-path"]);
-    expect(verdict.decision === "block" ? verdict.reason : "").toMatch(/fs-delete-critical-path: recursive delete of \//);
+    expect(verdict.decision === "block" ? verdict.reason : "").toMatch(
+      /fs-delete-critical-path: recursive delete of \//,
+    );
   });
 
   it("allows `ls`, `npm test`, a Write in the project and a tool it does not judge", async () => {
@@ -79,24 +91,42 @@ describe("agentops hook claude-code: the verdict", () => {
     ];
     for (const [tool, toolInput] of writes) {
       const verdict = await verdictFor(documentedInput(tool, toolInput));
-      expect([tool, verdict.decision, verdict.findings.map((finding) => finding.ruleId)]).toEqual([tool, "block", ["fs-write-system-file"]]);
+      expect([tool, verdict.decision, verdict.findings.map((finding) => finding.ruleId)]).toEqual([
+        tool,
+        "block",
+        ["fs-write-system-file"],
+      ]);
     }
     expect((await verdictFor(documentedInput("Edit", { old_string: "a" }))).decision).toBe("undecided");
   });
 
   it("judges MCP shell tools by the configured globs; a matched tool without a command is undecided", async () => {
     expect((await verdictFor(documentedInput("mcp__shell__run", { command: "rm -rf /" }))).decision).toBe("block");
-    expect((await verdictFor(documentedInput("mcp__box__exec_command", { cmd: "sudo rm -rf /" }))).decision).toBe("block");
-    expect((await verdictFor(documentedInput("mcp__shell__run", { argv: ["rm", "-rf", "/"] }))).decision).toBe("undecided");
-    expect((await verdictFor(documentedInput("mcp__shell__run", { command: "rm -rf /" }), ["Bash"])).decision).toBe("allow");
-    expect((await verdictFor(documentedInput("mcp__ops__go", { command: "rm -rf /" }), ["mcp__ops__*"])).decision).toBe("block");
+    expect((await verdictFor(documentedInput("mcp__box__exec_command", { cmd: "sudo rm -rf /" }))).decision).toBe(
+      "block",
+    );
+    expect((await verdictFor(documentedInput("mcp__shell__run", { argv: ["rm", "-rf", "/"] }))).decision).toBe(
+      "undecided",
+    );
+    expect((await verdictFor(documentedInput("mcp__shell__run", { command: "rm -rf /" }), ["Bash"])).decision).toBe(
+      "allow",
+    );
+    expect((await verdictFor(documentedInput("mcp__ops__go", { command: "rm -rf /" }), ["mcp__ops__*"])).decision).toBe(
+      "block",
+    );
   });
 
   it("is undecided, with the bound in the reason, on a command it cannot read completely", async () => {
     const deep = await verdictFor(documentedBashInput(`${"(".repeat(5000)}rm -rf /${")".repeat(5000)}`));
-    expect(deep).toMatchObject({ decision: "undecided", reason: expect.stringMatching(/nests 5000 brackets deep, over the bound of 64/) as unknown });
+    expect(deep).toMatchObject({
+      decision: "undecided",
+      reason: expect.stringMatching(/nests 5000 brackets deep, over the bound of 64/) as unknown,
+    });
     const long = await verdictFor(documentedBashInput(`ls${" && true".repeat(4000)}`));
-    expect(long).toMatchObject({ decision: "undecided", reason: expect.stringMatching(/over the 16384-byte bound/) as unknown });
+    expect(long).toMatchObject({
+      decision: "undecided",
+      reason: expect.stringMatching(/over the 16384-byte bound/) as unknown,
+    });
     const pipes = await verdictFor(documentedBashInput(`ls${" | cat".repeat(30_000)}`));
     expect(pipes).toMatchObject({ decision: "undecided", reason: expect.stringMatching(/bound/) as unknown });
   });
@@ -108,8 +138,12 @@ describe("agentops hook claude-code: the verdict", () => {
 
   it("rejects input that is not a PreToolUse hook call, naming the field", () => {
     expect(() => parsePreToolUseInput("{")).toThrow(HookInputError);
-    expect(() => parsePreToolUseInput(JSON.stringify({ hook_event_name: "PostToolUse" }))).toThrow(/register this command for PreToolUse/);
-    expect(() => parsePreToolUseInput(JSON.stringify({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: {} }))).toThrow("session_id is missing");
+    expect(() => parsePreToolUseInput(JSON.stringify({ hook_event_name: "PostToolUse" }))).toThrow(
+      /register this command for PreToolUse/,
+    );
+    expect(() =>
+      parsePreToolUseInput(JSON.stringify({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: {} })),
+    ).toThrow("session_id is missing");
   });
 });
 
@@ -118,14 +152,21 @@ describe("agentops hook claude-code: the answer", () => {
   const unsure = undecided("too deep");
 
   it("denies a block whatever --on-undecided says; an undecided call gets the configured answer with its reason", () => {
-    for (const policy of ["ask", "deny", "allow"] as const) expect(answerOf(blocked, policy)).toEqual({ permission: "deny", reason: "no" });
+    for (const policy of ["ask", "deny", "allow"] as const)
+      expect(answerOf(blocked, policy)).toEqual({ permission: "deny", reason: "no" });
     expect(answerOf(unsure, "ask")).toEqual({ permission: "ask", reason: "too deep" });
     expect(answerOf(unsure, "deny")).toEqual({ permission: "deny", reason: "too deep" });
     expect(answerOf(unsure, "allow")).toEqual({ permission: "allow" });
   });
 
   it("writes Claude Code's PreToolUse JSON decision, and nothing for allow (the permission flow goes on)", () => {
-    expect(JSON.parse(answerJson(answerOf(unsure, "ask")) ?? "null")).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "too deep" } });
+    expect(JSON.parse(answerJson(answerOf(unsure, "ask")) ?? "null")).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "ask",
+        permissionDecisionReason: "too deep",
+      },
+    });
     expect(answerJson({ permission: "allow" })).toBeUndefined();
   });
 });
@@ -133,15 +174,38 @@ describe("agentops hook claude-code: the answer", () => {
 describe("agentops hook claude-code: the record", () => {
   it("records the attempted call as an agent_step and, for Bash, a sandbox_event exec the contract accepts", () => {
     const input = parsePreToolUseInput(documentedBashInput("rm -rf /"));
-    const facts = hookFacts(input, subjectOf(input, DEFAULT_SHELL_TOOLS), hookContext(input, env), 1_796_000_000_000_000);
+    const facts = hookFacts(
+      input,
+      subjectOf(input, DEFAULT_SHELL_TOOLS),
+      hookContext(input, env),
+      1_796_000_000_000_000,
+    );
     expect(facts.map((fact) => parseFact(fact).ok)).toEqual([true, true]);
-    expect(facts[1]).toMatchObject({ type: "sandbox_event", kind: "exec", command: "rm -rf /", run_id: "abc123", cwd: "/home/user/my-project", workspace_root: "/home/user/my-project", fact_id: "claude-code-hook:sandbox_event:abc123:toolu_01ABC123..." });
-    expect(facts[0]).toMatchObject({ type: "agent_step", tool: "Bash", kind: "tool_call", input: '{"command":"rm -rf /","description":"Run test suite","run_in_background":false,"timeout":120000}' });
+    expect(facts[1]).toMatchObject({
+      type: "sandbox_event",
+      kind: "exec",
+      command: "rm -rf /",
+      run_id: "abc123",
+      cwd: "/home/user/my-project",
+      workspace_root: "/home/user/my-project",
+      fact_id: "claude-code-hook:sandbox_event:abc123:toolu_01ABC123...",
+    });
+    expect(facts[0]).toMatchObject({
+      type: "agent_step",
+      tool: "Bash",
+      kind: "tool_call",
+      input: '{"command":"rm -rf /","description":"Run test suite","run_in_background":false,"timeout":120000}',
+    });
   });
 
   it("records a file tool's path as a sandbox_event file_write", () => {
     const input = parsePreToolUseInput(documentedWriteInput("/etc/passwd"));
-    const facts = hookFacts(input, subjectOf(input, DEFAULT_SHELL_TOOLS), hookContext(input, env), 1_796_000_000_000_000);
+    const facts = hookFacts(
+      input,
+      subjectOf(input, DEFAULT_SHELL_TOOLS),
+      hookContext(input, env),
+      1_796_000_000_000_000,
+    );
     expect(facts.map((fact) => parseFact(fact).ok)).toEqual([true, true]);
     expect(facts[1]).toMatchObject({ type: "sandbox_event", kind: "file_write", path: "/etc/passwd" });
   });

@@ -29,7 +29,11 @@ describe("hook analysis pool", () => {
     const pool = await startedPool(1, (cause) => causes.push(cause));
     const started = performance.now();
     const late = await pool.judge(shell(SLOW), context, 1);
-    expect(late).toEqual({ decision: "undecided", findings: [], reason: "the analysis did not finish within 1 ms and was stopped" });
+    expect(late).toEqual({
+      decision: "undecided",
+      findings: [],
+      reason: "the analysis did not finish within 1 ms and was stopped",
+    });
     expect(performance.now() - started).toBeLessThan(1_000);
     expect((await pool.judge(shell("rm -rf /"), context, 60_000)).decision).toBe("block");
     expect(causes).toEqual([]);
@@ -41,7 +45,9 @@ describe("hook analysis pool", () => {
     const pool = await startedPool(2);
     const order: string[] = [];
     const slow = pool.judge(shell(SLOW), context, 60_000).then((verdict) => order.push(`slow:${verdict.decision}`));
-    const quick = pool.judge(shell("rm -rf /"), context, 60_000).then((verdict) => order.push(`quick:${verdict.decision}`));
+    const quick = pool
+      .judge(shell("rm -rf /"), context, 60_000)
+      .then((verdict) => order.push(`quick:${verdict.decision}`));
     await Promise.all([slow, quick]);
     expect(order).toEqual(["quick:block", "slow:allow"]);
   });
@@ -49,7 +55,11 @@ describe("hook analysis pool", () => {
   it("makes a call that waits for a free worker past its deadline undecided", async () => {
     const pool = await startedPool(1);
     const busy = pool.judge(shell(SLOW), context, 60_000);
-    expect(await pool.judge(shell("ls"), context, 1)).toEqual({ decision: "undecided", findings: [], reason: "no analyser was free within 1 ms" });
+    expect(await pool.judge(shell("ls"), context, 1)).toEqual({
+      decision: "undecided",
+      findings: [],
+      reason: "no analyser was free within 1 ms",
+    });
     expect((await busy).decision).toBe("allow");
   });
 });

@@ -5,7 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { forwardCall } from "../../../src/ingest/hook/hook-forward.ts";
-import { DEFAULT_SHELL_TOOLS, readServerFile, writeServerFile, type ServerEntry } from "../../../src/ingest/hook/hook-settings.ts";
+import {
+  DEFAULT_SHELL_TOOLS,
+  readServerFile,
+  writeServerFile,
+  type ServerEntry,
+} from "../../../src/ingest/hook/hook-settings.ts";
 
 /** The command form's thin client against a stand-in server: each reply and what the call becomes. */
 let server: Server | undefined;
@@ -23,7 +28,13 @@ async function standIn(status: number, body: string, delayMs = 0): Promise<Serve
   });
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const settings = { deadlineMs: 50, onUndecided: "ask", loopGuard: "off", shellTools: DEFAULT_SHELL_TOOLS, maxBodyBytes: 1024 } as const;
+  const settings = {
+    deadlineMs: 50,
+    onUndecided: "ask",
+    loopGuard: "off",
+    shellTools: DEFAULT_SHELL_TOOLS,
+    maxBodyBytes: 1024,
+  } as const;
   return { url: `http://127.0.0.1:${port}/`, pid: 1, ...settings };
 }
 
@@ -81,7 +92,13 @@ describe("forwardCall", () => {
 describe("the server file", () => {
   it("is followed only to a loopback address", () => {
     const spool = mkdtempSync(join(tmpdir(), "agentops-hook-file-"));
-    const settings = { deadlineMs: 500, onUndecided: "ask", loopGuard: "off", shellTools: DEFAULT_SHELL_TOOLS, maxBodyBytes: 1024 } as const;
+    const settings = {
+      deadlineMs: 500,
+      onUndecided: "ask",
+      loopGuard: "off",
+      shellTools: DEFAULT_SHELL_TOOLS,
+      maxBodyBytes: 1024,
+    } as const;
     for (const url of ["http://127.0.0.1:4319/", "http://localhost:4319/", "http://[::1]:4319/"]) {
       writeServerFile(spool, { url, pid: 1, ...settings });
       expect(readServerFile(spool)?.url).toBe(url);

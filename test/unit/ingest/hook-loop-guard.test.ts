@@ -2,8 +2,20 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ALLOW, DEFAULT_SHELL_TOOLS, parseHookInput, subjectOf, type HookVerdict } from "../../../src/ingest/hook/claude-code-hook.ts";
-import { emptySessionLoop, guardCall, guardedAnswer, observeResult, type SessionLoop } from "../../../src/ingest/hook/loop-guard.ts";
+import {
+  ALLOW,
+  DEFAULT_SHELL_TOOLS,
+  parseHookInput,
+  subjectOf,
+  type HookVerdict,
+} from "../../../src/ingest/hook/claude-code-hook.ts";
+import {
+  emptySessionLoop,
+  guardCall,
+  guardedAnswer,
+  observeResult,
+  type SessionLoop,
+} from "../../../src/ingest/hook/loop-guard.ts";
 import { LoopGuardStore, openLoopGuard } from "../../../src/ingest/hook/loop-guard-store.ts";
 import { parseTripwireConfig } from "../../../src/tripwires/config.ts";
 
@@ -20,13 +32,19 @@ function recorded(name: string): string[] {
  * the analyser's verdict, allow by default) and answered, a result is observed. Returns the
  * guard's reason for each PreToolUse, in order.
  */
-function play(lines: readonly string[], session: SessionLoop = emptySessionLoop(), verdictOf: (command: string) => HookVerdict = () => ALLOW): (string | undefined)[] {
+function play(
+  lines: readonly string[],
+  session: SessionLoop = emptySessionLoop(),
+  verdictOf: (command: string) => HookVerdict = () => ALLOW,
+): (string | undefined)[] {
   const reasons: (string | undefined)[] = [];
   for (const line of lines) {
     const input = parseHookInput(line, true);
     const subject = subjectOf(input, DEFAULT_SHELL_TOOLS);
     if (input.event === "PreToolUse") {
-      reasons.push(guardCall(session, input, subject, subject.kind === "shell" ? verdictOf(subject.command) : ALLOW, THRESHOLD));
+      reasons.push(
+        guardCall(session, input, subject, subject.kind === "shell" ? verdictOf(subject.command) : ALLOW, THRESHOLD),
+      );
     } else {
       observeResult(session, input, subject, config, 0);
     }
@@ -34,19 +52,41 @@ function play(lines: readonly string[], session: SessionLoop = emptySessionLoop(
   return reasons;
 }
 
-function hookInput(event: string, tool: string, toolInput: Record<string, unknown>, toolUseId: string, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ session_id: "s", cwd: "/home/user/my-project", hook_event_name: event, tool_name: tool, tool_input: toolInput, tool_use_id: toolUseId, ...extra });
+function hookInput(
+  event: string,
+  tool: string,
+  toolInput: Record<string, unknown>,
+  toolUseId: string,
+  extra: Record<string, unknown> = {},
+): string {
+  return JSON.stringify({
+    session_id: "s",
+    cwd: "/home/user/my-project",
+    hook_event_name: event,
+    tool_name: tool,
+    tool_input: toolInput,
+    tool_use_id: toolUseId,
+    ...extra,
+  });
 }
 
 function failingEdit(attempt: number): string[] {
   const edit = { file_path: "/home/user/my-project/src/a.ts", old_string: `x${attempt}`, new_string: "y" };
   const id = `toolu_edit${attempt}`;
-  return [hookInput("PreToolUse", "Edit", edit, id), hookInput("PostToolUseFailure", "Edit", edit, id, { error: `String to replace not found in file.\nString: x${attempt}` })];
+  return [
+    hookInput("PreToolUse", "Edit", edit, id),
+    hookInput("PostToolUseFailure", "Edit", edit, id, {
+      error: `String to replace not found in file.\nString: x${attempt}`,
+    }),
+  ];
 }
 
 function shellCall(command: string, id: string, error?: string): string[] {
   const input = { command };
-  const result = error === undefined ? hookInput("PostToolUse", "Bash", input, id, { tool_response: { stdout: "", stderr: "", interrupted: false } }) : hookInput("PostToolUseFailure", "Bash", input, id, { error });
+  const result =
+    error === undefined
+      ? hookInput("PostToolUse", "Bash", input, id, { tool_response: { stdout: "", stderr: "", interrupted: false } })
+      : hookInput("PostToolUseFailure", "Bash", input, id, { error });
   return [hookInput("PreToolUse", "Bash", input, id), result];
 }
 
@@ -54,7 +94,9 @@ describe("the loop guard's decision", () => {
   it("recorded session: an Edit rejected 4 times with varied input and the same error; the 5th attempt is stopped", () => {
     const reasons = play(recorded("stuck-edit-session.ndjson"));
     expect(reasons.slice(0, -1).every((reason) => reason === undefined)).toBe(true);
-    expect(reasons.at(-1)).toMatch(/this Edit call repeats an operation that failed 4 times in this session \(4 different inputs/);
+    expect(reasons.at(-1)).toMatch(
+      /this Edit call repeats an operation that failed 4 times in this session \(4 different inputs/,
+    );
   });
 
   it("recorded session: the normal debug loop (a test failing the same way, re-run after each successful edit) is never stopped", () => {
@@ -73,9 +115,13 @@ describe("the loop guard's decision", () => {
 
   it("a read-only command that succeeds in between is no progress; a state change that succeeds is", () => {
     const changes = (command: string): HookVerdict => ({ ...ALLOW, changesState: command.startsWith("git checkout") });
-    const stuck = [1, 2].flatMap(failingEdit).concat(shellCall("cat src/a.ts", "toolu_cat"), [3, 4].flatMap(failingEdit), failingEdit(5).slice(0, 1));
+    const stuck = [1, 2]
+      .flatMap(failingEdit)
+      .concat(shellCall("cat src/a.ts", "toolu_cat"), [3, 4].flatMap(failingEdit), failingEdit(5).slice(0, 1));
     expect(play(stuck, emptySessionLoop(), changes).at(-1)).toBeDefined();
-    const progress = [1, 2, 3, 4].flatMap(failingEdit).concat(shellCall("git checkout src/a.ts", "toolu_co"), failingEdit(5).slice(0, 1));
+    const progress = [1, 2, 3, 4]
+      .flatMap(failingEdit)
+      .concat(shellCall("git checkout src/a.ts", "toolu_co"), failingEdit(5).slice(0, 1));
     expect(play(progress, emptySessionLoop(), changes).at(-1)).toBeUndefined();
   });
 
@@ -103,7 +149,9 @@ describe("the loop guard's decision", () => {
     const feed = (sessionId: string, line: string) => {
       const input = parseHookInput(line.replace('"session_id":"s"', `"session_id":"${sessionId}"`), true);
       const subject = subjectOf(input, DEFAULT_SHELL_TOOLS);
-      return input.event === "PreToolUse" ? guard.before(input, subject, ALLOW) : (guard.after(input, subject), undefined);
+      return input.event === "PreToolUse"
+        ? guard.before(input, subject, ALLOW)
+        : (guard.after(input, subject), undefined);
     };
     for (const line of [1, 2, 3, 4].flatMap(failingEdit)) feed("one", line);
     const [next = ""] = failingEdit(5);
@@ -125,7 +173,10 @@ describe("the guarded answer", () => {
     expect(guardedAnswer({ permission: "allow" }, reason, "ask")).toEqual({ permission: "ask", reason });
     expect(guardedAnswer({ permission: "allow" }, reason, "deny")).toEqual({ permission: "deny", reason });
     const undecidedAsk = { permission: "ask", reason: "agentops could not judge this command." } as const;
-    expect(guardedAnswer(undecidedAsk, reason, "ask")).toEqual({ permission: "ask", reason: `${undecidedAsk.reason} ${reason}` });
+    expect(guardedAnswer(undecidedAsk, reason, "ask")).toEqual({
+      permission: "ask",
+      reason: `${undecidedAsk.reason} ${reason}`,
+    });
   });
 });
 
@@ -153,7 +204,11 @@ describe("the loop guard's store", () => {
     store.save("../../etc/passwd", emptySessionLoop());
     const [file = ""] = readdirSync(join(spool, "loop-guard"));
     expect(file).toMatch(/^[0-9a-f]+\.json$/);
-    for (const text of ["{", JSON.stringify({ loop: { seqs: "x" } }), JSON.stringify({ ...emptySessionLoop(), epoch: 1, pad: "x".repeat(1_000_000) })]) {
+    for (const text of [
+      "{",
+      JSON.stringify({ loop: { seqs: "x" } }),
+      JSON.stringify({ ...emptySessionLoop(), epoch: 1, pad: "x".repeat(1_000_000) }),
+    ]) {
       writeFileSync(join(spool, "loop-guard", file), text);
       expect(store.load("../../etc/passwd")).toEqual(emptySessionLoop());
     }

@@ -50,8 +50,13 @@ describe("docs/ingest.md settings.json examples", () => {
     const guardedCommand = guarded?.type === "command" ? guarded.command : "";
     expect(guardedCommand).toMatch(/\bbin\/agentops hook claude-code --loop-guard (ask|deny)$/);
     const results = examples[1]?.hooks;
-    const resultCommands = [...(results?.PostToolUse ?? []), ...(results?.PostToolUseFailure ?? [])].flatMap((group) => group.hooks);
-    expect(resultCommands.map((hook) => (hook.type === "command" ? hook.command : hook.url))).toEqual([guardedCommand, guardedCommand]);
+    const resultCommands = [...(results?.PostToolUse ?? []), ...(results?.PostToolUseFailure ?? [])].flatMap(
+      (group) => group.hooks,
+    );
+    expect(resultCommands.map((hook) => (hook.type === "command" ? hook.command : hook.url))).toEqual([
+      guardedCommand,
+      guardedCommand,
+    ]);
   });
 
   it("the schema rejects a field the reference does not document (e.g. a fail-closed switch)", () => {

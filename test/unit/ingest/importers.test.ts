@@ -42,7 +42,13 @@ describe.each(Object.keys(IMPORTERS) as ImportFormat[])("importer %s", (format) 
   });
 
   it("replays through the run monitor (every agent event parses)", () => {
-    const events = run(format).facts.map((fact) => parseFact(fact)).flatMap((parsed) => (parsed.ok && (parsed.fact.type === "agent_step" || parsed.fact.type === "sandbox_event") ? [parsed.fact as AgentEvent] : []));
+    const events = run(format)
+      .facts.map((fact) => parseFact(fact))
+      .flatMap((parsed) =>
+        parsed.ok && (parsed.fact.type === "agent_step" || parsed.fact.type === "sandbox_event")
+          ? [parsed.fact as AgentEvent]
+          : [],
+      );
     expect(events.length).toBeGreaterThan(0);
     expect(() => replayAgentEvents(events)).not.toThrow();
   });
@@ -57,19 +63,37 @@ describe("what each format maps to", () => {
       ["Edit", "ok"],
       ["Bash", "ok"],
     ]);
-    expect(calls[0]?.["input"]).toBe('{"command":"python -m pytest tests/test_math.py -q","description":"Run the failing test"}');
-    expect(calls[0]?.["observation_digest"]).toBe(observationDigest("F\nAssertionError: assert 3 == 4\n1 failed in 0.12s"));
+    expect(calls[0]?.["input"]).toBe(
+      '{"command":"python -m pytest tests/test_math.py -q","description":"Run the failing test"}',
+    );
+    expect(calls[0]?.["observation_digest"]).toBe(
+      observationDigest("F\nAssertionError: assert 3 == 4\n1 failed in 0.12s"),
+    );
     const models = byType(facts, "model_call");
     expect(models).toHaveLength(4);
     // msg_01 was streamed as two lines: the last usage counts.
-    expect(models[0]).toMatchObject({ call_id: "5f0c1d2e-0000-4000-8000-000000000001/msg_01", input_tokens: 1200, output_tokens: 48, provider: "anthropic", model: "claude-sonnet-4-5", runtime: "claude-code", usage_source: "PROVIDER", provenance: { basis: "DIRECT_HOST" } });
+    expect(models[0]).toMatchObject({
+      call_id: "5f0c1d2e-0000-4000-8000-000000000001/msg_01",
+      input_tokens: 1200,
+      output_tokens: 48,
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      runtime: "claude-code",
+      usage_source: "PROVIDER",
+      provenance: { basis: "DIRECT_HOST" },
+    });
     expect(models[0]?.["role"]).toBeUndefined();
-    expect(byType(facts, "sandbox_event").map((event) => [event["kind"], event["command"] ?? event["path"], event["cwd"]])).toEqual([
+    expect(
+      byType(facts, "sandbox_event").map((event) => [event["kind"], event["command"] ?? event["path"], event["cwd"]]),
+    ).toEqual([
       ["exec", "python -m pytest tests/test_math.py -q", "/home/dev/app"],
       ["file_write", "/home/dev/app/src/math.py", "/home/dev/app"],
       ["exec", "python -m pytest tests/test_math.py -q", "/home/dev/app"],
     ]);
-    expect(summary.unmapped).toEqual({ 'line type "summary" (not a step)': 1, "thinking block (reasoning, not a step)": 1 });
+    expect(summary.unmapped).toEqual({
+      'line type "summary" (not a step)': 1,
+      "thinking block (reasoning, not a step)": 1,
+    });
   });
 
   it("codex: function calls with exit codes from both output forms, apply_patch as a file write, token_count as model calls", () => {
@@ -80,13 +104,21 @@ describe("what each format maps to", () => {
       ["shell", "error"],
       ["apply_patch", undefined],
     ]);
-    expect(byType(facts, "sandbox_event").map((event) => [event["kind"], event["command"] ?? event["path"], event["exit_code"]])).toEqual([
+    expect(
+      byType(facts, "sandbox_event").map((event) => [
+        event["kind"],
+        event["command"] ?? event["path"],
+        event["exit_code"],
+      ]),
+    ).toEqual([
       ["exec", "ls *.py", 0],
       ["exec", "python app.py", 1],
       ["file_write", "app.py", undefined],
     ]);
     expect(calls[1]?.["observation_digest"]).toBe(observationDigest("ModuleNotFoundError: No module named 'utils'\n"));
-    expect(byType(facts, "model_call").map((call) => [call["model"], call["input_tokens"], call["output_tokens"]])).toEqual([
+    expect(
+      byType(facts, "model_call").map((call) => [call["model"], call["input_tokens"], call["output_tokens"]]),
+    ).toEqual([
       ["gpt-5-codex", 2100, 30],
       ["gpt-5-codex", 2300, 25],
     ]);
@@ -97,7 +129,9 @@ describe("what each format maps to", () => {
     const { facts, summary } = run("swe-agent");
     const calls = steps(facts);
     expect(calls.map((call) => call["tool"])).toEqual(["find_file", "open", "edit", "bash", "submit"]);
-    expect(calls.map((call) => call["event_time"])).toEqual([0, 1, 2, 3, 4].map((index) => new Date(BASE_TIME + index).toISOString()));
+    expect(calls.map((call) => call["event_time"])).toEqual(
+      [0, 1, 2, 3, 4].map((index) => new Date(BASE_TIME + index).toISOString()),
+    );
     expect(calls.every((call) => (call["provenance"] as { basis: string }).basis === "DERIVED")).toBe(true);
     expect(calls[3]?.["status"]).toBe("error"); // a traceback
     expect(calls[0]?.["status"]).toBeUndefined(); // unknown, never guessed ok
@@ -119,9 +153,16 @@ describe("what each format maps to", () => {
       ["tool_call", "assistant", "error"],
       ["tool_call", "assistant", undefined],
     ]);
-    expect(byType(facts, "model_call").map((call) => [call["call_id"], call["input_tokens"], call["output_tokens"]])).toHaveLength(4);
+    expect(
+      byType(facts, "model_call").map((call) => [call["call_id"], call["input_tokens"], call["output_tokens"]]),
+    ).toHaveLength(4);
     const exec = byType(facts, "sandbox_event")[1];
-    expect(exec).toMatchObject({ command: "sed -i 's/ - 1//' src/math.py && python -m pytest -q", exit_code: 1, event_time: "2026-03-01T10:00:10.000Z", provenance: { basis: "DIRECT_HOST" } });
+    expect(exec).toMatchObject({
+      command: "sed -i 's/ - 1//' src/math.py && python -m pytest -q",
+      exit_code: 1,
+      event_time: "2026-03-01T10:00:10.000Z",
+      provenance: { basis: "DIRECT_HOST" },
+    });
   });
 
   it("openhands: actions with their observations by cause, exit codes, zone-less times read as UTC and flagged DERIVED", () => {
@@ -132,7 +173,11 @@ describe("what each format maps to", () => {
       ["tool_call", "str_replace_editor", "ok"],
       ["tool_call", "finish", undefined],
     ]);
-    expect(steps(facts)[1]).toMatchObject({ event_time: "2026-03-01T10:00:03.000Z", provenance: { basis: "DERIVED" }, input: '{"command":"python -m pytest -q","is_input":false}' });
+    expect(steps(facts)[1]).toMatchObject({
+      event_time: "2026-03-01T10:00:03.000Z",
+      provenance: { basis: "DERIVED" },
+      input: '{"command":"python -m pytest -q","is_input":false}',
+    });
     expect(byType(facts, "model_call")).toHaveLength(3);
     expect(summary.unmapped).toEqual({ 'action "change_agent_state" (not a step)': 1 });
   });
@@ -159,12 +204,14 @@ describe("openhands LLM completion logs (trajs/<instance>/*.json of SWE-bench su
       ["tool_call", "finish", undefined],
     ]);
     expect(String(steps(facts)[0]?.["run_id"])).toMatch(/^example__repo-1-[0-9a-f]{12}$/);
-    expect(byType(facts, "sandbox_event").map((event) => [event["kind"], event["exit_code"] ?? event["path"]])).toEqual([
-      ["exec", 1],
-      ["file_write", "/workspace/repo/src/math.py"],
-      // The rejected str_replace (ERROR:) wrote nothing: no file event for it.
-      ["exec", 0],
-    ]);
+    expect(byType(facts, "sandbox_event").map((event) => [event["kind"], event["exit_code"] ?? event["path"]])).toEqual(
+      [
+        ["exec", 1],
+        ["file_write", "/workspace/repo/src/math.py"],
+        // The rejected str_replace (ERROR:) wrote nothing: no file event for it.
+        ["exec", 0],
+      ],
+    );
     expect(byType(facts, "model_call")).toHaveLength(1);
     expect(summary.unmapped).toEqual({ "system prompt (not a step)": 1 });
     for (const fact of facts) expect(parseFact(fact)).toMatchObject({ ok: true });

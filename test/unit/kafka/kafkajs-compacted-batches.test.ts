@@ -1,7 +1,13 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import "../../../src/kafka/kafkajs.ts";
-import { BATCH_MODULE, compactedBatchesPatched, DECODE_MESSAGES_MODULE, recordBatchEnd, type FetchedBatch } from "../../../src/kafka/kafkajs-compacted-batches.ts";
+import {
+  BATCH_MODULE,
+  compactedBatchesPatched,
+  DECODE_MESSAGES_MODULE,
+  recordBatchEnd,
+  type FetchedBatch,
+} from "../../../src/kafka/kafkajs-compacted-batches.ts";
 import { kafkajsLoaded, kafkajsOriginal } from "../../../src/kafka/kafkajs-module-cache.ts";
 
 const require = createRequire(import.meta.url);
@@ -11,13 +17,21 @@ interface Encoder {
   writeInt32(value: number): Encoder;
   writeBuffer(value: Buffer): Encoder;
 }
-type BatchClass = new (topic: string, fetchedOffset: string, partitionData: { partition: number; highWatermark: string; abortedTransactions: unknown[]; messages: unknown[] }) => FetchedBatch & { readonly messages: readonly { offset: string }[] };
+type BatchClass = new (
+  topic: string,
+  fetchedOffset: string,
+  partitionData: { partition: number; highWatermark: string; abortedTransactions: unknown[]; messages: unknown[] },
+) => FetchedBatch & { readonly messages: readonly { offset: string }[] };
 type DecodeMessages = (decoder: unknown) => Promise<{ offset: string }[]>;
 
 const EncoderClass = kafkajsLoaded<new () => Encoder>("src/protocol/encoder.js");
 const DecoderClass = kafkajsLoaded<new (buffer: Buffer) => unknown>("src/protocol/decoder.js");
-const { RecordBatch } = kafkajsLoaded<{ RecordBatch: (batch: Record<string, unknown>) => Promise<{ buffer: Buffer }> }>("src/protocol/recordBatch/v0/index.js");
-const Record = kafkajsLoaded<(record: { offsetDelta: number; key: Buffer; value: Buffer }) => unknown>("src/protocol/recordBatch/record/v0/index.js");
+const { RecordBatch } = kafkajsLoaded<{ RecordBatch: (batch: Record<string, unknown>) => Promise<{ buffer: Buffer }> }>(
+  "src/protocol/recordBatch/v0/index.js",
+);
+const Record = kafkajsLoaded<(record: { offsetDelta: number; key: Buffer; value: Buffer }) => unknown>(
+  "src/protocol/recordBatch/record/v0/index.js",
+);
 const Long = kafkajsLoaded<{ fromValue(value: number): unknown }>("src/utils/long.js");
 
 /**
@@ -25,10 +39,14 @@ const Long = kafkajsLoaded<{ fromValue(value: number): unknown }>("src/utils/lon
  * records at the given offset deltas and a last offset delta that may lie past its last record
  * (what compaction leaves: the header kept, records removed).
  */
-async function fetchedBytes(batches: readonly { firstOffset: number; deltas: readonly number[]; lastOffsetDelta: number }[]): Promise<Buffer> {
+async function fetchedBytes(
+  batches: readonly { firstOffset: number; deltas: readonly number[]; lastOffsetDelta: number }[],
+): Promise<Buffer> {
   const parts: Buffer[] = [];
   for (const { firstOffset, deltas, lastOffsetDelta } of batches) {
-    const records = deltas.map((offsetDelta) => Record({ offsetDelta, key: Buffer.from(`k${String(firstOffset + offsetDelta)}`), value: Buffer.from("v") }));
+    const records = deltas.map((offsetDelta) =>
+      Record({ offsetDelta, key: Buffer.from(`k${String(firstOffset + offsetDelta)}`), value: Buffer.from("v") }),
+    );
     parts.push((await RecordBatch({ firstOffset: Long.fromValue(firstOffset), lastOffsetDelta, records })).buffer);
   }
   const bytes = Buffer.concat(parts);
@@ -36,7 +54,8 @@ async function fetchedBytes(batches: readonly { firstOffset: number; deltas: rea
 }
 
 const decode = (decodeMessages: DecodeMessages, bytes: Buffer) => decodeMessages(new DecoderClass(bytes));
-const batchOf = (Batch: BatchClass, fetchedOffset: number, messages: unknown[]) => new Batch("topic", String(fetchedOffset), { partition: 0, highWatermark: "1000", abortedTransactions: [], messages });
+const batchOf = (Batch: BatchClass, fetchedOffset: number, messages: unknown[]) =>
+  new Batch("topic", String(fetchedOffset), { partition: 0, highWatermark: "1000", abortedTransactions: [], messages });
 
 describe("kafkajs fetches past what compaction removed", () => {
   const patched = kafkajsLoaded<DecodeMessages>(DECODE_MESSAGES_MODULE);
@@ -88,6 +107,10 @@ describe("kafkajs fetches past what compaction removed", () => {
     const theirs = batchOf(OriginalBatch, 103, await decode(original, bytes));
     expect(ours.messages.map((message) => message.offset)).toEqual(["105", "108"]);
     expect(ours.lastOffset()).toBe("108");
-    expect([ours.isEmpty(), ours.isEmptyDueToFiltering(), ours.lastOffset()]).toEqual([theirs.isEmpty(), theirs.isEmptyDueToFiltering(), theirs.lastOffset()]);
+    expect([ours.isEmpty(), ours.isEmptyDueToFiltering(), ours.lastOffset()]).toEqual([
+      theirs.isEmpty(),
+      theirs.isEmptyDueToFiltering(),
+      theirs.lastOffset(),
+    ]);
   });
 });

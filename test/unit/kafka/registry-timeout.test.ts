@@ -28,10 +28,12 @@ describe("registry requests are bounded", () => {
   it("a registry that never answers fails the request after the bound, as unreachable (retried, never a hang)", async () => {
     const registry = createSchemaRegistry(url, {}, 300);
     const started = Date.now();
-    const error: unknown = await registry.register({ type: SchemaType.AVRO, schema: '{"type":"record","name":"Probe","fields":[]}' }, { subject: "probe" }).then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error: unknown = await registry
+      .register({ type: SchemaType.AVRO, schema: '{"type":"record","name":"Probe","fields":[]}' }, { subject: "probe" })
+      .then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
     expect(error).toBeInstanceOf(Error);
     expect(String(error)).toContain("Timeout (300ms)");
     expect(Date.now() - started).toBeLessThan(10_000);

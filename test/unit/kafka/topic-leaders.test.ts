@@ -6,11 +6,24 @@ type FetchTopicMetadata = Pick<Admin, "fetchTopicMetadata">;
 
 /** What a loaded KRaft broker answers right after the controller created a topic. */
 function unknownTopic(): Error {
-  return Object.assign(new Error("This server does not host this topic-partition"), { name: "KafkaJSProtocolError", type: "UNKNOWN_TOPIC_OR_PARTITION" });
+  return Object.assign(new Error("This server does not host this topic-partition"), {
+    name: "KafkaJSProtocolError",
+    type: "UNKNOWN_TOPIC_OR_PARTITION",
+  });
 }
 
 function topic(name: string, leaders: readonly number[]): ITopicMetadata {
-  return { name, partitions: leaders.map((leader, partitionId) => ({ partitionId, leader, replicas: [1], isr: [1], offlineReplicas: [], partitionErrorCode: 0 })) };
+  return {
+    name,
+    partitions: leaders.map((leader, partitionId) => ({
+      partitionId,
+      leader,
+      replicas: [1],
+      isr: [1],
+      offlineReplicas: [],
+      partitionErrorCode: 0,
+    })),
+  };
 }
 
 /** A metadata source that answers each call with the next of `answers` (repeating the last). */
@@ -28,7 +41,12 @@ function scripted(answers: ReadonlyArray<Error | ITopicMetadata[]>): FetchTopicM
 
 describe("waitForTopicLeaders: new topics the broker does not show yet", () => {
   it("waits through UNKNOWN_TOPIC_OR_PARTITION and leaderless partitions until every partition has a leader", async () => {
-    const admin = scripted([unknownTopic(), unknownTopic(), [topic("a", [1, -1]), topic("b", [1])], [topic("a", [1, 1]), topic("b", [1])]]);
+    const admin = scripted([
+      unknownTopic(),
+      unknownTopic(),
+      [topic("a", [1, -1]), topic("b", [1])],
+      [topic("a", [1, 1]), topic("b", [1])],
+    ]);
     await waitForTopicLeaders(admin, ["a", "b"], 5_000, 1);
     expect(admin.calls).toBe(4);
   });
@@ -40,7 +58,11 @@ describe("waitForTopicLeaders: new topics the broker does not show yet", () => {
   });
 
   it("throws the last problem once the deadline has passed", async () => {
-    await expect(waitForTopicLeaders(scripted([unknownTopic()]), ["a"], 20, 1)).rejects.toThrow("This server does not host this topic-partition");
-    await expect(waitForTopicLeaders(scripted([[topic("a", [-1])]]), ["a"], 20, 1)).rejects.toThrow("no leader yet for every partition of a");
+    await expect(waitForTopicLeaders(scripted([unknownTopic()]), ["a"], 20, 1)).rejects.toThrow(
+      "This server does not host this topic-partition",
+    );
+    await expect(waitForTopicLeaders(scripted([[topic("a", [-1])]]), ["a"], 20, 1)).rejects.toThrow(
+      "no leader yet for every partition of a",
+    );
   });
 });

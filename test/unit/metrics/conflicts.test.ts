@@ -3,7 +3,23 @@ import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
-import { DAY0, HOUR, TUPLE, WINDOW0, cost, definedTask, evaluate, modelCall, packet, parsed, rawCost, rawModelCall, repair, snapshot, summary } from "./fact-builders.ts";
+import {
+  DAY0,
+  HOUR,
+  TUPLE,
+  WINDOW0,
+  cost,
+  definedTask,
+  evaluate,
+  modelCall,
+  packet,
+  parsed,
+  rawCost,
+  rawModelCall,
+  repair,
+  snapshot,
+  summary,
+} from "./fact-builders.ts";
 
 /** Contract §1: redelivery is a no-op; two different records under one identity are a conflict, all versions quarantined. */
 
@@ -34,8 +50,14 @@ describe("contract §1 redelivery of a byte-identical record is a no-op", () => 
   });
 
   it("same fact, different spelling (null vs absent, one instant in two zones, key order) is a redelivery, not a conflict (docs decision 3)", () => {
-    const rawCall = rawModelCall({ fact_id: "same", event_time: new Date(DAY0 + 10 * HOUR).toISOString(), task_id: undefined });
-    const respelled: Record<string, unknown> = Object.fromEntries(Object.entries({ ...rawCall, event_time: "2026-03-02T11:30:00+01:30", task_id: null }).reverse());
+    const rawCall = rawModelCall({
+      fact_id: "same",
+      event_time: new Date(DAY0 + 10 * HOUR).toISOString(),
+      task_id: undefined,
+    });
+    const respelled: Record<string, unknown> = Object.fromEntries(
+      Object.entries({ ...rawCall, event_time: "2026-03-02T11:30:00+01:30", task_id: null }).reverse(),
+    );
     const evaluated = evaluate([parsed(rawCall), parsed(respelled)]);
     expect(evaluated.conflicts).toEqual([]);
     expect(evaluated.lines).toEqual(lines([parsed(rawCall)]));
@@ -49,7 +71,9 @@ describe("contract §1 two different records with one fact_id → both quarantin
   it("in order A, B: results equal the input without either, and the conflict is published", () => {
     const evaluated = evaluate([...background, first, second]);
     expect(evaluated.lines).toEqual(lines(background));
-    expect(evaluated.conflicts).toMatchObject([{ reason: "CONFLICT", identity: "fact\u0000dup", factIds: ["dup", "dup"] }]);
+    expect(evaluated.conflicts).toMatchObject([
+      { reason: "CONFLICT", identity: "fact\u0000dup", factIds: ["dup", "dup"] },
+    ]);
   });
 
   it("in order B, A: the same", () => {
@@ -77,11 +101,16 @@ describe("contract §1 two different model_calls with one call_id → both quara
     expect(a.fact_id).not.toBe(b.fact_id);
     expect(lines([...background, a, b])).toEqual(lines(background));
     expect(lines([b, ...background, a])).toEqual(lines(background));
-    expect(evaluate([...background, a, b]).conflicts).toMatchObject([{ reason: "CONFLICT", identity: "call\u0000c-dup", factIds: [a.fact_id, b.fact_id].sort() }]);
+    expect(evaluate([...background, a, b]).conflicts).toMatchObject([
+      { reason: "CONFLICT", identity: "call\u0000c-dup", factIds: [a.fact_id, b.fact_id].sort() },
+    ]);
   });
 
   it("a cost linked to a quarantined call is in no call's or Delivery's sum", () => {
-    const linked = [modelCall({ call_id: "c-dup", delivery_id: "bg-d", span_duration_ms: 10 }), modelCall({ call_id: "c-dup", delivery_id: "bg-d", span_duration_ms: 20 })];
+    const linked = [
+      modelCall({ call_id: "c-dup", delivery_id: "bg-d", span_duration_ms: 10 }),
+      modelCall({ call_id: "c-dup", delivery_id: "bg-d", span_duration_ms: 20 }),
+    ];
     const theCost = cost({ cost_id: "k", call_id: "c-dup" });
     const evaluated = evaluate([...background, ...linked, theCost]);
     expect(evaluated.records("operational-attributable-cost").map((result) => result.value)).toEqual([11]);
@@ -104,14 +133,28 @@ describe("contract §1 two different task_snapshots with one snapshot_id → bot
 describe("docs decision 1: cost_id, packet_id and repair_id are identities too", () => {
   it("two different costs with one cost_id are both quarantined", () => {
     const base = [...background, modelCall()];
-    expect(lines([...base, cost({ cost_id: "k", amount_minor: 1 }), cost({ cost_id: "k", amount_minor: 2 })])).toEqual(lines(base));
+    expect(lines([...base, cost({ cost_id: "k", amount_minor: 1 }), cost({ cost_id: "k", amount_minor: 2 })])).toEqual(
+      lines(base),
+    );
   });
 
   it("two different packets with one packet_id are both quarantined, and so are two repairs with one repair_id", () => {
     const base = [...background];
-    expect(lines([...base, packet({ packet_id: "p", repair_attribution: "AVAILABLE" }), packet({ packet_id: "p", repair_attribution: "UNAVAILABLE" })])).toEqual(lines(base));
+    expect(
+      lines([
+        ...base,
+        packet({ packet_id: "p", repair_attribution: "AVAILABLE" }),
+        packet({ packet_id: "p", repair_attribution: "UNAVAILABLE" }),
+      ]),
+    ).toEqual(lines(base));
     const withPacket = [...background, packet({ packet_id: "p" })];
-    expect(lines([...withPacket, repair({ repair_id: "r", packet_id: "p" }), repair({ repair_id: "r", packet_id: "p", finding_id: "other" })])).toEqual(lines(withPacket));
+    expect(
+      lines([
+        ...withPacket,
+        repair({ repair_id: "r", packet_id: "p" }),
+        repair({ repair_id: "r", packet_id: "p", finding_id: "other" }),
+      ]),
+    ).toEqual(lines(withPacket));
   });
 });
 
@@ -121,7 +164,12 @@ describe("contract §1 a conflict arriving after the first version was flushed r
     const call = modelCall({ call_id: "late-conflict", role: "reviewer", span_duration_ms: 10 });
     engine.ingest(call);
     const published = engine.flush();
-    expect(published.some((change) => change.result?.metric_id === "operational-latency-ms" && change.result.cohort["role"] === "reviewer")).toBe(true);
+    expect(
+      published.some(
+        (change) =>
+          change.result?.metric_id === "operational-latency-ms" && change.result.cohort["role"] === "reviewer",
+      ),
+    ).toBe(true);
 
     const outcome = engine.ingest(modelCall({ call_id: "late-conflict", role: "reviewer", span_duration_ms: 20 }));
     expect(outcome.kind).toBe("quarantined");
@@ -137,7 +185,9 @@ describe("contract §1 a conflict arriving after the first version was flushed r
     const call = modelCall({ call_id: "late", span_duration_ms: 5000 });
     engine.ingest(call);
     engine.flush();
-    expect(engine.results().find((entry) => entry.result.metric_id === "operational-latency-ms")?.result.value).toBe(2700);
+    expect(engine.results().find((entry) => entry.result.metric_id === "operational-latency-ms")?.result.value).toBe(
+      2700,
+    );
     engine.ingest(modelCall({ call_id: "late", span_duration_ms: 1 }));
     const changes = engine.flush();
     const latency = changes.find((change) => change.result?.metric_id === "operational-latency-ms");
@@ -149,7 +199,10 @@ describe("contract §1 a conflict arriving after the first version was flushed r
     const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog());
     engine.ingest(summary());
     engine.ingest(snapshot());
-    const snapshotKeys = engine.flush().filter((change) => change.result?.scope.kind === "snapshot").map((change) => change.key);
+    const snapshotKeys = engine
+      .flush()
+      .filter((change) => change.result?.scope.kind === "snapshot")
+      .map((change) => change.key);
     expect(snapshotKeys.length).toBeGreaterThan(0);
     engine.ingest(snapshot({ tasks: [definedTask({ role_template: "tpl-b" })] }));
     const changes = engine.flush();
@@ -164,7 +217,11 @@ describe("revision 2 change 10: later TERMINAL summaries are conflicts, not excl
 
   it("the earliest TERMINAL summary by (event_time, fact_id) is read; the later one is in no result's exclusions", () => {
     const evaluated = evaluate([later, earliest]);
-    for (const metricId of ["delivery-terminal-outcome-rate", "delivery-cycle-time-ms", "delivery-stage-reach"] as const) {
+    for (const metricId of [
+      "delivery-terminal-outcome-rate",
+      "delivery-cycle-time-ms",
+      "delivery-stage-reach",
+    ] as const) {
       const result = evaluated.get(metricId, {}, WINDOW0);
       expect(result.exclusions, metricId).toEqual({});
       expect(result.eligible_units, metricId).toBe(1);
@@ -185,7 +242,15 @@ describe("revision 2 change 10: later TERMINAL summaries are conflicts, not excl
 });
 
 describe("revision 2 change 5: domain identities conflict like call_id; an identical re-report under a new fact_id counts once", () => {
-  const report = (factId: string, source: string) => parsed(rawCost({ fact_id: factId, cost_id: "k-re", amount_minor: 700, provenance: { basis: "DIRECT_PROVIDER", source } }));
+  const report = (factId: string, source: string) =>
+    parsed(
+      rawCost({
+        fact_id: factId,
+        cost_id: "k-re",
+        amount_minor: 700,
+        provenance: { basis: "DIRECT_PROVIDER", source },
+      }),
+    );
   const base = [...background, modelCall()];
 
   it("two costs differing only in fact_id and provenance.source: one report, counted once, no conflict, in any order", () => {
@@ -195,15 +260,26 @@ describe("revision 2 change 5: domain identities conflict like call_id; an ident
     expect(twice.lines).toEqual(once.lines);
     expect(reversed.lines).toEqual(once.lines);
     expect(twice.conflicts).toEqual([]);
-    expect(once.get("operational-attributable-cost", { ...TUPLE, currency: "USD", source: "PROVIDER", cost_basis: "list-price" }, WINDOW0).value).toBe(711); // 700 once, plus the background cost of 11
+    expect(
+      once.get(
+        "operational-attributable-cost",
+        { ...TUPLE, currency: "USD", source: "PROVIDER", cost_basis: "list-price" },
+        WINDOW0,
+      ).value,
+    ).toBe(711); // 700 once, plus the background cost of 11
   });
 
   it("the same holds for packets, repairs, calls and snapshots", () => {
-    const pair = <T extends MetricFact>(make: (factId: string, source: string) => T) => [make("x-1", "a"), make("x-2", "b")] as const;
+    const pair = <T extends MetricFact>(make: (factId: string, source: string) => T) =>
+      [make("x-1", "a"), make("x-2", "b")] as const;
     const cases: (readonly [MetricFact, MetricFact])[] = [
       pair((factId, source) => packet({ fact_id: factId, packet_id: "p-re", provenance: { basis: "MANUAL", source } })),
-      pair((factId, source) => repair({ fact_id: factId, repair_id: "r-re", packet_id: "bg-p", provenance: { basis: "MANUAL", source } })),
-      pair((factId, source) => modelCall({ fact_id: factId, call_id: "c-re", provenance: { basis: "DIRECT_HOST", source } })),
+      pair((factId, source) =>
+        repair({ fact_id: factId, repair_id: "r-re", packet_id: "bg-p", provenance: { basis: "MANUAL", source } }),
+      ),
+      pair((factId, source) =>
+        modelCall({ fact_id: factId, call_id: "c-re", provenance: { basis: "DIRECT_HOST", source } }),
+      ),
       pair((factId, source) => snapshot({ fact_id: factId, provenance: { basis: "MANUAL", source } })),
     ];
     for (const [first, second] of cases) {
@@ -214,7 +290,14 @@ describe("revision 2 change 5: domain identities conflict like call_id; an ident
   });
 
   it("a re-report that differs in anything else (here the basis) is a conflict: every version quarantined", () => {
-    const other = parsed(rawCost({ fact_id: "r-3", cost_id: "k-re", amount_minor: 700, provenance: { basis: "DIRECT_HOST", source: "billing-a" } }));
+    const other = parsed(
+      rawCost({
+        fact_id: "r-3",
+        cost_id: "k-re",
+        amount_minor: 700,
+        provenance: { basis: "DIRECT_HOST", source: "billing-a" },
+      }),
+    );
     expect(evaluate([...base, report("r-1", "billing-a"), other]).lines).toEqual(evaluate(base).lines);
   });
 

@@ -9,19 +9,30 @@ import { WINDOW0, evaluate, modelCall, packet, summary } from "./fact-builders.t
  */
 function evidence(readable: number, unreadable: number): MetricFact[] {
   const facts: MetricFact[] = [];
-  for (let i = 0; i < readable; i += 1) facts.push(modelCall({ call_id: `ok-${i}`, provenance: { basis: "DIRECT_HOST", source: "host" } }));
+  for (let i = 0; i < readable; i += 1)
+    facts.push(modelCall({ call_id: `ok-${i}`, provenance: { basis: "DIRECT_HOST", source: "host" } }));
   for (let i = 0; i < unreadable; i += 1) facts.push(modelCall({ call_id: `no-${i}`, provenance: null }));
   return facts;
 }
 
 const basisRate = (readable: number, unreadable: number, threshold?: number) =>
-  evaluate(evidence(readable, unreadable), threshold === undefined ? {} : { coverageThresholdHundredths: threshold }).get("direct-evidence-basis-rate", {}, WINDOW0);
+  evaluate(
+    evidence(readable, unreadable),
+    threshold === undefined ? {} : { coverageThresholdHundredths: threshold },
+  ).get("direct-evidence-basis-rate", {}, WINDOW0);
 
 describe("seed §6.4 coverage states", () => {
   it("denominator = 0 → NO_POPULATION, with ratio and metric value N/A", () => {
     // Only an unsupported-revision packet: counted, but not a coverage candidate.
     const result = evaluate([packet({ governance_revision: "0.1" })]).get("packet-rework-rate", {}, WINDOW0);
-    expect(result.coverage).toEqual({ numerator: 0, denominator: 0, raw_ratio: null, state: "NO_POPULATION", alert: false, threshold_hundredths: 10 });
+    expect(result.coverage).toEqual({
+      numerator: 0,
+      denominator: 0,
+      raw_ratio: null,
+      state: "NO_POPULATION",
+      alert: false,
+      threshold_hundredths: 10,
+    });
     expect(result.status).toBe("NOT_AVAILABLE");
     expect(result.value).toBeNull();
   });
@@ -61,7 +72,12 @@ describe("seed §6.4 LOW_COVERAGE alert: 100 × numerator < T × denominator, no
   });
 
   it("threshold 0.99: 99 of 100 covered does not alert (equality), 98 of 100 does", () => {
-    expect(basisRate(99, 1, 99).coverage).toMatchObject({ numerator: 99, denominator: 100, alert: false, threshold_hundredths: 99 });
+    expect(basisRate(99, 1, 99).coverage).toMatchObject({
+      numerator: 99,
+      denominator: 100,
+      alert: false,
+      threshold_hundredths: 99,
+    });
     expect(basisRate(98, 2, 99).coverage).toMatchObject({ numerator: 98, denominator: 100, alert: true });
   });
 
@@ -73,11 +89,21 @@ describe("seed §6.4 LOW_COVERAGE alert: 100 × numerator < T × denominator, no
 
   it("threshold 0 disables the alert, even with no coverage at all", () => {
     const result = basisRate(0, 5, 0);
-    expect(result.coverage).toMatchObject({ numerator: 0, denominator: 5, state: "NO_COVERAGE", alert: false, threshold_hundredths: 0 });
+    expect(result.coverage).toMatchObject({
+      numerator: 0,
+      denominator: 5,
+      state: "NO_COVERAGE",
+      alert: false,
+      threshold_hundredths: 0,
+    });
   });
 
   it("no population never alerts (denominator > 0 is required)", () => {
-    const result = evaluate([packet({ governance_revision: "0.3" })], { coverageThresholdHundredths: 99 }).get("packet-rework-rate", {}, WINDOW0);
+    const result = evaluate([packet({ governance_revision: "0.3" })], { coverageThresholdHundredths: 99 }).get(
+      "packet-rework-rate",
+      {},
+      WINDOW0,
+    );
     expect(result.coverage.alert).toBe(false);
   });
 
@@ -88,7 +114,10 @@ describe("seed §6.4 LOW_COVERAGE alert: 100 × numerator < T × denominator, no
     expect(low.results.length).toBe(high.results.length);
     low.results.forEach((result, i) => {
       const other = high.results[i];
-      expect({ ...other, coverage: { ...other?.coverage, alert: null, threshold_hundredths: null } }).toEqual({ ...result, coverage: { ...result.coverage, alert: null, threshold_hundredths: null } });
+      expect({ ...other, coverage: { ...other?.coverage, alert: null, threshold_hundredths: null } }).toEqual({
+        ...result,
+        coverage: { ...result.coverage, alert: null, threshold_hundredths: null },
+      });
     });
     const lowRate = low.get("direct-evidence-basis-rate", {}, WINDOW0);
     const highRate = high.get("direct-evidence-basis-rate", {}, WINDOW0);
@@ -108,7 +137,10 @@ describe("seed §6.4 coverage never gates publication", () => {
 
   it("ordinary negative examples remain covered; only unavailable required inputs are missing", () => {
     // A terminal FAILED Delivery is an ordinary negative for the outcome rate: covered, in the denominator.
-    const result = evaluate([summary({ delivery_id: "d-ok", outcome: "SUCCEEDED" }), summary({ delivery_id: "d-bad", outcome: "FAILED" })]).get("delivery-terminal-outcome-rate", {}, WINDOW0);
+    const result = evaluate([
+      summary({ delivery_id: "d-ok", outcome: "SUCCEEDED" }),
+      summary({ delivery_id: "d-bad", outcome: "FAILED" }),
+    ]).get("delivery-terminal-outcome-rate", {}, WINDOW0);
     expect(result.coverage).toMatchObject({ numerator: 2, denominator: 2, state: "FULL" });
     expect(result.value).toEqual({ FAILED: 0.5, SUCCEEDED: 0.5 });
   });
@@ -117,7 +149,14 @@ describe("seed §6.4 coverage never gates publication", () => {
     const results = evaluate([...evidence(1, 1), summary(), packet({ repair_attribution: "UNAVAILABLE" })]).results;
     expect(new Set(results.map((result) => result.status))).toEqual(new Set(["PUBLISHED", "NOT_AVAILABLE"]));
     for (const result of results) {
-      expect(Object.keys(result.coverage).sort()).toEqual(["alert", "denominator", "numerator", "raw_ratio", "state", "threshold_hundredths"]);
+      expect(Object.keys(result.coverage).sort()).toEqual([
+        "alert",
+        "denominator",
+        "numerator",
+        "raw_ratio",
+        "state",
+        "threshold_hundredths",
+      ]);
     }
   });
 });

@@ -43,32 +43,115 @@ function longEntities(): MetricFact[] {
     const callId = `call-${String(index)}`;
     facts.push(modelCall({ call_id: callId, delivery_id: "d-long", task_id: "t-long", event_time: time(index) }));
     facts.push(cost({ cost_id: `cost-${String(index)}`, call_id: callId, event_time: time(index) }));
-    facts.push(cost({ cost_id: `direct-${String(index)}`, call_id: undefined, delivery_id: "d-long", amount_minor: index, event_time: time(index) }));
-    facts.push(cost({ cost_id: `on-one-call-${String(index)}`, call_id: "call-0", amount_minor: 7 + index, event_time: time(index) }));
+    facts.push(
+      cost({
+        cost_id: `direct-${String(index)}`,
+        call_id: undefined,
+        delivery_id: "d-long",
+        amount_minor: index,
+        event_time: time(index),
+      }),
+    );
+    facts.push(
+      cost({
+        cost_id: `on-one-call-${String(index)}`,
+        call_id: "call-0",
+        amount_minor: 7 + index,
+        event_time: time(index),
+      }),
+    );
     facts.push(summary({ delivery_id: "d-long", task_id: "t-long", status: "OPEN", event_time: time(index) }));
-    facts.push(repair({ repair_id: `r-${String(index)}`, packet_id: "p-long", task_id: "t-long", delivery_id: "d-long", attributable: index >= last, event_time: time(index) }));
+    facts.push(
+      repair({
+        repair_id: `r-${String(index)}`,
+        packet_id: "p-long",
+        task_id: "t-long",
+        delivery_id: "d-long",
+        attributable: index >= last,
+        event_time: time(index),
+      }),
+    );
   }
-  facts.push(summary({ delivery_id: "d-long", task_id: "t-long", status: "TERMINAL", outcome: "SUCCEEDED", event_time: at(10 * HOUR) }));
+  facts.push(
+    summary({
+      delivery_id: "d-long",
+      task_id: "t-long",
+      status: "TERMINAL",
+      outcome: "SUCCEEDED",
+      event_time: at(10 * HOUR),
+    }),
+  );
   for (let index = 0; index < 24; index++) {
-    facts.push(summary({ delivery_id: `d-${String(index)}`, task_id: `t-${String(index)}`, status: "TERMINAL", outcome: "SUCCEEDED", event_time: at(10 * HOUR) }));
-    facts.push(cost({ cost_id: `other-${String(index)}`, call_id: undefined, delivery_id: `d-${String(index)}`, amount_minor: 100, event_time: at(9 * HOUR) }));
+    facts.push(
+      summary({
+        delivery_id: `d-${String(index)}`,
+        task_id: `t-${String(index)}`,
+        status: "TERMINAL",
+        outcome: "SUCCEEDED",
+        event_time: at(10 * HOUR),
+      }),
+    );
+    facts.push(
+      cost({
+        cost_id: `other-${String(index)}`,
+        call_id: undefined,
+        delivery_id: `d-${String(index)}`,
+        amount_minor: 100,
+        event_time: at(9 * HOUR),
+      }),
+    );
   }
   facts.push(packet({ packet_id: "p-long", task_id: "t-long" }));
   // Many snapshots list the Delivery and name the task_id: its readers spill too.
-  for (let index = 0; index < MANY; index++) facts.push(snapshot({ snapshot_id: `snap-${String(index)}`, tasks: [definedTask({ task_id: "t-long", members: ["d-long"] })] }));
+  for (let index = 0; index < MANY; index++)
+    facts.push(
+      snapshot({
+        snapshot_id: `snap-${String(index)}`,
+        tasks: [definedTask({ task_id: "t-long", members: ["d-long"] })],
+      }),
+    );
   // Conflicting versions of the last members: every version of each is quarantined (contract §1).
   for (let index = last; index < MANY; index++) {
-    facts.push(modelCall({ call_id: `call-${String(index)}`, delivery_id: "d-long", task_id: "t-long", event_time: time(index), input_tokens: 9 }));
-    facts.push(cost({ cost_id: `direct-${String(index)}`, call_id: undefined, delivery_id: "d-long", amount_minor: index + 1, event_time: time(index) }));
-    facts.push(cost({ cost_id: `on-one-call-${String(index)}`, call_id: "call-0", amount_minor: 1, event_time: time(index) }));
-    facts.push(repair({ repair_id: `r-${String(index)}`, packet_id: "p-long", task_id: "t-long", delivery_id: "d-long", attributable: false, event_time: time(index) }));
+    facts.push(
+      modelCall({
+        call_id: `call-${String(index)}`,
+        delivery_id: "d-long",
+        task_id: "t-long",
+        event_time: time(index),
+        input_tokens: 9,
+      }),
+    );
+    facts.push(
+      cost({
+        cost_id: `direct-${String(index)}`,
+        call_id: undefined,
+        delivery_id: "d-long",
+        amount_minor: index + 1,
+        event_time: time(index),
+      }),
+    );
+    facts.push(
+      cost({ cost_id: `on-one-call-${String(index)}`, call_id: "call-0", amount_minor: 1, event_time: time(index) }),
+    );
+    facts.push(
+      repair({
+        repair_id: `r-${String(index)}`,
+        packet_id: "p-long",
+        task_id: "t-long",
+        delivery_id: "d-long",
+        attributable: false,
+        event_time: time(index),
+      }),
+    );
   }
   return facts;
 }
 
 /** The reference: in memory, every list held in its document. */
 function inMemory(facts: readonly MetricFact[]): { lines: string[]; conflicts: unknown } {
-  const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), undefined, { inlineMembers: Number.POSITIVE_INFINITY });
+  const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), undefined, {
+    inlineMembers: Number.POSITIVE_INFINITY,
+  });
   facts.forEach((fact, index) => engine.ingest(fact, index + 1));
   return { lines: engine.results().map((entry) => entry.json), conflicts: engine.conflicts() };
 }
@@ -79,41 +162,50 @@ describe("entity documents past their inline members", () => {
     const expected = inMemory(facts);
     expect(expected.lines.length).toBeGreaterThan(10);
     await fc.assert(
-      fc.asyncProperty(fc.shuffledSubarray(facts, { minLength: facts.length, maxLength: facts.length }), fc.integer({ min: 1, max: 400 }), fc.constantFrom(3, INLINE_MEMBERS), async (order, commitEvery, inlineMembers) => {
-        const directory = join(root, `store-${String((stores += 1))}`);
-        const half = Math.floor(order.length / 2);
-        const first = openLmdbBackend(directory);
-        const firstState = new StateStore(first, 0);
-        const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(firstState), { inlineMembers });
-        const positionOf = new Map(facts.map((fact, index) => [fact, index + 1]));
-        for (const [index, fact] of order.slice(0, half).entries()) {
-          engine.ingest(fact, positionOf.get(fact));
-          if (index % commitEvery === 0) {
-            engine.flush();
-            await firstState.commit();
+      fc.asyncProperty(
+        fc.shuffledSubarray(facts, { minLength: facts.length, maxLength: facts.length }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.constantFrom(3, INLINE_MEMBERS),
+        async (order, commitEvery, inlineMembers) => {
+          const directory = join(root, `store-${String((stores += 1))}`);
+          const half = Math.floor(order.length / 2);
+          const first = openLmdbBackend(directory);
+          const firstState = new StateStore(first, 0);
+          const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(firstState), {
+            inlineMembers,
+          });
+          const positionOf = new Map(facts.map((fact, index) => [fact, index + 1]));
+          for (const [index, fact] of order.slice(0, half).entries()) {
+            engine.ingest(fact, positionOf.get(fact));
+            if (index % commitEvery === 0) {
+              engine.flush();
+              await firstState.commit();
+            }
           }
-        }
-        engine.flush();
-        await firstState.commit();
-        await firstState.landed();
-        await first.close();
+          engine.flush();
+          await firstState.commit();
+          await firstState.landed();
+          await first.close();
 
-        const second = openLmdbBackend(directory);
-        const secondState = new StateStore(second, 0);
-        const reopened = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(secondState), { inlineMembers });
-        for (const fact of order.slice(half)) reopened.ingest(fact, positionOf.get(fact));
-        expect(reopened.results().map((entry) => entry.json)).toEqual(expected.lines);
-        expect(reopened.conflicts()).toEqual(expected.conflicts);
-        await secondState.commit();
-        await secondState.landed();
-        // The Delivery's document holds at most INLINE_MEMBERS of each list: a few kilobytes, not all of them.
-        const document = second.get("ed\u0000d-long");
-        expect(document).toBeDefined();
-        expect((document as Buffer).length).toBeLessThan(64 * 1024);
-        expect([...second.scan("xdk\u0000")].length).toBeGreaterThan(0);
-        await second.close();
-        rmSync(directory, { recursive: true, force: true });
-      }),
+          const second = openLmdbBackend(directory);
+          const secondState = new StateStore(second, 0);
+          const reopened = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(secondState), {
+            inlineMembers,
+          });
+          for (const fact of order.slice(half)) reopened.ingest(fact, positionOf.get(fact));
+          expect(reopened.results().map((entry) => entry.json)).toEqual(expected.lines);
+          expect(reopened.conflicts()).toEqual(expected.conflicts);
+          await secondState.commit();
+          await secondState.landed();
+          // The Delivery's document holds at most INLINE_MEMBERS of each list: a few kilobytes, not all of them.
+          const document = second.get("ed\u0000d-long");
+          expect(document).toBeDefined();
+          expect((document as Buffer).length).toBeLessThan(64 * 1024);
+          expect([...second.scan("xdk\u0000")].length).toBeGreaterThan(0);
+          await second.close();
+          rmSync(directory, { recursive: true, force: true });
+        },
+      ),
       { numRuns: 6 },
     );
   });

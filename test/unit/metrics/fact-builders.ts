@@ -54,7 +54,12 @@ function contentId(record: Raw): string {
 }
 
 function envelope(type: string): Raw {
-  return { contract: OBSERVATION_CONTRACT, type, event_time: T, provenance: { basis: "DIRECT_HOST", source: "host-a" } };
+  return {
+    contract: OBSERVATION_CONTRACT,
+    type,
+    event_time: T,
+    provenance: { basis: "DIRECT_HOST", source: "host-a" },
+  };
 }
 
 /** The raw JSON record (unparsed), with a content-derived fact_id unless one is given. */
@@ -67,8 +72,14 @@ export function raw(type: string, defaults: Raw, overrides: Overrides): Raw {
 /** Parses a raw record as production does; throws when it is not an accepted metric fact. */
 export function parsed(record: Raw): MetricFact {
   const result = parseFact(record);
-  if (!result.ok) throw new Error(`builder produced an invalid ${String(record["type"])}: ${result.rejection.reason} ${result.rejection.detail}\n${JSON.stringify(record)}`);
-  if (result.invalidMeasures.length > 0) throw new Error(`builder produced invalid measures ${result.invalidMeasures.map((measure) => measure.field).join(", ")} (use parsedWithInvalidMeasures)\n${JSON.stringify(record)}`);
+  if (!result.ok)
+    throw new Error(
+      `builder produced an invalid ${String(record["type"])}: ${result.rejection.reason} ${result.rejection.detail}\n${JSON.stringify(record)}`,
+    );
+  if (result.invalidMeasures.length > 0)
+    throw new Error(
+      `builder produced invalid measures ${result.invalidMeasures.map((measure) => measure.field).join(", ")} (use parsedWithInvalidMeasures)\n${JSON.stringify(record)}`,
+    );
   if (isAgentEvent(result.fact)) throw new Error("builder produced an agent event, not a metric fact");
   return result.fact;
 }
@@ -76,7 +87,8 @@ export function parsed(record: Raw): MetricFact {
 /** Parses a raw record that is meant to carry invalid measures (revision 2: accepted without them). */
 export function parsedWithInvalidMeasures(record: Raw): MetricFact {
   const result = parseFact(record);
-  if (!result.ok || result.invalidMeasures.length === 0) throw new Error(`expected an accepted fact with invalid measures\n${JSON.stringify(record)}`);
+  if (!result.ok || result.invalidMeasures.length === 0)
+    throw new Error(`expected an accepted fact with invalid measures\n${JSON.stringify(record)}`);
   if (isAgentEvent(result.fact)) throw new Error("builder produced an agent event, not a metric fact");
   return result.fact;
 }
@@ -102,20 +114,41 @@ export function rawModelCall(overrides: Overrides = {}): Raw {
 }
 
 export function rawCost(overrides: Overrides = {}): Raw {
-  const base: Raw = { cost_id: "cost-1", amount_minor: 250, currency: "USD", source: "PROVIDER", cost_basis: "list-price", attribution: "PROJECT", estimated: false };
+  const base: Raw = {
+    cost_id: "cost-1",
+    amount_minor: 250,
+    currency: "USD",
+    source: "PROVIDER",
+    cost_basis: "list-price",
+    attribution: "PROJECT",
+    estimated: false,
+  };
   // Link to call-1 by default, unless the caller links by delivery_id.
   if (!("delivery_id" in overrides) && !("call_id" in overrides)) base["call_id"] = "call-1";
   return raw("cost", base, overrides);
 }
 
 export function rawSummary(overrides: Overrides = {}): Raw {
-  const base: Raw = { delivery_id: "d-1", task_id: "t-1", run_id: "run-1", status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false, elapsed_ms: 60_000, stage_reached: "merged" };
+  const base: Raw = {
+    delivery_id: "d-1",
+    task_id: "t-1",
+    run_id: "run-1",
+    status: "TERMINAL",
+    outcome: "SUCCEEDED",
+    requirement_changed: false,
+    elapsed_ms: 60_000,
+    stage_reached: "merged",
+  };
   if (overrides["status"] === "OPEN" && !("outcome" in overrides)) delete base["outcome"];
   return raw("delivery_summary", base, overrides);
 }
 
 export function rawPacket(overrides: Overrides = {}): Raw {
-  return raw("packet", { packet_id: "p-1", task_id: "t-1", governance_revision: "0.2", repair_attribution: "AVAILABLE" }, overrides);
+  return raw(
+    "packet",
+    { packet_id: "p-1", task_id: "t-1", governance_revision: "0.2", repair_attribution: "AVAILABLE" },
+    overrides,
+  );
 }
 
 export function rawRepair(overrides: Overrides = {}): Raw {
@@ -124,11 +157,18 @@ export function rawRepair(overrides: Overrides = {}): Raw {
 
 /** One defined task of a snapshot (not a fact by itself): task t-1 with member d-1, template tpl-a at event time. */
 export function definedTask(overrides: Overrides = {}): Raw {
-  return apply({ task_id: "t-1", members: ["d-1"], role_template: "tpl-a", template_assignment: "EVENT_TIME" }, overrides);
+  return apply(
+    { task_id: "t-1", members: ["d-1"], role_template: "tpl-a", template_assignment: "EVENT_TIME" },
+    overrides,
+  );
 }
 
 export function rawSnapshot(overrides: Overrides = {}): Raw {
-  return raw("task_snapshot", { snapshot_id: "snap-1", cutoff: CUTOFF, tasks: [definedTask()] }, { event_time: CUTOFF, ...overrides });
+  return raw(
+    "task_snapshot",
+    { snapshot_id: "snap-1", cutoff: CUTOFF, tasks: [definedTask()] },
+    { event_time: CUTOFF, ...overrides },
+  );
 }
 
 export const modelCall = (overrides: Overrides = {}): MetricFact => parsed(rawModelCall(overrides));
@@ -142,10 +182,15 @@ export const snapshot = (overrides: Overrides = {}): MetricFact => parsed(rawSna
  * A complete, eligible terminal task: a snapshot entry plus one TERMINAL summary per member, joined
  * by exact Delivery and Task identity. Returns the defined task and the summaries.
  */
-export function terminalTask(taskId: string, options: { members?: readonly string[]; template?: string; outcome?: string; summary?: Overrides } = {}): { task: Raw; facts: MetricFact[] } {
+export function terminalTask(
+  taskId: string,
+  options: { members?: readonly string[]; template?: string; outcome?: string; summary?: Overrides } = {},
+): { task: Raw; facts: MetricFact[] } {
   const members = options.members ?? [`${taskId}-d`];
   const task = definedTask({ task_id: taskId, members: [...members], role_template: options.template ?? "tpl-a" });
-  const facts = members.map((member) => summary({ delivery_id: member, task_id: taskId, outcome: options.outcome ?? "SUCCEEDED", ...options.summary }));
+  const facts = members.map((member) =>
+    summary({ delivery_id: member, task_id: taskId, outcome: options.outcome ?? "SUCCEEDED", ...options.summary }),
+  );
   return { task, facts };
 }
 
@@ -176,7 +221,10 @@ function scopeMatches(scope: Scope, selector: ScopeSelector | undefined): boolea
 export function indexResults(lines: readonly string[], conflicts: readonly Conflict[] = []): Evaluated {
   const results = lines.map((line) => JSON.parse(line) as MetricResult);
   const matching = (metricId: MetricId, cohort: Cohort, scope: ScopeSelector | undefined): MetricResult[] =>
-    results.filter((result) => result.metric_id === metricId && isDeepStrictEqual(result.cohort, cohort) && scopeMatches(result.scope, scope));
+    results.filter(
+      (result) =>
+        result.metric_id === metricId && isDeepStrictEqual(result.cohort, cohort) && scopeMatches(result.scope, scope),
+    );
   return {
     lines,
     results,
@@ -184,14 +232,19 @@ export function indexResults(lines: readonly string[], conflicts: readonly Confl
     records: (metricId) => results.filter((result) => result.metric_id === metricId),
     find(metricId, cohort = {}, scope) {
       const found = matching(metricId, cohort, scope);
-      if (found.length > 1) throw new Error(`${found.length} records for ${metricId} ${JSON.stringify(cohort)}; give a scope`);
+      if (found.length > 1)
+        throw new Error(`${found.length} records for ${metricId} ${JSON.stringify(cohort)}; give a scope`);
       return found[0];
     },
     get(metricId, cohort = {}, scope) {
       const found = matching(metricId, cohort, scope);
       if (found.length !== 1) {
-        const known = results.filter((result) => result.metric_id === metricId).map((result) => `${JSON.stringify(result.cohort)} ${JSON.stringify(result.scope)}`);
-        throw new Error(`expected one record for ${metricId} ${JSON.stringify(cohort)} ${JSON.stringify(scope ?? null)}, found ${found.length}; records of this metric:\n${known.join("\n")}`);
+        const known = results
+          .filter((result) => result.metric_id === metricId)
+          .map((result) => `${JSON.stringify(result.cohort)} ${JSON.stringify(result.scope)}`);
+        throw new Error(
+          `expected one record for ${metricId} ${JSON.stringify(cohort)} ${JSON.stringify(scope ?? null)}, found ${found.length}; records of this metric:\n${known.join("\n")}`,
+        );
       }
       return found[0] as MetricResult;
     },
@@ -208,7 +261,9 @@ export function evaluate(facts: Iterable<MetricFact>, config: Partial<EngineConf
 export const WINDOW0: ScopeSelector = { window: at(0) };
 
 export function catalogMinimumSample(metricId: MetricId): number {
-  const catalog = JSON.parse(readFileSync(new URL("../../../system-contracts/evaluation/metric-catalog.json", import.meta.url), "utf8")) as { metrics: { metric_id: string; minimum_sample: number }[] };
+  const catalog = JSON.parse(
+    readFileSync(new URL("../../../system-contracts/evaluation/metric-catalog.json", import.meta.url), "utf8"),
+  ) as { metrics: { metric_id: string; minimum_sample: number }[] };
   const record = catalog.metrics.find((metric) => metric.metric_id === metricId);
   if (record === undefined) throw new Error(`catalog has no ${metricId}`);
   return record.minimum_sample;

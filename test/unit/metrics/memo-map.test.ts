@@ -38,7 +38,9 @@ describe("the bounded memo (interning whose keys grow with time)", () => {
     }
     // 3,000 snapshots later the first is made again; the last thousand are still the same objects.
     expect(snapshotScopeOf("held-0", cutoff)).not.toBe(old);
-    expect(recent.every((scope, position) => snapshotScopeOf(`held-${String(2_001 + position)}`, cutoff) === scope)).toBe(true);
+    expect(
+      recent.every((scope, position) => snapshotScopeOf(`held-${String(2_001 + position)}`, cutoff) === scope),
+    ).toBe(true);
   });
 
   it("scopes and result keys interned past the bound are equal to the first ones (never compared by identity)", () => {

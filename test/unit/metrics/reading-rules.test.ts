@@ -2,7 +2,23 @@ import { describe, expect, it } from "vitest";
 import { METRIC_IDS } from "../../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../../src/contract/facts.ts";
 import type { MetricResult } from "../../../src/contract/result-record.ts";
-import { CUTOFF, DAY, HOUR, TUPLE, WINDOW0, at, catalogMinimumSample, cost, definedTask, evaluate, modelCall, packet, repair, snapshot, summary } from "./fact-builders.ts";
+import {
+  CUTOFF,
+  DAY,
+  HOUR,
+  TUPLE,
+  WINDOW0,
+  at,
+  catalogMinimumSample,
+  cost,
+  definedTask,
+  evaluate,
+  modelCall,
+  packet,
+  repair,
+  snapshot,
+  summary,
+} from "./fact-builders.ts";
 
 /** Seed §7 reading rules and forbidden claims, and the contract §4 result record. */
 
@@ -21,7 +37,16 @@ function richFacts(): MetricFact[] {
     summary({ delivery_id: "d-2", task_id: "t-2", status: "OPEN" }),
     summary({ delivery_id: "d-3", task_id: "t-3", elapsed_ms: undefined, stage_reached: undefined }),
     modelCall({ delivery_id: "d-1", task_id: "t-1" }),
-    modelCall({ call_id: "c-2", task_id: "t-2", role: "reviewer", span_duration_ms: undefined, input_tokens: undefined, output_tokens: undefined, usage_source: undefined, provenance: null }),
+    modelCall({
+      call_id: "c-2",
+      task_id: "t-2",
+      role: "reviewer",
+      span_duration_ms: undefined,
+      input_tokens: undefined,
+      output_tokens: undefined,
+      usage_source: undefined,
+      provenance: null,
+    }),
     modelCall({ call_id: "c-3", runtime: undefined }),
     modelCall({ call_id: "judge", operational: false }),
     cost(),
@@ -33,16 +58,48 @@ function richFacts(): MetricFact[] {
     packet({ packet_id: "p-3", governance_revision: "0.1", event_time: at(DAY + HOUR) }),
     repair(),
     // A later window whose only fact lacks every optional input: the Delivery metrics and the evidence rate are N/A there.
-    summary({ delivery_id: "d-bare", task_id: undefined, elapsed_ms: undefined, stage_reached: undefined, provenance: null, event_time: at(2 * DAY + HOUR) }),
+    summary({
+      delivery_id: "d-bare",
+      task_id: undefined,
+      elapsed_ms: undefined,
+      stage_reached: undefined,
+      provenance: null,
+      event_time: at(2 * DAY + HOUR),
+    }),
     // A snapshot whose only task has no identity: no task is covered, the eligibility record is N/A.
     snapshot({ snapshot_id: "snap-bare", tasks: [definedTask({ task_id: undefined })] }),
   ];
 }
 
-const RESULT_KEYS = ["as_of", "catalog", "cohort", "coverage", "eligible_units", "exclusions", "measures", "metric_id", "metric_version", "minimum_sample", "na_reason", "scope", "status", "value"];
+const RESULT_KEYS = [
+  "as_of",
+  "catalog",
+  "cohort",
+  "coverage",
+  "eligible_units",
+  "exclusions",
+  "measures",
+  "metric_id",
+  "metric_version",
+  "minimum_sample",
+  "na_reason",
+  "scope",
+  "status",
+  "value",
+];
 const MEASURE_KEYS = ["categories", "contributing", "currency", "denominator", "numerator", "sum", "unit"];
 const COVERAGE_KEYS = ["alert", "denominator", "numerator", "raw_ratio", "state", "threshold_hundredths"];
-const COHORT_KEYS = new Set(["provider", "model", "role", "runtime", "role_template", "currency", "source", "cost_basis", "direction"]);
+const COHORT_KEYS = new Set([
+  "provider",
+  "model",
+  "role",
+  "runtime",
+  "role_template",
+  "currency",
+  "source",
+  "cost_basis",
+  "direction",
+]);
 
 describe("seed §7 never collapse independent metrics into a score; no causal or composite output", () => {
   const evaluated = evaluate(richFacts());
@@ -56,7 +113,9 @@ describe("seed §7 never collapse independent metrics into a score; no causal or
       expect(Object.keys(result).sort()).toEqual(RESULT_KEYS);
       expect(Object.keys(result.coverage).sort()).toEqual(COVERAGE_KEYS);
       if (result.measures !== null) expect(Object.keys(result.measures).sort()).toEqual(MEASURE_KEYS);
-      expect(Object.keys(result.scope).sort()).toEqual(result.scope.kind === "window" ? ["end", "kind", "start"] : ["cutoff", "kind", "snapshot_id"]);
+      expect(Object.keys(result.scope).sort()).toEqual(
+        result.scope.kind === "window" ? ["end", "kind", "start"] : ["cutoff", "kind", "snapshot_id"],
+      );
       for (const key of Object.keys(result.cohort)) expect(COHORT_KEYS.has(key)).toBe(true);
       expect(Object.keys(result.cohort)).toEqual(Object.keys(result.cohort).sort());
       expect(result.catalog).toBe("agentops.evaluation.metric-catalog@1.0.0");
@@ -65,7 +124,10 @@ describe("seed §7 never collapse independent metrics into a score; no causal or
 
   it("no metric id outside the 14 (no removed metric, profile or score)", () => {
     for (const result of evaluated.results) expect(METRIC_IDS).toContain(result.metric_id);
-    for (const line of evaluated.lines) expect(line).not.toMatch(/utility-profile|configuration-|packet-escalation|qualified-outcome|score|rank|pareto|composite/i);
+    for (const line of evaluated.lines)
+      expect(line).not.toMatch(
+        /utility-profile|configuration-|packet-escalation|qualified-outcome|score|rank|pareto|composite/i,
+      );
   });
 
   it("values are numbers or category maps, never a nested composite", () => {
@@ -119,21 +181,41 @@ describe("seed §7 missing is never zero: NOT_AVAILABLE always has value null an
 
 describe("seed §7 no cross-context comparison: roles, cohorts, provider/runtime boundaries, cost bases and currencies stay apart", () => {
   it("two roles of the same model are two cohorts with their own values", () => {
-    const evaluated = evaluate([modelCall({ call_id: "w", role: "writer", span_duration_ms: 100 }), modelCall({ call_id: "r", role: "reviewer", span_duration_ms: 300 })]);
+    const evaluated = evaluate([
+      modelCall({ call_id: "w", role: "writer", span_duration_ms: 100 }),
+      modelCall({ call_id: "r", role: "reviewer", span_duration_ms: 300 }),
+    ]);
     expect(evaluated.get("operational-latency-ms", TUPLE, WINDOW0).value).toBe(100);
     expect(evaluated.get("operational-latency-ms", { ...TUPLE, role: "reviewer" }, WINDOW0).value).toBe(300);
   });
 
   it("two role templates are two cohorts (of the role-template metrics)", () => {
-    const evaluated = evaluate([snapshot({ tasks: [definedTask(), definedTask({ task_id: "t-2", members: ["d-2"], role_template: "tpl-b" })] }), summary(), summary({ delivery_id: "d-2", task_id: "t-2" })]);
-    expect(evaluated.records("role-template-rework-rate").map((result) => [result.cohort, result.eligible_units])).toEqual([
+    const evaluated = evaluate([
+      snapshot({ tasks: [definedTask(), definedTask({ task_id: "t-2", members: ["d-2"], role_template: "tpl-b" })] }),
+      summary(),
+      summary({ delivery_id: "d-2", task_id: "t-2" }),
+    ]);
+    expect(
+      evaluated.records("role-template-rework-rate").map((result) => [result.cohort, result.eligible_units]),
+    ).toEqual([
       [{ role_template: "tpl-a" }, 1],
       [{ role_template: "tpl-b" }, 1],
     ]);
   });
 
   it("revision 2 change 6: task-cohort-comparison-eligibility is one record per snapshot over every defined task, whatever their templates", () => {
-    const evaluated = evaluate([snapshot({ tasks: [definedTask(), definedTask({ task_id: "t-2", members: ["d-2"], role_template: "tpl-b" }), definedTask({ task_id: "t-3", members: ["d-3"], role_template: undefined })] }), summary(), summary({ delivery_id: "d-2", task_id: "t-2" }), summary({ delivery_id: "d-3", task_id: "t-3" })]);
+    const evaluated = evaluate([
+      snapshot({
+        tasks: [
+          definedTask(),
+          definedTask({ task_id: "t-2", members: ["d-2"], role_template: "tpl-b" }),
+          definedTask({ task_id: "t-3", members: ["d-3"], role_template: undefined }),
+        ],
+      }),
+      summary(),
+      summary({ delivery_id: "d-2", task_id: "t-2" }),
+      summary({ delivery_id: "d-3", task_id: "t-3" }),
+    ]);
     const records = evaluated.records("task-cohort-comparison-eligibility");
     expect(records.map((result) => [result.cohort, result.eligible_units])).toEqual([[{}, 3]]);
     expect(records[0]?.exclusions).toEqual({ INCOMPLETE_COHORT_COORDINATES: 1 });
@@ -145,24 +227,43 @@ describe("seed §7 partial is not total", () => {
   it("money and quantity records carry a partial sum and a contributing count, and nothing is labelled total", () => {
     const evaluated = evaluate(richFacts());
     for (const line of evaluated.lines) expect(line).not.toMatch(/total/i);
-    const money = evaluated.results.filter((result) => result.metric_id === "operational-attributable-cost" && result.status === "PUBLISHED");
+    const money = evaluated.results.filter(
+      (result) => result.metric_id === "operational-attributable-cost" && result.status === "PUBLISHED",
+    );
     expect(money.length).toBe(2);
   });
 });
 
 describe("contract §4 as_of is the greatest event_time read", () => {
   it("window metrics: the greatest anchoring or linked event_time of the group's units", () => {
-    const evaluated = evaluate([summary({ delivery_id: "a", event_time: at(9 * HOUR) }), summary({ delivery_id: "b", event_time: at(15 * HOUR) }), modelCall({ event_time: at(8 * HOUR) }), cost({ event_time: at(20 * HOUR) })]);
+    const evaluated = evaluate([
+      summary({ delivery_id: "a", event_time: at(9 * HOUR) }),
+      summary({ delivery_id: "b", event_time: at(15 * HOUR) }),
+      modelCall({ event_time: at(8 * HOUR) }),
+      cost({ event_time: at(20 * HOUR) }),
+    ]);
     expect(evaluated.get("delivery-cycle-time-ms", {}, WINDOW0).as_of).toBe(at(15 * HOUR));
     expect(evaluated.get("operational-latency-ms", TUPLE, WINDOW0).as_of).toBe(at(8 * HOUR));
-    expect(evaluated.get("operational-attributable-cost", { ...TUPLE, cost_basis: "list-price", currency: "USD", source: "PROVIDER" }, WINDOW0).as_of).toBe(at(20 * HOUR));
+    expect(
+      evaluated.get(
+        "operational-attributable-cost",
+        { ...TUPLE, cost_basis: "list-price", currency: "USD", source: "PROVIDER" },
+        WINDOW0,
+      ).as_of,
+    ).toBe(at(20 * HOUR));
     expect(evaluated.get("direct-evidence-basis-rate", {}, WINDOW0).as_of).toBe(at(20 * HOUR));
   });
 
   it("snapshot metrics: includes the snapshot itself and the summaries and repairs read before the cutoff", () => {
-    const evaluated = evaluate([snapshot({ event_time: at(12 * HOUR) }), summary({ event_time: at(13 * HOUR) }), repair({ packet_id: undefined, task_id: "t-1", event_time: at(14 * HOUR) })]);
+    const evaluated = evaluate([
+      snapshot({ event_time: at(12 * HOUR) }),
+      summary({ event_time: at(13 * HOUR) }),
+      repair({ packet_id: undefined, task_id: "t-1", event_time: at(14 * HOUR) }),
+    ]);
     expect(evaluated.get("task-cohort-comparison-eligibility", {}, { snapshot: "snap-1" }).as_of).toBe(at(13 * HOUR));
-    expect(evaluated.get("role-template-rework-rate", { role_template: "tpl-a" }, { snapshot: "snap-1" }).as_of).toBe(at(14 * HOUR));
+    expect(evaluated.get("role-template-rework-rate", { role_template: "tpl-a" }, { snapshot: "snap-1" }).as_of).toBe(
+      at(14 * HOUR),
+    );
     const onlySnapshot = evaluate([snapshot()]).get("task-cohort-comparison-eligibility", {}, { snapshot: "snap-1" });
     expect(onlySnapshot.as_of).toBe(CUTOFF);
   });

@@ -10,7 +10,10 @@ describe("docs/semantics.md decision 24: result lines are sorted by key (byte or
   it("keys are ordered by their UTF-8 bytes, not by UTF-16 code units (U+FFFD sorts before U+1F600)", () => {
     // UTF-8: U+FFFD is EF BF BD, U+1F600 is F0 9F 98 80, so the U+FFFD key comes first in byte order.
     // UTF-16 code units: U+1F600 is D83D DE00 < FFFD, so a plain `<` comparison puts it first.
-    const lines = evaluate([modelCall({ call_id: "a", role: "\u{1F600}" }), modelCall({ call_id: "b", role: "\uFFFD" })]).lines;
+    const lines = evaluate([
+      modelCall({ call_id: "a", role: "\u{1F600}" }),
+      modelCall({ call_id: "b", role: "\uFFFD" }),
+    ]).lines;
     const keys = lines.map((line) => {
       const result = JSON.parse(line) as { metric_id: string; cohort: Record<string, string> };
       return `${result.metric_id} ${result.cohort["role"] ?? ""}`;
@@ -20,7 +23,7 @@ describe("docs/semantics.md decision 24: result lines are sorted by key (byte or
   });
 });
 
-describe("catalog N/A rule of task-cohort-comparison-eligibility: \"N/A when the defined-task snapshot declares no task\" (seed §6.4: every metric result always publishes its coverage)", () => {
+describe('catalog N/A rule of task-cohort-comparison-eligibility: "N/A when the defined-task snapshot declares no task" (seed §6.4: every metric result always publishes its coverage)', () => {
   it("an accepted snapshot declaring no task publishes one NOT_AVAILABLE record with NO_POPULATION coverage", () => {
     const evaluated = evaluate([snapshot({ tasks: [] })]);
     const records = evaluated.records("task-cohort-comparison-eligibility");

@@ -58,7 +58,10 @@ describe("revision 3 change 1: a later TERMINAL summary is a unit of no metric (
   const laterNextDay = summary({ delivery_id: "d-1", outcome: "FAILED", event_time: at(DAY + HOUR) });
 
   it("direct-evidence-basis-rate counts the earliest TERMINAL summary only, in any arrival order", () => {
-    for (const facts of [[earliest, later], [later, earliest]]) {
+    for (const facts of [
+      [earliest, later],
+      [later, earliest],
+    ]) {
       const evaluated = evaluate(facts);
       const evidence = evaluated.get("direct-evidence-basis-rate", {}, WINDOW0);
       expect(evidence.coverage).toMatchObject({ numerator: 1, denominator: 1 });

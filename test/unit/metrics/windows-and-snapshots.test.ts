@@ -3,7 +3,22 @@ import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
 import type { MetricFact } from "../../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../../src/metrics/metric-engine.ts";
-import { CUTOFF, DAY, HOUR, TUPLE, WINDOW0, at, cost, definedTask, evaluate, modelCall, packet, repair, snapshot, summary } from "./fact-builders.ts";
+import {
+  CUTOFF,
+  DAY,
+  HOUR,
+  TUPLE,
+  WINDOW0,
+  at,
+  cost,
+  definedTask,
+  evaluate,
+  modelCall,
+  packet,
+  repair,
+  snapshot,
+  summary,
+} from "./fact-builders.ts";
 
 /** Contract §3: window and snapshot scopes, anchoring times, late facts and streaming behaviour. */
 
@@ -12,7 +27,10 @@ const TPL = { role_template: "tpl-a" };
 
 describe("contract §3 window scope: tumbling, UTC-aligned event-time windows (default 1 day)", () => {
   it("a unit falls in the window of its anchoring event time; the boundary belongs to the next window", () => {
-    const evaluated = evaluate([modelCall({ call_id: "a", event_time: at(DAY - 1) }), modelCall({ call_id: "b", event_time: at(DAY) })]);
+    const evaluated = evaluate([
+      modelCall({ call_id: "a", event_time: at(DAY - 1) }),
+      modelCall({ call_id: "b", event_time: at(DAY) }),
+    ]);
     const latency = evaluated.records("operational-latency-ms");
     expect(latency.map((result) => result.scope)).toEqual([
       { kind: "window", start: at(0), end: at(DAY) },
@@ -21,7 +39,13 @@ describe("contract §3 window scope: tumbling, UTC-aligned event-time windows (d
   });
 
   it("the window size is configurable (1 hour)", () => {
-    const evaluated = evaluate([modelCall({ call_id: "a", event_time: at(10 * HOUR + 5) }), modelCall({ call_id: "b", event_time: at(11 * HOUR) })], { windowMillis: HOUR });
+    const evaluated = evaluate(
+      [
+        modelCall({ call_id: "a", event_time: at(10 * HOUR + 5) }),
+        modelCall({ call_id: "b", event_time: at(11 * HOUR) }),
+      ],
+      { windowMillis: HOUR },
+    );
     expect(evaluated.records("operational-latency-ms").map((result) => result.scope)).toEqual([
       { kind: "window", start: at(10 * HOUR), end: at(11 * HOUR) },
       { kind: "window", start: at(11 * HOUR), end: at(12 * HOUR) },
@@ -29,23 +53,42 @@ describe("contract §3 window scope: tumbling, UTC-aligned event-time windows (d
   });
 
   it("revision 2 change 8: every Delivery metric, trajectory-partial-cost included, anchors at the terminal summary; an open Delivery is no unit", () => {
-    const evaluated = evaluate([summary({ status: "OPEN", event_time: at(-2 * HOUR) }), summary({ event_time: at(10 * HOUR) }), cost({ call_id: undefined, delivery_id: "d-1" })]);
-    expect(evaluated.records("delivery-cycle-time-ms").map((result) => result.scope)).toEqual([{ kind: "window", start: at(0), end: at(DAY) }]);
-    expect(evaluated.records("trajectory-partial-cost").map((result) => result.scope)).toEqual([{ kind: "window", start: at(0), end: at(DAY) }]);
-    const open = evaluate([summary({ delivery_id: "d-open", status: "OPEN" }), cost({ cost_id: "k-open", call_id: undefined, delivery_id: "d-open" })]);
+    const evaluated = evaluate([
+      summary({ status: "OPEN", event_time: at(-2 * HOUR) }),
+      summary({ event_time: at(10 * HOUR) }),
+      cost({ call_id: undefined, delivery_id: "d-1" }),
+    ]);
+    expect(evaluated.records("delivery-cycle-time-ms").map((result) => result.scope)).toEqual([
+      { kind: "window", start: at(0), end: at(DAY) },
+    ]);
+    expect(evaluated.records("trajectory-partial-cost").map((result) => result.scope)).toEqual([
+      { kind: "window", start: at(0), end: at(DAY) },
+    ]);
+    const open = evaluate([
+      summary({ delivery_id: "d-open", status: "OPEN" }),
+      cost({ cost_id: "k-open", call_id: undefined, delivery_id: "d-open" }),
+    ]);
     expect(open.records("trajectory-partial-cost")).toEqual([]);
   });
 
   it("direct-evidence-basis-rate uses each fact's own event_time", () => {
     const evaluated = evaluate([modelCall({ event_time: at(10 * HOUR) }), cost({ event_time: at(DAY + HOUR) })]);
-    expect(evaluated.records("direct-evidence-basis-rate").map((result) => [result.scope.kind === "window" ? result.scope.start : "", result.eligible_units])).toEqual([
+    expect(
+      evaluated
+        .records("direct-evidence-basis-rate")
+        .map((result) => [result.scope.kind === "window" ? result.scope.start : "", result.eligible_units]),
+    ).toEqual([
       [at(0), 1],
       [at(DAY), 1],
     ]);
   });
 
   it("linked facts count wherever their own event_time falls: a cost two days later is in the call's window", () => {
-    const result = evaluate([modelCall(), cost({ event_time: at(2 * DAY + HOUR) })]).get("operational-attributable-cost", { ...TUPLE, cost_basis: "list-price", currency: "USD", source: "PROVIDER" }, WINDOW0);
+    const result = evaluate([modelCall(), cost({ event_time: at(2 * DAY + HOUR) })]).get(
+      "operational-attributable-cost",
+      { ...TUPLE, cost_basis: "list-price", currency: "USD", source: "PROVIDER" },
+      WINDOW0,
+    );
     expect(result.value).toBe(250);
     expect(result.as_of).toBe(at(2 * DAY + HOUR));
   });
@@ -54,7 +97,10 @@ describe("contract §3 window scope: tumbling, UTC-aligned event-time windows (d
 describe("contract §3 snapshot scope: one per task_snapshot; only facts with event_time ≤ cutoff are read", () => {
   it("facts after a snapshot cutoff are not read (summary, cost, repair, call)", () => {
     const after = at(23 * HOUR + 1);
-    const tasks = [definedTask({ task_id: "t-1", members: ["d-1"] }), definedTask({ task_id: "t-2", members: ["d-2"] })];
+    const tasks = [
+      definedTask({ task_id: "t-1", members: ["d-1"] }),
+      definedTask({ task_id: "t-2", members: ["d-2"] }),
+    ];
     const facts: MetricFact[] = [
       snapshot({ tasks }),
       summary({ delivery_id: "d-1", task_id: "t-1" }),
@@ -67,24 +113,41 @@ describe("contract §3 snapshot scope: one per task_snapshot; only facts with ev
     expect(evaluated.get("task-cohort-comparison-eligibility", {}, SNAP).exclusions).toEqual({ OPEN_DELIVERY: 1 });
     const rework = evaluated.get("role-template-rework-rate", TPL, SNAP);
     expect(rework.eligible_units).toBe(1);
-    expect(evaluated.records("role-template-trajectory-partial-cost").map((result) => result.status)).toEqual(["NOT_AVAILABLE"]);
+    expect(evaluated.records("role-template-trajectory-partial-cost").map((result) => result.status)).toEqual([
+      "NOT_AVAILABLE",
+    ]);
     // The call after the cutoff is not read: t-1 is attributed to no tuple (revision 3 change 4).
     const outcome = evaluated.records("role-model-task-outcome-rate");
     expect(outcome.map((result) => [result.cohort, result.exclusions])).toEqual([[{}, { INCOMPLETE_ATTRIBUTION: 1 }]]);
     // Nothing after the cutoff is in as_of either.
-    for (const result of evaluated.results.filter((record) => record.scope.kind === "snapshot")) expect(result.as_of).toBe(CUTOFF);
+    for (const result of evaluated.results.filter((record) => record.scope.kind === "snapshot"))
+      expect(result.as_of).toBe(CUTOFF);
   });
 
   it("two snapshots are two scopes, each read at its own cutoff", () => {
-    const facts = [snapshot({ snapshot_id: "early", cutoff: at(9 * HOUR), event_time: at(9 * HOUR) }), snapshot({ snapshot_id: "late" }), summary({ event_time: at(10 * HOUR) })];
+    const facts = [
+      snapshot({ snapshot_id: "early", cutoff: at(9 * HOUR), event_time: at(9 * HOUR) }),
+      snapshot({ snapshot_id: "late" }),
+      summary({ event_time: at(10 * HOUR) }),
+    ];
     const evaluated = evaluate(facts);
-    expect(evaluated.get("task-cohort-comparison-eligibility", {}, { snapshot: "early" }).exclusions).toEqual({ OPEN_DELIVERY: 1 });
+    expect(evaluated.get("task-cohort-comparison-eligibility", {}, { snapshot: "early" }).exclusions).toEqual({
+      OPEN_DELIVERY: 1,
+    });
     expect(evaluated.get("task-cohort-comparison-eligibility", {}, { snapshot: "late" }).exclusions).toEqual({});
-    expect(evaluated.get("task-cohort-comparison-eligibility", {}, { snapshot: "late" }).scope).toEqual({ kind: "snapshot", snapshot_id: "late", cutoff: CUTOFF });
+    expect(evaluated.get("task-cohort-comparison-eligibility", {}, { snapshot: "late" }).scope).toEqual({
+      kind: "snapshot",
+      snapshot_id: "late",
+      cutoff: CUTOFF,
+    });
   });
 
   it("the snapshot is never completed from other facts: a summary naming the task does not add a member", () => {
-    const evaluated = evaluate([snapshot({ tasks: [definedTask({ members: ["d-1"] })] }), summary({ delivery_id: "d-1" }), summary({ delivery_id: "d-extra", outcome: "FAILED" })]);
+    const evaluated = evaluate([
+      snapshot({ tasks: [definedTask({ members: ["d-1"] })] }),
+      summary({ delivery_id: "d-1" }),
+      summary({ delivery_id: "d-extra", outcome: "FAILED" }),
+    ]);
     expect(evaluated.get("task-cohort-comparison-eligibility", {}, SNAP).exclusions).toEqual({});
   });
 });
@@ -93,9 +156,15 @@ describe("contract §3 late records update results (an upsert of the result key)
   it("evaluating with and without a late cost: the late cost changes the Delivery's money", () => {
     const base = [summary({ delivery_id: "d-1", task_id: undefined })];
     const late = cost({ call_id: undefined, delivery_id: "d-1", event_time: at(5 * DAY) });
-    expect(evaluate(base).records("trajectory-partial-cost").map((result) => [result.cohort, result.status])).toEqual([[{}, "NOT_AVAILABLE"]]);
+    expect(
+      evaluate(base)
+        .records("trajectory-partial-cost")
+        .map((result) => [result.cohort, result.status]),
+    ).toEqual([[{}, "NOT_AVAILABLE"]]);
     const withLate = evaluate([...base, late]).records("trajectory-partial-cost");
-    expect(withLate.map((result) => [result.cohort, result.status, result.eligible_units])).toEqual([[{ cost_basis: "list-price", currency: "USD", source: "PROVIDER" }, "BELOW_MINIMUM_SAMPLE", 1]]);
+    expect(withLate.map((result) => [result.cohort, result.status, result.eligible_units])).toEqual([
+      [{ cost_basis: "list-price", currency: "USD", source: "PROVIDER" }, "BELOW_MINIMUM_SAMPLE", 1],
+    ]);
   });
 
   it("streaming: a late cost after a flush upserts the money key and tombstones the NOT_AVAILABLE one", () => {
@@ -119,7 +188,10 @@ describe("contract §3 late records update results (an upsert of the result key)
     engine.ingest(summary({ event_time: at(HOUR), outcome: "SUCCEEDED" }));
     const changes = engine.flush().filter((change) => change.key.includes("delivery-terminal-outcome-rate"));
     expect(changes).toContainEqual({ key: before[0]?.key, result: null });
-    expect(changes.find((change) => change.result !== null)?.result).toMatchObject({ value: { SUCCEEDED: 1 }, exclusions: {} });
+    expect(changes.find((change) => change.result !== null)?.result).toMatchObject({
+      value: { SUCCEEDED: 1 },
+      exclusions: {},
+    });
   });
 });
 
@@ -183,7 +255,11 @@ describe("streaming behaviour of MetricEngine", () => {
     engine.ingest(cost({ fact_id: "the-cost", amount_minor: 1 }));
     const changes = engine.flush().filter((change) => change.key.includes("operational-attributable-cost"));
     expect(changes).toContainEqual({ key: slice?.key, result: null });
-    expect(changes.find((change) => change.result !== null)?.result).toMatchObject({ cohort: TUPLE, status: "NOT_AVAILABLE", coverage: { numerator: 0, denominator: 1 } });
+    expect(changes.find((change) => change.result !== null)?.result).toMatchObject({
+      cohort: TUPLE,
+      status: "NOT_AVAILABLE",
+      coverage: { numerator: 0, denominator: 1 },
+    });
   });
 
   it("flush() with nothing new reports no change", () => {

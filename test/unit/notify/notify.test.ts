@@ -50,7 +50,12 @@ function result(alertOn: boolean, numerator = 1): MetricResult {
     eligible_units: numerator,
     minimum_sample: 1,
     coverage: {
-      numerator, denominator: 20, raw_ratio: numerator / 20, state: "PARTIAL", alert: alertOn, threshold_hundredths: 10,
+      numerator,
+      denominator: 20,
+      raw_ratio: numerator / 20,
+      state: "PARTIAL",
+      alert: alertOn,
+      threshold_hundredths: 10,
     },
     exclusions: {},
     as_of: "2026-10-01T10:00:00.000Z",
@@ -141,8 +146,9 @@ describe("webhook delivery", () => {
     await notifier.notify(alertNotification(alert("a3")), { file: "alerts.ndjson", line: 9 });
     await notifier.notify(alertNotification(alert("a4")), fileSource);
     expect(hook.requests).toHaveLength(3);
-    const kept = [...hook.accepted.values()]
-      .map((request) => JSON.parse(request.body) as { subject: { alert_id: string } });
+    const kept = [...hook.accepted.values()].map(
+      (request) => JSON.parse(request.body) as { subject: { alert_id: string } },
+    );
     expect(kept.map((body) => body.subject.alert_id)).toEqual(["a3", "a4"]);
   });
 
@@ -199,7 +205,11 @@ describe("webhook delivery", () => {
   it("sends only what a webhook subscribed to, at its minimum severity", async () => {
     const hook = await receiver();
     const critical = {
-      name: "critical-only", format: "json", url: { env: "HOOK_URL" }, events: ["alert"], minSeverity: "critical",
+      name: "critical-only",
+      format: "json",
+      url: { env: "HOOK_URL" },
+      events: ["alert"],
+      minSeverity: "critical",
     };
     const { notifier } = harness(config(hook.url, { extra: [critical] }));
     await notifier.notify(alertNotification(alert("w1", "warning")), fileSource);

@@ -5,7 +5,9 @@ import { murmur2, partitionOf } from "../../../src/partitioned/partitioner.ts";
 import { compositeKey, splitKey } from "../../../src/partitioned/stage-records.ts";
 
 // kafkajs' own murmur2 (the default partitioner's hash, a port of the Java client's Utils.murmur2).
-const kafkajsMurmur2 = createRequire(import.meta.url)("kafkajs/src/producer/partitioners/default/murmur2") as (key: Buffer) => number;
+const kafkajsMurmur2 = createRequire(import.meta.url)("kafkajs/src/producer/partitioners/default/murmur2") as (
+  key: Buffer,
+) => number;
 
 describe("partitionOf: the partition a Kafka producer picks for a key", () => {
   it("hashes as kafkajs' default partitioner does, for any key", () => {

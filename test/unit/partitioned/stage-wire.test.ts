@@ -8,7 +8,19 @@ import { accepted } from "../../support/fact-arbitraries.ts";
 
 type Response = Extract<StageRecord, { topic: "responses" }>;
 
-const summary = accepted({ contract: "agentops.observation@1.0.0", type: "delivery_summary", fact_id: "s-1", event_time: "2026-03-01T10:00:00Z", provenance: { basis: "DIRECT_HOST", source: "h" }, delivery_id: "d1", task_id: "t1", run_id: "r", status: "TERMINAL", outcome: "SUCCEEDED", requirement_changed: false }) as DeliverySummary;
+const summary = accepted({
+  contract: "agentops.observation@1.0.0",
+  type: "delivery_summary",
+  fact_id: "s-1",
+  event_time: "2026-03-01T10:00:00Z",
+  provenance: { basis: "DIRECT_HOST", source: "h" },
+  delivery_id: "d1",
+  task_id: "t1",
+  run_id: "r",
+  status: "TERMINAL",
+  outcome: "SUCCEEDED",
+  requirement_changed: false,
+}) as DeliverySummary;
 
 function roundTrip(value: Response["value"]): Response["value"] {
   const record: Response = { topic: "responses", partition: 0, key: "k", value };
@@ -20,7 +32,14 @@ describe("stage records on the wire", () => {
     const tuple = cohortOf({ provider: "openai", model: "m1", role: "writer", runtime: "rt" });
     const reading: MemberReading = {
       summaries: [summary],
-      money: { shares: [{ currency: "USD", source: "PROVIDER", costBasis: "LIST", amountMinor: 2n ** 60n }, { currency: "EUR", source: "HOST", costBasis: "NET", amountMinor: 12 }], excluded: { ESTIMATED_COST: 2 }, asOf: 1_772_359_200_000 },
+      money: {
+        shares: [
+          { currency: "USD", source: "PROVIDER", costBasis: "LIST", amountMinor: 2n ** 60n },
+          { currency: "EUR", source: "HOST", costBasis: "NET", amountMinor: 12 },
+        ],
+        excluded: { ESTIMATED_COST: 2 },
+        asOf: 1_772_359_200_000,
+      },
       calls: { direct: 3, nondirect: 1, unreadable: 2, asOf: Number.NEGATIVE_INFINITY, tuples: [tuple] },
       repairs: {
         unnamed: { count: 1, asOf: 1_772_359_200_001, attributable: true },

@@ -25,17 +25,22 @@ describe("partitioned engine on the generated workload", () => {
   const expected = single.results().map((entry) => entry.json);
   const expectedConflicts = single.conflicts().map((conflict) => conflict.identity);
 
-  it.each([1, 3, 4])("gives the single engine's results and conflicts on %i partitions, committing every 500 facts", (partitions) => {
-    expect(facts.length).toBeGreaterThan(5_000);
-    expect(expected.some((json) => json.includes('"scope":{"kind":"snapshot"') && json.includes('"status":"PUBLISHED"'))).toBe(true);
-    const engine = new PartitionedEngine(DEFAULT_ENGINE_CONFIG, catalog, { partitions });
-    facts.forEach((fact, index) => {
-      engine.ingest(fact, index + 1);
-      if ((index + 1) % 500 === 0) engine.run();
-    });
-    expect(engine.results().map((entry) => entry.json)).toEqual(expected);
-    expect(engine.conflicts().map((conflict) => conflict.identity)).toEqual(expectedConflicts);
-    // The joins ran across partitions: task units read members owned elsewhere.
-    if (partitions > 1) expect(engine.traffic.responses).toBeGreaterThan(0);
-  });
+  it.each([1, 3, 4])(
+    "gives the single engine's results and conflicts on %i partitions, committing every 500 facts",
+    (partitions) => {
+      expect(facts.length).toBeGreaterThan(5_000);
+      expect(
+        expected.some((json) => json.includes('"scope":{"kind":"snapshot"') && json.includes('"status":"PUBLISHED"')),
+      ).toBe(true);
+      const engine = new PartitionedEngine(DEFAULT_ENGINE_CONFIG, catalog, { partitions });
+      facts.forEach((fact, index) => {
+        engine.ingest(fact, index + 1);
+        if ((index + 1) % 500 === 0) engine.run();
+      });
+      expect(engine.results().map((entry) => entry.json)).toEqual(expected);
+      expect(engine.conflicts().map((conflict) => conflict.identity)).toEqual(expectedConflicts);
+      // The joins ran across partitions: task units read members owned elsewhere.
+      if (partitions > 1) expect(engine.traffic.responses).toBeGreaterThan(0);
+    },
+  );
 });

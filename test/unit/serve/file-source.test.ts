@@ -14,7 +14,16 @@ const result = (model: string, value: number) => ({
   value,
   coverage: { numerator: 1, denominator: 2, raw_ratio: 0.5, state: "PARTIAL", alert: false, threshold_hundredths: 10 },
 });
-const alert = (id: string) => ({ alert_id: id, run_id: "run-1", rule_id: "loop-cycle", kind: "LOOP", severity: "warning", event_time: "2026-10-01T01:00:00.000Z", evidence: { seq_from: 1, seq_to: 3 }, message: "m" });
+const alert = (id: string) => ({
+  alert_id: id,
+  run_id: "run-1",
+  rule_id: "loop-cycle",
+  kind: "LOOP",
+  severity: "warning",
+  event_time: "2026-10-01T01:00:00.000Z",
+  evidence: { seq_from: 1, seq_to: 3 },
+  message: "m",
+});
 const lines = (...records: unknown[]): string => records.map((record) => `${JSON.stringify(record)}\n`).join("");
 
 async function until(check: () => boolean): Promise<void> {
@@ -33,7 +42,11 @@ afterEach(async () => {
 describe("the view over a replay's files", () => {
   it("re-reads a rewritten results file, follows appended alerts, and names a malformed line without dropping the rest", async () => {
     const dir = mkdtempSync(join(tmpdir(), "agentops-view-"));
-    const files = { results: join(dir, "results.ndjson"), alerts: join(dir, "alerts.ndjson"), runs: join(dir, "runs.ndjson") };
+    const files = {
+      results: join(dir, "results.ndjson"),
+      alerts: join(dir, "alerts.ndjson"),
+      runs: join(dir, "runs.ndjson"),
+    };
     writeFileSync(files.results, lines(result("a", 1), result("b", 2)));
     writeFileSync(files.alerts, lines(alert("x1")));
     const state = new ViewState({ mode: "files", description: "test", error: null });
@@ -48,10 +61,17 @@ describe("the view over a replay's files", () => {
     writeFileSync(files.results, lines(result("a", 5)));
     await until(() => state.snapshot().results.length === 1);
     expect(state.snapshot().results[0]?.result.value).toBe(5);
-    expect(events.filter((event) => event.type === "result").map((event) => (event.type === "result" ? event.result?.value ?? null : undefined))).toEqual([null, 5]);
+    expect(
+      events
+        .filter((event) => event.type === "result")
+        .map((event) => (event.type === "result" ? (event.result?.value ?? null) : undefined)),
+    ).toEqual([null, 5]);
 
     // Appended alerts arrive one by one; a half-written line waits for its end; bad JSON is named.
-    appendFileSync(files.alerts, `${JSON.stringify(alert("x2"))}\nnot json\n${JSON.stringify(alert("x3")).slice(0, 20)}`);
+    appendFileSync(
+      files.alerts,
+      `${JSON.stringify(alert("x2"))}\nnot json\n${JSON.stringify(alert("x3")).slice(0, 20)}`,
+    );
     await until(() => state.snapshot().alerts.length === 2);
     expect(state.snapshot().status.error).toContain("alerts.ndjson line 3: not JSON");
     appendFileSync(files.alerts, `${JSON.stringify(alert("x3")).slice(20)}\n`);

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 
 // The page's time module is plain browser JavaScript; it is loaded here by URL, as the page loads it.
 const FORMAT_MODULE = new URL("../../../src/serve/static/format.js", import.meta.url).href;
-const { formatInstant, instantMillis } = (await import(FORMAT_MODULE)) as { formatInstant(value: unknown): string; instantMillis(value: unknown): number | null };
+const { formatInstant, instantMillis } = (await import(FORMAT_MODULE)) as {
+  formatInstant(value: unknown): string;
+  instantMillis(value: unknown): number | null;
+};
 
 describe("the page's one time function", () => {
   it("reads RFC 3339 text and epoch milliseconds alike (alerts move from the second to the first)", () => {

@@ -209,7 +209,9 @@ describe("the lineage route", () => {
     const on = await serve("127.0.0.1", {
       explain: (key) => {
         asked.push(key);
-        return key === "broken" ? Promise.reject(new Error("member unreachable")) : Promise.resolve({ status: 200, body: JSON.stringify({ kind: "explained", key }) });
+        return key === "broken"
+          ? Promise.reject(new Error("member unreachable"))
+          : Promise.resolve({ status: 200, body: JSON.stringify({ kind: "explained", key }) });
       },
     });
     const onReply = await fetch(new URL(`/api/explain?key=${encodeURIComponent('{"a":1}')}`, on.server.url));

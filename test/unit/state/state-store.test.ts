@@ -9,7 +9,12 @@ import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { presenceCodec, stringCodec } from "../../../src/state/codecs/values.ts";
 import { engineTables, unitTables } from "../../../src/state/engine-tables.ts";
-import { checkpointWrite, openLocalState, stateIdentity, StateDirectoryLockedError } from "../../../src/state/local-state.ts";
+import {
+  checkpointWrite,
+  openLocalState,
+  stateIdentity,
+  StateDirectoryLockedError,
+} from "../../../src/state/local-state.ts";
 import { boundEngineHeapGrowth, ENGINE_HEAP_GROWING_PERCENT } from "../../../src/state/heap-growth.ts";
 import { openLmdbBackend, type StateBackend } from "../../../src/state/state-backend.ts";
 import { MAX_DIRTY_ENTRIES, StateStore } from "../../../src/state/state-store.ts";
@@ -26,11 +31,15 @@ describe("the LMDB backend", () => {
   it("wipes a store of more keys than one clearing transaction, and takes writes after it across a reopen", async () => {
     const directory = fresh();
     const backend = openLmdbBackend(directory);
-    await backend.commit(Array.from({ length: 25_000 }, (_, index) => [`k${String(index)}`, Buffer.alloc(64, index % 256)] as const));
+    await backend.commit(
+      Array.from({ length: 25_000 }, (_, index) => [`k${String(index)}`, Buffer.alloc(64, index % 256)] as const),
+    );
     expect([...backend.scan("k")]).toHaveLength(25_000);
     backend.clear();
     expect([...backend.scan("")]).toHaveLength(0);
-    await backend.commit(Array.from({ length: 30_000 }, (_, index) => [`n${String(index)}`, Buffer.alloc(100, 7)] as const));
+    await backend.commit(
+      Array.from({ length: 30_000 }, (_, index) => [`n${String(index)}`, Buffer.alloc(100, 7)] as const),
+    );
     await backend.close();
     const reopened = openLmdbBackend(directory);
     expect([...reopened.scan("n")]).toHaveLength(30_000);
@@ -55,13 +64,15 @@ describe("StateStore over LMDB", () => {
     const backend = openLmdbBackend(fresh());
     const state = new StateStore(backend, 64 * 1024);
     const table = state.table("t\u0000", stringCodec);
-    for (let index = 0; index < 5_000; index++) table.set(`key-${String(index)}`, `value-${String(index)}`.repeat(4), 40);
+    for (let index = 0; index < 5_000; index++)
+      table.set(`key-${String(index)}`, `value-${String(index)}`.repeat(4), 40);
     expect(state.cachedBytes).toBeGreaterThan(64 * 1024);
     await state.commit();
     await state.landed();
     expect(state.cachedBytes).toBeLessThanOrEqual(64 * 1024);
     expect(state.stats().evictions).toBeGreaterThan(0);
-    for (const index of [0, 1234, 4999]) expect(table.get(`key-${String(index)}`)).toBe(`value-${String(index)}`.repeat(4));
+    for (const index of [0, 1234, 4999])
+      expect(table.get(`key-${String(index)}`)).toBe(`value-${String(index)}`.repeat(4));
     await backend.close();
   });
 
@@ -176,7 +187,10 @@ function recordingWrites(backend: StateBackend, written: string[]): StateBackend
 
 describe("the engine's changed units on disk", () => {
   const CHANGED_UNITS = "cu\u0000";
-  const facts = Array.from({ length: 20 }, (_, index) => [modelCall({ fact_id: `call-fact-${String(index)}`, call_id: `call-${String(index)}` }), cost({ fact_id: `cost-fact-${String(index)}`, cost_id: `cost-${String(index)}`, call_id: `call-${String(index)}` })]).flat();
+  const facts = Array.from({ length: 20 }, (_, index) => [
+    modelCall({ fact_id: `call-fact-${String(index)}`, call_id: `call-${String(index)}` }),
+    cost({ fact_id: `cost-fact-${String(index)}`, cost_id: `cost-${String(index)}`, call_id: `call-${String(index)}` }),
+  ]).flat();
 
   it("are never written when the changelog took them before the commit (live), and survive a restart when it had not (replaying old input)", async () => {
     const directory = fresh();
@@ -236,7 +250,14 @@ describe("the engine's changed units on disk", () => {
 });
 
 describe("result keys in stored unit contributions", () => {
-  const facts = Array.from({ length: 12 }, (_, index) => [modelCall({ fact_id: `call-fact-${String(index)}`, call_id: `call-${String(index)}`, delivery_id: `delivery-${String(index % 3)}` }), cost({ fact_id: `cost-fact-${String(index)}`, cost_id: `cost-${String(index)}`, call_id: `call-${String(index)}` })]).flat();
+  const facts = Array.from({ length: 12 }, (_, index) => [
+    modelCall({
+      fact_id: `call-fact-${String(index)}`,
+      call_id: `call-${String(index)}`,
+      delivery_id: `delivery-${String(index % 3)}`,
+    }),
+    cost({ fact_id: `cost-fact-${String(index)}`, cost_id: `cost-${String(index)}`, call_id: `call-${String(index)}` }),
+  ]).flat();
 
   it("are stored as ids (not the canonical JSON), read back across a restart with nothing cached, and new keys after it get new ids", async () => {
     const directory = fresh();
@@ -295,7 +316,11 @@ describe("local state directories", () => {
     await same.state.backend?.close();
     same.release();
 
-    const other = openLocalState(options(directory), 0, stateIdentity({ ...DEFAULT_ENGINE_CONFIG, windowMillis: 3_600_000 }, shippedCatalog()));
+    const other = openLocalState(
+      options(directory),
+      0,
+      stateIdentity({ ...DEFAULT_ENGINE_CONFIG, windowMillis: 3_600_000 }, shippedCatalog()),
+    );
     expect(other.checkpoint).toBeUndefined();
     expect(other.state.table("t\u0000", stringCodec).get("k")).toBeUndefined();
     await other.state.backend?.close();
@@ -312,7 +337,9 @@ describe("local state directories", () => {
     try {
       writeFileSync(join(directory, "LOCK.pid"), String(sleeper.pid));
       expect(() => openLocalState(options(directory), 0, identity)).toThrow(StateDirectoryLockedError);
-      expect(() => openLocalState(options(directory), 0, identity)).toThrow(/give each instance on one machine its own --state-dir/);
+      expect(() => openLocalState(options(directory), 0, identity)).toThrow(
+        /give each instance on one machine its own --state-dir/,
+      );
     } finally {
       sleeper.kill("SIGKILL");
       await new Promise((resolve) => sleeper.once("exit", resolve));
@@ -329,6 +356,8 @@ describe("the engine's heap growth", () => {
   it("is bounded to a factor of 2 unless the operator chose one on the command line or in NODE_OPTIONS", () => {
     expect(boundEngineHeapGrowth(["--heap-growing-percent=30"], "")).toBeUndefined();
     expect(boundEngineHeapGrowth([], "--max-old-space-size=512 --heap_growing_percent=10")).toBeUndefined();
-    expect(boundEngineHeapGrowth(["--max-old-space-size=512"], "--enable-source-maps")).toBe(ENGINE_HEAP_GROWING_PERCENT);
+    expect(boundEngineHeapGrowth(["--max-old-space-size=512"], "--enable-source-maps")).toBe(
+      ENGINE_HEAP_GROWING_PERCENT,
+    );
   });
 });

@@ -30,12 +30,22 @@ describe("the contributions changelog record", () => {
       if (parsed.ok && !isAgentEvent(parsed.fact)) facts.push(parsed.fact);
     }
     const backend = openLmdbBackend(join(root, "workload"));
-    const engine = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(new StateStore(backend, 1 << 20)));
+    const engine = new MetricEngine(
+      DEFAULT_ENGINE_CONFIG,
+      shippedCatalog(),
+      engineTables(new StateStore(backend, 1 << 20)),
+    );
     for (const fact of facts) engine.ingest(fact);
     engine.flush();
     const changes = engine.unitChanges().filter(([, contributions]) => contributions.length > 0);
     expect(changes.length).toBeGreaterThan(1_000);
-    const kinds = new Set(changes.flatMap(([, contributions]) => contributions.map((contribution) => `${contribution.scope.kind}:${String(Object.keys(contribution.cohort).length)}`)));
+    const kinds = new Set(
+      changes.flatMap(([, contributions]) =>
+        contributions.map(
+          (contribution) => `${contribution.scope.kind}:${String(Object.keys(contribution.cohort).length)}`,
+        ),
+      ),
+    );
     // Both scope kinds, cohort-less and cohort records.
     expect([...kinds].some((kind) => kind.startsWith("window:"))).toBe(true);
     expect([...kinds].some((kind) => kind.startsWith("snapshot:"))).toBe(true);
@@ -49,7 +59,9 @@ describe("the contributions changelog record", () => {
       keyBytes += contributions.reduce((sum, contribution) => sum + contribution.groupKey.length, 0);
       const decoded = decodeUnitRecord(bytes, identity);
       expect(decoded).toEqual(contributions);
-      expect(decoded?.map((contribution) => JSON.stringify([contribution.scope, contribution.cohort]))).toEqual(contributions.map((contribution) => JSON.stringify([contribution.scope, contribution.cohort])));
+      expect(decoded?.map((contribution) => JSON.stringify([contribution.scope, contribution.cohort]))).toEqual(
+        contributions.map((contribution) => JSON.stringify([contribution.scope, contribution.cohort])),
+      );
       // The engine's own scope and cohort objects, not copies: a member loading the log holds
       // tens of thousands of units, and copies (with their result keys) took its heap past 1 GiB.
       decoded?.forEach((contribution, index) => {
@@ -62,13 +74,29 @@ describe("the contributions changelog record", () => {
   });
 
   it("keeps a scope that is not in the engine's form as written (a window off the epoch grid, a cutoff without milliseconds)", () => {
-    const body = { candidate: true, covered: true, eligible: true, hit: false, category: undefined, amount: 3, money: [], exclusions: {}, asOf: 1_000 };
+    const body = {
+      candidate: true,
+      covered: true,
+      eligible: true,
+      hit: false,
+      category: undefined,
+      amount: 3,
+      money: [],
+      exclusions: {},
+      asOf: 1_000,
+    };
     const scopes: Scope[] = [
       { kind: "window", start: "2026-01-01T00:30:00.000Z", end: "2026-01-02T00:30:00.000Z" },
       { kind: "window", start: "not a time", end: "2026-01-02T00:00:00.000Z" },
       { kind: "snapshot", snapshot_id: "s1", cutoff: "2026-01-01T00:00:00Z" },
     ];
-    const contributions = scopes.map((scope) => ({ metricId: "operational-token-usage" as const, scope, cohort: NO_COHORT, groupKey: resultKey("operational-token-usage", scope, NO_COHORT), ...body }));
+    const contributions = scopes.map((scope) => ({
+      metricId: "operational-token-usage" as const,
+      scope,
+      cohort: NO_COHORT,
+      groupKey: resultKey("operational-token-usage", scope, NO_COHORT),
+      ...body,
+    }));
     expect(decodeUnitRecord(encodeUnitRecord(identity, contributions), identity)).toEqual(contributions);
   });
 
@@ -76,7 +104,21 @@ describe("the contributions changelog record", () => {
     const scope: Scope = { kind: "window", start: "2026-01-01T00:00:00.000Z", end: "2026-01-02T00:00:00.000Z" };
     const money = [{ currency: "EUR", source: "provider_invoice", costBasis: "list", amountMinor: 2n ** 60n }];
     const exclusions = JSON.parse('{"__proto__": 2, "NO_TERMINAL_SUMMARY": 1}') as Record<string, number>;
-    const contribution = { metricId: "operational-token-usage" as const, scope, cohort: NO_COHORT, groupKey: resultKey("operational-token-usage", scope, NO_COHORT), candidate: true, covered: false, eligible: true, hit: true, category: "x", amount: 1.5, money, exclusions, asOf: 7 };
+    const contribution = {
+      metricId: "operational-token-usage" as const,
+      scope,
+      cohort: NO_COHORT,
+      groupKey: resultKey("operational-token-usage", scope, NO_COHORT),
+      candidate: true,
+      covered: false,
+      eligible: true,
+      hit: true,
+      category: "x",
+      amount: 1.5,
+      money,
+      exclusions,
+      asOf: 7,
+    };
     const decoded = decodeUnitRecord(encodeUnitRecord(identity, [contribution, contribution]), identity);
     expect(decoded).toEqual([contribution, contribution]);
     expect(Object.keys(decoded?.[0]?.exclusions ?? {})).toEqual(["__proto__", "NO_TERMINAL_SUMMARY"]);
@@ -100,6 +142,8 @@ describe("the contributions changelog record", () => {
     expect(decodeUnitRecord(garbage, identity)).toBeUndefined();
     const ours = encodeUnitRecord(identity, []);
     expect(decodeUnitRecord(ours, identity)).toEqual([]);
-    expect(() => decodeUnitRecord(Buffer.concat([ours.subarray(0, ours.length - 1), Buffer.from([1, 0, 5])]), identity)).toThrow(InternalRecordError);
+    expect(() =>
+      decodeUnitRecord(Buffer.concat([ours.subarray(0, ours.length - 1), Buffer.from([1, 0, 5])]), identity),
+    ).toThrow(InternalRecordError);
   });
 });

@@ -21,27 +21,41 @@ const input = join(dir, "facts.ndjson");
 writeFileSync(input, `${generateWorkloadLines({ seed: 5, tasks: 300 }).lines.join("\n")}\n`);
 
 function replay(engineTopology?: { kind: "stages"; partitions: number }): Promise<ReplayOutcome> {
-  return Effect.runPromise(replayFile({ input }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {}, ...(engineTopology === undefined ? {} : { engineTopology }) }, shippedCatalog()));
+  return Effect.runPromise(
+    replayFile(
+      { input },
+      { engine: DEFAULT_ENGINE_CONFIG, tripwires: {}, ...(engineTopology === undefined ? {} : { engineTopology }) },
+      shippedCatalog(),
+    ),
+  );
 }
 
 describe("the embedded replay on the partitioned engine's topology", { timeout: 120_000 }, () => {
-  it.each([1, 3, 4])("gives the single engine's results, dead letters and alerts on %i partitions", async (partitions) => {
-    const single = await replay();
-    const stages = await replay({ kind: "stages", partitions });
-    expect(single.sinks.results().length).toBeGreaterThan(100);
-    expect(single.sinks.conflicts()).toBeGreaterThan(0);
-    expect(stages.sinks.results()).toEqual(single.sinks.results());
-    expect(stages.sinks.deadLetterLines()).toEqual(single.sinks.deadLetterLines());
-    expect(stages.sinks.alerts()).toEqual(single.sinks.alerts());
-    expect(stages.sinks.conflicts()).toBe(single.sinks.conflicts());
-    // The per-record ledger counts are the fact ledger's (docs/semantics.md, decision 5): a
-    // re-report (one identity under another fact_id) is a new fact there, and only a version that
-    // makes its fact_id a conflict is counted quarantined (identity conflicts are decided later, by
-    // the domain ledger, and are in the dead letters above).
-    const { accepted, redeliveries, quarantined, ...rest } = stages.counts;
-    const { accepted: singleAccepted, redeliveries: singleRedeliveries, quarantined: singleQuarantined, ...singleRest } = single.counts;
-    expect(rest).toEqual(singleRest);
-    expect(accepted + redeliveries + quarantined).toBe(singleAccepted + singleRedeliveries + singleQuarantined);
-    expect(quarantined).toBeLessThanOrEqual(singleQuarantined);
-  });
+  it.each([1, 3, 4])(
+    "gives the single engine's results, dead letters and alerts on %i partitions",
+    async (partitions) => {
+      const single = await replay();
+      const stages = await replay({ kind: "stages", partitions });
+      expect(single.sinks.results().length).toBeGreaterThan(100);
+      expect(single.sinks.conflicts()).toBeGreaterThan(0);
+      expect(stages.sinks.results()).toEqual(single.sinks.results());
+      expect(stages.sinks.deadLetterLines()).toEqual(single.sinks.deadLetterLines());
+      expect(stages.sinks.alerts()).toEqual(single.sinks.alerts());
+      expect(stages.sinks.conflicts()).toBe(single.sinks.conflicts());
+      // The per-record ledger counts are the fact ledger's (docs/semantics.md, decision 5): a
+      // re-report (one identity under another fact_id) is a new fact there, and only a version that
+      // makes its fact_id a conflict is counted quarantined (identity conflicts are decided later, by
+      // the domain ledger, and are in the dead letters above).
+      const { accepted, redeliveries, quarantined, ...rest } = stages.counts;
+      const {
+        accepted: singleAccepted,
+        redeliveries: singleRedeliveries,
+        quarantined: singleQuarantined,
+        ...singleRest
+      } = single.counts;
+      expect(rest).toEqual(singleRest);
+      expect(accepted + redeliveries + quarantined).toBe(singleAccepted + singleRedeliveries + singleQuarantined);
+      expect(quarantined).toBeLessThanOrEqual(singleQuarantined);
+    },
+  );
 });

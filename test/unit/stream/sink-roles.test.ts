@@ -6,7 +6,12 @@ import type { StageInput } from "../../../src/stream/processors/engine-stages.ts
 import { Telemetry } from "../../../src/stream/runtime/telemetry.ts";
 import { jsonTopicSerde } from "../../../src/stream/transports/embedded/embedded-transport.ts";
 import { WRITER_HEADER } from "../../../src/stream/transports/kafka/sink-encoding.ts";
-import { deliverOutput, encodeOutput, type EmbeddedTargets, type StageLogRole } from "../../../src/stream/transports/sink-roles.ts";
+import {
+  deliverOutput,
+  encodeOutput,
+  type EmbeddedTargets,
+  type StageLogRole,
+} from "../../../src/stream/transports/sink-roles.ts";
 import { modelCall } from "../metrics/fact-builders.ts";
 
 const PARTITIONS = 4;
@@ -18,7 +23,8 @@ function recordingTargets(): { targets: EmbeddedTargets; seen: string[] } {
     deadLetter: (letter) => seen.push(`deadLetter ${letter.kind}`),
     engineFact: (fact) => seen.push(`engineFact ${fact.fact.fact_id}`),
     agentEvent: (record) => seen.push(`agentEvent ${record.event.fact_id}`),
-    stageLog: (role: StageLogRole, partition: number, value: EngineFact | StageInput) => seen.push(`${role}/${String(partition)} ${"fact" in value ? value.fact.fact_id : value.key}`),
+    stageLog: (role: StageLogRole, partition: number, value: EngineFact | StageInput) =>
+      seen.push(`${role}/${String(partition)} ${"fact" in value ? value.fact.fact_id : value.key}`),
     result: (key, result) => seen.push(`result ${key} ${result === null ? "tombstone" : "upsert"}`),
     alert: (alert) => seen.push(`alert ${alert.alert_id}`),
     runState: (key) => seen.push(`runState ${key}`),
@@ -42,8 +48,16 @@ describe("the sink table (one entry per topic role, both transports)", () => {
   });
 
   it("carries a stage record's own partition and its writer header", async () => {
-    const record: SinkRecord = { topic: "stagePartials", key: "g", value: { value: Buffer.from("x"), partition: 3 }, writer: "entities/1" };
-    const message = await encodeOutput({ telemetry: new Telemetry(), enginePartitions: PARTITIONS, serde: jsonTopicSerde }, record);
+    const record: SinkRecord = {
+      topic: "stagePartials",
+      key: "g",
+      value: { value: Buffer.from("x"), partition: 3 },
+      writer: "entities/1",
+    };
+    const message = await encodeOutput(
+      { telemetry: new Telemetry(), enginePartitions: PARTITIONS, serde: jsonTopicSerde },
+      record,
+    );
     expect(message).toMatchObject({ key: "g", partition: 3, headers: { [WRITER_HEADER]: "entities/1" } });
     const { targets, seen } = recordingTargets();
     deliverOutput({ telemetry: new Telemetry(), enginePartitions: PARTITIONS }, targets, record);
@@ -54,7 +68,14 @@ describe("the sink table (one entry per topic role, both transports)", () => {
     const letter: SinkRecord = {
       topic: "deadLetters",
       key: "k",
-      value: { kind: "record", rejection: { reason: "MISSING_FIELD", field: "type", detail: "d" }, recordRejected: true, position: source, factId: null, original: { key: null, value: null } },
+      value: {
+        kind: "record",
+        rejection: { reason: "MISSING_FIELD", field: "type", detail: "d" },
+        recordRejected: true,
+        position: source,
+        factId: null,
+        original: { key: null, value: null },
+      },
     };
     const kafka = new Telemetry();
     await encodeOutput({ telemetry: kafka, enginePartitions: 1, serde: jsonTopicSerde }, letter);
@@ -66,9 +87,15 @@ describe("the sink table (one entry per topic role, both transports)", () => {
 
   it("refuses a role written only as a store's changelog, and a result that names no writer", async () => {
     const changelog: SinkRecord = { topic: "runMonitorChangelog", key: "run", value: null };
-    expect(() => deliverOutput({ telemetry: new Telemetry(), enginePartitions: 1 }, recordingTargets().targets, changelog)).toThrow(InvariantError);
-    await expect(encodeOutput({ telemetry: new Telemetry(), enginePartitions: 1, serde: jsonTopicSerde }, changelog)).rejects.toThrow(InvariantError);
+    expect(() =>
+      deliverOutput({ telemetry: new Telemetry(), enginePartitions: 1 }, recordingTargets().targets, changelog),
+    ).toThrow(InvariantError);
+    await expect(
+      encodeOutput({ telemetry: new Telemetry(), enginePartitions: 1, serde: jsonTopicSerde }, changelog),
+    ).rejects.toThrow(InvariantError);
     const unnamed: SinkRecord = { topic: "results", key: "r", value: null };
-    await expect(encodeOutput({ telemetry: new Telemetry(), enginePartitions: 1, serde: jsonTopicSerde }, unnamed)).rejects.toThrow(/name its writer/);
+    await expect(
+      encodeOutput({ telemetry: new Telemetry(), enginePartitions: 1, serde: jsonTopicSerde }, unnamed),
+    ).rejects.toThrow(/name its writer/);
   });
 });

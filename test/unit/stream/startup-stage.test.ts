@@ -10,7 +10,8 @@ function capturingLogger(): { logger: pino.Logger; lines: Array<Record<string, u
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line !== "") lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString("utf8").split("\n"))
+        if (line !== "") lines.push(JSON.parse(line) as Record<string, unknown>);
       callback();
     },
   });
@@ -18,7 +19,11 @@ function capturingLogger(): { logger: pino.Logger; lines: Array<Record<string, u
 }
 
 /** A registry that is not there (yet): what waiting may heal. */
-const unreachable = (): RegistryError => new RegistryError({ operation: "register schemas", cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:18081"), { code: "ECONNREFUSED" }) });
+const unreachable = (): RegistryError =>
+  new RegistryError({
+    operation: "register schemas",
+    cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:18081"), { code: "ECONNREFUSED" }),
+  });
 
 /** Fails with `failure()` the first `failures` times, then succeeds with the attempt number. */
 function flaky<E>(failures: number, failure: () => E): { effect: Effect.Effect<number, E>; attempts: () => number } {
@@ -57,7 +62,11 @@ describe("startupStage: a log line per start-up stage and per retry", () => {
 
   it("does not retry what waiting cannot heal, and says the stage failed", async () => {
     const { logger, lines } = capturingLogger();
-    const refused = (): KafkaIoError => new KafkaIoError({ operation: "connect producer", cause: Object.assign(new Error("SASL PLAIN authentication failed"), { name: "KafkaJSSASLAuthenticationError" }) });
+    const refused = (): KafkaIoError =>
+      new KafkaIoError({
+        operation: "connect producer",
+        cause: Object.assign(new Error("SASL PLAIN authentication failed"), { name: "KafkaJSSASLAuthenticationError" }),
+      });
     const { effect, attempts } = flaky(5, refused);
     const exit = await Effect.runPromiseExit(startupStage(logger, "connect ingest producer", effect, { retry: true }));
     expect(exit._tag).toBe("Failure");
@@ -69,14 +78,18 @@ describe("startupStage: a log line per start-up stage and per retry", () => {
   it("without retry, one attempt", async () => {
     const { logger, lines } = capturingLogger();
     const { effect, attempts } = flaky(1, unreachable);
-    expect((await Effect.runPromiseExit(startupStage(logger, "join engine consumer group", effect)))._tag).toBe("Failure");
+    expect((await Effect.runPromiseExit(startupStage(logger, "join engine consumer group", effect)))._tag).toBe(
+      "Failure",
+    );
     expect(attempts()).toBe(1);
     expect(messages(lines)).toEqual(["start-up stage begun", "start-up stage failed"]);
   });
 
   it("says it is still waiting while a stage is pending, and stops saying so once it is done", async () => {
     const { logger, lines } = capturingLogger();
-    await Effect.runPromise(startupStage(logger, "join engine consumer group", Effect.sleep("120 millis"), { stillWaitingIntervalMs: 25 }));
+    await Effect.runPromise(
+      startupStage(logger, "join engine consumer group", Effect.sleep("120 millis"), { stillWaitingIntervalMs: 25 }),
+    );
     const waiting = lines.filter((line) => line["msg"] === "start-up stage still waiting");
     expect(waiting.length).toBeGreaterThanOrEqual(2);
     expect(waiting[0]).toMatchObject({ stage: "join engine consumer group" });

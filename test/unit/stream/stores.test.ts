@@ -3,13 +3,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStoreDirectory, StateDirectoryLockedError } from "../../../src/state/local-state.ts";
-import { BYTES_CODEC, ChangeLoggingKeyValueStore, writeChanged } from "../../../src/stream/stores/changelogging-store.ts";
+import {
+  BYTES_CODEC,
+  ChangeLoggingKeyValueStore,
+  writeChanged,
+} from "../../../src/stream/stores/changelogging-store.ts";
 import { InMemoryKeyValueStore } from "../../../src/stream/stores/key-value-store.ts";
 import { OnDiskKeyValueStore } from "../../../src/stream/stores/on-disk-key-value-store.ts";
 
 describe("the changelogging store", () => {
   it("logs every key put or deleted with its value at drain time, and restores without logging", () => {
-    const store = new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<string>("s"), { encode: (value: string) => value, decode: (bytes) => bytes.toString() });
+    const store = new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<string>("s"), {
+      encode: (value: string) => value,
+      decode: (bytes) => bytes.toString(),
+    });
     store.restore("kept", "v0");
     expect(store.drain()).toEqual([]);
     store.put("a", "1");
@@ -106,7 +113,20 @@ describe("the store on disk (published results with local state)", () => {
     expect(second.get("k")?.equals(value(1))).toBe(true);
     expect(second.get("later")).toBeUndefined();
     // The topic grew and gained a partition: read from the checkpoint, the new partition from 0.
-    expect(second.restoreStart(new Map([[0, 20n], [1, 4n]]))).toEqual({ from: new Map([[0, 12n], [1, 0n]]), resumed: true });
+    expect(
+      second.restoreStart(
+        new Map([
+          [0, 20n],
+          [1, 4n],
+        ]),
+      ),
+    ).toEqual({
+      from: new Map([
+        [0, 12n],
+        [1, 0n],
+      ]),
+      resumed: true,
+    });
     expect(second.get("k")?.equals(value(1))).toBe(true);
     await second.close();
   });

@@ -8,7 +8,17 @@ import { sendBounded } from "../../../src/kafka/send-bounded.ts";
 import { Telemetry } from "../../../src/stream/runtime/telemetry.ts";
 
 function packet(overrides: Record<string, unknown> = {}): MetricFact {
-  const parsed = parseFact({ contract: "agentops.observation@1.0.0", type: "packet", fact_id: "f1", event_time: "2026-10-01T00:00:00Z", provenance: null, packet_id: "p1", governance_revision: "0.2", repair_attribution: "AVAILABLE", ...overrides });
+  const parsed = parseFact({
+    contract: "agentops.observation@1.0.0",
+    type: "packet",
+    fact_id: "f1",
+    event_time: "2026-10-01T00:00:00Z",
+    provenance: null,
+    packet_id: "p1",
+    governance_revision: "0.2",
+    repair_attribution: "AVAILABLE",
+    ...overrides,
+  });
   if (!parsed.ok || parsed.fact.type !== "packet") throw new Error("bad test fact");
   return parsed.fact;
 }
@@ -23,7 +33,9 @@ describe("engine-facts records (the engine's input and changelog)", () => {
 
   it("a redelivery has the same key (compaction collapses it); two versions of one fact_id have different keys (both survive)", () => {
     expect(encodeEngineFact(packet(), source).key).toBe(encodeEngineFact(packet(), { ...source, offset: "99" }).key);
-    expect(encodeEngineFact(packet(), source).key).not.toBe(encodeEngineFact(packet({ repair_attribution: "UNAVAILABLE" }), source).key);
+    expect(encodeEngineFact(packet(), source).key).not.toBe(
+      encodeEngineFact(packet({ repair_attribution: "UNAVAILABLE" }), source).key,
+    );
   });
 
   it("the key format is stable (fact_id, NUL, 32 hex digits of SHA-256 of the canonical fact): existing compacted topics keep their keys", () => {
@@ -40,16 +52,35 @@ describe("engine-facts records (the engine's input and changelog)", () => {
 describe("sendBounded", () => {
   it("splits a batch into requests under the size bound, keeping every message in order", async () => {
     const requests: TopicMessages[][] = [];
-    const producer = { sendBatch: async ({ topicMessages }: { topicMessages: TopicMessages[] }) => void requests.push(topicMessages) } as unknown as Producer;
-    const messages: Message[] = Array.from({ length: 10 }, (_, index) => ({ key: `k${index}`, value: "x".repeat(100) }));
-    await sendBounded(producer, [{ topic: "a", messages: messages.slice(0, 6) }, { topic: "b", messages: messages.slice(6) }], 400);
+    const producer = {
+      sendBatch: async ({ topicMessages }: { topicMessages: TopicMessages[] }) => void requests.push(topicMessages),
+    } as unknown as Producer;
+    const messages: Message[] = Array.from({ length: 10 }, (_, index) => ({
+      key: `k${index}`,
+      value: "x".repeat(100),
+    }));
+    await sendBounded(
+      producer,
+      [
+        { topic: "a", messages: messages.slice(0, 6) },
+        { topic: "b", messages: messages.slice(6) },
+      ],
+      400,
+    );
     expect(requests.length).toBeGreaterThan(2);
     for (const request of requests) {
-      const bytes = request.flatMap((entry) => entry.messages).reduce((sum, message) => sum + String(message.key).length + String(message.value).length + 64, 0);
+      const bytes = request
+        .flatMap((entry) => entry.messages)
+        .reduce((sum, message) => sum + String(message.key).length + String(message.value).length + 64, 0);
       expect(bytes).toBeLessThanOrEqual(400);
     }
-    const sent = requests.flatMap((request) => request.flatMap((entry) => entry.messages.map((message) => `${entry.topic}:${String(message.key)}`)));
-    expect(sent).toEqual([...messages.slice(0, 6).map((message) => `a:${String(message.key)}`), ...messages.slice(6).map((message) => `b:${String(message.key)}`)]);
+    const sent = requests.flatMap((request) =>
+      request.flatMap((entry) => entry.messages.map((message) => `${entry.topic}:${String(message.key)}`)),
+    );
+    expect(sent).toEqual([
+      ...messages.slice(0, 6).map((message) => `a:${String(message.key)}`),
+      ...messages.slice(6).map((message) => `b:${String(message.key)}`),
+    ]);
   });
 });
 
@@ -89,5 +120,4 @@ describe("telemetry (Prometheus text format)", () => {
     // The two parts are resident memory; their sum is the RSS read a moment earlier, within what allocation moved between the reads.
     expect(Math.abs(anonymous + file - value("agentops_process_resident_memory_bytes"))).toBeLessThan(64 * 1024 * 1024);
   });
-
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { NOTHING, type ProcessResult, type Task } from "../../../src/stream/processor.ts";
-import { acknowledged, closeTask, goLivePages, restore, resumeFrom } from "../../../src/stream/runtime/task-capabilities.ts";
+import {
+  acknowledged,
+  closeTask,
+  goLivePages,
+  restore,
+  resumeFrom,
+} from "../../../src/stream/runtime/task-capabilities.ts";
 
 const plain: Task<unknown> = { process: () => NOTHING };
 
@@ -23,7 +29,10 @@ describe("task capabilities, read in one place by both transports", () => {
         committed: (next) => Promise.resolve(void calls.push(`committed ${next}`)),
         close: () => Promise.resolve(void calls.push("close")),
       },
-      sourceRestore: { restore: (records) => (calls.push(`restore ${String(records.length)}`), NOTHING), goLive: () => [page, page] },
+      sourceRestore: {
+        restore: (records) => (calls.push(`restore ${String(records.length)}`), NOTHING),
+        goLive: () => [page, page],
+      },
     };
     expect(resumeFrom(task, "9")).toBe("7");
     restore(task, []);

@@ -17,7 +17,10 @@ describe("topic names come from topics/topics.json", () => {
   });
 
   it("follows a renamed topic in the file", () => {
-    const renamed = { ...shipped, topics: shipped.topics.map((topic) => (topic.role === "results" ? { ...topic, name: "acme.results.v9" } : topic)) };
+    const renamed = {
+      ...shipped,
+      topics: shipped.topics.map((topic) => (topic.role === "results" ? { ...topic, name: "acme.results.v9" } : topic)),
+    };
     expect(topicNamesFrom(renamed).results).toBe("acme.results.v9");
   });
 

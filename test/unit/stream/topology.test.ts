@@ -20,7 +20,12 @@ describe("the topology (src/stream/topology.ts)", () => {
     const used = new Set<string>();
     for (const name of ALL_PROCESSORS) {
       const node = TOPOLOGY[name];
-      for (const role of [node.source, ...node.sinks.map((sink) => sink.topic), ...node.stores.map((store) => store.changelog)]) used.add(role);
+      for (const role of [
+        node.source,
+        ...node.sinks.map((sink) => sink.topic),
+        ...node.stores.map((store) => store.changelog),
+      ])
+        used.add(role);
     }
     for (const role of used) expect(roles.has(role), role).toBe(true);
     expect([...roles].filter((role) => role !== undefined && !used.has(role))).toEqual([]);
@@ -29,7 +34,10 @@ describe("the topology (src/stream/topology.ts)", () => {
   it("restores every store from a topic its processor owns (its source or one of its sinks)", () => {
     for (const name of ALL_PROCESSORS) {
       const node = TOPOLOGY[name];
-      for (const store of node.stores) expect([node.source, ...node.sinks.map((sink) => sink.topic)], `${name}/${store.name}`).toContain(store.changelog);
+      for (const store of node.stores)
+        expect([node.source, ...node.sinks.map((sink) => sink.topic)], `${name}/${store.name}`).toContain(
+          store.changelog,
+        );
     }
   });
 });

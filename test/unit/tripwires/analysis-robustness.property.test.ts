@@ -7,13 +7,46 @@ const context = { cwd: "/work/repo", workspaceRoot: "/work/repo", home: undefine
 
 describe("command analysis never throws", { timeout: 60_000 }, () => {
   it("on arbitrary strings and shell-ish fragments", () => {
-    const fragment = fc.constantFrom("rm", "-rf", "/", "$(", ")", "`", "'", '"', "\\", "|", "&&", ";", "<<EOF\n", "${IFS}", "~", "*", "bash -c", "xargs", "sudo", "\n", "#", "{", "}", "(", "DROP TABLE x", "git push -f");
+    const fragment = fc.constantFrom(
+      "rm",
+      "-rf",
+      "/",
+      "$(",
+      ")",
+      "`",
+      "'",
+      '"',
+      "\\",
+      "|",
+      "&&",
+      ";",
+      "<<EOF\n",
+      "${IFS}",
+      "~",
+      "*",
+      "bash -c",
+      "xargs",
+      "sudo",
+      "\n",
+      "#",
+      "{",
+      "}",
+      "(",
+      "DROP TABLE x",
+      "git push -f",
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.array(fragment, { maxLength: 30 }).map((parts) => parts.join(" "))), (command) => {
-        const analysis = analyser.analyseShell(command, context);
-        expect(Array.isArray(analysis.findings)).toBe(true);
-        expect(Array.isArray(analyser.analyseSqlStatement(command).findings)).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.array(fragment, { maxLength: 30 }).map((parts) => parts.join(" ")),
+        ),
+        (command) => {
+          const analysis = analyser.analyseShell(command, context);
+          expect(Array.isArray(analysis.findings)).toBe(true);
+          expect(Array.isArray(analyser.analyseSqlStatement(command).findings)).toBe(true);
+        },
+      ),
     );
   });
 

@@ -52,17 +52,31 @@ const BENIGN: readonly (readonly string[])[] = [
   ["ls", "-la", "/"],
   ["echo", "'rm -rf /'"],
 ];
-const REDIRECTS = ["2>/dev/null", ">/dev/null", "&>/dev/null", "2>&1", "</dev/null", ">>build.log", "1>&2", "2>>err.log", ">|out.txt"];
+const REDIRECTS = [
+  "2>/dev/null",
+  ">/dev/null",
+  "&>/dev/null",
+  "2>&1",
+  "</dev/null",
+  ">>build.log",
+  "1>&2",
+  "2>>err.log",
+  ">|out.txt",
+];
 
 /** Inserts redirects at the given positions among the words (0 = before the command name). */
 function withRedirects(words: readonly string[], inserts: readonly { at: number; redirect: string }[]): string {
   const out = [...words];
-  for (const { at, redirect } of [...inserts].sort((left, right) => right.at - left.at)) out.splice(Math.min(at, out.length), 0, redirect);
+  for (const { at, redirect } of [...inserts].sort((left, right) => right.at - left.at))
+    out.splice(Math.min(at, out.length), 0, redirect);
   return out.join(" ");
 }
 
 const inserts = (length: number): fc.Arbitrary<{ at: number; redirect: string }[]> =>
-  fc.array(fc.record({ at: fc.integer({ min: 0, max: length }), redirect: fc.constantFrom(...REDIRECTS) }), { minLength: 1, maxLength: 3 });
+  fc.array(fc.record({ at: fc.integer({ min: 0, max: length }), redirect: fc.constantFrom(...REDIRECTS) }), {
+    minLength: 1,
+    maxLength: 3,
+  });
 
 describe("1. redirects anywhere among the words", SLOW, () => {
   it("the examples from the issue alert", () => {
@@ -74,29 +88,46 @@ describe("1. redirects anywhere among the words", SLOW, () => {
 
   it("a redirect inserted anywhere never changes the verdict of a dangerous command", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...ALERTING).chain((words) => fc.tuple(fc.constant(words), inserts(words.length))), ([words, placed]) => {
-        const plain = rulesOf(words.join(" "));
-        expect(plain.length).toBeGreaterThan(0);
-        expect(rulesOf(withRedirects(words, placed))).toEqual(plain);
-      }),
+      fc.property(
+        fc.constantFrom(...ALERTING).chain((words) => fc.tuple(fc.constant(words), inserts(words.length))),
+        ([words, placed]) => {
+          const plain = rulesOf(words.join(" "));
+          expect(plain.length).toBeGreaterThan(0);
+          expect(rulesOf(withRedirects(words, placed))).toEqual(plain);
+        },
+      ),
       RUNS,
     );
   });
 
   it("nor makes a benign command alert", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...BENIGN).chain((words) => fc.tuple(fc.constant(words), inserts(words.length))), ([words, placed]) => {
-        expect(rulesOf(withRedirects(words, placed))).toEqual([]);
-      }),
+      fc.property(
+        fc.constantFrom(...BENIGN).chain((words) => fc.tuple(fc.constant(words), inserts(words.length))),
+        ([words, placed]) => {
+          expect(rulesOf(withRedirects(words, placed))).toEqual([]);
+        },
+      ),
       RUNS,
     );
   });
 
   it("commands in a redirect target, a here-string or an unquoted here-document run; a quoted one is data", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...ALERTING), fc.constantFrom("echo x >$(CMD)", "cat <<< $(CMD)", "cat <<EOF\n$(CMD)\nEOF", "cat > `CMD`", "bash <<EOF && CMD\necho hi\nEOF", "cat <<EOF | bash\nCMD\nEOF"), (words, template) => {
-        expect(rulesOf(template.replace("CMD", words.join(" ")))).toEqual(rulesOf(words.join(" ")));
-      }),
+      fc.property(
+        fc.constantFrom(...ALERTING),
+        fc.constantFrom(
+          "echo x >$(CMD)",
+          "cat <<< $(CMD)",
+          "cat <<EOF\n$(CMD)\nEOF",
+          "cat > `CMD`",
+          "bash <<EOF && CMD\necho hi\nEOF",
+          "cat <<EOF | bash\nCMD\nEOF",
+        ),
+        (words, template) => {
+          expect(rulesOf(template.replace("CMD", words.join(" ")))).toEqual(rulesOf(words.join(" ")));
+        },
+      ),
       RUNS,
     );
     expect(rulesOf("cat <<'EOF'\n$(rm -rf /)\nEOF")).toEqual([]);
@@ -105,45 +136,106 @@ describe("1. redirects anywhere among the words", SLOW, () => {
 });
 
 describe("argv from a sandbox event is never shell syntax", SLOW, () => {
-  const argvRules = (argv: string[]): string[] => [...new Set(analyseSandboxEvent(sandbox("r", 0, "exec", { argv, cwd: "/work/repo", workspace_root: "/work/repo" }), analyser, "/home/agent").findings.map((finding) => finding.ruleId))].sort();
+  const argvRules = (argv: string[]): string[] =>
+    [
+      ...new Set(
+        analyseSandboxEvent(
+          sandbox("r", 0, "exec", { argv, cwd: "/work/repo", workspace_root: "/work/repo" }),
+          analyser,
+          "/home/agent",
+        ).findings.map((finding) => finding.ruleId),
+      ),
+    ].sort();
 
   it("a redirect-looking, pipe-looking or substitution-looking argument is a plain argument", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...ALERTING.filter((words) => !words.some((word) => word.includes("'")))), fc.constantFrom(...REDIRECTS, ";", "|", "&&", "$(true)", "`true`", "#"), (words, special) => {
-        expect(argvRules([...words])).toEqual(rulesOf(words.join(" ")));
-        // The special word is one more operand: never a redirect that hides the rest, never a second command.
-        expect(argvRules(["rm", "-rf", special, "/"])).toEqual(["fs-delete-critical-path"]);
-        expect(argvRules(["echo", special, "rm", "-rf", "/"])).toEqual([]);
-      }),
+      fc.property(
+        fc.constantFrom(...ALERTING.filter((words) => !words.some((word) => word.includes("'")))),
+        fc.constantFrom(...REDIRECTS, ";", "|", "&&", "$(true)", "`true`", "#"),
+        (words, special) => {
+          expect(argvRules([...words])).toEqual(rulesOf(words.join(" ")));
+          // The special word is one more operand: never a redirect that hides the rest, never a second command.
+          expect(argvRules(["rm", "-rf", special, "/"])).toEqual(["fs-delete-critical-path"]);
+          expect(argvRules(["echo", special, "rm", "-rf", "/"])).toEqual([]);
+        },
+      ),
       RUNS,
     );
   });
 });
 
-const WRAPPERS = ["sudo", "sudo -u root", "sudo -E --", "doas", "env", "env FOO=1", "env -P /usr/bin", "env -i", "command", "nice", "nice -n 10", "ionice -c3", "timeout 10", "timeout -s KILL 5", "nohup", "stdbuf -o0", "busybox", "toybox", "setsid", "time"];
+const WRAPPERS = [
+  "sudo",
+  "sudo -u root",
+  "sudo -E --",
+  "doas",
+  "env",
+  "env FOO=1",
+  "env -P /usr/bin",
+  "env -i",
+  "command",
+  "nice",
+  "nice -n 10",
+  "ionice -c3",
+  "timeout 10",
+  "timeout -s KILL 5",
+  "nohup",
+  "stdbuf -o0",
+  "busybox",
+  "toybox",
+  "setsid",
+  "time",
+];
 
 describe("2. find", SLOW, () => {
-  const gitPatterns = [".git", "'.git'", "\".git\"", ".g*", "'.git*'", "'*git'", "'.[g]it'", "'?git'"];
+  const gitPatterns = [".git", "'.git'", '".git"', ".g*", "'.git*'", "'*git'", "'.[g]it'", "'?git'"];
   const everything = ["'*'", "\\*", "'?*'", "'*'"];
   const narrow = ["'*.pyc'", "__pycache__", "'*.o'", "node_modules", "'*.log'", "dist"];
-  const actions = ["-delete", "-exec rm -rf {} +", "-exec rm -rf {} \\;", "-execdir rm -r {} +", "-exec rm -f {} \\;", "-ok rm {} \\;"];
+  const actions = [
+    "-delete",
+    "-exec rm -rf {} +",
+    "-exec rm -rf {} \\;",
+    "-execdir rm -r {} +",
+    "-exec rm -f {} \\;",
+    "-ok rm {} \\;",
+  ];
   const types = ["", "-type d", "-type f", "-maxdepth 3"];
-  const filter = (flag: string, patterns: readonly string[]): fc.Arbitrary<string> => fc.tuple(fc.constantFrom(...types), fc.constantFrom(...patterns)).map(([type, pattern]) => `${type} ${flag} ${pattern}`.trim());
+  const filter = (flag: string, patterns: readonly string[]): fc.Arbitrary<string> =>
+    fc
+      .tuple(fc.constantFrom(...types), fc.constantFrom(...patterns))
+      .map(([type, pattern]) => `${type} ${flag} ${pattern}`.trim());
 
   it("a -name/-path filter that selects .git deletes .git", () => {
     fc.assert(
-      fc.property(fc.oneof(filter("-name", gitPatterns), filter("-iname", [".GIT", ".git"]), filter("-path", ["'*/.git'", "'./.git'", "'*/.git/*'"])), fc.constantFrom(...actions), (expression, action) => {
-        expect(rulesOf(`find . ${expression} ${action}`)).toContain("fs-delete-git-dir");
-      }),
+      fc.property(
+        fc.oneof(
+          filter("-name", gitPatterns),
+          filter("-iname", [".GIT", ".git"]),
+          filter("-path", ["'*/.git'", "'./.git'", "'*/.git/*'"]),
+        ),
+        fc.constantFrom(...actions),
+        (expression, action) => {
+          expect(rulesOf(`find . ${expression} ${action}`)).toContain("fs-delete-git-dir");
+        },
+      ),
       RUNS,
     );
   });
 
   it("a filter that matches everything (or a negated one) does not exempt the workspace root", () => {
     fc.assert(
-      fc.property(fc.oneof(filter("-name", everything), filter("!", ["-name '*.keep'"]), filter("-not", ["-name README.md"]), filter("-path", ["'./*'", "'*'"])), fc.constantFrom(...actions), (expression, action) => {
-        expect(rulesOf(`find . ${expression} ${action}`)).toContain("fs-delete-workspace-root");
-      }),
+      fc.property(
+        fc.oneof(
+          filter("-name", everything),
+          filter("!", ["-name '*.keep'"]),
+          filter("-not", ["-name README.md"]),
+          filter("-path", ["'./*'", "'*'"]),
+        ),
+        fc.constantFrom(...actions),
+        (expression, action) => {
+          expect(rulesOf(`find . ${expression} ${action}`)).toContain("fs-delete-workspace-root");
+        },
+      ),
       RUNS,
     );
   });
@@ -159,9 +251,18 @@ describe("2. find", SLOW, () => {
 
   it("wrappers inside -exec/-execdir are unwrapped", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...WRAPPERS), fc.constantFrom("-exec", "-execdir"), fc.constantFrom(["/", "fs-delete-critical-path"], [".", "fs-delete-workspace-root"], ["~", "fs-delete-critical-path"]), (wrapper, exec, [root, rule]) => {
-        expect(rulesOf(`find ${root} ${exec} ${wrapper} rm -rf {} +`)).toContain(rule);
-      }),
+      fc.property(
+        fc.constantFrom(...WRAPPERS),
+        fc.constantFrom("-exec", "-execdir"),
+        fc.constantFrom(
+          ["/", "fs-delete-critical-path"],
+          [".", "fs-delete-workspace-root"],
+          ["~", "fs-delete-critical-path"],
+        ),
+        (wrapper, exec, [root, rule]) => {
+          expect(rulesOf(`find ${root} ${exec} ${wrapper} rm -rf {} +`)).toContain(rule);
+        },
+      ),
       RUNS,
     );
     expect(rulesOf("find . -exec xargs rm -rf \\;")).toContain("fs-delete-workspace-root");
@@ -170,16 +271,27 @@ describe("2. find", SLOW, () => {
 
   it("-delete or rm as an argument of a command that does not delete is not a deletion", () => {
     fc.assert(
-      fc.property(fc.constantFrom("echo", "printf %s", "ls -ld", "grep -l rm", "stat", "du -sh"), fc.constantFrom("-delete", "rm -rf", "-delete rm"), fc.constantFrom("/", ".", "~"), (command, words, root) => {
-        expect(rulesOf(`find ${root} -exec ${command} ${words} {} \\;`)).toEqual([]);
-      }),
+      fc.property(
+        fc.constantFrom("echo", "printf %s", "ls -ld", "grep -l rm", "stat", "du -sh"),
+        fc.constantFrom("-delete", "rm -rf", "-delete rm"),
+        fc.constantFrom("/", ".", "~"),
+        (command, words, root) => {
+          expect(rulesOf(`find ${root} -exec ${command} ${words} {} \\;`)).toEqual([]);
+        },
+      ),
       RUNS,
     );
   });
 });
 
 describe("3. fan-out runners and wrappers", SLOW, () => {
-  const targets: readonly (readonly [string, string])[] = [["/", "fs-delete-critical-path"], ["/etc", "fs-delete-critical-path"], ["~", "fs-delete-critical-path"], ["/usr/lib", "fs-delete-critical-path"], [".git", "fs-delete-git-dir"]];
+  const targets: readonly (readonly [string, string])[] = [
+    ["/", "fs-delete-critical-path"],
+    ["/etc", "fs-delete-critical-path"],
+    ["~", "fs-delete-critical-path"],
+    ["/usr/lib", "fs-delete-critical-path"],
+    [".git", "fs-delete-git-dir"],
+  ];
   const safeTargets = ["dist", "./build", "/tmp/agent-1", "node_modules"];
   const forms = [
     "parallel rm -rf ::: T",
@@ -220,7 +332,13 @@ describe("3. fan-out runners and wrappers", SLOW, () => {
   });
 
   it("items the line does not show make a recursive delete a dynamic target", () => {
-    for (const command of ["cat list | xargs -I{} sh -c 'rm -rf {}'", "cat list | xargs -0 rm -rf", "xargs -a list rm -rf", "parallel rm -rf :::: list.txt", "git ls-files | parallel rm -rf"]) {
+    for (const command of [
+      "cat list | xargs -I{} sh -c 'rm -rf {}'",
+      "cat list | xargs -0 rm -rf",
+      "xargs -a list rm -rf",
+      "parallel rm -rf :::: list.txt",
+      "git ls-files | parallel rm -rf",
+    ]) {
       expect(rulesOf(command), command).toEqual(["fs-delete-dynamic-target"]);
     }
     expect(rulesOf("parallel --dry-run rm -rf ::: /")).toEqual([]);
@@ -229,9 +347,13 @@ describe("3. fan-out runners and wrappers", SLOW, () => {
 
   it("any chain of wrappers gives the bare command's verdict", () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...WRAPPERS), { minLength: 1, maxLength: 3 }), fc.constantFrom(...ALERTING), (chain, words) => {
-        expect(rulesOf(`${chain.join(" ")} ${words.join(" ")}`)).toEqual(rulesOf(words.join(" ")));
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...WRAPPERS), { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(...ALERTING),
+        (chain, words) => {
+          expect(rulesOf(`${chain.join(" ")} ${words.join(" ")}`)).toEqual(rulesOf(words.join(" ")));
+        },
+      ),
       RUNS,
     );
   });
@@ -251,18 +373,48 @@ describe("4. git: discarding the whole tree is reset --hard's family", SLOW, () 
 
   it("checkout / restore of the whole tree alert", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...prefixes), fc.constantFrom("checkout --", "checkout", "checkout HEAD --", "checkout HEAD", "checkout origin/main --", "restore", "restore --worktree", "restore -W", "restore --source=HEAD~2", "restore -s HEAD", "restore --staged --worktree"), fc.constantFrom(...wholeTree), (prefix, verb, pathspec) => {
-        expect(rulesOf(`${prefix} ${verb} ${pathspec}`)).toEqual(["git-discard-changes"]);
-      }),
+      fc.property(
+        fc.constantFrom(...prefixes),
+        fc.constantFrom(
+          "checkout --",
+          "checkout",
+          "checkout HEAD --",
+          "checkout HEAD",
+          "checkout origin/main --",
+          "restore",
+          "restore --worktree",
+          "restore -W",
+          "restore --source=HEAD~2",
+          "restore -s HEAD",
+          "restore --staged --worktree",
+        ),
+        fc.constantFrom(...wholeTree),
+        (prefix, verb, pathspec) => {
+          expect(rulesOf(`${prefix} ${verb} ${pathspec}`)).toEqual(["git-discard-changes"]);
+        },
+      ),
       RUNS,
     );
   });
 
   it("restoring named files stays quiet", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...prefixes), fc.constantFrom("checkout --", "checkout HEAD --", "checkout HEAD~1 --", "restore", "restore --worktree", "restore --staged", "restore -S"), fc.constantFrom(...files), (prefix, verb, pathspec) => {
-        expect(rulesOf(`${prefix} ${verb} ${pathspec}`)).toEqual([]);
-      }),
+      fc.property(
+        fc.constantFrom(...prefixes),
+        fc.constantFrom(
+          "checkout --",
+          "checkout HEAD --",
+          "checkout HEAD~1 --",
+          "restore",
+          "restore --worktree",
+          "restore --staged",
+          "restore -S",
+        ),
+        fc.constantFrom(...files),
+        (prefix, verb, pathspec) => {
+          expect(rulesOf(`${prefix} ${verb} ${pathspec}`)).toEqual([]);
+        },
+      ),
       RUNS,
     );
     expect(rulesOf("git restore --staged .")).toEqual([]);
@@ -271,25 +423,46 @@ describe("4. git: discarding the whole tree is reset --hard's family", SLOW, () 
 
   it("switch with --discard-changes or -f in any flag cluster alerts; plain switches do not", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...prefixes), fc.constantFrom("--discard-changes", "-f", "--force", "-qf", "-fq", "-f -q", "--quiet --force"), fc.constantFrom("main", "feature/x", "-", ""), (prefix, flags, branch) => {
-        expect(rulesOf(`${prefix} switch ${flags} ${branch}`.trim())).toEqual(["git-discard-changes"]);
-      }),
+      fc.property(
+        fc.constantFrom(...prefixes),
+        fc.constantFrom("--discard-changes", "-f", "--force", "-qf", "-fq", "-f -q", "--quiet --force"),
+        fc.constantFrom("main", "feature/x", "-", ""),
+        (prefix, flags, branch) => {
+          expect(rulesOf(`${prefix} switch ${flags} ${branch}`.trim())).toEqual(["git-discard-changes"]);
+        },
+      ),
       RUNS,
     );
-    for (const command of ["git switch main", "git switch -c feature", "git switch -C feature", "git switch --detach HEAD~1", "git checkout main", "git checkout -b x"]) expect(rulesOf(command), command).toEqual([]);
+    for (const command of [
+      "git switch main",
+      "git switch -c feature",
+      "git switch -C feature",
+      "git switch --detach HEAD~1",
+      "git checkout main",
+      "git checkout -b x",
+    ])
+      expect(rulesOf(command), command).toEqual([]);
     expect(rulesOf("git checkout -f main")).toEqual(["git-discard-changes"]);
   });
 
   it("discarding alerts at reset --hard's severity", async () => {
     const { DESTRUCTIVE_RULES } = await import("../../../src/tripwires/rules/destructive-rules.ts");
-    expect(DESTRUCTIVE_RULES.get("git-discard-changes")?.severity).toBe(DESTRUCTIVE_RULES.get("git-reset-hard")?.severity);
+    expect(DESTRUCTIVE_RULES.get("git-discard-changes")?.severity).toBe(
+      DESTRUCTIVE_RULES.get("git-reset-hard")?.severity,
+    );
   });
 
   it("a lease protects a forced push, in any order of the flags, unless it targets a protected branch", () => {
     fc.assert(
-      fc.property(fc.shuffledSubarray(["--force", "--force-with-lease", "-u"], { minLength: 2 }).filter((flags) => flags.includes("--force-with-lease")), fc.constantFrom("", "origin", "origin feature/x", "origin HEAD:feature/x"), (flags, target) => {
-        expect(rulesOf(`git push ${flags.join(" ")} ${target}`.trim())).toEqual([]);
-      }),
+      fc.property(
+        fc
+          .shuffledSubarray(["--force", "--force-with-lease", "-u"], { minLength: 2 })
+          .filter((flags) => flags.includes("--force-with-lease")),
+        fc.constantFrom("", "origin", "origin feature/x", "origin HEAD:feature/x"),
+        (flags, target) => {
+          expect(rulesOf(`git push ${flags.join(" ")} ${target}`.trim())).toEqual([]);
+        },
+      ),
       RUNS,
     );
     expect(rulesOf("git push --force --force-with-lease origin main")).toEqual(["git-force-push"]);
@@ -299,34 +472,65 @@ describe("4. git: discarding the whole tree is reset --hard's family", SLOW, () 
 });
 
 describe("5. unknown variables inside paths", SLOW, () => {
-  const scratchVariables = ["$TMPDIR", "${TMPDIR}", "$TMP", "$TEMP", "${RUNNER_TEMP}", "${TMPDIR:-/tmp}", "${TMPDIR:?}"];
+  const scratchVariables = [
+    "$TMPDIR",
+    "${TMPDIR}",
+    "$TMP",
+    "$TEMP",
+    "${RUNNER_TEMP}",
+    "${TMPDIR:-/tmp}",
+    "${TMPDIR:?}",
+  ];
   const name = fc.stringMatching(/^[a-z][a-z0-9_-]{0,10}$/);
 
   it("a named entry below a temp-dir variable is scratch: quiet", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...scratchVariables), fc.array(name, { minLength: 1, maxLength: 3 }), fc.boolean(), (variable, parts, quoted) => {
-        const path = `${variable}/${parts.join("/")}`;
-        expect(rulesOf(`rm -rf ${quoted ? `"${path}"` : path}`)).toEqual([]);
-      }),
+      fc.property(
+        fc.constantFrom(...scratchVariables),
+        fc.array(name, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        (variable, parts, quoted) => {
+          const path = `${variable}/${parts.join("/")}`;
+          expect(rulesOf(`rm -rf ${quoted ? `"${path}"` : path}`)).toEqual([]);
+        },
+      ),
       RUNS,
     );
   });
 
   it("climbing out of it with .. is an unknown place: dynamic-target warning", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...scratchVariables), fc.array(name, { maxLength: 2 }), fc.integer({ min: 1, max: 3 }), (variable, parts, ups) => {
-        const path = [variable, ...parts, ...Array<string>(parts.length + ups).fill(".."), "etc"].join("/");
-        expect(rulesOf(`rm -rf "${path}"`)).toEqual(["fs-delete-dynamic-target"]);
-      }),
+      fc.property(
+        fc.constantFrom(...scratchVariables),
+        fc.array(name, { maxLength: 2 }),
+        fc.integer({ min: 1, max: 3 }),
+        (variable, parts, ups) => {
+          const path = [variable, ...parts, ...Array<string>(parts.length + ups).fill(".."), "etc"].join("/");
+          expect(rulesOf(`rm -rf "${path}"`)).toEqual(["fs-delete-dynamic-target"]);
+        },
+      ),
       RUNS,
     );
   });
 
   it("an unguarded variable that would leave / when empty warns; any other unknown variable warns unless a static prefix bounds it", () => {
-    for (const command of ['rm -rf "$TMPDIR/"', 'rm -rf "$TMPDIR"/*', 'rm -rf "$DIR/"', "rm -rf $X", 'rm -rf "$BUILD_DIR/out"', 'rm -rf "${DIR:?}"']) {
+    for (const command of [
+      'rm -rf "$TMPDIR/"',
+      'rm -rf "$TMPDIR"/*',
+      'rm -rf "$DIR/"',
+      "rm -rf $X",
+      'rm -rf "$BUILD_DIR/out"',
+      'rm -rf "${DIR:?}"',
+    ]) {
       expect(rulesOf(command), command).toEqual(["fs-delete-dynamic-target"]);
     }
-    for (const command of ['rm -rf "${TMPDIR:?}"/*', 'rm -rf "$TMPDIR"', "rm -rf node_modules/$pkg", 'rm -rf "./out/${NAME}"', 'rm -f "$X"']) {
+    for (const command of [
+      'rm -rf "${TMPDIR:?}"/*',
+      'rm -rf "$TMPDIR"',
+      "rm -rf node_modules/$pkg",
+      'rm -rf "./out/${NAME}"',
+      'rm -f "$X"',
+    ]) {
       expect(rulesOf(command), command).toEqual([]);
     }
   });

@@ -69,7 +69,13 @@ export function evaluateCorpus(rows: readonly CorpusRow[]): CorpusScore {
   const truePositives = positives.filter((result) => result.row.label === "destructive").length;
   const falseAlarms = positives.filter((result) => result.row.label === "benign");
   const misses = results.filter((result) => result.row.label === "destructive" && result.alertedRules.length === 0);
-  const wrongRule = results.filter((result) => result.row.label === "destructive" && result.alertedRules.length > 0 && result.row.rule !== undefined && !result.alertedRules.includes(result.row.rule));
+  const wrongRule = results.filter(
+    (result) =>
+      result.row.label === "destructive" &&
+      result.alertedRules.length > 0 &&
+      result.row.rule !== undefined &&
+      !result.alertedRules.includes(result.row.rule),
+  );
   return {
     total: rows.length,
     truePositives,
@@ -88,8 +94,13 @@ export function formatScore(score: CorpusScore): string {
     `tripwire corpus: ${score.total} rows, TP ${score.truePositives}, FP ${score.falsePositives}, FN ${score.falseNegatives}`,
     `precision ${score.precision.toFixed(4)}  recall ${score.recall.toFixed(4)}  wrong-rule ${score.wrongRule.length}`,
   ];
-  for (const miss of score.misses) lines.push(`  MISS      ${JSON.stringify(miss.row.command)} (expected ${miss.row.rule ?? "?"})`);
-  for (const alarm of score.falseAlarms) lines.push(`  FALSE     ${JSON.stringify(alarm.row.command)} -> ${alarm.alertedRules.join(",")}`);
-  for (const wrong of score.wrongRule) lines.push(`  WRONGRULE ${JSON.stringify(wrong.row.command)} expected ${wrong.row.rule ?? "?"} got ${wrong.alertedRules.join(",")}`);
+  for (const miss of score.misses)
+    lines.push(`  MISS      ${JSON.stringify(miss.row.command)} (expected ${miss.row.rule ?? "?"})`);
+  for (const alarm of score.falseAlarms)
+    lines.push(`  FALSE     ${JSON.stringify(alarm.row.command)} -> ${alarm.alertedRules.join(",")}`);
+  for (const wrong of score.wrongRule)
+    lines.push(
+      `  WRONGRULE ${JSON.stringify(wrong.row.command)} expected ${wrong.row.rule ?? "?"} got ${wrong.alertedRules.join(",")}`,
+    );
   return lines.join("\n");
 }

@@ -27,15 +27,18 @@ describe("labelled destructive-command corpus", () => {
 
   // The families of issue #10: each must be present with both labels (dangerous members and look-alikes).
   const families: Readonly<Record<string, (command: string) => boolean>> = {
-    "redirect among the words": (command) => /^\S+(\s+\S+)*\s+[0-9&]?[<>]{1,2}[&|]?\S*\s+-/.test(command) || /^[0-9&]?[<>]/.test(command),
-    "command substitution in a redirect or here-document": (command) => /[<>]\s*[$`]|<<</.test(command) || command.includes("<<"),
+    "redirect among the words": (command) =>
+      /^\S+(\s+\S+)*\s+[0-9&]?[<>]{1,2}[&|]?\S*\s+-/.test(command) || /^[0-9&]?[<>]/.test(command),
+    "command substitution in a redirect or here-document": (command) =>
+      /[<>]\s*[$`]|<<</.test(command) || command.includes("<<"),
     "find -delete / -exec": (command) => /(^|\s)find\s/.test(command) && /-delete|-exec/.test(command),
     "fan-out runners and busybox": (command) => /\b(xargs|parallel|busybox|toybox)\b/.test(command),
     "builtin cd / env -P": (command) => /\bbuiltin cd\b|\benv -P\b/.test(command),
     "git discard-all (checkout/restore/switch)": (command) => /\bgit\b.*\b(checkout|restore|switch)\b/.test(command),
     "force push with a lease": (command) => /--force-with-lease/.test(command) && /--force(\s|$)|-f\b/.test(command),
     "unknown variables in paths": (command) => /^rm\s.*\$\{?[A-Za-z_]/.test(command),
-    "rm -rf mentioned as data": (command) => /rm -rf/.test(command) && /^(git commit|echo|printf|grep|cat|python3? -c)/.test(command),
+    "rm -rf mentioned as data": (command) =>
+      /rm -rf/.test(command) && /^(git commit|echo|printf|grep|cat|python3? -c)/.test(command),
     // The families of issue #34.
     "remote scripts (curl | sh and relatives)": (command) =>
       /\b(curl|wget)\b/.test(command) && /\b(sh|bash|zsh|python3|perl|source)\b|\|\s*\.|<\(/.test(command),
@@ -55,7 +58,10 @@ describe("labelled destructive-command corpus", () => {
   for (const [family, matches] of Object.entries(families)) {
     it(`covers "${family}" with both labels`, () => {
       const members = rows.filter((row) => matches(row.command));
-      expect(members.filter((row) => row.label === "destructive").length, `${family}: destructive rows`).toBeGreaterThan(0);
+      expect(
+        members.filter((row) => row.label === "destructive").length,
+        `${family}: destructive rows`,
+      ).toBeGreaterThan(0);
       expect(members.filter((row) => row.label === "benign").length, `${family}: benign rows`).toBeGreaterThan(0);
     });
   }

@@ -3,7 +3,13 @@ import type { AgentStep, SandboxEvent } from "../../../src/contract/facts.ts";
 /** Builders for normalised agent events in tests. */
 const BASE_TIME = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 
-export function toolCall(runId: string, seq: number, tool: string, input: string, extra: Partial<AgentStep> = {}): AgentStep {
+export function toolCall(
+  runId: string,
+  seq: number,
+  tool: string,
+  input: string,
+  extra: Partial<AgentStep> = {},
+): AgentStep {
   return {
     contract: "agentops.observation@1.0.0",
     type: "agent_step",
@@ -24,7 +30,12 @@ export function toolCall(runId: string, seq: number, tool: string, input: string
   };
 }
 
-export function sandbox(runId: string, seq: number, kind: SandboxEvent["kind"], fields: Partial<SandboxEvent> = {}): SandboxEvent {
+export function sandbox(
+  runId: string,
+  seq: number,
+  kind: SandboxEvent["kind"],
+  fields: Partial<SandboxEvent> = {},
+): SandboxEvent {
   return {
     contract: "agentops.observation@1.0.0",
     type: "sandbox_event",
@@ -45,4 +56,5 @@ export function sandbox(runId: string, seq: number, kind: SandboxEvent["kind"], 
   };
 }
 
-export const exec = (runId: string, seq: number, command: string, fields: Partial<SandboxEvent> = {}): SandboxEvent => sandbox(runId, seq, "exec", { command, ...fields });
+export const exec = (runId: string, seq: number, command: string, fields: Partial<SandboxEvent> = {}): SandboxEvent =>
+  sandbox(runId, seq, "exec", { command, ...fields });

@@ -238,7 +238,9 @@ describe("hostile input stays bounded", SLOW, () => {
     const findings = analyser.analyseShell(`python3 -c '${'os.system("rm -rf /");'.repeat(400)}'`, workspace).findings;
     expect(findings.length).toBeGreaterThan(0);
     expect(findings.length).toBeLessThanOrEqual(16);
-    expect(analyser.analyseShell(`python3 -c '${'os.system("rm -rf /");'.repeat(2000)}'`, workspace).unparsed).toBe(true);
+    expect(analyser.analyseShell(`python3 -c '${'os.system("rm -rf /");'.repeat(2000)}'`, workspace).unparsed).toBe(
+      true,
+    );
   });
 
   it("a long word or many function definitions do not make the family scans quadratic", () => {

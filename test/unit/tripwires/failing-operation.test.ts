@@ -133,8 +133,10 @@ describe("loop-failing-operation", () => {
     const file = (index: number): string => (index % 2 === 0 ? "/repo/a.py" : "/repo/b.py");
     const alternating = [..."abcdef"].map((text, index) => edit(text, "error", SYNTAX, file(index)));
     expect(byRule(replayAgentEvents(renumber(alternating)), "loop-failing-operation")).toEqual([]);
-    const attempt = (text: string): AgentEvent[] =>
-      [edit(text, "error", `error ${text}`), bash(`touch ${text}`, "ok", "ok")];
+    const attempt = (text: string): AgentEvent[] => [
+      edit(text, "error", `error ${text}`),
+      bash(`touch ${text}`, "ok", "ok"),
+    ];
     const progress = renumber([..."abcde"].flatMap(attempt));
     expect(byRule(replayAgentEvents(progress), "loop-failing-operation")).toEqual([]);
   });

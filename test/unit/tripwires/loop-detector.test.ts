@@ -7,7 +7,12 @@ import { toolCall } from "./events.ts";
 
 /** Builds a run from a string of action letters: "ABABAB" = tool calls A, B, A, B, A, B. */
 function run(pattern: string, runId = "run-loop", failing = ""): AgentEvent[] {
-  return [...pattern].map((letter, seq) => toolCall(runId, seq, "shell", JSON.stringify({ cmd: letter }), { status: failing.includes(letter) ? "error" : "ok", observation_digest: failing.includes(letter) ? `error-of-${letter}` : undefined }));
+  return [...pattern].map((letter, seq) =>
+    toolCall(runId, seq, "shell", JSON.stringify({ cmd: letter }), {
+      status: failing.includes(letter) ? "error" : "ok",
+      observation_digest: failing.includes(letter) ? `error-of-${letter}` : undefined,
+    }),
+  );
 }
 
 const loops = (alerts: TripwireAlert[]): TripwireAlert[] => alerts.filter((alert) => alert.rule_id === "loop-cycle");
@@ -48,14 +53,22 @@ describe("loop detection", () => {
 
   it("judges the seq-sorted window, so out-of-order arrival still finds the loop", () => {
     const events = run("ABABAB");
-    const shuffled = [events[0], events[2], events[1], events[3], events[5], events[4]].filter((event) => event !== undefined);
+    const shuffled = [events[0], events[2], events[1], events[3], events[5], events[4]].filter(
+      (event) => event !== undefined,
+    );
     expect(loops(replayAgentEvents(shuffled))).toHaveLength(1);
   });
 
   it("a repetition with a new observation is reading, not looping: SWE-agent paging (scroll_down ×3 over new lines) stays quiet, the same answer three times alerts", () => {
-    const paging = [0, 1, 2].map((seq) => toolCall("run-page", seq, "scroll_down", '{"command":"scroll_down"}', { observation_digest: `sha256:window-${seq}` }));
+    const paging = [0, 1, 2].map((seq) =>
+      toolCall("run-page", seq, "scroll_down", '{"command":"scroll_down"}', {
+        observation_digest: `sha256:window-${seq}`,
+      }),
+    );
     expect(loops(replayAgentEvents(paging))).toEqual([]);
-    const stuck = [0, 1, 2].map((seq) => toolCall("run-stuck", seq, "open", '{"command":"open f.py 1575"}', { observation_digest: "sha256:same-window" }));
+    const stuck = [0, 1, 2].map((seq) =>
+      toolCall("run-stuck", seq, "open", '{"command":"open f.py 1575"}', { observation_digest: "sha256:same-window" }),
+    );
     expect(loops(replayAgentEvents(stuck))).toHaveLength(1);
   });
 
@@ -64,30 +77,44 @@ describe("loop detection", () => {
     // "fresh" (a new digest every repetition); one fresh position breaks the cycle.
     const answer = fc.constantFrom("same", "none", "fresh");
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 3, max: 5 }), fc.array(answer, { minLength: 8, maxLength: 8 }), (length, repetitions, answers) => {
-        const events: AgentEvent[] = [];
-        for (let rep = 0; rep < repetitions; rep++) {
-          for (let position = 0; position < length; position++) {
-            const kind = answers[position];
-            const digest = kind === "none" ? undefined : kind === "same" ? `sha256:p${position}` : `sha256:p${position}-r${rep}`;
-            events.push(toolCall("run-gen", events.length, "shell", JSON.stringify({ cmd: `c${position}` }), { observation_digest: digest }));
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 3, max: 5 }),
+        fc.array(answer, { minLength: 8, maxLength: 8 }),
+        (length, repetitions, answers) => {
+          const events: AgentEvent[] = [];
+          for (let rep = 0; rep < repetitions; rep++) {
+            for (let position = 0; position < length; position++) {
+              const kind = answers[position];
+              const digest =
+                kind === "none" ? undefined : kind === "same" ? `sha256:p${position}` : `sha256:p${position}-r${rep}`;
+              events.push(
+                toolCall("run-gen", events.length, "shell", JSON.stringify({ cmd: `c${position}` }), {
+                  observation_digest: digest,
+                }),
+              );
+            }
           }
-        }
-        const expected = answers.slice(0, length).includes("fresh") ? 0 : 1;
-        expect(loops(replayAgentEvents(events))).toHaveLength(expected);
-      }),
+          const expected = answers.slice(0, length).includes("fresh") ? 0 : 1;
+          expect(loops(replayAgentEvents(events))).toHaveLength(expected);
+        },
+      ),
       { seed: 20261130, numRuns: 300 },
     );
   });
 
   it("ignores messages and plans between tool calls", () => {
-    const events = run("ABABAB").flatMap((event, index) => [event, toolCall("run-loop", 100 + index, "x", "", { kind: "message", tool: undefined })]);
+    const events = run("ABABAB").flatMap((event, index) => [
+      event,
+      toolCall("run-loop", 100 + index, "x", "", { kind: "message", tool: undefined }),
+    ]);
     expect(loops(replayAgentEvents(events))).toHaveLength(1);
   });
 });
 
 describe("failing-step repetition", () => {
-  const failing = (alerts: TripwireAlert[]): TripwireAlert[] => alerts.filter((alert) => alert.rule_id === "loop-failing-step");
+  const failing = (alerts: TripwireAlert[]): TripwireAlert[] =>
+    alerts.filter((alert) => alert.rule_id === "loop-failing-step");
 
   it("alerts when the same action fails 3 times, even interleaved", () => {
     const [alert, ...rest] = failing(replayAgentEvents(run("FxFyF", "r", "F")));
@@ -98,7 +125,11 @@ describe("failing-step repetition", () => {
   it("does not alert when a success of that action comes in between", () => {
     const events = run("FxFyF", "r", "F");
     const success = toolCall("r", 2, "shell", JSON.stringify({ cmd: "F" }), { status: "ok" });
-    expect(failing(replayAgentEvents([events[0], events[1], success, events[3], events[4]].filter((event) => event !== undefined)))).toEqual([]);
+    expect(
+      failing(
+        replayAgentEvents([events[0], events[1], success, events[3], events[4]].filter((event) => event !== undefined)),
+      ),
+    ).toEqual([]);
   });
 
   it("does not alert for two failures or for different failing actions", () => {

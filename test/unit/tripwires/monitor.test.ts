@@ -26,16 +26,26 @@ describe("run monitor", () => {
 
   it("judges file_delete events outside the workspace or of .git", () => {
     const monitor = createRunMonitor();
-    expect(monitor.process(sandbox("r", 1, "file_delete", { path: "/etc/hosts" })).alerts.map((alert) => alert.rule_id)).toEqual(["fs-delete-critical-path"]);
-    expect(monitor.process(sandbox("r", 2, "file_delete", { path: ".git" })).alerts.map((alert) => alert.rule_id)).toEqual(["fs-delete-git-dir"]);
+    expect(
+      monitor.process(sandbox("r", 1, "file_delete", { path: "/etc/hosts" })).alerts.map((alert) => alert.rule_id),
+    ).toEqual(["fs-delete-critical-path"]);
+    expect(
+      monitor.process(sandbox("r", 2, "file_delete", { path: ".git" })).alerts.map((alert) => alert.rule_id),
+    ).toEqual(["fs-delete-git-dir"]);
     expect(monitor.process(sandbox("r", 3, "file_delete", { path: "src/old.ts" })).alerts).toEqual([]);
     expect(monitor.process(sandbox("r", 4, "file_delete", { path: ".git/index.lock" })).alerts).toEqual([]);
   });
 
   it("analyses git and sql events", () => {
     const monitor = createRunMonitor();
-    expect(monitor.process(sandbox("r", 1, "git", { command: "push --force origin main" })).alerts.map((alert) => alert.rule_id)).toEqual(["git-force-push"]);
-    expect(monitor.process(sandbox("r", 2, "sql", { command: "DELETE FROM users" })).alerts.map((alert) => alert.rule_id)).toEqual(["sql-delete-without-where"]);
+    expect(
+      monitor
+        .process(sandbox("r", 1, "git", { command: "push --force origin main" }))
+        .alerts.map((alert) => alert.rule_id),
+    ).toEqual(["git-force-push"]);
+    expect(
+      monitor.process(sandbox("r", 2, "sql", { command: "DELETE FROM users" })).alerts.map((alert) => alert.rule_id),
+    ).toEqual(["sql-delete-without-where"]);
     expect(monitor.process(sandbox("r", 3, "sql", { command: "DELETE FROM users WHERE id = 1" })).alerts).toEqual([]);
   });
 
@@ -73,7 +83,8 @@ describe("run monitor", () => {
   it("keeps per-run state bounded", () => {
     const runs = inMemoryRunStates();
     const monitor = createRunMonitor({}, runs);
-    for (let seq = 0; seq < 5000; seq++) monitor.process(toolCall("r", seq, "t", `{"i":${seq}}`, { observation_digest: `d${seq}` }));
+    for (let seq = 0; seq < 5000; seq++)
+      monitor.process(toolCall("r", seq, "t", `{"i":${seq}}`, { observation_digest: `d${seq}` }));
     const state = runs.get("r");
     expect(state?.loop.seqs.length).toBe(64);
     expect(state === undefined ? 0 : seenCount(state.seenSteps)).toBe(512);
@@ -110,7 +121,14 @@ describe("run monitor", () => {
     const entries = mirrors.seqs.map((seq, index) => {
       const flags = mirrors.flags[index] ?? 0;
       const rules = mirrors.rules[index] ?? "";
-      return { side: flags & MIRROR_SANDBOX_SIDE, seq, subject: mirrors.subjects[index], rules: rules === "" ? [] : rules.split(","), changed: (flags & MIRROR_CHANGED) === 0 ? 0 : 1, matched: (flags & MIRROR_MATCHED) === 0 ? 0 : 1 };
+      return {
+        side: flags & MIRROR_SANDBOX_SIDE,
+        seq,
+        subject: mirrors.subjects[index],
+        rules: rules === "" ? [] : rules.split(","),
+        changed: (flags & MIRROR_CHANGED) === 0 ? 0 : 1,
+        matched: (flags & MIRROR_MATCHED) === 0 ? 0 : 1,
+      };
     });
     expect(entries.map((entry) => [entry.side, entry.matched, entry.rules])).toEqual([
       [0, 1, ["fs-delete-critical-path"]],
@@ -118,9 +136,21 @@ describe("run monitor", () => {
       [1, 0, []],
     ]);
     // The seen seqs as a sorted list and a floor per record type.
-    const seqsOf = (ranges: readonly number[]): number[] => ranges.flatMap((first, index) => (index % 2 === 0 ? Array.from({ length: (ranges[index + 1] ?? first) - first + 1 }, (_, offset) => first + offset) : []));
+    const seqsOf = (ranges: readonly number[]): number[] =>
+      ranges.flatMap((first, index) =>
+        index % 2 === 0
+          ? Array.from({ length: (ranges[index + 1] ?? first) - first + 1 }, (_, offset) => first + offset)
+          : [],
+      );
     const { seenSteps, seenSandboxEvents, ...rest } = state;
-    const older = { ...rest, seenStepSeqs: seqsOf(seenSteps.ranges), seenSandboxSeqs: seqsOf(seenSandboxEvents.ranges), stepSeqFloor: seenSteps.floor, sandboxSeqFloor: seenSandboxEvents.floor, mirrors: entries };
+    const older = {
+      ...rest,
+      seenStepSeqs: seqsOf(seenSteps.ranges),
+      seenSandboxSeqs: seqsOf(seenSandboxEvents.ranges),
+      stepSeqFloor: seenSteps.floor,
+      sandboxSeqFloor: seenSandboxEvents.floor,
+      mirrors: entries,
+    };
     expect(older.seenSandboxSeqs).toEqual([2, 3]);
     expect(restoreRunState(JSON.stringify(older))).toEqual(state);
   });

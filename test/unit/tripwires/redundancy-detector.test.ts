@@ -5,8 +5,10 @@ import { replayAgentEvents } from "../../support/replay-agent-events.ts";
 import { exec, sandbox, toolCall } from "./events.ts";
 
 const RUN = "run-redundant";
-const read = (seq: number, file: string, digest: string): AgentEvent => toolCall(RUN, seq, "read_file", JSON.stringify({ path: file }), { observation_digest: digest });
-const redundancyAlerts = (events: AgentEvent[]) => replayAgentEvents(events).filter((alert) => alert.rule_id === "redundant-steps");
+const read = (seq: number, file: string, digest: string): AgentEvent =>
+  toolCall(RUN, seq, "read_file", JSON.stringify({ path: file }), { observation_digest: digest });
+const redundancyAlerts = (events: AgentEvent[]) =>
+  replayAgentEvents(events).filter((alert) => alert.rule_id === "redundant-steps");
 
 /** Reads of distinct files, then the same reads again: every re-read is redundant. */
 function reReads(count: number, between: (seq: number) => AgentEvent | undefined = () => undefined): AgentEvent[] {
@@ -26,7 +28,9 @@ function reReads(count: number, between: (seq: number) => AgentEvent | undefined
 
 describe("redundancy", () => {
   it("alerts once when 5 redundant steps fall within the window", () => {
-    const alerts = replayAgentEvents(reReads(6), { redundancy: { minShare: 1 } }).filter((alert) => alert.rule_id === "redundant-steps");
+    const alerts = replayAgentEvents(reReads(6), { redundancy: { minShare: 1 } }).filter(
+      (alert) => alert.rule_id === "redundant-steps",
+    );
     expect(alerts).toHaveLength(1);
     expect(alerts[0]?.kind).toBe("REDUNDANCY");
     expect(alerts[0]?.evidence).toMatchObject({ seq_from: 6, seq_to: 10, repetitions: 5 });
@@ -42,11 +46,20 @@ describe("redundancy", () => {
     const monitor = createRunMonitor();
     let summary;
     for (const event of reReads(4)) summary = monitor.process(event).runState;
-    expect(summary).toMatchObject({ run_id: RUN, steps_seen: 8, tool_calls_seen: 8, redundant_steps: 4, redundant_share: 0.5, last_seq: 7 });
+    expect(summary).toMatchObject({
+      run_id: RUN,
+      steps_seen: 8,
+      tool_calls_seen: 8,
+      redundant_steps: 4,
+      redundant_share: 0.5,
+      last_seq: 7,
+    });
   });
 
   it("a file_write in between resets redundancy", () => {
-    expect(redundancyAlerts(reReads(8, (seq) => sandbox(RUN, seq, "file_write", { path: "/work/repo/x" })))).toEqual([]);
+    expect(redundancyAlerts(reReads(8, (seq) => sandbox(RUN, seq, "file_write", { path: "/work/repo/x" })))).toEqual(
+      [],
+    );
   });
 
   it("a non-read-only exec resets redundancy but a read-only one does not", () => {
@@ -55,7 +68,9 @@ describe("redundancy", () => {
   });
 
   it("a different observation digest is not redundant", () => {
-    const events = reReads(8).map((event, index) => (index >= 8 && event.type === "agent_step" ? { ...event, observation_digest: `changed-${index}` } : event));
+    const events = reReads(8).map((event, index) =>
+      index >= 8 && event.type === "agent_step" ? { ...event, observation_digest: `changed-${index}` } : event,
+    );
     expect(redundancyAlerts(events)).toEqual([]);
   });
 
@@ -65,7 +80,9 @@ describe("redundancy", () => {
   });
 
   it("alerts on share once the window has enough steps", () => {
-    const alerts = replayAgentEvents(reReads(4), { redundancy: { minRedundantSteps: 100, minShare: 0.4, minStepsForShare: 8 } }).filter((alert) => alert.rule_id === "redundant-steps");
+    const alerts = replayAgentEvents(reReads(4), {
+      redundancy: { minRedundantSteps: 100, minShare: 0.4, minStepsForShare: 8 },
+    }).filter((alert) => alert.rule_id === "redundant-steps");
     expect(alerts).toHaveLength(1);
     expect(alerts[0]?.evidence.seq_to).toBe(7);
   });

@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { admitSeq, emptySeenSeqs, rangesOfSeqs, seenCount, wellFormedRanges, type SeqVerdict } from "../../../src/tripwires/seen-seqs.ts";
+import {
+  admitSeq,
+  emptySeenSeqs,
+  rangesOfSeqs,
+  seenCount,
+  wellFormedRanges,
+  type SeqVerdict,
+} from "../../../src/tripwires/seen-seqs.ts";
 
 /** The dedupe window as it was defined before the ranges: a sorted list of the seqs, the lowest dropped first. */
 function referenceWindow(window: number) {
@@ -22,17 +29,21 @@ function referenceWindow(window: number) {
 describe("seen seqs as ranges", () => {
   it("give the same verdicts, set and floor as the sorted list, in any arrival order", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 24 }), fc.array(fc.oneof(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 5 })), { maxLength: 200 }), (window, seqs) => {
-        const reference = referenceWindow(window);
-        const seen = emptySeenSeqs();
-        for (const seq of seqs) {
-          expect(admitSeq(seen, seq, window)).toBe(reference.admit(seq));
-          expect(wellFormedRanges(seen.ranges)).toBe(true);
-          expect(seen.ranges).toEqual(rangesOfSeqs(reference.state().seqs));
-          expect(seen.floor).toBe(reference.state().floor);
-          expect(seenCount(seen)).toBe(reference.state().seqs.length);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 24 }),
+        fc.array(fc.oneof(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 5 })), { maxLength: 200 }),
+        (window, seqs) => {
+          const reference = referenceWindow(window);
+          const seen = emptySeenSeqs();
+          for (const seq of seqs) {
+            expect(admitSeq(seen, seq, window)).toBe(reference.admit(seq));
+            expect(wellFormedRanges(seen.ranges)).toBe(true);
+            expect(seen.ranges).toEqual(rangesOfSeqs(reference.state().seqs));
+            expect(seen.floor).toBe(reference.state().floor);
+            expect(seenCount(seen)).toBe(reference.state().seqs.length);
+          }
+        },
+      ),
     );
   });
 

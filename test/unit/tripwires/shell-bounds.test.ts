@@ -13,8 +13,12 @@ const analyse = (command: string) => analyser.analyseShell(command, context);
 
 describe("bounds of the shell analysis", () => {
   it("reports a line over a bound as unparsed, naming the bound", () => {
-    expect(analyse(`ls${" && true".repeat(SHELL_BOUNDS.maxBytes / 8)}`).unparsedReason).toMatch(/over the 16384-byte bound/);
-    expect(analyse(`${"(".repeat(65)}ls${")".repeat(65)}`).unparsedReason).toMatch(/nests 65 brackets deep, over the bound of 64/);
+    expect(analyse(`ls${" && true".repeat(SHELL_BOUNDS.maxBytes / 8)}`).unparsedReason).toMatch(
+      /over the 16384-byte bound/,
+    );
+    expect(analyse(`${"(".repeat(65)}ls${")".repeat(65)}`).unparsedReason).toMatch(
+      /nests 65 brackets deep, over the bound of 64/,
+    );
     expect(analyse(`ls${" | cat".repeat(129)}`).unparsedReason).toMatch(/129 pipes, over the bound of 128/);
     expect(analyse(`ls${" | cat".repeat(128)}`).unparsed).toBe(false);
   });
@@ -24,9 +28,18 @@ describe("bounds of the shell analysis", () => {
   });
 
   it("reports wrappers nested past what it unwraps, and a reserved word in command position, as unparsed", () => {
-    expect(analyse(`${"sudo ".repeat(7)}rm -rf /`).findings.map((finding) => finding.ruleId)).toEqual(["fs-delete-critical-path"]);
-    expect(analyse(`${"sudo ".repeat(9)}rm -rf /`)).toMatchObject({ findings: [], unparsed: true, unparsedReason: expect.stringMatching(/nest too deep/) as unknown });
-    expect(analyse("sudo if true; then rm -rf /; fi")).toMatchObject({ unparsed: true, unparsedReason: expect.stringMatching(/`if` stands where a command should be/) as unknown });
+    expect(analyse(`${"sudo ".repeat(7)}rm -rf /`).findings.map((finding) => finding.ruleId)).toEqual([
+      "fs-delete-critical-path",
+    ]);
+    expect(analyse(`${"sudo ".repeat(9)}rm -rf /`)).toMatchObject({
+      findings: [],
+      unparsed: true,
+      unparsedReason: expect.stringMatching(/nest too deep/) as unknown,
+    });
+    expect(analyse("sudo if true; then rm -rf /; fi")).toMatchObject({
+      unparsed: true,
+      unparsedReason: expect.stringMatching(/`if` stands where a command should be/) as unknown,
+    });
     expect(analyse("sudo { rm -rf /; }").unparsed).toBe(true);
     expect(analyse("if true; then ls; fi").unparsed).toBe(false);
   });

@@ -6,7 +6,12 @@ import { leadingKeywords, splitSqlStatements } from "../../../src/tripwires/comm
 describe("SQL lexer: statements and leading keywords", () => {
   it("splits at top-level semicolons only: not inside strings, quoted identifiers, dollar quotes or comments", () => {
     const script = `BEGIN; INSERT INTO t VALUES ('a;b', "c;d"); -- x; y\nDO $body$ BEGIN PERFORM 1; END $body$; /* ; */ COMMIT`;
-    expect(splitSqlStatements(script)).toEqual(["BEGIN", `INSERT INTO t VALUES ('a;b', "c;d")`, "-- x; y\nDO $body$ BEGIN PERFORM 1; END $body$", "/* ; */ COMMIT"]);
+    expect(splitSqlStatements(script)).toEqual([
+      "BEGIN",
+      `INSERT INTO t VALUES ('a;b', "c;d")`,
+      "-- x; y\nDO $body$ BEGIN PERFORM 1; END $body$",
+      "/* ; */ COMMIT",
+    ]);
   });
 
   it("a doubled quote is an escaped quote, not the end of the string", () => {
@@ -21,7 +26,11 @@ describe("SQL lexer: statements and leading keywords", () => {
 });
 
 describe("SQL lexer on arbitrary text (property)", () => {
-  const sqlish = fc.array(fc.constantFrom("DROP", " ", ";", "'", "''", '"', "`", "$$", "$t$", "--", "\n", "/*", "*/", "x", "TABLE"), { maxLength: 40 }).map((parts) => parts.join(""));
+  const sqlish = fc
+    .array(fc.constantFrom("DROP", " ", ";", "'", "''", '"', "`", "$$", "$t$", "--", "\n", "/*", "*/", "x", "TABLE"), {
+      maxLength: 40,
+    })
+    .map((parts) => parts.join(""));
   it("never throws; statements are trimmed, non-empty pieces of the input, in order, with no top-level text lost but separators", () => {
     fc.assert(
       fc.property(fc.oneof(sqlish, fc.string()), (sql) => {
@@ -50,11 +59,15 @@ describe("statements the SQL parser cannot read fail closed on DROP and TRUNCATE
 
   it("inside a transaction script, each statement is judged on its own", () => {
     const findings = analyseSql("BEGIN; DROP SCHEMA public CASCADE; CREATE SCHEMA public; COMMIT;");
-    expect(findings.map((finding) => [finding.ruleId, finding.detail])).toEqual([["sql-drop", "DROP SCHEMA (statement read by its leading keywords: the SQL parser does not know it)"]]);
+    expect(findings.map((finding) => [finding.ruleId, finding.detail])).toEqual([
+      ["sql-drop", "DROP SCHEMA (statement read by its leading keywords: the SQL parser does not know it)"],
+    ]);
   });
 
   it("DROP ROLE, DROP EXTENSION and DROP SEQUENCE alert; a parsed DROP TABLE keeps its parsed detail", () => {
-    expect(["DROP ROLE bob", "DROP EXTENSION pgcrypto", "DROP SEQUENCE s"].map((sql) => analyseSql(sql)[0]?.ruleId)).toEqual(["sql-drop", "sql-drop", "sql-drop"]);
+    expect(
+      ["DROP ROLE bob", "DROP EXTENSION pgcrypto", "DROP SEQUENCE s"].map((sql) => analyseSql(sql)[0]?.ruleId),
+    ).toEqual(["sql-drop", "sql-drop", "sql-drop"]);
     expect(analyseSql("DROP TABLE users")[0]?.detail).toBe("DROP TABLE");
   });
 

@@ -10,15 +10,47 @@ import { restoreRunState, serializeRunState } from "../../../src/tripwires/run-s
 import { exec, sandbox, toolCall } from "./events.ts";
 
 /** Runs made of a small alphabet of actions and sandbox events, so loops, redundancy and alerts happen often. */
-const COMMANDS = ["ls", "npm test", "rm -rf /", "cat .env", "curl https://x.example", "git push -f", "git status", "rm -rf node_modules"];
+const COMMANDS = [
+  "ls",
+  "npm test",
+  "rm -rf /",
+  "cat .env",
+  "curl https://x.example",
+  "git push -f",
+  "git status",
+  "rm -rf node_modules",
+];
 const eventArbitrary = (runId: string, seq: number) =>
   fc.oneof(
-    fc.record({ action: fc.integer({ min: 0, max: 3 }), digest: fc.integer({ min: 0, max: 1 }), failed: fc.boolean() }).map(({ action, digest, failed }): AgentEvent => toolCall(runId, seq, "shell", JSON.stringify({ a: action }), { observation_digest: `d${digest}`, status: failed ? "error" : "ok" })),
+    fc
+      .record({ action: fc.integer({ min: 0, max: 3 }), digest: fc.integer({ min: 0, max: 1 }), failed: fc.boolean() })
+      .map(({ action, digest, failed }): AgentEvent =>
+        toolCall(runId, seq, "shell", JSON.stringify({ a: action }), {
+          observation_digest: `d${digest}`,
+          status: failed ? "error" : "ok",
+        }),
+      ),
     fc.constantFrom(...COMMANDS).map((command): AgentEvent => exec(runId, seq, command)),
     fc.constant(sandbox(runId, seq, "file_write", { path: "/work/repo/a" })),
     // Agent-only records: shell tool calls (analysed, paired with their exec mirror) and messages.
-    fc.record({ command: fc.constantFrom(...COMMANDS, "grep -r x ."), failed: fc.boolean() }).map(({ command, failed }): AgentEvent => toolCall(runId, seq, "Bash", JSON.stringify({ command }), { observation_digest: "same", status: failed ? "error" : "ok" })),
-    fc.integer({ min: 0, max: 1 }).map((digest): AgentEvent => toolCall(runId, seq, "x", "", { kind: "message", tool: undefined, input: undefined, actor: "assistant", observation_digest: `m${digest}`, status: undefined })),
+    fc
+      .record({ command: fc.constantFrom(...COMMANDS, "grep -r x ."), failed: fc.boolean() })
+      .map(({ command, failed }): AgentEvent =>
+        toolCall(runId, seq, "Bash", JSON.stringify({ command }), {
+          observation_digest: "same",
+          status: failed ? "error" : "ok",
+        }),
+      ),
+    fc.integer({ min: 0, max: 1 }).map((digest): AgentEvent =>
+      toolCall(runId, seq, "x", "", {
+        kind: "message",
+        tool: undefined,
+        input: undefined,
+        actor: "assistant",
+        observation_digest: `m${digest}`,
+        status: undefined,
+      }),
+    ),
   );
 
 const runArbitrary = fc
@@ -29,7 +61,9 @@ const bytes = (alerts: readonly TripwireAlert[]): string => canonicalJson(alerts
 
 describe("replay, dedupe and restore properties", { timeout: 60_000 }, () => {
   it("replaying the same records twice gives byte-identical alerts", () => {
-    fc.assert(fc.property(runArbitrary, (events) => bytes(replayAgentEvents(events)) === bytes(replayAgentEvents(events))));
+    fc.assert(
+      fc.property(runArbitrary, (events) => bytes(replayAgentEvents(events)) === bytes(replayAgentEvents(events))),
+    );
   });
 
   it("duplicated records (at-least-once redelivery) add no alerts", () => {
@@ -79,7 +113,8 @@ describe("replay, dedupe and restore properties", { timeout: 60_000 }, () => {
         const restoredRuns = inMemoryRunStates();
         for (const [runId, value] of changelog) restoredRuns.put(runId, restoreRunState(value));
         const restored = createRunMonitor({}, restoredRuns);
-        for (const event of events.slice(cut)) expect(bytes(restored.process(event).alerts)).toBe(bytes(original.process(event).alerts));
+        for (const event of events.slice(cut))
+          expect(bytes(restored.process(event).alerts)).toBe(bytes(original.process(event).alerts));
       }),
     );
   });

@@ -10,10 +10,33 @@ import { byUtf8 } from "../../../contract/code-point-order.ts";
 import type { MetricResult } from "../../../contract/result-record.ts";
 import { compareAlerts, type RunStateSummary, type TripwireAlert } from "../../../tripwires/index.ts";
 import { FileIoError, ProcessorError, type TransportError } from "../../../errors.ts";
-import { isTopicPosition, type AgentEventRecord, type Batch, type EngineFact, type Processor, type SinkRecord, type SourceRecord, type Task } from "../../processor.ts";
+import {
+  isTopicPosition,
+  type AgentEventRecord,
+  type Batch,
+  type EngineFact,
+  type Processor,
+  type SinkRecord,
+  type SourceRecord,
+  type Task,
+} from "../../processor.ts";
 import { acknowledged, closeTask, goLivePages, restore } from "../../runtime/task-capabilities.ts";
-import { closeTaskStores, createTaskStores, settleBatch, storeSet, type TaskStores } from "../../runtime/task-writes.ts";
-import { Catalog, Config, runTopology, Telemetry, TopicSerde, Transport, type TopologyConfig } from "../../runtime/services.ts";
+import {
+  closeTaskStores,
+  createTaskStores,
+  settleBatch,
+  storeSet,
+  type TaskStores,
+} from "../../runtime/task-writes.ts";
+import {
+  Catalog,
+  Config,
+  runTopology,
+  Telemetry,
+  TopicSerde,
+  Transport,
+  type TopologyConfig,
+} from "../../runtime/services.ts";
 import { Telemetry as TelemetryRegistry } from "../../runtime/telemetry.ts";
 import { ENGINE_STAGES, TOPOLOGY, type ProcessorName } from "../../topology.ts";
 import type { StageSourceValue } from "../../processors/engine-stages.ts";
@@ -54,14 +77,19 @@ export type FactSource = (emit: (record: SourceRecord<DecodedFact>) => Promise<v
 export type EngineFactSource = (emit: (record: SourceRecord<EngineFact>) => Promise<void>) => Promise<void>;
 
 /** Where an embedded run's records enter the topology: the facts topic (ingest) or the engine-facts topic (the engine). */
-export type TopologySource = { readonly into: "ingest"; readonly read: FactSource } | { readonly into: "engine"; readonly read: EngineFactSource };
+export type TopologySource =
+  { readonly into: "ingest"; readonly read: FactSource } | { readonly into: "engine"; readonly read: EngineFactSource };
 
 /** The records of a facts file (NDJSON or Avro), each with its line. */
 export function fileSource(options: EmbeddedOptions): FactSource {
   return async (emit) => {
     for await (const record of readRecords(options.input, options.onBytes)) {
       const factId = record.parsed.ok ? record.parsed.fact.fact_id : null;
-      await emit({ position: { file: options.input, line: record.position }, value: { ...record.parsed, factId }, original: { text: record.raw ?? null } });
+      await emit({
+        position: { file: options.input, line: record.position },
+        value: { ...record.parsed, factId },
+        original: { text: record.raw ?? null },
+      });
     }
   };
 }
@@ -103,7 +131,15 @@ interface Member {
 const STAGE_READERS = ENGINE_STAGES.map((name) => [TOPOLOGY[name].source as StageLogRole, name] as const);
 
 /** The layer providing every topology service over a file, and the sinks it fills. */
-export function embeddedTransport(source: TopologySource, input: string, config: TopologyConfig, catalog: CatalogSummary): { readonly layer: Layer.Layer<Transport | TopicSerde | Telemetry | Config | Catalog>; readonly sinks: EmbeddedSinks } {
+export function embeddedTransport(
+  source: TopologySource,
+  input: string,
+  config: TopologyConfig,
+  catalog: CatalogSummary,
+): {
+  readonly layer: Layer.Layer<Transport | TopicSerde | Telemetry | Config | Catalog>;
+  readonly sinks: EmbeddedSinks;
+} {
   const telemetry = new TelemetryRegistry();
   const topics = topicNames();
   /** Every member by processor, one per partition (the partitioned engine's stages have N). */
@@ -113,7 +149,10 @@ export function embeddedTransport(source: TopologySource, input: string, config:
   const stageLogs = new Map<string, SourceRecord<StageSourceValue>[]>();
   const stageOffsets = new Map<string, number>();
   // The in-process logs of the internal topics: records not yet read by their processor.
-  const pending: { engineFacts: SourceRecord<EngineFact>[]; agentEvents: SourceRecord<DecodedFact>[] } = { engineFacts: [], agentEvents: [] };
+  const pending: { engineFacts: SourceRecord<EngineFact>[]; agentEvents: SourceRecord<DecodedFact>[] } = {
+    engineFacts: [],
+    agentEvents: [],
+  };
   const offsets = { engineFacts: 0, agentEvents: 0 };
   const results = new Map<string, string>();
   const alerts: TripwireAlert[] = [];
@@ -125,7 +164,8 @@ export function embeddedTransport(source: TopologySource, input: string, config:
   /** Where the sink table (transports/sink-roles.ts) delivers each role's records in process. */
   const targets: EmbeddedTargets = {
     deadLetter: (letter) => {
-      if (letter.kind === "conflict") conflicts.set(`${letter.conflict.reason}\u0000${letter.conflict.identity}`, letter.conflict);
+      if (letter.kind === "conflict")
+        conflicts.set(`${letter.conflict.reason}\u0000${letter.conflict.identity}`, letter.conflict);
       else deadLetters.push(fileDeadLetterLine(letter));
     },
     engineFact: (fact) => {
@@ -133,7 +173,9 @@ export function embeddedTransport(source: TopologySource, input: string, config:
       pending.engineFacts.push({ position, value: fact, original: { key: null, value: null } });
     },
     agentEvent: (record) => {
-      pending.agentEvents.push(agentEventRecord(record, { topic: topics.agentEvents, partition: 0, offset: String(offsets.agentEvents++) }));
+      pending.agentEvents.push(
+        agentEventRecord(record, { topic: topics.agentEvents, partition: 0, offset: String(offsets.agentEvents++) }),
+      );
     },
     stageLog: (role, partition, value) => appendStage(role, partition, value),
     // The aggregation stage's results (the single engine's come through its store's changelog).
@@ -151,15 +193,20 @@ export function embeddedTransport(source: TopologySource, input: string, config:
     const log = `${role}\u0000${String(partition)}`;
     const offset = stageOffsets.get(log) ?? 0;
     stageOffsets.set(log, offset + 1);
-    const record: SourceRecord<StageSourceValue> = { position: { topic: topics[role], partition, offset: String(offset) }, value, original: { key: null, value: null } };
+    const record: SourceRecord<StageSourceValue> = {
+      position: { topic: topics[role], partition, offset: String(offset) },
+      value,
+      original: { key: null, value: null },
+    };
     const records = stageLogs.get(log);
     if (records === undefined) stageLogs.set(log, [record]);
     else records.push(record);
   };
 
-
   const step = (member: Member, result: { readonly outputs: readonly SinkRecord[] }): Promise<void> =>
-    settleBatch(member.name, result, member.stores, member.partition, (value) => jsonTopicSerde.encodeResult(value)).then((settled) => {
+    settleBatch(member.name, result, member.stores, member.partition, (value) =>
+      jsonTopicSerde.encodeResult(value),
+    ).then((settled) => {
       for (const output of settled.outputs) write(output);
       for (const entry of settled.changelog) {
         // The results topic is the published-results store's changelog: a compacted table.
@@ -169,10 +216,20 @@ export function embeddedTransport(source: TopologySource, input: string, config:
       }
     });
 
-  const feed = async <V>(name: ProcessorName, records: SourceRecord<V>[], backlog: number, partition = 0): Promise<void> => {
+  const feed = async <V>(
+    name: ProcessorName,
+    records: SourceRecord<V>[],
+    backlog: number,
+    partition = 0,
+  ): Promise<void> => {
     const member = members.get(name)?.[partition];
     if (member === undefined) return;
-    telemetry.count("agentops_records_processed_total", "Records processed, by processor", { processor: name }, records.length);
+    telemetry.count(
+      "agentops_records_processed_total",
+      "Records processed, by processor",
+      { processor: name },
+      records.length,
+    );
     const batch: Batch<V> = { partition, records, backlog };
     await step(member, (member.task as unknown as Task<V>).process(batch));
     // The in-process logs acknowledge a batch once its outputs are written: a task with state on
@@ -187,7 +244,7 @@ export function embeddedTransport(source: TopologySource, input: string, config:
    * subscriptions, responses), so it runs again until nothing is left.
    */
   const drainStages = async (backlog: number): Promise<void> => {
-    for (let moved = true; moved; ) {
+    for (let moved = true; moved;) {
       moved = false;
       for (const [role, name] of STAGE_READERS) {
         for (let partition = 0; partition < enginePartitions; partition++) {
@@ -241,7 +298,8 @@ export function embeddedTransport(source: TopologySource, input: string, config:
           // (the stage facts log, by fact_id, for the partitioned engine).
           let read = 0;
           await source.read(async (record) => {
-            if (config.engineTopology?.kind === "stages") write({ topic: "stageFacts", key: record.value.fact.fact_id, value: record.value });
+            if (config.engineTopology?.kind === "stages")
+              write({ topic: "stageFacts", key: record.value.fact.fact_id, value: record.value });
             else pending.engineFacts.push(record);
             if ((read += 1) % FILE_BATCH === 0) await drainInternal(Number.POSITIVE_INFINITY);
           });
@@ -259,7 +317,10 @@ export function embeddedTransport(source: TopologySource, input: string, config:
         await feed("ingest", batch, 0);
         await drainInternal(0);
       },
-      catch: (cause): TransportError => (isFileError(cause) ? new FileIoError({ path: input, operation: "read", cause }) : new ProcessorError({ processor: "embedded", cause })),
+      catch: (cause): TransportError =>
+        isFileError(cause)
+          ? new FileIoError({ path: input, operation: "read", cause })
+          : new ProcessorError({ processor: "embedded", cause }),
     }),
   };
 
@@ -267,7 +328,12 @@ export function embeddedTransport(source: TopologySource, input: string, config:
     results: () => [...results.keys()].sort(byUtf8).map((key) => ({ key, json: results.get(key) as string })),
     alerts: () => [...alerts].sort(compareAlerts),
     runStates: () => [...runStates.keys()].sort(byUtf8).map((runId) => runStates.get(runId) as RunStateSummary),
-    deadLetterLines: () => [...deadLetters, ...[...conflicts.values()].sort((a, b) => byUtf8(a.identity, b.identity)).map((conflict) => fileConflictLine(conflict, input))],
+    deadLetterLines: () => [
+      ...deadLetters,
+      ...[...conflicts.values()]
+        .sort((a, b) => byUtf8(a.identity, b.identity))
+        .map((conflict) => fileConflictLine(conflict, input)),
+    ],
     conflicts: () => conflicts.size,
   };
 
@@ -282,9 +348,16 @@ export function embeddedTransport(source: TopologySource, input: string, config:
 }
 
 /** An agent event as the run monitor reads it from the in-process log: already decoded and valid. */
-function agentEventRecord(record: AgentEventRecord, position: SourceRecord<DecodedFact>["position"]): SourceRecord<DecodedFact> {
+function agentEventRecord(
+  record: AgentEventRecord,
+  position: SourceRecord<DecodedFact>["position"],
+): SourceRecord<DecodedFact> {
   const event: AgentEvent = record.event;
-  return { position, value: { ok: true, fact: event, invalidMeasures: [], factId: event.fact_id }, original: { key: null, value: record.bytes } };
+  return {
+    position,
+    value: { ok: true, fact: event, invalidMeasures: [], factId: event.fact_id },
+    original: { key: null, value: record.bytes },
+  };
 }
 
 /** Closes the tasks (a task with local state checkpoints and releases it), then their stores. */
@@ -325,12 +398,26 @@ export interface ReplayOutcome {
 }
 
 /** Runs the whole topology over a facts file on the embedded transport. */
-export function replayFile(options: EmbeddedOptions, config: Omit<TopologyConfig, "roles">, catalog: CatalogSummary): Effect.Effect<ReplayOutcome, TransportError> {
-  return replaySource({ into: "ingest", read: fileSource(options) }, options.input, { ...config, roles: ["ingest", "engine", "run-monitor"] }, catalog);
+export function replayFile(
+  options: EmbeddedOptions,
+  config: Omit<TopologyConfig, "roles">,
+  catalog: CatalogSummary,
+): Effect.Effect<ReplayOutcome, TransportError> {
+  return replaySource(
+    { into: "ingest", read: fileSource(options) },
+    options.input,
+    { ...config, roles: ["ingest", "engine", "run-monitor"] },
+    catalog,
+  );
 }
 
 /** Runs the configured roles of the topology over a facts or engine-facts source on the embedded transport. */
-export function replaySource(source: TopologySource, input: string, config: TopologyConfig, catalog: CatalogSummary): Effect.Effect<ReplayOutcome, TransportError> {
+export function replaySource(
+  source: TopologySource,
+  input: string,
+  config: TopologyConfig,
+  catalog: CatalogSummary,
+): Effect.Effect<ReplayOutcome, TransportError> {
   const embedded = embeddedTransport(source, input, config, catalog);
   return Effect.gen(function* () {
     yield* Effect.scoped(runTopology);

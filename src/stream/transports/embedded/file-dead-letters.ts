@@ -10,9 +10,18 @@ import { conflictRejection } from "../../processors/conflict-rejection.ts";
 export function fileDeadLetterLine(letter: Extract<DeadLetter, { kind: "record" }>): string {
   const { position, rejection } = letter;
   // The audit runs the embedded transport over the facts topic: its records have topic coordinates.
-  const source = isTopicPosition(position) ? { topic: position.topic, partition: position.partition, offset: position.offset } : { file: position.file, line: position.line };
+  const source = isTopicPosition(position)
+    ? { topic: position.topic, partition: position.partition, offset: position.offset }
+    : { file: position.file, line: position.line };
   const raw = letter.original !== null && "text" in letter.original ? letter.original.text : null;
-  return JSON.stringify({ reason: rejection.reason, field: rejection.field, detail: rejection.detail, record_rejected: letter.recordRejected, source, raw });
+  return JSON.stringify({
+    reason: rejection.reason,
+    field: rejection.field,
+    detail: rejection.detail,
+    record_rejected: letter.recordRejected,
+    source,
+    raw,
+  });
 }
 
 /** A conflict as a line of the dead-letter file, with the line of every version. */
@@ -23,7 +32,11 @@ export function fileConflictLine(conflict: Conflict, file: string): string {
     field,
     detail,
     record_rejected: recordRejected,
-    source: { file, fact_ids: conflict.factIds, versions: conflict.versions.map((version) => ({ fact_id: version.factId, line: version.origin })) },
+    source: {
+      file,
+      fact_ids: conflict.factIds,
+      versions: conflict.versions.map((version) => ({ fact_id: version.factId, line: version.origin })),
+    },
     raw: null,
   });
 }

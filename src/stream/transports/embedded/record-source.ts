@@ -40,7 +40,11 @@ export async function* readRecords(path: string, onBytes?: (bytesRead: number) =
 }
 
 async function* readAvro(stream: NodeJS.ReadableStream): AsyncGenerator<SourcedRecord> {
-  const decoder = stream.pipe(new avro.streams.BlockDecoder({ parseHook: (schema: avro.Schema) => avro.Type.forSchema(schema, { wrapUnions: false }) }));
+  const decoder = stream.pipe(
+    new avro.streams.BlockDecoder({
+      parseHook: (schema: avro.Schema) => avro.Type.forSchema(schema, { wrapUnions: false }),
+    }),
+  );
   let position = 0;
   for await (const record of decoder as AsyncIterable<unknown>) {
     position += 1;
@@ -51,7 +55,9 @@ async function* readAvro(stream: NodeJS.ReadableStream): AsyncGenerator<SourcedR
 
 function safeJson(value: unknown): string {
   try {
-    return JSON.stringify(value, (_, inner: unknown) => (typeof inner === "bigint" ? inner.toString() : Buffer.isBuffer(inner) ? inner.toString("base64") : inner));
+    return JSON.stringify(value, (_, inner: unknown) =>
+      typeof inner === "bigint" ? inner.toString() : Buffer.isBuffer(inner) ? inner.toString("base64") : inner,
+    );
   } catch {
     return String(value);
   }

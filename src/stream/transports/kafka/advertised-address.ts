@@ -11,13 +11,25 @@ export function advertisingAssigner(address: string): PartitionAssigner {
     const inner = PartitionAssigners.roundRobin(config);
     return {
       ...inner,
-      protocol: ({ topics }) => ({ name: inner.name, metadata: AssignerProtocol.MemberMetadata.encode({ version: inner.version, topics, userData: Buffer.from(address, "utf8") }) }),
+      protocol: ({ topics }) => ({
+        name: inner.name,
+        metadata: AssignerProtocol.MemberMetadata.encode({
+          version: inner.version,
+          topics,
+          userData: Buffer.from(address, "utf8"),
+        }),
+      }),
     };
   };
 }
 
 /** The address the member currently assigned a partition advertises (undefined: none, or no address). */
-export async function partitionOwnerAddress(admin: Admin, groupId: string, topic: string, partition: number): Promise<string | undefined> {
+export async function partitionOwnerAddress(
+  admin: Admin,
+  groupId: string,
+  topic: string,
+  partition: number,
+): Promise<string | undefined> {
   const { groups } = await admin.describeGroups([groupId]);
   for (const member of groups[0]?.members ?? []) {
     if (member.memberAssignment.length === 0) continue;

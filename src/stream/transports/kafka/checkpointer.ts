@@ -1,5 +1,5 @@
 import { Effect } from "effect";
-import type { ProcessorError} from "../../../errors.ts";
+import type { ProcessorError } from "../../../errors.ts";
 import { KafkaIoError, RegistryError } from "../../../errors.ts";
 import type { TaskContext } from "../../processor.ts";
 import type { TopicRole } from "../../topic-names.ts";

@@ -54,7 +54,9 @@ export function kafkaMember(
       heartbeatInterval,
       maxWaitTimeInMs: 200,
       retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 10_000 },
-      ...(environment.advertisedUrl === undefined ? {} : { partitionAssigners: [advertisingAssigner(environment.advertisedUrl)] }),
+      ...(environment.advertisedUrl === undefined
+        ? {}
+        : { partitionAssigners: [advertisingAssigner(environment.advertisedUrl)] }),
     });
 
     const offsets = yield* offsetCommitter(member, (toCommit) => consumer.commitOffsets(toCommit));

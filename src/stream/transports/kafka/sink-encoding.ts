@@ -9,7 +9,10 @@ export const WRITER_HEADER = "agentops-writer";
 /** The writer header of a record some stage partition wrote (results and the records between stages). */
 export function writerHeader(writer: string | undefined): Record<string, string> {
   if (writer === undefined) {
-    throw new InvariantError({ problem: "a partitioned engine stage's record must name its writer (results are otherwise written as a store's changelog)" });
+    throw new InvariantError({
+      problem:
+        "a partitioned engine stage's record must name its writer (results are otherwise written as a store's changelog)",
+    });
   }
   return { [WRITER_HEADER]: writer };
 }
@@ -42,7 +45,9 @@ export function deadLetterRecord(letter: DeadLetter): DeadLetterRecord {
 /** A record's topic coordinates: a record read from a file has none to write to Kafka. */
 export function topicPosition(position: SourceRecord<unknown>["position"]): TopicPosition {
   if (!isTopicPosition(position)) {
-    throw new InvariantError({ problem: `a record read from a file (${position.file}:${position.line}) cannot be written to Kafka with topic coordinates` });
+    throw new InvariantError({
+      problem: `a record read from a file (${position.file}:${position.line}) cannot be written to Kafka with topic coordinates`,
+    });
   }
   return position;
 }

@@ -26,7 +26,9 @@ export function parseSqlStatements(sql: string): StatementNode[] | undefined {
     try {
       const ast: unknown = parser.astify(sql, { database });
       const statements = Array.isArray(ast) ? ast : [ast];
-      return statements.filter((statement): statement is StatementNode => typeof statement === "object" && statement !== null);
+      return statements.filter(
+        (statement): statement is StatementNode => typeof statement === "object" && statement !== null,
+      );
     } catch {
       // try the next dialect
     }
@@ -39,17 +41,40 @@ export function analyseSql(sql: string, command: string = sql): DestructiveFindi
   for (const text of splitSqlStatements(sql)) {
     const statements = parseSqlStatements(text);
     // A dialect that "accepts" a statement it does not know can return nodes without a type.
-    if (statements === undefined || statements.length === 0 || statements.some((statement) => typeof statement.type !== "string")) {
+    if (
+      statements === undefined ||
+      statements.length === 0 ||
+      statements.some((statement) => typeof statement.type !== "string")
+    ) {
       const finding = unparsedStatementFinding(text, command);
       if (finding !== undefined) findings.push(finding);
       continue;
     }
     for (const statement of statements) {
       const type = String(statement.type).toLowerCase();
-      if (type === "drop") findings.push({ ruleId: "sql-drop", command, path: undefined, detail: `DROP ${String(statement.keyword ?? "").toUpperCase()}`.trim() });
-      else if (type === "truncate") findings.push({ ruleId: "sql-truncate", command, path: undefined, detail: "TRUNCATE" });
-      else if (type === "delete" && isUnbounded(statement.where)) findings.push({ ruleId: "sql-delete-without-where", command, path: undefined, detail: "DELETE without a restricting WHERE" });
-      else if (type === "update" && isUnbounded(statement.where)) findings.push({ ruleId: "sql-update-without-where", command, path: undefined, detail: "UPDATE without a restricting WHERE" });
+      if (type === "drop")
+        findings.push({
+          ruleId: "sql-drop",
+          command,
+          path: undefined,
+          detail: `DROP ${String(statement.keyword ?? "").toUpperCase()}`.trim(),
+        });
+      else if (type === "truncate")
+        findings.push({ ruleId: "sql-truncate", command, path: undefined, detail: "TRUNCATE" });
+      else if (type === "delete" && isUnbounded(statement.where))
+        findings.push({
+          ruleId: "sql-delete-without-where",
+          command,
+          path: undefined,
+          detail: "DELETE without a restricting WHERE",
+        });
+      else if (type === "update" && isUnbounded(statement.where))
+        findings.push({
+          ruleId: "sql-update-without-where",
+          command,
+          path: undefined,
+          detail: "UPDATE without a restricting WHERE",
+        });
     }
   }
   return findings;
@@ -59,7 +84,13 @@ export function analyseSql(sql: string, command: string = sql): DestructiveFindi
 function unparsedStatementFinding(statement: string, command: string): DestructiveFinding | undefined {
   const [verb, object] = leadingKeywords(statement, 2);
   const why = "statement read by its leading keywords: the SQL parser does not know it";
-  if (verb === "DROP") return { ruleId: "sql-drop", command, path: undefined, detail: `${object === undefined ? "DROP" : `DROP ${object}`} (${why})` };
+  if (verb === "DROP")
+    return {
+      ruleId: "sql-drop",
+      command,
+      path: undefined,
+      detail: `${object === undefined ? "DROP" : `DROP ${object}`} (${why})`,
+    };
   if (verb === "TRUNCATE") return { ruleId: "sql-truncate", command, path: undefined, detail: `TRUNCATE (${why})` };
   return undefined;
 }
@@ -73,10 +104,12 @@ function isUnbounded(where: unknown): boolean {
   if (node.type === "binary_expr" && node.operator === "=") {
     const left = node.left as { type?: unknown; value?: unknown } | undefined;
     const right = node.right as { type?: unknown; value?: unknown } | undefined;
-    const isLiteral = (side: { type?: unknown } | undefined): boolean => side !== undefined && ["number", "single_quote_string", "string", "bool"].includes(String(side.type));
+    const isLiteral = (side: { type?: unknown } | undefined): boolean =>
+      side !== undefined && ["number", "single_quote_string", "string", "bool"].includes(String(side.type));
     return isLiteral(left) && isLiteral(right) && left?.value === right?.value;
   }
-  if (node.type === "binary_expr" && String(node.operator).toUpperCase() === "OR") return isUnbounded(node.left) || isUnbounded(node.right);
+  if (node.type === "binary_expr" && String(node.operator).toUpperCase() === "OR")
+    return isUnbounded(node.left) || isUnbounded(node.right);
   return false;
 }
 
@@ -84,5 +117,8 @@ function isUnbounded(where: unknown): boolean {
 export function sqlChangesState(sql: string): boolean {
   const statements = parseSqlStatements(sql);
   if (statements === undefined) return true;
-  return statements.some((statement) => !["select", "show", "explain", "desc", "describe"].includes(String(statement.type ?? "").toLowerCase()));
+  return statements.some(
+    (statement) =>
+      !["select", "show", "explain", "desc", "describe"].includes(String(statement.type ?? "").toLowerCase()),
+  );
 }

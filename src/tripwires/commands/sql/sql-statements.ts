@@ -72,7 +72,8 @@ function skipQuotedOrComment(sql: string, index: number): number {
     let cursor = index + 1;
     while (cursor < sql.length) {
       if (sql[cursor] === char) {
-        if (sql[cursor + 1] === char) cursor += 2; // doubled quote: an escaped quote character
+        if (sql[cursor + 1] === char)
+          cursor += 2; // doubled quote: an escaped quote character
         else return cursor + 1;
       } else {
         cursor++;

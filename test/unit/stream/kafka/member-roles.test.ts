@@ -146,7 +146,12 @@ describe("checkpointer", () => {
 describe("changelog reader", () => {
   it("restores a partition's store from its own changelog partition, from the store's checkpoint", async () => {
     const client = new FakeMemberClient();
-    for (const [partition, key] of [[0, "other"], [1, "old"], [1, "run-1"], [1, "run-2"]] as const) {
+    for (const [partition, key] of [
+      [0, "other"],
+      [1, "old"],
+      [1, "run-1"],
+      [1, "run-2"],
+    ] as const) {
       client.append(TOPICS.runMonitorChangelog, partition, { key, value: Buffer.from(key), headers: {} });
     }
     client.append(TOPICS.runMonitorChangelog, 1, { key: "run-2", value: null, headers: {} });

@@ -76,10 +76,11 @@ async function ledgerMember(resumeAt: string, records: number, committed: bigint
 
 /** A fetched batch of source partition 0 holding offsets [from, to). */
 function batchOf(from: number, to: number, highWatermark: number, resolved: string[]): BatchPayload {
-  const messages = Array.from(
-    { length: to - from },
-    (_, at) => ({ key: null, value: null, offset: String(from + at) }),
-  );
+  const messages = Array.from({ length: to - from }, (_, at) => ({
+    key: null,
+    value: null,
+    offset: String(from + at),
+  }));
   const batch = {
     topic: TOPICS.stageFacts,
     partition: 0,

@@ -10,10 +10,20 @@ import { DEFAULT_ENGINE_CONFIG } from "../../../../src/metrics/engine-config.ts"
 import type { MetricResult } from "../../../../src/contract/result-record.ts";
 import type { DecodedFact } from "../../../../src/kafka/serde/decode-fact.ts";
 import type { EngineFact, ProcessResult, SinkRecord, SourceRecord, Task } from "../../../../src/stream/processor.ts";
-import { engineProcessor, FLUSH_BACKLOG_THRESHOLD, type EnginePaging, type EngineStateOptions } from "../../../../src/stream/processors/engine.ts";
+import {
+  engineProcessor,
+  FLUSH_BACKLOG_THRESHOLD,
+  type EnginePaging,
+  type EngineStateOptions,
+} from "../../../../src/stream/processors/engine.ts";
 import { ingestProcessor } from "../../../../src/stream/processors/ingest.ts";
 import { runMonitorProcessor } from "../../../../src/stream/processors/run-monitor.ts";
-import { closeTaskStores, createTaskStores, settleBatch, storeSet } from "../../../../src/stream/runtime/task-writes.ts";
+import {
+  closeTaskStores,
+  createTaskStores,
+  settleBatch,
+  storeSet,
+} from "../../../../src/stream/runtime/task-writes.ts";
 import { Telemetry } from "../../../../src/stream/runtime/telemetry.ts";
 import { exec } from "../../tripwires/events.ts";
 import { modelCall } from "../../metrics/fact-builders.ts";
@@ -23,23 +33,40 @@ const parsed = readFileSync(SAMPLE, "utf8")
   .split("\n")
   .filter((line) => line.trim() !== "")
   .map((line) => parseFactJson(line));
-const metricFacts = parsed.flatMap((result) => (result.ok && !isAgentEvent(result.fact) ? [result.fact as MetricFact] : []));
+const metricFacts = parsed.flatMap((result) =>
+  result.ok && !isAgentEvent(result.fact) ? [result.fact as MetricFact] : [],
+);
 const encode = (result: MetricResult): Buffer => Buffer.from(JSON.stringify(result));
 
 function engineRecords(facts: readonly MetricFact[], from = 0): SourceRecord<EngineFact>[] {
-  return facts.map((fact, index) => ({ position: { topic: "engine-facts", partition: 0, offset: String(from + index) }, value: { fact, source: { topic: "facts", partition: 0, offset: String(from + index) } }, original: { key: null, value: null } }));
+  return facts.map((fact, index) => ({
+    position: { topic: "engine-facts", partition: 0, offset: String(from + index) },
+    value: { fact, source: { topic: "facts", partition: 0, offset: String(from + index) } },
+    original: { key: null, value: null },
+  }));
 }
 
 /** What a settled batch wrote under a key to the results topic. */
-const onTopicOf = (settled: { readonly changelog: readonly { readonly key: string; readonly value: unknown }[] }, key: string): unknown => settled.changelog.find((entry) => entry.key === key)?.value;
+const onTopicOf = (
+  settled: { readonly changelog: readonly { readonly key: string; readonly value: unknown }[] },
+  key: string,
+): unknown => settled.changelog.find((entry) => entry.key === key)?.value;
 
 /** Going live, every page taken (as the transports take them): their outputs in order, as one result. */
-const goLive = (task: Task<never>): ProcessResult => ({ outputs: [...(task.sourceRestore?.goLive() ?? [])].flatMap((page) => page.outputs) });
+const goLive = (task: Task<never>): ProcessResult => ({
+  outputs: [...(task.sourceRestore?.goLive() ?? [])].flatMap((page) => page.outputs),
+});
 
-const ofTopic = <R extends SinkRecord["topic"]>(result: ProcessResult, topic: R) => result.outputs.filter((output): output is Extract<SinkRecord, { topic: R }> => output.topic === topic);
+const ofTopic = <R extends SinkRecord["topic"]>(result: ProcessResult, topic: R) =>
+  result.outputs.filter((output): output is Extract<SinkRecord, { topic: R }> => output.topic === topic);
 
 /** An engine task over a published-results store holding `published` (what the results topic holds); in memory unless given local state. */
-function engineTask(published: ReadonlyMap<string, Buffer> = new Map(), stateOptions?: EngineStateOptions, changelogEnds?: ReadonlyMap<number, bigint>, paging?: EnginePaging) {
+function engineTask(
+  published: ReadonlyMap<string, Buffer> = new Map(),
+  stateOptions?: EngineStateOptions,
+  changelogEnds?: ReadonlyMap<number, bigint>,
+  paging?: EnginePaging,
+) {
   const processor = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), stateOptions, paging);
   const stores = createTaskStores(processor, 0);
   const store = stores.byName.get("published-results");
@@ -88,11 +115,16 @@ describe("the engine processor (no broker)", () => {
     const upserts = pages.slice(0, -2).flatMap((page) => page.outputs);
     expect(upserts).toHaveLength(results);
     expect(upserts.every((output) => output.topic === "results" && output.value !== null)).toBe(true);
-    expect(pages.slice(-2).flatMap((page) => page.outputs)).toEqual(stale.map((key) => ({ topic: "results", key, value: null })));
+    expect(pages.slice(-2).flatMap((page) => page.outputs)).toEqual(
+      stale.map((key) => ({ topic: "results", key, value: null })),
+    );
     const changelog = [];
     for (const page of pages) changelog.push(...(await paged.settle(page)).changelog);
     // Only what the topic needs: the drifted result again, and the tombstone.
-    expect(changelog.map((entry) => [entry.key, entry.value === null])).toEqual([[drifted, false], ...stale.map((key) => [key, true])]);
+    expect(changelog.map((entry) => [entry.key, entry.value === null])).toEqual([
+      [drifted, false],
+      ...stale.map((key) => [key, true]),
+    ]);
     expect(changelog.find((entry) => entry.key === drifted)?.value).toEqual(onTopicOf(written, drifted));
   });
 
@@ -129,7 +161,10 @@ describe("the engine processor (no broker)", () => {
   it("with local state keeps the published results on disk, in a cache far smaller than them: a quiet restart writes nothing, a changed value and a stale key are reconciled", async () => {
     const root = mkdtempSync(join(tmpdir(), "agentops-published-"));
     // 16 KiB of engine cache: the published-results store gets 4 KiB, a few results' worth.
-    const stateOptions = (name: string): EngineStateOptions => ({ directory: (partition) => join(root, name, `engine-${String(partition)}`), cacheBytes: 16 * 1024 });
+    const stateOptions = (name: string): EngineStateOptions => ({
+      directory: (partition) => join(root, name, `engine-${String(partition)}`),
+      cacheBytes: 16 * 1024,
+    });
     try {
       const first = engineTask(new Map(), stateOptions("first"));
       first.task.sourceRestore?.restore(engineRecords(metricFacts));
@@ -148,7 +183,11 @@ describe("the engine processor (no broker)", () => {
       await quiet.close();
       // Closed: its directory is released, and the next opening starts from what the topic holds.
       const [changedKey] = [...onTopic.keys()] as [string];
-      const drifted = new Map([...onTopic, [changedKey, Buffer.from("{}")], ["a key no fact produces", Buffer.from("{}")]]);
+      const drifted = new Map([
+        ...onTopic,
+        [changedKey, Buffer.from("{}")],
+        ["a key no fact produces", Buffer.from("{}")],
+      ]);
       const reconciling = engineTask(drifted, stateOptions("quiet"));
       reconciling.task.sourceRestore?.restore(engineRecords(metricFacts));
       const live = await reconciling.settle(goLive(reconciling.task));
@@ -164,7 +203,10 @@ describe("the engine processor (no broker)", () => {
 
   it("resumed from its checkpoint with the published results resumed from theirs, goes live comparing only the keys changed since either, and writes what a full comparison writes", async () => {
     const root = mkdtempSync(join(tmpdir(), "agentops-resumed-"));
-    const stateOptions: EngineStateOptions = { directory: (partition) => join(root, `engine-${String(partition)}`), cacheBytes: 16 * 1024 };
+    const stateOptions: EngineStateOptions = {
+      directory: (partition) => join(root, `engine-${String(partition)}`),
+      cacheBytes: 16 * 1024,
+    };
     // The facts after the checkpoint: the last few (a restart after a crash replays a second or so).
     const half = metricFacts.length - 3;
     try {
@@ -185,7 +227,11 @@ describe("the engine processor (no broker)", () => {
       const tail = new Map([[driftedKey, Buffer.from("{}")]]);
       const topicNow = new Map([...onTopic, ...tail]);
       // Its cache is tiny, so the replay flushes as it goes (over budget): keys changed by those flushes count too.
-      const second = engineTask(tail, { ...stateOptions, cacheBytes: 1024 }, new Map([[0, BigInt(onTopic.size + tail.size)]]));
+      const second = engineTask(
+        tail,
+        { ...stateOptions, cacheBytes: 1024 },
+        new Map([[0, BigInt(onTopic.size + tail.size)]]),
+      );
       expect(second.stores.byName.get("published-results")?.size).toBe(onTopic.size);
       expect(second.task.localState?.resumeFrom(String(metricFacts.length))).toBe(String(half));
       for (const record of engineRecords(metricFacts.slice(half), half)) second.task.sourceRestore?.restore([record]);
@@ -210,13 +256,22 @@ describe("the engine processor (no broker)", () => {
 
   it("after a crash, its replay writes every unit it recomputes to the contributions changelog, also one the replay leaves as its checkpointed state had it", async () => {
     const root = mkdtempSync(join(tmpdir(), "agentops-crash-changelog-"));
-    const stateOptions: EngineStateOptions = { directory: (partition) => join(root, `engine-${String(partition)}`), cacheBytes: 1 << 20 };
+    const stateOptions: EngineStateOptions = {
+      directory: (partition) => join(root, `engine-${String(partition)}`),
+      cacheBytes: 1 << 20,
+    };
     const history = metricFacts.slice(0, 30);
     const call = modelCall({ call_id: "crash-call", delivery_id: undefined, task_id: undefined });
     // Same call_id, other content: a conflict, so neither version counts (contract §1).
-    const conflicting = modelCall({ call_id: "crash-call", delivery_id: undefined, task_id: undefined, input_tokens: 999 });
+    const conflicting = modelCall({
+      call_id: "crash-call",
+      delivery_id: undefined,
+      task_id: undefined,
+      input_tokens: 999,
+    });
     const unit = "call\u0000crash-call";
-    const record = (result: ProcessResult) => ofTopic(result, "engineContributions").find((output) => output.key === unit);
+    const record = (result: ProcessResult) =>
+      ofTopic(result, "engineContributions").find((output) => output.key === unit);
     try {
       // A first process builds its state and stops cleanly: checkpointed after the history.
       const first = engineTask(new Map(), stateOptions, new Map([[0, 0n]]));
@@ -243,7 +298,11 @@ describe("the engine processor (no broker)", () => {
       // As the runtime goes on: live, the next batch's flush writes the changelog (its records are
       // held until the source is past its end at the assignment).
       const goingLive = goLive(third.task);
-      const next = third.task.process({ partition: 0, records: engineRecords(metricFacts.slice(30, 31), history.length + 2), backlog: 0 });
+      const next = third.task.process({
+        partition: 0,
+        records: engineRecords(metricFacts.slice(30, 31), history.length + 2),
+        backlog: 0,
+      });
       expect(record(goingLive) ?? record(next)).toEqual({ topic: "engineContributions", key: unit, value: null });
       await third.close();
     } finally {
@@ -254,12 +313,17 @@ describe("the engine processor (no broker)", () => {
   it("rebuilding from offset 0 without a changelog, writes its contributions changelog as it goes; a member loading it halfway ends where the rebuild does", async () => {
     const root = mkdtempSync(join(tmpdir(), "agentops-rebuild-changelog-"));
     // A cache this small is over its budget every few facts: the rebuild flushes many times.
-    const stateOptions = (name: string): EngineStateOptions => ({ directory: (partition) => join(root, name, `engine-${String(partition)}`), cacheBytes: 16 * 1024 });
+    const stateOptions = (name: string): EngineStateOptions => ({
+      directory: (partition) => join(root, name, `engine-${String(partition)}`),
+      cacheBytes: 16 * 1024,
+    });
     const facts = metricFacts.slice(0, 400);
     const end = String(facts.length);
     const marker = (result: ProcessResult): bigint | undefined => {
       const found = ofTopic(result, "engineContributions").find((output) => output.key === "\u0000settled");
-      return found?.value === null || found === undefined ? undefined : BigInt((JSON.parse(found.value.toString("utf8")) as { offset: string }).offset);
+      return found?.value === null || found === undefined
+        ? undefined
+        : BigInt((JSON.parse(found.value.toString("utf8")) as { offset: string }).offset);
     };
     try {
       const rebuild = engineTask(new Map(), stateOptions("rebuild"), new Map([[0, 0n]]));
@@ -267,10 +331,13 @@ describe("the engine processor (no broker)", () => {
       const log: SinkRecord[] = [];
       let halfway: { readonly records: number; readonly offset: bigint } | undefined;
       for (let from = 0; from < facts.length; from += 20) {
-        const restored = rebuild.task.sourceRestore?.restore(engineRecords(facts.slice(from, from + 20), from)) ?? { outputs: [] };
+        const restored = rebuild.task.sourceRestore?.restore(engineRecords(facts.slice(from, from + 20), from)) ?? {
+          outputs: [],
+        };
         log.push(...ofTopic(restored, "engineContributions"));
         const at = marker(restored);
-        if (at !== undefined && halfway === undefined && at >= BigInt(facts.length / 2) && at < BigInt(facts.length)) halfway = { records: log.length, offset: at };
+        if (at !== undefined && halfway === undefined && at >= BigInt(facts.length / 2) && at < BigInt(facts.length))
+          halfway = { records: log.length, offset: at };
       }
       // Held back until the source's end at assignment, every unit of the history was written at once.
       expect(halfway, "a changelog marker before the source's end at assignment").toBeDefined();
@@ -280,7 +347,9 @@ describe("the engine processor (no broker)", () => {
       const empty = rebuild.task.process({ partition: 0, records: [], backlog: 0 });
       log.push(...ofTopic(goingLive, "engineContributions"), ...ofTopic(empty, "engineContributions"));
       // Markers never go back: the last one names the source's end (it went back to 0 here before).
-      const markers = log.filter((record) => record.key === "\u0000settled").map((record) => marker({ outputs: [record] }) ?? -1n);
+      const markers = log
+        .filter((record) => record.key === "\u0000settled")
+        .map((record) => marker({ outputs: [record] }) ?? -1n);
       expect(markers).toEqual([...markers].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
       expect(markers.at(-1)).toBe(BigInt(facts.length));
       await rebuild.close();
@@ -288,11 +357,13 @@ describe("the engine processor (no broker)", () => {
       // A member without local state loads the log as it stood at the halfway marker, then the facts.
       const loader = engineTask(new Map(), stateOptions("loader"), new Map([[0, 0n]]));
       expect(loader.task.localState?.resumeFrom(end)).toBe("0");
-      for (const record of log.slice(0, halfway?.records)) await loader.task.changelogLoad?.load(record.key, record.value as Buffer | null);
+      for (const record of log.slice(0, halfway?.records))
+        await loader.task.changelogLoad?.load(record.key, record.value as Buffer | null);
       expect(loader.task.changelogLoad?.loaded()["loadUntil"]).toBe(String(halfway?.offset));
       expect(loader.task.changelogLoad?.loaded()["renderFlushes"]).toBe(0);
       loader.task.sourceRestore?.restore(engineRecords(facts));
-      const table = (records: readonly SinkRecord[]): string[][] => records.map((record) => [record.key, JSON.stringify(record.value)]).sort();
+      const table = (records: readonly SinkRecord[]): string[][] =>
+        records.map((record) => [record.key, JSON.stringify(record.value)]).sort();
       expect(table(ofTopic(goLive(loader.task), "results"))).toEqual(table(rebuilt));
       await loader.close();
 
@@ -328,27 +399,54 @@ describe("the engine processor (no broker)", () => {
       expect(letter.kind).toBe("conflict");
       if (letter.kind !== "conflict") continue;
       expect(letter.position).toEqual({ topic: "facts", partition: 0, offset: "1" });
-      expect(letter.conflict.versions.map((version) => version.origin)).toEqual(expect.arrayContaining(["facts/0/0", "facts/0/1"]));
+      expect(letter.conflict.versions.map((version) => version.origin)).toEqual(
+        expect.arrayContaining(["facts/0/0", "facts/0/1"]),
+      );
     }
   });
 
   it("dead-letters an engine-facts record it cannot read, with its position and bytes, live only", () => {
     const bytes = Buffer.from([0xef, 99, 1, 2, 3]);
-    const unreadable = { position: { topic: "engine-facts", partition: 0, offset: "7" }, value: { unreadable: "engine-facts layout version 99; this build reads version 1" }, original: { key: null, value: bytes } };
+    const unreadable = {
+      position: { topic: "engine-facts", partition: 0, offset: "7" },
+      value: { unreadable: "engine-facts layout version 99; this build reads version 1" },
+      original: { key: null, value: bytes },
+    };
     const rebuilding = engineTask();
     rebuilding.task.sourceRestore?.restore([unreadable]);
     expect(ofTopic(goLive(rebuilding.task), "deadLetters")).toEqual([]);
 
-    const result = rebuilding.task.process({ partition: 0, records: [unreadable, ...engineRecords(metricFacts.slice(0, 1), 8)], backlog: 0 });
+    const result = rebuilding.task.process({
+      partition: 0,
+      records: [unreadable, ...engineRecords(metricFacts.slice(0, 1), 8)],
+      backlog: 0,
+    });
     const letters = ofTopic(result, "deadLetters").map((output) => output.value);
-    expect(letters).toEqual([{ kind: "record", rejection: { reason: "UNDECODABLE_BYTES", field: "", detail: "engine-facts record: engine-facts layout version 99; this build reads version 1" }, recordRejected: true, position: unreadable.position, factId: null, original: { key: null, value: bytes } }]);
+    expect(letters).toEqual([
+      {
+        kind: "record",
+        rejection: {
+          reason: "UNDECODABLE_BYTES",
+          field: "",
+          detail: "engine-facts record: engine-facts layout version 99; this build reads version 1",
+        },
+        recordRejected: true,
+        position: unreadable.position,
+        factId: null,
+        original: { key: null, value: bytes },
+      },
+    ]);
     expect(ofTopic(result, "results").length).toBeGreaterThan(0);
   });
 
   it("defers the flush while far behind the head, and flushes at the head", () => {
     const { task } = engineTask();
     goLive(task);
-    const behind = task.process({ partition: 0, records: engineRecords(metricFacts.slice(0, 500)), backlog: FLUSH_BACKLOG_THRESHOLD + 1 });
+    const behind = task.process({
+      partition: 0,
+      records: engineRecords(metricFacts.slice(0, 500)),
+      backlog: FLUSH_BACKLOG_THRESHOLD + 1,
+    });
     expect(ofTopic(behind, "results")).toEqual([]);
     const atHead = task.process({ partition: 0, records: engineRecords(metricFacts.slice(500, 501), 500), backlog: 0 });
     expect(ofTopic(atHead, "results").length).toBeGreaterThan(0);
@@ -359,10 +457,17 @@ describe("the engine processor (no broker)", () => {
     try {
       const resultsFarBehind = async (cacheBytes: number): Promise<number> => {
         const stores = createTaskStores({ name: "engine" }, 0);
-        const task = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), { directory: (partition) => join(root, `${String(cacheBytes)}-${String(partition)}`), cacheBytes }).open(0, storeSet(stores), new Telemetry());
+        const task = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), {
+          directory: (partition) => join(root, `${String(cacheBytes)}-${String(partition)}`),
+          cacheBytes,
+        }).open(0, storeSet(stores), new Telemetry());
         task.localState?.resumeFrom("0");
         goLive(task);
-        const behind = task.process({ partition: 0, records: engineRecords(metricFacts.slice(0, 500)), backlog: FLUSH_BACKLOG_THRESHOLD + 1 });
+        const behind = task.process({
+          partition: 0,
+          records: engineRecords(metricFacts.slice(0, 500)),
+          backlog: FLUSH_BACKLOG_THRESHOLD + 1,
+        });
         await task.localState?.close();
         return ofTopic(behind, "results").length;
       };
@@ -384,16 +489,26 @@ describe("the run-monitor processor (no broker)", () => {
   it("writes each touched run's state to the store, whose changelog goes to the source partition", async () => {
     const stores = createTaskStores(runMonitorProcessor(), 0);
     const task = runMonitorProcessor().open(2, storeSet(stores), new Telemetry());
-    const result = task.process({ partition: 2, records: [agentRecord(exec("run-rm", 1, "ls"), 0), agentRecord(exec("run-rm", 2, "rm -rf /"), 1)], backlog: 0 });
+    const result = task.process({
+      partition: 2,
+      records: [agentRecord(exec("run-rm", 1, "ls"), 0), agentRecord(exec("run-rm", 2, "rm -rf /"), 1)],
+      backlog: 0,
+    });
     expect(ofTopic(result, "alerts").length).toBeGreaterThan(0);
     expect(ofTopic(result, "runState").map((output) => output.key)).toEqual(["run-rm"]);
     const settled = await settleBatch("run-monitor", result, stores, 2, encode);
-    expect(settled.changelog.map((entry) => [entry.topic, entry.key, entry.partition])).toEqual([["runMonitorChangelog", "run-rm", 2]]);
+    expect(settled.changelog.map((entry) => [entry.topic, entry.key, entry.partition])).toEqual([
+      ["runMonitorChangelog", "run-rm", 2],
+    ]);
     expect(typeof settled.changelog[0]?.value).toBe("string");
   });
 
   it("restored from its changelog, recognises a re-processed batch and alerts nothing twice", async () => {
-    const batch = { partition: 0, records: [agentRecord(exec("run-rm", 1, "ls"), 0), agentRecord(exec("run-rm", 2, "rm -rf /"), 1)], backlog: 0 };
+    const batch = {
+      partition: 0,
+      records: [agentRecord(exec("run-rm", 1, "ls"), 0), agentRecord(exec("run-rm", 2, "rm -rf /"), 1)],
+      backlog: 0,
+    };
     const stores = createTaskStores(runMonitorProcessor(), 0);
     const first = runMonitorProcessor().open(0, storeSet(stores), new Telemetry());
     const settled = await settleBatch("run-monitor", first.process(batch), stores, 0, encode);
@@ -407,18 +522,36 @@ describe("the run-monitor processor (no broker)", () => {
   it("dead-letters a record that is not an agent event", () => {
     const task = runMonitorProcessor().open(0, storeSet(createTaskStores(runMonitorProcessor(), 0)), new Telemetry());
     const [fact] = metricFacts as [MetricFact];
-    const result = task.process({ partition: 0, records: [{ position: { topic: "agent-events", partition: 0, offset: "7" }, value: { ok: true, fact, invalidMeasures: [], factId: fact.fact_id }, original: { key: null, value: Buffer.from("x") } }], backlog: 0 });
-    expect(ofTopic(result, "deadLetters").map((output) => output.value)).toMatchObject([{ kind: "record", rejection: { reason: "UNKNOWN_TYPE" }, position: { offset: "7" } }]);
+    const result = task.process({
+      partition: 0,
+      records: [
+        {
+          position: { topic: "agent-events", partition: 0, offset: "7" },
+          value: { ok: true, fact, invalidMeasures: [], factId: fact.fact_id },
+          original: { key: null, value: Buffer.from("x") },
+        },
+      ],
+      backlog: 0,
+    });
+    expect(ofTopic(result, "deadLetters").map((output) => output.value)).toMatchObject([
+      { kind: "record", rejection: { reason: "UNKNOWN_TYPE" }, position: { offset: "7" } },
+    ]);
   });
 });
 
 describe("the ingest processor (no broker)", () => {
   it("routes rejections, agent events and metric facts, each with its position", () => {
     const task = ingestProcessor.open(0, new Map(), new Telemetry());
-    const records: SourceRecord<DecodedFact>[] = parsed.slice(0, 400).map((result, index) => ({ position: { file: "facts.ndjson", line: index + 1 }, value: { ...result, factId: result.ok ? result.fact.fact_id : null }, original: { text: result.ok ? null : "raw" } }));
+    const records: SourceRecord<DecodedFact>[] = parsed.slice(0, 400).map((result, index) => ({
+      position: { file: "facts.ndjson", line: index + 1 },
+      value: { ...result, factId: result.ok ? result.fact.fact_id : null },
+      original: { text: result.ok ? null : "raw" },
+    }));
     const result = task.process({ partition: 0, records, backlog: 0 });
     const rejected = parsed.slice(0, 400).filter((entry) => !entry.ok).length;
-    expect(ofTopic(result, "deadLetters").filter((output) => output.value.kind === "record" && output.value.recordRejected)).toHaveLength(rejected);
+    expect(
+      ofTopic(result, "deadLetters").filter((output) => output.value.kind === "record" && output.value.recordRejected),
+    ).toHaveLength(rejected);
     const events = ofTopic(result, "agentEvents");
     const facts = ofTopic(result, "engineFacts");
     expect(events.length + facts.length).toBe(400 - rejected);

@@ -17,10 +17,12 @@ const EVENTS: AgentEvent[] = [
   exec("run-rm", 3, "git push --force origin main"),
 ];
 
-const bytes = (alerts: readonly TripwireAlert[]): string => canonicalJson([...alerts].sort((a, b) => (a.alert_id < b.alert_id ? -1 : 1)));
+const bytes = (alerts: readonly TripwireAlert[]): string =>
+  canonicalJson([...alerts].sort((a, b) => (a.alert_id < b.alert_id ? -1 : 1)));
 
 /** The run-states store as the runtime gives it to the run monitor: changelogged, in memory. */
-const runStatesStore = (): ChangeLoggingKeyValueStore<RunState> => new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<RunState>(RUN_STATES), RUN_STATE_CODEC);
+const runStatesStore = (): ChangeLoggingKeyValueStore<RunState> =>
+  new ChangeLoggingKeyValueStore(new InMemoryKeyValueStore<RunState>(RUN_STATES), RUN_STATE_CODEC);
 
 describe("the run-monitor processor over a batch (no broker)", () => {
   it("gives the embedded replay's alerts, a summary and a changelog value per touched run", () => {
