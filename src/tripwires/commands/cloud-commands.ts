@@ -1,6 +1,6 @@
 import type { DestructiveFinding } from "./command-analysis.ts";
 import { joinWords } from "./command-words.ts";
-import type { ShellWord } from "./shell-parser.ts";
+import type { ShellWord } from "./parsed-shell.ts";
 
 /**
  * Deletes through the cloud CLIs (aws, gcloud, gsutil, bq, az). The guard cannot tell a

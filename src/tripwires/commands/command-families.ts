@@ -4,7 +4,7 @@ import { commandBaseName, joinWords } from "./command-words.ts";
 import { dynamicCommand, indirectExecutionFindings, type RunScript } from "./indirect-execution.ts";
 import { interpreterFindings } from "./interpreter-commands.ts";
 import type { PathContext } from "./path-resolution.ts";
-import type { ParsedShell, ShellWord, SimpleCommand } from "./shell-parser.ts";
+import type { ParsedShell, ShellWord, SimpleCommand } from "./parsed-shell.ts";
 import { fileWriteFindings } from "./system-writes.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { ShellWord } from "./shell-parser.ts";
+import type { ShellWord } from "./parsed-shell.ts";
 
 /** Helpers to read argv the way each tool's option parser would. */
 

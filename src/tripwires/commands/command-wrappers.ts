@@ -1,4 +1,4 @@
-import type { ShellWord } from "./shell-parser.ts";
+import type { ShellWord } from "./parsed-shell.ts";
 import { commandBaseName } from "./command-words.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { isCredentialPath } from "./credential-paths.ts";
 import { isUrlRemote } from "./git-commands.ts";
 import { resolvePath, type PathContext } from "./path-resolution.ts";
-import type { ShellWord } from "./shell-parser.ts";
+import type { ShellWord } from "./parsed-shell.ts";
 
 /**
  * Which commands read credential files and which send data off the machine: the two halves of

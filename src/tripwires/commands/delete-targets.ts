@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import type { DestructiveRuleId } from "../rules/rule-definition.ts";
 import { classifyPath, resolvePath, type PathClass, type PathContext } from "./path-resolution.ts";
-import type { ShellWord } from "./shell-parser.ts";
+import type { ShellWord } from "./parsed-shell.ts";
 
 /**
  * Decides which rule (if any) deleting one target violates. Shared by `rm`, `find -delete`,

@@ -1,6 +1,6 @@
 import type { FanOut } from "./command-wrappers.ts";
 import { commandBaseName, parseOptions } from "./command-words.ts";
-import type { ShellWord, SimpleCommand } from "./shell-parser.ts";
+import type { ShellWord, SimpleCommand } from "./parsed-shell.ts";
 
 /**
  * What a fan-out runner (`xargs`, GNU `parallel`) runs: its command template with each input item

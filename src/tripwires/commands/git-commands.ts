@@ -1,6 +1,6 @@
 import type { DestructiveFinding } from "./command-analysis.ts";
 import { joinWords, parseOptions } from "./command-words.ts";
-import type { ShellWord } from "./shell-parser.ts";
+import type { ShellWord } from "./parsed-shell.ts";
 
 /** git subcommands that rewrite or discard history or work, and pushes that leave the machine. */
 

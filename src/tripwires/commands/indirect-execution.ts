@@ -2,7 +2,7 @@ import type { CommandAnalysis, DestructiveFinding } from "./command-analysis.ts"
 import { unwrapCommand } from "./command-wrappers.ts";
 import { commandBaseName, joinWords } from "./command-words.ts";
 import type { PathContext } from "./path-resolution.ts";
-import type { ShellWord, SimpleCommand } from "./shell-parser.ts";
+import type { ShellWord, SimpleCommand } from "./parsed-shell.ts";
 
 /**
  * Code that runs without being written in the line: a script fetched from the network and piped

@@ -1,7 +1,7 @@
 import type { DestructiveFinding } from "./command-analysis.ts";
 import { analyseCloudCommand } from "./cloud-commands.ts";
 import { joinWords } from "./command-words.ts";
-import type { ShellWord } from "./shell-parser.ts";
+import type { ShellWord } from "./parsed-shell.ts";
 
 /** terraform/tofu destroy, kubectl delete, helm uninstall; the cloud CLIs in cloud-commands.ts. */
 

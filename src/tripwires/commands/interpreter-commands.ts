@@ -3,7 +3,7 @@ import { joinWords } from "./command-words.ts";
 import { judgeDelete } from "./delete-targets.ts";
 import type { RunScript } from "./indirect-execution.ts";
 import type { PathContext } from "./path-resolution.ts";
-import type { ShellWord, SimpleCommand } from "./shell-parser.ts";
+import type { ShellWord, SimpleCommand } from "./parsed-shell.ts";
 
 /**
  * Interpreter one-liners (`python -c`, `perl -e`, `node -e`, `ruby -e`, and a script piped or

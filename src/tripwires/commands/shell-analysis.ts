@@ -9,25 +9,19 @@ import { commandFamilyFindings, lineFamilyAnalysis } from "./command-families.ts
 import { unwrapCommand } from "./command-wrappers.ts";
 import { commandBaseName, joinWords, parseOptions } from "./command-words.ts";
 import { credentialReadsOf, egressTargetsOf } from "./data-flow-commands.ts";
-import { judgeDelete } from "./delete-targets.ts";
-import { expandFanOut, UNKNOWN_ITEM } from "./fan-out.ts";
-import {
-  analyseFilesystemCommand,
-  analyseFind,
-  analyseRedirects,
-  findFilters,
-  findRoots,
-  isRecursiveRm,
-  redirectsWriteFiles,
-  rmTargetsFindings,
-  type FindExec,
-} from "./filesystem-commands.ts";
+import { expandFanOut } from "./fan-out.ts";
+import { analyseFilesystemCommand, analyseRedirects, redirectsWriteFiles } from "./filesystem-commands.ts";
+import { analyseFind, type FindExec } from "./find-commands.ts";
 import { analyseGit, READ_ONLY_GIT } from "./git-commands.ts";
 import { analyseInfraCommand } from "./infra-commands.ts";
+import { nestedScript } from "./nested-scripts.ts";
+import type { ShellWord, SimpleCommand } from "./parsed-shell.ts";
 import { resolvePath, type PathContext } from "./path-resolution.ts";
 import { checkDeadline } from "./analysis-deadline.ts";
-import { parseShell, type ShellWord, type SimpleCommand } from "./shell-parser.ts";
+import { isListingBranch, isReadOnly } from "./read-only-commands.ts";
+import { parseShell } from "./shell-parser.ts";
 import { sqlCommandFindings } from "./sql/sql-commands.ts";
+import { xargsRmFindings } from "./xargs-deletes.ts";
 
 /**
  * Analyses one command line: parse with the bash grammar, walk every simple command it would run
@@ -38,7 +32,6 @@ export interface ShellAnalysisOptions {
   readonly protectedBranches: readonly string[];
 }
 
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish"]);
 const MAX_NESTING = 4;
 const RESERVED_WORDS = new Set([
   "if",
@@ -60,78 +53,6 @@ const RESERVED_WORDS = new Set([
   "!",
   "[[",
   "]]",
-]);
-const READ_ONLY_COMMANDS = new Set([
-  "ls",
-  "cat",
-  "head",
-  "tail",
-  "grep",
-  "egrep",
-  "fgrep",
-  "rg",
-  "ag",
-  "wc",
-  "pwd",
-  "echo",
-  "printf",
-  "which",
-  "type",
-  "stat",
-  "file",
-  "tree",
-  "du",
-  "df",
-  "env",
-  "printenv",
-  "less",
-  "more",
-  "sort",
-  "uniq",
-  "cut",
-  "tr",
-  "awk",
-  "jq",
-  "yq",
-  "diff",
-  "cmp",
-  "test",
-  "[",
-  "true",
-  "false",
-  "whoami",
-  "id",
-  "uname",
-  "date",
-  "hostname",
-  "basename",
-  "dirname",
-  "realpath",
-  "readlink",
-  "md5sum",
-  "sha1sum",
-  "sha256sum",
-  "cd",
-  "ps",
-  "sleep",
-  "nproc",
-  "free",
-  "uptime",
-  "man",
-  "column",
-  "nl",
-  "tac",
-  "rev",
-  "od",
-  "xxd",
-  "hexdump",
-  "strings",
-  "base64",
-  ":",
-  "find",
-  "sed",
-  "bat",
-  "fd",
 ]);
 
 const TOO_NESTED = `scripts nest more than ${MAX_NESTING} levels deep (bash -c, eval, find -exec)`;
@@ -323,152 +244,4 @@ function removesGivenEntry(words: readonly ShellWord[], depth: number): boolean 
       innerWords.slice(1).some((word) => word.dynamic || word.text.includes("{}"))
     );
   });
-}
-
-/** `bash -c 'script'`, `eval "script"`, `echo 'script' | sh`: a script given as data. */
-function nestedScript(name: string, args: readonly ShellWord[], command: SimpleCommand): string | undefined {
-  if (name === "eval") return args.every((arg) => !arg.dynamic) ? args.map((arg) => arg.text).join(" ") : undefined;
-  if (!SHELLS.has(name)) return undefined;
-  const commandFlag = args.findIndex(
-    (arg) => !arg.dynamic && /^-[a-z]*c[a-z]*$/i.test(arg.text) && !arg.text.startsWith("--"),
-  );
-  if (commandFlag !== -1) {
-    const script = args.slice(commandFlag + 1).find((arg) => !arg.text.startsWith("-") || arg.dynamic);
-    // A script with an unknown fan-out item in it is still read: the item parses as an unknown variable.
-    return script === undefined || (script.dynamic && !script.text.includes(UNKNOWN_ITEM)) ? undefined : script.text;
-  }
-  const scriptOnStdin = args.every((arg) => arg.text.startsWith("-"));
-  if (scriptOnStdin && command.stdinText !== undefined) return command.stdinText;
-  const producer = command.pipedFrom;
-  const producerName = commandBaseName(producer?.words[0]);
-  if (
-    scriptOnStdin &&
-    producer !== undefined &&
-    (producerName === "echo" || producerName === "printf") &&
-    producer.words.every((word) => !word.dynamic)
-  ) {
-    return producer.words
-      .slice(1)
-      .map((word) => word.text)
-      .join(" ");
-  }
-  // `cat <<EOF | sh`: the here-document is the script.
-  if (
-    scriptOnStdin &&
-    producer !== undefined &&
-    producerName === "cat" &&
-    producer.words.length === 1 &&
-    producer.stdinText !== undefined
-  )
-    return producer.stdinText;
-  return undefined;
-}
-
-/** `… | xargs rm -rf`: what feeds xargs decides what gets deleted. */
-function xargsRmFindings(
-  args: readonly ShellWord[],
-  words: readonly ShellWord[],
-  producer: SimpleCommand | undefined,
-  context: PathContext,
-): DestructiveFinding[] {
-  const recursive = isRecursiveRm(args);
-  const label = joinWords(words);
-  const findings = rmTargetsFindings(parseOptions(args).positionals, recursive, label, context);
-  const producerName = commandBaseName(producer?.words[0]);
-  const producerArgs = producer?.words.slice(1) ?? [];
-  let judged: { target: ShellWord; filtered: boolean }[] | undefined;
-  if (producerName === "find") {
-    // Same judgement as `find … -delete`: find walks its roots recursively.
-    return [
-      ...findings,
-      ...findRoots(producerArgs).flatMap((root) => {
-        const filters = findFilters(producerArgs, root.text);
-        const targets = [judgeDelete(root, true, filters.restricted, context)];
-        if (filters.selectsGitDir && !root.dynamic)
-          targets.push(
-            judgeDelete({ text: `${root.text.replace(/\/+$/, "")}/.git`, dynamic: false }, true, false, context),
-          );
-        return targets.flatMap((verdict) =>
-          verdict === undefined
-            ? []
-            : [
-                {
-                  ruleId: verdict.ruleId,
-                  command: label,
-                  path: verdict.path,
-                  detail: `xargs deletes what find lists under ${verdict.path}`,
-                },
-              ],
-        );
-      }),
-    ];
-  } else if (producerName === "echo" || producerName === "printf") {
-    judged = producerArgs
-      .filter((arg) => !arg.text.startsWith("-"))
-      .flatMap((arg) =>
-        arg.text
-          .split(/\\n|\s+/)
-          .filter((text) => text !== "")
-          .map((text) => ({ target: { text, dynamic: arg.dynamic }, filtered: false })),
-      );
-  } else if (producerName === "ls") {
-    const listed = parseOptions(producerArgs).positionals;
-    judged = (listed.length === 0 ? [{ text: ".", dynamic: false }] : listed).map((directory) => ({
-      target: { text: `${directory.text}/*`, dynamic: directory.dynamic },
-      filtered: false,
-    }));
-  }
-  if (judged === undefined) {
-    return recursive
-      ? [
-          ...findings,
-          {
-            ruleId: "fs-delete-dynamic-target",
-            command: label,
-            path: undefined,
-            detail: "recursive delete of targets read from stdin",
-          },
-        ]
-      : findings;
-  }
-  for (const { target, filtered } of judged) {
-    const verdict = judgeDelete(target, recursive, filtered, context);
-    if (verdict !== undefined)
-      findings.push({
-        ruleId: verdict.ruleId,
-        command: label,
-        path: verdict.path,
-        detail: `xargs ${recursive ? "recursive " : ""}delete of ${verdict.path}`,
-      });
-  }
-  return findings;
-}
-
-function isReadOnly(name: string, args: readonly ShellWord[]): boolean {
-  if (!READ_ONLY_COMMANDS.has(name))
-    return (
-      ["kubectl", "terraform", "helm"].includes(name) &&
-      ["get", "describe", "logs", "plan", "show", "validate", "list", "status"].includes(
-        args.find((arg) => !arg.text.startsWith("-"))?.text ?? "",
-      )
-    );
-  const texts = args.map((arg) => arg.text);
-  if (name === "find")
-    return !texts.some((text) =>
-      ["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"].includes(text),
-    );
-  if (name === "sed") return !texts.some((text) => /^-[a-zA-Z]*i/.test(text) || text.startsWith("--in-place"));
-  return true;
-}
-
-function isListingBranch(subcommand: string, args: readonly ShellWord[]): boolean {
-  if (subcommand !== "branch" && subcommand !== "tag" && subcommand !== "stash") return false;
-  const rest = args.slice(args.findIndex((arg) => arg.text === subcommand) + 1).map((arg) => arg.text);
-  if (subcommand === "stash") return rest[0] === "list" || rest[0] === "show";
-  return (
-    rest.length === 0 ||
-    rest.every((text) =>
-      ["-a", "-r", "-l", "--list", "-v", "-vv", "--all", "--remotes", "--show-current"].includes(text),
-    )
-  );
 }

@@ -1,6 +1,17 @@
 import { createRequire } from "node:module";
 import { Language, Parser, type Node } from "web-tree-sitter";
 import { checkDeadline, currentDeadline } from "./analysis-deadline.ts";
+import type { ParsedShell, ShellRedirect, ShellWord, SimpleCommand } from "./parsed-shell.ts";
+import { exceededBound } from "./shell-bounds.ts";
+import {
+  FIELD_BREAK,
+  resolveVariable,
+  splitFields,
+  unescapeAnsiC,
+  unescapeDoubleQuoted,
+  unescapeUnquoted,
+  type Resolved,
+} from "./shell-word-text.ts";
 
 /**
  * A real bash grammar (tree-sitter-bash, compiled to WASM) turned into a flat list of the simple
@@ -18,52 +29,6 @@ await Parser.init();
 const bashLanguage = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
 const parser = new Parser();
 parser.setLanguage(bashLanguage);
-
-export interface ShellWord {
-  /** The word after quote removal and the expansions we can resolve. */
-  readonly text: string;
-  /** True when part of the word is an expansion whose value cannot be known statically. */
-  readonly dynamic: boolean;
-}
-
-export interface ShellRedirect {
-  readonly operator: string;
-  readonly target: ShellWord;
-}
-
-export interface SimpleCommand {
-  /** argv as the shell would build it: field splitting of `$IFS` already applied. */
-  readonly words: readonly ShellWord[];
-  readonly redirects: readonly ShellRedirect[];
-  /** Body of a here-document or here-string fed to this command, when static. */
-  readonly stdinText: string | undefined;
-  /** The command writing into this one's stdin when it sits in a pipeline. */
-  readonly pipedFrom: SimpleCommand | undefined;
-}
-
-export interface ParsedShell {
-  readonly commands: readonly SimpleCommand[];
-  /**
-   * Why the commands may be incomplete: the grammar reported an error somewhere (commands are
-   * still extracted best-effort), or the line exceeds a bound of SHELL_BOUNDS (none extracted).
-   */
-  readonly unparsed: string | undefined;
-}
-
-/**
- * What is parsed at all. Beyond these the grammar's time grows too fast (pipes: quadratic; nested
- * substitutions) or the tree walk too deep, so the line is reported unparsed instead of parsed.
- */
-export const SHELL_BOUNDS = { maxBytes: 16 * 1024, maxNesting: 64, maxPipes: 128 } as const;
-
-const HOME_MARKER = "~";
-/** Field separator produced by an unquoted `$IFS`; split out after the word is assembled. */
-const FIELD_BREAK = "\u0000";
-
-interface Resolved {
-  text: string;
-  dynamic: boolean;
-}
 
 export function parseShell(source: string): ParsedShell {
   const outOfBounds = exceededBound(source);
@@ -87,40 +52,6 @@ export function parseShell(source: string): ParsedShell {
     substitutionCommands.clear();
     tree.delete();
   }
-}
-
-/**
- * One pass over the characters: byte length, the deepest bracket nesting and the count of pipes.
- * Single-quoted text and escaped characters are skipped; brackets inside double quotes or
- * here-documents are counted, which can only make an odd line unparsed, never a deep one parsed.
- */
-function exceededBound(source: string): string | undefined {
-  const bytes = Buffer.byteLength(source, "utf8");
-  if (bytes > SHELL_BOUNDS.maxBytes)
-    return `the command is ${bytes} bytes, over the ${SHELL_BOUNDS.maxBytes}-byte bound`;
-  let depth = 0;
-  let deepest = 0;
-  let pipes = 0;
-  for (let i = 0; i < source.length; i++) {
-    const char = source[i];
-    if (char === "\\") {
-      i++;
-    } else if (char === "'") {
-      const end = source.indexOf("'", i + 1);
-      i = end === -1 ? source.length : end;
-    } else if (char === "(" || char === "{" || char === "[" || char === "`") {
-      deepest = Math.max(deepest, ++depth);
-    } else if (char === ")" || char === "}" || char === "]") {
-      depth = Math.max(0, depth - 1);
-    } else if (char === "|" && source[i + 1] !== "|" && source[i - 1] !== "|") {
-      pipes++;
-    }
-  }
-  if (deepest > SHELL_BOUNDS.maxNesting)
-    return `the command nests ${deepest} brackets deep, over the bound of ${SHELL_BOUNDS.maxNesting}`;
-  if (pipes > SHELL_BOUNDS.maxPipes)
-    return `the command has ${pipes} pipes, over the bound of ${SHELL_BOUNDS.maxPipes}`;
-  return undefined;
 }
 
 function collectCommands(
@@ -326,14 +257,6 @@ function collectSubstitutions(node: Node, into: SimpleCommand[]): void {
   for (const child of node.namedChildren) collectSubstitutions(child, into);
 }
 
-function splitFields(word: Resolved): ShellWord[] {
-  if (!word.text.includes(FIELD_BREAK)) return [{ text: word.text, dynamic: word.dynamic }];
-  return word.text
-    .split(FIELD_BREAK)
-    .filter((field) => field !== "")
-    .map((text) => ({ text, dynamic: word.dynamic }));
-}
-
 function resolveWord(node: Node, quoted = false): Resolved {
   switch (node.type) {
     case "word":
@@ -371,15 +294,6 @@ function joinParts(parts: readonly Node[], quoted: boolean): Resolved {
   return { text, dynamic };
 }
 
-function resolveVariable(node: Node, quoted: boolean): Resolved {
-  const name = node.namedChildren.find((child) => child.type === "variable_name")?.text;
-  const isPlain = node.type === "simple_expansion" || node.namedChildCount === 1;
-  if (isPlain && name === "HOME") return { text: HOME_MARKER, dynamic: false };
-  // Unquoted $IFS is field splitting: `rm${IFS}-rf${IFS}/` is `rm -rf /`.
-  if (isPlain && name === "IFS") return { text: quoted ? " " : FIELD_BREAK, dynamic: false };
-  return { text: node.text, dynamic: true };
-}
-
 /** `$(echo rm)` and `$(printf rm)` have a static value; any other substitution does not. */
 function foldCommandSubstitution(node: Node, quoted: boolean): Resolved {
   const inner = commandsOfSubstitution(node);
@@ -397,30 +311,4 @@ function foldCommandSubstitution(node: Node, quoted: boolean): Resolved {
     return { text: quoted ? value : value.split(/\s+/).join(FIELD_BREAK), dynamic: false };
   }
   return { text: node.text, dynamic: true };
-}
-
-function unescapeUnquoted(text: string): string {
-  return text.replace(/\\(.)/gs, "$1");
-}
-
-function unescapeDoubleQuoted(text: string): string {
-  return text.replace(/\\([$`"\\\n])/g, "$1");
-}
-
-function unescapeAnsiC(text: string): string {
-  return text.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_match, escape: string) => {
-    if (escape.startsWith("x")) return String.fromCharCode(parseInt(escape.slice(1), 16));
-    if (/^[0-7]+$/.test(escape)) return String.fromCharCode(parseInt(escape, 8));
-    const named: Record<string, string> = {
-      n: "\n",
-      t: "\t",
-      r: "\r",
-      a: "\u0007",
-      b: "\b",
-      e: "\u001b",
-      f: "\f",
-      v: "\v",
-    };
-    return named[escape] ?? escape;
-  });
 }

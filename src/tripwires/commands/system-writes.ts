@@ -1,7 +1,7 @@
 import type { DestructiveFinding } from "./command-analysis.ts";
 import { joinWords, optionValue, parseOptions } from "./command-words.ts";
 import { homeEntry, resolvePath, type PathContext } from "./path-resolution.ts";
-import type { ShellRedirect, ShellWord } from "./shell-parser.ts";
+import type { ShellRedirect, ShellWord } from "./parsed-shell.ts";
 
 /**
  * Writes that overwrite the machine's own files: system directories, system logs, the keys that

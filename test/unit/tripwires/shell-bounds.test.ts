@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createCommandAnalyser } from "../../../src/tripwires/commands/command-analyser.ts";
 import { AnalysisDeadlineError, withinDeadline } from "../../../src/tripwires/commands/analysis-deadline.ts";
-import { SHELL_BOUNDS } from "../../../src/tripwires/commands/shell-parser.ts";
+import { SHELL_BOUNDS } from "../../../src/tripwires/commands/shell-bounds.ts";
 
 /**
  * The shell analysis is bounded: beyond its bounds a line is unparsed with the reason, never

@@ -1,6 +1,6 @@
 import type { DestructiveFinding } from "../command-analysis.ts";
 import { commandBaseName, joinWords, optionValue } from "../command-words.ts";
-import type { ShellWord, SimpleCommand } from "../shell-parser.ts";
+import type { ShellWord, SimpleCommand } from "../parsed-shell.ts";
 import { analyseSql } from "./sql-analysis.ts";
 
 /**
