@@ -5,7 +5,7 @@ import { ALLOW, undecided, type HookSubject, type HookVerdict } from "./claude-c
 /**
  * The hook's analysers, each in its own worker thread, so that no input can hold a call past its
  * deadline or damage another call. At the deadline the call is answered undecided; the worker
- * stops that analysis on its own (shell-parser.ts withinDeadline) and takes the next call, and one
+ * stops that analysis on its own (analysis-deadline.ts withinDeadline) and takes the next call, and one
  * still busy KILL_GRACE_MS later is terminated (V8 stops it even inside the WASM parser) and
  * replaced, as is one that crashed, ran out of heap or reported a failure inside the analyser.
  * Calls wait in arrival order for a free worker; a call whose deadline passes while it waits is
