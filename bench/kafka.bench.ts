@@ -23,7 +23,7 @@ import type { Kafka } from "kafkajs";
 import { topicRecordCount } from "../src/kafka/read-topic.ts";
 import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { createKafka } from "../src/kafka/client.ts";
-import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
+import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-addresses.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { ensureTopics } from "../src/kafka/ensure-topics.ts";

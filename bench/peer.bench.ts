@@ -40,7 +40,7 @@ import { topicRecordCount } from "../src/kafka/read-topic.ts";
 import { SUM_PAST_SAFE_INTEGER } from "../src/metrics/exact-sum.ts";
 import { shippedCatalog } from "../src/catalog/metric-definitions.ts";
 import { createKafka } from "../src/kafka/client.ts";
-import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
+import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-addresses.ts";
 import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
 import { createTopicsWithLeaders } from "../src/kafka/topic-admin.ts";

@@ -11,7 +11,7 @@
 import type { AgentEvent } from "../src/contract/facts.ts";
 import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { decodeFact } from "../src/kafka/serde/decode-fact.ts";
-import { resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
+import { resolveSchemaRegistryUrl } from "../src/kafka/connection-addresses.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
 import { createCommandAnalyser } from "../src/tripwires/commands/command-analyser.ts";
 import { createRunMonitor, inMemoryRunStates, type RunMonitor } from "../src/tripwires/monitor.ts";

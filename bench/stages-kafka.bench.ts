@@ -20,7 +20,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import type { Kafka } from "kafkajs";
 import { createKafka } from "../src/kafka/client.ts";
-import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
+import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-addresses.ts";
 import { ensureTopics } from "../src/kafka/ensure-topics.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
 import { createTopicsWithLeaders } from "../src/kafka/topic-admin.ts";

@@ -27,7 +27,7 @@ import { fileURLToPath } from "node:url";
 import type { Consumer, Message, Producer } from "kafkajs";
 import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
 import { createKafka } from "../src/kafka/client.ts";
-import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-settings.ts";
+import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-addresses.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
 import { readProcStatus } from "../src/stream/runtime/proc-status.ts";
 import { topicNames } from "../src/stream/topic-names.ts";

@@ -49,7 +49,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // message names the address, where it came from and the fix; no stack trace unless asked.
     // Loaded only on failure: their modules (effect) cost a command such as the hook its start time.
     const { ConfigError } = await import("../errors.ts");
-    const { ConnectionFailure } = await import("../kafka/connection-errors.ts");
+    const { ConnectionFailure } = await import("../kafka/connection-failure.ts");
     if (error instanceof UsageError || error instanceof ConfigError) {
       process.stderr.write(`agentops ${command.name}: ${error.message}\n`);
       return 2;

@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import { shippedCatalog } from "../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../metrics/engine-config.ts";
-import { replayFile } from "../stream/transports/embedded/embedded-transport.ts";
+import { replayFile } from "../stream/transports/embedded/embedded-replay.ts";
 import { withReplayState, type ReplayStateKind } from "../stream/transports/embedded/replay-state.ts";
 import type { DeadLetterInput } from "../lineage/explanation.ts";
 import { withRefusedRecords } from "../lineage/lineage.ts";

@@ -1,7 +1,9 @@
-import { readFileSync } from "node:fs";
 import { Agent as HttpsAgent } from "node:https";
 import type { KafkaConfig, SASLOptions } from "kafkajs";
 import { ConfigError } from "../errors.ts";
+import { resolveBrokers, resolveSchemaRegistryUrl } from "./connection-addresses.ts";
+import { ENV, envValue, originName, type Sourced } from "./connection-sources.ts";
+import { givenTls, KAFKA_TLS, readTls, REGISTRY_TLS, tlsOptions, type TlsSettings } from "./tls-settings.ts";
 
 /**
  * Where the broker and the registry are, and how to reach them securely: resolved once from flags,
@@ -11,68 +13,6 @@ import { ConfigError } from "../errors.ts";
  * TLS material from files (never inline), and nothing secret is ever part of an error message.
  * Any partial or contradictory security setting is a ConfigError naming the variable to set.
  */
-
-/** Where the broker is when nobody says otherwise: the one `npm run services:up` starts. */
-export const DEFAULT_BROKERS = "127.0.0.1:19092";
-
-/**
- * The Confluent-compatible API root when nobody says otherwise: Apicurio serves it under
- * /apis/ccompat/v7. A Confluent Schema Registry's root URL works the same way.
- */
-export const DEFAULT_SCHEMA_REGISTRY_URL = "http://127.0.0.1:18081/apis/ccompat/v7";
-
-/** The environment variables this module reads, by name, so messages and docs spell them once. */
-export const ENV = {
-  brokers: "KAFKA_BROKERS",
-  ssl: "KAFKA_SSL",
-  sslCaFile: "KAFKA_SSL_CA_FILE",
-  sslCertFile: "KAFKA_SSL_CERT_FILE",
-  sslKeyFile: "KAFKA_SSL_KEY_FILE",
-  sslServername: "KAFKA_SSL_SERVERNAME",
-  saslMechanism: "KAFKA_SASL_MECHANISM",
-  saslUsername: "KAFKA_SASL_USERNAME",
-  saslPassword: "KAFKA_SASL_PASSWORD",
-  registryUrl: "SCHEMA_REGISTRY_URL",
-  registryCaFile: "SCHEMA_REGISTRY_SSL_CA_FILE",
-  registryCertFile: "SCHEMA_REGISTRY_SSL_CERT_FILE",
-  registryKeyFile: "SCHEMA_REGISTRY_SSL_KEY_FILE",
-  registryServername: "SCHEMA_REGISTRY_SSL_SERVERNAME",
-  registryUsername: "SCHEMA_REGISTRY_USERNAME",
-  registryPassword: "SCHEMA_REGISTRY_PASSWORD",
-} as const;
-
-/** Where a value came from: a flag, an environment variable, or the built-in default. */
-export type ValueOrigin =
-  | { readonly kind: "flag"; readonly flag: string }
-  | { readonly kind: "env"; readonly variable: string }
-  | { readonly kind: "default"; readonly flag: string; readonly variable: string };
-
-export interface Sourced<T> {
-  readonly value: T;
-  readonly origin: ValueOrigin;
-}
-
-/** "from --brokers", "from KAFKA_BROKERS", "the default (neither --brokers nor KAFKA_BROKERS is set)". */
-export function describeOrigin(origin: ValueOrigin): string {
-  switch (origin.kind) {
-    case "flag":
-      return `from ${origin.flag}`;
-    case "env":
-      return `from ${origin.variable}`;
-    case "default":
-      return `the default (neither ${origin.flag} nor ${origin.variable} is set)`;
-  }
-}
-
-/** TLS settings read from files: the CA that signs the server, and a client certificate and key for mutual TLS. */
-export interface TlsSettings {
-  readonly ca?: Buffer;
-  readonly cert?: Buffer;
-  readonly key?: Buffer;
-  readonly servername?: string;
-  /** The variables that were set, for messages ("KAFKA_SSL_CA_FILE=/etc/ca.pem"). File paths are not secret. */
-  readonly given: Readonly<Record<string, string>>;
-}
 
 export type SaslMechanism = "plain" | "scram-sha-256" | "scram-sha-512";
 
@@ -104,180 +44,6 @@ export interface ConnectionFlags {
   readonly brokers?: string | undefined;
   readonly schemaRegistry?: string | undefined;
 }
-
-function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === "" ? undefined : value.trim();
-}
-
-function sourced(
-  flagValue: string | undefined,
-  flag: string,
-  env: NodeJS.ProcessEnv,
-  variable: string,
-  fallback: string,
-): Sourced<string> {
-  if (flagValue !== undefined && flagValue.trim() !== "")
-    return { value: flagValue.trim(), origin: { kind: "flag", flag } };
-  const fromEnv = envValue(env, variable);
-  if (fromEnv !== undefined) return { value: fromEnv, origin: { kind: "env", variable } };
-  return { value: fallback, origin: { kind: "default", flag, variable } };
-}
-
-function originName(origin: ValueOrigin): string {
-  return origin.kind === "flag"
-    ? origin.flag
-    : origin.kind === "env"
-      ? origin.variable
-      : `${origin.flag} / ${origin.variable}`;
-}
-
-/** Brokers from a flag value, else KAFKA_BROKERS, else the local default; comma-separated host:port. */
-export function resolveBrokers(
-  flag: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): Sourced<readonly string[]> {
-  const raw = sourced(flag, "--brokers", env, ENV.brokers, DEFAULT_BROKERS);
-  const brokers = raw.value
-    .split(",")
-    .map((broker) => broker.trim())
-    .filter((broker) => broker !== "");
-  const bad = brokers.find((broker) => !/^[^\s:/]+:\d{1,5}$/.test(broker));
-  if (brokers.length === 0 || bad !== undefined) {
-    throw new ConfigError({
-      field: originName(raw.origin),
-      problem: `"${bad ?? raw.value}" is not a host:port broker address`,
-      fix: "give host:port[,host:port], e.g. 127.0.0.1:19092 (no scheme such as SASL_SSL:// or https://)",
-    });
-  }
-  return { value: brokers, origin: raw.origin };
-}
-
-/** The registry's Confluent-compatible root from a flag, else SCHEMA_REGISTRY_URL, else the local default. */
-export function resolveSchemaRegistryUrl(
-  flag: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): Sourced<string> {
-  const raw = sourced(flag, "--schema-registry", env, ENV.registryUrl, DEFAULT_SCHEMA_REGISTRY_URL);
-  const url = raw.value.replace(/\/+$/, "");
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-    throw new ConfigError({
-      field: originName(raw.origin),
-      problem: `"${url}" is not an http:// or https:// URL`,
-      fix: "give the registry's Confluent-compatible root, e.g. http://127.0.0.1:18081/apis/ccompat/v7 (Apicurio) or https://registry.example.com (Confluent)",
-    });
-  }
-  if (parsed.username !== "" || parsed.password !== "") {
-    throw new ConfigError({
-      field: originName(raw.origin),
-      problem: "the URL carries credentials",
-      fix: `remove them from the URL and set ${ENV.registryUsername} and ${ENV.registryPassword} instead`,
-    });
-  }
-  return { value: url, origin: raw.origin };
-}
-
-/** Reads a PEM file named by a variable; a missing, unreadable or non-PEM file names the variable. */
-function pemFile(env: NodeJS.ProcessEnv, variable: string, expect: "certificate" | "private key"): Buffer | undefined {
-  const path = envValue(env, variable);
-  if (path === undefined) return undefined;
-  let contents: Buffer;
-  try {
-    contents = readFileSync(path);
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new ConfigError({
-      field: variable,
-      problem: `cannot read "${path}" (${reason})`,
-      fix: `give the path of a readable PEM ${expect} file`,
-    });
-  }
-  const text = contents.toString("latin1");
-  if (expect === "private key" && text.includes("-----BEGIN ENCRYPTED PRIVATE KEY-----")) {
-    throw new ConfigError({
-      field: variable,
-      problem: `"${path}" is an encrypted private key`,
-      fix:
-        "give an unencrypted PEM key kept readable only by this user (openssl pkey -in key.pem -out plain-key.pem); " +
-        "no passphrase setting is offered, so none ends up in the environment",
-    });
-  }
-  const marker = expect === "certificate" ? /-----BEGIN CERTIFICATE-----/ : /-----BEGIN (?:RSA |EC )?PRIVATE KEY-----/;
-  if (!marker.test(text))
-    throw new ConfigError({
-      field: variable,
-      problem: `"${path}" holds no PEM ${expect}`,
-      fix:
-        `give a PEM file (-----BEGIN ${expect === "certificate" ? "CERTIFICATE" : "PRIVATE KEY"}-----); ` +
-        `convert a PKCS#12/JKS store with openssl or keytool first`,
-    });
-  return contents;
-}
-
-interface TlsVariables {
-  readonly ca: string;
-  readonly cert: string;
-  readonly key: string;
-  readonly servername: string;
-}
-
-/** The TLS variables that are set, by name (file paths and a server name: nothing secret). */
-function givenTls(env: NodeJS.ProcessEnv, names: TlsVariables): Record<string, string> {
-  const given: Record<string, string> = {};
-  for (const name of [names.ca, names.cert, names.key, names.servername]) {
-    const value = envValue(env, name);
-    if (value !== undefined) given[name] = value;
-  }
-  return given;
-}
-
-function readTls(env: NodeJS.ProcessEnv, names: TlsVariables): TlsSettings {
-  const given = givenTls(env, names);
-  const hasCert = given[names.cert] !== undefined;
-  const hasKey = given[names.key] !== undefined;
-  if (hasCert && !hasKey)
-    throw new ConfigError({
-      field: names.key,
-      problem: `is not set, but ${names.cert} is (mutual TLS needs both)`,
-      fix: `set ${names.key} to the PEM file of the client certificate's private key, or unset ${names.cert}`,
-    });
-  if (hasKey && !hasCert)
-    throw new ConfigError({
-      field: names.cert,
-      problem: `is not set, but ${names.key} is (mutual TLS needs both)`,
-      fix: `set ${names.cert} to the PEM file of the client certificate, or unset ${names.key}`,
-    });
-  const ca = pemFile(env, names.ca, "certificate");
-  const cert = pemFile(env, names.cert, "certificate");
-  const key = pemFile(env, names.key, "private key");
-  const servername = given[names.servername];
-  return {
-    ...(ca === undefined ? {} : { ca }),
-    ...(cert === undefined ? {} : { cert }),
-    ...(key === undefined ? {} : { key }),
-    ...(servername === undefined ? {} : { servername }),
-    given,
-  };
-}
-
-const KAFKA_TLS: TlsVariables = {
-  ca: ENV.sslCaFile,
-  cert: ENV.sslCertFile,
-  key: ENV.sslKeyFile,
-  servername: ENV.sslServername,
-};
-const REGISTRY_TLS: TlsVariables = {
-  ca: ENV.registryCaFile,
-  cert: ENV.registryCertFile,
-  key: ENV.registryKeyFile,
-  servername: ENV.registryServername,
-};
 
 function kafkaTls(env: NodeJS.ProcessEnv): TlsSettings | undefined {
   const raw = envValue(env, ENV.ssl)?.toLowerCase();
@@ -411,15 +177,6 @@ export function kafkaSecurityOptions(
   return sasl === undefined
     ? ssl
     : { ...ssl, sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } as SASLOptions };
-}
-
-function tlsOptions(tls: TlsSettings): { ca?: Buffer[]; cert?: Buffer; key?: Buffer; servername?: string } {
-  return {
-    ...(tls.ca === undefined ? {} : { ca: [tls.ca] }),
-    ...(tls.cert === undefined ? {} : { cert: tls.cert }),
-    ...(tls.key === undefined ? {} : { key: tls.key }),
-    ...(tls.servername === undefined ? {} : { servername: tls.servername }),
-  };
 }
 
 /** The HTTPS agent for a registry with TLS settings; undefined for plain http or system trust only. */

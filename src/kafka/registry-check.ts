@@ -1,6 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest, type Agent as HttpsAgent } from "node:https";
-import { classifyRegistryError, type ConnectionFailure } from "./connection-errors.ts";
+import { classifyRegistryError } from "./connection-errors.ts";
+import type { ConnectionFailure } from "./connection-failure.ts";
 import { registryHttpsAgent, type RegistryConnection } from "./connection-settings.ts";
 
 /**

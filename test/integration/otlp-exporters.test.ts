@@ -14,7 +14,7 @@ import { DEFAULT_OTLP_MAPPING } from "../../src/ingest/otlp/mapping-config.ts";
 import { startOtlpReceiver, type OtlpReceiver } from "../../src/ingest/otlp/otlp-receiver.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { Effect } from "effect";
-import { replayFile } from "../../src/stream/transports/embedded/embedded-transport.ts";
+import { replayFile } from "../../src/stream/transports/embedded/embedded-replay.ts";
 import { testDir } from "../support/processes.ts";
 import { emitClaudeCodeSession, emitGenAiSpans } from "../support/otel-sdk.ts";
 

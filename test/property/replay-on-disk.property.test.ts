@@ -16,7 +16,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../src/catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
-import { replayFile, type ReplayOutcome } from "../../src/stream/transports/embedded/embedded-transport.ts";
+import { replayFile, type ReplayOutcome } from "../../src/stream/transports/embedded/embedded-replay.ts";
 import { withReplayState } from "../../src/stream/transports/embedded/replay-state.ts";
 import { generateWorkloadLines } from "../../src/workload/workload.ts";
 import { agentopsWithEnv } from "../support/cli-env.ts";

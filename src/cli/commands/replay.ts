@@ -9,7 +9,7 @@ import {
   parseWindowSize,
 } from "../../metrics/engine-config.ts";
 import { Effect } from "effect";
-import { replayFile, type ReplayOutcome } from "../../stream/transports/embedded/embedded-transport.ts";
+import { replayFile, type ReplayOutcome } from "../../stream/transports/embedded/embedded-replay.ts";
 import {
   REPLAY_STATE_CACHE_MB,
   withReplayState,

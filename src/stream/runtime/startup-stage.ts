@@ -1,6 +1,6 @@
 import { Duration, Effect, Schedule, ScheduleDecision } from "effect";
 import type { Logger } from "pino";
-import { isRetriableError } from "../../kafka/connection-errors.ts";
+import { isRetriableError } from "../../kafka/connection-symptoms.ts";
 import type { TransportError } from "../../errors.ts";
 
 /**

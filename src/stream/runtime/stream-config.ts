@@ -2,7 +2,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Effect } from "effect";
 import { z } from "zod";
-import { DEFAULT_BROKERS, DEFAULT_SCHEMA_REGISTRY_URL } from "../../kafka/connection-settings.ts";
+import { DEFAULT_BROKERS, DEFAULT_SCHEMA_REGISTRY_URL } from "../../kafka/connection-addresses.ts";
 import {
   DEFAULT_ENGINE_CONFIG,
   DEFAULT_WINDOW,

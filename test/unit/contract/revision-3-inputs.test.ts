@@ -13,7 +13,7 @@ import { shapeForAvro } from "../../../src/kafka/serde/avro-shape.ts";
 import { factSchema, loadSchemas } from "../../../src/kafka/serde/schemas.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { PartitionedEngine } from "../../../src/partitioned/partitioned-engine.ts";
-import { replayFile } from "../../../src/stream/transports/embedded/embedded-transport.ts";
+import { replayFile } from "../../../src/stream/transports/embedded/embedded-replay.ts";
 import {
   TUPLE,
   WINDOW0,

@@ -7,7 +7,7 @@ import { explainGroup, groupKeyOfResult } from "../../../src/lineage/lineage.ts"
 import { explainReplay } from "../../../src/explain/replay-explain.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import type { EngineLineage } from "../../../src/metrics/metric-engine.ts";
-import { replayFile } from "../../../src/stream/transports/embedded/embedded-transport.ts";
+import { replayFile } from "../../../src/stream/transports/embedded/embedded-replay.ts";
 import { expectUnitsAddUp } from "../../support/explain-adds-up.ts";
 
 const SAMPLE = "samples/facts.ndjson";

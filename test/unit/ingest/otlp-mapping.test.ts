@@ -8,7 +8,7 @@ import { mapOtlpRecords } from "../../../src/ingest/otlp/map-request.ts";
 import { decodeOtlpRequest, encodeOtlpResponse, MalformedOtlpError } from "../../../src/ingest/otlp/otlp-decode.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
 import { Effect } from "effect";
-import { replayFile } from "../../../src/stream/transports/embedded/embedded-transport.ts";
+import { replayFile } from "../../../src/stream/transports/embedded/embedded-replay.ts";
 
 const FIXTURE = new URL("../../fixtures/otlp/claude-code-session.logs.json", import.meta.url);
 const SESSION = "5f1c9a2e-3b7d-4e8a-9c21-7d0e6b4a1f35";

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { describeOrigin } from "../../../src/kafka/connection-sources.ts";
 import {
-  describeOrigin,
   kafkaSecurityOptions,
   resolveConnectionSettings,
   resolveKafkaConnection,

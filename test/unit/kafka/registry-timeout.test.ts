@@ -1,7 +1,8 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { SchemaType } from "@kafkajs/confluent-schema-registry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { classifyRegistryError, isRetriableError } from "../../../src/kafka/connection-errors.ts";
+import { classifyRegistryError } from "../../../src/kafka/connection-errors.ts";
+import { isRetriableError } from "../../../src/kafka/connection-symptoms.ts";
 import { resolveRegistryConnection } from "../../../src/kafka/connection-settings.ts";
 import { createSchemaRegistry } from "../../../src/kafka/registry.ts";
 

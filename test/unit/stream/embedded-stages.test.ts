@@ -5,7 +5,7 @@ import { Effect } from "effect";
 import { afterAll, describe, expect, it } from "vitest";
 import { shippedCatalog } from "../../../src/catalog/metric-definitions.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../src/metrics/engine-config.ts";
-import { replayFile, type ReplayOutcome } from "../../../src/stream/transports/embedded/embedded-transport.ts";
+import { replayFile, type ReplayOutcome } from "../../../src/stream/transports/embedded/embedded-replay.ts";
 import { generateWorkloadLines } from "../../../src/workload/workload.ts";
 
 /**

@@ -4,7 +4,7 @@ import { partitionOf } from "../../../src/partitioned/partitioner.ts";
 import type { EngineFact, SinkRecord } from "../../../src/stream/processor.ts";
 import type { StageInput } from "../../../src/stream/processors/engine-stages.ts";
 import { Telemetry } from "../../../src/stream/runtime/telemetry.ts";
-import { jsonTopicSerde } from "../../../src/stream/transports/embedded/embedded-transport.ts";
+import { jsonTopicSerde } from "../../../src/stream/transports/embedded/json-topic-serde.ts";
 import { WRITER_HEADER } from "../../../src/stream/transports/kafka/sink-encoding.ts";
 import {
   deliverOutput,

@@ -1,13 +1,9 @@
 import { Effect, Layer } from "effect";
 import type { CatalogSummary } from "../../../catalog/metric-definitions.ts";
-import type { AgentEvent, Fact } from "../../../contract/facts.ts";
-import { jsonLine } from "../../../contract/json-form.ts";
-import type { DeadLetterRecord } from "../../../contract/dead-letter.ts";
+import type { AgentEvent } from "../../../contract/facts.ts";
 import type { DecodedFact } from "../../../kafka/serde/decode-fact.ts";
-import type { TopicSerde as TopicSerdeShape } from "../../../kafka/serde/topic-serde.ts";
 import type { Conflict } from "../../../metrics/fact-ledger.ts";
 import { byUtf8 } from "../../../contract/code-point-order.ts";
-import type { MetricResult } from "../../../contract/result-record.ts";
 import { compareAlerts, type RunStateSummary, type TripwireAlert } from "../../../tripwires/index.ts";
 import { FileIoError, ProcessorError, type TransportError } from "../../../errors.ts";
 import {
@@ -28,22 +24,15 @@ import {
   storeSet,
   type TaskStores,
 } from "../../runtime/task-writes.ts";
-import {
-  Catalog,
-  Config,
-  runTopology,
-  Telemetry,
-  TopicSerde,
-  Transport,
-  type TopologyConfig,
-} from "../../runtime/services.ts";
+import { Catalog, Config, Telemetry, TopicSerde, Transport, type TopologyConfig } from "../../runtime/services.ts";
 import { Telemetry as TelemetryRegistry } from "../../runtime/telemetry.ts";
 import { ENGINE_STAGES, TOPOLOGY, type ProcessorName } from "../../topology.ts";
 import type { StageSourceValue } from "../../processors/engine-stages.ts";
 import { topicNames } from "../../topic-names.ts";
 import { deliverOutput, type EmbeddedTargets, type StageLogRole } from "../sink-roles.ts";
 import { fileConflictLine, fileDeadLetterLine } from "./file-dead-letters.ts";
-import { readRecords } from "./record-source.ts";
+import { jsonTopicSerde } from "./json-topic-serde.ts";
+import type { TopologySource } from "./topology-sources.ts";
 
 /**
  * The embedded transport: the topology in one process over a facts file (`agentops replay`,
@@ -58,42 +47,6 @@ import { readRecords } from "./record-source.ts";
 /** Records read from the file per ingest batch. */
 const FILE_BATCH = 4096;
 
-export interface EmbeddedOptions {
-  readonly input: string;
-  readonly onBytes?: (bytesRead: number) => void;
-}
-
-/**
- * The facts source of an embedded run: pushes every decoded record, in order, then resolves. A
- * facts file (`fileSource`) or, for the audit, the facts topic read to its end.
- */
-export type FactSource = (emit: (record: SourceRecord<DecodedFact>) => Promise<void>) => Promise<void>;
-
-/**
- * An engine-facts source: pushes accepted, normalised facts with their engine-facts coordinates,
- * in order, then resolves. The audit feeds the compacted engine-facts topic (the whole history of
- * accepted fact versions) straight to the engine through it, after validating each record itself.
- */
-export type EngineFactSource = (emit: (record: SourceRecord<EngineFact>) => Promise<void>) => Promise<void>;
-
-/** Where an embedded run's records enter the topology: the facts topic (ingest) or the engine-facts topic (the engine). */
-export type TopologySource =
-  { readonly into: "ingest"; readonly read: FactSource } | { readonly into: "engine"; readonly read: EngineFactSource };
-
-/** The records of a facts file (NDJSON or Avro), each with its line. */
-export function fileSource(options: EmbeddedOptions): FactSource {
-  return async (emit) => {
-    for await (const record of readRecords(options.input, options.onBytes)) {
-      const factId = record.parsed.ok ? record.parsed.fact.fact_id : null;
-      await emit({
-        position: { file: options.input, line: record.position },
-        value: { ...record.parsed, factId },
-        original: { text: record.raw ?? null },
-      });
-    }
-  };
-}
-
 /** What an embedded run leaves in its sinks, for the output files and the summary. */
 export interface EmbeddedSinks {
   /** The results topic's latest value per key, sorted by key, each as its JSON line. */
@@ -107,18 +60,6 @@ export interface EmbeddedSinks {
   /** Distinct conflicting identities reported. */
   conflicts(): number;
 }
-
-/** JSON encodings of the public topics, for files: what the Kafka transport's Avro carries. */
-export const jsonTopicSerde: TopicSerdeShape = {
-  encodeFact: (fact: Fact) => Promise.resolve(Buffer.from(JSON.stringify(fact))),
-  encodeResult: (result: MetricResult) => Promise.resolve(Buffer.from(JSON.stringify(result))),
-  resultEncoding: () => Promise.resolve("json"),
-  decodeResult: (bytes) => Promise.resolve(JSON.parse(bytes.toString("utf8")) as MetricResult),
-  encodeAlert: (alert) => Promise.resolve(Buffer.from(jsonLine(alert))),
-  decodeAlert: (bytes) => Promise.resolve(JSON.parse(bytes.toString("utf8")) as unknown),
-  encodeDeadLetter: (letter: DeadLetterRecord) => Promise.resolve(Buffer.from(JSON.stringify(letter))),
-  decodeDeadLetter: (bytes) => Promise.resolve(JSON.parse(bytes.toString("utf8")) as DeadLetterRecord),
-};
 
 interface Member {
   readonly name: ProcessorName;
@@ -378,61 +319,4 @@ function nextOffsetOf(position: SourceRecord<unknown>["position"]): string {
 
 function isFileError(cause: unknown): boolean {
   return typeof cause === "object" && cause !== null && "syscall" in cause;
-}
-
-/** The summary counts of an embedded run, read from its telemetry (the names /metrics uses). */
-export interface ReplayCounts {
-  readonly records: number;
-  readonly accepted: number;
-  /** Redeliveries and re-reports of a domain identity under another fact_id: no-ops. */
-  readonly redeliveries: number;
-  readonly invalidMeasures: number;
-  readonly quarantined: number;
-  readonly agentEvents: number;
-  readonly rejected: ReadonlyMap<string, number>;
-}
-
-export interface ReplayOutcome {
-  readonly sinks: EmbeddedSinks;
-  readonly counts: ReplayCounts;
-}
-
-/** Runs the whole topology over a facts file on the embedded transport. */
-export function replayFile(
-  options: EmbeddedOptions,
-  config: Omit<TopologyConfig, "roles">,
-  catalog: CatalogSummary,
-): Effect.Effect<ReplayOutcome, TransportError> {
-  return replaySource(
-    { into: "ingest", read: fileSource(options) },
-    options.input,
-    { ...config, roles: ["ingest", "engine", "run-monitor"] },
-    catalog,
-  );
-}
-
-/** Runs the configured roles of the topology over a facts or engine-facts source on the embedded transport. */
-export function replaySource(
-  source: TopologySource,
-  input: string,
-  config: TopologyConfig,
-  catalog: CatalogSummary,
-): Effect.Effect<ReplayOutcome, TransportError> {
-  const embedded = embeddedTransport(source, input, config, catalog);
-  return Effect.gen(function* () {
-    yield* Effect.scoped(runTopology);
-    const telemetry = yield* Telemetry;
-    const outcomes = telemetry.byLabel("agentops_engine_facts_total", "outcome");
-    const processed = telemetry.byLabel("agentops_records_processed_total", "processor");
-    const counts: ReplayCounts = {
-      records: processed.get("ingest") ?? 0,
-      accepted: outcomes.get("accepted") ?? 0,
-      redeliveries: (outcomes.get("redelivery") ?? 0) + (outcomes.get("re-report") ?? 0),
-      invalidMeasures: telemetry.total("agentops_invalid_measures_total"),
-      quarantined: outcomes.get("quarantined") ?? 0,
-      agentEvents: processed.get("run-monitor") ?? 0,
-      rejected: telemetry.byLabel("agentops_records_rejected_total", "reason"),
-    };
-    return { sinks: embedded.sinks, counts };
-  }).pipe(Effect.provide(embedded.layer));
 }
