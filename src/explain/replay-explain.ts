@@ -4,7 +4,7 @@ import type { EngineConfig } from "../metrics/engine-config.ts";
 import { replayFile } from "../stream/transports/embedded/embedded-replay.ts";
 import { withReplayState, type ReplayStateKind } from "../stream/transports/embedded/replay-state.ts";
 import type { DeadLetterInput } from "../lineage/explanation.ts";
-import { withRefusedRecords } from "../lineage/lineage.ts";
+import { withRefusedRecords } from "../lineage/dead-letters.ts";
 import { answer, type ExplainAnswer, type ExplainQuery } from "../lineage/query.ts";
 
 export interface ReplayExplainOptions {

@@ -1,7 +1,8 @@
 import { METRIC_IDS } from "../catalog/metric-definitions.ts";
 import type { EngineLineage } from "../metrics/metric-engine.ts";
 import type { Explanation } from "./explanation.ts";
-import { explainGroup, groupKeyOfResult, matchingGroups } from "./lineage.ts";
+import { groupKeyOfResult, matchingGroups } from "./group-keys.ts";
+import { explainGroup } from "./lineage.ts";
 
 /** What to explain: a result key as printed, or a metric with a scope filter and cohort coordinates. */
 export type ExplainQuery =

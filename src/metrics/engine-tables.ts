@@ -2,7 +2,7 @@ import type { LedgerTables } from "./fact-ledger.ts";
 import type { IndexTables } from "./fact-index.ts";
 import type { PublishedTables } from "./result-publisher.ts";
 import { MemoryLinkTable, MemoryTable, type LinkTable, type Table } from "./tables.ts";
-import type { UnitTables } from "./unit-state.ts";
+import type { UnitTables } from "./unit-tables.ts";
 
 /** Every table of the single engine, by the part that keeps it. The state room lays them out on disk. */
 export interface EngineTables {

@@ -1,67 +1,23 @@
 import type { MetricFact } from "../contract/facts.ts";
 import type { Contribution, ContributionDraft } from "./contribution.ts";
 import type { EngineConfig } from "./engine-config.ts";
-import { FactIndex, type IndexTables } from "./fact-index.ts";
-import { GroupAggregate, type AsOfCounts } from "./group-aggregate.ts";
+import { FactIndex } from "./fact-index.ts";
+import { GroupAggregate } from "./group-aggregate.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
-import type { LinkTable, Table } from "./tables.ts";
+import type { Table } from "./tables.ts";
 import { inDocuments, sameContributions, type UnitContributions } from "./unit-contributions.ts";
-import { callContributions } from "./units/call-unit.ts";
-import { deliveryContributions } from "./units/delivery-unit.ts";
+import { GroupAsOfTimes } from "./as-of-times.ts";
 import { evidenceContributions } from "./units/evidence-unit.ts";
 import { finalizeContribution } from "./units/finalize.ts";
-import { packetContributions } from "./units/packet-unit.ts";
-import { emptySnapshotContributions, taskContributions } from "./units/task-unit.ts";
 import { indexTaskInputs, type TaskInputs } from "./task-inputs.ts";
+import { evaluateUnit } from "./unit-evaluation.ts";
 import { markUnitsReading, taskUnitId, UNIT_KINDS, type UnitKind, type UnitReaders } from "./unit-key.ts";
+import type { UnitOwnership, UnitStateOptions, UnitTables } from "./unit-tables.ts";
 import { InvariantError } from "../errors.ts";
 
 const NO_CONTRIBUTIONS: readonly Contribution[] = [];
 
-/** An hour of event time. */
-const AS_OF_BUCKET_MILLIS = 3_600_000;
-
-/**
- * The member of a group's as_of multiset that holds this time: its hour. A commit then writes one
- * entry per group and hour it touched, not one per distinct event time (facts arrive with
- * millisecond times, so per-time entries were most of a commit's writes).
- */
-function asOfBucket(time: number): string {
-  return Number.isFinite(time) ? String(Math.floor(time / AS_OF_BUCKET_MILLIS)) : String(time);
-}
-
-/** Which units this state evaluates (a partition of the partitioned engine owns some of them). */
-export type UnitOwnership = (kind: UnitKind, id: string) => boolean;
-
 const OWNS_ALL: UnitOwnership = () => true;
-
-/** The tables UnitState keeps (the index's among them), and what it needs of the store that holds them. */
-export interface UnitTables {
-  readonly index: IndexTables;
-  /** task unit → its contributions (the other units keep theirs in their entity's document). */
-  readonly taskUnits: Table<readonly Contribution[]>;
-  readonly groups: Table<GroupAggregate>;
-  /** group key → hour of as_of time → time → how many of its contributions have it (see asOfBucket). */
-  readonly asOfTimes: LinkTable<Map<number, number>>;
-  /**
-   * Units changed since `unitChanges` took them, when the state is on disk and feeds a
-   * contributions changelog (the single engine's); undefined otherwise.
-   */
-  readonly changedUnits: Table<true> | undefined;
-  /** `prepare` runs at the start of every commit and may still write to the tables. */
-  beforeCommit(prepare: () => void): void;
-  /** A group was made: stored contributions may name it from now on (on disk they name it by an id given now). */
-  groupMade(groupKey: string): void;
-}
-
-export interface UnitStateOptions {
-  /** Which units this state evaluates (default: all). */
-  readonly owns?: UnitOwnership;
-  /** What task units read of their members and task_id: from the index (default), or (a partition) from join responses. */
-  readonly taskInputs?: (index: FactIndex) => TaskInputs;
-  /** How many members an entity document's list holds itself (FactIndex; tests spill with fewer). */
-  readonly inlineMembers?: number;
-}
 
 /**
  * The unit/contribution/group seam, shared by the single engine (`MetricEngine`, which puts its
@@ -91,8 +47,8 @@ export class UnitState {
   private readonly groupMade: (groupKey: string) => void;
   private readonly markDirty: (kind: UnitKind, id: string) => void;
   private readonly groups: Table<GroupAggregate>;
-  /** group key → hour of as_of time → time → how many of its contributions have it (see asOfBucket). */
-  private readonly asOfTimes: LinkTable<Map<number, number>>;
+  /** The as_of multiset of the group being applied (group key → hour → time → count). */
+  private readonly times: GroupAsOfTimes;
   private readonly dirtyGroups = new Set<string>();
   /**
    * Units whose contributions changed since `unitChanges` (state on disk only). They are part of
@@ -156,7 +112,7 @@ export class UnitState {
       },
     };
     this.groups = tables.groups;
-    this.asOfTimes = tables.asOfTimes;
+    this.times = new GroupAsOfTimes(tables.asOfTimes);
     this.changedUnits = tables.changedUnits;
     if (this.changedUnits !== undefined) tables.beforeCommit(() => this.spillChanged());
   }
@@ -318,7 +274,7 @@ export class UnitState {
   }
 
   private recompute(kind: UnitKind, id: string): void {
-    const drafts = this.evaluate(kind, id);
+    const drafts = evaluateUnit(kind, id, this.index, this.config, this.taskInputs);
     const next: Contribution[] = [];
     for (let index = 0; index < drafts.length; index++)
       next.push(finalizeContribution(drafts[index] as ContributionDraft));
@@ -351,59 +307,8 @@ export class UnitState {
       // Every stored contribution was added to its group first: the group is known before it is named.
       this.groupMade(groupKey);
     }
-    this.timesGroup = groupKey;
+    this.times.group = groupKey;
     group.apply(contribution, sign, this.times);
     this.dirtyGroups.add(groupKey);
-  }
-
-  /** The as_of multiset of the group being applied (one object, not a closure per contribution). */
-  private timesGroup = "";
-  private readonly times: AsOfCounts = {
-    bump: (time, delta) => {
-      const bucket = asOfBucket(time);
-      // Mutated in place and written back (add marks the member dirty): copying an hour's times per
-      // contribution would be quadratic in a busy group's hour.
-      const known = this.asOfTimes.updateMember(this.timesGroup, bucket);
-      const counts = known ?? new Map<number, number>();
-      const count = (counts.get(time) ?? 0) + delta;
-      if (count === 0) counts.delete(time);
-      else counts.set(time, count);
-      if (counts.size === 0) this.asOfTimes.delete(this.timesGroup, bucket);
-      else if (known === undefined) this.asOfTimes.add(this.timesGroup, bucket, counts, 16);
-      return count;
-    },
-    max: () => {
-      let latest: number | undefined;
-      for (const counts of this.asOfTimes.get(this.timesGroup)) {
-        for (const time of counts.keys())
-          if (Number.isFinite(time) && (latest === undefined || time > latest)) latest = time;
-      }
-      return latest;
-    },
-  };
-
-  private evaluate(kind: UnitKind, id: string) {
-    switch (kind) {
-      case "call": {
-        const call = this.index.calls.get(id);
-        return call === undefined ? [] : callContributions(call, this.index, this.config);
-      }
-      case "delivery":
-        return deliveryContributions(id, this.index, this.config);
-      case "packet": {
-        const packet = this.index.packets.get(id);
-        return packet === undefined ? [] : packetContributions(packet, this.index, this.config);
-      }
-      case "snapshot": {
-        const snapshot = this.index.snapshots.get(id);
-        return snapshot === undefined ? [] : emptySnapshotContributions(snapshot);
-      }
-      case "task": {
-        const separator = id.lastIndexOf("\u0000");
-        const snapshot = this.index.snapshots.get(id.slice(0, separator));
-        const task = snapshot?.tasks[Number(id.slice(separator + 1))];
-        return snapshot === undefined || task === undefined ? [] : taskContributions(snapshot, task, this.taskInputs);
-      }
-    }
   }
 }

@@ -3,7 +3,7 @@ import type { EngineTables } from "../metrics/engine-tables.ts";
 import type { IndexTables } from "../metrics/fact-index.ts";
 import type { LedgerTables } from "../metrics/fact-ledger.ts";
 import type { PublishedTables } from "../metrics/result-publisher.ts";
-import type { UnitTables } from "../metrics/unit-state.ts";
+import type { UnitTables } from "../metrics/unit-tables.ts";
 import { contributionsCodec, groupCodec } from "./codecs/contributions.ts";
 import {
   callDocCodec,

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Explanation } from "../../src/lineage/explanation.ts";
-import { groupKeyOfResult } from "../../src/lineage/lineage.ts";
+import { groupKeyOfResult } from "../../src/lineage/group-keys.ts";
 import { memberExplainer, queryMember } from "../../src/explain/member-client.ts";
 import { startViewServer } from "../../src/serve/server.ts";
 import { ViewState } from "../../src/serve/view-state.ts";

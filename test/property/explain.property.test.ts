@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { shippedCatalog, type CatalogSummary } from "../../src/catalog/metric-definitions.ts";
-import { explainGroup, groupKeyOfResult } from "../../src/lineage/lineage.ts";
+import { groupKeyOfResult } from "../../src/lineage/group-keys.ts";
+import { explainGroup } from "../../src/lineage/lineage.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
 import { expectUnitsAddUp } from "../support/explain-adds-up.ts";
