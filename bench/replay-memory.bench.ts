@@ -8,6 +8,15 @@
  *
  *   npm run bench:replay-memory -- --sizes 1000000,3000000 --states disk,memory --runs 1
  *
+ * With `--audit PREFIX[,PREFIX…]` it measures the audit instead: `agentops replay --from-topic --verify
+ * --topic-prefix PREFIX` over topics a pipeline filled (`npm run bench:kafka -- --facts N
+ * --keep-topics` leaves them, and logs their prefix), which must exit 0 (the rebuild equals the
+ * results topic). Brokers and registry come from the usual environment (AGENTOPS_BROKERS, …).
+ *
+ * `--memory-limit-mb N` runs each child in a memory cgroup of its own limited to N MiB, page cache
+ * included, as a container's (bench/memory-cgroup.ts): LMDB's mapped pages count in RSS but the
+ * kernel reclaims them under a limit, so a run that completes there fits N MiB.
+ *
  * Writes the section "Replay memory by input size" of bench/RESULTS.md (not with --no-write).
  */
 import { spawn } from "node:child_process";
@@ -17,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { readProcStatus } from "../src/stream/runtime/proc-status.ts";
 import { publishResultsSection } from "./results-section.ts";
 import { BENCH_OUT, ensureWorkload } from "./workload-file.ts";
+import { openMemoryCgroup, type MemoryCgroupUsage } from "./memory-cgroup.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const NODE = `${ROOT}node_modules/.bin/node`;
@@ -32,6 +42,10 @@ const option = (name: string, fallback: string): string =>
 const SIZES = option("--sizes", "1000000,3000000").split(",").map(Number);
 const STATES = option("--states", "disk,memory").split(",");
 const RUNS = Number(option("--runs", "1"));
+const AUDITS = option("--audit", "")
+  .split(",")
+  .filter((prefix) => prefix !== "");
+const MEMORY_LIMIT_MB = Number(option("--memory-limit-mb", "0"));
 /** Workload files already at hand, as `size=path,...` (else generated under bench/out/). */
 const GIVEN = new Map(
   option("--inputs", "")
@@ -56,6 +70,8 @@ interface Measured {
   readonly peakAnonBytes: number;
   readonly hwmBytes: number;
   readonly stderr: string;
+  /** Under --memory-limit-mb: the cgroup's peak charge (page cache included) and its OOM kills. */
+  readonly limited?: MemoryCgroupUsage;
 }
 
 /** The child's user + system CPU seconds so far (fields 14 and 15 of /proc/<pid>/stat). */
@@ -71,12 +87,28 @@ function cpuSecondsOf(pid: number): number | undefined {
   }
 }
 
-function replay(input: string, state: string): Promise<Measured> {
+/** What one measured child replays: a facts file, or (an audit) the topics under a prefix. */
+type Replayed = { readonly input: string } | { readonly auditPrefix: string };
+
+function replay(what: Replayed, state: string): Promise<Measured> {
   const output = `${BENCH_OUT}replay-memory.results.ndjson`;
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const args = [...CLI_NODE_FLAGS, "bin/agentops", "replay", "--input", input, "--output", output, "--state", state];
-    const child = spawn(NODE, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const source =
+      "input" in what
+        ? ["--input", what.input]
+        : ["--from-topic", "--verify", "--topic-prefix", what.auditPrefix, "--log-level", "warn"];
+    const args = [...CLI_NODE_FLAGS, "bin/agentops", "replay", ...source, "--output", output, "--state", state];
+    const cgroup =
+      MEMORY_LIMIT_MB > 0
+        ? openMemoryCgroup(`agentops-replay-${String(process.pid)}`, MEMORY_LIMIT_MB * MIB)
+        : undefined;
+    if (typeof cgroup === "string") {
+      reject(new Error(`no memory limit could be set: ${cgroup}`));
+      return;
+    }
+    const [file, fileArgs] = cgroup === undefined ? [NODE, args] : cgroup.wrap(NODE, args);
+    const child = spawn(file, fileArgs, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     let peakAnonBytes = 0;
     let hwmBytes = 0;
@@ -93,7 +125,18 @@ function replay(input: string, state: string): Promise<Measured> {
     child.on("close", (code) => {
       clearInterval(timer);
       rmSync(output, { force: true });
-      resolve({ code, wallSeconds: (performance.now() - started) / 1000, cpuSeconds, peakAnonBytes, hwmBytes, stderr });
+      const limited = cgroup?.usage();
+      cgroup?.close();
+      const wallSeconds = (performance.now() - started) / 1000;
+      resolve({
+        code,
+        wallSeconds,
+        cpuSeconds,
+        peakAnonBytes,
+        hwmBytes,
+        stderr,
+        ...(limited === undefined ? {} : { limited }),
+      });
     });
   });
 }
@@ -106,43 +149,53 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
 
-const inputs = new Map<number, string>();
-for (const size of SIZES) inputs.set(size, GIVEN.get(size) ?? (await ensureWorkload(size, log)));
+/** What each row measures, by its label in the table. */
+const subjects = new Map<string, Replayed>();
+if (AUDITS.length > 0) for (const prefix of AUDITS) subjects.set(`audit of ${prefix}`, { auditPrefix: prefix });
+else
+  for (const size of SIZES)
+    subjects.set(size.toLocaleString("en-US"), { input: GIVEN.get(size) ?? (await ensureWorkload(size, log)) });
 const measured = new Map<string, Measured[]>();
 for (let run = 0; run < RUNS; run++) {
-  for (const size of SIZES) {
+  for (const [label, subject] of subjects) {
     for (const state of STATES) {
-      log(`replay of ${size.toLocaleString("en-US")} lines, state ${state} (run ${String(run + 1)}/${String(RUNS)})…`);
-      const result = await replay(inputs.get(size) ?? "", state);
-      const memory = `peak RssAnon ${mib(result.peakAnonBytes)} MiB, VmHWM ${mib(result.hwmBytes)} MiB`;
+      log(`replay of ${label}, state ${state} (run ${String(run + 1)}/${String(RUNS)})…`);
+      const result = await replay(subject, state);
+      const limit =
+        result.limited === undefined
+          ? ""
+          : `; under a ${String(MEMORY_LIMIT_MB)} MiB cgroup limit: peak ${mib(result.limited.peakBytes)} MiB, OOM kills ${String(result.limited.oomKills)}`;
+      const memory = `peak RssAnon ${mib(result.peakAnonBytes)} MiB, VmHWM ${mib(result.hwmBytes)} MiB${limit}`;
       const line = `${result.wallSeconds.toFixed(0)} s wall, ${result.cpuSeconds.toFixed(0)} s CPU, ${memory}`;
       const failure = `failed (exit ${String(result.code)}): ${result.stderr.trim().split("\n").pop() ?? ""}`;
       log(`  ${result.code === 0 ? line : failure}`);
-      const key = `${String(size)}\u0000${state}`;
+      const key = `${label}\u0000${state}`;
       measured.set(key, [...(measured.get(key) ?? []), result]);
     }
   }
 }
 
 const rows = [...measured.entries()].map(([key, results]) => {
-  const [size = "", state = ""] = key.split("\u0000");
+  const [label = "", state = ""] = key.split("\u0000");
   const ok = results.filter((result) => result.code === 0);
-  if (ok.length === 0) return `| ${Number(size).toLocaleString("en-US")} | ${state} | failed | | | |`;
+  const limited =
+    MEMORY_LIMIT_MB > 0 ? ` ${mib(Math.max(...results.map((result) => result.limited?.peakBytes ?? 0)))} |` : "";
+  if (ok.length === 0) return `| ${label} | ${state} | failed | | | |${limited}`;
   const middle = (field: (result: Measured) => number): number => median(ok.map(field));
   const seconds = `${middle((result) => result.wallSeconds).toFixed(0)} | ${middle((result) => result.cpuSeconds).toFixed(0)}`;
   const memory = `${mib(middle((result) => result.peakAnonBytes))} | ${mib(middle((result) => result.hwmBytes))}`;
-  return `| ${Number(size).toLocaleString("en-US")} | ${state} | ${seconds} | ${memory} |`;
+  return `| ${label} | ${state} | ${seconds} | ${memory} |${limited}`;
 });
 const section = [
   HEADING,
   "",
   `${new Date().toISOString().slice(0, 10)}, ${String(cpus().length)} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, ` +
     `load ${loadavg()[0]?.toFixed(1) ?? "?"} at the end (shared machine); ` +
-    `\`npm run bench:replay-memory -- --sizes ${SIZES.join(",")} --states ${STATES.join(",")} --runs ${String(RUNS)}\`. ` +
+    `\`npm run bench:replay-memory -- ${AUDITS.length > 0 ? `--audit ${AUDITS.join(",")}` : `--sizes ${SIZES.join(",")}`} --states ${STATES.join(",")} --runs ${String(RUNS)}${MEMORY_LIMIT_MB > 0 ? ` --memory-limit-mb ${String(MEMORY_LIMIT_MB)}` : ""}\`. ` +
     `Medians of ${String(RUNS)} run(s), alternating states.`,
   "",
-  "| lines | state | wall s | CPU s | peak RssAnon MiB | VmHWM MiB |",
-  "|---:|---|---:|---:|---:|---:|",
+  `| ${AUDITS.length > 0 ? "replayed" : "lines"} | state | wall s | CPU s | peak RssAnon MiB | VmHWM MiB |${MEMORY_LIMIT_MB > 0 ? " cgroup peak MiB |" : ""}`,
+  `|---:|---|---:|---:|---:|---:|${MEMORY_LIMIT_MB > 0 ? "---:|" : ""}`,
   ...rows,
   "",
 ].join("\n");

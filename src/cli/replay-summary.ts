@@ -34,10 +34,18 @@ function lowerRatio(left: CoverageResult, right: CoverageResult): boolean {
  * the lowest coverage among its results with its key. `results` in the output files' key order
  * makes the choice among equal ratios deterministic (the first key wins).
  */
-export function metricRows(results: readonly MetricResult[]): MetricRow[] {
-  const rows = new Map<string, MetricRow>();
-  for (const result of results) {
-    const row = rows.get(result.metric_id) ?? {
+export function metricRows(results: Iterable<MetricResult>): MetricRow[] {
+  const fold = new MetricRowsFold();
+  for (const result of results) fold.add(result);
+  return fold.rows();
+}
+
+/** metricRows one result at a time, so that a replay's results need not be held to summarise them. */
+export class MetricRowsFold {
+  private readonly byMetric = new Map<string, MetricRow>();
+
+  add(result: MetricResult): void {
+    const row = this.byMetric.get(result.metric_id) ?? {
       metricId: result.metric_id,
       records: 0,
       published: 0,
@@ -48,7 +56,7 @@ export function metricRows(results: readonly MetricResult[]): MetricRow[] {
     };
     const hasPopulation = result.coverage.denominator > 0;
     const lower = hasPopulation && (row.lowest === undefined || lowerRatio(result.coverage, row.lowest.coverage));
-    rows.set(result.metric_id, {
+    this.byMetric.set(result.metric_id, {
       ...row,
       records: row.records + 1,
       published: row.published + (result.status === "PUBLISHED" ? 1 : 0),
@@ -60,7 +68,10 @@ export function metricRows(results: readonly MetricResult[]): MetricRow[] {
         : row.lowest,
     });
   }
-  return [...rows.values()].sort((a, b) => (a.metricId < b.metricId ? -1 : 1));
+
+  rows(): MetricRow[] {
+    return [...this.byMetric.values()].sort((a, b) => (a.metricId < b.metricId ? -1 : 1));
+  }
 }
 
 function describeCoverage(coverage: CoverageResult): string {

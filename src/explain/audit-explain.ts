@@ -46,6 +46,7 @@ export async function explainAudit(
           keys,
           engineState: state.engineState,
           engineObserver,
+          sinkLog: state.sinkLog,
         }),
       );
     } finally {

@@ -33,15 +33,18 @@ export async function explainReplay(options: ReplayExplainOptions, query: Explai
       }
     },
   };
-  const outcome = await withReplayState(options.state, options.stateDir, options.cacheMb, (state) => {
+  // The dead letters are read before the replay's state (where its sink log is) is removed.
+  const deadLetters = await withReplayState(options.state, options.stateDir, options.cacheMb, async (state) => {
     const onDisk = state.engineState === undefined ? {} : { engineState: state.engineState };
-    return Effect.runPromise(
+    const outcome = await Effect.runPromise(
       replayFile(
         { input: options.input },
         { engine: options.engine, tripwires: {}, engineObserver, ...onDisk },
         shippedCatalog(),
+        state.sinkLog,
       ),
     );
+    return Array.from(outcome.sinks.deadLetterLines(), deadLetterInput);
   });
   if (answered === undefined) throw new Error("the replay closed no engine");
   if ("error" in answered) throw answered.error;
@@ -49,7 +52,7 @@ export async function explainReplay(options: ReplayExplainOptions, query: Explai
   if (result.kind !== "explained") return result;
   return {
     kind: "explained",
-    explanation: withRefusedRecords(result.explanation, outcome.sinks.deadLetterLines().map(deadLetterInput)),
+    explanation: withRefusedRecords(result.explanation, deadLetters),
   };
 }
 

@@ -117,7 +117,7 @@ describe("OTLP/HTTP from the OpenTelemetry JS SDK exporters", () => {
         shippedCatalog(),
       ),
     );
-    expect(outcome.sinks.deadLetterLines()).toEqual([]);
+    expect([...outcome.sinks.deadLetterLines()]).toEqual([]);
     expect(outcome.counts.records).toBeGreaterThanOrEqual(20);
   });
 

@@ -40,26 +40,22 @@ function writeInput(lines: readonly string[]): string {
 }
 
 /** What a replay leaves in the output files, each as the file's text. */
-function outputs({ sinks }: ReplayOutcome): Record<string, string> {
+function outputs({ sinks }: ReplayOutcome): Outputs {
   return {
-    results: sinks
-      .results()
-      .map(({ json }) => `${json}\n`)
-      .join(""),
-    alerts: sinks
-      .alerts()
-      .map((alert) => `${JSON.stringify(alert)}\n`)
-      .join(""),
-    runs: sinks
-      .runStates()
-      .map((run) => `${JSON.stringify(run)}\n`)
-      .join(""),
-    deadLetters: sinks.deadLetterLines().join("\n"),
+    results: Array.from(sinks.results(), ({ json }) => `${json}\n`).join(""),
+    alerts: Array.from(sinks.alerts(), (alert) => `${JSON.stringify(alert)}\n`).join(""),
+    runs: Array.from(sinks.runStates(), (run) => `${JSON.stringify(run)}\n`).join(""),
+    deadLetters: [...sinks.deadLetterLines()].join("\n"),
   };
 }
 
-/** Replays `input`; on disk, over a temporary state directory with a 1 MiB cache, checked to be used and then removed. */
-async function replay(input: string, state: "disk" | "memory", stages?: number): Promise<ReplayOutcome> {
+type Outputs = Record<"results" | "alerts" | "runs" | "deadLetters", string>;
+
+/**
+ * Replays `input` and reads its outputs; on disk, over a temporary state directory with a 1 MiB
+ * cache and the sink log in it, checked to be used and then removed.
+ */
+async function replay(input: string, state: "disk" | "memory", stages?: number): Promise<Outputs> {
   let directory: string | undefined;
   const outcome = await withReplayState(state, root, 1, async (where) => {
     directory = where.directory;
@@ -71,12 +67,12 @@ async function replay(input: string, state: "disk" | "memory", stages?: number):
       ...engineTopology,
       ...(where.engineState === undefined ? {} : { engineState: where.engineState }),
     };
-    const replayed = await Effect.runPromise(replayFile({ input }, config, CATALOG));
-    // The engine's state (and the single engine's published results) were on disk.
-    if (directory !== undefined) expect(readdirSync(directory).length).toBeGreaterThan(0);
+    const replayed = await Effect.runPromise(replayFile({ input }, config, CATALOG, where.sinkLog));
+    // The engine's state (and the single engine's published results) and the sinks were on disk.
+    if (directory !== undefined) expect(readdirSync(directory)).toEqual(expect.arrayContaining(["sinks"]));
     if (directory !== undefined && stages === undefined)
       expect(readdirSync(join(directory, "engine-0"))).toEqual(expect.arrayContaining(["lmdb", "published-results"]));
-    return replayed;
+    return outputs(replayed);
   });
   if (directory !== undefined) expect(existsSync(directory)).toBe(false);
   return outcome;
@@ -96,8 +92,8 @@ describe("replay with the engine state on disk", { timeout: 600_000 }, () => {
               numRuns: 1,
             })[0] ?? lines;
           const input = writeInput(shuffled);
-          const memory = outputs(await replay(input, "memory"));
-          const disk = outputs(await replay(input, "disk"));
+          const memory = await replay(input, "memory");
+          const disk = await replay(input, "disk");
           expect(memory.results.split("\n").length).toBeGreaterThan(50);
           expect(disk).toEqual(memory);
         },
@@ -108,8 +104,8 @@ describe("replay with the engine state on disk", { timeout: 600_000 }, () => {
 
   it("gives the same outputs through the partitioned engine's stages on disk", async () => {
     const input = writeInput(generateWorkloadLines({ seed: 7, tasks: 120 }).lines);
-    const memory = outputs(await replay(input, "memory"));
-    expect(outputs(await replay(input, "disk", 3))).toEqual(memory);
+    const memory = await replay(input, "memory");
+    expect(await replay(input, "disk", 3)).toEqual(memory);
   });
 
   it("agentops replay writes the same files on disk (the default) as with --state memory", async () => {

@@ -9,7 +9,8 @@ import {
   parseWindowSize,
 } from "../../metrics/engine-config.ts";
 import { Effect } from "effect";
-import { replayFile, type ReplayOutcome } from "../../stream/transports/embedded/embedded-replay.ts";
+import { replayFile, type ReplayCounts } from "../../stream/transports/embedded/embedded-replay.ts";
+import type { SinkLog } from "../../stream/transports/embedded/sink-log.ts";
 import {
   REPLAY_STATE_CACHE_MB,
   withReplayState,
@@ -17,7 +18,7 @@ import {
 } from "../../stream/transports/embedded/replay-state.ts";
 import { EngineFactKeys } from "../../stream/audit/engine-fact-keys.ts";
 import type { EngineStateOptions } from "../../stream/processors/engine.ts";
-import { formatMetricTable, metricRows } from "../replay-summary.ts";
+import { formatMetricTable, MetricRowsFold, type MetricRow } from "../replay-summary.ts";
 import { RESULT_HEADERS, byMetricScopeCohort, formatGroupedResults, resultRow } from "../result-rows.ts";
 import { formatTable } from "../text-table.ts";
 import { CLUSTER_FLAGS, withCluster, type ClusterClients } from "../cluster-flags.ts";
@@ -81,6 +82,22 @@ engine) the rebuild reads the stage facts topic through the same stages instead.
 
 /** Columns the tables fit into when stdout is not a terminal (CI logs, pipes). */
 const DEFAULT_WIDTH = 120;
+
+/** What a file replay reports once its output files are written. */
+interface ReplayReport {
+  readonly counts: ReplayCounts;
+  readonly seconds: number;
+  /** Every result, for the grouped and full tables only (empty for the summary). */
+  readonly results: readonly MetricResult[];
+  readonly rows: readonly MetricRow[];
+  readonly resultCount: number;
+  readonly alerts: number;
+  readonly conflicts: number;
+}
+
+function* mapLines<T>(items: Iterable<T>, line: (item: T) => string): Generator<string> {
+  for (const item of items) yield line(item);
+}
 
 async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });
@@ -211,45 +228,63 @@ export const replayCommand: CliCommand = {
 
     const progress = progressReporter("replay", size);
     const started = performance.now();
-    const replayed = (state: ReplayState): Promise<ReplayOutcome> => {
+    const alertsPath = stringFlag(flags, "alerts");
+    const runsPath = stringFlag(flags, "runs");
+    const dlqPath = stringFlag(flags, "dlq");
+    // The output files are written from the sink log before the replay's state directory is removed.
+    const replayed = async (state: ReplayState): Promise<ReplayReport> => {
       const onDisk = state.engineState === undefined ? {} : { engineState: state.engineState };
       const options = { input, onBytes: (bytes: number) => progress.update(bytes) };
-      return Effect.runPromise(
-        replayFile(options, { engine: config.data, engineTopology, tripwires: {}, ...onDisk }, shippedCatalog()),
+      const { sinks, counts } = await Effect.runPromise(
+        replayFile(
+          options,
+          { engine: config.data, engineTopology, tripwires: {}, ...onDisk },
+          shippedCatalog(),
+          state.sinkLog,
+        ),
       );
+      progress.done();
+      const seconds = (performance.now() - started) / 1000;
+      // Only the grouped and full tables need every result at hand; the summary folds them as they are written.
+      const kept: MetricResult[] = [];
+      const summary = new MetricRowsFold();
+      let resultCount = 0;
+      const resultLines = function* (): Generator<string> {
+        for (const entry of sinks.results()) {
+          const result = JSON.parse(entry.json) as MetricResult;
+          resultCount += 1;
+          summary.add(result);
+          if (table !== "summary") kept.push(result);
+          yield entry.json;
+        }
+      };
+      if (output !== undefined) await writeLines(output, resultLines());
+      else for (const _ of resultLines());
+      if (alertsPath !== undefined) await writeLines(alertsPath, mapLines(sinks.alerts(), jsonLine));
+      if (runsPath !== undefined)
+        await writeLines(
+          runsPath,
+          mapLines(sinks.runStates(), (summary) => JSON.stringify(summary)),
+        );
+      if (dlqPath !== undefined) await writeLines(dlqPath, sinks.deadLetterLines());
+      return {
+        counts,
+        seconds,
+        results: kept,
+        rows: summary.rows(),
+        resultCount,
+        alerts: sinks.alertCount,
+        conflicts: sinks.conflicts(),
+      };
     };
-    const { sinks, counts } = await withReplayState(stateKind, stateDir, cacheMb, replayed);
-    progress.done();
-    const seconds = (performance.now() - started) / 1000;
+    const report = await withReplayState(stateKind, stateDir, cacheMb, replayed);
+    const { counts, seconds, results } = report;
 
-    const resultLines = sinks.results();
-    const alerts = sinks.alerts();
-    if (output !== undefined)
-      await writeLines(
-        output,
-        resultLines.map((entry) => entry.json),
-      );
-    const alertsPath = stringFlag(flags, "alerts");
-    if (alertsPath !== undefined)
-      await writeLines(
-        alertsPath,
-        alerts.map((alert) => jsonLine(alert)),
-      );
-    const runsPath = stringFlag(flags, "runs");
-    if (runsPath !== undefined)
-      await writeLines(
-        runsPath,
-        sinks.runStates().map((summary) => JSON.stringify(summary)),
-      );
-    const dlqPath = stringFlag(flags, "dlq");
-    if (dlqPath !== undefined) await writeLines(dlqPath, sinks.deadLetterLines());
-
-    const results = resultLines.map((entry) => JSON.parse(entry.json) as MetricResult);
     if (table === "full")
       process.stdout.write(`${formatTable(RESULT_HEADERS, [...results].sort(byMetricScopeCohort).map(resultRow))}\n\n`);
     if (table === "grouped") process.stdout.write(`${formatGroupedResults(results, width)}\n\n`);
     const rejected = [...counts.rejected.values()].reduce((sum, count) => sum + count, 0);
-    process.stdout.write(`${formatMetricTable(metricRows(results), width)}\n\n`);
+    process.stdout.write(`${formatMetricTable(report.rows, width)}\n\n`);
     process.stdout.write(
       `${formatTable(
         ["input", "count"],
@@ -259,16 +294,16 @@ export const replayCommand: CliCommand = {
           ["redeliveries and re-reports (no-op)", String(counts.redeliveries)],
           ["invalid measures (fact kept)", String(counts.invalidMeasures)],
           ["quarantined (conflict)", String(counts.quarantined)],
-          ["conflicting identities", String(sinks.conflicts())],
+          ["conflicting identities", String(report.conflicts)],
           ["agent events", String(counts.agentEvents)],
-          ["tripwire alerts", String(alerts.length)],
+          ["tripwire alerts", String(report.alerts)],
           ...[...counts.rejected.entries()].sort().map(([reason, count]) => [`rejected ${reason}`, String(count)]),
           ["rejected (total)", String(rejected)],
         ],
       )}\n`,
     );
     process.stdout.write(
-      `\n${resultLines.length} results${output === undefined ? "" : ` → ${output}`} in ${seconds.toFixed(2)} s ` +
+      `\n${report.resultCount} results${output === undefined ? "" : ` → ${output}`} in ${seconds.toFixed(2)} s ` +
         `(${Math.round(counts.records / Math.max(seconds, 0.001)).toLocaleString("en-US")} records/s)\n`,
     );
     return 0;
@@ -288,7 +323,11 @@ function auditReplay(
   return withCluster(flags, "agentops-audit", async (clients) => {
     const keys = EngineFactKeys.open(state.directory, Math.floor(state.cacheBytes / 4));
     try {
-      return await auditAgainstTopics(flags, config, engineTopology, clients, { keys, engineState: state.engineState });
+      return await auditAgainstTopics(flags, config, engineTopology, clients, {
+        keys,
+        engineState: state.engineState,
+        sinkLog: state.sinkLog,
+      });
     } finally {
       await keys.close();
     }
@@ -300,7 +339,11 @@ async function auditAgainstTopics(
   config: EngineConfig,
   engineTopology: NonNullable<TopologyConfig["engineTopology"]>,
   { kafka, registry, serde, topics }: ClusterClients,
-  where: { readonly keys: EngineFactKeys; readonly engineState: EngineStateOptions | undefined },
+  where: {
+    readonly keys: EngineFactKeys;
+    readonly engineState: EngineStateOptions | undefined;
+    readonly sinkLog: SinkLog;
+  },
 ): Promise<number> {
   // The partitioned engine's whole history is its stage facts topic (the same records, placed by fact_id).
   const history = engineTopology.kind === "stages" ? topics.stageFacts : topics.engineFacts;

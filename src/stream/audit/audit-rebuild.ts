@@ -15,6 +15,7 @@ import type { EngineFactSource } from "../transports/embedded/topology-sources.t
 import type { EngineStateOptions } from "../processors/engine.ts";
 import type { EngineObserver } from "../../lineage/engine-directory.ts";
 import type { EngineFactKeyLookup, EngineFactKeys } from "./engine-fact-keys.ts";
+import type { SinkLog } from "../transports/embedded/sink-log.ts";
 
 /** A record the audit found wrong, with where it is: the audit reports it, never skips it silently. */
 export interface AuditMismatch {
@@ -54,6 +55,7 @@ export function rebuildFromEngineFacts(
     readonly keys: EngineFactKeys;
     readonly engineState?: EngineStateOptions | undefined;
     readonly engineObserver?: EngineObserver;
+    readonly sinkLog?: SinkLog;
   },
   onRecord?: (count: number) => void,
   engineTopology?: TopologyConfig["engineTopology"],
@@ -85,9 +87,9 @@ export function rebuildFromEngineFacts(
     ...(where.engineState === undefined ? {} : { engineState: where.engineState }),
     ...(where.engineObserver === undefined ? {} : { engineObserver: where.engineObserver }),
   };
-  return replaySource({ into: "engine", read: source }, topic, topology, catalog).pipe(
+  return replaySource({ into: "engine", read: source }, topic, topology, catalog, where.sinkLog).pipe(
     Effect.map(({ sinks }) => ({
-      results: new Map(sinks.results().map(({ key, json }) => [key, JSON.parse(json) as MetricResult] as const)),
+      results: new Map(Array.from(sinks.results(), ({ key, json }) => [key, JSON.parse(json) as MetricResult] as const)),
       records,
       keys,
       mismatches,

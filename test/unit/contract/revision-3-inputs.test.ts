@@ -110,7 +110,7 @@ describe("contract revision 3, the inputs", () => {
       replayFile({ input }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {} }, shippedCatalog()),
     );
     type Letter = { reason: RejectionReason; field: string; record_rejected: boolean };
-    const letters = outcome.sinks.deadLetterLines().map((line) => JSON.parse(line) as Letter);
+    const letters = Array.from(outcome.sinks.deadLetterLines(), (line) => JSON.parse(line) as Letter);
     expect(letters.filter((letter) => letter.reason === "INVALID_TASK_ENTRY")).toHaveLength(6);
     expect(
       letters.filter((letter) => letter.reason === "INVALID_TASK_ENTRY").every((letter) => !letter.record_rejected),

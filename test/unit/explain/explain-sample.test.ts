@@ -28,7 +28,7 @@ async function explainEverything(): Promise<{ explanations: Explanation[]; publi
     replayFile({ input: SAMPLE }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {}, engineObserver }, shippedCatalog()),
   );
   // The explained figures are the replay's output, byte for byte.
-  expect(outcome.sinks.results().map((entry) => entry.key)).toEqual(published);
+  expect(Array.from(outcome.sinks.results(), (entry) => entry.key)).toEqual(published);
   return { explanations, published };
 }
 

@@ -112,7 +112,7 @@ describe("Claude Code events (documented shape)", () => {
     const outcome = await Effect.runPromise(
       replayFile({ input: path }, { engine: DEFAULT_ENGINE_CONFIG, tripwires: {} }, shippedCatalog()),
     );
-    expect(outcome.sinks.deadLetterLines()).toEqual([]);
+    expect([...outcome.sinks.deadLetterLines()]).toEqual([]);
     expect(outcome.counts.accepted + outcome.counts.agentEvents).toBe(mapped.facts.length);
   });
 

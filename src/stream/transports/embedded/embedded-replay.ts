@@ -4,6 +4,7 @@ import type { TransportError } from "../../../errors.ts";
 import { runTopology, Telemetry, type TopologyConfig } from "../../runtime/services.ts";
 import { embeddedTransport, type EmbeddedSinks } from "./embedded-transport.ts";
 import { fileSource, type EmbeddedOptions, type TopologySource } from "./topology-sources.ts";
+import type { SinkLog } from "./sink-log.ts";
 
 /** The summary counts of an embedded run, read from its telemetry (the names /metrics uses). */
 export interface ReplayCounts {
@@ -27,12 +28,14 @@ export function replayFile(
   options: EmbeddedOptions,
   config: Omit<TopologyConfig, "roles">,
   catalog: CatalogSummary,
+  sinkLog?: SinkLog,
 ): Effect.Effect<ReplayOutcome, TransportError> {
   return replaySource(
     { into: "ingest", read: fileSource(options) },
     options.input,
     { ...config, roles: ["ingest", "engine", "run-monitor"] },
     catalog,
+    sinkLog,
   );
 }
 
@@ -42,8 +45,9 @@ export function replaySource(
   input: string,
   config: TopologyConfig,
   catalog: CatalogSummary,
+  sinkLog?: SinkLog,
 ): Effect.Effect<ReplayOutcome, TransportError> {
-  const embedded = embeddedTransport(source, input, config, catalog);
+  const embedded = embeddedTransport(source, input, config, catalog, sinkLog);
   return Effect.gen(function* () {
     yield* Effect.scoped(runTopology);
     const telemetry = yield* Telemetry;

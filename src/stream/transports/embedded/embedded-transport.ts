@@ -2,9 +2,7 @@ import { Effect, Layer } from "effect";
 import type { CatalogSummary } from "../../../catalog/metric-definitions.ts";
 import type { AgentEvent } from "../../../contract/facts.ts";
 import type { DecodedFact } from "../../../kafka/serde/decode-fact.ts";
-import type { Conflict } from "../../../metrics/fact-ledger.ts";
-import { byUtf8 } from "../../../contract/code-point-order.ts";
-import { compareAlerts, type RunStateSummary, type TripwireAlert } from "../../../tripwires/index.ts";
+import type { RunStateSummary, TripwireAlert } from "../../../tripwires/index.ts";
 import { FileIoError, ProcessorError, type TransportError } from "../../../errors.ts";
 import {
   isTopicPosition,
@@ -31,6 +29,7 @@ import type { StageSourceValue } from "../../processors/engine-stages.ts";
 import { topicNames } from "../../topic-names.ts";
 import { deliverOutput, type EmbeddedTargets, type StageLogRole } from "../sink-roles.ts";
 import { fileConflictLine, fileDeadLetterLine } from "./file-dead-letters.ts";
+import { memorySinkLog, tupleKey, type SinkLog } from "./sink-log.ts";
 import { jsonTopicSerde } from "./json-topic-serde.ts";
 import type { TopologySource } from "./topology-sources.ts";
 
@@ -47,16 +46,20 @@ import type { TopologySource } from "./topology-sources.ts";
 /** Records read from the file per ingest batch. */
 const FILE_BATCH = 4096;
 
-/** What an embedded run leaves in its sinks, for the output files and the summary. */
+/**
+ * What an embedded run leaves in its sinks, for the output files and the summary: read once the
+ * run has ended, from its sink log (on disk for a replay with its state on disk).
+ */
 export interface EmbeddedSinks {
   /** The results topic's latest value per key, sorted by key, each as its JSON line. */
-  results(): { key: string; json: string }[];
+  results(): Iterable<{ readonly key: string; readonly json: string }>;
   /** Tripwire alerts, sorted by (event_time, run_id, seq range, rule_id, alert_id). */
-  alerts(): TripwireAlert[];
+  alerts(): Iterable<TripwireAlert>;
+  readonly alertCount: number;
   /** The last run-state summary of every run, by run id: what the run-state topic holds. */
-  runStates(): RunStateSummary[];
-  /** The dead-letter file: rejected records and reports in input order, then one line per conflict. */
-  deadLetterLines(): string[];
+  runStates(): Iterable<RunStateSummary>;
+  /** The dead-letter file: rejected records and reports in input order, then one line per conflict (by identity, reason). */
+  deadLetterLines(): Iterable<string>;
   /** Distinct conflicting identities reported. */
   conflicts(): number;
 }
@@ -77,6 +80,7 @@ export function embeddedTransport(
   input: string,
   config: TopologyConfig,
   catalog: CatalogSummary,
+  sinkLog: SinkLog = memorySinkLog(),
 ): {
   readonly layer: Layer.Layer<Transport | TopicSerde | Telemetry | Config | Catalog>;
   readonly sinks: EmbeddedSinks;
@@ -95,19 +99,21 @@ export function embeddedTransport(
     agentEvents: [],
   };
   const offsets = { engineFacts: 0, agentEvents: 0 };
-  const results = new Map<string, string>();
-  const alerts: TripwireAlert[] = [];
-  const runStates = new Map<string, RunStateSummary>();
-  const deadLetters: string[] = [];
-  /** A conflict is reported again as versions arrive; the file keeps its last, complete report. */
-  const conflicts = new Map<string, Conflict>();
+  // Alerts and dead letters keep their arrival order among equal sort keys.
+  let alertCount = 0;
+  let deadLetterCount = 0;
 
   /** Where the sink table (transports/sink-roles.ts) delivers each role's records in process. */
   const targets: EmbeddedTargets = {
     deadLetter: (letter) => {
+      // A conflict is reported again as versions arrive; the file keeps its last, complete report.
       if (letter.kind === "conflict")
-        conflicts.set(`${letter.conflict.reason}\u0000${letter.conflict.identity}`, letter.conflict);
-      else deadLetters.push(fileDeadLetterLine(letter));
+        sinkLog.set(
+          "conflicts",
+          tupleKey([letter.conflict.identity, letter.conflict.reason]),
+          fileConflictLine(letter.conflict, input),
+        );
+      else sinkLog.set("deadLetters", tupleKey([deadLetterCount++]), fileDeadLetterLine(letter));
     },
     engineFact: (fact) => {
       const position = { topic: topics.engineFacts, partition: 0, offset: String(offsets.engineFacts++) };
@@ -120,12 +126,9 @@ export function embeddedTransport(
     },
     stageLog: (role, partition, value) => appendStage(role, partition, value),
     // The aggregation stage's results (the single engine's come through its store's changelog).
-    result: (key, result) => {
-      if (result === null) results.delete(key);
-      else results.set(key, JSON.stringify(result));
-    },
-    alert: (alert) => alerts.push(alert),
-    runState: (key, summary) => runStates.set(key, summary),
+    result: (key, result) => sinkLog.set("results", key, result === null ? null : JSON.stringify(result)),
+    alert: (alert) => sinkLog.set("alerts", alertKey(alert, alertCount++), JSON.stringify(alert)),
+    runState: (key, summary) => sinkLog.set("runStates", key, JSON.stringify(summary)),
   };
   const sinkContext = { telemetry, enginePartitions };
   const write = (output: SinkRecord): void => deliverOutput(sinkContext, targets, output);
@@ -151,10 +154,9 @@ export function embeddedTransport(
       for (const output of settled.outputs) write(output);
       for (const entry of settled.changelog) {
         // The results topic is the published-results store's changelog: a compacted table.
-        if (entry.topic !== "results") continue;
-        if (entry.value === null) results.delete(entry.key);
-        else results.set(entry.key, entry.value.toString());
+        if (entry.topic === "results") sinkLog.set("results", entry.key, entry.value?.toString() ?? null);
       }
+      return sinkLog.spill();
     });
 
   const feed = async <V>(
@@ -245,6 +247,7 @@ export function embeddedTransport(
             if ((read += 1) % FILE_BATCH === 0) await drainInternal(Number.POSITIVE_INFINITY);
           });
           await drainInternal(0);
+          await sinkLog.settle();
           return;
         }
         let batch: SourceRecord<DecodedFact>[] = [];
@@ -257,6 +260,7 @@ export function embeddedTransport(
         });
         await feed("ingest", batch, 0);
         await drainInternal(0);
+        await sinkLog.settle();
       },
       catch: (cause): TransportError =>
         isFileError(cause)
@@ -266,16 +270,27 @@ export function embeddedTransport(
   };
 
   const sinks: EmbeddedSinks = {
-    results: () => [...results.keys()].sort(byUtf8).map((key) => ({ key, json: results.get(key) as string })),
-    alerts: () => [...alerts].sort(compareAlerts),
-    runStates: () => [...runStates.keys()].sort(byUtf8).map((runId) => runStates.get(runId) as RunStateSummary),
-    deadLetterLines: () => [
-      ...deadLetters,
-      ...[...conflicts.values()]
-        .sort((a, b) => byUtf8(a.identity, b.identity))
-        .map((conflict) => fileConflictLine(conflict, input)),
-    ],
-    conflicts: () => conflicts.size,
+    *results() {
+      for (const [key, json] of sinkLog.sorted("results")) yield { key, json };
+    },
+    *alerts() {
+      for (const [, json] of sinkLog.sorted("alerts")) yield JSON.parse(json) as TripwireAlert;
+    },
+    get alertCount() {
+      return alertCount;
+    },
+    *runStates() {
+      for (const [, json] of sinkLog.sorted("runStates")) yield JSON.parse(json) as RunStateSummary;
+    },
+    *deadLetterLines() {
+      for (const [, line] of sinkLog.sorted("deadLetters")) yield line;
+      for (const [, line] of sinkLog.sorted("conflicts")) yield line;
+    },
+    conflicts: () => {
+      let count = 0;
+      for (const _ of sinkLog.sorted("conflicts")) count += 1;
+      return count;
+    },
   };
 
   const layer = Layer.mergeAll(
@@ -286,6 +301,12 @@ export function embeddedTransport(
     Layer.succeed(Catalog, catalog),
   );
   return { layer, sinks };
+}
+
+/** An alert's place in the alerts file (compareAlerts' order), then its arrival among equal ones. */
+function alertKey(alert: TripwireAlert, arrival: number): string {
+  const { event_time, run_id, evidence, rule_id, alert_id } = alert;
+  return tupleKey([event_time, run_id, evidence.seq_to, evidence.seq_from, rule_id, alert_id, arrival]);
 }
 
 /** An agent event as the run monitor reads it from the in-process log: already decoded and valid. */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { boundEngineHeapGrowth } from "../../../state/heap-growth.ts";
 import type { EngineStateOptions } from "../../processors/engine.ts";
 import { DEFAULT_STATE_CACHE_MB } from "../../runtime/stream-config.ts";
+import { diskSinkLog, memorySinkLog, type SinkLog } from "./sink-log.ts";
 
 /**
  * Where a replay (a facts file, or the audit's rebuild) keeps the engine's state: on disk, in
@@ -25,6 +26,8 @@ export interface ReplayState {
   /** The temporary directory (removed after the replay); undefined in memory. */
   readonly directory: string | undefined;
   readonly cacheBytes: number;
+  /** Where the replay's sinks collect their records until the output files are written (on disk with the state). */
+  readonly sinkLog: SinkLog;
 }
 
 /** The signals that stop a replay: its directory is removed first. */
@@ -35,7 +38,8 @@ const EXIT_SIGNALS = ["SIGINT", "SIGTERM"] as const;
  * afterwards whether the replay succeeds, fails or is interrupted (SIGINT, SIGTERM), so a replay
  * never leaves gigabytes of state behind; with "memory" there is no directory. On disk the heap's
  * growth is bounded as a Kafka engine's is: its live heap is as small, so V8's default headroom of
- * up to 4x live is what would set the peak.
+ * up to 4x live is what would set the peak. What the replay reads from its state (the sink log)
+ * must be read inside `replay`.
  */
 export async function withReplayState<T>(
   kind: ReplayStateKind,
@@ -44,7 +48,8 @@ export async function withReplayState<T>(
   replay: (state: ReplayState) => Promise<T>,
 ): Promise<T> {
   const cacheBytes = cacheMb * 1024 * 1024;
-  if (kind === "memory") return replay({ engineState: undefined, directory: undefined, cacheBytes });
+  if (kind === "memory")
+    return replay({ engineState: undefined, directory: undefined, cacheBytes, sinkLog: memorySinkLog() });
   boundEngineHeapGrowth();
   const base = parent ?? tmpdir();
   mkdirSync(base, { recursive: true });
@@ -61,11 +66,13 @@ export async function withReplayState<T>(
     process.once(signal, handler);
     return [signal, handler] as const;
   });
+  const sinkLog = diskSinkLog(join(directory, "sinks"));
   try {
     const engineDirectory = (partition: number): string => join(directory, `engine-${String(partition)}`);
-    return await replay({ engineState: { directory: engineDirectory, cacheBytes }, directory, cacheBytes });
+    return await replay({ engineState: { directory: engineDirectory, cacheBytes }, directory, cacheBytes, sinkLog });
   } finally {
     for (const [signal, handler] of handlers) process.removeListener(signal, handler);
+    await sinkLog.close();
     remove();
   }
 }
