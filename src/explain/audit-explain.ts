@@ -7,6 +7,7 @@ import { rebuildFromEngineFacts } from "../stream/audit/audit-rebuild.ts";
 import { EngineFactKeys } from "../stream/audit/engine-fact-keys.ts";
 import { withReplayState, type ReplayStateKind } from "../stream/transports/embedded/replay-state.ts";
 import { answer, type ExplainAnswer, type ExplainQuery } from "../lineage/query.ts";
+import { InvariantError } from "../errors.ts";
 
 export interface AuditExplainOptions {
   readonly engine: EngineConfig;
@@ -53,7 +54,7 @@ export async function explainAudit(
       await keys.close();
     }
   });
-  if (answered === undefined) throw new Error("the rebuild closed no engine");
+  if (answered === undefined) throw new InvariantError({ problem: "the rebuild closed no engine" });
   if ("error" in answered) throw answered.error;
   return answered.value;
 }

@@ -6,6 +6,7 @@ import { withReplayState, type ReplayStateKind } from "../stream/transports/embe
 import type { DeadLetterInput } from "../lineage/explanation.ts";
 import { withRefusedRecords } from "../lineage/dead-letters.ts";
 import { answer, type ExplainAnswer, type ExplainQuery } from "../lineage/query.ts";
+import { InvariantError } from "../errors.ts";
 
 export interface ReplayExplainOptions {
   readonly input: string;
@@ -46,7 +47,7 @@ export async function explainReplay(options: ReplayExplainOptions, query: Explai
     );
     return Array.from(outcome.sinks.deadLetterLines(), deadLetterInput);
   });
-  if (answered === undefined) throw new Error("the replay closed no engine");
+  if (answered === undefined) throw new InvariantError({ problem: "the replay closed no engine" });
   if ("error" in answered) throw answered.error;
   const result = answered.value;
   if (result.kind !== "explained") return result;

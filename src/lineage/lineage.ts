@@ -14,6 +14,7 @@ import { groupKeyOfResult } from "./group-keys.ts";
 import { missingInputs } from "./missing-inputs.ts";
 import { anchorOf, evidenceFacts, evidenceLabels, explainFact, unitFacts } from "./unit-facts.ts";
 import { totalsOf } from "./unit-totals.ts";
+import { InvariantError } from "../errors.ts";
 
 /** The unit kinds whose stored contributions may reach a metric's groups (the others are not scanned). */
 const KINDS_OF: Readonly<Record<MetricId, readonly UnitKind[]>> = {
@@ -42,7 +43,9 @@ const KINDS_OF: Readonly<Record<MetricId, readonly UnitKind[]>> = {
  */
 export function explainGroup(lineage: EngineLineage, groupKey: string): Explanation {
   if (!lineage.settled)
-    throw new Error("the engine has facts not yet flushed: its figures and units differ until the next flush");
+    throw new InvariantError({
+      problem: "the engine has facts not yet flushed: its figures and units differ until the next flush",
+    });
   const parsed = JSON.parse(groupKey) as { cohort: Cohort; metric_id: MetricId; scope: Scope };
   const metricId = parsed.metric_id;
   const units: ExplainedUnit[] = [];

@@ -3,6 +3,7 @@ import { stringCodec } from "./codecs/values.ts";
 import type { Table } from "../metrics/tables.ts";
 import type { StateStore } from "./state-store.ts";
 import type { ValueCodec } from "./value-codec.ts";
+import { InvariantError } from "../errors.ts";
 
 /** The counter's key in its table. */
 const NEXT = "next";
@@ -56,9 +57,9 @@ export class GroupKeyIds {
     if (known !== undefined) return known;
     const id = this.ids.get(groupKey);
     if (id === undefined)
-      throw new Error(
-        `result key ${JSON.stringify(groupKey)} was stored without an id (assign it before setting the contributions that name it)`,
-      );
+      throw new InvariantError({
+        problem: `result key ${JSON.stringify(groupKey)} was stored without an id (assign it before setting the contributions that name it)`,
+      });
     this.recent.set(groupKey, id);
     return id;
   }
@@ -66,7 +67,9 @@ export class GroupKeyIds {
   keyOf(id: number): string {
     const key = this.keys.get(String(id));
     if (key === undefined)
-      throw new Error(`stored contributions name result key id ${String(id)}, which the state store does not hold`);
+      throw new InvariantError({
+        problem: `stored contributions name result key id ${String(id)}, which the state store does not hold`,
+      });
     return key;
   }
 }

@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { open as openLmdb, type RootDatabase } from "lmdb";
+import { InvariantError } from "../errors.ts";
 
 /**
  * What the engine's state needs from an embedded key-value store (docs/engine-state.md §1): a
@@ -48,7 +49,8 @@ export function openLmdbBackend(directory: string): StateBackend {
   // and no log line; every entry point checks first, so a late caller gets an error naming it.
   let closed = false;
   const open = (operation: string): void => {
-    if (closed) throw new Error(`engine state store ${directory} used after it was closed (${operation})`);
+    if (closed)
+      throw new InvariantError({ problem: `engine state store ${directory} used after it was closed (${operation})` });
   };
   return {
     get: (key) => {

@@ -4,6 +4,7 @@ import { CachedLinkTable } from "./cached-link-table.ts";
 import { CachedTable } from "./cached-table.ts";
 import type { StateBackend } from "./state-backend.ts";
 import type { ValueCodec } from "./value-codec.ts";
+import { InvariantError } from "../errors.ts";
 
 /**
  * Eviction after a commit goes down to this share of the budget, not to the budget itself: the
@@ -177,7 +178,7 @@ export class StateStore {
 
   private claim(prefix: string): void {
     if ([...this.prefixes].some((known) => known.startsWith(prefix) || prefix.startsWith(known)))
-      throw new Error(`state table prefix ${JSON.stringify(prefix)} overlaps another table's`);
+      throw new InvariantError({ problem: `state table prefix ${JSON.stringify(prefix)} overlaps another table's` });
     this.prefixes.add(prefix);
   }
 }
