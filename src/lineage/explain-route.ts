@@ -36,7 +36,9 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 export async function explainRoute(url: URL, routing: ExplainRouting): Promise<RouteReply> {
   if (routing.partitioned)
     return json(501, {
-      error: "explanations read the single engine's state; --engine stages keeps no unit contributions in one place",
+      error:
+        "explanations read the single engine's state; --engine stages keeps no unit contributions in one place. " +
+        "Explain from the audit rebuild instead: agentops explain <metric | key> --from-topic --engine stages",
     });
   const query = queryOf(url.searchParams);
   if (typeof query === "string") return json(400, { error: query });

@@ -18,7 +18,8 @@ const USAGE = `Usage: agentops explain <metric | result key> --input <facts.ndjs
                         [--scope S] [--cohort k=v ...] [--all] [--json] [--first 10]
                         [--window 1d] [--coverage-threshold 10] [--state memory|disk] [--state-dir DIR]
        agentops explain <metric | result key> --member http://host:port [--scope S] [--cohort k=v ...] [--all] [--json]
-       agentops explain <metric | result key> --from-topic [--brokers host:port] [--schema-registry URL] [--topic-prefix P] ...
+       agentops explain <metric | result key> --from-topic [--engine single|stages]
+                        [--brokers host:port] [--schema-registry URL] [--topic-prefix P] ...
 
 Explains one figure down to its units and facts, from the state the engine keeps (nothing is
 computed twice): the figure as published; every unit of its group with its status (eligible with
@@ -37,6 +38,9 @@ topic/partition/offset it came from); and the refused or quarantined records tha
                         with the owner's address, which is followed
   --from-topic          rebuilds the engine from the engine-facts topic as the audit does (replay
                         --from-topic: the whole history, each record validated again), then explains
+  --engine stages       with --from-topic, for a cluster running the partitioned engine: the single
+                        engine is rebuilt from its stage facts topic (the same facts, so the same
+                        figures); its members answer --member with 501
   --first               units shown per status (default 10); --all shows every one
   --json                the whole explanation, every unit, as one JSON object
   --window, --coverage-threshold   as for replay: use the values the figures were made with
@@ -65,6 +69,7 @@ export const explainCommand: CliCommand = {
         "state-dir": { type: "string" },
         "state-cache-mb": { type: "string" },
         "from-topic": { type: "boolean" },
+        engine: { type: "string" },
         ...CLUSTER_FLAGS,
       },
       "explain",
@@ -80,6 +85,7 @@ export const explainCommand: CliCommand = {
         "add --input facts.ndjson (a replay), --member http://host:port (a running member) or --from-topic (the audit rebuild)",
       );
     }
+    const history = engineHistory(stringFlag(flags, "engine"), fromTopic);
     const perStatus = booleanFlag(flags, "all")
       ? Number.POSITIVE_INFINITY
       : integerFlag(flags, "first", 10, 1, 1_000_000);
@@ -88,11 +94,29 @@ export const explainCommand: CliCommand = {
     else if (input !== undefined) result = await explainReplay({ input, ...replayOptions(flags) }, query);
     else
       result = await withCluster(flags, "agentops-explain", ({ kafka, topics }) =>
-        explainAudit(kafka, topics.engineFacts, replayOptions(flags), query),
+        explainAudit(kafka, topics[history], replayOptions(flags), query),
       );
     return print(result, perStatus, booleanFlag(flags, "json"), input);
   },
 };
+
+/**
+ * The topic the audit rebuild reads: the single engine's input, or the partitioned engine's (its
+ * facts placed by fact_id). Results are a function of the set of facts, so the single engine
+ * rebuilt from the stage facts gives the partitioned engine's figures, and can explain them.
+ */
+function engineHistory(engine: string | undefined, fromTopic: boolean): "engineFacts" | "stageFacts" {
+  if (engine === undefined || engine === "single") return "engineFacts";
+  if (engine !== "stages")
+    throw new UsageError("--engine", `"${engine}" is not an engine`, "give --engine single (default) or stages");
+  if (!fromTopic)
+    throw new UsageError(
+      "--engine",
+      "only applies with --from-topic",
+      "a replay explains with the single engine (same figures); for a stages cluster use --from-topic --engine stages",
+    );
+  return "stageFacts";
+}
 
 function queryFrom(flags: ParsedFlags): ExplainQuery {
   const [target, ...rest] = flags.positionals;

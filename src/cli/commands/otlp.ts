@@ -33,7 +33,13 @@ counted in the OTLP partial-success answer and sent to the dead-letter topic.
 
 Point Claude Code at it:
   CLAUDE_CODE_ENABLE_TELEMETRY=1 OTEL_LOGS_EXPORTER=otlp OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \\
-  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 claude
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 \\
+  OTEL_RESOURCE_ATTRIBUTES=agentops.provider=anthropic,agentops.role=implementer claude
+An app with OTel GenAI spans: the same endpoint, and its role and runtime (the conventions carry neither):
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 \\
+  OTEL_RESOURCE_ATTRIBUTES=agentops.role=writer,agentops.runtime=openai-agents@0.4
+Calls without provider, model, role or runtime are left out of the operational metrics; GET /metrics
+and the summary at exit count them by the attribute to set.
 Stop with Ctrl-C; it prints what it received.`;
 
 export const otlpCommand: CliCommand = {

@@ -21,7 +21,7 @@ function unitNode(unit) {
   ];
   return el(
     "li",
-    {},
+    { "data-unit": `${unit.kind} ${unit.id}` },
     el("b", {}, `${unit.kind} ${unit.id}`),
     " ",
     el("span", { class: "muted" }, parts.filter((part) => part !== null && part !== undefined).join(" · ")),
@@ -31,7 +31,7 @@ function unitNode(unit) {
       unit.facts.map((fact) =>
         el(
           "li",
-          { class: "muted" },
+          { class: "muted", "data-fact": fact.fact_id },
           `${fact.fact_id} ${fact.type} ${fact.basis ?? "no provenance"} ${originText(fact.origin)}`,
         ),
       ),
@@ -46,13 +46,13 @@ function lineageNode(explanation) {
   return [
     el(
       "p",
-      {},
+      { "data-totals": "" },
       `units add up to: covered ${t.covered} of ${t.candidates} candidates, eligible ${t.eligible}, hits ${t.hits}, sum ${t.amount}`,
     ),
     ...[...byStatus].map(([status, units]) =>
       el(
         "details",
-        { open: status === "uncovered" || status === "excluded" ? "" : undefined },
+        { open: status === "uncovered" || status === "excluded" ? "" : undefined, "data-status": status },
         el("summary", {}, `${status} (${units.length})`),
         el("ul", {}, units.slice(0, UNITS_SHOWN).map(unitNode)),
         units.length > UNITS_SHOWN
@@ -86,7 +86,10 @@ export async function openLineage(key) {
     const response = await fetch(`/api/explain?key=${encodeURIComponent(key)}`);
     const answer = await response.json();
     if (answer.kind === "explained")
-      body.replaceChildren(el("p", { class: "muted" }, key), ...lineageNode(answer.explanation));
+      body.replaceChildren(
+        el("p", { class: "muted", "data-lineage-key": key }, key),
+        ...lineageNode(answer.explanation),
+      );
     else
       body.replaceChildren(
         el("p", { class: "error" }, answer.error ?? "the engine holds no figure under this key now"),
