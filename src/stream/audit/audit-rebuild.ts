@@ -89,7 +89,9 @@ export function rebuildFromEngineFacts(
   };
   return replaySource({ into: "engine", read: source }, topic, topology, catalog, where.sinkLog).pipe(
     Effect.map(({ sinks }) => ({
-      results: new Map(Array.from(sinks.results(), ({ key, json }) => [key, JSON.parse(json) as MetricResult] as const)),
+      results: new Map(
+        Array.from(sinks.results(), ({ key, json }) => [key, JSON.parse(json) as MetricResult] as const),
+      ),
       records,
       keys,
       mismatches,
