@@ -62,7 +62,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSyntax>> = {
   },
   // `-e[eof]`, `-i[replace]`, `-l[lines]` take their value only inline, so they are not listed.
   xargs: {
-    shortWithValue: "aEILnPsd",
+    shortWithValue: "aEIJLnPsd",
     longWithValue: [
       "arg-file",
       "eof",
@@ -150,6 +150,10 @@ export interface FanOut {
   readonly replaceString: string | undefined;
   /** `xargs -a FILE` / `--arg-file`, `parallel -a`: the items come from a file, not from the pipe. */
   readonly itemsFromFile: boolean;
+  /** BSD `xargs -J R`: R is replaced only where it is a whole argument, and items are split at blanks. */
+  readonly replaceWholeArgument: boolean;
+  /** `-0`/`--null` (NUL), `-d C`/`--delimiter C`: items end only there, blanks and newlines stay inside. */
+  readonly delimiter: string | undefined;
 }
 
 export interface Unwrapped {
@@ -189,6 +193,8 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
     if (name === undefined || syntax === undefined) break;
     let replaceString: string | undefined = name === "parallel" ? "{}" : undefined;
     let itemsFromFile = false;
+    let replaceWholeArgument = false;
+    let delimiter: string | undefined;
     let splitString: readonly ShellWord[] | undefined;
     let index = 1;
     let operands = 0;
@@ -212,6 +218,9 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         if (name === "env" && optionName === "split-string" && value !== undefined) splitString = splitWords(value);
         if ((name === "xargs" || name === "parallel") && optionName === "replace") replaceString = inlineValue ?? "{}";
         if ((name === "xargs" || name === "parallel") && optionName === "arg-file") itemsFromFile = true;
+        if ((name === "xargs" || name === "parallel") && optionName === "null") delimiter = "\0";
+        if ((name === "xargs" || name === "parallel") && optionName === "delimiter" && value !== undefined)
+          delimiter = unescapeDelimiter(value);
         index += takesValue ? 2 : 1;
       } else if (text.startsWith("-") && text.length > 1 && !word.dynamic) {
         const valueFlag = [...text.slice(1)].findIndex((flag) => syntax.shortWithValue.includes(flag));
@@ -220,8 +229,14 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         const value =
           flag === undefined ? undefined : valueInline ? text.slice(valueFlag + 2) : current[index + 1]?.text;
         if (flag === "C" || flag === "D") chdir = value;
-        if ((name === "xargs" || name === "parallel") && flag === "I") replaceString = value;
-        if ((name === "xargs" || name === "parallel") && flag === "a") itemsFromFile = true;
+        const fanOutFlag = name === "xargs" || name === "parallel";
+        if (fanOutFlag && (flag === "I" || (flag === "J" && name === "xargs"))) {
+          replaceString = value;
+          replaceWholeArgument = flag === "J";
+        }
+        if (fanOutFlag && flag === "a") itemsFromFile = true;
+        if (fanOutFlag && text.slice(1, valueFlag === -1 ? undefined : valueFlag + 1).includes("0")) delimiter = "\0";
+        if (fanOutFlag && flag === "d" && value !== undefined) delimiter = unescapeDelimiter(value);
         if (name === "env" && flag === "S" && value !== undefined) splitString = splitWords(value);
         // `xargs -i` / `-iR`: the replace string is optional and inline only.
         if (name === "xargs" && valueFlag === -1 && text.startsWith("-i"))
@@ -241,7 +256,7 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         : [{ text: "env", dynamic: false }, ...splitString, ...current.slice(index)];
     if (name === "xargs" || name === "parallel") {
       argumentsFromStdin = true;
-      fanOut = { runner: name, replaceString, itemsFromFile };
+      fanOut = { runner: name, replaceString, itemsFromFile, replaceWholeArgument, delimiter };
     }
   }
   const innermost = commandBaseName(current[0]);
@@ -252,6 +267,12 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
       ((innermost === "docker" || innermost === "podman" || innermost === "kubectl" || innermost === "oc") &&
         current[1]?.text === "exec"));
   return { words: current, argumentsFromStdin, fanOut, chdir, ...(tooDeep ? { tooDeep } : {}) };
+}
+
+/** `-d '\n'`: xargs reads C escapes in the delimiter. */
+function unescapeDelimiter(value: string): string {
+  const escapes: Readonly<Record<string, string>> = { n: "\n", t: "\t", "0": "\0", r: "\r", "\\": "\\" };
+  return value.length === 2 && value.startsWith("\\") ? (escapes[value.charAt(1)] ?? value.charAt(1)) : value.charAt(0);
 }
 
 /** `env -S 'rm -rf'`: the string is split at blanks into words (env's own quoting is not modelled). */
