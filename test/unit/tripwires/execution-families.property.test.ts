@@ -212,6 +212,26 @@ describe("interpreter one-liners", SLOW, () => {
     );
   });
 
+  it("a one-entry delete call is judged like rm -f of its path", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<[string, (path: string) => string]>(
+          ["python3 -c", (path) => `import os; os.remove("${path}")`],
+          ["python -c", (path) => `import os; os.unlink("${path}")`],
+          ["python3 -c", (path) => `from pathlib import Path; Path("${path}").unlink()`],
+          ["perl -e", (path) => `unlink("${path}")`],
+          ["node -e", (path) => `require("fs").unlinkSync("${path}")`],
+          ["ruby -e", (path) => `File.delete("${path}")`],
+        ),
+        fc.constantFrom("/etc/passwd", "/usr/bin/ls", "~/.bashrc", "/home/dev/.ssh/id_rsa", "build/x.o", "/tmp/x"),
+        ([interpreter, code], path) => {
+          expect(rulesOf(`${interpreter} '${code(path)}'`)).toEqual(rulesOf(`rm -f ${path}`));
+        },
+      ),
+      RUNS,
+    );
+  });
+
   it("the same code printed, or given a computed path, is quiet", () => {
     fc.assert(
       fc.property(deleteCall, ([interpreter, code]) => {

@@ -166,6 +166,10 @@ const POLICY: readonly { readonly decision: string; readonly matches: (command: 
     decision: "GNU xargs with an empty --replace= stops with `command too long` and runs nothing",
     matches: (command) => /\bxargs\s+--replace=\s/.test(command),
   },
+  {
+    decision: "git stops at an option it does not know (`--force-with-lease-if-includes`, exit 129): nothing is pushed",
+    matches: (command) => /\bgit\s+push\b.*\s--force-with-lease-if-includes\b/.test(command),
+  },
   // Where we alert and they allow:
   {
     decision: "any rm of a path outside the workspace alerts, recursive or not",
