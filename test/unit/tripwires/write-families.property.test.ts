@@ -138,7 +138,7 @@ describe("cloud and cluster deletes", SLOW, () => {
   });
 });
 
-describe("cluster deletes", SLOW, () => {
+describe("cluster deletes and their help", SLOW, () => {
   const name = fc.stringMatching(/^[a-z][a-z0-9-]{2,12}$/);
   const kubeGlobals = fc.array(fc.constantFrom("-n prod", "--context prod", "--kubeconfig k.yaml"), { maxLength: 2 });
 
@@ -175,6 +175,33 @@ describe("cluster deletes", SLOW, () => {
       }),
       RUNS,
     );
+  });
+
+  it("asking a destructive subcommand for its help runs nothing", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(
+          "kubectl delete namespace N",
+          "terraform destroy",
+          "tofu apply -destroy",
+          "helm uninstall N",
+          "gcloud projects delete N",
+          "az group delete -n N",
+        ),
+        fc.constantFrom("--help", "-h"),
+        name,
+        (template, help, target) => {
+          const command = template.replace("N", target);
+          expect(rulesOf(command).length).toBe(1);
+          expect(rulesOf(`${command} ${help}`)).toEqual([]);
+        },
+      ),
+      RUNS,
+    );
+    expect(rulesOf("terraform destroy -help")).toEqual([]);
+    expect(rulesOf("aws s3 rb help")).toEqual([]);
+    // gsutil's -h sets a header: the delete still runs.
+    expect(rulesOf("gsutil -h 'Cache-Control:no-store' rm -r gs://b")).toEqual(["cloud-destructive-delete"]);
   });
 });
 
