@@ -46,6 +46,8 @@ describe("remote and indirect execution", SLOW, () => {
     "python3 -",
     "perl",
     "sh -",
+    "bash /dev/stdin",
+    "source /dev/stdin",
   );
   const piped = fc
     .tuple(fetcher, filters, sink)
@@ -62,6 +64,11 @@ describe("remote and indirect execution", SLOW, () => {
         "source <(F)",
         ". <(F)",
         'sudo bash -c "$(F)"',
+        'bash <<< "$(F)"',
+        "sh <<< $(F)",
+        'source /dev/stdin <<< "$(F)"',
+        'python3 - <<< "$(F)"',
+        "bash <<END\n$(F)\nEND",
       ),
     )
     .map(([fetch, form]) => form.replace("F", fetch));
