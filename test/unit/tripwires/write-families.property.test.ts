@@ -31,6 +31,9 @@ describe("overwriting system files", SLOW, () => {
     "truncate -s 0 P",
     "find . -fprint P",
     "find . -fls P",
+    "sudo ln -sf payload P",
+    "ln -s payload P",
+    "sudo rsync -a payload P",
   );
   const write = (template: string, path: string): string => template.replace("P", path);
 
