@@ -123,9 +123,11 @@ describe("cloud and cluster deletes", SLOW, () => {
           "az vm D -g rg -n N",
           "aws ec2 terminate-instances --instance-ids N",
           "aws rds delete-db-instance --db-instance-identifier N",
+          "bq D -f -t ds.N",
         ),
         (name, template) => {
-          expect(rulesOf(template.replace("D", "delete").replace("N", name))).toEqual(["cloud-destructive-delete"]);
+          const deleting = template.replace("D", "delete").replace("bq delete", "bq rm").replace("N", name);
+          expect(rulesOf(deleting)).toEqual(["cloud-destructive-delete"]);
           expect(
             rulesOf(
               template
