@@ -141,7 +141,77 @@ const WRAPPERS: Readonly<Record<string, WrapperSyntax>> = {
     inert: ["--list", "--list-full", "--install", "--help"],
   },
   toybox: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0, inert: ["--long", "--help", "--version"] },
+  // Project runners, keyed by runner and subcommand (see PROJECT_RUNNERS).
+  "uv run": {
+    shortWithValue: "wpfPC",
+    longWithValue: [
+      "with",
+      "with-editable",
+      "with-requirements",
+      "python",
+      "project",
+      "directory",
+      "env-file",
+      "package",
+      "extra",
+      "group",
+      "only-group",
+      "no-group",
+      "index",
+      "default-index",
+      "index-url",
+      "extra-index-url",
+      "find-links",
+      "config-file",
+      "cache-dir",
+      "color",
+      "python-preference",
+      "upgrade-package",
+      "reinstall-package",
+      "resolution",
+      "prerelease",
+      "exclude-newer",
+      "link-mode",
+      "index-strategy",
+      "keyring-provider",
+      "config-setting",
+    ],
+    operandsBeforeCommand: 0,
+  },
+  "poetry run": { shortWithValue: "CP", longWithValue: ["directory", "project"], operandsBeforeCommand: 0 },
+  "pipenv run": { shortWithValue: "", longWithValue: ["python"], operandsBeforeCommand: 0 },
+  "pdm run": { shortWithValue: "pL", longWithValue: ["project", "lockfile", "venv"], operandsBeforeCommand: 0 },
+  "hatch run": { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0 },
+  "conda run": { shortWithValue: "np", longWithValue: ["name", "prefix", "cwd"], operandsBeforeCommand: 0 },
+  "pixi run": { shortWithValue: "e", longWithValue: ["environment", "manifest-path"], operandsBeforeCommand: 0 },
 };
+
+/**
+ * Project runners whose `run` subcommand runs the command after it in the project's environment
+ * (`uv run rm -rf /`, `poetry -C app run pytest`): the global options each takes a value with, so
+ * that the subcommand is found behind them.
+ */
+const PROJECT_RUNNERS: Readonly<Record<string, { readonly syntax: string; readonly globalWithValue: string[] }>> = {
+  uv: { syntax: "uv run", globalWithValue: ["--directory", "--project", "--cache-dir", "--config-file", "--color"] },
+  poetry: { syntax: "poetry run", globalWithValue: ["-C", "--directory", "-P", "--project"] },
+  pipenv: { syntax: "pipenv run", globalWithValue: ["--python"] },
+  pdm: { syntax: "pdm run", globalWithValue: ["-p", "--project", "-c", "--config"] },
+  hatch: { syntax: "hatch run", globalWithValue: ["-e", "--env", "-p", "--project", "--data-dir", "--cache-dir"] },
+  conda: { syntax: "conda run", globalWithValue: [] },
+  mamba: { syntax: "conda run", globalWithValue: [] },
+  micromamba: { syntax: "conda run", globalWithValue: ["-r", "--root-prefix"] },
+  pixi: { syntax: "pixi run", globalWithValue: ["--manifest-path"] },
+};
+
+/** Where a project runner's `run` subcommand stands, or -1 when the line runs another subcommand. */
+function runSubcommandIndex(words: readonly ShellWord[], globalWithValue: readonly string[]): number {
+  for (let index = 1; index < words.length; index++) {
+    const text = words[index]?.text ?? "";
+    if (globalWithValue.includes(text)) index++;
+    else if (!text.startsWith("-")) return text === "run" ? index : -1;
+  }
+  return -1;
+}
 
 /** How a fan-out runner (xargs, GNU parallel) builds the command it runs. */
 export interface FanOut {
@@ -183,6 +253,12 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
     if ((name === "docker" || name === "podman") && current[1]?.text === "exec") {
       current = current.slice(1);
       name = "container-exec";
+    } else if (name !== undefined && PROJECT_RUNNERS[name] !== undefined) {
+      const runner = PROJECT_RUNNERS[name];
+      const run = runSubcommandIndex(current, runner.globalWithValue);
+      if (run === -1) break;
+      current = current.slice(run);
+      name = runner.syntax;
     } else if ((name === "kubectl" || name === "oc") && current[1]?.text === "exec") {
       const separator = current.findIndex((word) => word.text === "--");
       if (separator === -1) break;

@@ -185,6 +185,15 @@ const WRAPPERS = [
   "toybox",
   "setsid",
   "time",
+  "uv run",
+  "uv run --with requests -p 3.12",
+  "poetry run",
+  "poetry -C app run",
+  "pipenv run",
+  "pdm run -p app",
+  "conda run -n base",
+  "micromamba run --prefix /opt/env",
+  "pixi run -e dev",
 ];
 
 describe("2. find", SLOW, () => {
