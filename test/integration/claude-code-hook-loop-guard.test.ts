@@ -19,10 +19,14 @@ function recorded(name: string): string[] {
 }
 
 /** Each PreToolUse's answer: allow, or the JSON decision's permission; results must answer nothing. */
-async function playSession(lines: readonly string[], spool: string): Promise<string[]> {
+async function playSession(
+  lines: readonly string[],
+  spool: string,
+  flags: readonly string[] = GUARD,
+): Promise<string[]> {
   const answers: string[] = [];
   for (const line of lines) {
-    const run = await runHook(line, withoutKafka(spool), GUARD);
+    const run = await runHook(line, withoutKafka(spool), flags);
     const event = (JSON.parse(line) as { hook_event_name: string }).hook_event_name;
     if (event === "PreToolUse") answers.push(answerOf(run));
     else expect(run, event).toEqual({ code: 0, stdout: "", stderr: "" });
@@ -64,6 +68,17 @@ describe("agentops hook claude-code --loop-guard ask, judged in process", () => 
     async () => {
       const answers = await playSession(recorded("debug-loop-session.ndjson"), testDir("agentops-hook-loop-"));
       expect(answers).toEqual(Array.from({ length: 9 }, () => "allow"));
+    },
+    SESSION_TIMEOUT_MS,
+  );
+
+  it(
+    "--loop-guard-after 2 stops the same session's Edit at its 3rd attempt, and every attempt after",
+    async () => {
+      const flags = [...GUARD, "--loop-guard-after", "2"];
+      const answers = await playSession(recorded("stuck-edit-session.ndjson"), testDir("agentops-hook-loop-"), flags);
+      expect(answers.slice(0, 4)).toEqual(["allow", "allow", "allow", "allow"]);
+      expect(answers.slice(4).map((answer) => /^ask: .* failed (\d) times/.exec(answer)?.[1])).toEqual(["2", "3", "4"]);
     },
     SESSION_TIMEOUT_MS,
   );

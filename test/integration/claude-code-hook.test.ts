@@ -157,6 +157,7 @@ describe("agentops hook claude-code (command hook) with a warm server of the sam
       deadlineMs: 60000,
       onUndecided: "ask",
       loopGuard: "off",
+      loopGuardAfter: 4,
       shellTools: ["Bash"],
       maxBodyBytes: 1048576,
     });

@@ -8,8 +8,7 @@ import { startHookServer } from "../../ingest/hook/hook-server.ts";
 import { answerCall, hookContext, nowMicros, recordHookCall, spoolSink } from "../../ingest/hook/hook-runner.ts";
 import { removeServerFile, writeServerFile, type HookSettings } from "../../ingest/hook/hook-settings.ts";
 import { startLockPath } from "../../ingest/hook/hook-autostart.ts";
-import { openLoopGuard, type LoopGuard } from "../../ingest/hook/loop-guard-store.ts";
-import { parseTripwireConfig } from "../../tripwires/config.ts";
+import { loopGuardConfig, openLoopGuard, type LoopGuard } from "../../ingest/hook/loop-guard-store.ts";
 import { Telemetry } from "../../stream/runtime/telemetry.ts";
 import { connectCluster } from "../cluster-flags.ts";
 import { UsageError } from "../command.ts";
@@ -93,7 +92,7 @@ export async function judgeInProcess(
 function loopGuardOf(options: HookOptions): LoopGuard | undefined {
   return options.loopGuard === "off"
     ? undefined
-    : openLoopGuard(options.loopGuard, options.spoolDir, parseTripwireConfig().loop);
+    : openLoopGuard(options.loopGuard, options.spoolDir, loopGuardConfig(options.loopGuardAfter));
 }
 
 function guardFailed(error: unknown): void {
@@ -155,7 +154,7 @@ export async function serve(flags: ParsedFlags, listen: string, options: HookOpt
     allowedOrigins: listFlag(flags, "allowed-origins"),
   });
   await pool.ready(LOAD_TIMEOUT_MS);
-  const { deadlineMs, onUndecided, loopGuard, shellTools, maxBodyBytes, spoolDir } = options;
+  const { deadlineMs, onUndecided, loopGuard, loopGuardAfter, shellTools, maxBodyBytes, spoolDir } = options;
   // The command form of the same spool and settings forwards its calls here (hook-settings.ts).
   writeServerFile(spoolDir, {
     url: server.url,
@@ -163,13 +162,14 @@ export async function serve(flags: ParsedFlags, listen: string, options: HookOpt
     deadlineMs,
     onUndecided,
     loopGuard,
+    loopGuardAfter,
     shellTools,
     maxBodyBytes,
   });
   // A command form that started this server (hook-autostart.ts) waits for this file; it is there now.
   rmSync(startLockPath(spoolDir), { force: true });
   process.stdout.write(`agentops hook claude-code listening on ${server.url}\n`);
-  logger.info({ url: server.url, workers, deadlineMs, onUndecided, loopGuard }, "hook listening");
+  logger.info({ url: server.url, workers, deadlineMs, onUndecided, loopGuard, loopGuardAfter }, "hook listening");
   const idleSeconds = integerFlag(flags, "idle-timeout", 0, 0, 7 * 24 * 3600);
   const onIdle = () => {
     if (server.idleMs() < idleSeconds * 1000) return;

@@ -1,12 +1,20 @@
 import { forwardCall } from "../../ingest/hook/hook-forward.ts";
 import { startWarmServer } from "../../ingest/hook/hook-autostart.ts";
-import { DEFAULT_SHELL_TOOLS, defaultSpoolDir, readServerFile, sameSettings } from "../../ingest/hook/hook-settings.ts";
+import {
+  DEFAULT_LOOP_GUARD_AFTER,
+  DEFAULT_SHELL_TOOLS,
+  defaultSpoolDir,
+  LOOP_GUARD_AFTER_RANGE,
+  readServerFile,
+  sameSettings,
+} from "../../ingest/hook/hook-settings.ts";
 import type { HookOptions } from "./hook-in-process.ts";
 import { UsageError, type CliCommand } from "../command.ts";
 import { CLUSTER_FLAGS, integerFlag, listFlag, parseFlags, stringFlag, type ParsedFlags } from "../flags.ts";
 
-const USAGE = `Usage: agentops hook claude-code [--deadline-ms 500] [--on-undecided ask|deny|allow] [--loop-guard ask|deny] [--spool DIR]
-         [--shell-tools GLOB,...] [--max-body-bytes N] [--warm-server auto|off]
+const USAGE = `Usage: agentops hook claude-code [--deadline-ms 500] [--on-undecided ask|deny|allow]
+         [--loop-guard ask|deny [--loop-guard-after 4]] [--spool DIR] [--shell-tools GLOB,...]
+         [--max-body-bytes N] [--warm-server auto|off]
          [--listen HOST:PORT [--workers N] [--idle-timeout SECONDS]
          [--allowed-hosts NAME,...] [--allowed-origins ORIGIN,...]]
 
@@ -20,7 +28,7 @@ command cannot be read completely (too long, too deep, a syntax error), the call
 Every call is recorded: to Kafka when KAFKA_BROKERS is set, else to DIR/facts.ndjson (default
 $AGENTOPS_SPOOL_DIR or ~/.agentops/spool) for \`agentops produce\` to send later; verdicts go to
 DIR/hook-decisions.ndjson. When a --listen server runs on the same spool with the same
---deadline-ms, --on-undecided, --loop-guard, --shell-tools and --max-body-bytes, a call is
+--deadline-ms, --on-undecided, --loop-guard(-after), --shell-tools and --max-body-bytes, a call is
 forwarded to it (it judges and records it; a deny still exits 2); otherwise it is judged in this
 process, and when no server runs on the spool one is started in the background for the calls
 after it (--warm-server auto, the default: loopback, an ephemeral port, the same flags; it exits
@@ -30,6 +38,8 @@ after 30 idle minutes). --warm-server off judges every call in process.
                           same way 4 times in the session with nothing gained since (the run
                           monitor's loop-failing-operation); register the command for PostToolUse
                           and PostToolUseFailure too, which feed it. Off by default.
+  --loop-guard-after N    failures of one operation before the guard stops the next attempt
+                          (default ${DEFAULT_LOOP_GUARD_AFTER}, ${LOOP_GUARD_AFTER_RANGE.min} to ${LOOP_GUARD_AFTER_RANGE.max}; needs --loop-guard)
 
   --shell-tools GLOB,...  tool names (\`*\` globs) whose input's command/cmd is a shell command
                           (default ${DEFAULT_SHELL_TOOLS.join(",")})
@@ -57,6 +67,7 @@ export const hookCommand: CliCommand = {
         "deadline-ms": { type: "string" },
         "on-undecided": { type: "string" },
         "loop-guard": { type: "string" },
+        "loop-guard-after": { type: "string" },
         "shell-tools": { type: "string" },
         "max-body-bytes": { type: "string" },
         spool: { type: "string" },
@@ -86,11 +97,21 @@ export const hookCommand: CliCommand = {
     if (loopGuard !== "off" && loopGuard !== "ask" && loopGuard !== "deny") {
       throw new UsageError("--loop-guard", `"${loopGuard}" is not ask, deny or off`, "e.g. --loop-guard ask");
     }
+    const { min, max } = LOOP_GUARD_AFTER_RANGE;
+    const loopGuardAfter = integerFlag(flags, "loop-guard-after", DEFAULT_LOOP_GUARD_AFTER, min, max);
+    if (loopGuard === "off" && flags.values["loop-guard-after"] !== undefined) {
+      throw new UsageError(
+        "--loop-guard-after",
+        "is set but the loop guard is off",
+        `add --loop-guard ask (or deny), e.g. --loop-guard ask --loop-guard-after ${loopGuardAfter}`,
+      );
+    }
     const shellTools = flags.values["shell-tools"] === undefined ? DEFAULT_SHELL_TOOLS : listFlag(flags, "shell-tools");
     const options: HookOptions = {
       deadlineMs: integerFlag(flags, "deadline-ms", 500, 1, 600_000),
       onUndecided,
       loopGuard,
+      loopGuardAfter,
       shellTools,
       maxBodyBytes: integerFlag(flags, "max-body-bytes", DEFAULT_MAX_BODY_BYTES, 1024, 1024 * 1024 * 1024),
       spoolDir: stringFlag(flags, "spool") ?? defaultSpoolDir(),

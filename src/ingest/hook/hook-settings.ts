@@ -33,11 +33,21 @@ export type UndecidedPolicy = "ask" | "deny" | "allow";
 /** What a call that would repeat a failing operation is answered (`--loop-guard`); off by default. */
 export type LoopGuardMode = "off" | "ask" | "deny";
 
+/**
+ * Failures of one operation after which the loop guard stops the next attempt (`--loop-guard-after`):
+ * the run monitor's `loop.failingOperationRepeats` default, written here so that the command form
+ * does not load the tripwire configuration (a unit test keeps the two equal).
+ */
+export const DEFAULT_LOOP_GUARD_AFTER = 4;
+/** At least 2 (as the run monitor's rule), at most the loop detector's default window of 64 calls. */
+export const LOOP_GUARD_AFTER_RANGE = { min: 2, max: 64 } as const;
+
 /** The flags that decide a call's answer; a command form forwards only to a server with the same. */
 export interface HookSettings {
   readonly deadlineMs: number;
   readonly onUndecided: UndecidedPolicy;
   readonly loopGuard: LoopGuardMode;
+  readonly loopGuardAfter: number;
   readonly shellTools: readonly string[];
   readonly maxBodyBytes: number;
 }
@@ -98,6 +108,7 @@ function isServerEntry(value: unknown): value is ServerEntry {
     Number.isInteger(entry["maxBodyBytes"]) &&
     (entry["onUndecided"] === "ask" || entry["onUndecided"] === "deny" || entry["onUndecided"] === "allow") &&
     (entry["loopGuard"] === "off" || entry["loopGuard"] === "ask" || entry["loopGuard"] === "deny") &&
+    Number.isInteger(entry["loopGuardAfter"]) &&
     Array.isArray(tools) &&
     tools.every((tool) => typeof tool === "string")
   );
@@ -109,6 +120,7 @@ export function sameSettings(a: HookSettings, b: HookSettings): boolean {
     a.deadlineMs === b.deadlineMs &&
     a.onUndecided === b.onUndecided &&
     a.loopGuard === b.loopGuard &&
+    a.loopGuardAfter === b.loopGuardAfter &&
     a.maxBodyBytes === b.maxBodyBytes &&
     a.shellTools.length === b.shellTools.length &&
     a.shellTools.every((tool, i) => tool === b.shellTools[i])

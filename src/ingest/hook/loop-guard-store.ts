@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hash53 } from "../../tripwires/action-identity.ts";
-import type { TripwireConfig } from "../../tripwires/config.ts";
+import { parseTripwireConfig, type TripwireConfig } from "../../tripwires/config.ts";
 import type { HookSubject, HookVerdict, PreToolUseInput, ToolResultInput } from "./claude-code-hook.ts";
 import type { LoopGuardMode } from "./hook-settings.ts";
 import { emptySessionLoop, guardCall, MAX_PENDING, observeResult, type SessionLoop } from "./loop-guard.ts";
@@ -15,6 +15,11 @@ export interface LoopGuard {
   /** The reason to stop this call (it repeats a failing operation), or undefined. */
   before(input: PreToolUseInput, subject: HookSubject, verdict: HookVerdict): string | undefined;
   after(result: ToolResultInput, subject: HookSubject): void;
+}
+
+/** The run monitor's loop settings with the guard's threshold (`--loop-guard-after`) as the rule's. */
+export function loopGuardConfig(after: number): TripwireConfig["loop"] {
+  return parseTripwireConfig({ loop: { failingOperationRepeats: after } }).loop;
 }
 
 export function openLoopGuard(

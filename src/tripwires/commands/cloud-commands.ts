@@ -85,6 +85,17 @@ function words(list: readonly string[]): RegExp {
   return new RegExp(`\\b(${list.join("|")})\\b`);
 }
 
+const BQ_NOT_DATA = new Set([
+  "-m",
+  "--model",
+  "--routine",
+  "--connection",
+  "--transfer_config",
+  "--reservation",
+  "--capacity_commitment",
+  "--reservation_assignment",
+]);
+
 export function analyseCloudCommand(
   name: string,
   args: readonly ShellWord[],
@@ -123,7 +134,12 @@ export function analyseCloudCommand(
     }
     case "bq": {
       const [verb] = leadingPositionals(texts, new Set(["--project_id", "--location"]));
-      return verb === "rm" ? found(recursive || flags.has("-d"), "bq rm deletes a table or dataset") : [];
+      if (verb !== "rm") return [];
+      // A table, view or dataset (the default resources) holds data; a model, routine or config does not.
+      const other = texts.find((text) => BQ_NOT_DATA.has(text.split("=", 1)[0] ?? ""));
+      return other === undefined
+        ? found(true, "bq rm deletes a table or dataset")
+        : found(false, `bq rm ${other} deletes a resource that holds no data`);
     }
     case "gcloud":
     case "az": {

@@ -62,7 +62,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSyntax>> = {
   },
   // `-e[eof]`, `-i[replace]`, `-l[lines]` take their value only inline, so they are not listed.
   xargs: {
-    shortWithValue: "aEILnPsd",
+    shortWithValue: "aEIJLnPsd",
     longWithValue: [
       "arg-file",
       "eof",
@@ -141,7 +141,77 @@ const WRAPPERS: Readonly<Record<string, WrapperSyntax>> = {
     inert: ["--list", "--list-full", "--install", "--help"],
   },
   toybox: { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0, inert: ["--long", "--help", "--version"] },
+  // Project runners, keyed by runner and subcommand (see PROJECT_RUNNERS).
+  "uv run": {
+    shortWithValue: "wpfPC",
+    longWithValue: [
+      "with",
+      "with-editable",
+      "with-requirements",
+      "python",
+      "project",
+      "directory",
+      "env-file",
+      "package",
+      "extra",
+      "group",
+      "only-group",
+      "no-group",
+      "index",
+      "default-index",
+      "index-url",
+      "extra-index-url",
+      "find-links",
+      "config-file",
+      "cache-dir",
+      "color",
+      "python-preference",
+      "upgrade-package",
+      "reinstall-package",
+      "resolution",
+      "prerelease",
+      "exclude-newer",
+      "link-mode",
+      "index-strategy",
+      "keyring-provider",
+      "config-setting",
+    ],
+    operandsBeforeCommand: 0,
+  },
+  "poetry run": { shortWithValue: "CP", longWithValue: ["directory", "project"], operandsBeforeCommand: 0 },
+  "pipenv run": { shortWithValue: "", longWithValue: ["python"], operandsBeforeCommand: 0 },
+  "pdm run": { shortWithValue: "pL", longWithValue: ["project", "lockfile", "venv"], operandsBeforeCommand: 0 },
+  "hatch run": { shortWithValue: "", longWithValue: [], operandsBeforeCommand: 0 },
+  "conda run": { shortWithValue: "np", longWithValue: ["name", "prefix", "cwd"], operandsBeforeCommand: 0 },
+  "pixi run": { shortWithValue: "e", longWithValue: ["environment", "manifest-path"], operandsBeforeCommand: 0 },
 };
+
+/**
+ * Project runners whose `run` subcommand runs the command after it in the project's environment
+ * (`uv run rm -rf /`, `poetry -C app run pytest`): the global options each takes a value with, so
+ * that the subcommand is found behind them.
+ */
+const PROJECT_RUNNERS: Readonly<Record<string, { readonly syntax: string; readonly globalWithValue: string[] }>> = {
+  uv: { syntax: "uv run", globalWithValue: ["--directory", "--project", "--cache-dir", "--config-file", "--color"] },
+  poetry: { syntax: "poetry run", globalWithValue: ["-C", "--directory", "-P", "--project"] },
+  pipenv: { syntax: "pipenv run", globalWithValue: ["--python"] },
+  pdm: { syntax: "pdm run", globalWithValue: ["-p", "--project", "-c", "--config"] },
+  hatch: { syntax: "hatch run", globalWithValue: ["-e", "--env", "-p", "--project", "--data-dir", "--cache-dir"] },
+  conda: { syntax: "conda run", globalWithValue: [] },
+  mamba: { syntax: "conda run", globalWithValue: [] },
+  micromamba: { syntax: "conda run", globalWithValue: ["-r", "--root-prefix"] },
+  pixi: { syntax: "pixi run", globalWithValue: ["--manifest-path"] },
+};
+
+/** Where a project runner's `run` subcommand stands, or -1 when the line runs another subcommand. */
+function runSubcommandIndex(words: readonly ShellWord[], globalWithValue: readonly string[]): number {
+  for (let index = 1; index < words.length; index++) {
+    const text = words[index]?.text ?? "";
+    if (globalWithValue.includes(text)) index++;
+    else if (!text.startsWith("-")) return text === "run" ? index : -1;
+  }
+  return -1;
+}
 
 /** How a fan-out runner (xargs, GNU parallel) builds the command it runs. */
 export interface FanOut {
@@ -150,6 +220,10 @@ export interface FanOut {
   readonly replaceString: string | undefined;
   /** `xargs -a FILE` / `--arg-file`, `parallel -a`: the items come from a file, not from the pipe. */
   readonly itemsFromFile: boolean;
+  /** BSD `xargs -J R`: R is replaced only where it is a whole argument, and items are split at blanks. */
+  readonly replaceWholeArgument: boolean;
+  /** `-0`/`--null` (NUL), `-d C`/`--delimiter C`: items end only there, blanks and newlines stay inside. */
+  readonly delimiter: string | undefined;
 }
 
 export interface Unwrapped {
@@ -179,6 +253,12 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
     if ((name === "docker" || name === "podman") && current[1]?.text === "exec") {
       current = current.slice(1);
       name = "container-exec";
+    } else if (name !== undefined && PROJECT_RUNNERS[name] !== undefined) {
+      const runner = PROJECT_RUNNERS[name];
+      const run = runSubcommandIndex(current, runner.globalWithValue);
+      if (run === -1) break;
+      current = current.slice(run);
+      name = runner.syntax;
     } else if ((name === "kubectl" || name === "oc") && current[1]?.text === "exec") {
       const separator = current.findIndex((word) => word.text === "--");
       if (separator === -1) break;
@@ -189,6 +269,8 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
     if (name === undefined || syntax === undefined) break;
     let replaceString: string | undefined = name === "parallel" ? "{}" : undefined;
     let itemsFromFile = false;
+    let replaceWholeArgument = false;
+    let delimiter: string | undefined;
     let splitString: readonly ShellWord[] | undefined;
     let index = 1;
     let operands = 0;
@@ -212,6 +294,9 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         if (name === "env" && optionName === "split-string" && value !== undefined) splitString = splitWords(value);
         if ((name === "xargs" || name === "parallel") && optionName === "replace") replaceString = inlineValue ?? "{}";
         if ((name === "xargs" || name === "parallel") && optionName === "arg-file") itemsFromFile = true;
+        if ((name === "xargs" || name === "parallel") && optionName === "null") delimiter = "\0";
+        if ((name === "xargs" || name === "parallel") && optionName === "delimiter" && value !== undefined)
+          delimiter = unescapeDelimiter(value);
         index += takesValue ? 2 : 1;
       } else if (text.startsWith("-") && text.length > 1 && !word.dynamic) {
         const valueFlag = [...text.slice(1)].findIndex((flag) => syntax.shortWithValue.includes(flag));
@@ -220,8 +305,14 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         const value =
           flag === undefined ? undefined : valueInline ? text.slice(valueFlag + 2) : current[index + 1]?.text;
         if (flag === "C" || flag === "D") chdir = value;
-        if ((name === "xargs" || name === "parallel") && flag === "I") replaceString = value;
-        if ((name === "xargs" || name === "parallel") && flag === "a") itemsFromFile = true;
+        const fanOutFlag = name === "xargs" || name === "parallel";
+        if (fanOutFlag && (flag === "I" || (flag === "J" && name === "xargs"))) {
+          replaceString = value;
+          replaceWholeArgument = flag === "J";
+        }
+        if (fanOutFlag && flag === "a") itemsFromFile = true;
+        if (fanOutFlag && text.slice(1, valueFlag === -1 ? undefined : valueFlag + 1).includes("0")) delimiter = "\0";
+        if (fanOutFlag && flag === "d" && value !== undefined) delimiter = unescapeDelimiter(value);
         if (name === "env" && flag === "S" && value !== undefined) splitString = splitWords(value);
         // `xargs -i` / `-iR`: the replace string is optional and inline only.
         if (name === "xargs" && valueFlag === -1 && text.startsWith("-i"))
@@ -241,7 +332,7 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
         : [{ text: "env", dynamic: false }, ...splitString, ...current.slice(index)];
     if (name === "xargs" || name === "parallel") {
       argumentsFromStdin = true;
-      fanOut = { runner: name, replaceString, itemsFromFile };
+      fanOut = { runner: name, replaceString, itemsFromFile, replaceWholeArgument, delimiter };
     }
   }
   const innermost = commandBaseName(current[0]);
@@ -252,6 +343,12 @@ export function unwrapCommand(words: readonly ShellWord[]): Unwrapped {
       ((innermost === "docker" || innermost === "podman" || innermost === "kubectl" || innermost === "oc") &&
         current[1]?.text === "exec"));
   return { words: current, argumentsFromStdin, fanOut, chdir, ...(tooDeep ? { tooDeep } : {}) };
+}
+
+/** `-d '\n'`: xargs reads C escapes in the delimiter. */
+function unescapeDelimiter(value: string): string {
+  const escapes: Readonly<Record<string, string>> = { n: "\n", t: "\t", "0": "\0", r: "\r", "\\": "\\" };
+  return value.length === 2 && value.startsWith("\\") ? (escapes[value.charAt(1)] ?? value.charAt(1)) : value.charAt(0);
 }
 
 /** `env -S 'rm -rf'`: the string is split at blanks into words (env's own quoting is not modelled). */

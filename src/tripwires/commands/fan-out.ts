@@ -44,9 +44,11 @@ export function expandFanOut(
     command = template.slice(0, separator);
     items = parallelArgumentLists(template.slice(separator));
   } else {
-    // `xargs -I` and parallel take one input line per item; plain xargs splits at blanks.
-    const byLine = fanOut.runner === "parallel" || fanOut.replaceString !== undefined;
-    items = fanOut.itemsFromFile ? undefined : producerItems(producer, byLine)?.map((item) => [item]);
+    // `xargs -I` and parallel take one input line per item; plain xargs (and BSD `-J`) splits at blanks;
+    // a delimiter (`-0`, `-d`) ends items only where it stands.
+    const byLine = fanOut.runner === "parallel" || (fanOut.replaceString !== undefined && !fanOut.replaceWholeArgument);
+    const split = fanOut.delimiter ?? (byLine ? "\n" : undefined);
+    items = fanOut.itemsFromFile ? undefined : producerItems(producer, split)?.map((item) => [item]);
   }
   if (command.length === 0 && fanOut.runner === "parallel")
     return { invocations: [], unknownAppended: undefined, scripts: (items ?? []).map((item) => item.join(" ")) };
@@ -82,9 +84,9 @@ function placeholderPattern(fanOut: FanOut): RegExp | undefined {
         : `|${escapeRegExp(fanOut.replaceString)}`;
     return new RegExp(`${PARALLEL_PLACEHOLDERS.source}${custom}`, "g");
   }
-  return fanOut.replaceString === undefined || fanOut.replaceString === ""
-    ? undefined
-    : new RegExp(escapeRegExp(fanOut.replaceString), "g");
+  if (fanOut.replaceString === undefined || fanOut.replaceString === "") return undefined;
+  const pattern = escapeRegExp(fanOut.replaceString);
+  return new RegExp(fanOut.replaceWholeArgument ? `^${pattern}$` : pattern, "g");
 }
 
 /** `placeholder` is global: every occurrence in the word is replaced. */
@@ -118,19 +120,23 @@ function parallelArgumentLists(words: readonly ShellWord[]): string[][] | undefi
   return combinations;
 }
 
-/** Items written in the line by the command feeding the runner; undefined when they are not known. */
-function producerItems(producer: SimpleCommand | undefined, byLine: boolean): string[] | undefined {
+/**
+ * Items written in the line by the command feeding the runner, split at `delimiter` (at blanks and
+ * newlines when undefined); undefined when they are not known.
+ */
+function producerItems(producer: SimpleCommand | undefined, delimiter: string | undefined): string[] | undefined {
   const name = commandBaseName(producer?.words[0]);
   const args = producer?.words.slice(1) ?? [];
   if (args.some((arg) => arg.dynamic)) return undefined;
   if (name === "echo" || name === "printf") {
     const written = args.filter((arg) => !/^-[neE]+$/.test(arg.text)).map((arg) => arg.text);
-    if (byLine)
+    if (delimiter !== undefined)
       return written
         .join(" ")
-        .split(/\\n|\n/)
-        .map((line) => line.trim())
-        .filter((line) => line !== "");
+        .replace(/\\n/g, "\n")
+        .split(delimiter)
+        .map((item) => item.trim())
+        .filter((item) => item !== "");
     return written.flatMap((text) => text.split(/\\n|\s+/)).filter((text) => text !== "");
   }
   if (name === "ls") {

@@ -20,6 +20,9 @@ export function analyseFilesystemCommand(
   switch (name) {
     case "rm":
       return analyseRm(args, command, context);
+    case "unlink":
+      // One file, as `rm FILE`; `--help` and `--version` remove nothing.
+      return args.some((arg) => arg.text.startsWith("--")) ? [] : analyseRm(args, command, context);
     case "find":
       return []; // needs the exec'd commands analysed: see shell-analysis.ts
     case "shred":

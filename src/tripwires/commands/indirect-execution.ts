@@ -39,7 +39,7 @@ const PASS_THROUGH = new Set([
 ]);
 const DECODERS = new Set(["base64", "base32", "xxd", "openssl", "uudecode", "rev"]);
 /** `$(curl …)`, `` `wget …` ``, `<(curl …)` inside a word: its value comes from the network. */
-const FETCH_SUBSTITUTION = /(?:\$\(|`|<\()\s*(?:sudo\s+)?(?:[\w./-]*\/)?(?:curl|wget|fetch|xh|https?|aria2c)\s/;
+export const FETCH_SUBSTITUTION = /(?:\$\(|`|<\()\s*(?:sudo\s+)?(?:[\w./-]*\/)?(?:curl|wget|fetch|xh|https?|aria2c)\s/;
 const DECODE_SUBSTITUTION = new RegExp(
   [
     "(?:\\$\\(|`|<\\()[^)`]*\\b(?:base64|base32)\\s+(?:-[a-zA-Z]*[dD]\\b|--decode)",
@@ -47,6 +47,11 @@ const DECODE_SUBSTITUTION = new RegExp(
     "\\bopenssl\\s+(?:enc|base64)\\b[^)`]*-d\\b",
   ].join("|"),
 );
+/** A script operand naming the process's own stdin: `bash /dev/stdin`, `source /dev/stdin`. */
+export function isStdinPath(text: string | undefined): boolean {
+  return text === "/dev/stdin" || text === "/dev/fd/0" || text === "/proc/self/fd/0";
+}
+
 /** The whole word is one variable (`$X`, `${X}`, `$1`, `$@`): its value is the script. */
 const WHOLE_VARIABLE = /^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*|\{?[0-9@*]\}?)$/;
 const SSH_OPTIONS_WITH_VALUE = "BbcDEeFIiJLlmOoPpQRSWw";
@@ -68,7 +73,11 @@ export function indirectExecutionFindings(
   const sudo = commandBaseName(command.words[0]) === "sudo" ? " as root" : "";
   const fetched = args.find((arg) => arg.dynamic && FETCH_SUBSTITUTION.test(arg.text));
   if (fetched !== undefined) return [remote(label, `${name}${sudo} runs code fetched by ${fetched.text.slice(0, 80)}`)];
-  const source = readsScriptFromStdin(name, args) ? scriptSource(command.pipedFrom) : undefined;
+  const fromStdin = readsScriptFromStdin(name, args);
+  // `bash <<< "$(curl …)"`, a here-document holding `$(wget -O- …)`: the download is the script.
+  if (fromStdin && command.stdinText !== undefined && FETCH_SUBSTITUTION.test(command.stdinText))
+    return [remote(label, `${name}${sudo} runs code fetched into its here-document or here-string`)];
+  const source = fromStdin ? scriptSource(command.pipedFrom) : undefined;
   if (source?.kind === "network") return [remote(label, `${name}${sudo} runs a script piped from ${source.fetcher}`)];
   if (source?.kind === "decoded") {
     if (source.script === undefined) {
@@ -92,12 +101,13 @@ export function dynamicCommand(command: string, detail: string): DestructiveFind
   return { ruleId: "exec-dynamic-command", command, path: undefined, detail };
 }
 
-/** `sh`, `bash -s -- args`, `sh -`, `python3 -`: no script operand, so the script is stdin. */
+/** `sh`, `bash -s -- args`, `sh -`, `python3 -`, `bash /dev/stdin`: the script is stdin. */
 function readsScriptFromStdin(name: string, args: readonly ShellWord[]): boolean {
-  if (name === "eval" || name === "source" || name === ".") return false;
+  if (name === "eval") return false;
+  if (name === "source" || name === ".") return isStdinPath(args[0]?.text);
   for (const arg of args) {
     if (arg.dynamic) return false;
-    if (arg.text === "-" || arg.text === "--") return true;
+    if (arg.text === "-" || arg.text === "--" || isStdinPath(arg.text)) return true;
     if (/^-[a-zA-Z]*[ceEr]$/.test(arg.text) || arg.text === "--eval") return false; // code given inline
     if (SHELLS.has(name) && /^-[a-zA-Z]*s[a-zA-Z]*$/.test(arg.text)) return true;
     if (!arg.text.startsWith("-")) return false; // a script file

@@ -43,11 +43,27 @@ function hasDryRun(args: readonly ShellWord[]): boolean {
   );
 }
 
+/**
+ * Asking a subcommand for its help (`terraform destroy -help`, `kubectl delete -h`, `aws s3 rb help`)
+ * prints it and runs nothing. gsutil's and bq's `-h` are options of their own, so only `--help` there.
+ */
+function asksForHelp(name: string, args: readonly ShellWord[]): boolean {
+  const shortHelp = name !== "gsutil" && name !== "bq";
+  return args.some(
+    (arg) =>
+      !arg.dynamic &&
+      (arg.text === "--help" ||
+        (shortHelp && (arg.text === "-h" || arg.text === "-help")) ||
+        (name === "aws" && arg.text === "help")),
+  );
+}
+
 export function analyseInfraCommand(
   name: string,
   args: readonly ShellWord[],
   words: readonly ShellWord[],
 ): DestructiveFinding[] {
+  if (asksForHelp(name, args)) return [];
   const command = joinWords(words);
   switch (name) {
     case "terraform":

@@ -122,8 +122,11 @@ function analyseSimpleCommand(
         false,
       ),
     );
-    if (expansion.unknownAppended !== undefined)
-      parts.push(analyseWords(expansion.unknownAppended, command, here, options, depth, true));
+    if (expansion.unknownAppended !== undefined) {
+      // With `xargs -a FILE` the items come from the file: what the pipe carries is not among them.
+      const fed = unwrapped.fanOut.itemsFromFile ? { ...command, pipedFrom: undefined } : command;
+      parts.push(analyseWords(expansion.unknownAppended, fed, here, options, depth, true));
+    }
     for (const script of expansion.scripts) parts.push(analyseShellCommand(script, here, options, depth + 1));
     const merged = mergeAnalyses(parts);
     return {

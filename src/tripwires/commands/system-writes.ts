@@ -6,8 +6,8 @@ import type { ShellRedirect, ShellWord } from "./parsed-shell.ts";
 /**
  * Writes that overwrite the machine's own files: system directories, system logs, the keys that
  * grant a login, and the shell start-up files of a home. Shared by redirects and by the commands
- * that write a file named in their arguments (tee, cp, mv, install, dd, sed -i, sponge, truncate,
- * find -fprint/-fls), so "which file must not be written" lives in one place.
+ * that write a file named in their arguments (tee, cp, mv, install, ln, rsync, dd, sed -i, sponge,
+ * truncate, find -fprint/-fls), so "which file must not be written" lives in one place.
  */
 
 /** System directories; /usr/local is where locally built software is installed by convention. */
@@ -108,6 +108,7 @@ export function fileWriteFindings(
     }
     case "cp":
     case "install":
+    case "ln":
     case "mv": {
       const options = parseOptions(args, name === "install" ? "gmotS" : "tS", [
         "target-directory",
@@ -127,6 +128,21 @@ export function fileWriteFindings(
       return options.positionals.length < (directory !== undefined ? 1 : 2)
         ? []
         : [...destinations, ...sources].flatMap((target) => write(target, true));
+    }
+    case "rsync": {
+      // The last operand is the destination; `host:path` and `rsync://` are another machine's.
+      const operands = parseOptions(args, "efT", [
+        "rsh",
+        "rsync-path",
+        "exclude",
+        "include",
+        "filter",
+        "temp-dir",
+      ]).positionals;
+      const destination = operands.at(-1);
+      return operands.length < 2 || destination === undefined || /^[^/]*:/.test(destination.text)
+        ? []
+        : write(destination, true);
     }
     case "dd": {
       const output = args.find((arg) => arg.text.startsWith("of="));

@@ -32,6 +32,7 @@ async function standIn(status: number, body: string, delayMs = 0): Promise<Serve
     deadlineMs: 50,
     onUndecided: "ask",
     loopGuard: "off",
+    loopGuardAfter: 4,
     shellTools: DEFAULT_SHELL_TOOLS,
     maxBodyBytes: 1024,
   } as const;
@@ -96,6 +97,7 @@ describe("the server file", () => {
       deadlineMs: 500,
       onUndecided: "ask",
       loopGuard: "off",
+      loopGuardAfter: 4,
       shellTools: DEFAULT_SHELL_TOOLS,
       maxBodyBytes: 1024,
     } as const;

@@ -16,7 +16,8 @@ import {
   observeResult,
   type SessionLoop,
 } from "../../../src/ingest/hook/loop-guard.ts";
-import { LoopGuardStore, openLoopGuard } from "../../../src/ingest/hook/loop-guard-store.ts";
+import { DEFAULT_LOOP_GUARD_AFTER } from "../../../src/ingest/hook/hook-settings.ts";
+import { loopGuardConfig, LoopGuardStore, openLoopGuard } from "../../../src/ingest/hook/loop-guard-store.ts";
 import { parseTripwireConfig } from "../../../src/tripwires/config.ts";
 
 const config = parseTripwireConfig().loop;
@@ -111,6 +112,22 @@ describe("the loop guard's decision", () => {
     expect(play(lines, session)).toEqual([undefined, undefined, undefined]);
     expect(play(failingEdit(4).slice(0, 1), session)).toEqual([undefined]);
     expect(play([...failingEdit(4).slice(1), ...failingEdit(5).slice(0, 1)], session)[0]).toBeDefined();
+  });
+
+  it("stops at the threshold --loop-guard-after gives; its default is the run monitor's", () => {
+    expect(DEFAULT_LOOP_GUARD_AFTER).toBe(THRESHOLD);
+    expect(loopGuardConfig(DEFAULT_LOOP_GUARD_AFTER)).toEqual(config);
+    const spool = mkdtempSync(join(tmpdir(), "agentops-guard-after-"));
+    const guard = openLoopGuard("deny", spool, loopGuardConfig(2));
+    const reasons: (string | undefined)[] = [];
+    for (const line of [1, 2, 3].flatMap(failingEdit)) {
+      const input = parseHookInput(line, true);
+      const subject = subjectOf(input, DEFAULT_SHELL_TOOLS);
+      if (input.event === "PreToolUse") reasons.push(guard.before(input, subject, ALLOW));
+      else guard.after(input, subject);
+    }
+    expect(reasons.slice(0, 2)).toEqual([undefined, undefined]);
+    expect(reasons[2]).toMatch(/repeats an operation that failed 2 times in this session/);
   });
 
   it("a read-only command that succeeds in between is no progress; a state change that succeeds is", () => {

@@ -185,6 +185,15 @@ const WRAPPERS = [
   "toybox",
   "setsid",
   "time",
+  "uv run",
+  "uv run --with requests -p 3.12",
+  "poetry run",
+  "poetry -C app run",
+  "pipenv run",
+  "pdm run -p app",
+  "conda run -n base",
+  "micromamba run --prefix /opt/env",
+  "pixi run -e dev",
 ];
 
 describe("2. find", SLOW, () => {
@@ -308,6 +317,8 @@ describe("3. fan-out runners and wrappers", SLOW, () => {
     "echo T | xargs -I % rm -rf %",
     "echo T | xargs -i rm -rf {}",
     "echo T | xargs -I{} sh -c 'rm -rf {}'",
+    "echo T | xargs -J {} rm -rf {}",
+    "echo T | xargs -J % rm -rf % extra",
     "echo T | parallel rm -rf",
     "busybox rm -rf T",
     "echo x > $(rm -rf T)",
@@ -336,6 +347,8 @@ describe("3. fan-out runners and wrappers", SLOW, () => {
       "cat list | xargs -I{} sh -c 'rm -rf {}'",
       "cat list | xargs -0 rm -rf",
       "xargs -a list rm -rf",
+      "echo ok | xargs -a /tmp/paths rm -rf",
+      "echo ok | xargs --arg-file=paths rm -rf",
       "parallel rm -rf :::: list.txt",
       "git ls-files | parallel rm -rf",
     ]) {
@@ -343,6 +356,25 @@ describe("3. fan-out runners and wrappers", SLOW, () => {
     }
     expect(rulesOf("parallel --dry-run rm -rf ::: /")).toEqual([]);
     expect(rulesOf("parallel echo ::: / /etc")).toEqual([]);
+  });
+
+  it("a delimiter keeps an item whole: a line fed to a shell is its script; split at blanks, its first word is", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...targets),
+        fc.constantFrom("-0", "--null", "-d '\\n'", "--delimiter='\\n'", "-0 -n1", "-I{}"),
+        fc.constantFrom("bash -c", "sh -c", "sudo bash -c"),
+        ([target, rule], delimiter, shell) => {
+          const line = `rm -rf ${target}`;
+          const script = delimiter === "-I{}" ? `${shell} {}` : shell;
+          expect(rulesOf(`echo '${line}' | xargs ${delimiter} ${script}`)).toContain(rule);
+          // Without a delimiter, bash -c gets `rm` as its script and the other items as $0, $1.
+          expect(rulesOf(`echo '${line}' | xargs ${shell}`)).toEqual([]);
+          expect(rulesOf(`echo 'make clean' | xargs ${delimiter} ${script}`)).toEqual([]);
+        },
+      ),
+      RUNS,
+    );
   });
 
   it("any chain of wrappers gives the bare command's verdict", () => {

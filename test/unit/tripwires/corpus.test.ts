@@ -51,6 +51,9 @@ describe("labelled destructive-command corpus", () => {
     "interpreter one-liners": (command) => /\b(python3?|perl|node|ruby)\s+(-[a-zA-Z]*[ce]\b|-\s)/.test(command),
     "fork bombs": (command) => /\(\)\s*\{|\bfork\b/.test(command),
     "cloud deletes": (command) => /^(aws|gcloud|gsutil|az|bq)\s/.test(command),
+    "cluster deletes (kubectl, terraform, helm)": (command) =>
+      /^(kubectl|oc|terraform|tofu|terragrunt|helm)\s/.test(command),
+    "git clean": (command) => /\bgit\b.*\bclean\b/.test(command),
     "git stash and reset --merge/--keep": (command) => /\bgit\b.*\b(stash|reset --(merge|keep))\b/.test(command),
     "filesystems in a file or on a device": (command) => /\b(mkfs(\.\w+)?|mkswap|wipefs|mke2fs)\b/.test(command),
     "files under a home directory": (command) => /\/(home|Users)\/\w+|~\//.test(command) && /\brm\b/.test(command),

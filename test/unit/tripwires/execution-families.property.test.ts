@@ -46,6 +46,8 @@ describe("remote and indirect execution", SLOW, () => {
     "python3 -",
     "perl",
     "sh -",
+    "bash /dev/stdin",
+    "source /dev/stdin",
   );
   const piped = fc
     .tuple(fetcher, filters, sink)
@@ -62,6 +64,11 @@ describe("remote and indirect execution", SLOW, () => {
         "source <(F)",
         ". <(F)",
         'sudo bash -c "$(F)"',
+        'bash <<< "$(F)"',
+        "sh <<< $(F)",
+        'source /dev/stdin <<< "$(F)"',
+        'python3 - <<< "$(F)"',
+        "bash <<END\n$(F)\nEND",
       ),
     )
     .map(([fetch, form]) => form.replace("F", fetch));
@@ -206,6 +213,26 @@ describe("interpreter one-liners", SLOW, () => {
         ),
         ([interpreter, code], path) => {
           expect(rulesOf(`${interpreter} '${code(path)}'`)).toEqual(rulesOf(`rm -rf ${path}`));
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("a one-entry delete call is judged like rm -f of its path", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<[string, (path: string) => string]>(
+          ["python3 -c", (path) => `import os; os.remove("${path}")`],
+          ["python -c", (path) => `import os; os.unlink("${path}")`],
+          ["python3 -c", (path) => `from pathlib import Path; Path("${path}").unlink()`],
+          ["perl -e", (path) => `unlink("${path}")`],
+          ["node -e", (path) => `require("fs").unlinkSync("${path}")`],
+          ["ruby -e", (path) => `File.delete("${path}")`],
+        ),
+        fc.constantFrom("/etc/passwd", "/usr/bin/ls", "~/.bashrc", "/home/dev/.ssh/id_rsa", "build/x.o", "/tmp/x"),
+        ([interpreter, code], path) => {
+          expect(rulesOf(`${interpreter} '${code(path)}'`)).toEqual(rulesOf(`rm -f ${path}`));
         },
       ),
       RUNS,

@@ -155,6 +155,21 @@ const POLICY: readonly { readonly decision: string; readonly matches: (command: 
     decision: "bash expands `$TMPDIR` before a prefix assignment `TMPDIR=… cmd` takes effect",
     matches: (command) => /^TMPDIR=\S+\s+rm\b.*\$TMPDIR\//.test(command),
   },
+  {
+    decision:
+      "a runner's items written in the line are judged as the shell script they become " +
+      "(`echo ok | xargs bash -c` runs the command ok; appended items after the first are $0, $1…)",
+    matches: (command) =>
+      /^echo\s+('[^']*'|\w+)\s*\|\s*(xargs|parallel)\s+(-I\{\}\s+)?bash\s+-c(\s+\{\})?$/.test(command),
+  },
+  {
+    decision: "GNU xargs with an empty --replace= stops with `command too long` and runs nothing",
+    matches: (command) => /\bxargs\s+--replace=\s/.test(command),
+  },
+  {
+    decision: "git stops at an option it does not know (`--force-with-lease-if-includes`, exit 129): nothing is pushed",
+    matches: (command) => /\bgit\s+push\b.*\s--force-with-lease-if-includes\b/.test(command),
+  },
   // Where we alert and they allow:
   {
     decision: "any rm of a path outside the workspace alerts, recursive or not",

@@ -31,6 +31,9 @@ describe("overwriting system files", SLOW, () => {
     "truncate -s 0 P",
     "find . -fprint P",
     "find . -fls P",
+    "sudo ln -sf payload P",
+    "ln -s payload P",
+    "sudo rsync -a payload P",
   );
   const write = (template: string, path: string): string => template.replace("P", path);
 
@@ -120,9 +123,11 @@ describe("cloud and cluster deletes", SLOW, () => {
           "az vm D -g rg -n N",
           "aws ec2 terminate-instances --instance-ids N",
           "aws rds delete-db-instance --db-instance-identifier N",
+          "bq D -f -t ds.N",
         ),
         (name, template) => {
-          expect(rulesOf(template.replace("D", "delete").replace("N", name))).toEqual(["cloud-destructive-delete"]);
+          const deleting = template.replace("D", "delete").replace("bq delete", "bq rm").replace("N", name);
+          expect(rulesOf(deleting)).toEqual(["cloud-destructive-delete"]);
           expect(
             rulesOf(
               template
@@ -138,6 +143,73 @@ describe("cloud and cluster deletes", SLOW, () => {
   });
 });
 
+describe("cluster deletes and their help", SLOW, () => {
+  const name = fc.stringMatching(/^[a-z][a-z0-9-]{2,12}$/);
+  const kubeGlobals = fc.array(fc.constantFrom("-n prod", "--context prod", "--kubeconfig k.yaml"), { maxLength: 2 });
+
+  it("kubectl/oc delete of namespaces or --all, terraform destroy and helm uninstall alert; their dry runs do not", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("kubectl", "oc"),
+        kubeGlobals,
+        fc.constantFrom("namespace N", "ns N", "pods --all", "all --all", "deployment N"),
+        name,
+        (tool, options, what, target) => {
+          const command = `${tool} ${options.join(" ")} delete ${what.replace("N", target)}`;
+          expect(rulesOf(command)).toEqual(["infra-kubectl-delete"]);
+          expect(rulesOf(`${command} --dry-run=client`)).toEqual([]);
+        },
+      ),
+      RUNS,
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom("terraform", "tofu", "terragrunt"),
+        fc.constantFrom("destroy", "destroy -auto-approve", "apply -destroy", "-chdir=infra destroy"),
+        (tool, verb) => {
+          expect(rulesOf(`${tool} ${verb}`)).toEqual(["infra-terraform-destroy"]);
+          expect(rulesOf(`${tool} ${verb.replace(/apply|destroy$/, "plan").replace("destroy ", "plan ")}`)).toEqual([]);
+        },
+      ),
+      RUNS,
+    );
+    fc.assert(
+      fc.property(fc.constantFrom("uninstall", "delete", "del", "un"), name, (verb, release) => {
+        expect(rulesOf(`helm --kube-context prod ${verb} ${release}`)).toEqual(["infra-helm-uninstall"]);
+        expect(rulesOf(`helm ${verb} ${release} --dry-run`)).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it("asking a destructive subcommand for its help runs nothing", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(
+          "kubectl delete namespace N",
+          "terraform destroy",
+          "tofu apply -destroy",
+          "helm uninstall N",
+          "gcloud projects delete N",
+          "az group delete -n N",
+        ),
+        fc.constantFrom("--help", "-h"),
+        name,
+        (template, help, target) => {
+          const command = template.replace("N", target);
+          expect(rulesOf(command).length).toBe(1);
+          expect(rulesOf(`${command} ${help}`)).toEqual([]);
+        },
+      ),
+      RUNS,
+    );
+    expect(rulesOf("terraform destroy -help")).toEqual([]);
+    expect(rulesOf("aws s3 rb help")).toEqual([]);
+    // gsutil's -h sets a header: the delete still runs.
+    expect(rulesOf("gsutil -h 'Cache-Control:no-store' rm -r gs://b")).toEqual(["cloud-destructive-delete"]);
+  });
+});
+
 describe("git: stash and reset", SLOW, () => {
   it("dropping or clearing stashes warns, keeping them does not", () => {
     fc.assert(
@@ -148,6 +220,39 @@ describe("git: stash and reset", SLOW, () => {
         (global, dropping, keeping) => {
           expect(rulesOf(`git ${global}stash ${dropping}`)).toEqual(["git-stash-drop"]);
           expect(rulesOf(`git ${global}stash ${keeping}`.trim())).toEqual([]);
+        },
+      ),
+      RUNS,
+    );
+  });
+});
+
+describe("git: reset --merge/--keep and clean -fdx", SLOW, () => {
+  it("reset --merge discards staged work and warns; reset --keep refuses to and is quiet", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("", "-C repo ", "--no-pager "),
+        fc.constantFrom("", " HEAD", " HEAD~1", " origin/main", " -q HEAD~2"),
+        (global, target) => {
+          expect(rulesOf(`git ${global}reset --merge${target}`)).toEqual(["git-discard-changes"]);
+          expect(rulesOf(`git ${global}reset --keep${target}`)).toEqual([]);
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("clean -f with -d, -x or -X warns in any flag order; a dry run or -f alone does not", () => {
+    fc.assert(
+      fc.property(
+        fc.shuffledSubarray(["f", "d", "x"], { minLength: 3, maxLength: 3 }),
+        fc.boolean(),
+        fc.constantFrom("", "-C repo "),
+        (flags, split, global) => {
+          const written = split ? flags.map((flag) => `-${flag}`).join(" ") : `-${flags.join("")}`;
+          expect(rulesOf(`git ${global}clean ${written}`)).toEqual(["git-clean-force"]);
+          expect(rulesOf(`git ${global}clean ${written} -n`)).toEqual([]);
+          expect(rulesOf(`git ${global}clean -f`)).toEqual([]);
         },
       ),
       RUNS,
