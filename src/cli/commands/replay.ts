@@ -26,6 +26,7 @@ import { UsageError, type CliCommand } from "../command.ts";
 import { booleanFlag, integerFlag, parseFlags, requiredStringFlag, stringFlag, type ParsedFlags } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
 import { rebuildFromEngineFacts, type AuditMismatch } from "../../stream/audit/audit-rebuild.ts";
+import { LISTED_MISMATCHES } from "../../stream/audit/mismatch-list.ts";
 import { checkIngestWindow, formatWindow } from "../../stream/audit/ingest-window.ts";
 import { compareResults, readLatestResults } from "../../stream/audit/topic-results.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
@@ -374,15 +375,20 @@ async function auditAgainstTopics(
   process.stdout.write(
     `rebuilt digest       ${comparison.expectedDigest}\nresults topic digest ${comparison.actualDigest}\n`,
   );
-  const sourceMismatches = [...rebuild.mismatches, ...ingest.mismatches];
-  if (comparison.differingKeys.length === 0 && sourceMismatches.length === 0) {
+  const sourceMismatches = [...rebuild.mismatches.listed, ...ingest.mismatches.listed];
+  const mismatchCount = rebuild.mismatches.count + ingest.mismatches.count;
+  if (comparison.differingKeys.length === 0 && mismatchCount === 0) {
     process.stdout.write(`verified: ${onTopic.size} results on ${topics.results} equal the rebuild\n`);
     return 0;
   }
-  if (sourceMismatches.length > 0) {
-    process.stdout.write(`MISMATCH: ${sourceMismatches.length} record(s) of the audit source:\n`);
+  if (mismatchCount > 0) {
+    process.stdout.write(`MISMATCH: ${mismatchCount} record(s) of the audit source:\n`);
     for (const mismatch of sourceMismatches)
       process.stdout.write(`  ${describePosition(mismatch)}  ${mismatch.detail}\n`);
+    if (mismatchCount > sourceMismatches.length)
+      process.stdout.write(
+        `  … and ${mismatchCount - sourceMismatches.length} more (the first ${LISTED_MISMATCHES} of each source are listed)\n`,
+      );
   }
   if (comparison.differingKeys.length > 0) {
     process.stdout.write(`MISMATCH: ${comparison.differingKeys.length} key(s) differ:\n`);

@@ -16,12 +16,9 @@ import type { EngineStateOptions } from "../processors/engine.ts";
 import type { EngineObserver } from "../../lineage/engine-directory.ts";
 import type { EngineFactKeyLookup, EngineFactKeys } from "./engine-fact-keys.ts";
 import type { SinkLog } from "../transports/embedded/sink-log.ts";
+import { MismatchList } from "./mismatch-list.ts";
 
-/** A record the audit found wrong, with where it is: the audit reports it, never skips it silently. */
-export interface AuditMismatch {
-  readonly position: TopicPosition;
-  readonly detail: string;
-}
+export type { AuditMismatch } from "./mismatch-list.ts";
 
 export interface EngineRebuild {
   /** The rebuilt result of every result key. */
@@ -30,8 +27,8 @@ export interface EngineRebuild {
   readonly records: number;
   /** The key of every engine-facts record read, valid or not: what the ingest check looks up. */
   readonly keys: EngineFactKeyLookup;
-  /** Engine-facts records that do not read, do not validate or do not carry their own key. */
-  readonly mismatches: readonly AuditMismatch[];
+  /** Engine-facts records that do not read, do not validate or do not carry their own key (the first ones, and how many). */
+  readonly mismatches: MismatchList;
 }
 
 /**
@@ -62,7 +59,7 @@ export function rebuildFromEngineFacts(
 ): Effect.Effect<EngineRebuild, TransportError> {
   let records = 0;
   const { keys } = where;
-  const mismatches: AuditMismatch[] = [];
+  const mismatches = new MismatchList();
   const source: EngineFactSource = (emit) =>
     readTopicToEnd(kafka, topic, async (message, partition) => {
       records += 1;
@@ -71,7 +68,7 @@ export function rebuildFromEngineFacts(
       const key = message.key?.toString("utf8");
       if (key !== undefined) await keys.add(key);
       const checked = checkEngineFactRecord(message, key);
-      if (!checked.ok) mismatches.push({ position, detail: checked.detail });
+      if (!checked.ok) mismatches.add({ position, detail: checked.detail });
       else
         await emit({
           position,

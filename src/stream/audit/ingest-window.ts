@@ -4,7 +4,7 @@ import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import { decodeFact } from "../../kafka/serde/decode-fact.ts";
 import { engineFactKey } from "../../kafka/serde/engine-facts-record.ts";
 import { routeRecord } from "../processors/ingest-router.ts";
-import type { AuditMismatch } from "./audit-rebuild.ts";
+import { MismatchList } from "./mismatch-list.ts";
 import type { EngineFactKeyLookup } from "./engine-fact-keys.ts";
 
 /** What is left of one facts partition: its first retained offset and its end when the check began. */
@@ -20,7 +20,8 @@ export interface IngestCheck {
   readonly records: number;
   /** Records ingest accepts as metric facts (each must have its engine-facts record). */
   readonly metricFacts: number;
-  readonly mismatches: readonly AuditMismatch[];
+  /** Accepted facts without their engine-facts record (the first ones, and how many). */
+  readonly mismatches: MismatchList;
 }
 
 /**
@@ -48,7 +49,7 @@ export async function checkIngestWindow(
   }
   let records = 0;
   let metricFacts = 0;
-  const mismatches: AuditMismatch[] = [];
+  const mismatches = new MismatchList();
   await readTopicToEnd(kafka, topic, async (message, partition) => {
     records += 1;
     const route = routeRecord(await decodeFact(registry, message.value));
@@ -56,7 +57,7 @@ export async function checkIngestWindow(
     metricFacts += 1;
     const key = engineFactKey(route.fact, JSON.stringify(route.fact));
     if (!engineFactKeys.has(key))
-      mismatches.push({
+      mismatches.add({
         position: { topic, partition, offset: message.offset },
         detail: `accepted fact ${route.fact.fact_id} has no engine-facts record (key ${JSON.stringify(key)})`,
       });
