@@ -2,11 +2,11 @@ import { join } from "node:path";
 import { presenceCodec } from "../../state/codecs/values.ts";
 import { openStoreDirectory } from "../../state/local-state.ts";
 import type { Table } from "../../metrics/tables.ts";
-import type { StateStore } from "../../state/state-store.ts";
+import type { StateStore, StateStoreStats } from "../../state/state-store.ts";
 
 /** What the ingest check looks up: the engine-facts keys the rebuild read. */
 export interface EngineFactKeyLookup {
-  has(key: string): boolean;
+  has(key: string): Promise<boolean>;
 }
 
 /**
@@ -43,8 +43,17 @@ export class EngineFactKeys implements EngineFactKeyLookup {
     if (this.disk.state.overBudget) await this.disk.state.commit();
   }
 
-  has(key: string): boolean {
-    return this.memory?.has(key) ?? this.disk?.keys.get(key) === true;
+  async has(key: string): Promise<boolean> {
+    if (this.disk === undefined) return this.memory?.has(key) === true;
+    const present = this.disk.keys.get(key) === true;
+    // A read caches the key too: the cache evicts only after a commit, even one with nothing to write.
+    if (this.disk.state.overBudget) await this.disk.state.commit();
+    return present;
+  }
+
+  /** The on-disk set's record cache (undefined in memory). */
+  cacheStats(): StateStoreStats | undefined {
+    return this.disk?.state.stats();
   }
 
   /** Writes what is left, then closes the store and releases its directory. */

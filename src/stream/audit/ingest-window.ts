@@ -56,7 +56,7 @@ export async function checkIngestWindow(
     if (route.to !== "engine") return;
     metricFacts += 1;
     const key = engineFactKey(route.fact, JSON.stringify(route.fact));
-    if (!engineFactKeys.has(key))
+    if (!(await engineFactKeys.has(key)))
       mismatches.add({
         position: { topic, partition, offset: message.offset },
         detail: `accepted fact ${route.fact.fact_id} has no engine-facts record (key ${JSON.stringify(key)})`,
