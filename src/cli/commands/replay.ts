@@ -1,6 +1,4 @@
-import { createWriteStream, mkdirSync, statSync } from "node:fs";
-import { dirname } from "node:path";
-import { once } from "node:events";
+import { statSync } from "node:fs";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import {
   DEFAULT_ENGINE_CONFIG,
@@ -10,30 +8,22 @@ import {
 } from "../../metrics/engine-config.ts";
 import { Effect } from "effect";
 import { replayFile, type ReplayCounts } from "../../stream/transports/embedded/embedded-replay.ts";
-import type { SinkLog } from "../../stream/transports/embedded/sink-log.ts";
 import {
   REPLAY_STATE_CACHE_MB,
   withReplayState,
   type ReplayState,
 } from "../../stream/transports/embedded/replay-state.ts";
-import { EngineFactKeys } from "../../stream/audit/engine-fact-keys.ts";
-import type { EngineStateOptions } from "../../stream/processors/engine.ts";
 import { formatMetricTable, MetricRowsFold, type MetricRow } from "../replay-summary.ts";
 import { RESULT_HEADERS, byMetricScopeCohort, formatGroupedResults, resultRow } from "../result-rows.ts";
 import { formatTable } from "../text-table.ts";
-import { CLUSTER_FLAGS, withCluster, type ClusterClients } from "../cluster-flags.ts";
+import { CLUSTER_FLAGS } from "../cluster-flags.ts";
 import { UsageError, type CliCommand } from "../command.ts";
-import { booleanFlag, integerFlag, parseFlags, requiredStringFlag, stringFlag, type ParsedFlags } from "../flags.ts";
+import { booleanFlag, integerFlag, parseFlags, requiredStringFlag, stringFlag } from "../flags.ts";
 import { progressReporter } from "../progress.ts";
-import { rebuildFromEngineFacts, type AuditMismatch } from "../../stream/audit/audit-rebuild.ts";
-import { LISTED_MISMATCHES } from "../../stream/audit/mismatch-list.ts";
-import { checkIngestWindow, formatWindow } from "../../stream/audit/ingest-window.ts";
-import { compareResults, readLatestResults } from "../../stream/audit/topic-results.ts";
-import type { EngineConfig } from "../../metrics/engine-config.ts";
+import { mapLines, writeLines } from "../output-lines.ts";
+import { auditReplay } from "./replay-audit.ts";
 import type { MetricResult } from "../../contract/result-record.ts";
-import { byUtf8 } from "../../contract/code-point-order.ts";
 import { jsonLine } from "../../contract/json-form.ts";
-import type { TopologyConfig } from "../../stream/runtime/services.ts";
 
 const USAGE = `Usage: agentops replay --input <facts.ndjson|facts.avro> [--output <results.ndjson>]
                        [--alerts <alerts.ndjson>] [--runs <runs.ndjson>] [--dlq <dlq.ndjson>]
@@ -94,20 +84,6 @@ interface ReplayReport {
   readonly resultCount: number;
   readonly alerts: number;
   readonly conflicts: number;
-}
-
-function* mapLines<T>(items: Iterable<T>, line: (item: T) => string): Generator<string> {
-  for (const item of items) yield line(item);
-}
-
-async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
-  mkdirSync(dirname(path), { recursive: true });
-  const out = createWriteStream(path);
-  for (const line of lines) {
-    if (!out.write(`${line}\n`)) await once(out, "drain");
-  }
-  out.end();
-  await once(out, "finish");
 }
 
 export const replayCommand: CliCommand = {
@@ -310,96 +286,3 @@ export const replayCommand: CliCommand = {
     return 0;
   },
 };
-
-/**
- * Audit replay: rebuild the engine from the engine-facts topic (the whole history) and, with
- * --verify, check ingest over the facts topic's retained window and compare with the results topic.
- */
-function auditReplay(
-  flags: ParsedFlags,
-  config: EngineConfig,
-  engineTopology: NonNullable<TopologyConfig["engineTopology"]>,
-  state: ReplayState,
-): Promise<number> {
-  return withCluster(flags, "agentops-audit", async (clients) => {
-    const keys = EngineFactKeys.open(state.directory, Math.floor(state.cacheBytes / 4));
-    try {
-      return await auditAgainstTopics(flags, config, engineTopology, clients, {
-        keys,
-        engineState: state.engineState,
-        sinkLog: state.sinkLog,
-      });
-    } finally {
-      await keys.close();
-    }
-  });
-}
-
-async function auditAgainstTopics(
-  flags: ParsedFlags,
-  config: EngineConfig,
-  engineTopology: NonNullable<TopologyConfig["engineTopology"]>,
-  { kafka, registry, serde, topics }: ClusterClients,
-  where: {
-    readonly keys: EngineFactKeys;
-    readonly engineState: EngineStateOptions | undefined;
-    readonly sinkLog: SinkLog;
-  },
-): Promise<number> {
-  // The partitioned engine's whole history is its stage facts topic (the same records, placed by fact_id).
-  const history = engineTopology.kind === "stages" ? topics.stageFacts : topics.engineFacts;
-  const onRecord = (count: number): void => {
-    if (process.stderr.isTTY === true && count % 10_000 === 0)
-      process.stderr.write(`\rrebuilding from ${history}: ${count.toLocaleString("en-US")} records`);
-  };
-  const rebuilding = rebuildFromEngineFacts(kafka, history, config, shippedCatalog(), where, onRecord, engineTopology);
-  const rebuild = await Effect.runPromise(rebuilding);
-  if (process.stderr.isTTY === true) process.stderr.write("\r\u001b[K");
-  const rebuilt = rebuild.results;
-  const output = stringFlag(flags, "output");
-  if (output !== undefined)
-    await writeLines(
-      output,
-      [...rebuilt.keys()].sort(byUtf8).map((key) => JSON.stringify(rebuilt.get(key))),
-    );
-  process.stdout.write(`rebuilt ${rebuilt.size} results from ${history}\n`);
-  if (!booleanFlag(flags, "verify")) return 0;
-  const ingest = await checkIngestWindow(kafka, registry, topics.facts, rebuild.keys);
-  process.stdout.write(
-    `engine rebuilt from ${history} (${rebuild.records} records, whole history); ` +
-      `ingest checked over ${topics.facts} from offsets ${formatWindow(ingest.window)} (${ingest.records} records, ` +
-      `${ingest.metricFacts} metric facts)\n`,
-  );
-  const onTopic = await readLatestResults(kafka, serde, topics.results);
-  const comparison = compareResults(rebuilt, onTopic);
-  process.stdout.write(
-    `rebuilt digest       ${comparison.expectedDigest}\nresults topic digest ${comparison.actualDigest}\n`,
-  );
-  const sourceMismatches = [...rebuild.mismatches.listed, ...ingest.mismatches.listed];
-  const mismatchCount = rebuild.mismatches.count + ingest.mismatches.count;
-  if (comparison.differingKeys.length === 0 && mismatchCount === 0) {
-    process.stdout.write(`verified: ${onTopic.size} results on ${topics.results} equal the rebuild\n`);
-    return 0;
-  }
-  if (mismatchCount > 0) {
-    process.stdout.write(`MISMATCH: ${mismatchCount} record(s) of the audit source:\n`);
-    for (const mismatch of sourceMismatches)
-      process.stdout.write(`  ${describePosition(mismatch)}  ${mismatch.detail}\n`);
-    if (mismatchCount > sourceMismatches.length)
-      process.stdout.write(
-        `  … and ${mismatchCount - sourceMismatches.length} more (the first ${LISTED_MISMATCHES} of each source are listed)\n`,
-      );
-  }
-  if (comparison.differingKeys.length > 0) {
-    process.stdout.write(`MISMATCH: ${comparison.differingKeys.length} key(s) differ:\n`);
-    for (const key of comparison.differingKeys)
-      process.stdout.write(
-        `  ${key}  (rebuild: ${rebuilt.has(key) ? "present" : "absent"}, topic: ${onTopic.has(key) ? "present" : "absent"})\n`,
-      );
-  }
-  return 1;
-}
-
-function describePosition({ position }: AuditMismatch): string {
-  return `${position.topic}/${position.partition}@${position.offset}`;
-}
