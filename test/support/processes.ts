@@ -395,9 +395,9 @@ export function describeDifferences(
 ): string {
   if (comparison.differingKeys.length === 0) return "no differences";
   const lines = [
-    `${comparison.differingKeys.length} differing key(s) (expected ${expected.size} keys, results topic ${actual.size}); first ${Math.min(limit, comparison.differingKeys.length)}:`,
+    `${comparison.differingCount} differing key(s) (expected ${expected.size} keys, results topic ${actual.size}); first ${Math.min(limit, comparison.differingKeys.length)}:`,
   ];
-  for (const key of comparison.differingKeys.slice(0, limit)) {
+  for (const { key } of comparison.differingKeys.slice(0, limit)) {
     const left = expected.get(key);
     const right = actual.get(key);
     lines.push(

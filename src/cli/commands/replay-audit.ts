@@ -1,12 +1,12 @@
 import { Effect } from "effect";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
-import { byUtf8 } from "../../contract/code-point-order.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
 import { rebuildFromEngineFacts, type AuditMismatch } from "../../stream/audit/audit-rebuild.ts";
 import { EngineFactKeys } from "../../stream/audit/engine-fact-keys.ts";
 import { checkIngestWindow, formatWindow } from "../../stream/audit/ingest-window.ts";
 import { LISTED_MISMATCHES } from "../../stream/audit/mismatch-list.ts";
-import { compareResults, readLatestResults } from "../../stream/audit/topic-results.ts";
+import { compareSortedResults, LISTED_DIFFERENCES, readLatestResultsInto } from "../../stream/audit/topic-results.ts";
+import { canonicalJson } from "../../contract/canonical-json.ts";
 import type { EngineStateOptions } from "../../stream/processors/engine.ts";
 import type { TopologyConfig } from "../../stream/runtime/services.ts";
 import type { ReplayState } from "../../stream/transports/embedded/replay-state.ts";
@@ -59,14 +59,17 @@ async function auditAgainstTopics(
   const rebuilding = rebuildFromEngineFacts(kafka, history, config, shippedCatalog(), where, onRecord, engineTopology);
   const rebuild = await Effect.runPromise(rebuilding);
   if (process.stderr.isTTY === true) process.stderr.write("\r\u001b[K");
-  const rebuilt = rebuild.results;
   const output = stringFlag(flags, "output");
-  if (output !== undefined)
-    await writeLines(
-      output,
-      [...rebuilt.keys()].sort(byUtf8).map((key) => JSON.stringify(rebuilt.get(key))),
-    );
-  process.stdout.write(`rebuilt ${rebuilt.size} results from ${history}\n`);
+  let rebuiltCount = 0;
+  const rebuiltLines = function* (): Generator<string> {
+    for (const { json } of rebuild.results()) {
+      rebuiltCount += 1;
+      yield json;
+    }
+  };
+  if (output !== undefined) await writeLines(output, rebuiltLines());
+  else for (const _ of rebuiltLines());
+  process.stdout.write(`rebuilt ${rebuiltCount} results from ${history}\n`);
   if (!booleanFlag(flags, "verify")) return 0;
   const ingest = await checkIngestWindow(kafka, registry, topics.facts, rebuild.keys);
   process.stdout.write(
@@ -74,15 +77,19 @@ async function auditAgainstTopics(
       `ingest checked over ${topics.facts} from offsets ${formatWindow(ingest.window)} (${ingest.records} records, ` +
       `${ingest.metricFacts} metric facts)\n`,
   );
-  const onTopic = await readLatestResults(kafka, serde, topics.results);
-  const comparison = compareResults(rebuilt, onTopic);
+  // Both sides in key order from the sink log, so neither is held in memory.
+  await readLatestResultsInto(kafka, serde, topics.results, where.sinkLog);
+  const canonical = function* (): Generator<readonly [string, string]> {
+    for (const { key, json } of rebuild.results()) yield [key, canonicalJson(JSON.parse(json))] as const;
+  };
+  const comparison = compareSortedResults(canonical(), where.sinkLog.sorted("topicResults"));
   process.stdout.write(
     `rebuilt digest       ${comparison.expectedDigest}\nresults topic digest ${comparison.actualDigest}\n`,
   );
   const sourceMismatches = [...rebuild.mismatches.listed, ...ingest.mismatches.listed];
   const mismatchCount = rebuild.mismatches.count + ingest.mismatches.count;
-  if (comparison.differingKeys.length === 0 && mismatchCount === 0) {
-    process.stdout.write(`verified: ${onTopic.size} results on ${topics.results} equal the rebuild\n`);
+  if (comparison.differingCount === 0 && mismatchCount === 0) {
+    process.stdout.write(`verified: ${comparison.actualCount} results on ${topics.results} equal the rebuild\n`);
     return 0;
   }
   if (mismatchCount > 0) {
@@ -94,11 +101,14 @@ async function auditAgainstTopics(
         `  … and ${mismatchCount - sourceMismatches.length} more (the first ${LISTED_MISMATCHES} of each source are listed)\n`,
       );
   }
-  if (comparison.differingKeys.length > 0) {
-    process.stdout.write(`MISMATCH: ${comparison.differingKeys.length} key(s) differ:\n`);
-    for (const key of comparison.differingKeys)
+  if (comparison.differingCount > 0) {
+    process.stdout.write(`MISMATCH: ${comparison.differingCount} key(s) differ:\n`);
+    const presence = (present: boolean): string => (present ? "present" : "absent");
+    for (const { key, expected, actual } of comparison.differingKeys)
+      process.stdout.write(`  ${key}  (rebuild: ${presence(expected)}, topic: ${presence(actual)})\n`);
+    if (comparison.differingCount > comparison.differingKeys.length)
       process.stdout.write(
-        `  ${key}  (rebuild: ${rebuilt.has(key) ? "present" : "absent"}, topic: ${onTopic.has(key) ? "present" : "absent"})\n`,
+        `  … and ${comparison.differingCount - comparison.differingKeys.length} more (the first ${LISTED_DIFFERENCES} are listed)\n`,
       );
   }
   return 1;

@@ -5,7 +5,6 @@ import { isAgentEvent, type MetricFact } from "../../contract/facts.ts";
 import { parseNormalizedFact } from "../../contract/parse-fact.ts";
 import type { TransportError } from "../../errors.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";
-import type { MetricResult } from "../../contract/result-record.ts";
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import { engineFactKey, readEngineFact } from "../../kafka/serde/engine-facts-record.ts";
 import type { TopicPosition } from "../processor.ts";
@@ -21,8 +20,8 @@ import { MismatchList } from "./mismatch-list.ts";
 export type { AuditMismatch } from "./mismatch-list.ts";
 
 export interface EngineRebuild {
-  /** The rebuilt result of every result key. */
-  readonly results: Map<string, MetricResult>;
+  /** The rebuilt result of every result key as its JSON line, in key order (read from the sink log, inside the replay's state). */
+  readonly results: () => Iterable<{ readonly key: string; readonly json: string }>;
   /** Records read from the engine-facts topic. */
   readonly records: number;
   /** The key of every engine-facts record read, valid or not: what the ingest check looks up. */
@@ -86,9 +85,7 @@ export function rebuildFromEngineFacts(
   };
   return replaySource({ into: "engine", read: source }, topic, topology, catalog, where.sinkLog).pipe(
     Effect.map(({ sinks }) => ({
-      results: new Map(
-        Array.from(sinks.results(), ({ key, json }) => [key, JSON.parse(json) as MetricResult] as const),
-      ),
+      results: () => sinks.results(),
       records,
       keys,
       mismatches,

@@ -5,6 +5,7 @@ import type { MetricResult } from "../../contract/result-record.ts";
 import { byUtf8 } from "../../contract/code-point-order.ts";
 import { readTopicToEnd } from "../../kafka/read-topic.ts";
 import type { TopicSerde } from "../../kafka/serde/topic-serde.ts";
+import type { SinkLog } from "../transports/embedded/sink-log.ts";
 
 /** The latest value of every live key of the compacted results topic (tombstoned keys are gone). */
 export async function readLatestResults(
@@ -22,11 +23,24 @@ export async function readLatestResults(
   return results;
 }
 
+/** Differing keys listed in full; past this many only their count grows. */
+export const LISTED_DIFFERENCES = 1_000;
+
+/** A key whose canonical values differ, or that only one side has. */
+export interface DifferingKey {
+  readonly key: string;
+  readonly expected: boolean;
+  readonly actual: boolean;
+}
+
 export interface ResultComparison {
   readonly expectedDigest: string;
   readonly actualDigest: string;
-  /** Keys whose canonical values differ, or that only one side has; sorted. */
-  readonly differingKeys: readonly string[];
+  readonly expectedCount: number;
+  readonly actualCount: number;
+  /** The first LISTED_DIFFERENCES differing keys, in key order. */
+  readonly differingKeys: readonly DifferingKey[];
+  readonly differingCount: number;
 }
 
 /**
@@ -34,26 +48,83 @@ export interface ResultComparison {
  * sorted by key. Equal digests mean byte-identical results.
  */
 export function resultsDigest(results: ReadonlyMap<string, MetricResult>): string {
-  const hash = createHash("sha256");
-  for (const key of [...results.keys()].sort(byUtf8)) hash.update(`${key}\n${canonicalJson(results.get(key))}\n`);
-  return `sha256:${hash.digest("hex")}`;
+  return compareResults(results, new Map()).expectedDigest;
 }
 
+/** compareSortedResults over two result maps. */
 export function compareResults(
   expected: ReadonlyMap<string, MetricResult>,
   actual: ReadonlyMap<string, MetricResult>,
 ): ResultComparison {
-  const keys = new Set([...expected.keys(), ...actual.keys()]);
-  const differingKeys: string[] = [];
-  for (const key of keys) {
-    const left = expected.get(key);
-    const right = actual.get(key);
-    if (left === undefined || right === undefined || canonicalJson(left) !== canonicalJson(right))
-      differingKeys.push(key);
+  return compareSortedResults(canonicalEntries(expected), canonicalEntries(actual));
+}
+
+function* canonicalEntries(results: ReadonlyMap<string, MetricResult>): Generator<readonly [string, string]> {
+  for (const key of [...results.keys()].sort(byUtf8)) yield [key, canonicalJson(results.get(key))] as const;
+}
+
+/**
+ * Compares two result sets given as (key, canonical JSON) in UTF-8 key order, one pass over each,
+ * so that neither needs to be held: their digests and the keys that differ.
+ */
+export function compareSortedResults(
+  expected: Iterable<readonly [string, string]>,
+  actual: Iterable<readonly [string, string]>,
+): ResultComparison {
+  const digests = { expected: createHash("sha256"), actual: createHash("sha256") };
+  const counts = { expected: 0, actual: 0, differing: 0 };
+  const differingKeys: DifferingKey[] = [];
+  const differs = (key: string, onExpected: boolean, onActual: boolean): void => {
+    counts.differing += 1;
+    if (differingKeys.length < LISTED_DIFFERENCES) differingKeys.push({ key, expected: onExpected, actual: onActual });
+  };
+  const left = expected[Symbol.iterator]();
+  const right = actual[Symbol.iterator]();
+  let a = left.next();
+  let b = right.next();
+  while (a.done !== true || b.done !== true) {
+    const order = a.done === true ? 1 : b.done === true ? -1 : byUtf8(a.value[0], b.value[0]);
+    if (order <= 0 && a.done !== true) {
+      digests.expected.update(`${a.value[0]}\n${a.value[1]}\n`);
+      counts.expected += 1;
+    }
+    if (order >= 0 && b.done !== true) {
+      digests.actual.update(`${b.value[0]}\n${b.value[1]}\n`);
+      counts.actual += 1;
+    }
+    if (order < 0 && a.done !== true) differs(a.value[0], true, false);
+    else if (order > 0 && b.done !== true) differs(b.value[0], false, true);
+    else if (a.done !== true && b.done !== true && a.value[1] !== b.value[1]) differs(a.value[0], true, true);
+    if (order <= 0) a = left.next();
+    if (order >= 0) b = right.next();
   }
   return {
-    expectedDigest: resultsDigest(expected),
-    actualDigest: resultsDigest(actual),
-    differingKeys: differingKeys.sort(byUtf8),
+    expectedDigest: `sha256:${digests.expected.digest("hex")}`,
+    actualDigest: `sha256:${digests.actual.digest("hex")}`,
+    expectedCount: counts.expected,
+    actualCount: counts.actual,
+    differingKeys,
+    differingCount: counts.differing,
   };
+}
+
+/**
+ * The latest value of every live key of the compacted results topic, as its canonical JSON, into
+ * the sink log's "topicResults" table (a tombstone deletes the key): what compareSortedResults
+ * reads for the topic's side without holding it.
+ */
+export async function readLatestResultsInto(
+  kafka: Kafka,
+  serde: TopicSerde,
+  topic: string,
+  sinkLog: SinkLog,
+): Promise<void> {
+  await readTopicToEnd(kafka, topic, async (message) => {
+    const key = message.key?.toString("utf8");
+    if (key === undefined) return;
+    const value = message.value === null ? null : canonicalJson(await serde.decodeResult(message.value));
+    sinkLog.set("topicResults", key, value);
+    await sinkLog.spill();
+  });
+  await sinkLog.settle();
 }

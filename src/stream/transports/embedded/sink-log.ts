@@ -2,7 +2,7 @@ import { byUtf8 } from "../../../contract/code-point-order.ts";
 import { openLmdbBackend, type StateBackend } from "../../../state/state-backend.ts";
 
 /** The tables a replay's sinks keep until the output files are written. */
-export type SinkTable = "results" | "alerts" | "runStates" | "deadLetters" | "conflicts";
+export type SinkTable = "results" | "alerts" | "runStates" | "deadLetters" | "conflicts" | "topicResults";
 
 /** One byte per table, so every table is a contiguous key range on disk. */
 const PREFIX: Readonly<Record<SinkTable, string>> = {
@@ -11,6 +11,8 @@ const PREFIX: Readonly<Record<SinkTable, string>> = {
   runStates: "s",
   deadLetters: "d",
   conflicts: "c",
+  // The audit's copy of the results topic, compared with the rebuild's results.
+  topicResults: "t",
 };
 
 /** Buffered writes that make a spill: bounds the heap the buffer holds and the size of one LMDB transaction. */
