@@ -21,6 +21,7 @@
  * phase's records, wall and CPU seconds, and the peak anonymous RSS sampled every 5,000 records (the
  * loops are synchronous: a timer would not fire).
  */
+import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { shippedCatalog } from "../src/catalog/metric-definitions.ts";
 import { isAgentEvent } from "../src/contract/facts.ts";
@@ -59,6 +60,8 @@ export interface RestoreReport {
   readonly factsCpuSeconds: number;
   /** Results compared going live (the whole table). */
   readonly results: number;
+  /** SHA-256 of the results going live writes (keys and values in order), to compare restores. */
+  readonly resultsDigest: string;
   readonly goLiveSeconds: number;
   readonly peakRssAnonBytes: number;
 }
@@ -266,10 +269,15 @@ async function restore(
   const factsCpuSeconds = cpuSeconds(factsCpu);
   const liveStarted = performance.now();
   let results = 0;
+  const digest = createHash("sha256");
   // Every page taken: going live renders each page when it is asked for.
   if (!logOnly)
     for (const page of task.sourceRestore?.goLive() ?? [])
-      results += page.outputs.filter((output) => output.topic === "results").length;
+      for (const output of page.outputs) {
+        if (output.topic !== "results") continue;
+        results += 1;
+        digest.update(`${output.key}\n${JSON.stringify(output.value)}\n`);
+      }
   const goLiveSeconds = (performance.now() - liveStarted) / 1000;
   sinceSample = SAMPLE_EVERY;
   sampleMemory(0);
@@ -284,6 +292,7 @@ async function restore(
     factsSeconds,
     factsCpuSeconds,
     results,
+    resultsDigest: digest.digest("hex").slice(0, 16),
     goLiveSeconds,
     peakRssAnonBytes: peakRssAnon,
   };

@@ -107,7 +107,7 @@ try {
       rmSync(dir, { recursive: true, force: true });
       rows.push({ log: which, report });
       log(
-        `run ${String(index + 1)}, log ${which}: log ${report.logRecords.toLocaleString("en-US")} records in ${report.logSeconds.toFixed(1)} s (CPU ${report.logCpuSeconds.toFixed(1)} s), facts ${report.facts.toLocaleString("en-US")} in ${report.factsSeconds.toFixed(1)} s (CPU ${report.factsCpuSeconds.toFixed(1)} s), live ${report.goLiveSeconds.toFixed(1)} s, peak RssAnon ${String(Math.round(report.peakRssAnonBytes / MIB))} MiB`,
+        `run ${String(index + 1)}, log ${which}: log ${report.logRecords.toLocaleString("en-US")} records in ${report.logSeconds.toFixed(1)} s (CPU ${report.logCpuSeconds.toFixed(1)} s), facts ${report.facts.toLocaleString("en-US")} in ${report.factsSeconds.toFixed(1)} s (CPU ${report.factsCpuSeconds.toFixed(1)} s), live ${report.goLiveSeconds.toFixed(1)} s (results ${report.resultsDigest}), peak RssAnon ${String(Math.round(report.peakRssAnonBytes / MIB))} MiB`,
       );
     }
   }
