@@ -37,6 +37,11 @@ export function openLmdbBackend(directory: string): StateBackend {
   // Binary keys (UTF-8 bytes), not lmdb's ordered-binary strings: that encoding reads a 0 byte as
   // the boundary of an array key, and identifiers may contain any character.
   const keyScratch = Buffer.allocUnsafe(8192);
+  /** A key in the scratch buffer (lmdb copies a key as it queues a write, so the buffer may be reused at once). */
+  const encodedKey = (key: string): Buffer =>
+    key.length * 3 > keyScratch.length
+      ? Buffer.from(key, "utf8")
+      : keyScratch.subarray(0, keyScratch.write(key, 0, "utf8"));
   const db: RootDatabase<Buffer, Buffer> = openLmdb<Buffer, Buffer>({
     path: directory,
     encoding: "binary",
@@ -54,9 +59,7 @@ export function openLmdbBackend(directory: string): StateBackend {
     get: (key) => {
       open("get");
       // Encoded into a reused buffer: a Buffer per lookup cost more than the lookup itself.
-      if (key.length * 3 > keyScratch.length) return db.getBinary(Buffer.from(key, "utf8"));
-      const length = keyScratch.write(key, 0, "utf8");
-      return db.getBinary(keyScratch.subarray(0, length));
+      return db.getBinary(encodedKey(key));
     },
     *scan(prefix) {
       open("scan");
@@ -71,8 +74,8 @@ export function openLmdbBackend(directory: string): StateBackend {
       await db.batch(() => {
         for (const write of writes) {
           const value = write[1];
-          if (value === null) void db.remove(Buffer.from(write[0], "utf8"));
-          else void db.put(Buffer.from(write[0], "utf8"), value);
+          if (value === null) void db.remove(encodedKey(write[0]));
+          else void db.put(encodedKey(write[0]), value);
         }
       });
     },
