@@ -17,6 +17,11 @@ export interface StateBackend {
    * the promise settles when they are written. Reads see them only then.
    */
   commit(writes: Iterable<readonly [string, Buffer | null]>): Promise<void>;
+  /**
+   * The same transaction written on the caller's thread, done when it returns (optional): for a restore, which
+   * publishes nothing meanwhile, so the writes need not be kept alive for another thread.
+   */
+  commitNow?(writes: Iterable<readonly [string, Buffer | null]>): void;
   /** Deletes everything (a checkpoint that does not match this build's layout or configuration). */
   clear(): void;
   close(): Promise<void>;
@@ -76,6 +81,16 @@ export function openLmdbBackend(directory: string): StateBackend {
           const value = write[1];
           if (value === null) void db.remove(encodedKey(write[0]));
           else void db.put(encodedKey(write[0]), value);
+        }
+      });
+    },
+    commitNow: (writes) => {
+      open("commit");
+      db.transactionSync(() => {
+        for (const write of writes) {
+          const value = write[1];
+          if (value === null) db.removeSync(encodedKey(write[0]));
+          else db.putSync(encodedKey(write[0]), value);
         }
       });
     },
