@@ -5,7 +5,7 @@
  * profiled on their own, and its memory is the engine's. Prints one JSON line on stdout.
  *
  *   node bench/engine-restore-run.ts log     --workload <ndjson> --dir <lmdb dir> --log <file> [--cache-mb 16]
- *   node bench/engine-restore-run.ts restore --workload <ndjson> --dir <lmdb dir> --log <file> [--cache-mb 16] [--log-only]
+ *   node bench/engine-restore-run.ts restore --dir <lmdb dir> --log <file> --facts <file> [--cache-mb 16] [--log-only]
  *
  * log: runs the engine task over the workload's metric facts as a member at the head of its
  * stream does (batches of 500, each flushed, `committed` after each: what a deployment writes
@@ -13,16 +13,20 @@
  * writes every contributions changelog
  * record it sends, marker included, to <file> in order (length-prefixed), and to <file>.compacted
  * the last record of each key in the order Kafka's compaction keeps them (the log a fully compacted
- * topic holds).
+ * topic holds), and to <file>.facts the metric facts as engine-facts records (the binary layout
+ * ingest writes), so the restore decodes what a member reads, not the workload's JSON.
  * restore: an empty store; `resumeFrom`, then every record of <file> through `loadChangelog`, then
- * the workload through `restore` (the facts before the log's marker loaded, later ones evaluated,
- * as the member's replay), then `goLive`. Reports each phase's records, seconds and records/s, and
- * the peak anonymous RSS sampled every 5,000 records (the loops are synchronous: a timer would not fire).
+ * the --facts file decoded as the member's batch handler does and given to `restore` (the facts before
+ * the log's marker loaded, later ones evaluated, as the member's replay), then `goLive`. Reports each
+ * phase's records, wall and CPU seconds, and the peak anonymous RSS sampled every 5,000 records (the
+ * loops are synchronous: a timer would not fire).
  */
+import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { shippedCatalog } from "../src/catalog/metric-definitions.ts";
 import { isAgentEvent } from "../src/contract/facts.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
+import { encodeEngineFact, readEngineFact } from "../src/kafka/serde/engine-facts-record.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../src/metrics/engine-config.ts";
 import { boundEngineHeapGrowth } from "../src/state/heap-growth.ts";
 import { engineProcessor } from "../src/stream/processors/engine.ts";
@@ -34,6 +38,7 @@ import type {
   StoreSet,
   Task,
   TaskContext,
+  UnreadableRecord,
 } from "../src/stream/processor.ts";
 import { readProcStatus } from "../src/stream/runtime/proc-status.ts";
 import { DEFAULT_STATE_CACHE_MB } from "../src/stream/runtime/stream-config.ts";
@@ -47,11 +52,16 @@ export interface RestoreReport {
   readonly mode: "restore";
   readonly logRecords: number;
   readonly logSeconds: number;
+  /** CPU seconds (user + system) of the phase: steadier than wall seconds on a shared machine. */
+  readonly logCpuSeconds: number;
   readonly units: number;
   readonly facts: number;
   readonly factsSeconds: number;
+  readonly factsCpuSeconds: number;
   /** Results compared going live (the whole table). */
   readonly results: number;
+  /** SHA-256 of the results going live writes (keys and values in order), to compare restores. */
+  readonly resultsDigest: string;
   readonly goLiveSeconds: number;
   readonly peakRssAnonBytes: number;
 }
@@ -92,6 +102,23 @@ function* engineRecords(workload: string): Generator<SourceRecord<EngineFact>> {
   }
 }
 
+/** The engine-facts records written by `log`, read back as the member's batch handler decodes them. */
+function* factRecords(path: string): Generator<SourceRecord<EngineFact | UnreadableRecord>> {
+  let offset = 0;
+  for (const [, value] of readLog(path)) {
+    const position = { topic: "engine-facts", partition: 0, offset: String(offset) };
+    const reading = value === null ? { ok: false as const, detail: "tombstone" } : readEngineFact(value);
+    const decoded = reading.ok ? { fact: reading.fact, source: reading.source } : { unreadable: reading.detail };
+    yield { position, value: decoded, original: { key: null, value: null } };
+    offset += 1;
+  }
+}
+
+const cpuSeconds = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+};
+
 function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {
   let batch: T[] = [];
   for (const item of items) {
@@ -105,13 +132,13 @@ function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {
 
 const NO_METRICS: Metrics = { count: () => undefined, gauge: () => undefined };
 
-function openTask(dir: string, cacheMb: number): Task<EngineFact> {
+function openTask(dir: string, cacheMb: number): Task<EngineFact | UnreadableRecord> {
   const processor = engineProcessor(DEFAULT_ENGINE_CONFIG, shippedCatalog(), {
     directory: () => dir,
     cacheBytes: cacheMb * 1024 * 1024,
   });
   // No published-results store: that is the runtime's, restored from the results topic.
-  return processor.open(0, new Map() as StoreSet, NO_METRICS, {} as TaskContext) as Task<EngineFact>;
+  return processor.open(0, new Map() as StoreSet, NO_METRICS, {} as TaskContext) as Task<EngineFact | UnreadableRecord>;
 }
 
 function writeRecord(out: number, key: string, value: Buffer | null): void {
@@ -168,6 +195,7 @@ async function writeLog(workload: string, dir: string, logPath: string, cacheMb:
   const task = openTask(dir, cacheMb);
   task.localState?.resumeFrom("0");
   const out = openSync(logPath, "w");
+  const factsOut = openSync(`${logPath}.facts`, "w");
   let facts = 0;
   let records = 0;
   const send = (outputs: readonly SinkRecord[]): void => {
@@ -179,6 +207,10 @@ async function writeLog(workload: string, dir: string, logPath: string, cacheMb:
   };
   for (const batch of batches(engineRecords(workload), BATCH)) {
     facts += batch.length;
+    for (const { value } of batch) {
+      const record = encodeEngineFact(value.fact, value.source as { topic: string; partition: number; offset: string });
+      writeRecord(factsOut, record.key, record.value);
+    }
     send(task.process({ partition: 0, records: batch, backlog: 0 }).outputs);
     await task.localState?.committed(String(facts));
   }
@@ -186,6 +218,7 @@ async function writeLog(workload: string, dir: string, logPath: string, cacheMb:
   await task.localState?.committed(String(facts));
   await task.localState?.close();
   closeSync(out);
+  closeSync(factsOut);
   // Compaction keeps each key's last record, at its own offset.
   const last = new Map<string, number>();
   let index = 0;
@@ -204,15 +237,16 @@ async function writeLog(workload: string, dir: string, logPath: string, cacheMb:
 }
 
 async function restore(
-  workload: string,
   dir: string,
   logPath: string,
+  factsPath: string,
   cacheMb: number,
   logOnly: boolean,
 ): Promise<RestoreReport> {
   const task = openTask(dir, cacheMb);
   task.localState?.resumeFrom("0");
   const logStarted = performance.now();
+  const logCpu = process.cpuUsage();
   let logRecords = 0;
   for (const [key, value] of readLog(logPath)) {
     await task.changelogLoad?.load(key, value);
@@ -220,22 +254,30 @@ async function restore(
     sampleMemory();
   }
   const logSeconds = (performance.now() - logStarted) / 1000;
+  const logCpuSeconds = cpuSeconds(logCpu);
   const loaded = task.changelogLoad?.loaded() ?? {};
   const factsStarted = performance.now();
+  const factsCpu = process.cpuUsage();
   let facts = 0;
-  for (const batch of logOnly ? [] : batches(engineRecords(workload), BATCH)) {
+  for (const batch of logOnly ? [] : batches(factRecords(factsPath), BATCH)) {
     facts += batch.length;
     task.sourceRestore?.restore(batch);
     await task.localState?.committed(String(facts));
     sampleMemory(batch.length);
   }
   const factsSeconds = (performance.now() - factsStarted) / 1000;
+  const factsCpuSeconds = cpuSeconds(factsCpu);
   const liveStarted = performance.now();
   let results = 0;
+  const digest = createHash("sha256");
   // Every page taken: going live renders each page when it is asked for.
   if (!logOnly)
     for (const page of task.sourceRestore?.goLive() ?? [])
-      results += page.outputs.filter((output) => output.topic === "results").length;
+      for (const output of page.outputs) {
+        if (output.topic !== "results") continue;
+        results += 1;
+        digest.update(`${output.key}\n${JSON.stringify(output.value)}\n`);
+      }
   const goLiveSeconds = (performance.now() - liveStarted) / 1000;
   sinceSample = SAMPLE_EVERY;
   sampleMemory(0);
@@ -244,10 +286,13 @@ async function restore(
     mode: "restore",
     logRecords,
     logSeconds,
+    logCpuSeconds,
     units: Number(loaded.units ?? 0),
     facts,
     factsSeconds,
+    factsCpuSeconds,
     results,
+    resultsDigest: digest.digest("hex").slice(0, 16),
     goLiveSeconds,
     peakRssAnonBytes: peakRssAnon,
   };
@@ -257,18 +302,17 @@ async function main(): Promise<void> {
   const [mode, ...args] = process.argv.slice(2);
   // As `agentops run` sets it for a process running the engine over its on-disk state.
   boundEngineHeapGrowth();
-  const workload = option(args, "--workload");
   const dir = option(args, "--dir");
   const logPath = option(args, "--log");
   const cacheMb = Number(option(args, "--cache-mb", String(DEFAULT_STATE_CACHE_MB)));
   if (mode !== "log" && mode !== "restore")
     throw new Error(
-      "usage: engine-restore-run.ts log|restore --workload <ndjson> --dir <dir> --log <file> (see the header comment)",
+      "usage: engine-restore-run.ts log|restore --dir <dir> --log <file> [--workload <ndjson> | --facts <file>] (see the header comment)",
     );
   const report =
     mode === "log"
-      ? await writeLog(workload, dir, logPath, cacheMb)
-      : await restore(workload, dir, logPath, cacheMb, args.includes("--log-only"));
+      ? await writeLog(option(args, "--workload"), dir, logPath, cacheMb)
+      : await restore(dir, logPath, option(args, "--facts"), cacheMb, args.includes("--log-only"));
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 

@@ -7,7 +7,8 @@
  *      compacted (the last record per key);
  *   2. R times, alternating: a member with an empty store restoring from the log as written, then
  *      from the compacted log: the log loaded (records/s), the facts before its marker loaded
- *      without evaluating a unit (facts/s), going live (the whole result table rendered), and the
+ *      without evaluating a unit (facts/s; decoded from engine-facts records, as a member reads
+ *      them), going live (the whole result table rendered), each phase's CPU seconds, and the
  *      peak anonymous RSS.
  * No broker: the member's Kafka reads are measured by `bench:peer`, which restores the same way
  * over the topics. Writes the section "Engine restore without local state, in process" of
@@ -94,8 +95,8 @@ try {
       rmSync(dir, { recursive: true, force: true });
       const report = run<RestoreReport>([
         "restore",
-        "--workload",
-        workload,
+        "--facts",
+        `${logFile}.facts`,
         "--dir",
         dir,
         "--log",
@@ -106,7 +107,7 @@ try {
       rmSync(dir, { recursive: true, force: true });
       rows.push({ log: which, report });
       log(
-        `run ${String(index + 1)}, log ${which}: log ${report.logRecords.toLocaleString("en-US")} records in ${report.logSeconds.toFixed(1)} s, facts ${report.facts.toLocaleString("en-US")} in ${report.factsSeconds.toFixed(1)} s, live ${report.goLiveSeconds.toFixed(1)} s, peak RssAnon ${String(Math.round(report.peakRssAnonBytes / MIB))} MiB`,
+        `run ${String(index + 1)}, log ${which}: log ${report.logRecords.toLocaleString("en-US")} records in ${report.logSeconds.toFixed(1)} s (CPU ${report.logCpuSeconds.toFixed(1)} s), facts ${report.facts.toLocaleString("en-US")} in ${report.factsSeconds.toFixed(1)} s (CPU ${report.factsCpuSeconds.toFixed(1)} s), live ${report.goLiveSeconds.toFixed(1)} s (results ${report.resultsDigest}), peak RssAnon ${String(Math.round(report.peakRssAnonBytes / MIB))} MiB`,
       );
     }
   }
@@ -116,9 +117,12 @@ try {
     const reports = byLog(which);
     const logSeconds = median(reports.map((report) => report.logSeconds));
     const factsSeconds = median(reports.map((report) => report.factsSeconds));
+    const cpu = (seconds: number): string => seconds.toFixed(1);
+    const logCpu = cpu(median(reports.map((report) => report.logCpuSeconds)));
+    const factsCpu = cpu(median(reports.map((report) => report.factsCpuSeconds)));
     const total = median(reports.map((report) => report.logSeconds + report.factsSeconds + report.goLiveSeconds));
     const first = reports[0] as RestoreReport;
-    return `| ${which} | ${first.logRecords.toLocaleString("en-US")} | ${first.units.toLocaleString("en-US")} | ${logSeconds.toFixed(1)} | ${rate(first.logRecords, logSeconds)} | ${first.facts.toLocaleString("en-US")} | ${factsSeconds.toFixed(1)} | ${rate(first.facts, factsSeconds)} | ${first.results.toLocaleString("en-US")} | ${median(reports.map((report) => report.goLiveSeconds)).toFixed(1)} | ${total.toFixed(1)} | ${reports.map((report) => String(Math.round(report.peakRssAnonBytes / MIB))).join(" / ")} MiB |`;
+    return `| ${which} | ${first.logRecords.toLocaleString("en-US")} | ${first.units.toLocaleString("en-US")} | ${logSeconds.toFixed(1)} (${logCpu}) | ${rate(first.logRecords, logSeconds)} | ${first.facts.toLocaleString("en-US")} | ${factsSeconds.toFixed(1)} (${factsCpu}) | ${rate(first.facts, factsSeconds)} | ${first.results.toLocaleString("en-US")} | ${median(reports.map((report) => report.goLiveSeconds)).toFixed(1)} | ${total.toFixed(1)} | ${reports.map((report) => String(Math.round(report.peakRssAnonBytes / MIB))).join(" / ")} MiB |`;
   });
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
   const section = [
@@ -129,9 +133,9 @@ try {
       .join(" / ")} at the end.`,
     `- Command: \`npm run bench:restore -- --facts ${String(FACTS)} --runs ${String(RUNS)}${CACHE_MB === DEFAULT_STATE_CACHE_MB ? "" : ` --cache-mb ${String(CACHE_MB)}`}\`; workload ${workload.slice(ROOT.length)} (${(statSync(workload).size / MIB).toFixed(0)} MiB), state cache ${String(CACHE_MB)} MiB.`,
     `- The log: ${written.records.toLocaleString("en-US")} records as the engine task sent them flushing every batch of 500 of ${written.facts.toLocaleString("en-US")} metric facts, as live (${written.seconds.toFixed(1)} s), ${written.compactedRecords.toLocaleString("en-US")} once compacted.`,
-    `- Each row: the median of ${String(RUNS)} restore${RUNS === 1 ? "" : "s"} of a member with an empty store (LMDB), alternating with the other row; the peak anonymous RSS of each run.`,
+    `- Each row: the median of ${String(RUNS)} restore${RUNS === 1 ? "" : "s"} of a member with an empty store (LMDB), alternating with the other row; the peak anonymous RSS of each run. The facts are read as engine-facts records (the binary layout a member decodes), written by the log step.`,
     "",
-    "| log | records | units restored | log load, s | records/s | facts loaded | facts load, s | facts/s | results | going live, s | restore, s | peak RssAnon |",
+    "| log | records | units restored | log load, s (CPU s) | records/s | facts loaded | facts load, s (CPU s) | facts/s | results | going live, s | restore, s | peak RssAnon |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...summary,
     "",

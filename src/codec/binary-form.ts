@@ -167,6 +167,12 @@ export class BinaryReader {
       throw new InternalRecordError(`${this.buffer.length - this.position} unread bytes after the record`);
   }
 
+  /** The bytes from `start` to the record's end, as a view of it; the record is then read to its end. */
+  tail(start: number): Buffer {
+    this.position = this.buffer.length;
+    return this.buffer.subarray(start);
+  }
+
   byte(): number {
     const value = this.buffer[this.position++];
     if (value === undefined) throw new InternalRecordError("record cut short");

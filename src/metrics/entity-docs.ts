@@ -20,11 +20,34 @@ export interface TaskReader {
 
 const NO_CONTRIBUTIONS: readonly Contribution[] = Object.freeze([]);
 
+/**
+ * A unit's contributions as the store wrote them, decoded only when read: a document is read far
+ * more often for its facts (every fact it links) than for its unit's contributions (a recomputation).
+ */
+export interface StoredContributions {
+  readonly stored: true;
+  /** How many contributions (empty documents are told apart without decoding). */
+  readonly length: number;
+  decode(): readonly Contribution[];
+}
+
+/** A document's contributions: decoded, or still as stored. */
+export type DocContributions = readonly Contribution[] | StoredContributions;
+
+/** The contributions of a document, decoded once (the document then keeps the decoded ones). */
+export function decodedContributions(doc: { contributions: DocContributions }): readonly Contribution[] {
+  const held = doc.contributions;
+  if (!("stored" in held)) return held;
+  const decoded = held.decode();
+  doc.contributions = decoded;
+  return decoded;
+}
+
 /** A call: the admitted model_call of its call_id (if any), the costs linked to it, its unit's contributions. */
 export interface CallDoc {
   call: ModelCall | undefined;
   costs: Cost[] | undefined;
-  contributions: readonly Contribution[];
+  contributions: DocContributions;
   /** Which lists have members past the inline ones (see DocList). */
   spilled: number;
 }
@@ -36,7 +59,7 @@ export interface DeliveryDoc {
   calls: string[] | undefined;
   repairs: Repair[] | undefined;
   readers: TaskReader[] | undefined;
-  contributions: readonly Contribution[];
+  contributions: DocContributions;
   spilled: number;
 }
 
@@ -52,14 +75,14 @@ export interface TaskIdDoc {
 export interface PacketDoc {
   packet: Packet | undefined;
   repairs: Repair[] | undefined;
-  contributions: readonly Contribution[];
+  contributions: DocContributions;
   spilled: number;
 }
 
 /** A snapshot: the admitted snapshot (if any), the contributions of its no-task record. */
 export interface SnapshotDoc {
   snapshot: TaskSnapshot | undefined;
-  contributions: readonly Contribution[];
+  contributions: DocContributions;
 }
 
 export const newCallDoc = (): CallDoc => ({

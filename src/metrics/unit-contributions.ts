@@ -1,5 +1,5 @@
 import type { Contribution } from "./contribution.ts";
-import type { DocTable } from "./entity-docs.ts";
+import { decodedContributions, type DocContributions, type DocTable, type StoredContributions } from "./entity-docs.ts";
 
 /** Equal contributions, field by field (exclusions and money shares included), in the same order. */
 export function sameContributions(a: readonly Contribution[], b: readonly Contribution[]): boolean {
@@ -47,21 +47,33 @@ export interface UnitContributions {
   scan(): Iterable<[string, readonly Contribution[]]>;
   /** Sets them (empty: none left). */
   set(id: string, next: readonly Contribution[]): void;
+  /** Sets them as read from the contributions changelog: kept as stored, when the store can (see inDocuments). */
+  restore(id: string, next: readonly Contribution[]): void;
 }
 
-/** A unit's contributions in its entity's document (which exists while the unit has any, or the entity facts). */
-export function inDocuments<D extends { contributions: readonly Contribution[] }>(
+/**
+ * A unit's contributions in its entity's document (which exists while the unit has any, or the entity facts).
+ * `stored` (a store on disk) encodes restored contributions at once: a log load restores every unit
+ * and reads none back, so its decoded contributions need not outlive the group sums they are added to.
+ */
+export function inDocuments<D extends { contributions: DocContributions }>(
   docs: DocTable<D>,
+  stored?: (contributions: readonly Contribution[]) => StoredContributions,
 ): UnitContributions {
+  const put = (id: string, next: DocContributions): void => {
+    const doc = docs.edit(id, next.length * 32);
+    doc.contributions = next;
+    docs.settle(id, doc);
+  };
   return {
-    get: (id) => docs.get(id)?.contributions,
+    get: (id) => {
+      const doc = docs.get(id);
+      return doc === undefined ? undefined : decodedContributions(doc);
+    },
     scan: function* () {
-      for (const [id, doc] of docs.scan()) yield [id, doc.contributions];
+      for (const [id, doc] of docs.scan()) yield [id, decodedContributions(doc)];
     },
-    set: (id, next) => {
-      const doc = docs.edit(id, next.length * 32);
-      doc.contributions = next;
-      docs.settle(id, doc);
-    },
+    set: put,
+    restore: (id, next) => put(id, stored === undefined || next.length === 0 ? next : stored(next)),
   };
 }

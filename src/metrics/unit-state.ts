@@ -97,18 +97,20 @@ export class UnitState {
           };
     this.groupMade = (groupKey) => tables.groupMade(groupKey);
     const { taskUnits } = tables;
+    const setTaskUnit = (id: string, next: readonly Contribution[]): void => {
+      if (next.length === 0) taskUnits.delete(id);
+      else taskUnits.set(id, next, next.length * 48);
+    };
     this.contributions = {
-      call: inDocuments(index.callDocs),
-      delivery: inDocuments(index.deliveryDocs),
-      packet: inDocuments(index.packetDocs),
-      snapshot: inDocuments(index.snapshotDocs),
+      call: inDocuments(index.callDocs, tables.storedContributions),
+      delivery: inDocuments(index.deliveryDocs, tables.storedContributions),
+      packet: inDocuments(index.packetDocs, tables.storedContributions),
+      snapshot: inDocuments(index.snapshotDocs, tables.storedContributions),
       task: {
         get: (id) => taskUnits.get(id),
         scan: () => taskUnits.scan(),
-        set: (id, next) => {
-          if (next.length === 0) taskUnits.delete(id);
-          else taskUnits.set(id, next, next.length * 48);
-        },
+        set: setTaskUnit,
+        restore: setTaskUnit,
       },
     };
     this.groups = tables.groups;
@@ -294,7 +296,8 @@ export class UnitState {
     }
     for (let index = 0; index < previous.length; index++) this.applyToGroup(previous[index] as Contribution, -1);
     for (let index = 0; index < next.length; index++) this.applyToGroup(next[index] as Contribution, 1);
-    contributions.set(id, next);
+    if (logged) contributions.restore(id, next);
+    else contributions.set(id, next);
     if (changelogged) this.changedKeys.add(`${kind}\u0000${id}`);
   }
 

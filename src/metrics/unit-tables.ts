@@ -1,4 +1,5 @@
 import type { Contribution } from "./contribution.ts";
+import type { StoredContributions } from "./entity-docs.ts";
 import type { FactIndex, IndexTables } from "./fact-index.ts";
 import type { GroupAggregate } from "./group-aggregate.ts";
 import type { LinkTable, Table } from "./tables.ts";
@@ -25,6 +26,8 @@ export interface UnitTables {
   beforeCommit(prepare: () => void): void;
   /** A group was made: stored contributions may name it from now on (on disk they name it by an id given now). */
   groupMade(groupKey: string): void;
+  /** Contributions encoded as a document stores them (a store on disk); undefined keeps them decoded. */
+  readonly storedContributions?: (contributions: readonly Contribution[]) => StoredContributions;
 }
 
 export interface UnitStateOptions {

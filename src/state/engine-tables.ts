@@ -5,6 +5,7 @@ import type { LedgerTables } from "../metrics/fact-ledger.ts";
 import type { PublishedTables } from "../metrics/result-publisher.ts";
 import type { UnitTables } from "../metrics/unit-tables.ts";
 import { contributionsCodec, groupCodec } from "./codecs/contributions.ts";
+import { storedContributions } from "./codecs/stored-contributions.ts";
 import {
   callDocCodec,
   deliveryDocCodec,
@@ -76,6 +77,7 @@ export function unitTables(store: StateStore, { changelog }: { readonly changelo
     beforeCommit: (prepare) => store.beforeCommit(prepare),
     // Only a store on disk encodes contributions, so only it needs their groups' ids.
     groupMade: store.persistent ? (groupKey) => ids.assign(groupKey) : () => undefined,
+    ...(store.persistent ? { storedContributions: storedContributions(ids) } : {}),
   };
 }
 

@@ -18,6 +18,11 @@ export interface StateBackend {
    * the promise settles when they are written. Reads see them only then.
    */
   commit(writes: Iterable<readonly [string, Buffer | null]>): Promise<void>;
+  /**
+   * The same transaction written on the caller's thread, done when it returns (optional): for a restore, which
+   * publishes nothing meanwhile, so the writes need not be kept alive for another thread.
+   */
+  commitNow?(writes: Iterable<readonly [string, Buffer | null]>): void;
   /** Deletes everything (a checkpoint that does not match this build's layout or configuration). */
   clear(): void;
   close(): Promise<void>;
@@ -38,6 +43,11 @@ export function openLmdbBackend(directory: string): StateBackend {
   // Binary keys (UTF-8 bytes), not lmdb's ordered-binary strings: that encoding reads a 0 byte as
   // the boundary of an array key, and identifiers may contain any character.
   const keyScratch = Buffer.allocUnsafe(8192);
+  /** A key in the scratch buffer (lmdb copies a key as it queues a write, so the buffer may be reused at once). */
+  const encodedKey = (key: string): Buffer =>
+    key.length * 3 > keyScratch.length
+      ? Buffer.from(key, "utf8")
+      : keyScratch.subarray(0, keyScratch.write(key, 0, "utf8"));
   const db: RootDatabase<Buffer, Buffer> = openLmdb<Buffer, Buffer>({
     path: directory,
     encoding: "binary",
@@ -56,9 +66,7 @@ export function openLmdbBackend(directory: string): StateBackend {
     get: (key) => {
       open("get");
       // Encoded into a reused buffer: a Buffer per lookup cost more than the lookup itself.
-      if (key.length * 3 > keyScratch.length) return db.getBinary(Buffer.from(key, "utf8"));
-      const length = keyScratch.write(key, 0, "utf8");
-      return db.getBinary(keyScratch.subarray(0, length));
+      return db.getBinary(encodedKey(key));
     },
     *scan(prefix) {
       open("scan");
@@ -73,8 +81,18 @@ export function openLmdbBackend(directory: string): StateBackend {
       await db.batch(() => {
         for (const write of writes) {
           const value = write[1];
-          if (value === null) void db.remove(Buffer.from(write[0], "utf8"));
-          else void db.put(Buffer.from(write[0], "utf8"), value);
+          if (value === null) void db.remove(encodedKey(write[0]));
+          else void db.put(encodedKey(write[0]), value);
+        }
+      });
+    },
+    commitNow: (writes) => {
+      open("commit");
+      db.transactionSync(() => {
+        for (const write of writes) {
+          const value = write[1];
+          if (value === null) db.removeSync(encodedKey(write[0]));
+          else db.putSync(encodedKey(write[0]), value);
         }
       });
     },

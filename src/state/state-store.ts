@@ -54,6 +54,12 @@ export class StateStore {
   evictions = 0;
   commits = 0;
   lastCommitWrites = 0;
+  /**
+   * Commits write on this thread and are done when `commit` returns (StateBackend.commitNow): set
+   * while the engine restores, when nothing waits on it and the async writer's per-write promises
+   * and buffers, kept alive until its thread is done, cost more than the wait (bench/RESULTS.md).
+   */
+  commitsOnThisThread = false;
   /** The commit being written, if any. */
   private pending: Promise<void> | undefined;
   /** Called at the start of every commit, before the dirty entries are taken (see beforeCommit). */
@@ -122,6 +128,11 @@ export class StateStore {
     for (const write of extra) writes.push([write[0], write[1]]);
     this.commits += 1;
     this.lastCommitWrites = writes.length;
+    if (this.commitsOnThisThread && backend.commitNow !== undefined) {
+      backend.commitNow(writes);
+      this.evictToBudget();
+      return;
+    }
     const landing = backend.commit(writes).then(() => this.evictToBudget());
     // Observed by the next `landed` (which rethrows); never an unhandled rejection meanwhile.
     landing.catch(() => undefined);

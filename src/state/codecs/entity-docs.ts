@@ -10,7 +10,7 @@ import type {
 import { InternalRecordError, type BinaryReader, type BinaryWriter } from "../../codec/binary-form.ts";
 import { readFact } from "../../codec/fact-layout.ts";
 import type { CallDoc, DeliveryDoc, PacketDoc, SnapshotDoc, TaskIdDoc, TaskReader } from "../../metrics/entity-docs.ts";
-import { readContributions, writeContributions } from "./contributions.ts";
+import { readDocContributions, writeDocContributions } from "./stored-contributions.ts";
 import { decodeWith, factBytes, forgetEncodedFacts, startValue } from "./values.ts";
 import type { GroupKeyIds } from "../group-key-ids.ts";
 import type { ValueCodec } from "../value-codec.ts";
@@ -104,7 +104,7 @@ export function callDocCodec(ids: GroupKeyIds): ValueCodec<CallDoc> {
       out.unsigned(doc.spilled);
       writeOptionalFact(out, call);
       writeEncoded(out, costs);
-      writeContributions(out, doc.contributions, ids);
+      writeDocContributions(out, doc.contributions, ids);
       return out.finish();
     },
     decode: (bytes) =>
@@ -113,7 +113,7 @@ export function callDocCodec(ids: GroupKeyIds): ValueCodec<CallDoc> {
         const spilled = input.unsigned();
         const call = input.boolean() ? readTyped<ModelCall>(input, "model_call") : undefined;
         const costs = readFacts<Cost>(input, "cost");
-        return { call, costs, contributions: readContributions(input, ids), spilled };
+        return { call, costs, contributions: readDocContributions(input, ids), spilled };
       }),
     committed: forgetEncodedFacts,
   };
@@ -132,7 +132,7 @@ export function deliveryDocCodec(ids: GroupKeyIds): ValueCodec<DeliveryDoc> {
       writeStrings(out, doc.calls);
       writeEncoded(out, repairs);
       writeReaders(out, doc.readers);
-      writeContributions(out, doc.contributions, ids);
+      writeDocContributions(out, doc.contributions, ids);
       return out.finish();
     },
     decode: (bytes) =>
@@ -143,7 +143,7 @@ export function deliveryDocCodec(ids: GroupKeyIds): ValueCodec<DeliveryDoc> {
         const calls = readStrings(input);
         const repairs = readFacts<Repair>(input, "repair");
         const readers = readReaders(input);
-        return { summaries, costs, calls, repairs, readers, contributions: readContributions(input, ids), spilled };
+        return { summaries, costs, calls, repairs, readers, contributions: readDocContributions(input, ids), spilled };
       }),
     committed: forgetEncodedFacts,
   };
@@ -178,7 +178,7 @@ export function packetDocCodec(ids: GroupKeyIds): ValueCodec<PacketDoc> {
       out.unsigned(doc.spilled);
       writeOptionalFact(out, packet);
       writeEncoded(out, repairs);
-      writeContributions(out, doc.contributions, ids);
+      writeDocContributions(out, doc.contributions, ids);
       return out.finish();
     },
     decode: (bytes) =>
@@ -186,7 +186,7 @@ export function packetDocCodec(ids: GroupKeyIds): ValueCodec<PacketDoc> {
         const spilled = input.unsigned();
         const packet = input.boolean() ? readTyped<Packet>(input, "packet") : undefined;
         const repairs = readFacts<Repair>(input, "repair");
-        return { packet, repairs, contributions: readContributions(input, ids), spilled };
+        return { packet, repairs, contributions: readDocContributions(input, ids), spilled };
       }),
     committed: forgetEncodedFacts,
   };
@@ -198,13 +198,13 @@ export function snapshotDocCodec(ids: GroupKeyIds): ValueCodec<SnapshotDoc> {
       const snapshot = doc.snapshot === undefined ? undefined : factBytes(doc.snapshot);
       const out = startValue();
       writeOptionalFact(out, snapshot);
-      writeContributions(out, doc.contributions, ids);
+      writeDocContributions(out, doc.contributions, ids);
       return out.finish();
     },
     decode: (bytes) =>
       decodeWith(bytes, (input) => ({
         snapshot: input.boolean() ? readTyped<TaskSnapshot>(input, "task_snapshot") : undefined,
-        contributions: readContributions(input, ids),
+        contributions: readDocContributions(input, ids),
       })),
     committed: forgetEncodedFacts,
   };

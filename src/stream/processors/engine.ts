@@ -155,6 +155,8 @@ export function engineProcessor(
         );
       };
       const resumeFrom = (store: LocalState, sourceEnd: string): string => {
+        // Restoring until going live: nothing is published meanwhile, so commits need not overlap work.
+        store.state.commitsOnThisThread = true;
         changelogFrom = BigInt(sourceEnd);
         const checkpoint = store.checkpoint;
         if (checkpoint !== undefined && BigInt(checkpoint.offset) <= BigInt(sourceEnd)) {
@@ -279,6 +281,7 @@ export function engineProcessor(
             // Live from here: only units whose contributions change are written (the replay's, flushed
             // above, are taken whether they changed or not).
             engine.replaying = false;
+            if (local !== undefined) local.state.commitsOnThisThread = false;
             yield { outputs };
           },
         },

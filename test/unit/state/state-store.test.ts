@@ -76,6 +76,30 @@ describe("StateStore over LMDB", () => {
     await backend.close();
   });
 
+  it("commits on its own thread when asked (a restore): on disk and evicted when commit returns, nothing left pending", async () => {
+    const backend = openLmdbBackend(fresh());
+    const state = new StateStore(backend, 64 * 1024);
+    state.commitsOnThisThread = true;
+    const table = state.table("t\u0000", stringCodec);
+    for (let index = 0; index < 5_000; index++)
+      table.set(`key-${String(index)}`, `value-${String(index)}`.repeat(4), 40);
+    table.delete("key-7");
+    await state.commit();
+    expect(backend.get("t\u0000key-4999")?.toString("utf8")).toBe(
+      stringCodec.encode("value-4999".repeat(4)).toString("utf8"),
+    );
+    expect(backend.get("t\u0000key-7")).toBeUndefined();
+    expect(state.cachedBytes).toBeLessThanOrEqual(64 * 1024);
+    for (const index of [0, 1234, 4999])
+      expect(table.get(`key-${String(index)}`)).toBe(`value-${String(index)}`.repeat(4));
+    state.commitsOnThisThread = false;
+    table.set("key-7", "again", 8);
+    await state.commit();
+    await state.landed();
+    expect(table.get("key-7")).toBe("again");
+    await backend.close();
+  });
+
   it("is over its budget past MAX_DIRTY_ENTRIES dirty entries whatever their bytes, so no commit dirties more LMDB pages than that (table values and link members alike)", async () => {
     const backend = openLmdbBackend(fresh());
     const state = new StateStore(backend, 1024 * 1024 * 1024);

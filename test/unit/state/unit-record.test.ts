@@ -73,6 +73,45 @@ describe("the contributions changelog record", () => {
     await backend.close();
   });
 
+  it("restored into a store, reads back equal from the cache and from disk, and with its facts gives the results it was written with", async () => {
+    const facts: MetricFact[] = [];
+    for (const line of generateWorkloadLines({ seed: 12, tasks: 60 }).lines) {
+      const parsed = parseFactJson(line);
+      if (parsed.ok && !isAgentEvent(parsed.fact)) facts.push(parsed.fact);
+    }
+    const written = new MetricEngine(
+      DEFAULT_ENGINE_CONFIG,
+      shippedCatalog(),
+      engineTables(new StateStore(openLmdbBackend(join(root, "written")), 1 << 20)),
+    );
+    for (const fact of facts) written.ingest(fact);
+    written.flush();
+    const records = written
+      .unitChanges()
+      .map(([unit, contributions]) => [unit, encodeUnitRecord(identity, contributions)] as const);
+    const store = new StateStore(openLmdbBackend(join(root, "restored")), 64 * 1024);
+    const restored = new MetricEngine(DEFAULT_ENGINE_CONFIG, shippedCatalog(), engineTables(store));
+    for (const [unit, bytes] of records) restored.restoreUnit(unit, decodeUnitRecord(bytes, identity) ?? []);
+    const units = (engine: MetricEngine) =>
+      (["call", "delivery", "packet", "task", "snapshot"] as const).flatMap((kind) =>
+        [...engine.lineage().units(kind)].map(([id, contributions]) => [kind, id, contributions] as const).sort(),
+      );
+    const expected = units(written);
+    expect(expected.length).toBeGreaterThan(100);
+    // Before any commit (documents in the cache), then written and mostly evicted (a 64 KiB cache).
+    expect(units(restored)).toEqual(expected);
+    restored.flush();
+    await store.commit();
+    await store.landed();
+    expect(store.stats().evictions).toBeGreaterThan(0);
+    expect(units(restored)).toEqual(expected);
+    // The facts loaded after the log, as a restore does: the results are the engine's that wrote it.
+    for (const fact of facts) restored.load(fact);
+    expect(restored.resultKeys().map((key) => restored.result(key))).toEqual(
+      written.resultKeys().map((key) => written.result(key)),
+    );
+  });
+
   it("keeps a scope that is not in the engine's form as written (a window off the epoch grid, a cutoff without milliseconds)", () => {
     const body = {
       candidate: true,
