@@ -9,13 +9,25 @@ export interface AuditMismatch {
 /** Mismatches listed in full; past this many only their count grows, so a topic of bad records cannot fill the heap. */
 export const LISTED_MISMATCHES = 1_000;
 
-/** The audit's mismatches of one source: every one counted, the first LISTED_MISMATCHES kept. */
-export class MismatchList {
-  readonly listed: AuditMismatch[] = [];
+/** What the audit reports item by item: every item counted, the first `limit` kept, so its memory is bounded. */
+export class CountedList<T> {
+  readonly listed: T[] = [];
   count = 0;
+  private readonly limit: number;
 
-  add(mismatch: AuditMismatch): void {
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  add(item: T): void {
     this.count += 1;
-    if (this.listed.length < LISTED_MISMATCHES) this.listed.push(mismatch);
+    if (this.listed.length < this.limit) this.listed.push(item);
+  }
+}
+
+/** The audit's mismatches of one source: every one counted, the first LISTED_MISMATCHES kept. */
+export class MismatchList extends CountedList<AuditMismatch> {
+  constructor() {
+    super(LISTED_MISMATCHES);
   }
 }
