@@ -1,6 +1,7 @@
-import type { Kafka as KafkaClient, logLevel as LogLevel } from "kafkajs";
+import type { Kafka as KafkaClient, logLevel as LogLevel, Producer, ProducerConfig } from "kafkajs";
 import type { Logger } from "pino";
 import { kafkaSecurityOptions, resolveKafkaSecurity, type KafkaConnection } from "./connection-settings.ts";
+import { keyHashPartitioner } from "./key-partitioner.ts";
 import { Kafka, logLevel } from "./kafkajs.ts";
 import { pinoLogCreator } from "./logging.ts";
 
@@ -29,5 +30,21 @@ export function createKafka(options: KafkaClientOptions): KafkaClient {
     connectionTimeout: options.connectionTimeoutMs ?? 5_000,
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     retry: { retries: 5, initialRetryTime: 200 },
+  });
+}
+
+/**
+ * An idempotent producer with one request in flight (each partition's records land in order), as
+ * every writer here uses, partitioning keys as Kafka's Java producer does (key-partitioner.ts).
+ */
+export function orderedProducer(
+  kafka: KafkaClient,
+  options: Omit<ProducerConfig, "idempotent" | "maxInFlightRequests" | "createPartitioner"> = {},
+): Producer {
+  return kafka.producer({
+    ...options,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: keyHashPartitioner,
   });
 }

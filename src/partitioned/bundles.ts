@@ -1,7 +1,7 @@
 import type { MetricFact } from "../contract/facts.ts";
 import { domainIdentity } from "../metrics/fact-ledger.ts";
 import type { UnitKind } from "../metrics/unit-key.ts";
-import { partitionOf } from "./partitioner.ts";
+import { partitionOf } from "../kafka/key-partitioner.ts";
 import { compositeKey } from "./stage-records.ts";
 
 /**

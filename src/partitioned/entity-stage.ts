@@ -20,7 +20,7 @@ import { taskLinksOf } from "../metrics/unit-key.ts";
 import { UnitState } from "../metrics/unit-state.ts";
 import { bundleId, bundleKey, bundleKind, evidenceHome, taskUnitBundle, unitBundle } from "./bundles.ts";
 import type { StagePartitions } from "./ledger-stages.ts";
-import { partitionOf } from "./partitioner.ts";
+import { partitionOf } from "../kafka/key-partitioner.ts";
 import { compositeKey, splitKey, type JoinReading, type StageRecord } from "./stage-records.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 import { InvariantError } from "../errors.ts";

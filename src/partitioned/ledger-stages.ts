@@ -13,7 +13,7 @@ import { versionsCodec } from "../state/codecs/values.ts";
 import type { StateStore } from "../state/state-store.ts";
 import { admissionCodec, claimVersionCodec } from "./stage-codecs.ts";
 import { admissionKey, destinationsOf } from "./bundles.ts";
-import { partitionOf } from "./partitioner.ts";
+import { partitionOf } from "../kafka/key-partitioner.ts";
 import { compositeKey, splitKey, type Admission, type ClaimVersion, type StageRecord } from "./stage-records.ts";
 import { byUtf8 } from "../contract/code-point-order.ts";
 

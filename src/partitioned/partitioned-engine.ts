@@ -6,7 +6,7 @@ import { byUtf8 } from "../contract/code-point-order.ts";
 import { StateStore } from "../state/state-store.ts";
 import type { MetricResult, ResultChange } from "../contract/result-record.ts";
 import { samePartitions, type FactLedgerOutcome, type StagePartitions } from "./ledger-stages.ts";
-import { partitionOf } from "./partitioner.ts";
+import { partitionOf } from "../kafka/key-partitioner.ts";
 import type { StageTopic } from "./stage-records.ts";
 import { READER_OF, STAGE_NAMES, StageTask, type StageFlush, type StageName, type WireRecord } from "./stage-task.ts";
 import { InvariantError } from "../errors.ts";

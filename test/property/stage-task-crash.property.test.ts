@@ -8,7 +8,7 @@ import type { MetricFact } from "../../src/contract/facts.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../src/metrics/engine-config.ts";
 import { MetricEngine } from "../../src/metrics/metric-engine.ts";
 import { samePartitions, type StagePartitions } from "../../src/partitioned/ledger-stages.ts";
-import { partitionOf } from "../../src/partitioned/partitioner.ts";
+import { partitionOf } from "../../src/kafka/key-partitioner.ts";
 import { READER_OF, STAGE_NAMES, StageTask, type StageName, type StageRole } from "../../src/partitioned/stage-task.ts";
 import type { MetricResult } from "../../src/contract/result-record.ts";
 import { openLmdbBackend, type StateBackend } from "../../src/state/state-backend.ts";

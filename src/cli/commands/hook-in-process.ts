@@ -1,3 +1,4 @@
+import { orderedProducer } from "../../kafka/client.ts";
 import { rmSync } from "node:fs";
 import pino from "pino";
 import { kafkaSink, type FactSink } from "../../ingest/fact-sink.ts";
@@ -198,7 +199,7 @@ function kafkaConfigured(flags: ParsedFlags): boolean {
 async function kafkaRecordingSink(flags: ParsedFlags): Promise<FactSink> {
   const { kafka, serde, topics } = await connectCluster(flags, "agentops-hook");
   await serde.registerAll();
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer = orderedProducer(kafka);
   await producer.connect();
   return kafkaSink(producer, serde, topics, new Telemetry());
 }

@@ -1,3 +1,4 @@
+import { orderedProducer } from "../../kafka/client.ts";
 import { statSync } from "node:fs";
 import { pino, type Logger } from "pino";
 import { fileDeadLetters, topicDeadLetters } from "../../notify/dead-letter-sinks.ts";
@@ -119,7 +120,7 @@ export const notifyCommand: CliCommand = {
     const groupId = stringFlag(flags, "group") ?? "agentops-notify";
     return withCluster(flags, "agentops-notify", async ({ kafka, registry, serde, topics }) => {
       await serde.registerAll();
-      const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+      const producer = orderedProducer(kafka);
       await producer.connect();
       const stop = stopSignal();
       const notifier = new Notifier(config, topicDeadLetters(producer, serde, topics.deadLetters), log, stop.signal);

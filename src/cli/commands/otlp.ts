@@ -1,3 +1,4 @@
+import { orderedProducer } from "../../kafka/client.ts";
 import { readFileSync } from "node:fs";
 import pino from "pino";
 import { fileSink, kafkaSink, type FactSink } from "../../ingest/fact-sink.ts";
@@ -82,7 +83,7 @@ export const otlpCommand: CliCommand = {
     } else {
       const { kafka, serde, topics } = await connectCluster(flags, "agentops-otlp");
       await serde.registerAll();
-      const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+      const producer = orderedProducer(kafka);
       await producer.connect();
       sink = kafkaSink(producer, serde, topics, telemetry);
     }

@@ -1,3 +1,4 @@
+import { orderedProducer } from "../../kafka/client.ts";
 import { statSync } from "node:fs";
 import { deadLetterKey, type DeadLetterRecord } from "../../contract/dead-letter.ts";
 import type { Rejection } from "../../contract/rejection.ts";
@@ -44,7 +45,7 @@ export const produceCommand: CliCommand = {
       // The broker first: a broker that is down is named at once, not after the schemas were
       // registered (on a cold or loaded registry that took up to the 30 s request bound, and the
       // failure then named the registry instead of the broker).
-      const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+      const producer = orderedProducer(kafka);
       await producer.connect();
       const progress = progressReporter("produce", size);
       let sent = 0;

@@ -3,7 +3,7 @@ import { deadLetterKey } from "../../contract/dead-letter.ts";
 import { encodeAgentEvent } from "../../kafka/serde/agent-events-record.ts";
 import { encodeEngineFact } from "../../kafka/serde/engine-facts-record.ts";
 import type { TopicSerde } from "../../kafka/serde/topic-serde.ts";
-import { partitionOf } from "../../partitioned/partitioner.ts";
+import { partitionOf } from "../../kafka/key-partitioner.ts";
 import type { MetricResult } from "../../contract/result-record.ts";
 import type { RunStateSummary, TripwireAlert } from "../../tripwires/index.ts";
 import { InvariantError } from "../../errors.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvariantError } from "../../../src/errors.ts";
-import { partitionOf } from "../../../src/partitioned/partitioner.ts";
+import { partitionOf } from "../../../src/kafka/key-partitioner.ts";
 import type { EngineFact, SinkRecord } from "../../../src/stream/processor.ts";
 import type { StageInput } from "../../../src/stream/processors/engine-stages.ts";
 import { Telemetry } from "../../../src/stream/runtime/telemetry.ts";

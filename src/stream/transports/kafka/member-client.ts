@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, type Scope } from "effect";
 import type { Admin, Kafka, KafkaMessage, Producer, TopicMessages } from "kafkajs";
 import { KafkaIoError } from "../../../errors.ts";
+import { orderedProducer } from "../../../kafka/client.ts";
 import { readTopicsFrom, readTopicToEnd } from "../../../kafka/read-topic.ts";
 import { sendBounded } from "../../../kafka/send-bounded.ts";
 
@@ -45,11 +46,7 @@ export function makeMemberClient(
   return Effect.gen(function* () {
     // One acquisition for both, so a failed connect leaves nothing connected behind a retry.
     const connect = async (): Promise<{ producer: Producer; admin: Admin }> => {
-      const producer = kafka.producer({
-        idempotent: true,
-        maxInFlightRequests: 1,
-        retry: { initialRetryTime: 300, maxRetryTime: 10_000 },
-      });
+      const producer = orderedProducer(kafka, { retry: { initialRetryTime: 300, maxRetryTime: 10_000 } });
       await producer.connect();
       const admin = kafka.admin();
       try {

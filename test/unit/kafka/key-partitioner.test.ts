@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { murmur2, partitionOf } from "../../../src/partitioned/partitioner.ts";
+import { keyHashPartitioner, murmur2, partitionOf } from "../../../src/kafka/key-partitioner.ts";
+import { Partitioners } from "kafkajs";
 import { compositeKey, splitKey } from "../../../src/partitioned/stage-records.ts";
 
 // kafkajs' own murmur2 (the default partitioner's hash, a port of the Java client's Utils.murmur2).
@@ -35,6 +36,44 @@ describe("partitionOf: the partition a Kafka producer picks for a key", () => {
         expect(partitionOf(key, 1)).toBe(0);
       }),
     );
+  });
+});
+
+describe("keyHashPartitioner: the producers' partitioner", () => {
+  const metadata = (count: number, leaderless: readonly number[] = []) =>
+    Array.from({ length: count }, (_, partitionId) => ({
+      partitionId,
+      leader: leaderless.includes(partitionId) ? -1 : 1,
+    }));
+
+  it("picks kafkajs' DefaultPartitioner's partition for every keyed or placed message", () => {
+    const theirs = Partitioners.DefaultPartitioner();
+    const ours = keyHashPartitioner();
+    const key = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 60 }),
+      fc.uint8Array({ maxLength: 60 }).map((bytes) => Buffer.from(bytes)),
+    );
+    fc.assert(
+      fc.property(
+        key,
+        fc.integer({ min: 1, max: 64 }),
+        fc.option(fc.integer({ min: 0, max: 63 })),
+        (k, count, placed) => {
+          const args = { topic: "t", partitionMetadata: metadata(count), message: { key: k, partition: placed } };
+          expect(ours(args)).toBe(theirs({ ...args, message: { key: k, partition: placed ?? undefined } } as never));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("spreads unkeyed messages round robin over the partitions that have a leader", () => {
+    const ours = keyHashPartitioner();
+    const partitionMetadata = metadata(4, [1]);
+    const picked = Array.from({ length: 6 }, () => ours({ topic: "t", partitionMetadata, message: { key: null } }));
+    expect(new Set(picked)).toEqual(new Set([0, 2, 3]));
+    for (let index = 1; index < picked.length; index++)
+      expect([0, 2, 3].indexOf(picked[index] as number)).toBe(([0, 2, 3].indexOf(picked[index - 1] as number) + 1) % 3);
   });
 });
 
