@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { CatalogSummary } from "../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../metrics/engine-config.ts";
 import { openLmdbBackend } from "./state-backend.ts";
+import { withStoredKeyFilter } from "./stored-key-filter.ts";
 import { StateStore } from "./state-store.ts";
 
 /**
@@ -84,7 +85,7 @@ export function openLocalState(
   mkdirSync(directory, { recursive: true });
   const release = lockDirectory(directory);
   try {
-    const backend = openLmdbBackend(join(directory, "lmdb"));
+    const backend = withStoredKeyFilter(openLmdbBackend(join(directory, "lmdb")));
     const state = new StateStore(backend, options.cacheBytes);
     const stored = backend.get(CHECKPOINT_KEY);
     let checkpoint = stored === undefined ? undefined : (JSON.parse(stored.toString("utf8")) as Checkpoint);
@@ -112,7 +113,7 @@ export function openStoreDirectory(
   mkdirSync(directory, { recursive: true });
   const release = lockDirectory(directory);
   try {
-    const backend = openLmdbBackend(join(directory, "lmdb"));
+    const backend = withStoredKeyFilter(openLmdbBackend(join(directory, "lmdb")));
     return {
       state: new StateStore(backend, cacheBytes),
       close: async () => {
