@@ -14,17 +14,18 @@
  * Writes the section "Kafka clients: fetch, decode, produce (issue #33)" of bench/RESULTS.md.
  *
  *   node_modules/.bin/node bench/kafka-clients.bench.ts [--lines 200000] [--rounds 5]
- *     [--clients kafkajs,platformatic,confluent] [--no-write] [--keep-topics]
+ *     [--clients kafkajs,platformatic,confluent,confluent-standard] [--no-write] [--keep-topics]
  *
- * @platformatic/kafka is a devDependency. @confluentinc/kafka-javascript is not (its install
- * downloads librdkafka from GitHub or builds it from source): it is measured when installed, e.g.
- * `CKJS_LINKING=dynamic npm install --no-save @confluentinc/kafka-javascript`, and skipped otherwise.
+ * @platformatic/kafka is a devDependency. @confluentinc/kafka-javascript (both of its APIs) is not:
+ * its install downloads librdkafka from GitHub, or builds it from source with CKJS_LINKING=dynamic
+ * (bench/RESULTS.md, this section, says how it was installed here). It is measured when installed and
+ * skipped otherwise.
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, totalmem } from "node:os";
-import type { Kafka, Producer as KafkajsProducer } from "kafkajs";
+import type { Kafka } from "kafkajs";
 import { isAgentEvent } from "../src/contract/facts.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
 import { createKafka } from "../src/kafka/client.ts";
@@ -50,12 +51,20 @@ import { linesFrom } from "./workload-lines.ts";
 
 const HEADING = "## Kafka clients: fetch, decode, produce (issue #33)";
 const BROKERS = [...resolveBrokers(undefined).value];
-const CLIENTS = ["kafkajs", "platformatic", "confluent"] as const;
+const CLIENTS = ["kafkajs", "platformatic", "confluent", "confluent-standard"] as const;
 type ClientName = (typeof CLIENTS)[number];
 const PACKAGES: Record<ClientName, string> = {
   kafkajs: "kafkajs",
   platformatic: "@platformatic/kafka",
   confluent: "@confluentinc/kafka-javascript",
+  "confluent-standard": "@confluentinc/kafka-javascript",
+};
+/** How the table names a client: its package, and the API where a package offers two. */
+const LABELS: Record<ClientName, string> = {
+  kafkajs: "kafkajs",
+  platformatic: "@platformatic/kafka",
+  confluent: "@confluentinc/kafka-javascript (KafkaJS API)",
+  "confluent-standard": "@confluentinc/kafka-javascript (Standard API)",
 };
 /** The engine's writes are mostly its contributions changelog: keys of about 20 bytes, values of about 500 (the median of a 1M run's log). */
 const WRITE_KEY_BYTES = 20;
@@ -115,9 +124,11 @@ function installedVersion(client: ClientName): string | undefined {
 const groupId = (client: ClientName): string => `kcb-${client}-${Date.now().toString(36)}`;
 
 /** kafkajs as the project runs it: its module replacements loaded (src/kafka/kafkajs.ts), eachBatch, sendBounded. */
-function kafkajsClient(): ClientUnderTest {
+async function kafkajsClient(): Promise<ClientUnderTest> {
   const kafka = createKafka({ brokers: BROKERS, clientId: "kcb-kafkajs" });
-  let producer: KafkajsProducer | undefined;
+  // The member's producer (src/stream/transports/kafka/member-client.ts), connected before the phases, as the others are.
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
   return {
     fetch: async (topic, records, onValue) => {
       const consumer = kafka.consumer({ groupId: groupId("kafkajs"), maxWaitTimeInMs: MAX_WAIT_MS });
@@ -143,12 +154,10 @@ function kafkajsClient(): ClientUnderTest {
       await consumer.disconnect();
     },
     produce: async (topic, batches) => {
-      producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-      await producer.connect();
       for (const messages of batches) await sendBounded(producer, [{ topic, messages: [...messages] }]);
     },
     close: async () => {
-      await producer?.disconnect();
+      await producer.disconnect();
     },
   };
 }
@@ -162,6 +171,8 @@ async function platformaticClient(): Promise<ClientUnderTest> {
     idempotent: true,
     acks: ProduceAcks.ALL,
   });
+  // It connects on first use: connected here, before the phases, as the others are.
+  await producer.connectToBrokers();
   return {
     fetch: async (topic, records, onValue) => {
       const consumer = new Consumer({
@@ -216,6 +227,33 @@ interface ConfluentKafkaJs {
   readonly logLevel: { readonly NOTHING: number };
 }
 
+/** The parts of the same package's Standard (node-rdkafka) API used here. */
+interface ConfluentStandard {
+  readonly KafkaConsumer: new (
+    config: Record<string, unknown>,
+    topicConfig: Record<string, unknown>,
+  ) => {
+    connect: (options: undefined, callback: (error: unknown) => void) => void;
+    subscribe: (topics: string[]) => void;
+    consume: (count: number, callback: (error: unknown, messages: { value: Buffer | null }[]) => void) => void;
+    disconnect: (callback: () => void) => void;
+  };
+  readonly Producer: new (config: Record<string, unknown>) => {
+    connect: (options: undefined, callback: (error: unknown) => void) => void;
+    setPollInBackground: (set: boolean) => void;
+    on: (event: "delivery-report", listener: (error: unknown) => void) => void;
+    produce: (topic: string, partition: null, value: Buffer, key: Buffer) => void;
+    disconnect: (callback: () => void) => void;
+  };
+}
+
+const connected = (client: {
+  connect: (options: undefined, callback: (error: unknown) => void) => void;
+}): Promise<void> =>
+  new Promise((resolve, reject) => client.connect(undefined, (error) => (error ? reject(toError(error)) : resolve())));
+
+const toError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
 /**
  * @confluentinc/kafka-javascript (librdkafka) through its KafkaJS-compatible API, the one its
  * migration guide gives kafkajs users: eachBatch without the 32-record cap, send of a batch.
@@ -265,10 +303,71 @@ async function confluentClient(): Promise<ClientUnderTest> {
   };
 }
 
+/**
+ * The same package's Standard API, which its introduction calls the more performant for high
+ * volumes: non-flowing consume of up to 10,000 messages a call, produce() per message with delivery
+ * reports polled on librdkafka's background thread.
+ */
+async function confluentStandardClient(): Promise<ClientUnderTest> {
+  const rdkafka = (await import(PACKAGES["confluent-standard"])) as { default: ConfluentStandard };
+  const { KafkaConsumer, Producer } = rdkafka.default;
+  const brokers = BROKERS.join(",");
+  const producer = new Producer({
+    "bootstrap.servers": brokers,
+    "client.id": "kcb-confluent-standard",
+    "enable.idempotence": true,
+    acks: "all",
+    dr_cb: true,
+  });
+  await connected(producer);
+  producer.setPollInBackground(true);
+  let onReport: (error: unknown) => void = () => undefined;
+  producer.on("delivery-report", (error) => onReport(error));
+  return {
+    fetch: async (topic, records, onValue) => {
+      const consumer = new KafkaConsumer(
+        {
+          "bootstrap.servers": brokers,
+          "client.id": "kcb-confluent-standard",
+          "group.id": groupId("confluent-standard"),
+          "enable.auto.commit": false,
+          "fetch.wait.max.ms": MAX_WAIT_MS,
+        },
+        { "auto.offset.reset": "earliest" },
+      );
+      await connected(consumer);
+      consumer.subscribe([topic]);
+      let read = 0;
+      while (read < records) {
+        const messages = await new Promise<{ value: Buffer | null }[]>((resolve, reject) =>
+          consumer.consume(10_000, (error, batch) => (error ? reject(toError(error)) : resolve(batch))),
+        );
+        for (const message of messages) onValue(message.value);
+        read += messages.length;
+      }
+      await new Promise<void>((resolve) => consumer.disconnect(resolve));
+    },
+    produce: async (topic, batches) => {
+      for (const messages of batches) {
+        let pending = messages.length;
+        await new Promise<void>((resolve, reject) => {
+          onReport = (error) => {
+            if (error) reject(toError(error));
+            else if (--pending === 0) resolve();
+          };
+          for (const { key, value } of messages) producer.produce(topic, null, value, key);
+        });
+      }
+    },
+    close: () => new Promise<void>((resolve) => producer.disconnect(resolve)),
+  };
+}
+
 function clientUnderTest(client: ClientName): Promise<ClientUnderTest> {
-  if (client === "kafkajs") return Promise.resolve(kafkajsClient());
+  if (client === "kafkajs") return kafkajsClient();
   if (client === "platformatic") return platformaticClient();
-  return confluentClient();
+  if (client === "confluent") return confluentClient();
+  return confluentStandardClient();
 }
 
 /** The records one child sends: `count` of the engine's write size, in batches of WRITES_PER_SEND. */
@@ -422,7 +521,7 @@ function table(summaries: readonly Summary[]): string {
       const ratio = base === undefined ? "—" : `${(medianOf(base, phase) / medianOf(summary, phase)).toFixed(2)}×`;
       const label = phase === "fetch" ? "fetch + decode" : "produce (acks=all)";
       lines.push(
-        `| ${PACKAGES[summary.client]} ${summary.version} | ${label} | ${rangeOf(figures.map(per100k), 2)} | ${rangeOf(
+        `| ${LABELS[summary.client]} ${summary.version} | ${label} | ${rangeOf(figures.map(per100k), 2)} | ${rangeOf(
           figures.map((figure) => figure.records / figure.wallSeconds),
           0,
         )} | ${rangeOf(
