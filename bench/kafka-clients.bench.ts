@@ -69,7 +69,11 @@ const LABELS: Record<ClientName, string> = {
 /** The engine's writes are mostly its contributions changelog: keys of about 20 bytes, values of about 500 (the median of a 1M run's log). */
 const WRITE_KEY_BYTES = 20;
 const WRITE_VALUE_BYTES = 500;
-/** Records per send: one fetched batch's writes, under the member's 512 KiB request bound (src/kafka/send-bounded.ts). */
+/**
+ * Records per send: one fetched batch's writes, under the member's 512 KiB request bound
+ * (src/kafka/send-bounded.ts). Every client names partition 0, as the engine does for its
+ * one-partition topics (src/stream/transports/sink-roles.ts), so no key is hashed.
+ */
 const WRITES_PER_SEND = 800;
 /** The engine member's fetch wait (src/stream/transports/kafka/kafka-member.ts). */
 const MAX_WAIT_MS = 200;
@@ -154,7 +158,11 @@ async function kafkajsClient(): Promise<ClientUnderTest> {
       await consumer.disconnect();
     },
     produce: async (topic, batches) => {
-      for (const messages of batches) await sendBounded(producer, [{ topic, messages: [...messages] }]);
+      for (const messages of batches) {
+        await sendBounded(producer, [
+          { topic, messages: messages.map(({ key, value }) => ({ key, value, partition: 0 })) },
+        ]);
+      }
     },
     close: async () => {
       await producer.disconnect();
@@ -198,7 +206,7 @@ async function platformaticClient(): Promise<ClientUnderTest> {
     },
     produce: async (topic, batches) => {
       for (const messages of batches) {
-        await producer.send({ messages: messages.map(({ key, value }) => ({ topic, key, value })) });
+        await producer.send({ messages: messages.map(({ key, value }) => ({ topic, partition: 0, key, value })) });
       }
     },
     close: async () => {
@@ -220,7 +228,7 @@ interface ConfluentKafkaJs {
     };
     producer: (config: Record<string, unknown>) => {
       connect: () => Promise<void>;
-      send: (options: { topic: string; messages: WriteRecord[] }) => Promise<unknown>;
+      send: (options: { topic: string; messages: (WriteRecord & { partition: number })[] }) => Promise<unknown>;
       disconnect: () => Promise<void>;
     };
   };
@@ -242,7 +250,7 @@ interface ConfluentStandard {
     connect: (options: undefined, callback: (error: unknown) => void) => void;
     setPollInBackground: (set: boolean) => void;
     on: (event: "delivery-report", listener: (error: unknown) => void) => void;
-    produce: (topic: string, partition: null, value: Buffer, key: Buffer) => void;
+    produce: (topic: string, partition: number, value: Buffer, key: Buffer) => void;
     disconnect: (callback: () => void) => void;
   };
 }
@@ -295,7 +303,9 @@ async function confluentClient(): Promise<ClientUnderTest> {
       await consumer.disconnect();
     },
     produce: async (topic, batches) => {
-      for (const messages of batches) await producer.send({ topic, messages: [...messages] });
+      for (const messages of batches) {
+        await producer.send({ topic, messages: messages.map(({ key, value }) => ({ key, value, partition: 0 })) });
+      }
     },
     close: async () => {
       await producer.disconnect();
@@ -355,7 +365,7 @@ async function confluentStandardClient(): Promise<ClientUnderTest> {
             if (error) reject(toError(error));
             else if (--pending === 0) resolve();
           };
-          for (const { key, value } of messages) producer.produce(topic, null, value, key);
+          for (const { key, value } of messages) producer.produce(topic, 0, value, key);
         });
       }
     },
@@ -459,7 +469,7 @@ async function produceEngineFacts(kafka: Kafka, workload: string, topic: string)
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   const values: Buffer[] = [];
-  let pending: { key: string; value: Buffer }[] = [];
+  let pending: { key: string; value: Buffer; partition: number }[] = [];
   for (const { text } of linesFrom(workload, 0)) {
     const parsed = parseFactJson(text);
     if (!parsed.ok || isAgentEvent(parsed.fact)) continue;
@@ -468,7 +478,7 @@ async function produceEngineFacts(kafka: Kafka, workload: string, topic: string)
       partition: 0,
       offset: String(values.length),
     });
-    pending.push(record);
+    pending.push({ ...record, partition: 0 });
     values.push(record.value);
     if (pending.length === 5_000) {
       await sendBounded(producer, [{ topic, messages: pending }]);
@@ -587,7 +597,7 @@ async function main(): Promise<void> {
       `- Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, node ${process.version}; the local broker (ops/services.sh) on the same cores`,
       `- Load average 1/5/15 min: ${load.map((value) => value.toFixed(1)).join(" / ")} before, ${after.map((value) => value.toFixed(1)).join(" / ")} after`,
       `- Command: \`npm run bench:kafka-clients -- --lines ${lines} --rounds ${rounds}\``,
-      `- Workload: \`agentops generate --facts ${lines} --seed 42\`, its ${records.toLocaleString("en-US")} metric facts as engine-facts records on one partition; each client in a fresh child per round, alternating; produce: ${records.toLocaleString("en-US")} records (key ${WRITE_KEY_BYTES} B, value ${WRITE_VALUE_BYTES} B) in sends of ${WRITES_PER_SEND}, each awaited, idempotent, acks=all`,
+      `- Workload: \`agentops generate --facts ${lines} --seed 42\`, its ${records.toLocaleString("en-US")} metric facts as engine-facts records on one partition; each client in a fresh child per round, alternating; produce: ${records.toLocaleString("en-US")} records (key ${WRITE_KEY_BYTES} B, value ${WRITE_VALUE_BYTES} B) to partition 0 in sends of ${WRITES_PER_SEND}, each awaited, idempotent, acks=all`,
       "",
       `Medians over ${rounds} rounds, (min–max). CPU is the client process's user + system time (every thread).`,
       "",
