@@ -551,7 +551,7 @@ async function main(): Promise<void> {
   const asked = option("--clients", CLIENTS.join(",")).split(",") as ClientName[];
   const clients = asked.filter((client) => {
     if (installedVersion(client) !== undefined) return true;
-    log(`${PACKAGES[client]} is not installed: skipped`);
+    log(`${LABELS[client]}: ${PACKAGES[client]} is not installed, skipped`);
     return false;
   });
   const load = loadavg();
