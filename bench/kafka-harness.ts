@@ -139,9 +139,12 @@ export function procStatus(pid: number, field: "VmHWM" | "VmRSS" | "RssAnon"): n
   return readProcStatus(pid)?.(field) ?? 0;
 }
 
-/** The local broker's process (ops/services.sh writes its pid), to measure its CPU; undefined with Docker or your own cluster. */
+/**
+ * The local broker's process (ops/services.sh writes its pid under AGENTOPS_SERVICES_DIR, .services/
+ * by default), to measure its CPU; undefined with Docker or your own cluster.
+ */
 export function brokerPid(): number | undefined {
-  const path = `${ROOT}.services/kafka/kafka.pid`;
+  const path = `${process.env.AGENTOPS_SERVICES_DIR ?? `${ROOT}.services`}/kafka/kafka.pid`;
   return existsSync(path) ? Number(readFileSync(path, "utf8").trim()) : undefined;
 }
 
