@@ -95,6 +95,8 @@ interface Variant {
   readonly cpu: readonly number[];
   readonly brokerCpu: number;
   readonly stageRecords: number;
+  /** Records each stage processor read, in `STAGES` order (which hop the stage records are on). */
+  readonly stageRecordsByStage: readonly number[];
   readonly digest: string;
   readonly results: number;
 }
@@ -181,6 +183,7 @@ async function runVariant(
     let seconds = 0;
     let lastProgress = 0;
     let stageRecords = 0;
+    let stageRecordsByStage: number[] = [];
     for (;;) {
       for (const entry of children) {
         if (entry.child.exitCode !== null)
@@ -191,13 +194,20 @@ async function runVariant(
       }
       if (performance.now() - started > TIMEOUT_MS)
         throw new Error(`not quiescent after ${TIMEOUT_MS / 60_000} min; see ${OUT}`);
-      const text = (
-        await Promise.all(
-          children.map(async ({ port }) =>
-            (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text(),
-          ),
-        )
-      ).join("\n");
+      // A busy instance may drop a scrape (its exit is checked above): poll again.
+      const scraped = await Promise.all(
+        children.map(async ({ port }) =>
+          (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text(),
+        ),
+      ).catch((error: unknown) => {
+        log(`a metrics scrape failed (${String(error)}); polling again`);
+        return undefined;
+      });
+      if (scraped === undefined) {
+        await sleep(1_000);
+        continue;
+      }
+      const text = scraped.join("\n");
       const ingested = sum(metricValues(text, "agentops_records_processed_total", { processor: "ingest" }));
       const lag = sum(metricValues(text, "agentops_consumer_lag"));
       const aggregated = sum(
@@ -205,9 +215,10 @@ async function runVariant(
           processor: engine === "stages" ? "aggregation" : "engine",
         }),
       );
-      stageRecords = sum(
-        STAGES.flatMap((stage) => metricValues(text, "agentops_records_processed_total", { processor: stage })),
+      stageRecordsByStage = STAGES.map((stage) =>
+        sum(metricValues(text, "agentops_records_processed_total", { processor: stage })),
       );
+      stageRecords = sum(stageRecordsByStage);
       const published = sum(metricValues(text, "agentops_results_published_total"));
       const elapsed = (performance.now() - started) / 1000;
       if (elapsed - lastProgress >= 10) {
@@ -236,6 +247,7 @@ async function runVariant(
       cpu: children.map((entry) => entry.cpu),
       brokerCpu,
       stageRecords,
+      stageRecordsByStage,
       digest: resultsDigest(results),
       results: results.size,
     };
@@ -287,7 +299,7 @@ const base = variants.find((variant) => variant.engine === "stages");
 const rows = variants.map((variant) => {
   const processorCpu = sum(variant.cpu);
   const share = processorCpu / (processorCpu + variant.brokerCpu);
-  return `| ${variant.engine} | ${variant.instances} | ${variant.seconds.toFixed(1)} | ${Math.round(variant.facts / variant.seconds).toLocaleString("en-US")} | ${Math.round(variant.facts / variant.liveSeconds).toLocaleString("en-US")} | ${base === undefined || variant.engine === "single" ? "" : (base.seconds / variant.seconds).toFixed(2)} | ${variant.peakRss.map(mib).join(", ")} | ${variant.peakAnonymous.map(mib).join(", ")} | ${variant.cpu.map((value) => value.toFixed(0)).join(" + ")} = ${processorCpu.toFixed(0)} | ${variant.brokerCpu.toFixed(0)} | ${(share * 100).toFixed(0)}% | ${(variant.stageRecords / variant.facts).toFixed(2)} |`;
+  return `| ${variant.engine} | ${variant.instances} | ${variant.seconds.toFixed(1)} | ${Math.round(variant.facts / variant.seconds).toLocaleString("en-US")} | ${Math.round(variant.facts / variant.liveSeconds).toLocaleString("en-US")} | ${base === undefined || variant.engine === "single" ? "" : (base.seconds / variant.seconds).toFixed(2)} | ${variant.peakRss.map(mib).join(", ")} | ${variant.peakAnonymous.map(mib).join(", ")} | ${variant.cpu.map((value) => value.toFixed(0)).join(" + ")} = ${processorCpu.toFixed(0)} | ${variant.brokerCpu.toFixed(0)} | ${(share * 100).toFixed(0)}% | ${(variant.stageRecords / variant.facts).toFixed(2)} | ${variant.stageRecordsByStage.map((count) => (count / variant.facts).toFixed(2)).join(" / ")} | ${((processorCpu / variant.facts) * 1000).toFixed(2)} |`;
 });
 const section = [
   HEADING,
@@ -298,8 +310,8 @@ const section = [
   `- Workload: \`agentops generate --facts ${FACTS} --seed ${DEFAULT_SEED}\`, produced to fresh topics per row; stage topics of ${PARTITIONS} partitions; each instance is \`agentops run --engine stages --roles ingest,engine\`, from its start until quiescent.`,
   `- Every row's results topic has the embedded replay's digest (${expected.results} results, \`${expected.digest.slice(0, 23)}…\`).`,
   "",
-  "| engine | instances | seconds | metric facts/s | metric facts/s after start-up | speed-up | peak RSS per instance | peak anonymous RSS per instance | processor CPU s | broker CPU s | processor share of CPU | stage records per fact |",
-  "|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|",
+  `| engine | instances | seconds | metric facts/s | metric facts/s after start-up | speed-up | peak RSS per instance | peak anonymous RSS per instance | processor CPU s | broker CPU s | processor share of CPU | stage records per fact | of which read by ${STAGES.join(" / ")} | processor CPU ms per fact |`,
+  "|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---|---:|",
   ...rows,
 ].join("\n");
 process.stdout.write(`${section}\n`);
