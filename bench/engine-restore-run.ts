@@ -108,12 +108,7 @@ function* factRecords(path: string): Generator<SourceRecord<EngineFact | Unreada
   for (const [, value] of readLog(path)) {
     const position = { topic: "engine-facts", partition: 0, offset: String(offset) };
     const reading = value === null ? { ok: false as const, detail: "tombstone" } : readEngineFact(value);
-    // As the member's batch handler decodes it (src/stream/transports/kafka/batch-handler.ts).
-    const decoded = !reading.ok
-      ? { unreadable: reading.detail }
-      : reading.factBytes === undefined
-        ? { fact: reading.fact, source: reading.source }
-        : { fact: reading.fact, source: reading.source, bytes: reading.factBytes };
+    const decoded = reading.ok ? { fact: reading.fact, source: reading.source } : { unreadable: reading.detail };
     yield { position, value: decoded, original: { key: null, value: null } };
     offset += 1;
   }

@@ -87,11 +87,6 @@ export type DeadLetter =
 export interface EngineFact {
   readonly fact: MetricFact;
   readonly source: SourcePosition;
-  /**
-   * The fact's bytes as its engine-facts record carried them (a view of the record): the layout the
-   * state stores facts in, so a restore writes these instead of encoding the fact again.
-   */
-  readonly bytes?: Buffer;
 }
 
 /**

@@ -46,13 +46,7 @@ export function encodeEngineFact(fact: MetricFact, source: SourceCoordinates): {
 }
 
 export type EngineFactReading =
-  | {
-      readonly ok: true;
-      readonly fact: MetricFact;
-      readonly source: SourceCoordinates;
-      /** The fact's bytes in the record (a view of it, in the layout of src/codec/fact-layout.ts); none for a legacy JSON record. */
-      readonly factBytes?: Buffer;
-    }
+  | { readonly ok: true; readonly fact: MetricFact; readonly source: SourceCoordinates }
   | { readonly ok: false; readonly detail: string };
 
 /** Reads a record of the engine-facts topic, or says why it cannot be read (never throws). */
@@ -67,12 +61,11 @@ export function readEngineFact(value: Buffer): EngineFactReading {
       );
     const reader = new BinaryReader(value, 2);
     const source = { topic: intern(reader.string()), partition: reader.unsigned(), offset: reader.string() };
-    const factStart = reader.offset;
     const fact = readFact(reader);
     reader.end();
     if (isAgentEvent(fact))
       throw new InternalRecordError(`a ${fact.type} record does not belong on the engine-facts topic`);
-    return { ok: true, fact, source, factBytes: value.subarray(factStart) };
+    return { ok: true, fact, source };
   } catch (error) {
     if (error instanceof InternalRecordError) return { ok: false, detail: error.message };
     throw error;

@@ -57,15 +57,6 @@ export function factBytes(fact: MetricFact): Buffer {
   return bytes;
 }
 
-/**
- * `bytes` are `fact` in this layout already (read from its engine-facts record): the next commit
- * writes them instead of encoding the fact. Kept until that commit, like every encoding here, so
- * only a caller whose store commits may give them (a view of the record pins it until then).
- */
-export function reuseFactBytes(fact: MetricFact, bytes: Buffer): void {
-  encodedFacts.set(fact, bytes);
-}
-
 export const forgetEncodedFacts = (): void => encodedFacts.clear();
 
 export const factCodec: ValueCodec<MetricFact> = {

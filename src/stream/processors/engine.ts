@@ -6,7 +6,6 @@ import { byUtf8 } from "../../contract/code-point-order.ts";
 import { MetricEngine } from "../../metrics/metric-engine.ts";
 import type { EngineObserver } from "../../lineage/engine-directory.ts";
 import { decodeUnitRecord, encodeUnitRecord } from "../../state/codecs/contributions.ts";
-import { reuseFactBytes } from "../../state/codecs/values.ts";
 import { engineTables } from "../../state/engine-tables.ts";
 import {
   checkpointWrite,
@@ -229,8 +228,6 @@ export function engineProcessor(
             for (const record of records) {
               const { value, position } = record;
               if ("unreadable" in value) continue;
-              // On disk only: in memory nothing commits, and nothing would let the bytes go.
-              if (local !== undefined && value.bytes !== undefined) reuseFactBytes(value.fact, value.bytes);
               if (BigInt((position as { offset?: string }).offset ?? "0") < loadUntil)
                 engine.load(value.fact, originOf(value.source));
               else {

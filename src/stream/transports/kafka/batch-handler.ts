@@ -58,10 +58,7 @@ export function sourceDecoder(member: MemberContext, role: TopicRole): (message:
 /** An engine-facts record as the engine reads it: the fact with where ingest read it, or why it cannot be read. */
 function decodeToEngineFact(value: Buffer): EngineFact | UnreadableRecord {
   const reading = readEngineFact(value);
-  if (!reading.ok) return { unreadable: reading.detail };
-  return reading.factBytes === undefined
-    ? { fact: reading.fact, source: reading.source }
-    : { fact: reading.fact, source: reading.source, bytes: reading.factBytes };
+  return reading.ok ? { fact: reading.fact, source: reading.source } : { unreadable: reading.detail };
 }
 
 export function batchHandler(member: MemberContext, roles: BatchRoles, heartbeatInterval: number): BatchHandler {

@@ -9,8 +9,6 @@ import { parseFactJson } from "../../../../src/contract/parse-fact.ts";
 import { DEFAULT_ENGINE_CONFIG } from "../../../../src/metrics/engine-config.ts";
 import type { MetricResult } from "../../../../src/contract/result-record.ts";
 import type { DecodedFact } from "../../../../src/kafka/serde/decode-fact.ts";
-import { encodeEngineFact, readEngineFact } from "../../../../src/kafka/serde/engine-facts-record.ts";
-import { openLmdbBackend } from "../../../../src/state/state-backend.ts";
 import type { EngineFact, ProcessResult, SinkRecord, SourceRecord, Task } from "../../../../src/stream/processor.ts";
 import {
   engineProcessor,
@@ -46,17 +44,6 @@ function engineRecords(facts: readonly MetricFact[], from = 0): SourceRecord<Eng
     value: { fact, source: { topic: "facts", partition: 0, offset: String(from + index) } },
     original: { key: null, value: null },
   }));
-}
-
-/** The same records as a member reads them from the engine-facts topic: each fact decoded from its record, with the record's bytes. */
-function decodedEngineRecords(facts: readonly MetricFact[], from = 0): SourceRecord<EngineFact>[] {
-  return engineRecords(facts, from).map((record, index) => {
-    const source = { topic: "facts", partition: 0, offset: String(from + index) };
-    const reading = readEngineFact(encodeEngineFact(record.value.fact, source).value);
-    if (!reading.ok || reading.factBytes === undefined)
-      throw new Error("an engine-facts record that does not read back");
-    return { ...record, value: { fact: reading.fact, source: reading.source, bytes: reading.factBytes } };
-  });
 }
 
 /** What a settled batch wrote under a key to the results topic. */
@@ -390,56 +377,6 @@ describe("the engine processor (no broker)", () => {
       rendering.task.sourceRestore?.restore(engineRecords(facts));
       expect(table(ofTopic(goLive(rendering.task), "results"))).toEqual(table(rebuilt));
       await rendering.close();
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
-
-  it("restoring from records that carry the facts' bytes stores the state byte for byte as encoding the facts does", async () => {
-    const root = mkdtempSync(join(tmpdir(), "agentops-restore-bytes-"));
-    const stateOptions = (name: string): EngineStateOptions => ({
-      directory: (partition) => join(root, name, `engine-${String(partition)}`),
-      // Small: many commits, each forgetting the bytes it was given, and evictions read facts back from disk.
-      cacheBytes: 16 * 1024,
-    });
-    const facts = metricFacts.slice(0, 400);
-    const end = String(facts.length);
-    try {
-      // The contributions changelog of the first half, as a rebuilding member writes it.
-      const rebuild = engineTask(new Map(), stateOptions("rebuild"), new Map([[0, 0n]]));
-      rebuild.task.localState?.resumeFrom(String(facts.length / 2));
-      const log = ofTopic(
-        rebuild.task.sourceRestore?.restore(engineRecords(facts.slice(0, facts.length / 2))) ?? { outputs: [] },
-        "engineContributions",
-      );
-      log.push(...ofTopic(goLive(rebuild.task), "engineContributions"));
-      await rebuild.close();
-      expect(log.at(-1)?.key).toBe("\u0000settled");
-
-      // Two members without local state load that log, then every fact (half loaded, half evaluated):
-      // one from records with the facts' bytes, one from decoded facts alone.
-      const restore = async (name: string, records: readonly SourceRecord<EngineFact>[]) => {
-        const member = engineTask(new Map(), stateOptions(name), new Map([[0, 0n]]));
-        expect(member.task.localState?.resumeFrom(end)).toBe("0");
-        for (const record of log) await member.task.changelogLoad?.load(record.key, record.value as Buffer | null);
-        expect(BigInt(member.task.changelogLoad?.loaded()["loadUntil"] ?? 0)).toBeGreaterThan(0n);
-        for (let from = 0; from < facts.length; from += 25) {
-          member.task.sourceRestore?.restore(records.slice(from, from + 25));
-          await member.task.localState?.committed(String(Math.min(from + 25, facts.length)));
-        }
-        const results = ofTopic(goLive(member.task), "results").map((record) => [record.key, record.value]);
-        await member.close();
-        const backend = openLmdbBackend(join(root, name, "engine-0", "lmdb"));
-        const stored = [...backend.scan("")].map(([key, value]) => [key, value.toString("hex")]);
-        await backend.close();
-        return { results, stored };
-      };
-      const withBytes = await restore("with-bytes", decodedEngineRecords(facts));
-      const encoded = await restore("encoded", engineRecords(facts));
-      expect(withBytes.results.length).toBeGreaterThan(0);
-      expect(withBytes.stored.length).toBeGreaterThan(facts.length);
-      expect(withBytes.results).toEqual(encoded.results);
-      expect(withBytes.stored).toEqual(encoded.stored);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
