@@ -1,4 +1,4 @@
-import { Data } from "effect";
+import * as Data from "effect/Data";
 
 /**
  * The failures of a running program, one tagged error per failure domain. They live at the top

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { Kafka } from "kafkajs";
 import { shippedCatalog } from "../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../metrics/engine-config.ts";

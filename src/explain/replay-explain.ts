@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { shippedCatalog } from "../catalog/metric-definitions.ts";
 import type { EngineConfig } from "../metrics/engine-config.ts";
 import { replayFile } from "../stream/transports/embedded/embedded-replay.ts";

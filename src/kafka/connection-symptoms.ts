@@ -1,4 +1,5 @@
-import { Cause, Runtime } from "effect";
+import * as Cause from "effect/Cause";
+import * as Runtime from "effect/Runtime";
 import type { FailureKind } from "./connection-failure.ts";
 
 /**

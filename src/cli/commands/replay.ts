@@ -6,7 +6,7 @@ import {
   engineConfigSchema,
   parseWindowSize,
 } from "../../metrics/engine-config.ts";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { replayFile, type ReplayCounts } from "../../stream/transports/embedded/embedded-replay.ts";
 import {
   REPLAY_STATE_CACHE_MB,

@@ -1,4 +1,9 @@
-import { Cause, Deferred, Effect, Exit, Fiber, Option } from "effect";
+import * as Cause from "effect/Cause";
+import * as Deferred from "effect/Deferred";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Fiber from "effect/Fiber";
+import * as Option from "effect/Option";
 import { ConfigError } from "../../errors.ts";
 import { classifyConnectionError } from "../../kafka/connection-errors.ts";
 import { resolveConnectionSettings } from "../../kafka/connection-settings.ts";

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { Kafka, KafkaMessage } from "kafkajs";
 import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import { isAgentEvent, type MetricFact } from "../../contract/facts.ts";

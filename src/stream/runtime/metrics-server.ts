@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
-import { Effect, type Scope } from "effect";
+import * as Effect from "effect/Effect";
+import type * as Scope from "effect/Scope";
 import { TelemetryServerError } from "../../errors.ts";
 import type { Telemetry } from "./telemetry.ts";
 

@@ -1,6 +1,9 @@
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { Deferred, Effect, Layer, type Scope } from "effect";
+import * as Deferred from "effect/Deferred";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import type * as Scope from "effect/Scope";
 import { pino } from "pino";
 import { shippedCatalog } from "../../catalog/metric-definitions.ts";
 import { ConfigError, KafkaIoError, RegistryError, type TransportError } from "../../errors.ts";

@@ -1,4 +1,6 @@
-import { Context, Effect, type Scope } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import type * as Scope from "effect/Scope";
 import type { CatalogSummary } from "../../catalog/metric-definitions.ts";
 import type { TopicSerde as TopicSerdeShape } from "../../kafka/serde/topic-serde.ts";
 import type { EngineConfig } from "../../metrics/engine-config.ts";

@@ -1,4 +1,7 @@
-import { Duration, Effect, Schedule, ScheduleDecision } from "effect";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Schedule from "effect/Schedule";
+import * as ScheduleDecision from "effect/ScheduleDecision";
 import type { Logger } from "pino";
 import { isRetriableError } from "../../kafka/connection-symptoms.ts";
 import type { TransportError } from "../../errors.ts";

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { CatalogSummary } from "../../../catalog/metric-definitions.ts";
 import type { TransportError } from "../../../errors.ts";
 import { runTopology, Telemetry, type TopologyConfig } from "../../runtime/services.ts";

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import type { CatalogSummary } from "../../../catalog/metric-definitions.ts";
 import type { AgentEvent } from "../../../contract/facts.ts";
 import type { DecodedFact } from "../../../kafka/serde/decode-fact.ts";

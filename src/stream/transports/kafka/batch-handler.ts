@@ -1,4 +1,5 @@
-import { Effect, Schedule } from "effect";
+import * as Effect from "effect/Effect";
+import * as Schedule from "effect/Schedule";
 import type { EachBatchPayload, KafkaMessage } from "kafkajs";
 import { KafkaIoError, RegistryError } from "../../../errors.ts";
 import { isStageRole } from "../../../partitioned/stage-task.ts";

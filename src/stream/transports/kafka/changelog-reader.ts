@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { RegistryError } from "../../../errors.ts";
 import { KafkaIoError, ProcessorError } from "../../../errors.ts";
 import type { ChangelogLoad } from "../../processor.ts";

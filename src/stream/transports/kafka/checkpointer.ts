@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { ProcessorError } from "../../../errors.ts";
 import { KafkaIoError, RegistryError } from "../../../errors.ts";
 import type { TaskContext } from "../../processor.ts";

@@ -1,4 +1,10 @@
-import { Cause, Effect, Exit, Fiber, Runtime, Schedule, type Scope } from "effect";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Fiber from "effect/Fiber";
+import * as Runtime from "effect/Runtime";
+import * as Schedule from "effect/Schedule";
+import type * as Scope from "effect/Scope";
 import type { EachBatchPayload } from "kafkajs";
 import { EncodeError, KafkaIoError, ProcessorError } from "../../../errors.ts";
 import type { Processor } from "../../processor.ts";

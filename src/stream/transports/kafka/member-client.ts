@@ -1,4 +1,7 @@
-import { Context, Effect, Layer, type Scope } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import type * as Scope from "effect/Scope";
 import type { Admin, Kafka, KafkaMessage, Producer, TopicMessages } from "kafkajs";
 import { KafkaIoError } from "../../../errors.ts";
 import { orderedProducer } from "../../../kafka/client.ts";

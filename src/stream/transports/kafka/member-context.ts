@@ -1,5 +1,5 @@
 import type { SchemaRegistry } from "@kafkajs/confluent-schema-registry";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { Kafka } from "kafkajs";
 import type { Logger } from "pino";
 import type { EncodeError, KafkaIoError, RegistryError } from "../../../errors.ts";

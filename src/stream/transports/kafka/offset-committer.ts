@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { KafkaIoError } from "../../../errors.ts";
 import type { MemberContext } from "./member-context.ts";
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { KafkaIoError, ProcessorError } from "../../../errors.ts";
 import type { SinkRecord } from "../../processor.ts";
 import { processorCall, type MemberContext, type PartitionTask } from "./member-context.ts";

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { Message, TopicMessages } from "kafkajs";
 import type { ProcessorError } from "../../../errors.ts";
 import { EncodeError, KafkaIoError } from "../../../errors.ts";

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { Task } from "../../processor.ts";
 import { closeTask, goLivePages, resumeFrom } from "../../runtime/task-capabilities.ts";
 import { closeTaskStores, storeSet } from "../../runtime/task-writes.ts";
