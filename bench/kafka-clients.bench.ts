@@ -28,7 +28,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import type { Kafka } from "kafkajs";
 import { isAgentEvent } from "../src/contract/facts.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
-import { createKafka } from "../src/kafka/client.ts";
+import { createKafka, orderedProducer } from "../src/kafka/client.ts";
 import { resolveBrokers } from "../src/kafka/connection-addresses.ts";
 import { topicRecordCount } from "../src/kafka/read-topic.ts";
 import { sendBounded } from "../src/kafka/send-bounded.ts";
@@ -131,7 +131,7 @@ const groupId = (client: ClientName): string => `kcb-${client}-${Date.now().toSt
 async function kafkajsClient(): Promise<ClientUnderTest> {
   const kafka = createKafka({ brokers: BROKERS, clientId: "kcb-kafkajs" });
   // The member's producer (src/stream/transports/kafka/member-client.ts), connected before the phases, as the others are.
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer = orderedProducer(kafka);
   await producer.connect();
   return {
     fetch: async (topic, records, onValue) => {
@@ -466,7 +466,7 @@ function runChild(client: ClientName, source: string, records: number, sink: str
 
 /** The workload's metric facts as ingest writes them to the engine-facts topic, sent once with the project's producer. */
 async function produceEngineFacts(kafka: Kafka, workload: string, topic: string): Promise<Buffer[]> {
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer = orderedProducer(kafka);
   await producer.connect();
   const values: Buffer[] = [];
   let pending: { key: string; value: Buffer; partition: number }[] = [];

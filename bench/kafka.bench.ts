@@ -22,7 +22,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import type { Kafka } from "kafkajs";
 import { topicRecordCount } from "../src/kafka/read-topic.ts";
 import { AvroTopicSerde } from "../src/kafka/serde/avro-serde.ts";
-import { createKafka } from "../src/kafka/client.ts";
+import { createKafka, orderedProducer } from "../src/kafka/client.ts";
 import { resolveBrokers, resolveSchemaRegistryUrl } from "../src/kafka/connection-addresses.ts";
 import { createSchemaRegistry } from "../src/kafka/registry.ts";
 import { parseFactJson } from "../src/contract/parse-fact.ts";
@@ -433,7 +433,7 @@ async function probeLatency(kafka: Kafka, topics: TopicNames): Promise<number[]>
   });
   await waitUntil(async () => joined, 60_000);
   await sleep(2_000); // the new group's fetch position is set before the first probe
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer = orderedProducer(kafka);
   await producer.connect();
   const latencies: number[] = [];
   try {

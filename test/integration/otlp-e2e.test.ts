@@ -1,16 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { freePort } from "../support/free-port.ts";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { OTLPLogExporter as JsonLogExporter } from "@opentelemetry/exporter-logs-otlp-http";
 import { OTLPLogExporter as ProtoLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
 import { afterAll, describe, expect, it } from "vitest";
-import { serviceEndpoints, uniqueName } from "../support/kafka.ts";
+import { uniqueName } from "../support/kafka.ts";
 import {
   killAllProcessors,
-  NODE,
-  NODE_FLAGS,
-  REPO_ROOT,
   runAgentopsOk,
+  startOtlpReceiver,
   startProcessor,
   testDir,
   waitFor,
@@ -37,41 +33,9 @@ describe("Claude Code over OTLP → agentops otlp → agentops run → results a
     const prefix = uniqueName("otlp-e2e");
     // A shared, loaded machine can take minutes to start a JVM-backed processor group.
     await startProcessor({ topicPrefix: prefix, name: "otlp-e2e", dir }, 300_000);
-    const port = await freePort();
-    const { brokers, registryUrl } = serviceEndpoints();
-    const receiver = spawn(
-      NODE,
-      [
-        ...NODE_FLAGS,
-        join(REPO_ROOT, "bin/agentops"),
-        "otlp",
-        "--port",
-        String(port),
-        "--topic-prefix",
-        prefix,
-        "--brokers",
-        brokers.join(","),
-        "--schema-registry",
-        registryUrl,
-      ],
-      { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "inherit"] },
-    );
-    children.push(receiver);
-    const url = `http://127.0.0.1:${port}`;
-    await waitFor(
-      "the OTLP receiver",
-      async () =>
-        (
-          await fetch(`${url}/v1/logs`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: "{}",
-          }).catch(() => undefined)
-        )?.status === 200
-          ? true
-          : undefined,
-      { timeoutMs: 120_000 },
-    );
+    const receiver = await startOtlpReceiver(prefix);
+    children.push(receiver.child);
+    const { url } = receiver;
 
     const overProtobuf = uniqueName("cc-proto");
     const overJson = uniqueName("cc-json");

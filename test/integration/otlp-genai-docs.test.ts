@@ -3,15 +3,16 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CALL_MS, inputTokens, outputTokens } from "../support/genai-app.ts";
-import { freePort } from "../support/free-port.ts";
-import { serviceEndpoints, uniqueName } from "../support/kafka.ts";
+import { uniqueName } from "../support/kafka.ts";
 import {
   killAllProcessors,
   NODE,
   NODE_FLAGS,
   REPO_ROOT,
   runAgentopsOk,
+  startOtlpReceiver,
   startProcessor,
+  type OtlpReceiver,
   testDir,
   waitFor,
 } from "../support/processes.ts";
@@ -32,41 +33,10 @@ afterAll(async () => {
   await killAllProcessors();
 });
 
-interface Receiver {
-  readonly url: string;
-  readonly child: ChildProcess;
-  readonly stdout: () => string;
-}
-
-async function startReceiver(prefix: string, extraArgs: readonly string[]): Promise<Receiver> {
-  const port = await freePort();
-  const { brokers, registryUrl } = serviceEndpoints();
-  const child = spawn(
-    NODE,
-    [
-      ...NODE_FLAGS,
-      join(REPO_ROOT, "bin/agentops"),
-      "otlp",
-      "--port",
-      String(port),
-      "--topic-prefix",
-      prefix,
-      "--brokers",
-      brokers.join(","),
-      "--schema-registry",
-      registryUrl,
-      ...extraArgs,
-    ],
-    { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  children.push(child);
-  let stdout = "";
-  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor("the OTLP receiver", () => (/otlp receiver listening/.test(stdout) ? true : undefined), {
-    timeoutMs: 120_000,
-  });
-  return { url, child, stdout: () => stdout };
+async function startReceiver(prefix: string, extraArgs: readonly string[]): Promise<OtlpReceiver> {
+  const receiver = await startOtlpReceiver(prefix, extraArgs);
+  children.push(receiver.child);
+  return receiver;
 }
 
 /** Runs test/support/genai-app.ts with only the environment the docs name, and waits for it to export. */

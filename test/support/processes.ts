@@ -15,6 +15,7 @@ import type { DeadLetterRecord } from "../../src/contract/dead-letter.ts";
 import { readTopicToEnd } from "../../src/kafka/read-topic.ts";
 import { compareResults, readLatestResults, type ResultComparison } from "../../src/stream/audit/topic-results.ts";
 import type { TopicNames } from "../../src/stream/topic-names.ts";
+import { freePort } from "./free-port.ts";
 import { serviceEndpoints, testRegistry } from "./kafka.ts";
 
 /**
@@ -69,6 +70,46 @@ export async function waitFor<T>(
       );
     await sleep(intervalMs);
   }
+}
+
+/** An `agentops otlp` receiver started by startOtlpReceiver. */
+export interface OtlpReceiver {
+  readonly url: string;
+  readonly child: ChildProcess;
+  readonly stdout: () => string;
+}
+
+/**
+ * Starts `agentops otlp` on a free port, writing to the topics under `prefix` on the shared
+ * broker; resolves once it says it is listening. The caller stops the child.
+ */
+export async function startOtlpReceiver(prefix: string, extraArgs: readonly string[] = []): Promise<OtlpReceiver> {
+  const port = await freePort();
+  const { brokers, registryUrl } = serviceEndpoints();
+  const child = spawn(
+    NODE,
+    [
+      ...NODE_FLAGS,
+      join(REPO_ROOT, "bin/agentops"),
+      "otlp",
+      "--port",
+      String(port),
+      "--topic-prefix",
+      prefix,
+      "--brokers",
+      brokers.join(","),
+      "--schema-registry",
+      registryUrl,
+      ...extraArgs,
+    ],
+    { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let stdout = "";
+  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  await waitFor("the OTLP receiver", () => (/otlp receiver listening/.test(stdout) ? true : undefined), {
+    timeoutMs: 120_000,
+  });
+  return { url: `http://127.0.0.1:${String(port)}`, child, stdout: () => stdout };
 }
 
 // ---------------------------------------------------------------------------------------------
