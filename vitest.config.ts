@@ -30,9 +30,6 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: "forks",
-          // kafkajs' request queue sets a negative timeout when it is not throttled (Node runs it
-          // after 1 ms, as older versions did silently); Node 24 warns about every one.
-          execArgv: ["--disable-warning=TimeoutNegativeWarning"],
           fileParallelism: false,
           maxWorkers: 1,
         },

@@ -44,11 +44,11 @@ export function agentops(
   extraNodeFlags: readonly string[] = [],
 ): ChildProcess {
   const stdio: StdioOptions = ["ignore", output, output];
-  return spawn(
-    NODE,
-    [...CLI_NODE_FLAGS, ...extraNodeFlags, "--disable-warning=TimeoutNegativeWarning", `${ROOT}bin/agentops`, ...args],
-    { cwd: ROOT, env: CLI_ENV, stdio },
-  );
+  return spawn(NODE, [...CLI_NODE_FLAGS, ...extraNodeFlags, `${ROOT}bin/agentops`, ...args], {
+    cwd: ROOT,
+    env: CLI_ENV,
+    stdio,
+  });
 }
 
 export function exited(child: ChildProcess): Promise<number> {

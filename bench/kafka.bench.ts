@@ -192,7 +192,6 @@ async function runProcessor(
         ...CLI_NODE_FLAGS,
         ...nodeFlags,
         ...profileFlags,
-        "--disable-warning=TimeoutNegativeWarning",
         `${ROOT}bin/agentops`,
         "run",
         "--topic-prefix",

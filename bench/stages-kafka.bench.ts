@@ -147,7 +147,6 @@ async function runVariant(
         ...CLI_NODE_FLAGS,
         ...nodeFlags,
         ...profileFlags,
-        "--disable-warning=TimeoutNegativeWarning",
         `${ROOT}bin/agentops`,
         "run",
         "--engine",

@@ -173,7 +173,6 @@ async function startProcessor(prefix: string, dir: string): Promise<Processor> {
     ...(traceGc ? ["--trace-gc"] : []),
     ...profileFlags,
     "--disable-warning=ExperimentalWarning",
-    "--disable-warning=TimeoutNegativeWarning",
     "bin/agentops",
     "run",
     "--roles",

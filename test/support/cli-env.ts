@@ -25,12 +25,7 @@ export function agentopsWithEnv(
   return new Promise((resolve) => {
     execFile(
       NODE,
-      [
-        "--disable-warning=ExperimentalWarning",
-        "--disable-warning=TimeoutNegativeWarning",
-        join(REPO_ROOT, "bin/agentops"),
-        ...args,
-      ],
+      ["--disable-warning=ExperimentalWarning", join(REPO_ROOT, "bin/agentops"), ...args],
       { cwd: REPO_ROOT, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...base, ...env } },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;

@@ -28,12 +28,8 @@ import { serviceEndpoints, testRegistry } from "./kafka.ts";
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const NODE = join(REPO_ROOT, "node_modules/.bin/node");
 const AGENTOPS = join(REPO_ROOT, "bin/agentops");
-/**
- * For every agentops child: kafkajs 2.2.4 arms a timer with a negative delay after each response
- * (RequestQueue.scheduleCheckPendingRequests, tulios/kafkajs#1751), which Node 24 reports as a
- * TimeoutNegativeWarning; Node runs it after 1 ms, which is harmless, so the warning is noise.
- */
-export const NODE_FLAGS = ["--disable-warning=ExperimentalWarning", "--disable-warning=TimeoutNegativeWarning"];
+/** For every agentops child, as bin/agentops sets them. */
+export const NODE_FLAGS = ["--disable-warning=ExperimentalWarning"];
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
