@@ -22,6 +22,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_STATE_CACHE_MB } from "../src/stream/runtime/stream-config.ts";
 import type { LogReport, RestoreReport } from "./engine-restore-run.ts";
+import { wholeNumberOption } from "./bench-args.ts";
 import { publishResultsSection } from "./results-section.ts";
 import { BENCH_OUT, ensureWorkload } from "./workload-file.ts";
 
@@ -32,12 +33,7 @@ const HEADING = "## Engine restore without local state, in process (issue #13)";
 const MIB = 1024 ** 2;
 
 const argv = process.argv.slice(2);
-const option = (name: string, fallback: number): number => {
-  if (!argv.includes(name)) return fallback;
-  const value = Number(argv[argv.indexOf(name) + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a whole number of at least 1`);
-  return value;
-};
+const option = (name: string, fallback: number): number => wholeNumberOption(argv, name, fallback);
 const FACTS = option("--facts", 200_000);
 const RUNS = option("--runs", 2);
 const CACHE_MB = option("--cache-mb", DEFAULT_STATE_CACHE_MB);

@@ -39,6 +39,7 @@ import {
   stop,
   waitUntil,
 } from "./kafka-harness.ts";
+import { wholeNumberOption } from "./bench-args.ts";
 import { publishResultsSection } from "./results-section.ts";
 import { linesFrom } from "./workload-lines.ts";
 
@@ -47,12 +48,7 @@ const ENGINES = ["single", "stages"] as const;
 type Engine = (typeof ENGINES)[number];
 
 const argv = process.argv.slice(2);
-const option = (name: string, fallback: number): number => {
-  if (!argv.includes(name)) return fallback;
-  const value = Number(argv[argv.indexOf(name) + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a whole number of at least 1`);
-  return value;
-};
+const option = (name: string, fallback: number): number => wholeNumberOption(argv, name, fallback);
 const SECONDS = option("--seconds", 60);
 const RUNS = option("--runs", 2);
 const RATE = option("--rate", 20);

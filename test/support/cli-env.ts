@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { NODE, REPO_ROOT } from "./processes.ts";
+import { NODE, NODE_FLAGS, REPO_ROOT } from "./processes.ts";
 
 export interface TimedCliRun {
   readonly code: number;
@@ -25,7 +25,7 @@ export function agentopsWithEnv(
   return new Promise((resolve) => {
     execFile(
       NODE,
-      ["--disable-warning=ExperimentalWarning", join(REPO_ROOT, "bin/agentops"), ...args],
+      [...NODE_FLAGS, join(REPO_ROOT, "bin/agentops"), ...args],
       { cwd: REPO_ROOT, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...base, ...env } },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
