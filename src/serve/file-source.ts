@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync, statSync, unwatchFile, watchFile, type Stats } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { resultKey } from "../metrics/scope.ts";
 import type { AlertRecord, ResultRecord, RunRecord, ViewState } from "./view-state.ts";
 
@@ -8,8 +8,18 @@ export interface FileSourcePaths {
   readonly runs?: string | undefined;
 }
 
-/** How often the files are checked for changes: fs.watchFile polls, which also sees a replaced file. */
+/** How often the files are checked for changes: polling their size and mtime also sees a replaced file. */
 const POLL_MS = 200;
+
+/** What a check compares: a file's size and mtime, or "absent". */
+function fileStamp(path: string): string {
+  try {
+    const stats = statSync(path);
+    return `${String(stats.size)}:${String(stats.mtimeMs)}`;
+  } catch {
+    return "absent";
+  }
+}
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -125,21 +135,28 @@ export function startFileSource(paths: FileSourcePaths, state: ViewState): { sto
     report(path, error);
   };
 
-  const watched: string[] = [];
+  // Each file is stamped before it is read and compared with that stamp, not with the previous
+  // poll (as fs.watchFile does): a change between the first read and the first poll is not lost.
+  const watched: { path: string; stamp: string; onChange: () => void }[] = [];
   const watch = (path: string, onChange: () => void): void => {
+    watched.push({ path, stamp: fileStamp(path), onChange });
     onChange();
-    watchFile(path, { interval: POLL_MS }, (current: Stats, previous: Stats) => {
-      if (current.mtimeMs !== previous.mtimeMs || current.size !== previous.size) onChange();
-    });
-    watched.push(path);
   };
   watch(paths.results, loadResults);
   const { alerts, runs } = paths;
   if (alerts !== undefined) watch(alerts, () => readAlerts(alerts));
   if (runs !== undefined) watch(runs, () => loadRuns(runs));
+  const poll = setInterval(() => {
+    for (const file of watched) {
+      const stamp = fileStamp(file.path);
+      if (stamp === file.stamp) continue;
+      file.stamp = stamp;
+      file.onChange();
+    }
+  }, POLL_MS);
   return {
     stop(): void {
-      for (const path of watched) unwatchFile(path);
+      clearInterval(poll);
     },
   };
 }
